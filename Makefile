@@ -1,0 +1,50 @@
+# nnaccel top-level driver. `make demo` and `make check` are the two commands
+# the README promises; both install missing packages first and rebuild only
+# what changed (Ninja + ccache).
+BUILD_DIR   ?= build
+RUNTIME_DIR ?= build-runtime
+BUILD_TYPE  ?= Release
+CMAKE       ?= cmake
+WERROR      := $(if $(filter true,$(CI)),ON,OFF)
+
+CONFIGURE = $(CMAKE) -G Ninja -S . -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+            -DNNACCEL_WERROR=$(WERROR) -Wno-dev
+
+.PHONY: all setup build build-runtime check demo docs format format-check clean
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+$(BUILD_DIR)/build.ninja:
+	@$(CONFIGURE) -B $(BUILD_DIR) >/dev/null
+
+build: setup $(BUILD_DIR)/build.ninja
+	@$(CMAKE) --build $(BUILD_DIR)
+
+# The runtime half alone, without LLVM/MLIR: proves the boundary.
+$(RUNTIME_DIR)/build.ninja:
+	@$(CONFIGURE) -B $(RUNTIME_DIR) -DNNACCEL_BUILD_COMPILER=OFF >/dev/null
+
+build-runtime: setup $(RUNTIME_DIR)/build.ninja
+	@$(CMAKE) --build $(RUNTIME_DIR)
+
+check: build build-runtime
+	@python3 scripts/run-tests.py --build $(BUILD_DIR) --runtime-build $(RUNTIME_DIR)
+
+demo: build
+	@bash scripts/demo.sh $(BUILD_DIR)
+
+docs: build
+	@$(CMAKE) --build $(BUILD_DIR) --target nnaccel-docs
+
+FORMAT_FILES = $(shell git ls-files '*.cpp' '*.h' '*.hpp')
+format:
+	@clang-format-19 -i $(FORMAT_FILES)
+
+format-check: setup
+	@clang-format-19 --dry-run --Werror $(FORMAT_FILES) && echo "format-check: clean"
+
+clean:
+	rm -rf $(BUILD_DIR) $(RUNTIME_DIR)

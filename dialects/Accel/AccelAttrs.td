@@ -1,0 +1,116 @@
+//===- AccelAttrs.td - accel enums and attributes ----------*- tablegen -*-===//
+//
+// Enumerations used by op attributes and the placement attribute that records
+// where an op runs (card, cores, precision, memory).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNACCEL_DIALECT_ACCEL_ACCELATTRS_TD
+#define NNACCEL_DIALECT_ACCEL_ACCELATTRS_TD
+
+include "AccelBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Enumerations.
+//===----------------------------------------------------------------------===//
+
+def Accel_Activation : I32EnumAttr<"Activation",
+    "activation fused into a producer", [
+      I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"relu", 1>,
+      I32EnumAttrCase<"clip", 2>, I32EnumAttrCase<"sigmoid", 3>,
+      I32EnumAttrCase<"tanh", 4>, I32EnumAttrCase<"gelu", 5>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::nnaccel::accel";
+}
+def Accel_ActivationAttr : EnumAttr<Accel_Dialect, Accel_Activation, "act">;
+
+def Accel_GeluApproximation : I32EnumAttr<"GeluApproximation",
+    "GELU formula", [I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"tanh", 1>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::nnaccel::accel";
+}
+def Accel_GeluApproximationAttr
+    : EnumAttr<Accel_Dialect, Accel_GeluApproximation, "gelu_approx">;
+
+def Accel_PadMode : I32EnumAttr<"PadMode", "padding mode", [
+      I32EnumAttrCase<"constant", 0>, I32EnumAttrCase<"reflect", 1>,
+      I32EnumAttrCase<"edge", 2>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::nnaccel::accel";
+}
+def Accel_PadModeAttr : EnumAttr<Accel_Dialect, Accel_PadMode, "pad_mode">;
+
+def Accel_BagMode : I32EnumAttr<"BagMode", "embedding bag pooling", [
+      I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"mean", 1>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::nnaccel::accel";
+}
+def Accel_BagModeAttr : EnumAttr<Accel_Dialect, Accel_BagMode, "bag_mode">;
+
+def Accel_RNNDirection : I32EnumAttr<"RNNDirection", "recurrence direction", [
+      I32EnumAttrCase<"forward", 0>, I32EnumAttrCase<"reverse", 1>,
+      I32EnumAttrCase<"bidirectional", 2>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::nnaccel::accel";
+}
+def Accel_RNNDirectionAttr
+    : EnumAttr<Accel_Dialect, Accel_RNNDirection, "rnn_direction">;
+
+def Accel_CompareKind : I32EnumAttr<"CompareKind", "comparison predicate", [
+      I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>,
+      I32EnumAttrCase<"lt", 2>, I32EnumAttrCase<"le", 3>,
+      I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::nnaccel::accel";
+}
+def Accel_CompareKindAttr
+    : EnumAttr<Accel_Dialect, Accel_CompareKind, "compare">;
+
+def Accel_MemoryKind : I32EnumAttr<"MemoryKind", "memory level", [
+      I32EnumAttrCase<"dram", 0>, I32EnumAttrCase<"shared", 1>,
+      I32EnumAttrCase<"local", 2>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::nnaccel::accel";
+}
+def Accel_MemoryKindAttr : EnumAttr<Accel_Dialect, Accel_MemoryKind, "memory"> {
+  // Bare keyword, so a placement reads `memory = local`.
+  let assemblyFormat = "$value";
+}
+
+//===----------------------------------------------------------------------===//
+// Placement.
+//===----------------------------------------------------------------------===//
+
+def Accel_PlacementAttr : AttrDef<Accel_Dialect, "Placement"> {
+  let mnemonic = "placement";
+  let summary = "where an op runs: card, cores, precision and memory hint";
+  let description = [{
+    Records a placement decision or a user hint. `card` is the card index
+    (-1 for the host); `cores` the set of accelerator cores of that card
+    that share the op (empty: the backend chooses); `precision` the element
+    type the op computes in (absent: the op's own types); `memory` where the
+    op's weights should live (absent: the backend chooses).
+
+    ```mlir
+    %0 = accel.relu %x {accel.placement = #accel.placement<card = 0,
+             cores = [0, 1], precision = f16, memory = local>} : ...
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$card,
+    OptionalArrayRefParameter<"int64_t">:$cores,
+    OptionalParameter<"::mlir::Type">:$precision,
+    OptionalParameter<"::mlir::nnaccel::accel::MemoryKindAttr">:$memory
+  );
+  let assemblyFormat = [{
+    `<` `card` `=` $card
+        (`,` `cores` `=` `[` $cores^ `]`)?
+        (`,` `precision` `=` $precision^)?
+        (`,` `memory` `=` $memory^)? `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+#endif // NNACCEL_DIALECT_ACCEL_ACCELATTRS_TD

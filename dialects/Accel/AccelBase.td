@@ -1,0 +1,62 @@
+//===- AccelBase.td - accel dialect definition -------------*- tablegen -*-===//
+//
+// The `accel` dialect: graph-level tensor operations for inference
+// accelerators, plus the attributes that carry placement decisions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNACCEL_DIALECT_ACCEL_ACCELBASE_TD
+#define NNACCEL_DIALECT_ACCEL_ACCELBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/Dialect/Quant/QuantOpsBase.td"
+
+def Accel_Dialect : Dialect {
+  let name = "accel";
+  let cppNamespace = "::mlir::nnaccel::accel";
+  let summary = "Graph-level tensor operations for inference accelerators";
+  let description = [{
+    The `accel` dialect is the graph level of nnaccel. Operations work on
+    statically shaped ranked tensors whose element types are floating point
+    (f32, f16, bf16), signless integers, or `quant` dialect quantised types.
+    Broadcasting follows numpy rules and is checked by the verifiers.
+
+    Decisions taken by passes (card, core set, precision, memory placement)
+    are recorded as dialect attributes on the ops they concern, so every
+    decision is visible in the IR and can be tested with FileCheck. The
+    discardable attribute `accel.placement` holds a `#accel.placement<...>`.
+  }];
+  let dependentDialects = ["::mlir::quant::QuantizationDialect"];
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Name of the discardable attribute that records an op's placement.
+    static constexpr ::llvm::StringLiteral getPlacementAttrName() {
+      return ::llvm::StringLiteral("accel.placement");
+    }
+  }];
+}
+
+class Accel_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Accel_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Type constraints.
+//===----------------------------------------------------------------------===//
+
+def Accel_ElementType : AnyTypeOf<[AnyFloat, AnySignlessInteger,
+                                   quant_QuantizedType],
+                                  "float, signless integer or quantized">;
+def Accel_FloatElementType : AnyTypeOf<[AnyFloat, quant_QuantizedType],
+                                       "float or quantized">;
+
+def Accel_Tensor : StaticShapeTensorOf<[Accel_ElementType]>;
+def Accel_FloatTensor : StaticShapeTensorOf<[Accel_FloatElementType]>;
+def Accel_RealTensor : StaticShapeTensorOf<[AnyFloat]>;
+def Accel_IntTensor : StaticShapeTensorOf<[AnySignlessInteger]>;
+def Accel_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
+def Accel_BoolTensor : StaticShapeTensorOf<[I1]>;
+
+#endif // NNACCEL_DIALECT_ACCEL_ACCELBASE_TD

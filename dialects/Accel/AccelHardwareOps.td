@@ -1,0 +1,139 @@
+//===- AccelHardwareOps.td - precision, transfers, partitions -*- tablegen -*-//
+//
+// Operations the accelerator passes introduce: precision changes, card to
+// card transfers and host partitions.
+//
+//===----------------------------------------------------------------------===//
+
+def Accel_QuantizeOp : Accel_Op<"quantize", [Pure,
+    SameOperandsAndResultShape]> {
+  let summary = "real to quantized (ONNX QuantizeLinear)";
+  let description = [{
+    `q = saturate(round_half_even(x / scale) + zero_point)` with the
+    parameters of the result's `!quant.uniform` element type (per tensor or
+    per axis). The input element type is the quantized type's expressed type.
+
+    ```mlir
+    %q = accel.quantize %x : tensor<8xf32> -> tensor<8x!quant.uniform<i8:f32, 0.1>>
+    ```
+  }];
+  let arguments = (ins Accel_RealTensor:$input);
+  let results = (outs StaticShapeTensorOf<[quant_QuantizedType]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Accel_DequantizeOp : Accel_Op<"dequantize", [Pure,
+    SameOperandsAndResultShape]> {
+  let summary = "quantized to real (ONNX DequantizeLinear)";
+  let description = [{
+    `x = (q - zero_point) * scale`; the result element type is the quantized
+    type's expressed type.
+
+    ```mlir
+    %x = accel.dequantize %q : tensor<8x!quant.uniform<i8:f32, 0.1>> -> tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[quant_QuantizedType]>:$input);
+  let results = (outs Accel_RealTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Accel_RequantizeOp : Accel_Op<"requantize", [Pure,
+    SameOperandsAndResultShape]> {
+  let summary = "change quantization parameters";
+  let description = [{
+    Rescales from the input's quantization parameters to the result's,
+    rounding half to even and saturating. Both share the expressed type.
+
+    ```mlir
+    %r = accel.requantize %q : tensor<8x!quant.uniform<i32:f32, 0.01>>
+                            -> tensor<8x!quant.uniform<i8:f32, 0.1>>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[quant_QuantizedType]>:$input);
+  let results = (outs StaticShapeTensorOf<[quant_QuantizedType]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Accel_ConvertOp : Accel_Op<"convert", [Pure,
+    SameOperandsAndResultShape]> {
+  let summary = "change floating point precision";
+  let description = [{
+    Converts between floating point formats (f32, f16, bf16, ...), rounding
+    to nearest even; overflow becomes infinity, NaN stays NaN.
+
+    ```mlir
+    %h = accel.convert %x : tensor<8xf32> -> tensor<8xf16>
+    ```
+  }];
+  let arguments = (ins Accel_RealTensor:$input);
+  let results = (outs Accel_RealTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Accel_TransferOp : Accel_Op<"transfer", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "move a tensor between cards or between a card and the host";
+  let description = [{
+    Copies `input` from card `source` to card `destination` over the card
+    link; card -1 is the host. Inserted by the partitioner at partition
+    boundaries.
+
+    ```mlir
+    %r = accel.transfer %x {source = 0 : i64, destination = 1 : i64}
+           : tensor<1x256xf32>
+    ```
+  }];
+  let arguments = (ins Accel_Tensor:$input, I64Attr:$source,
+                       I64Attr:$destination);
+  let results = (outs Accel_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Accel_HostPartitionOp : Accel_Op<"host_partition", [
+    IsolatedFromAbove, SingleBlock,
+    RecursiveMemoryEffects]> {
+  let summary = "ops that run on the host CPU";
+  let description = [{
+    A region executed by the runtime's host (CPU) kernels rather than on a
+    card. The region is isolated: its block arguments receive the operands,
+    and `accel.yield` returns the results. `reason` says why the ops run on
+    the host (e.g. unsupported by the ISA, or forced by the user).
+
+    ```mlir
+    %r = accel.host_partition (%x) {reason = "op not supported"}
+        : (tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%a: tensor<4xf32>):
+      %n = accel.neg %a : tensor<4xf32>
+      accel.yield %n : tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs,
+                       OptionalAttr<StrAttr>:$reason);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, results) $body
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def Accel_YieldOp : Accel_Op<"yield", [Pure, ReturnLike, Terminator,
+    HasParent<"HostPartitionOp">]> {
+  let summary = "return values from a host partition";
+  let description = [{
+    ```mlir
+    accel.yield %v : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}

@@ -1,0 +1,46 @@
+//===- AccelOps.h - accel operations ----------------------------*- C++ -*-===//
+//
+// Declares the accel operations and the shape helpers their generated code
+// calls.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNACCEL_DIALECT_ACCEL_ACCELOPS_H
+#define NNACCEL_DIALECT_ACCEL_ACCELOPS_H
+
+#include "Accel/AccelDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::nnaccel::accel {
+
+/// True when two element types may stand for each other in an op's result:
+/// equal, or both quantized (a quantized op chooses its own output scale).
+bool areCompatibleElementTypes(Type lhs, Type rhs);
+
+/// Result-type compatibility used by every type-inferring accel op: same
+/// count, same shapes, compatible element types.
+bool areCompatibleResultTypes(TypeRange inferred, TypeRange actual);
+
+/// Infers the numpy broadcast of `operandTypes` (ranked tensors). Operands
+/// from `firstValue` on must have compatible element types (earlier ones are
+/// conditions, e.g. of `where`). The result element type is
+/// `resultElementType` when given (comparisons), else the operands' one.
+LogicalResult inferBroadcastResult(std::optional<Location> location,
+                                   ArrayRef<Type> operandTypes,
+                                   Type resultElementType,
+                                   SmallVectorImpl<Type> &inferred,
+                                   size_t firstValue = 0);
+
+} // namespace mlir::nnaccel::accel
+
+#define GET_OP_CLASSES
+#include "Accel/AccelOps.h.inc"
+
+#endif // NNACCEL_DIALECT_ACCEL_ACCELOPS_H

@@ -1,0 +1,326 @@
+//===- ComputeOps.cpp - linear algebra, pooling, norms, reductions --------===//
+//
+// Shape inference and verifiers of the compute-heavy accel ops. Messages
+// name the offending operand or attribute and its value so users can fix
+// the model, not the compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Accel/AccelOps.h"
+#include "Accel/ShapeUtils.h"
+
+#include "mlir/Dialect/Traits.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::nnaccel::accel;
+
+//===----------------------------------------------------------------------===//
+// MatMulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatMulOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto lhs = cast<RankedTensorType>(adaptor.getLhs().getType());
+  auto rhs = cast<RankedTensorType>(adaptor.getRhs().getType());
+  if (lhs.getRank() < 1 || rhs.getRank() < 1)
+    return emitOptionalError(location, "matmul operands must have rank >= 1");
+  if (!areCompatibleElementTypes(lhs.getElementType(), rhs.getElementType()))
+    return emitOptionalError(location, "operand element types differ: ",
+                             lhs.getElementType(), " vs ",
+                             rhs.getElementType());
+  // Promote vectors to matrices as numpy does, and remember to drop the
+  // added dimension again.
+  SmallVector<int64_t> lhsShape(lhs.getShape()), rhsShape(rhs.getShape());
+  bool lhsVector = lhsShape.size() == 1, rhsVector = rhsShape.size() == 1;
+  if (lhsVector)
+    lhsShape.insert(lhsShape.begin(), 1);
+  if (rhsVector)
+    rhsShape.push_back(1);
+  int64_t m = lhsShape[lhsShape.size() - 2], k = lhsShape.back();
+  int64_t rhsK = rhsShape[rhsShape.size() - 2], n = rhsShape.back();
+  if (k != rhsK)
+    return emitOptionalError(location, "contraction sizes differ: lhs ",
+                             formatShape(lhs.getShape()), " has K = ", k,
+                             ", rhs ", formatShape(rhs.getShape()),
+                             " has K = ", rhsK);
+  SmallVector<int64_t> batch;
+  if (!OpTrait::util::getBroadcastedShape(
+          ArrayRef<int64_t>(lhsShape).drop_back(2),
+          ArrayRef<int64_t>(rhsShape).drop_back(2), batch))
+    return emitOptionalError(location, "batch dimensions do not broadcast: ",
+                             formatShape(lhs.getShape()), " and ",
+                             formatShape(rhs.getShape()));
+  if (!lhsVector)
+    batch.push_back(m);
+  if (!rhsVector)
+    batch.push_back(n);
+  inferred.push_back(RankedTensorType::get(batch, lhs.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FullyConnectedOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FullyConnectedOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  auto weight = cast<RankedTensorType>(adaptor.getWeight().getType());
+  if (input.getRank() != 2 || weight.getRank() != 2)
+    return emitOptionalError(location, "input and weight must be rank 2, got ",
+                             formatShape(input.getShape()), " and ",
+                             formatShape(weight.getShape()));
+  if (!areCompatibleElementTypes(input.getElementType(),
+                                 weight.getElementType()))
+    return emitOptionalError(location, "input and weight element types "
+                                       "differ: ",
+                             input.getElementType(), " vs ",
+                             weight.getElementType());
+  bool transA = adaptor.getTransposeInput();
+  bool transB = adaptor.getTransposeWeight();
+  int64_t m = input.getDimSize(transA ? 1 : 0);
+  int64_t k = input.getDimSize(transA ? 0 : 1);
+  int64_t weightK = weight.getDimSize(transB ? 1 : 0);
+  int64_t n = weight.getDimSize(transB ? 0 : 1);
+  if (k != weightK)
+    return emitOptionalError(location, "contraction sizes differ: input ",
+                             formatShape(input.getShape()), " gives K = ", k,
+                             ", weight ", formatShape(weight.getShape()),
+                             " gives K = ", weightK);
+  if (Value bias = adaptor.getBias()) {
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    SmallVector<int64_t> broadcast;
+    if (biasType.getRank() > 2 ||
+        !OpTrait::util::getBroadcastedShape(biasType.getShape(), {m, n},
+                                            broadcast) ||
+        broadcast != SmallVector<int64_t>{m, n})
+      return emitOptionalError(location, "bias of shape ",
+                               formatShape(biasType.getShape()),
+                               " does not broadcast to the ", m, "x", n,
+                               " result");
+  }
+  inferred.push_back(RankedTensorType::get({m, n}, input.getElementType()));
+  return success();
+}
+
+LogicalResult FullyConnectedOp::verify() {
+  return verifyFusedActivation(*this, getActivation(), getActivationMin(),
+                               getActivationMax());
+}
+
+//===----------------------------------------------------------------------===//
+// ConvOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> location,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  auto weight = cast<RankedTensorType>(adaptor.getWeight().getType());
+  if (input.getRank() < 3 || input.getRank() > 5)
+    return emitOptionalError(location, "input must be N x C x D1..Dk with k "
+                                       "in 1..3, got ",
+                             formatShape(input.getShape()));
+  if (weight.getRank() != input.getRank())
+    return emitOptionalError(location, "weight rank ", weight.getRank(),
+                             " differs from input rank ", input.getRank());
+  if (!areCompatibleElementTypes(input.getElementType(),
+                                 weight.getElementType()))
+    return emitOptionalError(location, "input and weight element types "
+                                       "differ: ",
+                             input.getElementType(), " vs ",
+                             weight.getElementType());
+  int64_t groups = adaptor.getGroups();
+  int64_t channels = input.getDimSize(1), filters = weight.getDimSize(0);
+  if (groups < 1 || channels % groups != 0 || filters % groups != 0)
+    return emitOptionalError(location, "groups = ", groups,
+                             " must divide input channels (", channels,
+                             ") and filters (", filters, ")");
+  if (weight.getDimSize(1) * groups != channels)
+    return emitOptionalError(location, "weight has ", weight.getDimSize(1),
+                             " channels per group, expected ",
+                             channels / groups, " (", channels,
+                             " input channels / ", groups, " groups)");
+  if (Value bias = adaptor.getBias()) {
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    if (biasType.getRank() != 1 || biasType.getDimSize(0) != filters)
+      return emitOptionalError(location, "bias must have shape ", filters,
+                               ", got ", formatShape(biasType.getShape()));
+  }
+  WindowParams params{weight.getShape().drop_front(2), adaptor.getStrides(),
+                      adaptor.getPads(), adaptor.getDilations()};
+  SmallVector<int64_t> shape{input.getDimSize(0), filters};
+  if (failed(inferWindowOutput(location, input.getShape().drop_front(2),
+                               params, shape)))
+    return failure();
+  inferred.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult ConvOp::verify() {
+  return verifyFusedActivation(*this, getActivation(), getActivationMin(),
+                               getActivationMax());
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+/// Shared inference of max_pool and avg_pool.
+static LogicalResult inferPool(std::optional<Location> location, Value input,
+                               const WindowParams &params,
+                               SmallVectorImpl<Type> &inferred) {
+  auto type = cast<RankedTensorType>(input.getType());
+  if (type.getRank() < 3 || type.getRank() > 5)
+    return emitOptionalError(location, "input must be N x C x D1..Dk with k "
+                                       "in 1..3, got ",
+                             formatShape(type.getShape()));
+  SmallVector<int64_t> shape(type.getShape().take_front(2));
+  if (failed(inferWindowOutput(location, type.getShape().drop_front(2),
+                               params, shape)))
+    return failure();
+  inferred.push_back(RankedTensorType::get(shape, type.getElementType()));
+  return success();
+}
+
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  WindowParams params{adaptor.getKernelShape(), adaptor.getStrides(),
+                      adaptor.getPads(), adaptor.getDilations(),
+                      adaptor.getCeilMode()};
+  return inferPool(location, adaptor.getInput(), params, inferred);
+}
+
+LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  WindowParams params{adaptor.getKernelShape(), adaptor.getStrides(),
+                      adaptor.getPads(), {}, adaptor.getCeilMode()};
+  return inferPool(location, adaptor.getInput(), params, inferred);
+}
+
+LogicalResult GlobalAvgPoolOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+  if (type.getRank() < 3)
+    return emitOptionalError(location, "input must be N x C x D1..Dk, got ",
+                             formatShape(type.getShape()));
+  SmallVector<int64_t> shape(type.getShape());
+  std::fill(shape.begin() + 2, shape.end(), 1);
+  inferred.push_back(RankedTensorType::get(shape, type.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation
+//===----------------------------------------------------------------------===//
+
+LogicalResult BatchNormOp::verify() {
+  auto type = getInput().getType();
+  if (type.getRank() < 2)
+    return emitOpError() << "input must have a channel dimension, got "
+                         << formatShape(type.getShape());
+  int64_t channels = type.getDimSize(1);
+  for (auto [name, value] :
+       llvm::zip(ArrayRef<StringRef>{"scale", "bias", "mean", "variance"},
+                 ValueRange{getScale(), getBias(), getMean(), getVariance()})) {
+    auto paramType = cast<RankedTensorType>(value.getType());
+    if (paramType.getRank() != 1 || paramType.getDimSize(0) != channels)
+      return emitOpError() << "'" << name << "' must have shape " << channels
+                           << " (the channel count), got "
+                           << formatShape(paramType.getShape());
+    if (paramType.getElementType() != type.getElementType())
+      return emitOpError() << "'" << name << "' element type "
+                           << paramType.getElementType()
+                           << " differs from the input's "
+                           << type.getElementType();
+  }
+  return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  auto type = getInput().getType();
+  std::optional<int64_t> axis =
+      normalizeAxis(static_cast<int64_t>(getAxis()), type.getRank());
+  if (!axis)
+    return emitOpError() << "axis " << static_cast<int64_t>(getAxis())
+                         << " is out of range for rank " << type.getRank();
+  ArrayRef<int64_t> normalized = type.getShape().drop_front(*axis);
+  for (Value param : {getScale(), getBias()}) {
+    if (!param)
+      continue;
+    auto paramType = cast<RankedTensorType>(param.getType());
+    if (paramType.getShape() != normalized)
+      return emitOpError() << (param == getScale() ? "scale" : "bias")
+                           << " must have shape " << formatShape(normalized)
+                           << " (the normalised dimensions), got "
+                           << formatShape(paramType.getShape());
+  }
+  return success();
+}
+
+/// Softmax and log-softmax share their axis rule.
+template <typename OpTy>
+static LogicalResult verifySoftmaxAxis(OpTy op) {
+  int64_t rank = op.getInput().getType().getRank();
+  if (!normalizeAxis(static_cast<int64_t>(op.getAxis()), rank))
+    return op.emitOpError() << "axis " << static_cast<int64_t>(op.getAxis())
+                            << " is out of range for rank " << rank;
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() { return verifySoftmaxAxis(*this); }
+LogicalResult LogSoftmaxOp::verify() { return verifySoftmaxAxis(*this); }
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// Shared inference of reduce_sum/mean/max.
+static LogicalResult inferReduce(std::optional<Location> location,
+                                 Value input, ArrayRef<int64_t> axes,
+                                 bool keepDims,
+                                 SmallVectorImpl<Type> &inferred) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  SmallVector<bool> reduced(rank, axes.empty());
+  for (int64_t axis : axes) {
+    std::optional<int64_t> normalized = normalizeAxis(axis, rank);
+    if (!normalized)
+      return emitOptionalError(location, "axis ", axis,
+                               " is out of range for rank ", rank);
+    if (reduced[*normalized])
+      return emitOptionalError(location, "axis ", axis, " is listed twice");
+    reduced[*normalized] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!reduced[i])
+      shape.push_back(type.getDimSize(i));
+    else if (keepDims)
+      shape.push_back(1);
+  }
+  inferred.push_back(RankedTensorType::get(shape, type.getElementType()));
+  return success();
+}
+
+#define NNACCEL_REDUCE_INFERENCE(OpTy)                                         \
+  LogicalResult OpTy::inferReturnTypes(                                        \
+      MLIRContext *context, std::optional<Location> location,                  \
+      Adaptor adaptor, SmallVectorImpl<Type> &inferred) {                      \
+    return inferReduce(location, adaptor.getInput(), adaptor.getAxes(),        \
+                       adaptor.getKeepdims(), inferred);                       \
+  }
+NNACCEL_REDUCE_INFERENCE(ReduceSumOp)
+NNACCEL_REDUCE_INFERENCE(ReduceMeanOp)
+NNACCEL_REDUCE_INFERENCE(ReduceMaxOp)
+#undef NNACCEL_REDUCE_INFERENCE

@@ -1,0 +1,46 @@
+//===- ConstantUtils.h - reading and building accel constants ---*- C++ -*-===//
+//
+// Folders and patterns read constant tensors that may be inline `dense`
+// attributes or `dense_resource` blobs (how weights are imported). These
+// helpers give uniform, copy-free access and build new constants in the
+// form that suits their size.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNACCEL_DIALECT_ACCEL_CONSTANTUTILS_H
+#define NNACCEL_DIALECT_ACCEL_CONSTANTUTILS_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Value.h"
+
+#include <optional>
+
+namespace mlir::nnaccel::accel {
+
+/// Largest constant (in elements) that folders expand inline; larger results
+/// are left to run time so folding never bloats the IR.
+constexpr int64_t kMaxFoldedElements = 1 << 16;
+
+/// A read-only view of f32 constant data; a splat holds one element.
+struct F32ConstantView {
+  ArrayRef<float> data;
+  bool splat = false;
+  float operator[](int64_t index) const { return data[splat ? 0 : index]; }
+};
+
+/// Views the f32 data of the constant defining `value`, if any, without
+/// copying (inline dense or resource blob).
+std::optional<F32ConstantView> getF32Constant(Value value);
+
+/// Builds an f32 constant attribute of `type` from `values`: inline when
+/// small, otherwise a new `dense_resource` blob named after `nameHint`.
+ElementsAttr createF32Constant(RankedTensorType type, ArrayRef<float> values,
+                               StringRef nameHint);
+
+/// True when `attr` is a splat whose every element equals `value` (float or
+/// integer element types).
+bool isSplatOf(Attribute attr, double value);
+
+} // namespace mlir::nnaccel::accel
+
+#endif // NNACCEL_DIALECT_ACCEL_CONSTANTUTILS_H

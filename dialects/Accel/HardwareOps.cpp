@@ -1,0 +1,81 @@
+//===- HardwareOps.cpp - precision, transfer and partition op rules -------===//
+//
+// Verifiers of quantize/dequantize/requantize/convert, card transfers and
+// host partitions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Accel/AccelOps.h"
+#include "Accel/ShapeUtils.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::nnaccel::accel;
+
+static quant::QuantizedType getQuantElement(Value value) {
+  return cast<quant::QuantizedType>(
+      cast<RankedTensorType>(value.getType()).getElementType());
+}
+
+LogicalResult QuantizeOp::verify() {
+  Type real = getInput().getType().getElementType();
+  quant::QuantizedType quantized = getQuantElement(getResult());
+  if (quantized.getExpressedType() != real)
+    return emitOpError() << "result quantizes " << quantized.getExpressedType()
+                         << " values but the input holds " << real;
+  return success();
+}
+
+LogicalResult DequantizeOp::verify() {
+  Type real = getResult().getType().getElementType();
+  quant::QuantizedType quantized = getQuantElement(getInput());
+  if (quantized.getExpressedType() != real)
+    return emitOpError() << "input expresses " << quantized.getExpressedType()
+                         << " values but the result holds " << real;
+  return success();
+}
+
+LogicalResult RequantizeOp::verify() {
+  quant::QuantizedType from = getQuantElement(getInput());
+  quant::QuantizedType to = getQuantElement(getResult());
+  if (from.getExpressedType() != to.getExpressedType())
+    return emitOpError() << "input and result express different types: "
+                         << from.getExpressedType() << " vs "
+                         << to.getExpressedType();
+  return success();
+}
+
+LogicalResult TransferOp::verify() {
+  int64_t source = static_cast<int64_t>(getSource());
+  int64_t destination = static_cast<int64_t>(getDestination());
+  if (source < -1 || destination < -1)
+    return emitOpError() << "cards are -1 (host) or a card index, got "
+                         << source << " -> " << destination;
+  if (source == destination)
+    return emitOpError() << "source and destination are both card " << source;
+  return success();
+}
+
+LogicalResult HostPartitionOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError() << "body has " << body.getNumArguments()
+                         << " arguments for " << getInputs().size()
+                         << " inputs";
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip(body.getArgumentTypes(), getInputs()))) {
+    auto [argType, input] = pair;
+    if (argType != input.getType())
+      return emitOpError() << "body argument #" << index << " has type "
+                           << argType << " but input #" << index << " is "
+                           << input.getType();
+  }
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("body must end with accel.yield");
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError() << "yields " << yield.getValues().size()
+                         << " values whose types differ from the results";
+  return success();
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# setup.sh - install the Debian 12 packages nnaccel needs, if any are missing.
+#
+# Idempotent and silent when everything is present. Runs apt-get as root, or
+# through sudo otherwise.
+set -euo pipefail
+
+packages=(
+  # Build tools.
+  cmake ninja-build ccache g++ make git python3
+  # Compiler half: LLVM/MLIR 19 (lit, FileCheck, not, mlir-tblgen come with these).
+  llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
+  # ONNX import: libonnx and its protobuf, plus the backend node tests.
+  libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
+  # Shared libraries and formats.
+  libfmt-dev nlohmann-json3-dev libflatbuffers-dev flatbuffers-compiler
+  # Tests and formatting.
+  catch2 clang-format-19
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "setup: installing ${missing[*]}"
+SUDO=""
+[[ $(id -u) -eq 0 ]] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

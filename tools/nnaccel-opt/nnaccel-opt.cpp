@@ -1,0 +1,28 @@
+//===- nnaccel-opt.cpp - nnaccel optimizer driver -------------------------===//
+//
+// mlir-opt for nnaccel: registers the accel dialect with the upstream
+// dialects its IR mixes with (func, arith, quant, tensor) and the generic
+// MLIR passes, and follows mlir-opt's command line conventions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Accel/AccelDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::registerTransformsPasses();
+
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::nnaccel::accel::AccelDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect, mlir::quant::QuantizationDialect,
+                  mlir::tensor::TensorDialect>();
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "nnaccel optimizer driver\n", registry));
+}
