@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Accel/AccelDialect.h"
+#include "nnaccel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,6 +19,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  mlir::nnaccel::registerNNAccelTransformsPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::nnaccel::accel::AccelDialect, mlir::func::FuncDialect,

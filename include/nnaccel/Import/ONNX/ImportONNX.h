@@ -1,0 +1,54 @@
+//===- ImportONNX.h - ONNX to accel importer --------------------*- C++ -*-===//
+//
+// Entry points of the ONNX importer: binary `.onnx` files (with external
+// data), ONNX text format, and in-memory ModelProtos, imported into a
+// `func.func` of statically shaped `accel` ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNACCEL_IMPORT_ONNX_IMPORTONNX_H
+#define NNACCEL_IMPORT_ONNX_IMPORTONNX_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+
+namespace mlir::nnaccel {
+
+struct ONNXImportOptions {
+  /// Static shapes for graph inputs, by input name; required for inputs
+  /// with symbolic (dim_param) or unknown dimensions.
+  llvm::StringMap<SmallVector<int64_t>> inputShapes;
+  /// Name of the generated function.
+  std::string functionName = "main";
+  /// Run the idiom recognisers (embedding bags, layer norm, GELU) and
+  /// canonicalisation after import.
+  bool recognizeIdioms = true;
+};
+
+/// Parses `--input-shape` syntax: `name:1x37,other:4x8`. Reports errors
+/// through `error`.
+LogicalResult parseInputShapes(StringRef text,
+                               llvm::StringMap<SmallVector<int64_t>> &shapes,
+                               std::string &error);
+
+/// Imports an ONNX model file: binary protobuf, or ONNX text format when
+/// the content does not parse as protobuf and looks like text. External
+/// data files are resolved relative to the model's directory.
+OwningOpRef<ModuleOp> importONNXFile(StringRef path, MLIRContext *context,
+                                     const ONNXImportOptions &options);
+
+/// Imports a model from a buffer holding binary or text ONNX. `modelPath`
+/// names it in locations and anchors external data.
+OwningOpRef<ModuleOp> importONNXBuffer(StringRef buffer, StringRef modelPath,
+                                       MLIRContext *context,
+                                       const ONNXImportOptions &options);
+
+/// Registers the dialects the importer produces.
+void registerONNXImportDialects(DialectRegistry &registry);
+
+} // namespace mlir::nnaccel
+
+#endif // NNACCEL_IMPORT_ONNX_IMPORTONNX_H

@@ -1,0 +1,187 @@
+//===- ElementwiseConverters.cpp - ONNX elementwise ops -------------------===//
+//
+// Arithmetic, comparisons, activations and casts. ONNX broadcasting is the
+// same numpy rule the accel ops verify, so most converters are one op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImporterContext.h"
+
+using namespace mlir;
+using namespace mlir::nnaccel;
+using namespace mlir::nnaccel::onnx_import;
+using namespace mlir::nnaccel::accel;
+
+namespace {
+/// A binary op; variadic ONNX forms (Max, Min, Sum) fold left.
+template <typename OpTy>
+LogicalResult convertVariadic(NodeContext &ctx) {
+  if (ctx.getNumInputs() < 1)
+    return ctx.emitError() << "needs at least one input";
+  Value result = ctx.getInput(0);
+  for (int64_t i = 1; i < ctx.getNumInputs(); ++i) {
+    Value rhs = ctx.getInput(i);
+    SmallVector<Type> inferred;
+    if (failed(inferBroadcastResult(ctx.getLoc(),
+                                    {result.getType(), rhs.getType()}, {},
+                                    inferred)))
+      return failure();
+    result = ctx.create<OpTy>(inferred.front(), result, rhs);
+  }
+  ctx.setOutput(0, result);
+  return success();
+}
+
+template <typename OpTy>
+LogicalResult convertBinary(NodeContext &ctx) {
+  if (ctx.getNumInputs() != 2)
+    return ctx.emitError() << "expects 2 inputs, got " << ctx.getNumInputs();
+  // Opset < 7 used an explicit `broadcast` attribute; >= 7 is numpy.
+  return convertVariadic<OpTy>(ctx);
+}
+
+LogicalResult convertCompare(NodeContext &ctx, CompareKind kind) {
+  if (ctx.getNumInputs() != 2)
+    return ctx.emitError() << "expects 2 inputs";
+  SmallVector<Type> inferred;
+  if (failed(inferBroadcastResult(
+          ctx.getLoc(), {ctx.getInputType(0), ctx.getInputType(1)},
+          ctx.getBuilder().getI1Type(), inferred)))
+    return failure();
+  ctx.setOutput(0, ctx.create<CompareOp>(inferred.front(), kind,
+                                         ctx.getInput(0), ctx.getInput(1)));
+  return success();
+}
+
+template <typename OpTy>
+LogicalResult convertUnary(NodeContext &ctx) {
+  Value input = ctx.getInput(0);
+  if (!input)
+    return ctx.emitError() << "expects 1 input";
+  ctx.setOutput(0, ctx.create<OpTy>(input.getType(), input));
+  return success();
+}
+
+/// True for element types the float-only accel activations accept.
+bool isFloatInput(NodeContext &ctx) {
+  return isa<FloatType>(ctx.getInputType(0).getElementType());
+}
+
+template <typename OpTy>
+LogicalResult convertFloatUnary(NodeContext &ctx) {
+  if (!ctx.getInput(0) || !isFloatInput(ctx))
+    return ctx.emitError() << "expects one floating point input";
+  return convertUnary<OpTy>(ctx);
+}
+
+LogicalResult convertClip(NodeContext &ctx) {
+  std::optional<float> min, max;
+  if (ctx.getOpset() < 11) {
+    if (ctx.getAttr("min"))
+      min = ctx.getFloatAttr("min", 0);
+    if (ctx.getAttr("max"))
+      max = ctx.getFloatAttr("max", 0);
+  } else {
+    for (auto [index, bound, name] :
+         {std::tuple{1, &min, "min"}, std::tuple{2, &max, "max"}}) {
+      if (!ctx.hasInput(index))
+        continue;
+      FailureOr<float> value = ctx.getConstantFloat(index, name);
+      if (failed(value))
+        return failure();
+      *bound = *value;
+    }
+  }
+  Builder &b = ctx.getBuilder();
+  Value input = ctx.getInput(0);
+  ctx.setOutput(0, ctx.create<ClipOp>(
+                       input.getType(), input,
+                       min ? b.getF32FloatAttr(*min) : FloatAttr(),
+                       max ? b.getF32FloatAttr(*max) : FloatAttr()));
+  return success();
+}
+
+LogicalResult convertCast(NodeContext &ctx) {
+  int64_t to = ctx.getIntAttr("to", 0);
+  Type element = convertElementType(to, ctx.getContext());
+  if (!element)
+    return ctx.emitError() << "cast to unsupported data type "
+                           << onnxTypeName(to);
+  RankedTensorType type = ctx.getInputType(0);
+  ctx.setOutput(0, ctx.create<CastOp>(type.clone(element), ctx.getInput(0)));
+  return success();
+}
+
+LogicalResult convertWhere(NodeContext &ctx) {
+  SmallVector<Type> inferred;
+  if (failed(inferBroadcastResult(ctx.getLoc(),
+                                  {ctx.getInputType(0), ctx.getInputType(1),
+                                   ctx.getInputType(2)},
+                                  {}, inferred, /*firstValue=*/1)))
+    return failure();
+  ctx.setOutput(0, ctx.create<WhereOp>(inferred.front(), ctx.getInput(0),
+                                       ctx.getInput(1), ctx.getInput(2)));
+  return success();
+}
+
+LogicalResult convertIdentity(NodeContext &ctx) {
+  ctx.setOutput(0, ctx.getInput(0));
+  return success();
+}
+
+/// Dropout in inference is the identity; its mask output (if requested)
+/// is all ones.
+LogicalResult convertDropout(NodeContext &ctx) {
+  if (ctx.getOpset() >= 12 && ctx.hasInput(2)) {
+    FailureOr<SmallVector<int64_t>> training =
+        ctx.getConstantInts(2, "training_mode");
+    if (failed(training))
+      return failure();
+    if (!training->empty() && (*training)[0] != 0)
+      return ctx.emitError() << "training_mode = true is not supported for "
+                                "inference";
+  }
+  Value input = ctx.getInput(0);
+  ctx.setOutput(0, input);
+  if (ctx.hasOutput(1)) {
+    auto maskType = ctx.getInputType(0).clone(ctx.getBuilder().getI1Type());
+    ctx.setOutput(1, ctx.getBuilder().create<ConstantOp>(
+                         ctx.getLoc(), DenseElementsAttr::get(maskType, true)));
+  }
+  return success();
+}
+
+} // namespace
+
+void mlir::nnaccel::onnx_import::registerElementwiseConverters(
+    ConverterTable &table) {
+  auto add = [&](StringRef name, int64_t minOpset, ConverterFn fn) {
+    table[name].push_back({minOpset, std::move(fn)});
+  };
+  add("Add", 7, convertBinary<AddOp>);
+  add("Sub", 7, convertBinary<SubOp>);
+  add("Mul", 7, convertBinary<MulOp>);
+  add("Div", 7, convertBinary<DivOp>);
+  add("Pow", 7, convertBinary<PowOp>);
+  add("Max", 8, convertVariadic<MaxOp>);
+  add("Min", 8, convertVariadic<MinOp>);
+  add("Sum", 8, convertVariadic<AddOp>);
+  add("Equal", 7, [](NodeContext &c) { return convertCompare(c, CompareKind::eq); });
+  add("Less", 7, [](NodeContext &c) { return convertCompare(c, CompareKind::lt); });
+  add("LessOrEqual", 12, [](NodeContext &c) { return convertCompare(c, CompareKind::le); });
+  add("Greater", 7, [](NodeContext &c) { return convertCompare(c, CompareKind::gt); });
+  add("GreaterOrEqual", 12, [](NodeContext &c) { return convertCompare(c, CompareKind::ge); });
+  add("Where", 9, convertWhere);
+  add("Relu", 6, convertUnary<ReluOp>);
+  add("Neg", 6, convertUnary<NegOp>);
+  add("Abs", 6, convertUnary<AbsOp>);
+  add("Sqrt", 6, convertFloatUnary<SqrtOp>);
+  add("Exp", 6, convertFloatUnary<ExpOp>);
+  add("Erf", 9, convertFloatUnary<ErfOp>);
+  add("Tanh", 6, convertFloatUnary<TanhOp>);
+  add("Sigmoid", 6, convertFloatUnary<SigmoidOp>);
+  add("Clip", 6, convertClip);
+  add("Cast", 6, convertCast);
+  add("Identity", 1, convertIdentity);
+  add("Dropout", 7, convertDropout);
+}

@@ -1,0 +1,300 @@
+//===- RecognizeIdioms.cpp - accel-recognize-idioms pass ------------------===//
+//
+// Replaces decompositions of embedding bags, GELU and layer normalisation
+// (as PyTorch's ONNX exporter emits them) by the accel ops that model them
+// directly, so later passes and the backend see one op with known
+// semantics instead of a fragile chain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnaccel/Transforms/Passes.h"
+
+#include "Accel/AccelOps.h"
+#include "Accel/ConstantUtils.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+#define DEBUG_TYPE "accel-recognize-idioms"
+
+namespace mlir::nnaccel {
+#define GEN_PASS_DEF_ACCELRECOGNIZEIDIOMS
+#include "nnaccel/Transforms/Passes.h.inc"
+} // namespace mlir::nnaccel
+
+using namespace mlir;
+using namespace mlir::nnaccel;
+using namespace mlir::nnaccel::accel;
+
+namespace {
+/// Statistics the patterns bump, owned by the pass.
+struct IdiomCounters {
+  llvm::Statistic *embeddingBags = nullptr, *gelus = nullptr,
+                  *layerNorms = nullptr;
+};
+
+void bump(llvm::Statistic *statistic) {
+  if (statistic)
+    ++*statistic;
+}
+
+/// True when `value` is a splat constant within `tolerance` of `expected`.
+bool isSplatNear(Value value, double expected, double tolerance = 1e-6) {
+  DenseFPElementsAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)) || !attr.isSplat())
+    return false;
+  double actual = attr.getSplatValue<APFloat>().convertToDouble();
+  return std::abs(actual - expected) <= tolerance * std::max(1.0, expected);
+}
+
+/// Reads a splat float constant.
+std::optional<double> getSplatFloat(Value value) {
+  DenseFPElementsAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)) || !attr.isSplat())
+    return std::nullopt;
+  return attr.getSplatValue<APFloat>().convertToDouble();
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding bags
+//===----------------------------------------------------------------------===//
+
+/// reduce(gather(table[R x D], ids[B x L], axis 0), axes [1]) ->
+/// embedding_bag(table, ids).
+template <typename ReduceOp, BagMode mode>
+struct GatherReduceToEmbeddingBag : OpRewritePattern<ReduceOp> {
+  GatherReduceToEmbeddingBag(MLIRContext *context, IdiomCounters counters)
+      : OpRewritePattern<ReduceOp>(context), counters(counters) {}
+
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto gather = op.getInput().template getDefiningOp<GatherOp>();
+    if (!gather || !gather->hasOneUse() || gather.getAxis() != 0)
+      return rewriter.notifyMatchFailure(op, "not a single-use row gather");
+    RankedTensorType table = gather.getData().getType();
+    RankedTensorType ids = gather.getIndices().getType();
+    if (table.getRank() != 2 || ids.getRank() != 2)
+      return rewriter.notifyMatchFailure(op, "not a 2-D table and 2-D ids");
+    ArrayRef<int64_t> axes = op.getAxes();
+    if (axes.size() != 1 || (axes[0] != 1 && axes[0] != -2))
+      return rewriter.notifyMatchFailure(op, "does not pool over the bag");
+    if (mode == BagMode::mean && !isa<FloatType>(table.getElementType()))
+      return failure();
+    auto bagType = RankedTensorType::get(
+        {ids.getDimSize(0), table.getDimSize(1)}, table.getElementType());
+    Value bag = rewriter.create<EmbeddingBagOp>(
+        rewriter.getFusedLoc({gather.getLoc(), op.getLoc()}), bagType,
+        gather.getData(), gather.getIndices(), Value(), Value(), Value(),
+        mode);
+    if (op.getKeepdims())
+      bag = rewriter.create<ReshapeOp>(op.getLoc(), op.getType(), bag);
+    rewriter.replaceOp(op, bag);
+    bump(counters.embeddingBags);
+    return success();
+  }
+  IdiomCounters counters;
+};
+
+//===----------------------------------------------------------------------===//
+// GELU
+//===----------------------------------------------------------------------===//
+
+/// Collects the factors of a product of at most two levels of `mul`
+/// (inner products only when they have no other user).
+void collectFactors(Value value, SmallVectorImpl<Value> &factors, int depth) {
+  auto mul = value.getDefiningOp<MulOp>();
+  if (mul && depth < 2 && (depth == 0 || mul->hasOneUse())) {
+    collectFactors(mul.getLhs(), factors, depth + 1);
+    collectFactors(mul.getRhs(), factors, depth + 1);
+    return;
+  }
+  factors.push_back(value);
+}
+
+/// If `value` is `1 + erf(x / sqrt(2))` (or `x * (1/sqrt(2))`), returns x.
+Value matchOnePlusErf(Value value) {
+  auto add = value.getDefiningOp<AddOp>();
+  if (!add)
+    return {};
+  Value erfValue = add.getRhs();
+  if (!isSplatNear(add.getLhs(), 1.0)) {
+    if (!isSplatNear(add.getRhs(), 1.0))
+      return {};
+    erfValue = add.getLhs();
+  }
+  auto erf = erfValue.getDefiningOp<ErfOp>();
+  if (!erf)
+    return {};
+  Value scaled = erf.getInput();
+  if (auto div = scaled.getDefiningOp<DivOp>())
+    return isSplatNear(div.getRhs(), std::sqrt(2.0), 1e-5) ? div.getLhs()
+                                                           : Value();
+  if (auto mul = scaled.getDefiningOp<MulOp>()) {
+    if (isSplatNear(mul.getRhs(), 1.0 / std::sqrt(2.0), 1e-5))
+      return mul.getLhs();
+    if (isSplatNear(mul.getLhs(), 1.0 / std::sqrt(2.0), 1e-5))
+      return mul.getRhs();
+  }
+  return {};
+}
+
+/// 0.5 * x * (1 + erf(x / sqrt(2))), factors in any order -> gelu(x).
+struct ErfGeluToGelu : OpRewritePattern<MulOp> {
+  ErfGeluToGelu(MLIRContext *context, IdiomCounters counters)
+      : OpRewritePattern<MulOp>(context), counters(counters) {}
+
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<Value, 3> factors;
+    collectFactors(op.getResult(), factors, 0);
+    if (factors.size() != 3)
+      return failure();
+    // Find the half, the (1 + erf) term, and x among the three factors.
+    for (int half = 0; half < 3; ++half) {
+      if (!isSplatNear(factors[half], 0.5))
+        continue;
+      for (int erfTerm = 0; erfTerm < 3; ++erfTerm) {
+        if (erfTerm == half)
+          continue;
+        Value x = factors[3 - half - erfTerm];
+        if (matchOnePlusErf(factors[erfTerm]) != x ||
+            x.getType() != op.getType())
+          continue;
+        rewriter.replaceOpWithNewOp<GeluOp>(op, x, GeluApproximation::none);
+        bump(counters.gelus);
+        return success();
+      }
+    }
+    return failure();
+  }
+  IdiomCounters counters;
+};
+
+//===----------------------------------------------------------------------===//
+// Layer normalisation
+//===----------------------------------------------------------------------===//
+
+/// The first normalised axis when `axes` (of a rank-`rank` tensor) are the
+/// trailing axes in order; std::nullopt otherwise.
+std::optional<int64_t> getTrailingAxis(ArrayRef<int64_t> axes, int64_t rank) {
+  if (axes.empty())
+    return std::nullopt;
+  SmallVector<int64_t> normalized;
+  for (int64_t axis : axes)
+    normalized.push_back(axis < 0 ? axis + rank : axis);
+  llvm::sort(normalized);
+  for (size_t i = 0; i < normalized.size(); ++i)
+    if (normalized[i] != rank - static_cast<int64_t>(normalized.size()) +
+                             static_cast<int64_t>(i))
+      return std::nullopt;
+  return normalized.front();
+}
+
+/// (x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps) -> layer_norm(x, 1).
+struct DecomposedLayerNorm : OpRewritePattern<DivOp> {
+  DecomposedLayerNorm(MLIRContext *context, IdiomCounters counters)
+      : OpRewritePattern<DivOp>(context), counters(counters) {}
+
+  LogicalResult matchAndRewrite(DivOp op,
+                                PatternRewriter &rewriter) const override {
+    auto centered = op.getLhs().getDefiningOp<SubOp>();
+    auto sqrt = op.getRhs().getDefiningOp<SqrtOp>();
+    if (!centered || !sqrt)
+      return failure();
+    Value x = centered.getLhs();
+    auto mean = centered.getRhs().getDefiningOp<ReduceMeanOp>();
+    if (!mean || mean.getInput() != x || !mean.getKeepdims() ||
+        x.getType() != op.getType())
+      return failure();
+    auto shifted = sqrt.getInput().getDefiningOp<AddOp>();
+    if (!shifted)
+      return failure();
+    std::optional<double> epsilon = getSplatFloat(shifted.getRhs());
+    auto variance = shifted.getLhs().getDefiningOp<ReduceMeanOp>();
+    if (!epsilon || !variance || !variance.getKeepdims() ||
+        variance.getAxes() != mean.getAxes())
+      return failure();
+    auto square = variance.getInput().getDefiningOp<PowOp>();
+    if (!square || square.getLhs() != centered.getResult() ||
+        !isSplatNear(square.getRhs(), 2.0))
+      return failure();
+    auto type = cast<RankedTensorType>(x.getType());
+    std::optional<int64_t> axis =
+        getTrailingAxis(mean.getAxes(), type.getRank());
+    if (!axis || !isa<FloatType>(type.getElementType()))
+      return failure();
+
+    auto scaleType = RankedTensorType::get(type.getShape().drop_front(*axis),
+                                           type.getElementType());
+    Attribute one = rewriter.getFloatAttr(type.getElementType(), 1.0);
+    Value scale = rewriter.create<ConstantOp>(
+        op.getLoc(), DenseElementsAttr::get(scaleType, one));
+    rewriter.replaceOpWithNewOp<LayerNormOp>(
+        op, type, x, scale, Value(), rewriter.getI64IntegerAttr(*axis),
+        rewriter.getF32FloatAttr(static_cast<float>(*epsilon)));
+    bump(counters.layerNorms);
+    return success();
+  }
+  IdiomCounters counters;
+};
+
+/// mul(layer_norm(x, 1), gamma) -> layer_norm(x, gamma) and
+/// add(layer_norm(x, s), beta) -> layer_norm(x, s, beta), when gamma / beta
+/// are shaped like the normalised dimensions.
+template <typename OpTy>
+struct AbsorbAffineIntoLayerNorm : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    constexpr bool isScale = std::is_same_v<OpTy, MulOp>;
+    for (auto [lnValue, param] : {std::pair{op.getLhs(), op.getRhs()},
+                                  std::pair{op.getRhs(), op.getLhs()}}) {
+      auto ln = lnValue.template getDefiningOp<LayerNormOp>();
+      if (!ln || !ln->hasOneUse() || ln.getBias() ||
+          ln.getType() != op.getType())
+        continue;
+      if (isScale && !isSplatNear(ln.getScale(), 1.0))
+        continue;
+      auto paramType = cast<RankedTensorType>(param.getType());
+      if (paramType != ln.getScale().getType())
+        continue;
+      Value scale = isScale ? param : ln.getScale();
+      Value bias = isScale ? Value() : param;
+      rewriter.replaceOpWithNewOp<LayerNormOp>(
+          op, ln.getType(), ln.getInput(), scale, bias, ln.getAxisAttr(),
+          ln.getEpsilonAttr());
+      return success();
+    }
+    return failure();
+  }
+};
+
+void populateIdiomPatterns(RewritePatternSet &patterns,
+                           IdiomCounters counters) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<GatherReduceToEmbeddingBag<ReduceSumOp, BagMode::sum>,
+               GatherReduceToEmbeddingBag<ReduceMeanOp, BagMode::mean>,
+               ErfGeluToGelu, DecomposedLayerNorm>(context, counters);
+  patterns.add<AbsorbAffineIntoLayerNorm<MulOp>,
+               AbsorbAffineIntoLayerNorm<AddOp>>(context);
+}
+
+struct AccelRecognizeIdiomsPass
+    : nnaccel::impl::AccelRecognizeIdiomsBase<AccelRecognizeIdiomsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateIdiomPatterns(patterns, {&numEmbeddingBags, &numGelus,
+                                     &numLayerNorms});
+    if (failed(applyPatternsAndFoldGreedily(getOperation(),
+                                            std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void mlir::nnaccel::populateAccelIdiomPatterns(RewritePatternSet &patterns) {
+  populateIdiomPatterns(patterns, {});
+}
