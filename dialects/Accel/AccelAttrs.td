@@ -24,7 +24,9 @@ def Accel_Activation : I32EnumAttr<"Activation",
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::nnaccel::accel";
 }
-def Accel_ActivationAttr : EnumAttr<Accel_Dialect, Accel_Activation, "act">;
+def Accel_ActivationAttr : EnumAttr<Accel_Dialect, Accel_Activation, "act"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def Accel_GeluApproximation : I32EnumAttr<"GeluApproximation",
     "GELU formula", [I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"tanh", 1>]> {
@@ -32,7 +34,9 @@ def Accel_GeluApproximation : I32EnumAttr<"GeluApproximation",
   let cppNamespace = "::mlir::nnaccel::accel";
 }
 def Accel_GeluApproximationAttr
-    : EnumAttr<Accel_Dialect, Accel_GeluApproximation, "gelu_approx">;
+    : EnumAttr<Accel_Dialect, Accel_GeluApproximation, "gelu_approx"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def Accel_PadMode : I32EnumAttr<"PadMode", "padding mode", [
       I32EnumAttrCase<"constant", 0>, I32EnumAttrCase<"reflect", 1>,
@@ -40,14 +44,18 @@ def Accel_PadMode : I32EnumAttr<"PadMode", "padding mode", [
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::nnaccel::accel";
 }
-def Accel_PadModeAttr : EnumAttr<Accel_Dialect, Accel_PadMode, "pad_mode">;
+def Accel_PadModeAttr : EnumAttr<Accel_Dialect, Accel_PadMode, "pad_mode"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def Accel_BagMode : I32EnumAttr<"BagMode", "embedding bag pooling", [
       I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"mean", 1>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::nnaccel::accel";
 }
-def Accel_BagModeAttr : EnumAttr<Accel_Dialect, Accel_BagMode, "bag_mode">;
+def Accel_BagModeAttr : EnumAttr<Accel_Dialect, Accel_BagMode, "bag_mode"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def Accel_RNNDirection : I32EnumAttr<"RNNDirection", "recurrence direction", [
       I32EnumAttrCase<"forward", 0>, I32EnumAttrCase<"reverse", 1>,
@@ -56,7 +64,9 @@ def Accel_RNNDirection : I32EnumAttr<"RNNDirection", "recurrence direction", [
   let cppNamespace = "::mlir::nnaccel::accel";
 }
 def Accel_RNNDirectionAttr
-    : EnumAttr<Accel_Dialect, Accel_RNNDirection, "rnn_direction">;
+    : EnumAttr<Accel_Dialect, Accel_RNNDirection, "rnn_direction"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def Accel_CompareKind : I32EnumAttr<"CompareKind", "comparison predicate", [
       I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>,
@@ -104,12 +114,8 @@ def Accel_PlacementAttr : AttrDef<Accel_Dialect, "Placement"> {
     OptionalParameter<"::mlir::Type">:$precision,
     OptionalParameter<"::mlir::nnaccel::accel::MemoryKindAttr">:$memory
   );
-  let assemblyFormat = [{
-    `<` `card` `=` $card
-        (`,` `cores` `=` `[` $cores^ `]`)?
-        (`,` `precision` `=` $precision^)?
-        (`,` `memory` `=` $memory^)? `>`
-  }];
+  // Hand-written so that every optional field may be left out independently.
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }
 

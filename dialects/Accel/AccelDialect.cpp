@@ -55,6 +55,73 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                            << attr.getName().getValue() << "'";
 }
 
+/// Syntax: `<card = N (, cores = [i, ...])? (, precision = type)?
+/// (, memory = dram|shared|local)?>`, optional fields in any order.
+Attribute PlacementAttr::parse(AsmParser &parser, Type) {
+  int64_t card;
+  if (parser.parseLess() || parser.parseKeyword("card") ||
+      parser.parseEqual() || parser.parseInteger(card))
+    return {};
+  SmallVector<int64_t> cores;
+  Type precision;
+  MemoryKindAttr memory;
+  llvm::SmallSet<StringRef, 4> seen;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    SMLoc keyLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return {};
+    if (!seen.insert(key).second) {
+      parser.emitError(keyLoc) << "'" << key << "' is given twice";
+      return {};
+    }
+    if (key == "cores") {
+      if (parser.parseCommaSeparatedList(
+              AsmParser::Delimiter::Square, [&]() -> ParseResult {
+                return parser.parseInteger(cores.emplace_back());
+              }))
+        return {};
+    } else if (key == "precision") {
+      if (parser.parseType(precision))
+        return {};
+    } else if (key == "memory") {
+      StringRef kind;
+      SMLoc kindLoc = parser.getCurrentLocation();
+      if (parser.parseKeyword(&kind))
+        return {};
+      std::optional<MemoryKind> parsed = symbolizeMemoryKind(kind);
+      if (!parsed) {
+        parser.emitError(kindLoc)
+            << "expected memory dram, shared or local, got '" << kind << "'";
+        return {};
+      }
+      memory = MemoryKindAttr::get(parser.getContext(), *parsed);
+    } else {
+      parser.emitError(keyLoc) << "unknown placement field '" << key
+                               << "' (expected cores, precision or memory)";
+      return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), card, cores, precision, memory);
+}
+
+void PlacementAttr::print(AsmPrinter &printer) const {
+  printer << "<card = " << getCard();
+  if (!getCores().empty()) {
+    printer << ", cores = [";
+    llvm::interleaveComma(getCores(), printer);
+    printer << "]";
+  }
+  if (getPrecision())
+    printer << ", precision = " << getPrecision();
+  if (getMemory())
+    printer << ", memory = " << stringifyMemoryKind(getMemory().getValue());
+  printer << ">";
+}
+
 LogicalResult
 PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       int64_t card, ArrayRef<int64_t> cores, Type precision,

@@ -211,8 +211,9 @@ LogicalResult GlobalAvgPoolOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
     SmallVectorImpl<Type> &inferred) {
   auto type = cast<RankedTensorType>(adaptor.getInput().getType());
-  if (type.getRank() < 3)
-    return emitOptionalError(location, "input must be N x C x D1..Dk, got ",
+  if (type.getRank() < 3 || type.getRank() > 5)
+    return emitOptionalError(location, "input must be N x C x D1..Dk with k "
+                                       "in 1..3, got ",
                              formatShape(type.getShape()));
   SmallVector<int64_t> shape(type.getShape());
   std::fill(shape.begin() + 2, shape.end(), 1);
@@ -230,9 +231,9 @@ LogicalResult BatchNormOp::verify() {
     return emitOpError() << "input must have a channel dimension, got "
                          << formatShape(type.getShape());
   int64_t channels = type.getDimSize(1);
-  for (auto [name, value] :
-       llvm::zip(ArrayRef<StringRef>{"scale", "bias", "mean", "variance"},
-                 ValueRange{getScale(), getBias(), getMean(), getVariance()})) {
+  const StringRef names[] = {"scale", "bias", "mean", "variance"};
+  const Value params[] = {getScale(), getBias(), getMean(), getVariance()};
+  for (auto [name, value] : llvm::zip(names, params)) {
     auto paramType = cast<RankedTensorType>(value.getType());
     if (paramType.getRank() != 1 || paramType.getDimSize(0) != channels)
       return emitOpError() << "'" << name << "' must have shape " << channels
@@ -259,11 +260,17 @@ LogicalResult LayerNormOp::verify() {
     if (!param)
       continue;
     auto paramType = cast<RankedTensorType>(param.getType());
+    StringRef name = param == getScale() ? "scale" : "bias";
     if (paramType.getShape() != normalized)
-      return emitOpError() << (param == getScale() ? "scale" : "bias")
-                           << " must have shape " << formatShape(normalized)
+      return emitOpError() << name << " must have shape "
+                           << formatShape(normalized)
                            << " (the normalised dimensions), got "
                            << formatShape(paramType.getShape());
+    if (paramType.getElementType() != type.getElementType())
+      return emitOpError() << name << " element type "
+                           << paramType.getElementType()
+                           << " differs from the input's "
+                           << type.getElementType();
   }
   return success();
 }

@@ -80,10 +80,13 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *context,
   SmallVector<bool> used(rank, false);
   SmallVector<int64_t> shape;
   for (int64_t dim : permutation) {
-    if (dim < 0 || dim >= rank || used[dim])
-      return emitOptionalError(location, "permutation [",
-                               formatShape(permutation),
+    if (dim < 0 || dim >= rank || used[dim]) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      llvm::interleaveComma(permutation, os);
+      return emitOptionalError(location, "permutation [", text,
                                "] is not a permutation of 0..", rank - 1);
+    }
     used[dim] = true;
     shape.push_back(type.getDimSize(dim));
   }

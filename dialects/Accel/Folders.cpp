@@ -289,10 +289,13 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   auto toFloat = dyn_cast<FloatType>(to);
   auto toInt = dyn_cast<IntegerType>(to);
   if (isa<IntegerType>(from) && toInt) {
-    bool isBool = toInt.getWidth() == 1;
+    bool toBool = toInt.getWidth() == 1, fromBool = from.isInteger(1);
     return input.mapValues(to, [&](const APInt &value) {
-      return isBool ? APInt(1, !value.isZero())
-                    : value.sextOrTrunc(toInt.getWidth());
+      // ONNX bools are 0/1, so they widen without sign extension.
+      if (toBool)
+        return APInt(1, !value.isZero());
+      return fromBool ? value.zextOrTrunc(toInt.getWidth())
+                      : value.sextOrTrunc(toInt.getWidth());
     });
   }
   if (isa<IntegerType>(from) && toFloat) {

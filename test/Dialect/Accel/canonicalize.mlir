@@ -454,7 +454,7 @@ func.func @expand(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>, ten
 // CHECK-NEXT:  return %[[X]], %[[X]], %[[PAD]] : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x4xf32>
 func.func @pad(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x4xf32>) {
   %0 = accel.pad %x {pads = array<i64: 0, 0, 0, 0>, value = 1.0 : f32} : tensor<2x3xf32> -> tensor<2x3xf32>
-  %1 = accel.pad %0 {pads = array<i64: 0, 0, 0, 0>, mode = #accel<pad_mode reflect>} : tensor<2x3xf32> -> tensor<2x3xf32>
+  %1 = accel.pad %0 {pads = array<i64: 0, 0, 0, 0>, mode = #accel.pad_mode<reflect>} : tensor<2x3xf32> -> tensor<2x3xf32>
   %2 = accel.pad %1 {pads = array<i64: 0, 0, 0, 1>} : tensor<2x3xf32> -> tensor<2x4xf32>
   return %0, %1, %2 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x4xf32>
 }
@@ -556,7 +556,7 @@ func.func @convert_chains(%h: tensor<4xf16>, %x: tensor<4xf32>, %b: tensor<4xbf1
 // CHECK-SAME:    %[[X:[^:]+]]: tensor<1x8xf32>
 // CHECK-SAME:    %[[W:[^:]+]]: tensor<8x4xf32>
 // CHECK-SAME:    %[[B:[^:]+]]: tensor<4xf32>
-// CHECK-NEXT:  %[[FC:.*]] = accel.fully_connected %[[X]], %[[W]], %[[B]] {activation = #accel<act relu>} : (tensor<1x8xf32>, tensor<8x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+// CHECK-NEXT:  %[[FC:.*]] = accel.fully_connected %[[X]], %[[W]], %[[B]] {activation = #accel.act<relu>} : (tensor<1x8xf32>, tensor<8x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
 // CHECK-NEXT:  return %[[FC]] : tensor<1x4xf32>
 func.func @fuse_relu_fc(%x: tensor<1x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf32>) -> tensor<1x4xf32> {
   %0 = accel.fully_connected %x, %w, %b : (tensor<1x8xf32>, tensor<8x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
@@ -570,7 +570,7 @@ func.func @fuse_relu_fc(%x: tensor<1x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf
 // CHECK-LABEL: func.func @fuse_clip_conv(
 // CHECK-SAME:    %[[X:[^:]+]]: tensor<1x2x4x4xf32>
 // CHECK-SAME:    %[[W:[^:]+]]: tensor<3x2x1x1xf32>
-// CHECK-NEXT:  %[[CONV:.*]] = accel.conv %[[X]], %[[W]] {activation = #accel<act clip>, activation_max = 6.000000e+00 : f32, activation_min = 0.000000e+00 : f32, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32>
+// CHECK-NEXT:  %[[CONV:.*]] = accel.conv %[[X]], %[[W]] {activation = #accel.act<clip>, activation_max = 6.000000e+00 : f32, activation_min = 0.000000e+00 : f32, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32>
 // CHECK-NEXT:  return %[[CONV]] : tensor<1x3x4x4xf32>
 func.func @fuse_clip_conv(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32> {
   %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32>
@@ -587,10 +587,10 @@ func.func @fuse_clip_conv(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1xf32>) -> t
 // CHECK-SAME:    %[[W:[^:]+]]: tensor<8x4xf32>
 // CHECK-SAME:    %[[I:[^:]+]]: tensor<1x2x4xf32>
 // CHECK-SAME:    %[[K:[^:]+]]: tensor<2x2x3xf32>
-// CHECK-NEXT:  %[[FC:.*]] = accel.fully_connected %[[X]], %[[W]] {activation = #accel<act sigmoid>} : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
-// CHECK-NEXT:  %[[FC_1:.*]] = accel.fully_connected %[[X]], %[[W]] {activation = #accel<act tanh>} : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
-// CHECK-NEXT:  %[[CONV:.*]] = accel.conv %[[I]], %[[K]] {activation = #accel<act gelu>, dilations = array<i64: 1>, pads = array<i64: 0, 0>, strides = array<i64: 1>} : (tensor<1x2x4xf32>, tensor<2x2x3xf32>) -> tensor<1x2x2xf32>
-// CHECK-NEXT:  %[[FC_2:.*]] = accel.fully_connected %[[X]], %[[W]] {activation = #accel<act clip>, activation_max = 1.000000e+00 : f32} : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
+// CHECK-NEXT:  %[[FC:.*]] = accel.fully_connected %[[X]], %[[W]] {activation = #accel.act<sigmoid>} : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
+// CHECK-NEXT:  %[[FC_1:.*]] = accel.fully_connected %[[X]], %[[W]] {activation = #accel.act<tanh>} : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
+// CHECK-NEXT:  %[[CONV:.*]] = accel.conv %[[I]], %[[K]] {activation = #accel.act<gelu>, dilations = array<i64: 1>, pads = array<i64: 0, 0>, strides = array<i64: 1>} : (tensor<1x2x4xf32>, tensor<2x2x3xf32>) -> tensor<1x2x2xf32>
+// CHECK-NEXT:  %[[FC_2:.*]] = accel.fully_connected %[[X]], %[[W]] {activation = #accel.act<clip>, activation_max = 1.000000e+00 : f32} : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
 // CHECK-NEXT:  return %[[FC]], %[[FC_1]], %[[CONV]], %[[FC_2]] : tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x2x2xf32>, tensor<1x4xf32>
 func.func @fuse_sigmoid_tanh_gelu(%x: tensor<1x8xf32>, %w: tensor<8x4xf32>, %i: tensor<1x2x4xf32>, %k: tensor<2x2x3xf32>) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x2x2xf32>, tensor<1x4xf32>) {
   %0 = accel.fully_connected %x, %w : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
@@ -613,18 +613,18 @@ func.func @fuse_sigmoid_tanh_gelu(%x: tensor<1x8xf32>, %w: tensor<8x4xf32>, %i: 
 // CHECK-SAME:    %[[W:[^:]+]]: tensor<8x4xf32>
 // CHECK-NEXT:  %[[FC:.*]] = accel.fully_connected %[[X]], %[[W]] : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
 // CHECK-NEXT:  %[[RELU:.*]] = accel.relu %[[FC]] : tensor<1x4xf32>
-// CHECK-NEXT:  %[[FC_1:.*]] = accel.fully_connected %[[X]], %[[W]] {activation = #accel<act tanh>} : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
+// CHECK-NEXT:  %[[FC_1:.*]] = accel.fully_connected %[[X]], %[[W]] {activation = #accel.act<tanh>} : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
 // CHECK-NEXT:  %[[SIGMOID:.*]] = accel.sigmoid %[[FC_1]] : tensor<1x4xf32>
 // CHECK-NEXT:  %[[FC_2:.*]] = accel.fully_connected %[[X]], %[[W]] : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
-// CHECK-NEXT:  %[[GELU:.*]] = accel.gelu %[[FC_2]] {approximate = #accel<gelu_approx tanh>} : tensor<1x4xf32>
+// CHECK-NEXT:  %[[GELU:.*]] = accel.gelu %[[FC_2]] {approximate = #accel.gelu_approx<tanh>} : tensor<1x4xf32>
 // CHECK-NEXT:  return %[[FC]], %[[RELU]], %[[SIGMOID]], %[[GELU]], %[[GELU]] : tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>
 func.func @no_fuse(%x: tensor<1x8xf32>, %w: tensor<8x4xf32>) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) {
   %0 = accel.fully_connected %x, %w : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
   %1 = accel.relu %0 : tensor<1x4xf32>
-  %2 = accel.fully_connected %x, %w {activation = #accel<act tanh>} : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
+  %2 = accel.fully_connected %x, %w {activation = #accel.act<tanh>} : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
   %3 = accel.sigmoid %2 : tensor<1x4xf32>
   %4 = accel.fully_connected %x, %w : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
-  %5 = accel.gelu %4 {approximate = #accel<gelu_approx tanh>} : tensor<1x4xf32>
+  %5 = accel.gelu %4 {approximate = #accel.gelu_approx<tanh>} : tensor<1x4xf32>
   return %0, %1, %3, %5, %5 : tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>
 }
 
@@ -768,7 +768,7 @@ func.func @fold_add_into_fc_bias(%x: tensor<2x8xf32>, %w: tensor<8x3xf32>) -> (t
 // CHECK-NEXT:  %[[ADD_1:.*]] = accel.add %[[FC]], %[[CST_2]] : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT:  %[[FC_1:.*]] = accel.fully_connected %[[FX]], %[[FW]], %[[FB]] : (tensor<2x8xf32>, tensor<8x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT:  %[[ADD_2:.*]] = accel.add %[[FC_1]], %[[CST_1]] : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
-// CHECK-NEXT:  %[[CONV_1:.*]] = accel.conv %[[X]], %[[W]] {activation = #accel<act relu>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32>
+// CHECK-NEXT:  %[[CONV_1:.*]] = accel.conv %[[X]], %[[W]] {activation = #accel.act<relu>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32>
 // CHECK-NEXT:  %[[ADD_3:.*]] = accel.add %[[CONV_1]], %[[CST]] : (tensor<1x2x2x2xf32>, tensor<2x1x1xf32>) -> tensor<1x2x2x2xf32>
 // CHECK-NEXT:  return %[[ADD]], %[[ADD_1]], %[[ADD_2]], %[[ADD_3]] : tensor<1x2x2x2xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<1x2x2x2xf32>
 func.func @no_fold_add_into_bias(%x: tensor<1x1x2x2xf32>, %w: tensor<2x1x1x1xf32>, %fx: tensor<2x8xf32>, %fw: tensor<8x3xf32>, %fb: tensor<2x1xf32>) -> (tensor<1x2x2x2xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<1x2x2x2xf32>) {
@@ -782,7 +782,18 @@ func.func @no_fold_add_into_bias(%x: tensor<1x1x2x2xf32>, %w: tensor<2x1x1x1xf32
   %4 = accel.fully_connected %fx, %fw, %fb : (tensor<2x8xf32>, tensor<8x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
   %5 = accel.add %4, %c : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   %cc = accel.constant dense<[[[1.0]], [[2.0]]]> : tensor<2x1x1xf32>
-  %6 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, activation = #accel<act relu>} : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32>
+  %6 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, activation = #accel.act<relu>} : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32>
   %7 = accel.add %6, %cc : (tensor<1x2x2x2xf32>, tensor<2x1x1xf32>) -> tensor<1x2x2x2xf32>
   return %1, %3, %5, %7 : tensor<1x2x2x2xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// ONNX bools are 0/1: true widens to 1, not -1.
+// CHECK-LABEL: func.func @cast_bool_to_int
+func.func @cast_bool_to_int() -> tensor<2xi32> {
+  // CHECK: accel.constant dense<[1, 0]> : tensor<2xi32>
+  %c = accel.constant dense<[true, false]> : tensor<2xi1>
+  %0 = accel.cast %c : tensor<2xi1> -> tensor<2xi32>
+  return %0 : tensor<2xi32>
 }

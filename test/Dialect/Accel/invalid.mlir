@@ -239,7 +239,7 @@ func.func @cast_shape(%a: tensor<4xf32>) -> tensor<2x2xi32> {
 func.func @gelu_bad_approx(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+2 {{expected ::mlir::nnaccel::accel::GeluApproximation to be one of: none, tanh}}
   // expected-error @+1 {{failed to parse Accel_GeluApproximationAttr parameter 'value' which is to be a `::mlir::nnaccel::accel::GeluApproximation`}}
-  %0 = accel.gelu %a {approximate = #accel<gelu_approx fast>} : tensor<4xf32>
+  %0 = accel.gelu %a {approximate = #accel.gelu_approx<fast>} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
@@ -329,7 +329,7 @@ func.func @fc_bias(%x: tensor<2x64xf32>, %w: tensor<64x32xf32>, %b: tensor<2xf32
 
 func.func @fc_bounds_without_clip(%x: tensor<1x64xf32>, %w: tensor<64x32xf32>) -> tensor<1x32xf32> {
   // expected-error @+1 {{'accel.fully_connected' op 'activation_min'/'activation_max' require activation = clip, got relu}}
-  %0 = accel.fully_connected %x, %w {activation = #accel<act relu>, activation_max = 6.0 : f32} : (tensor<1x64xf32>, tensor<64x32xf32>) -> tensor<1x32xf32>
+  %0 = accel.fully_connected %x, %w {activation = #accel.act<relu>, activation_max = 6.0 : f32} : (tensor<1x64xf32>, tensor<64x32xf32>) -> tensor<1x32xf32>
   return %0 : tensor<1x32xf32>
 }
 
@@ -337,7 +337,7 @@ func.func @fc_bounds_without_clip(%x: tensor<1x64xf32>, %w: tensor<64x32xf32>) -
 
 func.func @fc_clip_without_bounds(%x: tensor<1x64xf32>, %w: tensor<64x32xf32>) -> tensor<1x32xf32> {
   // expected-error @+1 {{'accel.fully_connected' op activation = clip needs 'activation_min' or 'activation_max'}}
-  %0 = accel.fully_connected %x, %w {activation = #accel<act clip>} : (tensor<1x64xf32>, tensor<64x32xf32>) -> tensor<1x32xf32>
+  %0 = accel.fully_connected %x, %w {activation = #accel.act<clip>} : (tensor<1x64xf32>, tensor<64x32xf32>) -> tensor<1x32xf32>
   return %0 : tensor<1x32xf32>
 }
 
@@ -345,7 +345,7 @@ func.func @fc_clip_without_bounds(%x: tensor<1x64xf32>, %w: tensor<64x32xf32>) -
 
 func.func @fc_clip_inverted(%x: tensor<1x64xf32>, %w: tensor<64x32xf32>) -> tensor<1x32xf32> {
   // expected-error @+1 {{'accel.fully_connected' op activation minimum 1.000000e+00 is greater than the maximum -1.000000e+00}}
-  %0 = accel.fully_connected %x, %w {activation = #accel<act clip>, activation_min = 1.0 : f32, activation_max = -1.0 : f32} : (tensor<1x64xf32>, tensor<64x32xf32>) -> tensor<1x32xf32>
+  %0 = accel.fully_connected %x, %w {activation = #accel.act<clip>, activation_min = 1.0 : f32, activation_max = -1.0 : f32} : (tensor<1x64xf32>, tensor<64x32xf32>) -> tensor<1x32xf32>
   return %0 : tensor<1x32xf32>
 }
 
@@ -530,7 +530,7 @@ func.func @max_pool_ceil_result(%x: tensor<1x2x7x7xf32>) -> tensor<1x2x3x3xf32> 
 // -----
 
 func.func @global_avg_pool_rank(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
-  // expected-error @+2 {{input must be N x C x D1..Dk, got 2x8}}
+  // expected-error @+2 {{input must be N x C x D1..Dk with k in 1..3, got 2x8}}
   // expected-error @+1 {{'accel.global_avg_pool' op failed to infer returned types}}
   %0 = accel.global_avg_pool %x : tensor<2x8xf32> -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
@@ -681,7 +681,7 @@ func.func @transpose_size(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
 // -----
 
 func.func @transpose_not_permutation(%x: tensor<2x3x4xf32>) -> tensor<3x3x2xf32> {
-  // expected-error @+2 {{permutation [1x1x0] is not a permutation of 0..2}}
+  // expected-error @+2 {{permutation [1, 1, 0] is not a permutation of 0..2}}
   // expected-error @+1 {{'accel.transpose' op failed to infer returned types}}
   %0 = accel.transpose %x {permutation = array<i64: 1, 1, 0>} : tensor<2x3x4xf32> -> tensor<3x3x2xf32>
   return %0 : tensor<3x3x2xf32>
@@ -808,7 +808,7 @@ func.func @pad_negative(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
 func.func @pad_reflect(%x: tensor<2x3xf32>) -> tensor<2x6xf32> {
   // expected-error @+2 {{dimension 1: reflect padding must be smaller than the size 3}}
   // expected-error @+1 {{'accel.pad' op failed to infer returned types}}
-  %0 = accel.pad %x {pads = array<i64: 0, 3, 0, 0>, mode = #accel<pad_mode reflect>} : tensor<2x3xf32> -> tensor<2x6xf32>
+  %0 = accel.pad %x {pads = array<i64: 0, 3, 0, 0>, mode = #accel.pad_mode<reflect>} : tensor<2x3xf32> -> tensor<2x6xf32>
   return %0 : tensor<2x6xf32>
 }
 
@@ -880,7 +880,7 @@ func.func @bag_weights_shape(%t: tensor<100x8xf32>, %i: tensor<4x3xi64>, %w: ten
 
 func.func @bag_mean_integer(%t: tensor<100x8xi8>, %i: tensor<4x3xi64>) -> tensor<4x8xi8> {
   // expected-error @+1 {{'accel.embedding_bag' op mean pooling needs a real or quantized table}}
-  %0 = accel.embedding_bag %t, %i {mode = #accel<bag_mode mean>} : (tensor<100x8xi8>, tensor<4x3xi64>) -> tensor<4x8xi8>
+  %0 = accel.embedding_bag %t, %i {mode = #accel.bag_mode<mean>} : (tensor<100x8xi8>, tensor<4x3xi64>) -> tensor<4x8xi8>
   return %0 : tensor<4x8xi8>
 }
 
@@ -916,7 +916,7 @@ func.func @lstm_w_shape(%x: tensor<5x1x16xf32>, %w: tensor<1x96x16xf32>, %r: ten
 func.func @lstm_bidirectional_b(%x: tensor<5x1x16xf32>, %w: tensor<2x128x16xf32>, %r: tensor<2x128x32xf32>, %b: tensor<1x256xf32>) -> tensor<2x1x32xf32> {
   // expected-error @+2 {{'B' must have shape 2x256, got 1x256}}
   // expected-error @+1 {{'accel.lstm' op failed to infer returned types}}
-  %y:3 = accel.lstm %x, %w, %r, %b {hidden_size = 32 : i64, direction = #accel<rnn_direction bidirectional>} : (tensor<5x1x16xf32>, tensor<2x128x16xf32>, tensor<2x128x32xf32>, tensor<1x256xf32>) -> (tensor<5x2x1x32xf32>, tensor<2x1x32xf32>, tensor<2x1x32xf32>)
+  %y:3 = accel.lstm %x, %w, %r, %b {hidden_size = 32 : i64, direction = #accel.rnn_direction<bidirectional>} : (tensor<5x1x16xf32>, tensor<2x128x16xf32>, tensor<2x128x32xf32>, tensor<1x256xf32>) -> (tensor<5x2x1x32xf32>, tensor<2x1x32xf32>, tensor<2x1x32xf32>)
   return %y#1 : tensor<2x1x32xf32>
 }
 
@@ -1107,4 +1107,54 @@ func.func @host_partition_unranked(%x: tensor<*xf32>) -> tensor<*xf32> {
 func.func @yield_outside_partition(%x: tensor<4xf32>) {
   // expected-error @+1 {{'accel.yield' op expects parent op 'accel.host_partition'}}
   accel.yield %x : tensor<4xf32>
+}
+
+// -----
+
+// Regression: the batch_norm verifier names the parameter correctly.
+func.func @batch_norm_bad_variance(%x: tensor<1x8x4x4xf32>, %p: tensor<8xf32>, %v: tensor<4xf32>) -> tensor<1x8x4x4xf32> {
+  // expected-error @+1 {{'variance' must have shape 8 (the channel count), got 4}}
+  %0 = accel.batch_norm %x, %p, %p, %p, %v : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<4xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+func.func @layer_norm_scale_type(%x: tensor<2x8xf32>, %g: tensor<8xf16>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{scale element type 'f16' differs from the input's 'f32'}}
+  %0 = accel.layer_norm %x, %g : (tensor<2x8xf32>, tensor<8xf16>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @global_pool_rank(%x: tensor<1x2x1x1x1x1xf32>) -> tensor<1x2x1x1x1x1xf32> {
+  // expected-error @+2 {{input must be N x C x D1..Dk with k in 1..3, got 1x2x1x1x1x1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = accel.global_avg_pool %x : tensor<1x2x1x1x1x1xf32> -> tensor<1x2x1x1x1x1xf32>
+  return %0 : tensor<1x2x1x1x1x1xf32>
+}
+
+// -----
+
+func.func @placement_unknown_field(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{unknown placement field 'speed' (expected cores, precision or memory)}}
+  %0 = accel.relu %x {accel.placement = #accel.placement<card = 0, speed = 3>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @placement_twice(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'memory' is given twice}}
+  %0 = accel.relu %x {accel.placement = #accel.placement<card = 0, memory = dram, memory = local>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @placement_bad_memory(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{expected memory dram, shared or local, got 'l2'}}
+  %0 = accel.relu %x {accel.placement = #accel.placement<card = 0, memory = l2>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
 }

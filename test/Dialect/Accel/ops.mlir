@@ -82,7 +82,7 @@ func.func @compare_where(%a: tensor<4x8xf32>, %b: tensor<8xf32>, %c: tensor<4x1x
 // CHECK-NEXT:  %[[V6:.*]] = accel.neg %[[V5]] : tensor<2x5xf32>
 // CHECK-NEXT:  %[[V7:.*]] = accel.abs %[[V6]] : tensor<2x5xf32>
 // CHECK-NEXT:  %[[V8:.*]] = accel.gelu %[[V7]] : tensor<2x5xf32>
-// CHECK-NEXT:  %[[V9:.*]] = accel.gelu %[[V8]] {approximate = #accel<gelu_approx tanh>} : tensor<2x5xf32>
+// CHECK-NEXT:  %[[V9:.*]] = accel.gelu %[[V8]] {approximate = #accel.gelu_approx<tanh>} : tensor<2x5xf32>
 // CHECK-NEXT:  %[[V10:.*]] = accel.clip %[[V9]] {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32} : tensor<2x5xf32>
 // CHECK-NEXT:  %[[V11:.*]] = accel.clip %[[V10]] {min = -1.500000e+00 : f32} : tensor<2x5xf32>
 // CHECK-NEXT:  %[[V12:.*]] = accel.relu %[[I]] : tensor<6xi32>
@@ -101,7 +101,7 @@ func.func @unary(%x: tensor<2x5xf32>, %i: tensor<6xi32>) -> (tensor<2x5xf32>, te
   %6 = accel.neg %5 : tensor<2x5xf32>
   %7 = accel.abs %6 : tensor<2x5xf32>
   %8 = accel.gelu %7 : tensor<2x5xf32>
-  %9 = accel.gelu %8 {approximate = #accel<gelu_approx tanh>} : tensor<2x5xf32>
+  %9 = accel.gelu %8 {approximate = #accel.gelu_approx<tanh>} : tensor<2x5xf32>
   %10 = accel.clip %9 {min = 0.0 : f32, max = 6.0 : f32} : tensor<2x5xf32>
   %11 = accel.clip %10 {min = -1.5 : f32} : tensor<2x5xf32>
   %12 = accel.relu %i : tensor<6xi32>
@@ -192,13 +192,13 @@ func.func @matmul(%a: tensor<2x4x8xf32>, %b: tensor<8x16xf32>, %v: tensor<8xf32>
 // CHECK-SAME:    %[[XT:[^:]+]]: tensor<64x3xf32>
 // CHECK-SAME:    %[[B2:[^:]+]]: tensor<3x1xf32>
 // CHECK-NEXT:  %[[V0:.*]] = accel.fully_connected %[[X]], %[[W]] : (tensor<1x64xf32>, tensor<64x32xf32>) -> tensor<1x32xf32>
-// CHECK-NEXT:  %[[V1:.*]] = accel.fully_connected %[[X]], %[[WT]], %[[B]] {activation = #accel<act relu>, transpose_weight = true} : (tensor<1x64xf32>, tensor<32x64xf32>, tensor<32xf32>) -> tensor<1x32xf32>
-// CHECK-NEXT:  %[[V2:.*]] = accel.fully_connected %[[XT]], %[[W]], %[[B2]] {activation = #accel<act clip>, activation_max = 1.000000e+00 : f32, activation_min = -1.000000e+00 : f32, alpha = 5.000000e-01 : f32, beta = 2.000000e+00 : f32, transpose_input = true} : (tensor<64x3xf32>, tensor<64x32xf32>, tensor<3x1xf32>) -> tensor<3x32xf32>
+// CHECK-NEXT:  %[[V1:.*]] = accel.fully_connected %[[X]], %[[WT]], %[[B]] {activation = #accel.act<relu>, transpose_weight = true} : (tensor<1x64xf32>, tensor<32x64xf32>, tensor<32xf32>) -> tensor<1x32xf32>
+// CHECK-NEXT:  %[[V2:.*]] = accel.fully_connected %[[XT]], %[[W]], %[[B2]] {activation = #accel.act<clip>, activation_max = 1.000000e+00 : f32, activation_min = -1.000000e+00 : f32, alpha = 5.000000e-01 : f32, beta = 2.000000e+00 : f32, transpose_input = true} : (tensor<64x3xf32>, tensor<64x32xf32>, tensor<3x1xf32>) -> tensor<3x32xf32>
 // CHECK-NEXT:  return %[[V0]], %[[V1]], %[[V2]] : tensor<1x32xf32>, tensor<1x32xf32>, tensor<3x32xf32>
 func.func @fully_connected(%x: tensor<1x64xf32>, %w: tensor<64x32xf32>, %wt: tensor<32x64xf32>, %b: tensor<32xf32>, %xt: tensor<64x3xf32>, %b2: tensor<3x1xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>, tensor<3x32xf32>) {
   %0 = accel.fully_connected %x, %w : (tensor<1x64xf32>, tensor<64x32xf32>) -> tensor<1x32xf32>
-  %1 = accel.fully_connected %x, %wt, %b {transpose_weight = true, activation = #accel<act relu>} : (tensor<1x64xf32>, tensor<32x64xf32>, tensor<32xf32>) -> tensor<1x32xf32>
-  %2 = accel.fully_connected %xt, %w, %b2 {transpose_input = true, alpha = 0.5 : f32, beta = 2.0 : f32, activation = #accel<act clip>, activation_min = -1.0 : f32, activation_max = 1.0 : f32} : (tensor<64x3xf32>, tensor<64x32xf32>, tensor<3x1xf32>) -> tensor<3x32xf32>
+  %1 = accel.fully_connected %x, %wt, %b {transpose_weight = true, activation = #accel.act<relu>} : (tensor<1x64xf32>, tensor<32x64xf32>, tensor<32xf32>) -> tensor<1x32xf32>
+  %2 = accel.fully_connected %xt, %w, %b2 {transpose_input = true, alpha = 0.5 : f32, beta = 2.0 : f32, activation = #accel.act<clip>, activation_min = -1.0 : f32, activation_max = 1.0 : f32} : (tensor<64x3xf32>, tensor<64x32xf32>, tensor<3x1xf32>) -> tensor<3x32xf32>
   return %0, %1, %2 : tensor<1x32xf32>, tensor<1x32xf32>, tensor<3x32xf32>
 }
 
@@ -217,7 +217,7 @@ func.func @fully_connected(%x: tensor<1x64xf32>, %w: tensor<64x32xf32>, %wt: ten
 // CHECK-SAME:    %[[WD:[^:]+]]: tensor<8x1x3x3xf32>
 // CHECK-SAME:    %[[BD:[^:]+]]: tensor<8xf32>
 // CHECK-NEXT:  %[[V0:.*]] = accel.conv %[[X1]], %[[W1]] {dilations = array<i64: 1>, pads = array<i64: 0, 0>, strides = array<i64: 1>} : (tensor<1x4x10xf32>, tensor<8x4x3xf32>) -> tensor<1x8x8xf32>
-// CHECK-NEXT:  %[[V1:.*]] = accel.conv %[[X2]], %[[W2]], %[[B2]] {activation = #accel<act relu>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<1x16x16x16xf32>
+// CHECK-NEXT:  %[[V1:.*]] = accel.conv %[[X2]], %[[W2]], %[[B2]] {activation = #accel.act<relu>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<1x16x16x16xf32>
 // CHECK-NEXT:  %[[V2:.*]] = accel.conv %[[X3]], %[[W3]] {dilations = array<i64: 1, 1, 1>, pads = array<i64: 0, 0, 0, 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<2x2x4x8x8xf32>, tensor<4x2x2x3x3xf32>) -> tensor<2x4x3x6x6xf32>
 // CHECK-NEXT:  %[[V3:.*]] = accel.conv %[[XG]], %[[WG]] {dilations = array<i64: 1, 1>, groups = 4 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x14x14xf32>
 // CHECK-NEXT:  %[[V4:.*]] = accel.conv %[[XG]], %[[WD]], %[[BD]] {dilations = array<i64: 1, 1>, groups = 8 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x1x3x3xf32>, tensor<8xf32>) -> tensor<1x8x16x16xf32>
@@ -229,7 +229,7 @@ func.func @conv(%x1: tensor<1x4x10xf32>, %w1: tensor<8x4x3xf32>,
                 %xg: tensor<1x8x16x16xf32>, %wg: tensor<4x2x3x3xf32>,
                 %wd: tensor<8x1x3x3xf32>, %bd: tensor<8xf32>) -> (tensor<1x8x8xf32>, tensor<1x16x16x16xf32>, tensor<2x4x3x6x6xf32>, tensor<1x4x14x14xf32>, tensor<1x8x16x16xf32>, tensor<1x4x12x12xf32>) {
   %0 = accel.conv %x1, %w1 {strides = array<i64: 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1>} : (tensor<1x4x10xf32>, tensor<8x4x3xf32>) -> tensor<1x8x8xf32>
-  %1 = accel.conv %x2, %w2, %b2 {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel<act relu>} : (tensor<1x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<1x16x16x16xf32>
+  %1 = accel.conv %x2, %w2, %b2 {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<relu>} : (tensor<1x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<1x16x16x16xf32>
   %2 = accel.conv %x3, %w3 {strides = array<i64: 1, 1, 1>, pads = array<i64: 0, 0, 0, 0, 0, 0>, dilations = array<i64: 1, 1, 1>} : (tensor<2x2x4x8x8xf32>, tensor<4x2x2x3x3xf32>) -> tensor<2x4x3x6x6xf32>
   %3 = accel.conv %xg, %wg {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 4 : i64} : (tensor<1x8x16x16xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x14x14xf32>
   %4 = accel.conv %xg, %wd, %bd {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 8 : i64} : (tensor<1x8x16x16xf32>, tensor<8x1x3x3xf32>, tensor<8xf32>) -> tensor<1x8x16x16xf32>
@@ -330,8 +330,8 @@ func.func @constants() -> (tensor<2x2xf32>, tensor<3xi64>, tensor<4xbf16>, tenso
 // CHECK-NEXT:  %[[V4:.*]] = accel.gather %[[T]], %[[IDS]] : (tensor<100x16xf32>, tensor<2x2xi32>) -> tensor<2x2x16xf32>
 // CHECK-NEXT:  %[[V5:.*]] = accel.expand %[[E]] : tensor<1x8xf32> -> tensor<3x1x8xf32>
 // CHECK-NEXT:  %[[V6:.*]] = accel.pad %[[X]] {pads = array<i64: 0, 1, 0, 0, 1, 2>, value = -1.000000e+00 : f32} : tensor<2x3x4xf32> -> tensor<2x5x6xf32>
-// CHECK-NEXT:  %[[V7:.*]] = accel.pad %[[X]] {mode = #accel<pad_mode reflect>, pads = array<i64: 1, 0, 0, 1, 0, 0>} : tensor<2x3x4xf32> -> tensor<4x3x4xf32>
-// CHECK-NEXT:  %[[V8:.*]] = accel.pad %[[X]] {mode = #accel<pad_mode edge>, pads = array<i64: 1, 0, 0, 1, 0, 0>} : tensor<2x3x4xf32> -> tensor<4x3x4xf32>
+// CHECK-NEXT:  %[[V7:.*]] = accel.pad %[[X]] {mode = #accel.pad_mode<reflect>, pads = array<i64: 1, 0, 0, 1, 0, 0>} : tensor<2x3x4xf32> -> tensor<4x3x4xf32>
+// CHECK-NEXT:  %[[V8:.*]] = accel.pad %[[X]] {mode = #accel.pad_mode<edge>, pads = array<i64: 1, 0, 0, 1, 0, 0>} : tensor<2x3x4xf32> -> tensor<4x3x4xf32>
 // CHECK-NEXT:  return %[[V0]], %[[V1]], %[[V2]], %[[V3]], %[[V4]], %[[V5]], %[[V6]], %[[V8]] : tensor<6x4xf32>, tensor<4x2x3xf32>, tensor<2x8x4xf32>, tensor<2x2x2xf32>, tensor<2x2x16xf32>, tensor<3x1x8xf32>, tensor<2x5x6xf32>, tensor<4x3x4xf32>
 func.func @data_movement(%x: tensor<2x3x4xf32>, %y: tensor<2x5x4xf32>, %t: tensor<100x16xf32>, %ids: tensor<2x2xi32>, %e: tensor<1x8xf32>) -> (tensor<6x4xf32>, tensor<4x2x3xf32>, tensor<2x8x4xf32>, tensor<2x2x2xf32>, tensor<2x2x16xf32>, tensor<3x1x8xf32>, tensor<2x5x6xf32>, tensor<4x3x4xf32>) {
   %0 = accel.reshape %x : tensor<2x3x4xf32> -> tensor<6x4xf32>
@@ -341,8 +341,8 @@ func.func @data_movement(%x: tensor<2x3x4xf32>, %y: tensor<2x5x4xf32>, %t: tenso
   %4 = accel.gather %t, %ids {axis = 0 : i64} : (tensor<100x16xf32>, tensor<2x2xi32>) -> tensor<2x2x16xf32>
   %5 = accel.expand %e : tensor<1x8xf32> -> tensor<3x1x8xf32>
   %6 = accel.pad %x {pads = array<i64: 0, 1, 0, 0, 1, 2>, value = -1.0 : f32} : tensor<2x3x4xf32> -> tensor<2x5x6xf32>
-  %7 = accel.pad %x {pads = array<i64: 1, 0, 0, 1, 0, 0>, mode = #accel<pad_mode reflect>} : tensor<2x3x4xf32> -> tensor<4x3x4xf32>
-  %8 = accel.pad %x {pads = array<i64: 1, 0, 0, 1, 0, 0>, mode = #accel<pad_mode edge>} : tensor<2x3x4xf32> -> tensor<4x3x4xf32>
+  %7 = accel.pad %x {pads = array<i64: 1, 0, 0, 1, 0, 0>, mode = #accel.pad_mode<reflect>} : tensor<2x3x4xf32> -> tensor<4x3x4xf32>
+  %8 = accel.pad %x {pads = array<i64: 1, 0, 0, 1, 0, 0>, mode = #accel.pad_mode<edge>} : tensor<2x3x4xf32> -> tensor<4x3x4xf32>
   return %0, %1, %2, %3, %4, %5, %6, %8 : tensor<6x4xf32>, tensor<4x2x3xf32>, tensor<2x8x4xf32>, tensor<2x2x2xf32>, tensor<2x2x16xf32>, tensor<3x1x8xf32>, tensor<2x5x6xf32>, tensor<4x3x4xf32>
 }
 
@@ -358,16 +358,16 @@ func.func @data_movement(%x: tensor<2x3x4xf32>, %y: tensor<2x5x4xf32>, %t: tenso
 // CHECK-SAME:    %[[PSW2:[^:]+]]: tensor<4x3xf32>
 // CHECK-SAME:    %[[TI:[^:]+]]: tensor<10x4xi8>
 // CHECK-NEXT:  %[[V0:.*]] = accel.embedding_bag %[[T]], %[[IDS2]] : (tensor<1000x16xf32>, tensor<4x3xi64>) -> tensor<4x16xf32>
-// CHECK-NEXT:  %[[V1:.*]] = accel.embedding_bag %[[T]], %[[IDS]] offsets %[[OFF]] {mode = #accel<bag_mode mean>} : (tensor<1000x16xf32>, tensor<12xi64>, tensor<4xi64>) -> tensor<4x16xf32>
+// CHECK-NEXT:  %[[V1:.*]] = accel.embedding_bag %[[T]], %[[IDS]] offsets %[[OFF]] {mode = #accel.bag_mode<mean>} : (tensor<1000x16xf32>, tensor<12xi64>, tensor<4xi64>) -> tensor<4x16xf32>
 // CHECK-NEXT:  %[[V2:.*]] = accel.embedding_bag %[[T]], %[[IDS]] lengths %[[LEN]] weights %[[PSW]] : (tensor<1000x16xf32>, tensor<12xi64>, tensor<4xi32>, tensor<12xf32>) -> tensor<4x16xf32>
 // CHECK-NEXT:  %[[V3:.*]] = accel.embedding_bag %[[T]], %[[IDS2]] weights %[[PSW2]] : (tensor<1000x16xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x16xf32>
 // CHECK-NEXT:  %[[V4:.*]] = accel.embedding_bag %[[TI]], %[[IDS2]] : (tensor<10x4xi8>, tensor<4x3xi64>) -> tensor<4x4xi8>
 // CHECK-NEXT:  return %[[V0]], %[[V1]], %[[V2]], %[[V3]], %[[V4]] : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x4xi8>
 func.func @embedding_bag(%t: tensor<1000x16xf32>, %ids2: tensor<4x3xi64>, %ids: tensor<12xi64>, %off: tensor<4xi64>, %len: tensor<4xi32>, %psw: tensor<12xf32>, %psw2: tensor<4x3xf32>, %ti: tensor<10x4xi8>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x4xi8>) {
   %0 = accel.embedding_bag %t, %ids2 : (tensor<1000x16xf32>, tensor<4x3xi64>) -> tensor<4x16xf32>
-  %1 = accel.embedding_bag %t, %ids offsets %off {mode = #accel<bag_mode mean>} : (tensor<1000x16xf32>, tensor<12xi64>, tensor<4xi64>) -> tensor<4x16xf32>
+  %1 = accel.embedding_bag %t, %ids offsets %off {mode = #accel.bag_mode<mean>} : (tensor<1000x16xf32>, tensor<12xi64>, tensor<4xi64>) -> tensor<4x16xf32>
   %2 = accel.embedding_bag %t, %ids lengths %len weights %psw : (tensor<1000x16xf32>, tensor<12xi64>, tensor<4xi32>, tensor<12xf32>) -> tensor<4x16xf32>
-  %3 = accel.embedding_bag %t, %ids2 weights %psw2 {mode = #accel<bag_mode sum>} : (tensor<1000x16xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x16xf32>
+  %3 = accel.embedding_bag %t, %ids2 weights %psw2 {mode = #accel.bag_mode<sum>} : (tensor<1000x16xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x16xf32>
   %4 = accel.embedding_bag %ti, %ids2 : (tensor<10x4xi8>, tensor<4x3xi64>) -> tensor<4x4xi8>
   return %0, %1, %2, %3, %4 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x4xi8>
 }
@@ -385,13 +385,13 @@ func.func @embedding_bag(%t: tensor<1000x16xf32>, %ids2: tensor<4x3xi64>, %ids: 
 // CHECK-SAME:    %[[C2:[^:]+]]: tensor<2x1x32xf32>
 // CHECK-SAME:    %[[P2:[^:]+]]: tensor<2x96xf32>
 // CHECK-NEXT:  %[[Y:[^ ,]+]], %[[YH:[^ ,]+]], %[[YC:[^ ,]+]] = accel.lstm %[[X]], %[[W]], %[[R]] {hidden_size = 32 : i64} : (tensor<5x1x16xf32>, tensor<1x128x16xf32>, tensor<1x128x32xf32>) -> (tensor<5x1x1x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>)
-// CHECK-NEXT:  %[[BY0:[^ ,]+]], %[[BY1:[^ ,]+]], %[[BY2:[^ ,]+]] = accel.lstm %[[X]], %[[W2]], %[[R2]], %[[B2]] initial_h %[[H2]] initial_c %[[C2]] peepholes %[[P2]] {clip = 3.000000e+00 : f32, direction = #accel<rnn_direction bidirectional>, hidden_size = 32 : i64} : (tensor<5x1x16xf32>, tensor<2x128x16xf32>, tensor<2x128x32xf32>, tensor<2x256xf32>, tensor<2x1x32xf32>, tensor<2x1x32xf32>, tensor<2x96xf32>) -> (tensor<5x2x1x32xf32>, tensor<2x1x32xf32>, tensor<2x1x32xf32>)
+// CHECK-NEXT:  %[[BY0:[^ ,]+]], %[[BY1:[^ ,]+]], %[[BY2:[^ ,]+]] = accel.lstm %[[X]], %[[W2]], %[[R2]], %[[B2]] initial_h %[[H2]] initial_c %[[C2]] peepholes %[[P2]] {clip = 3.000000e+00 : f32, direction = #accel.rnn_direction<bidirectional>, hidden_size = 32 : i64} : (tensor<5x1x16xf32>, tensor<2x128x16xf32>, tensor<2x128x32xf32>, tensor<2x256xf32>, tensor<2x1x32xf32>, tensor<2x1x32xf32>, tensor<2x96xf32>) -> (tensor<5x2x1x32xf32>, tensor<2x1x32xf32>, tensor<2x1x32xf32>)
 // CHECK-NEXT:  return %[[Y]], %[[BY0]], %[[BY1]], %[[BY2]] : tensor<5x1x1x32xf32>, tensor<5x2x1x32xf32>, tensor<2x1x32xf32>, tensor<2x1x32xf32>
 func.func @lstm(%x: tensor<5x1x16xf32>, %w: tensor<1x128x16xf32>, %r: tensor<1x128x32xf32>,
                 %w2: tensor<2x128x16xf32>, %r2: tensor<2x128x32xf32>, %b2: tensor<2x256xf32>,
                 %h2: tensor<2x1x32xf32>, %c2: tensor<2x1x32xf32>, %p2: tensor<2x96xf32>) -> (tensor<5x1x1x32xf32>, tensor<5x2x1x32xf32>, tensor<2x1x32xf32>, tensor<2x1x32xf32>) {
   %y, %yh, %yc = accel.lstm %x, %w, %r {hidden_size = 32 : i64} : (tensor<5x1x16xf32>, tensor<1x128x16xf32>, tensor<1x128x32xf32>) -> (tensor<5x1x1x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>)
-  %by:3 = accel.lstm %x, %w2, %r2, %b2 initial_h %h2 initial_c %c2 peepholes %p2 {hidden_size = 32 : i64, direction = #accel<rnn_direction bidirectional>, clip = 3.0 : f32} : (tensor<5x1x16xf32>, tensor<2x128x16xf32>, tensor<2x128x32xf32>, tensor<2x256xf32>, tensor<2x1x32xf32>, tensor<2x1x32xf32>, tensor<2x96xf32>) -> (tensor<5x2x1x32xf32>, tensor<2x1x32xf32>, tensor<2x1x32xf32>)
+  %by:3 = accel.lstm %x, %w2, %r2, %b2 initial_h %h2 initial_c %c2 peepholes %p2 {hidden_size = 32 : i64, direction = #accel.rnn_direction<bidirectional>, clip = 3.0 : f32} : (tensor<5x1x16xf32>, tensor<2x128x16xf32>, tensor<2x128x32xf32>, tensor<2x256xf32>, tensor<2x1x32xf32>, tensor<2x1x32xf32>, tensor<2x96xf32>) -> (tensor<5x2x1x32xf32>, tensor<2x1x32xf32>, tensor<2x1x32xf32>)
   return %y, %by#0, %by#1, %by#2 : tensor<5x1x1x32xf32>, tensor<5x2x1x32xf32>, tensor<2x1x32xf32>, tensor<2x1x32xf32>
 }
 
@@ -401,10 +401,10 @@ func.func @lstm(%x: tensor<5x1x16xf32>, %w: tensor<1x128x16xf32>, %r: tensor<1x1
 // CHECK-SAME:    %[[W:[^:]+]]: tensor<1x32x4xf16>
 // CHECK-SAME:    %[[R:[^:]+]]: tensor<1x32x8xf16>
 // CHECK-SAME:    %[[C:[^:]+]]: tensor<1x2x8xf16>
-// CHECK-NEXT:  %[[Y0:[^ ,]+]], %[[Y1:[^ ,]+]], %[[Y2:[^ ,]+]] = accel.lstm %[[X]], %[[W]], %[[R]] initial_c %[[C]] {direction = #accel<rnn_direction reverse>, hidden_size = 8 : i64} : (tensor<3x2x4xf16>, tensor<1x32x4xf16>, tensor<1x32x8xf16>, tensor<1x2x8xf16>) -> (tensor<3x1x2x8xf16>, tensor<1x2x8xf16>, tensor<1x2x8xf16>)
+// CHECK-NEXT:  %[[Y0:[^ ,]+]], %[[Y1:[^ ,]+]], %[[Y2:[^ ,]+]] = accel.lstm %[[X]], %[[W]], %[[R]] initial_c %[[C]] {direction = #accel.rnn_direction<reverse>, hidden_size = 8 : i64} : (tensor<3x2x4xf16>, tensor<1x32x4xf16>, tensor<1x32x8xf16>, tensor<1x2x8xf16>) -> (tensor<3x1x2x8xf16>, tensor<1x2x8xf16>, tensor<1x2x8xf16>)
 // CHECK-NEXT:  return %[[Y2]] : tensor<1x2x8xf16>
 func.func @lstm_partial(%x: tensor<3x2x4xf16>, %w: tensor<1x32x4xf16>, %r: tensor<1x32x8xf16>, %c: tensor<1x2x8xf16>) -> tensor<1x2x8xf16> {
-  %y:3 = accel.lstm %x, %w, %r initial_c %c {hidden_size = 8 : i64, direction = #accel<rnn_direction reverse>} : (tensor<3x2x4xf16>, tensor<1x32x4xf16>, tensor<1x32x8xf16>, tensor<1x2x8xf16>) -> (tensor<3x1x2x8xf16>, tensor<1x2x8xf16>, tensor<1x2x8xf16>)
+  %y:3 = accel.lstm %x, %w, %r initial_c %c {hidden_size = 8 : i64, direction = #accel.rnn_direction<reverse>} : (tensor<3x2x4xf16>, tensor<1x32x4xf16>, tensor<1x32x8xf16>, tensor<1x2x8xf16>) -> (tensor<3x1x2x8xf16>, tensor<1x2x8xf16>, tensor<1x2x8xf16>)
   return %y#2 : tensor<1x2x8xf16>
 }
 
@@ -418,12 +418,12 @@ func.func @lstm_partial(%x: tensor<3x2x4xf16>, %w: tensor<1x32x4xf16>, %r: tenso
 // CHECK-SAME:    %[[B2:[^:]+]]: tensor<2x48xf32>
 // CHECK-SAME:    %[[H2:[^:]+]]: tensor<2x1x8xf32>
 // CHECK-NEXT:  %[[Y:[^ ,]+]], %[[H:[^ ,]+]] = accel.gru %[[X]], %[[W]], %[[R]] {hidden_size = 8 : i64, linear_before_reset = true} : (tensor<3x1x4xf32>, tensor<1x24x4xf32>, tensor<1x24x8xf32>) -> (tensor<3x1x1x8xf32>, tensor<1x1x8xf32>)
-// CHECK-NEXT:  %[[BY0:[^ ,]+]], %[[BY1:[^ ,]+]] = accel.gru %[[X]], %[[W2]], %[[R2]], %[[B2]] initial_h %[[H2]] {clip = 1.000000e+01 : f32, direction = #accel<rnn_direction bidirectional>, hidden_size = 8 : i64} : (tensor<3x1x4xf32>, tensor<2x24x4xf32>, tensor<2x24x8xf32>, tensor<2x48xf32>, tensor<2x1x8xf32>) -> (tensor<3x2x1x8xf32>, tensor<2x1x8xf32>)
+// CHECK-NEXT:  %[[BY0:[^ ,]+]], %[[BY1:[^ ,]+]] = accel.gru %[[X]], %[[W2]], %[[R2]], %[[B2]] initial_h %[[H2]] {clip = 1.000000e+01 : f32, direction = #accel.rnn_direction<bidirectional>, hidden_size = 8 : i64} : (tensor<3x1x4xf32>, tensor<2x24x4xf32>, tensor<2x24x8xf32>, tensor<2x48xf32>, tensor<2x1x8xf32>) -> (tensor<3x2x1x8xf32>, tensor<2x1x8xf32>)
 // CHECK-NEXT:  return %[[Y]], %[[BY1]] : tensor<3x1x1x8xf32>, tensor<2x1x8xf32>
 func.func @gru(%x: tensor<3x1x4xf32>, %w: tensor<1x24x4xf32>, %r: tensor<1x24x8xf32>,
                %w2: tensor<2x24x4xf32>, %r2: tensor<2x24x8xf32>, %b2: tensor<2x48xf32>, %h2: tensor<2x1x8xf32>) -> (tensor<3x1x1x8xf32>, tensor<2x1x8xf32>) {
   %y, %h = accel.gru %x, %w, %r {hidden_size = 8 : i64, linear_before_reset = true} : (tensor<3x1x4xf32>, tensor<1x24x4xf32>, tensor<1x24x8xf32>) -> (tensor<3x1x1x8xf32>, tensor<1x1x8xf32>)
-  %by:2 = accel.gru %x, %w2, %r2, %b2 initial_h %h2 {hidden_size = 8 : i64, direction = #accel<rnn_direction bidirectional>, clip = 10.0 : f32} : (tensor<3x1x4xf32>, tensor<2x24x4xf32>, tensor<2x24x8xf32>, tensor<2x48xf32>, tensor<2x1x8xf32>) -> (tensor<3x2x1x8xf32>, tensor<2x1x8xf32>)
+  %by:2 = accel.gru %x, %w2, %r2, %b2 initial_h %h2 {hidden_size = 8 : i64, direction = #accel.rnn_direction<bidirectional>, clip = 10.0 : f32} : (tensor<3x1x4xf32>, tensor<2x24x4xf32>, tensor<2x24x8xf32>, tensor<2x48xf32>, tensor<2x1x8xf32>) -> (tensor<3x2x1x8xf32>, tensor<2x1x8xf32>)
   return %y, %by#1 : tensor<3x1x1x8xf32>, tensor<2x1x8xf32>
 }
 
@@ -477,4 +477,14 @@ func.func @placement(%x: tensor<8xf32>) -> tensor<8xf32> {
   %3 = accel.exp %2 {accel.placement = #accel.placement<card = 1, cores = [7], precision = bf16, memory = dram>} : tensor<8xf32>
   %4 = accel.sqrt %3 {accel.placement = #accel.placement<card = 2, cores = [3, 0]>} : tensor<8xf32>
   return %4 : tensor<8xf32>
+}
+
+// Placement fields are independent and may come in any order.
+// CHECK-LABEL: func.func @placement_any_order
+func.func @placement_any_order(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: accel.placement = #accel.placement<card = 3, precision = f16>
+  %0 = accel.relu %x {accel.placement = #accel.placement<card = 3, precision = f16>} : tensor<4xf32>
+  // CHECK: accel.placement = #accel.placement<card = -1, precision = bf16, memory = dram>
+  %1 = accel.relu %0 {accel.placement = #accel.placement<card = -1, memory = dram, precision = bf16>} : tensor<4xf32>
+  return %1 : tensor<4xf32>
 }
