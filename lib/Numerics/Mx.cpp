@@ -1,0 +1,146 @@
+//===- Mx.cpp - OCP Microscaling (MX v1.0) formats ------------------------===//
+//
+// MX block encode/decode. The element rounding reuses the fp8 conversions
+// (saturating mode) so that MXFP8 elements and standalone fp8 tensors can
+// never disagree; MXINT8 rounds with the shared roundHalfEven.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnaccel/Numerics/Mx.h"
+
+#include "nnaccel/Numerics/Fp8.h"
+
+#include <algorithm>
+
+namespace nnaccel {
+namespace numerics {
+
+int mxElemEmax(MxElemType t) {
+  switch (t) {
+  case MxElemType::Int8:
+    return 0;
+  case MxElemType::Fp8E4M3:
+    return 8;
+  case MxElemType::Fp8E5M2:
+    return 15;
+  }
+  return 0;
+}
+
+float e8m0ToFp32(uint8_t bits) {
+  if (bits == kE8M0NaN)
+    return std::numeric_limits<float>::quiet_NaN();
+  return std::ldexp(1.0f, static_cast<int>(bits) - kE8M0Bias);
+}
+
+float decodeMxElement(MxElemType t, uint8_t code) {
+  switch (t) {
+  case MxElemType::Int8:
+    return std::ldexp(static_cast<float>(static_cast<int8_t>(code)), -6);
+  case MxElemType::Fp8E4M3:
+    return fp8E4M3ToFp32(code);
+  case MxElemType::Fp8E5M2:
+    return fp8E5M2ToFp32(code);
+  }
+  return 0.0f;
+}
+
+namespace {
+
+/// Element code for an already scaled value (finite).
+inline uint8_t encodeElement(MxElemType t, float scaled) {
+  switch (t) {
+  case MxElemType::Int8: {
+    float r = roundHalfEven(std::ldexp(scaled, 6));
+    // Symmetric saturation: -128 (-2.0) is left unused, as in the spec's
+    // reference, so negation never overflows.
+    return static_cast<uint8_t>(
+        static_cast<int8_t>(saturateToInt(r, -127, 127)));
+  }
+  case MxElemType::Fp8E4M3:
+    return fp32ToFp8E4M3(scaled, Fp8Overflow::Saturate);
+  case MxElemType::Fp8E5M2:
+    return fp32ToFp8E5M2(scaled, Fp8Overflow::Saturate);
+  }
+  return 0;
+}
+
+} // namespace
+
+uint8_t encodeMxBlock(MxElemType t, Span<const float> block,
+                      Span<uint8_t> elems) {
+  assert(!block.empty() && block.size() <= kMxBlockSize);
+  assert(block.size() == elems.size());
+  float maxAbs = 0.0f;
+  for (float v : block) {
+    if (!std::isfinite(v)) {
+      std::fill(elems.begin(), elems.end(), 0);
+      return kE8M0NaN;
+    }
+    maxAbs = std::max(maxAbs, std::fabs(v));
+  }
+  int x;
+  if (maxAbs == 0.0f) {
+    x = -kE8M0Bias;
+  } else {
+    x = floorLog2(maxAbs) - mxElemEmax(t);
+    x = std::max(-kE8M0Bias, std::min(kE8M0Bias, x));
+  }
+  for (size_t i = 0, n = block.size(); i != n; ++i) {
+    // v * 2^-X is exact unless it lands in the fp32 subnormal range, where
+    // it is far below half the smallest element subnormal and rounds to 0
+    // (with its sign) either way.
+    float scaled = std::ldexp(block.data()[i], -x);
+    elems.data()[i] = encodeElement(t, scaled);
+  }
+  return static_cast<uint8_t>(x + kE8M0Bias);
+}
+
+void decodeMxBlock(MxElemType t, uint8_t scale, Span<const uint8_t> elems,
+                   Span<float> out) {
+  assert(elems.size() == out.size() && elems.size() <= kMxBlockSize);
+  if (scale == kE8M0NaN) {
+    std::fill(out.begin(), out.end(), std::numeric_limits<float>::quiet_NaN());
+    return;
+  }
+  int x = static_cast<int>(scale) - kE8M0Bias;
+  for (size_t i = 0, n = elems.size(); i != n; ++i)
+    out.data()[i] = std::ldexp(decodeMxElement(t, elems.data()[i]), x);
+}
+
+void encodeMx(MxElemType t, Span<const float> x, Span<uint8_t> scales,
+              Span<uint8_t> elems) {
+  assert(elems.size() == x.size() && scales.size() == mxNumBlocks(x.size()));
+  for (size_t b = 0, nb = scales.size(); b != nb; ++b) {
+    size_t begin = b * kMxBlockSize;
+    size_t len = std::min(kMxBlockSize, x.size() - begin);
+    scales.data()[b] =
+        encodeMxBlock(t, x.subspan(begin, len), elems.subspan(begin, len));
+  }
+}
+
+void decodeMx(MxElemType t, Span<const uint8_t> scales,
+              Span<const uint8_t> elems, Span<float> out) {
+  assert(elems.size() == out.size() &&
+         scales.size() == mxNumBlocks(out.size()));
+  for (size_t b = 0, nb = scales.size(); b != nb; ++b) {
+    size_t begin = b * kMxBlockSize;
+    size_t len = std::min(kMxBlockSize, out.size() - begin);
+    decodeMxBlock(t, scales.data()[b], elems.subspan(begin, len),
+                  out.subspan(begin, len));
+  }
+}
+
+void fakeQuantMx(MxElemType t, Span<const float> x, Span<float> out) {
+  assert(x.size() == out.size());
+  uint8_t codes[kMxBlockSize];
+  for (size_t begin = 0; begin < x.size(); begin += kMxBlockSize) {
+    size_t len = std::min(kMxBlockSize, x.size() - begin);
+    Span<uint8_t> c(codes, len);
+    uint8_t s = encodeMxBlock(t, x.subspan(begin, len), c);
+    decodeMxBlock(t, s, c, out.subspan(begin, len));
+  }
+}
+
+} // namespace numerics
+} // namespace nnaccel
