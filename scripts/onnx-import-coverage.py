@@ -20,7 +20,7 @@ def classify(stderr):
     """Returns a short reason for a failed import."""
     m = re.search(r"unsupported op type\(s\) at opset \d+: (.*)", stderr)
     if m:
-        types = re.findall(r" ([\w:]+) x\d+", " " + m.group(1))
+        types = re.findall(r" ([\w:.]+) x\d+", " " + m.group(1))
         return "unsupported op: " + ", ".join(types)
     m = re.search(r"error: (.*)", stderr)
     if not m:

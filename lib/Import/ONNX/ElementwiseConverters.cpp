@@ -36,7 +36,25 @@ template <typename OpTy>
 LogicalResult convertBinary(NodeContext &ctx) {
   if (ctx.getNumInputs() != 2)
     return ctx.emitError() << "expects 2 inputs, got " << ctx.getNumInputs();
-  // Opset < 7 used an explicit `broadcast` attribute; >= 7 is numpy.
+  // Before opset 7, `broadcast = 1` aligned B with A starting at `axis`
+  // (default: trailing alignment). Reshape B so numpy rules give the same.
+  if (ctx.getOpset() < 7 && ctx.getIntAttr("broadcast", 0)) {
+    RankedTensorType a = ctx.getInputType(0), b = ctx.getInputType(1);
+    int64_t axis = ctx.getIntAttr("axis", a.getRank() - b.getRank());
+    if (axis < 0 || axis + b.getRank() > a.getRank())
+      return ctx.emitError() << "legacy broadcast axis " << axis
+                             << " does not fit " << b << " into " << a;
+    SmallVector<int64_t> shape(b.getShape());
+    shape.append(a.getRank() - axis - b.getRank(), 1);
+    Value rhs = ctx.reshape(ctx.getInput(1), shape);
+    SmallVector<Type> inferred;
+    if (failed(inferBroadcastResult(ctx.getLoc(), {a, rhs.getType()}, {},
+                                    inferred)))
+      return failure();
+    ctx.setOutput(0,
+                  ctx.create<OpTy>(inferred.front(), ctx.getInput(0), rhs));
+    return success();
+  }
   return convertVariadic<OpTy>(ctx);
 }
 
@@ -158,14 +176,14 @@ void mlir::nnaccel::onnx_import::registerElementwiseConverters(
   auto add = [&](StringRef name, int64_t minOpset, ConverterFn fn) {
     table[name].push_back({minOpset, std::move(fn)});
   };
-  add("Add", 7, convertBinary<AddOp>);
-  add("Sub", 7, convertBinary<SubOp>);
-  add("Mul", 7, convertBinary<MulOp>);
-  add("Div", 7, convertBinary<DivOp>);
-  add("Pow", 7, convertBinary<PowOp>);
-  add("Max", 8, convertVariadic<MaxOp>);
-  add("Min", 8, convertVariadic<MinOp>);
-  add("Sum", 8, convertVariadic<AddOp>);
+  add("Add", 1, convertBinary<AddOp>);
+  add("Sub", 1, convertBinary<SubOp>);
+  add("Mul", 1, convertBinary<MulOp>);
+  add("Div", 1, convertBinary<DivOp>);
+  add("Pow", 1, convertBinary<PowOp>);
+  add("Max", 6, convertVariadic<MaxOp>);
+  add("Min", 6, convertVariadic<MinOp>);
+  add("Sum", 6, convertVariadic<AddOp>);
   add("Equal", 7, [](NodeContext &c) { return convertCompare(c, CompareKind::eq); });
   add("Less", 7, [](NodeContext &c) { return convertCompare(c, CompareKind::lt); });
   add("LessOrEqual", 12, [](NodeContext &c) { return convertCompare(c, CompareKind::le); });
@@ -183,5 +201,5 @@ void mlir::nnaccel::onnx_import::registerElementwiseConverters(
   add("Clip", 6, convertClip);
   add("Cast", 6, convertCast);
   add("Identity", 1, convertIdentity);
-  add("Dropout", 7, convertDropout);
+  add("Dropout", 6, convertDropout);
 }

@@ -30,7 +30,7 @@ using namespace mlir;
 using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::onnx_import;
 
-static constexpr int64_t kMinOpset = 7;
+static constexpr int64_t kMinOpset = 6;
 static constexpr int64_t kMaxOpset = 18;
 
 static const ConverterTable &getConverterTable() {

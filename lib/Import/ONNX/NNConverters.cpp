@@ -169,6 +169,9 @@ LogicalResult convertBatchNorm(NodeContext &ctx) {
                               "supported";
   if (ctx.getIntAttr("training_mode", 0))
     return ctx.emitError() << "training_mode = 1 is not supported";
+  if (ctx.getOpset() < 9 && ctx.getIntAttr("spatial", 1) == 0)
+    return ctx.emitError() << "spatial = 0 (per-activation statistics) is "
+                              "not supported";
   Value input = ctx.getInput(0);
   auto op = ctx.getBuilder().create<BatchNormOp>(
       ctx.getLoc(), input.getType(), input, ctx.getInput(1), ctx.getInput(2),
@@ -255,14 +258,14 @@ void mlir::nnaccel::onnx_import::registerNNConverters(ConverterTable &table) {
   auto add = [&](StringRef name, int64_t minOpset, ConverterFn fn) {
     table[name].push_back({minOpset, std::move(fn)});
   };
-  add("Gemm", 7, convertGemm);
+  add("Gemm", 6, convertGemm);
   add("MatMul", 1, convertMatMul);
   add("Conv", 1, convertConv);
   add("MaxPool", 1, convertPool<MaxPoolOp>);
-  add("AveragePool", 7, convertPool<AvgPoolOp>);
+  add("AveragePool", 1, convertPool<AvgPoolOp>);
   add("GlobalAveragePool", 1, convertGlobalAveragePool);
   add("GlobalMaxPool", 1, convertGlobalMaxPool);
-  add("BatchNormalization", 7, convertBatchNorm);
+  add("BatchNormalization", 6, convertBatchNorm);
   add("LayerNormalization", 17, convertLayerNorm);
   add("Softmax", 1, convertSoftmax<SoftmaxOp>);
   add("LogSoftmax", 1, convertSoftmax<LogSoftmaxOp>);
