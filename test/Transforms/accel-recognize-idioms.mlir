@@ -1,0 +1,243 @@
+// RUN: nnaccel-opt --accel-recognize-idioms --split-input-file %s | FileCheck %s
+
+// CHECK-LABEL: func.func @bag_sum(
+// CHECK-SAME: %[[T:.+]]: tensor<10x4xf32>, %[[IDS:.+]]: tensor<3x5xi64>)
+// CHECK-NEXT: %[[B:.+]] = accel.embedding_bag %[[T]], %[[IDS]] : (tensor<10x4xf32>, tensor<3x5xi64>) -> tensor<3x4xf32>
+// CHECK-NEXT: return %[[B]]
+func.func @bag_sum(%t: tensor<10x4xf32>, %ids: tensor<3x5xi64>) -> tensor<3x4xf32> {
+  %0 = accel.gather %t, %ids : (tensor<10x4xf32>, tensor<3x5xi64>) -> tensor<3x5x4xf32>
+  %1 = accel.reduce_sum %0 {axes = array<i64: 1>, keepdims = false} : tensor<3x5x4xf32> -> tensor<3x4xf32>
+  return %1 : tensor<3x4xf32>
+}
+
+// -----
+
+// Negative axis -2 is the bag axis too; mean mode; keepdims adds a reshape.
+// CHECK-LABEL: func.func @bag_mean_keepdims(
+// CHECK-SAME: %[[T:.+]]: tensor<10x4xf32>, %[[IDS:.+]]: tensor<3x5xi64>)
+// CHECK-NEXT: %[[B:.+]] = accel.embedding_bag %[[T]], %[[IDS]] {mode = #accel.bag_mode<mean>} : (tensor<10x4xf32>, tensor<3x5xi64>) -> tensor<3x4xf32>
+// CHECK-NEXT: %[[R:.+]] = accel.reshape %[[B]] : tensor<3x4xf32> -> tensor<3x1x4xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @bag_mean_keepdims(%t: tensor<10x4xf32>, %ids: tensor<3x5xi64>) -> tensor<3x1x4xf32> {
+  %0 = accel.gather %t, %ids : (tensor<10x4xf32>, tensor<3x5xi64>) -> tensor<3x5x4xf32>
+  %1 = accel.reduce_mean %0 {axes = array<i64: -2>} : tensor<3x5x4xf32> -> tensor<3x1x4xf32>
+  return %1 : tensor<3x1x4xf32>
+}
+
+// -----
+
+// The gathered rows have a second user: not fused.
+// CHECK-LABEL: func.func @bag_shared_gather(
+// CHECK-NOT: accel.embedding_bag
+// CHECK: accel.gather
+// CHECK: accel.reduce_sum
+func.func @bag_shared_gather(%t: tensor<10x4xf32>, %ids: tensor<3x5xi64>) -> (tensor<3x4xf32>, tensor<3x5x4xf32>) {
+  %0 = accel.gather %t, %ids : (tensor<10x4xf32>, tensor<3x5xi64>) -> tensor<3x5x4xf32>
+  %1 = accel.reduce_sum %0 {axes = array<i64: 1>, keepdims = false} : tensor<3x5x4xf32> -> tensor<3x4xf32>
+  return %1, %0 : tensor<3x4xf32>, tensor<3x5x4xf32>
+}
+
+// -----
+
+// Not a bag: reducing over the embedding dimension, gathering along axis 1,
+// or 1-D ids.
+// CHECK-LABEL: func.func @bag_negative(
+// CHECK-NOT: accel.embedding_bag
+// CHECK: accel.reduce_sum {{.+}} {axes = array<i64: 2>
+// CHECK: accel.gather {{.+}} {axis = 1 : i64}
+// CHECK: accel.reduce_sum
+// CHECK: accel.gather
+// CHECK: accel.reduce_sum
+func.func @bag_negative(%t: tensor<10x4xf32>, %ids: tensor<3x5xi64>, %ids1: tensor<5xi64>) -> (tensor<3x5xf32>, tensor<10xf32>, tensor<4xf32>) {
+  %0 = accel.gather %t, %ids : (tensor<10x4xf32>, tensor<3x5xi64>) -> tensor<3x5x4xf32>
+  %1 = accel.reduce_sum %0 {axes = array<i64: 2>, keepdims = false} : tensor<3x5x4xf32> -> tensor<3x5xf32>
+  %2 = accel.gather %t, %ids {axis = 1 : i64} : (tensor<10x4xf32>, tensor<3x5xi64>) -> tensor<10x3x5xf32>
+  %3 = accel.reduce_sum %2 {axes = array<i64: 1, 2>, keepdims = false} : tensor<10x3x5xf32> -> tensor<10xf32>
+  %4 = accel.gather %t, %ids1 : (tensor<10x4xf32>, tensor<5xi64>) -> tensor<5x4xf32>
+  %5 = accel.reduce_sum %4 {axes = array<i64: 0>, keepdims = false} : tensor<5x4xf32> -> tensor<4xf32>
+  return %1, %3, %5 : tensor<3x5xf32>, tensor<10xf32>, tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gelu_div(
+// CHECK-SAME: %[[X:.+]]: tensor<2x8xf32>)
+// CHECK-NEXT: %[[G:.+]] = accel.gelu %[[X]] : tensor<2x8xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @gelu_div(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %sqrt2 = accel.constant dense<1.41421354> : tensor<f32>
+  %one = accel.constant dense<1.0> : tensor<f32>
+  %half = accel.constant dense<0.5> : tensor<f32>
+  %0 = accel.div %x, %sqrt2 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %1 = accel.erf %0 : tensor<2x8xf32>
+  %2 = accel.add %1, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %3 = accel.mul %x, %2 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %4 = accel.mul %3, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  return %4 : tensor<2x8xf32>
+}
+
+// -----
+
+// (0.5 * x) * (1 + erf(x * 1/sqrt(2))), constants on the left.
+// CHECK-LABEL: func.func @gelu_mul_order(
+// CHECK-SAME: %[[X:.+]]: tensor<2x8xf32>)
+// CHECK-NEXT: %[[G:.+]] = accel.gelu %[[X]] : tensor<2x8xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @gelu_mul_order(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %inv = accel.constant dense<0.707106769> : tensor<f32>
+  %one = accel.constant dense<1.0> : tensor<f32>
+  %half = accel.constant dense<0.5> : tensor<f32>
+  %0 = accel.mul %inv, %x : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %1 = accel.erf %0 : tensor<2x8xf32>
+  %2 = accel.add %one, %1 : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %3 = accel.mul %half, %x : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %4 = accel.mul %2, %3 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %4 : tensor<2x8xf32>
+}
+
+// -----
+
+// Near misses: sqrt(3) instead of sqrt(2); the erf of another value; the
+// inner product x * (1 + erf) has a second user.
+// CHECK-LABEL: func.func @gelu_negative(
+// CHECK-NOT: accel.gelu
+// CHECK: return
+func.func @gelu_negative(%x: tensor<2x8xf32>, %z: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
+  %sqrt3 = accel.constant dense<1.7320508> : tensor<f32>
+  %sqrt2 = accel.constant dense<1.41421354> : tensor<f32>
+  %one = accel.constant dense<1.0> : tensor<f32>
+  %half = accel.constant dense<0.5> : tensor<f32>
+  %0 = accel.div %x, %sqrt3 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %1 = accel.erf %0 : tensor<2x8xf32>
+  %2 = accel.add %1, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %3 = accel.mul %x, %2 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %4 = accel.mul %3, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %5 = accel.div %z, %sqrt2 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %6 = accel.erf %5 : tensor<2x8xf32>
+  %7 = accel.add %6, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %8 = accel.mul %x, %7 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %9 = accel.mul %8, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %10 = accel.div %x, %sqrt2 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %11 = accel.erf %10 : tensor<2x8xf32>
+  %12 = accel.add %11, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %13 = accel.mul %x, %12 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %14 = accel.mul %13, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  return %4, %9, %14, %13 : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @layer_norm(
+// CHECK-SAME: %[[X:.+]]: tensor<2x5x8xf32>, %[[G:.+]]: tensor<8xf32>, %[[B:.+]]: tensor<8xf32>)
+// CHECK-NEXT: %[[LN:.+]] = accel.layer_norm %[[X]], %[[G]], %[[B]] {axis = 2 : i64, epsilon = 9.99999997E-7 : f32} : (tensor<2x5x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x5x8xf32>
+// CHECK-NEXT: return %[[LN]]
+func.func @layer_norm(%x: tensor<2x5x8xf32>, %gamma: tensor<8xf32>, %beta: tensor<8xf32>) -> tensor<2x5x8xf32> {
+  %two = accel.constant dense<2.0> : tensor<f32>
+  %eps = accel.constant dense<1.0e-6> : tensor<f32>
+  %mean = accel.reduce_mean %x {axes = array<i64: -1>} : tensor<2x5x8xf32> -> tensor<2x5x1xf32>
+  %c = accel.sub %x, %mean : (tensor<2x5x8xf32>, tensor<2x5x1xf32>) -> tensor<2x5x8xf32>
+  %sq = accel.pow %c, %two : (tensor<2x5x8xf32>, tensor<f32>) -> tensor<2x5x8xf32>
+  %var = accel.reduce_mean %sq {axes = array<i64: -1>} : tensor<2x5x8xf32> -> tensor<2x5x1xf32>
+  %ve = accel.add %var, %eps : (tensor<2x5x1xf32>, tensor<f32>) -> tensor<2x5x1xf32>
+  %sd = accel.sqrt %ve : tensor<2x5x1xf32>
+  %n = accel.div %c, %sd : (tensor<2x5x8xf32>, tensor<2x5x1xf32>) -> tensor<2x5x8xf32>
+  %s = accel.mul %n, %gamma : (tensor<2x5x8xf32>, tensor<8xf32>) -> tensor<2x5x8xf32>
+  %y = accel.add %s, %beta : (tensor<2x5x8xf32>, tensor<8xf32>) -> tensor<2x5x8xf32>
+  return %y : tensor<2x5x8xf32>
+}
+
+// -----
+
+// Normalising the two trailing axes, without affine: a unit scale constant
+// shaped like the normalised dimensions is created.
+// CHECK-LABEL: func.func @layer_norm_two_axes(
+// CHECK-SAME: %[[X:.+]]: tensor<2x5x8xf32>)
+// CHECK: %[[ONE:.+]] = accel.constant dense<1.000000e+00> : tensor<5x8xf32>
+// CHECK: %[[LN:.+]] = accel.layer_norm %[[X]], %[[ONE]] {axis = 1 : i64} : (tensor<2x5x8xf32>, tensor<5x8xf32>) -> tensor<2x5x8xf32>
+// CHECK-NEXT: return %[[LN]]
+func.func @layer_norm_two_axes(%x: tensor<2x5x8xf32>) -> tensor<2x5x8xf32> {
+  %two = accel.constant dense<2.0> : tensor<f32>
+  %eps = accel.constant dense<1.0e-5> : tensor<f32>
+  %mean = accel.reduce_mean %x {axes = array<i64: 1, 2>} : tensor<2x5x8xf32> -> tensor<2x1x1xf32>
+  %c = accel.sub %x, %mean : (tensor<2x5x8xf32>, tensor<2x1x1xf32>) -> tensor<2x5x8xf32>
+  %sq = accel.pow %c, %two : (tensor<2x5x8xf32>, tensor<f32>) -> tensor<2x5x8xf32>
+  %var = accel.reduce_mean %sq {axes = array<i64: 1, 2>} : tensor<2x5x8xf32> -> tensor<2x1x1xf32>
+  %ve = accel.add %var, %eps : (tensor<2x1x1xf32>, tensor<f32>) -> tensor<2x1x1xf32>
+  %sd = accel.sqrt %ve : tensor<2x1x1xf32>
+  %n = accel.div %c, %sd : (tensor<2x5x8xf32>, tensor<2x1x1xf32>) -> tensor<2x5x8xf32>
+  return %n : tensor<2x5x8xf32>
+}
+
+// -----
+
+// Wrong epsilon structure: sqrt(var) + eps instead of sqrt(var + eps).
+// CHECK-LABEL: func.func @layer_norm_eps_outside(
+// CHECK-NOT: accel.layer_norm
+// CHECK: accel.sqrt
+// CHECK: accel.add
+// CHECK: accel.div
+func.func @layer_norm_eps_outside(%x: tensor<2x5x8xf32>) -> tensor<2x5x8xf32> {
+  %two = accel.constant dense<2.0> : tensor<f32>
+  %eps = accel.constant dense<1.0e-5> : tensor<f32>
+  %mean = accel.reduce_mean %x {axes = array<i64: -1>} : tensor<2x5x8xf32> -> tensor<2x5x1xf32>
+  %c = accel.sub %x, %mean : (tensor<2x5x8xf32>, tensor<2x5x1xf32>) -> tensor<2x5x8xf32>
+  %sq = accel.pow %c, %two : (tensor<2x5x8xf32>, tensor<f32>) -> tensor<2x5x8xf32>
+  %var = accel.reduce_mean %sq {axes = array<i64: -1>} : tensor<2x5x8xf32> -> tensor<2x5x1xf32>
+  %sd = accel.sqrt %var : tensor<2x5x1xf32>
+  %ve = accel.add %sd, %eps : (tensor<2x5x1xf32>, tensor<f32>) -> tensor<2x5x1xf32>
+  %n = accel.div %c, %ve : (tensor<2x5x8xf32>, tensor<2x5x1xf32>) -> tensor<2x5x8xf32>
+  return %n : tensor<2x5x8xf32>
+}
+
+// -----
+
+// Other near misses: squaring with exponent 3, variance over a different
+// axis than the mean, and normalising a leading axis.
+// CHECK-LABEL: func.func @layer_norm_negative(
+// CHECK-NOT: accel.layer_norm
+// CHECK: return
+func.func @layer_norm_negative(%x: tensor<2x5x8xf32>) -> (tensor<2x5x8xf32>, tensor<2x5x8xf32>, tensor<2x5x8xf32>) {
+  %two = accel.constant dense<2.0> : tensor<f32>
+  %three = accel.constant dense<3.0> : tensor<f32>
+  %eps = accel.constant dense<1.0e-5> : tensor<f32>
+  %mean = accel.reduce_mean %x {axes = array<i64: -1>} : tensor<2x5x8xf32> -> tensor<2x5x1xf32>
+  %c = accel.sub %x, %mean : (tensor<2x5x8xf32>, tensor<2x5x1xf32>) -> tensor<2x5x8xf32>
+  %cube = accel.pow %c, %three : (tensor<2x5x8xf32>, tensor<f32>) -> tensor<2x5x8xf32>
+  %v0 = accel.reduce_mean %cube {axes = array<i64: -1>} : tensor<2x5x8xf32> -> tensor<2x5x1xf32>
+  %e0 = accel.add %v0, %eps : (tensor<2x5x1xf32>, tensor<f32>) -> tensor<2x5x1xf32>
+  %s0 = accel.sqrt %e0 : tensor<2x5x1xf32>
+  %n0 = accel.div %c, %s0 : (tensor<2x5x8xf32>, tensor<2x5x1xf32>) -> tensor<2x5x8xf32>
+  %sq = accel.pow %c, %two : (tensor<2x5x8xf32>, tensor<f32>) -> tensor<2x5x8xf32>
+  %v1 = accel.reduce_mean %sq {axes = array<i64: 1>} : tensor<2x5x8xf32> -> tensor<2x1x8xf32>
+  %e1 = accel.add %v1, %eps : (tensor<2x1x8xf32>, tensor<f32>) -> tensor<2x1x8xf32>
+  %s1 = accel.sqrt %e1 : tensor<2x1x8xf32>
+  %n1 = accel.div %c, %s1 : (tensor<2x5x8xf32>, tensor<2x1x8xf32>) -> tensor<2x5x8xf32>
+  %m2 = accel.reduce_mean %x {axes = array<i64: 0>} : tensor<2x5x8xf32> -> tensor<1x5x8xf32>
+  %c2 = accel.sub %x, %m2 : (tensor<2x5x8xf32>, tensor<1x5x8xf32>) -> tensor<2x5x8xf32>
+  %q2 = accel.pow %c2, %two : (tensor<2x5x8xf32>, tensor<f32>) -> tensor<2x5x8xf32>
+  %v2 = accel.reduce_mean %q2 {axes = array<i64: 0>} : tensor<2x5x8xf32> -> tensor<1x5x8xf32>
+  %e2 = accel.add %v2, %eps : (tensor<1x5x8xf32>, tensor<f32>) -> tensor<1x5x8xf32>
+  %s2 = accel.sqrt %e2 : tensor<1x5x8xf32>
+  %n2 = accel.div %c2, %s2 : (tensor<2x5x8xf32>, tensor<1x5x8xf32>) -> tensor<2x5x8xf32>
+  return %n0, %n1, %n2 : tensor<2x5x8xf32>, tensor<2x5x8xf32>, tensor<2x5x8xf32>
+}
+
+// -----
+
+// gamma shaped differently from the normalised dimensions is not absorbed.
+// CHECK-LABEL: func.func @layer_norm_broadcast_gamma(
+// CHECK: %[[LN:.+]] = accel.layer_norm %{{.+}}, %{{.+}} {axis = 2 : i64} : (tensor<2x5x8xf32>, tensor<8xf32>) -> tensor<2x5x8xf32>
+// CHECK: accel.mul %[[LN]], %{{.+}} : (tensor<2x5x8xf32>, tensor<5x8xf32>) -> tensor<2x5x8xf32>
+func.func @layer_norm_broadcast_gamma(%x: tensor<2x5x8xf32>, %gamma: tensor<5x8xf32>) -> tensor<2x5x8xf32> {
+  %two = accel.constant dense<2.0> : tensor<f32>
+  %eps = accel.constant dense<1.0e-5> : tensor<f32>
+  %mean = accel.reduce_mean %x {axes = array<i64: -1>} : tensor<2x5x8xf32> -> tensor<2x5x1xf32>
+  %c = accel.sub %x, %mean : (tensor<2x5x8xf32>, tensor<2x5x1xf32>) -> tensor<2x5x8xf32>
+  %sq = accel.pow %c, %two : (tensor<2x5x8xf32>, tensor<f32>) -> tensor<2x5x8xf32>
+  %var = accel.reduce_mean %sq {axes = array<i64: -1>} : tensor<2x5x8xf32> -> tensor<2x5x1xf32>
+  %ve = accel.add %var, %eps : (tensor<2x5x1xf32>, tensor<f32>) -> tensor<2x5x1xf32>
+  %sd = accel.sqrt %ve : tensor<2x5x1xf32>
+  %n = accel.div %c, %sd : (tensor<2x5x8xf32>, tensor<2x5x1xf32>) -> tensor<2x5x8xf32>
+  %s = accel.mul %n, %gamma : (tensor<2x5x8xf32>, tensor<5x8xf32>) -> tensor<2x5x8xf32>
+  return %s : tensor<2x5x8xf32>
+}
