@@ -23,6 +23,7 @@
 #include "llvm/Support/Path.h"
 
 #include <onnx/defs/parser.h>
+#include <onnx/defs/schema.h>
 
 #include <climits>
 
@@ -106,13 +107,17 @@ private:
   Location getFileLoc() {
     return FileLineColLoc::get(context, modelPath, 0, 0);
   }
-  Location getNodeLoc(const onnx::NodeProto &node, int64_t index) {
-    std::string name = node.name().empty()
-                           ? (node.op_type() + "_" + std::to_string(index))
-                           : node.name();
+  /// The node's name, or `<OpType>_<index>` for unnamed nodes.
+  static std::string getNodeName(const onnx::NodeProto &node, int64_t index) {
+    return node.name().empty() ? node.op_type() + "_" + std::to_string(index)
+                               : node.name();
+  }
+  Location getNodeLoc(StringRef name) {
     return NameLoc::get(StringAttr::get(context, name), getFileLoc());
   }
   FailureOr<int64_t> getOpset(const onnx::ModelProto &model);
+  LogicalResult checkArity(const onnx::NodeProto &node, int64_t opset,
+                           Location loc, StringRef name);
   LogicalResult checkSupported(const onnx::GraphProto &graph, int64_t opset);
   FailureOr<RankedTensorType> getInputType(const onnx::ValueInfoProto &info);
 
@@ -136,6 +141,41 @@ FailureOr<int64_t> ModelImporter::getOpset(const onnx::ModelProto &model) {
   }
   return emitError(getFileLoc())
          << "model declares no opset for the default ONNX domain";
+}
+
+/// Checks a node's inputs and outputs against the ONNX schema of its op at
+/// `opset`, so converters can rely on every required input being present.
+LogicalResult ModelImporter::checkArity(const onnx::NodeProto &node,
+                                        int64_t opset, Location loc,
+                                        StringRef name) {
+  const onnx::OpSchema *schema =
+      onnx::OpSchemaRegistry::Schema(node.op_type(), opset, "");
+  if (!schema)
+    return success(); // The converter table is the authority then.
+  auto error = [&]() {
+    return emitError(loc) << "node '" << name << "' (" << node.op_type()
+                          << "): ";
+  };
+  if (node.input_size() < schema->min_input() ||
+      node.input_size() > schema->max_input())
+    return error() << "has " << node.input_size() << " inputs, the schema "
+                   << "at opset " << opset << " allows "
+                   << schema->min_input() << " to " << schema->max_input();
+  if (node.output_size() < schema->min_output() ||
+      node.output_size() > schema->max_output())
+    return error() << "has " << node.output_size() << " outputs, the schema "
+                   << "at opset " << opset << " allows "
+                   << schema->min_output() << " to " << schema->max_output();
+  const auto &formals = schema->inputs();
+  for (int i = 0; i < node.input_size(); ++i) {
+    size_t formal = std::min<size_t>(i, formals.size() - 1);
+    if (formals.empty() || !node.input(i).empty() ||
+        formals[formal].GetOption() == onnx::OpSchema::Optional)
+      continue;
+    return error() << "required input #" << i << " ('"
+                   << formals[formal].GetName() << "') is missing";
+  }
+  return success();
 }
 
 LogicalResult ModelImporter::checkSupported(const onnx::GraphProto &graph,
@@ -289,17 +329,37 @@ ModelImporter::import(std::shared_ptr<onnx::ModelProto> model) {
     values[tensor.name()] = builder.create<accel::ConstantOp>(loc, *attr);
   }
 
+  // Diagnostics emitted at a node location by shared code (accel shape
+  // inference, the verifier) get the node's name in front, since the
+  // printed location only shows the model file.
+  bool reemitting = false;
+  ScopedDiagnosticHandler prefixNodeNames(context, [&](Diagnostic &diag) {
+    auto name = dyn_cast<NameLoc>(diag.getLocation());
+    std::string message = diag.str();
+    if (reemitting || !name || StringRef(message).starts_with("node '"))
+      return failure();
+    reemitting = true;
+    Diagnostic prefixed(diag.getLocation(), diag.getSeverity());
+    prefixed << "node '" << name.getName().getValue() << "': " << message;
+    context->getDiagEngine().emit(std::move(prefixed));
+    reemitting = false;
+    return success();
+  });
+
   for (auto [index, node] : llvm::enumerate(graph.node())) {
-    Location loc = getNodeLoc(node, index);
+    std::string name = getNodeName(node, index);
+    Location loc = getNodeLoc(name);
+    if (failed(checkArity(node, *opset, loc, name)))
+      return {};
     for (const std::string &input : node.input()) {
       if (!input.empty() && !values.count(input))
-        return (emitError(loc) << "node '" << node.name() << "' ("
+        return (emitError(loc) << "node '" << name << "' ("
                                << node.op_type() << "): input '" << input
                                << "' is not produced by any earlier node, "
                                   "initializer or graph input",
                 nullptr);
     }
-    NodeContext ctx(node, *opset, builder, values, loc);
+    NodeContext ctx(node, name, *opset, builder, values, loc);
     ctx.baseDir = baseDir;
     if (failed(findConverter(node, *opset)->convert(ctx)))
       return {};

@@ -61,9 +61,10 @@ using ValueMap = llvm::StringMap<Value>;
 
 class NodeContext {
 public:
-  NodeContext(const onnx::NodeProto &node, int64_t opset, OpBuilder &builder,
-              ValueMap &values, Location loc)
-      : node(node), opset(opset), builder(builder), values(values), loc(loc) {}
+  NodeContext(const onnx::NodeProto &node, StringRef name, int64_t opset,
+              OpBuilder &builder, ValueMap &values, Location loc)
+      : node(node), name(name.str()), opset(opset), builder(builder),
+        values(values), loc(loc) {}
 
   const onnx::NodeProto &getNode() const { return node; }
   int64_t getOpset() const { return opset; }
@@ -153,6 +154,7 @@ private:
                      InferFn infer);
 
   const onnx::NodeProto &node;
+  std::string name;
   int64_t opset;
   OpBuilder &builder;
   ValueMap &values;

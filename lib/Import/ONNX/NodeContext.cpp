@@ -13,7 +13,7 @@ using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::onnx_import;
 
 InFlightDiagnostic NodeContext::emitError() {
-  return mlir::emitError(loc) << "node '" << node.name() << "' ("
+  return mlir::emitError(loc) << "node '" << name << "' ("
                               << node.op_type() << "): ";
 }
 
