@@ -25,7 +25,8 @@ def Accel_Dialect : Dialect {
     Decisions taken by passes (card, core set, precision, memory placement)
     are recorded as dialect attributes on the ops they concern, so every
     decision is visible in the IR and can be tested with FileCheck. The
-    discardable attribute `accel.placement` holds a `#accel.placement<...>`.
+    discardable attribute `accel.placement` holds a `#accel.placement<...>`;
+    `accel.host_reason` (a string) says why an op was placed on the host.
   }];
   let dependentDialects = ["::mlir::quant::QuantizationDialect"];
   let useDefaultAttributePrinterParser = 1;
@@ -35,6 +36,11 @@ def Accel_Dialect : Dialect {
     /// Name of the discardable attribute that records an op's placement.
     static constexpr ::llvm::StringLiteral getPlacementAttrName() {
       return ::llvm::StringLiteral("accel.placement");
+    }
+    /// Name of the discardable string attribute that says why an op runs on
+    /// the host.
+    static constexpr ::llvm::StringLiteral getHostReasonAttrName() {
+      return ::llvm::StringLiteral("accel.host_reason");
     }
   }];
 }

@@ -51,6 +51,12 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                                << "' must be a #accel.placement attribute";
     return success();
   }
+  if (attr.getName() == getHostReasonAttrName()) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitOpError() << "'" << getHostReasonAttrName()
+                               << "' must be a string";
+    return success();
+  }
   return op->emitOpError() << "unknown accel dialect attribute '"
                            << attr.getName().getValue() << "'";
 }

@@ -46,4 +46,50 @@ def AccelRecognizeIdioms : Pass<"accel-recognize-idioms", "func::FuncOp"> {
   ];
 }
 
+def AccelAssignPlacement : Pass<"accel-assign-placement", "func::FuncOp"> {
+  let summary = "Decide for every op whether it runs on a card or the host";
+  let description = [{
+    Gives every accel compute op an `accel.placement` attribute: card
+    `card` when the NPU backend can lower it for the target, else the host
+    (card = -1) with an `accel.host_reason` string saying why. Existing
+    placements are hints: a card hint the backend cannot honour is an error
+    that says why; a host hint is kept (reason "placed on the host by the
+    user"). Ops named in `force-host` go to the host.
+
+    A warning lists heavy ops (matmul, fully_connected, conv, embedding_bag,
+    lstm, gru) that end up on the host, since they dominate run time there.
+
+    ```mlir
+    %0 = accel.gather %t, %i {accel.host_reason = "no NPU lowering for accel.gather yet",
+                              accel.placement = #accel.placement<card = -1>, axis = 0 : i64} ...
+    ```
+  }];
+  let options = [
+    Option<"card", "card", "int64_t", /*default=*/"0",
+           "Card that card-placed ops go to">,
+    ListOption<"forceHost", "force-host", "std::string",
+               "Op names (e.g. accel.softmax) to keep on the host">
+  ];
+  let statistics = [
+    Statistic<"numCardOps", "card-ops", "Ops placed on a card">,
+    Statistic<"numHostOps", "host-ops", "Ops placed on the host">
+  ];
+}
+
+def AccelOutlineHostPartitions
+    : Pass<"accel-outline-host-partitions", "func::FuncOp"> {
+  let summary = "Group host-placed ops into accel.host_partition regions";
+  let description = [{
+    Moves each maximal run of consecutive host-placed ops (placement card =
+    -1) into an `accel.host_partition`, whose operands are the values the run
+    reads from outside and whose results are the values used after it.
+    Constants used only inside a run move with it; constants also used
+    elsewhere are cloned (weights share their resource blob, so nothing is
+    copied). The partition's `reason` joins the distinct host reasons.
+  }];
+  let statistics = [
+    Statistic<"numPartitions", "partitions", "Host partitions formed">
+  ];
+}
+
 #endif // NNACCEL_TRANSFORMS_PASSES_TD
