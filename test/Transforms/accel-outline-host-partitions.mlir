@@ -1,0 +1,40 @@
+// RUN: nnaccel-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-outline-host-partitions))' | FileCheck %s
+
+// Two host runs separated by a card op become two partitions. Inputs are
+// the values read from outside, results the values used later; a constant
+// used in both runs is cloned into each, one used only inside moves in.
+// CHECK-LABEL: func.func @two_runs
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+func.func @two_runs(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %c = accel.constant dense<2.0> : tensor<4xf32>
+  %d = accel.constant dense<3.0> : tensor<4xf32>
+  // CHECK: %[[P0:.*]]:2 = accel.host_partition(%[[X]]) {reason = "r1; r2"}
+  // CHECK-SAME: (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  // CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<4xf32>):
+  // CHECK-DAG: %[[C:.*]] = accel.constant dense<2.000000e+00>
+  // CHECK-DAG: %[[D:.*]] = accel.constant dense<3.000000e+00>
+  // CHECK: %[[M:.*]] = accel.mul %[[A]], %[[C]]
+  // CHECK: %[[S:.*]] = accel.add %[[M]], %[[D]]
+  // CHECK: accel.yield %[[M]], %[[S]]
+  %0 = accel.mul %x, %c {accel.host_reason = "r1", accel.placement = #accel.placement<card = -1>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = accel.add %0, %d {accel.host_reason = "r2", accel.placement = #accel.placement<card = -1>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  // CHECK: %[[R:.*]] = accel.relu %[[P0]]#1 {accel.placement = #accel.placement<card = 0>}
+  %2 = accel.relu %1 {accel.placement = #accel.placement<card = 0>} : tensor<4xf32>
+  // CHECK: %[[P1:.*]] = accel.host_partition(%[[R]]) {reason = "r1"}
+  // CHECK: accel.constant dense<2.000000e+00>
+  // CHECK: accel.mul
+  %3 = accel.mul %2, %c {accel.host_reason = "r1", accel.placement = #accel.placement<card = -1>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  // CHECK: return %[[P0]]#0, %[[P1]]
+  return %0, %3 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Nothing placed on the host: nothing changes.
+// CHECK-LABEL: func.func @all_card
+// CHECK-NOT: accel.host_partition
+func.func @all_card(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = accel.relu %x {accel.placement = #accel.placement<card = 0>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
