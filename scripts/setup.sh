@@ -13,7 +13,7 @@ packages=(
   # ONNX import: libonnx and its protobuf, plus the backend node tests.
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   # Shared libraries and formats.
-  libfmt-dev nlohmann-json3-dev libflatbuffers-dev flatbuffers-compiler
+  libfmt-dev nlohmann-json3-dev libflatbuffers-dev flatbuffers-compiler zlib1g-dev
   # Tests and formatting.
   catch2 clang-format-19
 )
