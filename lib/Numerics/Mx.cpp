@@ -142,5 +142,32 @@ void fakeQuantMx(MxElemType t, Span<const float> x, Span<float> out) {
   }
 }
 
+float mxInt8Dot(Span<const uint8_t> scalesA, Span<const uint8_t> elemsA,
+                Span<const uint8_t> scalesB, Span<const uint8_t> elemsB) {
+  size_t n = elemsA.size();
+  assert(elemsB.size() == n && scalesA.size() == mxNumBlocks(n) &&
+         scalesB.size() == scalesA.size());
+  float acc = 0.0f;
+  for (size_t blk = 0, nb = scalesA.size(); blk != nb; ++blk) {
+    size_t begin = blk * kMxBlockSize, end = std::min(n, begin + kMxBlockSize);
+    uint8_t sa = scalesA.data()[blk], sb = scalesB.data()[blk];
+    float v;
+    if (sa == kE8M0NaN || sb == kE8M0NaN) {
+      v = std::numeric_limits<float>::quiet_NaN();
+    } else {
+      // |p| <= 32 * 128 * 128 = 2^19: exact in int32 and in fp32.
+      int32_t p = 0;
+      for (size_t i = begin; i < end; ++i)
+        p += static_cast<int32_t>(static_cast<int8_t>(elemsA.data()[i])) *
+             static_cast<int32_t>(static_cast<int8_t>(elemsB.data()[i]));
+      int e = (static_cast<int>(sa) - kE8M0Bias - 6) +
+              (static_cast<int>(sb) - kE8M0Bias - 6);
+      v = std::ldexp(static_cast<float>(p), e);
+    }
+    acc = acc + v;
+  }
+  return acc;
+}
+
 } // namespace numerics
 } // namespace nnaccel

@@ -64,6 +64,17 @@ void decodeMx(MxElemType t, Span<const uint8_t> scales,
               Span<const uint8_t> elems, Span<float> out);
 void fakeQuantMx(MxElemType t, Span<const float> x, Span<float> out);
 
+/// MXINT8 dot product (the ISA's `mm` with mxint8 weights). Both operands are
+/// MXINT8 data of the same length (scales: one per block of 32). For each
+/// block, in block order, starting from acc = +0:
+///   p   = sum_i a_i * b_i                               exact int32
+///   v   = ldexp(float(p), (Sa - 127 - 6) + (Sb - 127 - 6))   exact unless
+///         the result is an fp32 subnormal or overflows (one rounding)
+///   acc = acc + v                                       fp32, rounded
+/// A NaN scale (0xFF) in either block makes v NaN.
+float mxInt8Dot(Span<const uint8_t> scalesA, Span<const uint8_t> elemsA,
+                Span<const uint8_t> scalesB, Span<const uint8_t> elemsB);
+
 } // namespace numerics
 } // namespace nnaccel
 

@@ -1,0 +1,46 @@
+//===- BlockPack.h - ISA storage of block floating-point rows --*- C++ -*-===//
+//
+// The ISA stores block formats densely (docs/isa.md, "Element types"):
+// ms-fp8/ms-fp9 as 9-byte blocks of 16 (exponent byte + 16 sign-magnitude
+// nibbles, element 2j in the low nibble of byte 1+j) and mxint8 as 33-byte
+// blocks of 32 (E8M0 scale byte + 32 int8). lib/Numerics works on an
+// unpacked view instead (one code per byte, exponents in a separate array).
+// These helpers convert between the two so the emulator -- and the runtime
+// when it prepares weights -- can call the Numerics kernels on device data.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NNACCEL_EMULATOR_BLOCKPACK_H
+#define NNACCEL_EMULATOR_BLOCKPACK_H
+
+#include "nnaccel/ISA/Types.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace nnaccel::emulator {
+
+/// Unpacks a row of `n` msfp8/msfp9 elements (n a multiple of 16) from ISA
+/// storage into n / 16 exponent fields and n one-per-byte codes. Reserved
+/// bits (exponent bits 7..5, ms-fp8 nibble bit 3) are ignored.
+void unpackMsfpRow(isa::DType t, const uint8_t *src, size_t n, uint8_t *exps,
+                   uint8_t *codes);
+/// Inverse of unpackMsfpRow; writes rowBytes(t, n) bytes.
+void packMsfpRow(isa::DType t, const uint8_t *exps, const uint8_t *codes,
+                 size_t n, uint8_t *dst);
+/// Unpacks a row of `n` mxint8 elements (n a multiple of 32) into n / 32
+/// E8M0 scales and n int8 element bytes.
+void unpackMxInt8Row(const uint8_t *src, size_t n, uint8_t *scales,
+                     uint8_t *elems);
+/// Inverse of unpackMxInt8Row; writes rowBytes(MXINT8, n) bytes.
+void packMxInt8Row(const uint8_t *scales, const uint8_t *elems, size_t n,
+                   uint8_t *dst);
+
+/// Encodes `n` f32 values into ISA storage of block type `t` with the
+/// Numerics block encoders (encodeMsfpBlock with blockSize 16, encodeMxBlock).
+void encodeBlockRow(isa::DType t, const float *x, size_t n, uint8_t *dst);
+/// Decodes ISA storage of block type `t` to f32 (exact).
+void decodeBlockRow(isa::DType t, const uint8_t *src, size_t n, float *out);
+
+} // namespace nnaccel::emulator
+
+#endif // NNACCEL_EMULATOR_BLOCKPACK_H

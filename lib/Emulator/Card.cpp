@@ -1,0 +1,226 @@
+//===- Card.cpp - One card: memories, cores and the event scheduler -----===//
+//
+// A card owns its DRAM and shared SRAM and its cores, and advances them in
+// modelled time: it repeatedly steps the agent (dispatcher or queue of some
+// core) with the earliest start time, breaking ties by core and agent index,
+// which makes every run of the same programs identical. When no agent can
+// move the card is either finished, waiting for link messages, or
+// deadlocked; describeBlocked() explains what each core waits for.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Machine.h"
+
+#include "nnaccel/ISA/Asm.h"
+
+#include <fmt/format.h>
+
+namespace nnaccel::emulator {
+
+using namespace isa;
+
+Card::Card(unsigned idx, const TargetDesc &target, const CycleModel &cm,
+           bool trace)
+    : index(idx), dram(target.memory(Space::Dram).bytes),
+      shared(target.memory(Space::Shared).bytes), t_(target), cm_(cm),
+      trace_(trace) {
+  // Constructed in place: Core is movable but not nothrow-movable.
+  cores = std::vector<Core>(target.coresPerCard);
+  for (unsigned i = 0; i < target.coresPerCard; ++i) {
+    Core &c = cores[i];
+    c.card = idx;
+    c.index = i;
+    c.vrf = Memory(uint64_t(target.vrfRegisters) * target.vrfRegisterBytes);
+    c.mrf = Memory(target.memory(Space::Mrf).bytes);
+    c.acc = Memory(target.memory(Space::Acc).bytes);
+  }
+}
+
+void Card::reset() {
+  for (Core &c : cores) {
+    c.state = c.loaded ? Core::State::Running : Core::State::Idle;
+    c.pc = 0;
+    c.dtime = 0;
+    c.sregs.fill(0);
+    c.loops.clear();
+    c.blockedOnQueue = -1;
+    c.blockedSince = 0;
+    for (auto &q : c.queues)
+      q = QueueState();
+    for (auto &f : c.fifos)
+      f = TokenFifo();
+    c.ctx.target = &t_;
+    c.ctx.cycles = &cm_;
+    c.ctx.mem = {&dram, &shared, &c.vrf, &c.mrf, &c.acc};
+    c.ctx.chain = ChainValue();
+    c.stats = CoreStats();
+    c.stats.card = index;
+    c.stats.core = c.index;
+    c.stats.active = c.loaded;
+    c.ctx.bytes = &c.stats.bytes;
+  }
+  barriers_.clear();
+  barrierCount_.assign(cores.size(), {});
+  // Host messages queued before the run stay; card messages are per run.
+  for (auto it = inbox.begin(); it != inbox.end();)
+    it = it->first.first == HostPeer ? std::next(it) : inbox.erase(it);
+  outbox.clear();
+  fault.reset();
+  steps = 0;
+  events.clear();
+  linkBytesSent = linkBytesReceived = hostBytesSent = hostBytesReceived = 0;
+}
+
+uint64_t Card::agentTime(Core &c, unsigned agent) {
+  if (agent == AgentDispatch)
+    return dispatcherTime(c);
+  return queueTime(c, agent - AgentLd);
+}
+
+void Card::step(Core &c, unsigned agent) {
+  if (agent == AgentDispatch)
+    dispatchStep(c);
+  else
+    queueStep(c, agent - AgentLd);
+}
+
+uint64_t Card::nextTime() {
+  if (fault)
+    return Never;
+  uint64_t best = Never;
+  for (Core &c : cores) {
+    if (c.state == Core::State::Idle || c.state == Core::State::Done)
+      continue;
+    for (unsigned a = 0; a < NumAgents; ++a)
+      best = std::min(best, agentTime(c, a));
+  }
+  return best;
+}
+
+void Card::runUntil(uint64_t until, uint64_t maxSteps) {
+  while (!fault) {
+    uint64_t best = Never;
+    Core *bc = nullptr;
+    unsigned ba = 0;
+    for (Core &c : cores) {
+      if (c.state == Core::State::Idle || c.state == Core::State::Done)
+        continue;
+      for (unsigned a = 0; a < NumAgents; ++a) {
+        uint64_t t = agentTime(c, a);
+        if (t < best) {
+          best = t;
+          bc = &c;
+          ba = a;
+        }
+      }
+    }
+    if (!bc || best >= until)
+      return;
+    if (++steps > maxSteps) {
+      fault = Error::make(fmt::format(
+          "card {}: step budget of {} exceeded (EmulatorOptions::maxSteps)",
+          index, maxSteps));
+      return;
+    }
+    step(*bc, ba);
+  }
+}
+
+bool Card::finished() const {
+  for (const Core &c : cores)
+    if (c.state != Core::State::Idle && c.state != Core::State::Done)
+      return false;
+  return true;
+}
+
+std::string Card::blockedReason(const Core &c, unsigned agent) const {
+  static const char *const QNames[3] = {"ld", "ex", "st"};
+  static const char *const FifoFrom[4] = {"ld", "ex", "ex", "st"};
+  static const char *const FifoTo[4] = {"ex", "ld", "st", "ex"};
+  if (agent == AgentDispatch) {
+    if (c.state == Core::State::Barrier) {
+      auto it = barriers_.find(c.barrierId);
+      const BarrierGen &g = it->second[c.barrierGen];
+      std::string missing;
+      for (unsigned k = 0; k < 32; ++k)
+        if ((g.mask >> k & 1u) && !(g.arrived >> k & 1u))
+          missing += (missing.empty() ? "" : ", ") + std::to_string(k);
+      return fmt::format("{}: waits at barrier id={} mask={:#x} for core(s) "
+                         "{} that never arrive",
+                         where(c, c.pc), c.barrierId, g.mask, missing);
+    }
+    if (c.state == Core::State::Running && c.blockedOnQueue >= 0)
+      return fmt::format("{}: dispatcher waits for room in the full {} queue",
+                         where(c, c.pc), QNames[c.blockedOnQueue]);
+    return {};
+  }
+  unsigned q = agent - AgentLd;
+  const QueueState &qs = c.queues[q];
+  if (qs.pendingPush)
+    return fmt::format("{}: waits for room in a full token FIFO to push its "
+                       "token",
+                       where(c, qs.pendingPc));
+  if (qs.entries.empty())
+    return {};
+  const QueueEntry &head = qs.entries.front();
+  const Op &op = c.ops[head.pc];
+  if (op.opcode == Opcode::Recv) {
+    auto it = inbox.find({op.peer, op.chan});
+    if (it == inbox.end() || it->second.empty())
+      return fmt::format("{}: waits for a message from {} on channel {} that "
+                         "is never sent",
+                         where(c, head.pc),
+                         op.peer == HostPeer ? std::string("the host")
+                                             : fmt::format("card {}", op.peer),
+                         op.chan);
+  }
+  std::array<unsigned, 4> need{};
+  size_t len = 1;
+  if (q == 1)
+    while (len <= qs.entries.size() && c.ops[qs.entries[len - 1].pc].chained())
+      ++len;
+  if (len > qs.entries.size())
+    return fmt::format("{}: waits for the rest of its chain to be dispatched",
+                       where(c, head.pc));
+  for (size_t i = 0; i < len; ++i) {
+    uint8_t f = c.ops[qs.entries[i].pc].flags;
+    auto add = [&](unsigned from) {
+      for (unsigned k = 0; k < 4; ++k)
+        if (std::string_view(FifoFrom[k]) == QNames[from] &&
+            std::string_view(FifoTo[k]) == QNames[q])
+          ++need[k];
+    };
+    if ((f & FlagPopPrev) && q > 0)
+      add(q - 1);
+    if ((f & FlagPopNext) && q < 2)
+      add(q + 1);
+  }
+  for (unsigned k = 0; k < 4; ++k)
+    if (c.fifos[k].times.size() < need[k])
+      return fmt::format("{}: waits for a token from the {} queue (the {}->{} "
+                         "FIFO is empty and nothing left can push one)",
+                         where(c, head.pc), FifoFrom[k], FifoFrom[k],
+                         FifoTo[k]);
+  return {};
+}
+
+std::string Card::describeBlocked() const {
+  // Queue heads first: they are the root cause more often than a dispatcher
+  // that merely waits for a drained queue.
+  std::vector<std::string> reasons;
+  for (const Core &c : cores) {
+    if (c.state == Core::State::Idle || c.state == Core::State::Done)
+      continue;
+    for (unsigned a : {AgentLd, AgentEx, AgentSt, AgentDispatch}) {
+      std::string r = blockedReason(c, a);
+      if (!r.empty())
+        reasons.push_back(std::move(r));
+    }
+  }
+  std::string out;
+  for (size_t i = 0; i < reasons.size(); ++i)
+    out += (i ? "; " : "") + reasons[i];
+  return out;
+}
+
+} // namespace nnaccel::emulator

@@ -1,0 +1,250 @@
+//===- DmaUnit.cpp - DMA and embedding-gather engines (ld/st queues) ----===//
+//
+// dma.ld (3-D strided copy in, with zero padding), dma.st (strided copy
+// out) and emb.gather (index-list gather with rowwise dequantisation,
+// weighting and sum/mean pooling). DMA is a bit copy row by row through
+// Memory::read/write, which handles the sparse DRAM pages. The gather follows
+// docs/isa.md §8.3 literally: dequantise each row (Numerics
+// dequantizeFusedRow), multiply by the weight, add into the segment sum in
+// index order, divide for the mean, convert to dt.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Units.h"
+
+#include "nnaccel/Emulator/ElementIO.h"
+#include "nnaccel/Numerics/RowwiseEmbedding.h"
+#include "nnaccel/Numerics/VectorOps.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace nnaccel::emulator {
+
+using namespace isa;
+namespace num = nnaccel::numerics;
+
+namespace {
+
+Error outside(const char *what, Space s, uint64_t addr, uint64_t n,
+              const Memory &m) {
+  return Error::make(fmt::format("{} [0x{:x}, 0x{:x}) is outside {} ({} bytes)",
+                                 what, addr, addr + n, spaceName(s), m.size()));
+}
+
+Memory &memOf(ExecContext &ctx, Space s) {
+  return *ctx.mem[static_cast<unsigned>(s)];
+}
+
+Error dmaLoad(const Op &op, const EffAddrs &eff, ExecContext &ctx,
+              ExecResult &res) {
+  Space ss = op.mem[OpSrc].space, ds = op.mem[OpDst].space;
+  if (ss == Space::Chain || ds == Space::Chain)
+    return Error::make("dma.ld operands cannot be the chain");
+  Memory &src = memOf(ctx, ss), &dst = memOf(ctx, ds);
+  DType t = op.dt;
+  uint64_t padRows = op.pt + op.y + op.pb, padCols = op.pl + op.x + op.pr;
+  uint64_t dRow = rowBytes(t, padCols), sRow = rowBytes(t, op.x);
+  uint64_t left = rowBytes(t, op.pl), right = dRow - left - sRow;
+  std::vector<uint8_t> &buf = ctx.scratchA;
+  buf.resize(dRow);
+  for (uint64_t p = 0; p < op.z; ++p)
+    for (uint64_t r = 0; r < padRows; ++r) {
+      uint64_t daddr = eff[OpDst] + (p * padRows + r) * op.dpitch;
+      if (!dst.contains(daddr, dRow))
+        return outside("dma.ld destination row", ds, daddr, dRow, dst);
+      if (r < op.pt || r >= op.pt + op.y) {
+        dst.fill(daddr, 0, dRow);
+        continue;
+      }
+      uint64_t saddr = eff[OpSrc] + p * op.sz + (r - op.pt) * op.sy;
+      if (!src.contains(saddr, sRow))
+        return outside("dma.ld source row", ss, saddr, sRow, src);
+      std::memset(buf.data(), 0, left);
+      src.read(saddr, buf.data() + left, sRow);
+      std::memset(buf.data() + left + sRow, 0, right);
+      dst.write(daddr, buf.data(), dRow);
+    }
+  uint64_t readBytes = op.z * op.y * sRow, written = op.z * padRows * dRow;
+  ctx.bytes->read[static_cast<unsigned>(ss)] += readBytes;
+  ctx.bytes->written[static_cast<unsigned>(ds)] += written;
+  res.cycles = ctx.cycles->dma(ss, ds, written);
+  return Error::success();
+}
+
+Error dmaStore(const Op &op, const EffAddrs &eff, ExecContext &ctx,
+               ExecResult &res) {
+  Space ss = op.mem[OpSrc].space, ds = op.mem[OpDst].space;
+  if (ss == Space::Chain || ds == Space::Chain)
+    return Error::make("dma.st operands cannot be the chain");
+  Memory &src = memOf(ctx, ss), &dst = memOf(ctx, ds);
+  uint64_t row = rowBytes(op.dt, op.x);
+  std::vector<uint8_t> &buf = ctx.scratchA;
+  buf.resize(row);
+  for (uint64_t p = 0; p < op.z; ++p)
+    for (uint64_t r = 0; r < op.y; ++r) {
+      uint64_t saddr = eff[OpSrc] + (p * op.y + r) * op.spitch;
+      uint64_t daddr = eff[OpDst] + p * op.dz + r * op.dy;
+      if (!src.contains(saddr, row))
+        return outside("dma.st source row", ss, saddr, row, src);
+      if (!dst.contains(daddr, row))
+        return outside("dma.st destination row", ds, daddr, row, dst);
+      src.read(saddr, buf.data(), row);
+      dst.write(daddr, buf.data(), row);
+    }
+  uint64_t bytes = op.z * op.y * row;
+  ctx.bytes->read[static_cast<unsigned>(ss)] += bytes;
+  ctx.bytes->written[static_cast<unsigned>(ds)] += bytes;
+  res.cycles = ctx.cycles->dma(ss, ds, bytes);
+  return Error::success();
+}
+
+/// Reads `count` little-endian values of `elemBytes` from a list operand.
+Error readList(ExecContext &ctx, Space s, uint64_t addr, uint64_t count,
+               unsigned elemBytes, const char *what,
+               std::vector<uint8_t> &out) {
+  if (s == Space::Chain)
+    return Error::make(fmt::format("{} cannot be the chain", what));
+  Memory &m = memOf(ctx, s);
+  uint64_t n = count * elemBytes;
+  if (!m.contains(addr, n))
+    return outside(what, s, addr, n, m);
+  out.resize(n);
+  m.read(addr, out.data(), n);
+  ctx.bytes->read[static_cast<unsigned>(s)] += n;
+  return Error::success();
+}
+
+template <typename T> T le(const std::vector<uint8_t> &b, uint64_t i) {
+  T v;
+  std::memcpy(&v, b.data() + i * sizeof(T), sizeof(T));
+  return v;
+}
+
+Error gather(const Op &op, const EffAddrs &eff, ExecContext &ctx,
+             ExecResult &res) {
+  Space ts = op.mem[OpTable].space, ds = op.mem[OpDst].space;
+  if (ts == Space::Chain || ds == Space::Chain)
+    return Error::make("emb.gather operands cannot be the chain");
+  if (op.dt != DType::F32 && op.dt != DType::F16 && op.dt != DType::BF16)
+    return Error::make(fmt::format("emb.gather produces f32, f16 or bf16, not "
+                                   "{}",
+                                   dtypeName(op.dt)));
+  Memory &table = memOf(ctx, ts), &dst = memOf(ctx, ds);
+  uint64_t dim = op.dim, nseg = op.nseg;
+  bool pooled = op.pool != Pool::None;
+
+  // Segment boundaries [begin[s], begin[s + 1]) into the index list.
+  std::vector<uint64_t> begin(nseg + 1, 0);
+  std::vector<uint8_t> lens;
+  if (!pooled) {
+    for (uint64_t s = 0; s <= nseg; ++s)
+      begin[s] = s;
+  } else if (op.offs) {
+    if (Error e = readList(ctx, op.mem[OpLen].space, eff[OpLen], nseg + 1, 4,
+                           "offset list", lens))
+      return e;
+    for (uint64_t s = 0; s <= nseg; ++s) {
+      int32_t o = le<int32_t>(lens, s);
+      if (o < 0 || (s && static_cast<uint64_t>(o) < begin[s - 1]))
+        return Error::make(fmt::format("offset {} of segment {} is negative or "
+                                       "decreasing",
+                                       o, s));
+      begin[s] = static_cast<uint64_t>(o);
+    }
+  } else {
+    if (Error e = readList(ctx, op.mem[OpLen].space, eff[OpLen], nseg, 4,
+                           "length list", lens))
+      return e;
+    for (uint64_t s = 0; s < nseg; ++s) {
+      int32_t l = le<int32_t>(lens, s);
+      if (l < 0)
+        return Error::make(fmt::format("length {} of segment {} is negative",
+                                       l, s));
+      begin[s + 1] = begin[s] + static_cast<uint64_t>(l);
+    }
+  }
+  uint64_t lookups = begin[nseg];
+  std::vector<uint8_t> idxBytes, wtsBytes;
+  unsigned isz = op.ityp == IdxType::I64 ? 8 : 4;
+  if (Error e = readList(ctx, op.mem[OpIdx].space, eff[OpIdx], lookups, isz,
+                         "index list", idxBytes))
+    return e;
+  if (op.weighted)
+    if (Error e = readList(ctx, op.mem[OpWts].space, eff[OpWts], lookups, 4,
+                           "weight list", wtsBytes))
+      return e;
+
+  bool rowwise = op.fmt == EmbFmt::RW8 || op.fmt == EmbFmt::RW4;
+  num::RowwiseBits bits =
+      op.fmt == EmbFmt::RW8 ? num::RowwiseBits::Eight : num::RowwiseBits::Four;
+  uint64_t dataBytes =
+      rowwise ? num::fusedRowBytes(bits, dim)
+              : dim * (op.fmt == EmbFmt::F32 ? 4 : 2);
+  DType rowType = op.fmt == EmbFmt::F32   ? DType::F32
+                  : op.fmt == EmbFmt::F16 ? DType::F16
+                                          : DType::BF16;
+  uint64_t outRow = rowBytes(op.dt, dim);
+  std::vector<float> acc(dim), x(dim);
+  std::vector<uint8_t> &rowBuf = ctx.scratchA, &outBuf = ctx.scratchB;
+  outBuf.resize(outRow);
+  for (uint64_t s = 0; s < nseg; ++s) {
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    for (uint64_t j = begin[s]; j < begin[s + 1]; ++j) {
+      int64_t index = op.ityp == IdxType::I64 ? le<int64_t>(idxBytes, j)
+                                              : le<int32_t>(idxBytes, j);
+      if (index < 0 || static_cast<uint64_t>(index) >= op.nrows)
+        return Error::make(fmt::format("index {} (list position {}) is "
+                                       "outside the table's {} rows",
+                                       index, j, op.nrows));
+      uint64_t raddr = eff[OpTable] + static_cast<uint64_t>(index) * op.rowbytes;
+      if (!table.contains(raddr, dataBytes))
+        return outside("table row", ts, raddr, dataBytes, table);
+      const uint8_t *row = table.view(raddr, dataBytes, rowBuf);
+      if (rowwise)
+        num::dequantizeFusedRow(bits, {row, dataBytes}, x);
+      else
+        readRowF32(rowType, row, dim, x.data());
+      if (op.weighted) {
+        float wgt = le<float>(wtsBytes, j);
+        for (uint64_t i = 0; i < dim; ++i)
+          x[i] = x[i] * wgt;
+      }
+      if (pooled)
+        num::addF32(acc, x, acc);
+      else
+        acc.swap(x);
+    }
+    if (op.pool == Pool::Mean && begin[s + 1] > begin[s]) {
+      float len = static_cast<float>(begin[s + 1] - begin[s]);
+      for (uint64_t i = 0; i < dim; ++i)
+        acc[i] = acc[i] / len;
+    }
+    writeRowF32(op.dt, acc.data(), dim, outBuf.data());
+    uint64_t daddr = eff[OpDst] + s * op.dpitch;
+    if (!dst.contains(daddr, outRow))
+      return outside("emb.gather output row", ds, daddr, outRow, dst);
+    dst.write(daddr, outBuf.data(), outRow);
+  }
+  ctx.bytes->read[static_cast<unsigned>(ts)] += lookups * dataBytes;
+  ctx.bytes->written[static_cast<unsigned>(ds)] += nseg * outRow;
+  res.cycles = ctx.cycles->gather(ts, lookups, op.rowbytes, dim);
+  return Error::success();
+}
+
+} // namespace
+
+Error executeDma(const Op &op, const EffAddrs &eff, ExecContext &ctx,
+                 ExecResult &res) {
+  if (op.opcode == Opcode::DmaLd)
+    return dmaLoad(op, eff, ctx, res);
+  return dmaStore(op, eff, ctx, res);
+}
+
+Error executeGather(const Op &op, const EffAddrs &eff, ExecContext &ctx,
+                    ExecResult &res) {
+  return gather(op, eff, ctx, res);
+}
+
+} // namespace nnaccel::emulator

@@ -1,0 +1,196 @@
+//===- Machine.h - Emulated cards, cores and their scheduler ----*- C++ -*-===//
+//
+// The emulator's internal state: cards (DRAM, shared SRAM, barriers,
+// mailboxes) holding cores (dispatcher, scalar registers, loop stack, the
+// ld/ex/st queues, token FIFOs, local memories, chain register).
+//
+// Scheduling is a discrete-event simulation in modelled time. Each core has
+// four agents -- the dispatcher and three queues -- and a card repeatedly
+// steps the runnable agent with the earliest time (ties: lowest core, then
+// dispatcher, ld, ex, st), so the order of every memory access is a function
+// of the programs alone. An instruction executes atomically when it starts;
+// tokens, barriers and messages carry the times at which they become
+// available. Cards only interact through link messages, which take at least
+// the link latency to arrive, so the Machine advances all cards in windows of
+// that length in parallel and exchanges messages between windows
+// (conservative parallel simulation): results are independent of threads.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NNACCEL_LIB_EMULATOR_MACHINE_H
+#define NNACCEL_LIB_EMULATOR_MACHINE_H
+
+#include "CycleModel.h"
+#include "Op.h"
+#include "Units.h"
+
+#include "nnaccel/Emulator/Emulator.h"
+#include "nnaccel/Emulator/Memory.h"
+#include "nnaccel/ISA/Program.h"
+
+#include <array>
+#include <deque>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nnaccel::emulator {
+
+constexpr uint64_t Never = std::numeric_limits<uint64_t>::max();
+constexpr unsigned HostPeer = 255;
+
+/// A link message in flight or waiting in a mailbox.
+struct Message {
+  unsigned src = 0, dst = 0, chan = 0;
+  std::vector<uint8_t> data;
+  uint64_t arrival = 0;
+};
+
+struct QueueEntry {
+  uint32_t pc = 0;
+  uint64_t enqueueTime = 0;
+  EffAddrs eff{};
+};
+
+/// Token FIFO: the times at which the queued tokens became available.
+struct TokenFifo {
+  std::deque<uint64_t> times;
+  uint64_t lastPop = 0;
+};
+
+struct QueueState {
+  std::deque<QueueEntry> entries;
+  uint64_t freeAt = 0;
+  uint8_t pendingPush = 0; ///< push flags waiting for FIFO room
+  uint64_t pendingSince = 0;
+  uint32_t pendingPc = 0;
+};
+
+/// One trace span: an instruction (or chain) on a queue, or a dispatcher wait.
+struct TraceEvent {
+  uint16_t core = 0;
+  uint8_t track = 0; ///< 0 ld, 1 ex, 2 st, 3 dispatcher
+  uint16_t members = 1;
+  uint32_t pc = 0;
+  uint64_t start = 0, end = 0;
+};
+
+/// Agents of a core, in tie-break order.
+enum Agent : unsigned { AgentDispatch, AgentLd, AgentEx, AgentSt, NumAgents };
+
+struct Core {
+  enum class State { Idle, Running, Barrier, Halted, Done };
+  struct LoopFrame {
+    uint32_t loopPc;
+    uint64_t count, iter;
+    unsigned idx;
+    int64_t step;
+  };
+
+  unsigned card = 0, index = 0;
+  bool loaded = false;
+  isa::Program program;
+  std::vector<Op> ops;
+  std::vector<uint32_t> match; ///< loop <-> endloop partner pc
+
+  Memory vrf, mrf, acc;
+
+  // Run state.
+  State state = State::Idle;
+  uint32_t pc = 0;
+  uint64_t dtime = 0;
+  std::array<int64_t, 32> sregs{};
+  std::vector<LoopFrame> loops;
+  int blockedOnQueue = -1;
+  uint64_t blockedSince = 0;
+  size_t barrierGen = 0; ///< index into the card's generation list
+  unsigned barrierId = 0;
+  uint64_t barrierStart = 0;
+  std::array<QueueState, 3> queues;
+  std::array<TokenFifo, 4> fifos;
+  ExecContext ctx;
+  CoreStats stats;
+
+  bool drained() const {
+    for (const auto &q : queues)
+      if (!q.entries.empty() || q.pendingPush)
+        return false;
+    return true;
+  }
+  uint64_t lastFree() const {
+    uint64_t t = 0;
+    for (const auto &q : queues)
+      t = std::max(t, q.freeAt);
+    return t;
+  }
+};
+
+/// One barrier instance: the k-th barrier with a given id.
+struct BarrierGen {
+  uint32_t mask = 0;
+  uint32_t arrived = 0; ///< bit per core
+  uint64_t release = 0;
+  bool released = false;
+};
+
+class Card {
+public:
+  Card(unsigned index, const isa::TargetDesc &target, const CycleModel &cm,
+       bool trace);
+
+  unsigned index = 0;
+  Memory dram, shared;
+  std::vector<Core> cores;
+
+  /// Resets run state (not memories or programs) before a run.
+  void reset();
+  /// Earliest time at which some agent can act, or Never.
+  uint64_t nextTime();
+  /// Steps agents while the earliest runnable one is before `until`.
+  void runUntil(uint64_t until, uint64_t maxSteps);
+  bool finished() const;
+  /// Describes what every unfinished core is waiting for (for deadlocks).
+  std::string describeBlocked() const;
+
+  // Mailboxes.
+  std::map<std::pair<unsigned, unsigned>, std::deque<Message>> inbox;
+  std::vector<Message> outbox;
+
+  std::optional<Error> fault;
+  uint64_t steps = 0;
+  std::vector<TraceEvent> events;
+  uint64_t linkBytesSent = 0, linkBytesReceived = 0, hostBytesSent = 0,
+           hostBytesReceived = 0;
+
+  /// "card C core K pc P (q: `asm`)" for messages.
+  std::string where(const Core &c, uint32_t pc) const;
+
+private:
+  uint64_t agentTime(Core &c, unsigned agent);
+  void step(Core &c, unsigned agent);
+  uint64_t dispatcherTime(Core &c);
+  void dispatchStep(Core &c);
+  uint64_t queueTime(Core &c, unsigned q, size_t *groupLen = nullptr,
+                     uint64_t *tokenTime = nullptr);
+  void queueStep(Core &c, unsigned q);
+  void setFault(const Core &c, uint32_t pc, const std::string &msg);
+  Error checkAccesses(const Core &c, uint32_t pc, const EffAddrs &eff);
+  std::string blockedReason(const Core &c, unsigned agent) const;
+
+  const isa::TargetDesc &t_;
+  const CycleModel &cm_;
+  bool trace_;
+  std::map<unsigned, std::vector<BarrierGen>> barriers_;
+  std::vector<std::map<unsigned, size_t>> barrierCount_; ///< per core, per id
+};
+
+/// Chrome trace-event JSON for the events recorded by `cards` (Trace.cpp).
+std::string buildTraceJson(const isa::TargetDesc &target,
+                           const std::vector<std::unique_ptr<Card>> &cards);
+
+} // namespace nnaccel::emulator
+
+#endif // NNACCEL_LIB_EMULATOR_MACHINE_H

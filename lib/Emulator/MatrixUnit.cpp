@@ -1,0 +1,236 @@
+//===- MatrixUnit.cpp - Matrix unit (mm) ---------------------------------===//
+//
+// `mm`: D[m x n] (+)= A[m x k] * W^T with W stored as n rows of k (one row
+// per dot-product engine). The weight tile is unpacked once per instruction
+// into the layout the lib/Numerics kernels take (W[n x k] row-major is
+// exactly matVec's W[M x K]), then every activation row is one matVec call,
+// so the accumulation order is Numerics' by construction. Block formats are
+// unpacked from the ISA storage (BlockPack) and activations are encoded to
+// the weight's block format per row, as docs/isa.md §8.6 specifies.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Units.h"
+
+#include "nnaccel/Emulator/BlockPack.h"
+#include "nnaccel/Emulator/ElementIO.h"
+#include "nnaccel/Numerics/Affine.h"
+#include "nnaccel/Numerics/BlockFloat.h"
+#include "nnaccel/Numerics/Kernels.h"
+#include "nnaccel/Numerics/Mx.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace nnaccel::emulator {
+
+using namespace isa;
+namespace num = nnaccel::numerics;
+
+namespace {
+
+/// The m activation rows packed densely (rowBytes(at, k) each).
+struct RawRows {
+  std::vector<uint8_t> bytes;
+  uint64_t rowBytes = 0;
+  const uint8_t *row(uint64_t r) const { return bytes.data() + r * rowBytes; }
+};
+
+template <typename T>
+void copyOut(const uint8_t *src, size_t n, std::vector<T> &out) {
+  out.resize(n);
+  if (n)
+    std::memcpy(out.data(), src, n * sizeof(T));
+}
+
+bool isFloatAct(DType t) {
+  return t == DType::F32 || t == DType::F16 || t == DType::BF16;
+}
+bool isFp8(DType t) { return t == DType::FP8E4M3 || t == DType::FP8E5M2; }
+
+/// u32 wrap-around helpers: Σ(a - azp)·w = Σ a·w - azp·Σ w (mod 2^32).
+int32_t wrapSubMul(int32_t v, int64_t zp, int32_t sumW) {
+  uint32_t corr = static_cast<uint32_t>(zp) * static_cast<uint32_t>(sumW);
+  return static_cast<int32_t>(static_cast<uint32_t>(v) - corr);
+}
+
+} // namespace
+
+Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
+                    ExecResult &res) {
+  uint64_t m = op.m, k = op.k, n = op.n;
+  DType at = op.at, wt = op.wt, dt = op.dt;
+  const TargetDesc &t = *ctx.target;
+  if (!m || !k || !n)
+    return Error::make("m, k and n must be at least 1");
+  if (k > t.nativeDim || n > t.nativeDim)
+    return Error::make(fmt::format("tile {}x{} exceeds the native dimension {}",
+                                   k, n, t.nativeDim));
+
+  // --- Operands ----------------------------------------------------------
+  Space as = op.mem[OpA].space, ws = op.mem[OpW].space;
+  if (as == Space::Chain || ws == Space::Chain)
+    return Error::make("mm cannot read its a or w operand from the chain");
+  Memory &am = *ctx.mem[static_cast<unsigned>(as)];
+  Memory &wm = *ctx.mem[static_cast<unsigned>(ws)];
+  RawRows a;
+  a.rowBytes = rowBytes(at, k);
+  uint64_t aExtent = (m - 1) * op.apitch + a.rowBytes;
+  uint64_t wRow = rowBytes(wt, k), wBytes = n * wRow;
+  if (!am.contains(eff[OpA], aExtent) || !wm.contains(eff[OpW], wBytes))
+    return Error::make("mm operand outside its memory");
+  a.bytes.resize(m * a.rowBytes);
+  for (uint64_t r = 0; r < m; ++r)
+    am.read(eff[OpA] + r * op.apitch, a.bytes.data() + r * a.rowBytes,
+            a.rowBytes);
+  const uint8_t *w = wm.view(eff[OpW], wBytes, ctx.scratchB);
+  ctx.bytes->read[static_cast<unsigned>(as)] += m * a.rowBytes;
+  ctx.bytes->read[static_cast<unsigned>(ws)] += wBytes;
+
+  bool intPath = (at == DType::I8 || at == DType::U8) &&
+                 (wt == DType::I8 || wt == DType::I4);
+  Tile &d = ctx.tileD;
+  if (op.accumulate) {
+    if (op.mem[OpDst].space != Space::Acc ||
+        (dt != DType::F32 && dt != DType::I32))
+      return Error::make("acc=1 needs an f32 or i32 destination in acc");
+    if ((dt == DType::I32) != intPath)
+      return Error::make("acc=1 destination type does not match the "
+                         "accumulation domain");
+    if (Error e = readTile(ctx, Space::Acc, eff[OpDst], op.dpitch, dt, m, n,
+                           dt == DType::F32, d))
+      return e;
+  } else {
+    d.reset(!intPath, m, n);
+  }
+  bool acc = op.accumulate;
+
+  // --- Compute -----------------------------------------------------------
+  if (intPath) {
+    if (dt != DType::I32)
+      return Error::make(fmt::format("integer mm produces i32, not {}",
+                                     dtypeName(dt)));
+    // Row sums of W for the zero-point correction (exact mod 2^32).
+    std::vector<int32_t> sumW(n, 0);
+    if (op.azp != 0 || (at == DType::U8 && wt == DType::I4))
+      for (uint64_t j = 0; j < n; ++j) {
+        uint32_t s = 0;
+        for (uint64_t i = 0; i < k; ++i)
+          s += static_cast<uint32_t>(
+              wt == DType::I8 ? static_cast<int8_t>(w[j * wRow + i])
+                              : num::readPackedInt4(w + j * wRow, i));
+        sumW[j] = static_cast<int32_t>(s);
+      }
+    std::vector<int8_t> shifted(k);
+    for (uint64_t r = 0; r < m; ++r) {
+      num::Span<int32_t> y(d.i.data() + r * n, n);
+      int64_t zp = op.azp;
+      if (wt == DType::I8) {
+        num::Span<const int8_t> ws8(reinterpret_cast<const int8_t *>(w), n * k);
+        if (at == DType::I8)
+          num::matVecI8(ws8, {reinterpret_cast<const int8_t *>(a.row(r)), k},
+                        y, acc);
+        else
+          num::matVecI8U8(ws8, {a.row(r), k}, y, acc);
+      } else {
+        num::Span<const uint8_t> w4(w, n * wRow);
+        if (at == DType::I8) {
+          num::matVecI4I8(w4, {reinterpret_cast<const int8_t *>(a.row(r)), k},
+                          y, acc);
+        } else {
+          // numerics has int4 x int8 only: u8 activations are shifted by
+          // -128 into int8 and the shift folded into the zero point.
+          for (uint64_t i = 0; i < k; ++i)
+            shifted[i] = static_cast<int8_t>(static_cast<int32_t>(a.row(r)[i]) -
+                                             128);
+          num::matVecI4I8(w4, {shifted.data(), k}, y, acc);
+          zp -= 128;
+        }
+      }
+      if (zp != 0)
+        for (uint64_t j = 0; j < n; ++j)
+          y[j] = wrapSubMul(y[j], zp, sumW[j]);
+    }
+  } else if (isFloatAct(at) && at == wt) {
+    std::vector<float> &yv = d.f;
+    if (at == DType::F32) {
+      std::vector<float> wf, af;
+      copyOut(w, n * k, wf);
+      for (uint64_t r = 0; r < m; ++r) {
+        copyOut(a.row(r), k, af);
+        num::matVecF32(wf, af, {yv.data() + r * n, n}, acc);
+      }
+    } else {
+      std::vector<uint16_t> wh, ah;
+      copyOut(w, n * k, wh);
+      for (uint64_t r = 0; r < m; ++r) {
+        copyOut(a.row(r), k, ah);
+        if (at == DType::F16)
+          num::matVecF16(wh, ah, {yv.data() + r * n, n}, acc);
+        else
+          num::matVecBf16(wh, ah, {yv.data() + r * n, n}, acc);
+      }
+    }
+  } else if (isFp8(at) && isFp8(wt)) {
+    // fp8 products are exact in f32, so widening both operands and using
+    // the f32 kernel is the 16-lane order with exact products.
+    std::vector<float> wf(n * k), af(k);
+    for (uint64_t j = 0; j < n; ++j)
+      readRowF32(wt, w + j * wRow, k, wf.data() + j * k);
+    for (uint64_t r = 0; r < m; ++r) {
+      readRowF32(at, a.row(r), k, af.data());
+      num::matVecF32(wf, af, {d.f.data() + r * n, n}, acc);
+    }
+  } else if (isFloatAct(at) && (wt == DType::MSFP8 || wt == DType::MSFP9)) {
+    num::MsfpType mt =
+        wt == DType::MSFP8 ? num::MsfpType::Msfp8 : num::MsfpType::Msfp9;
+    constexpr size_t Bs = 16;
+    size_t nb = k / Bs;
+    std::vector<uint8_t> wExp(n * nb), wCodes(n * k), xExp(nb), xCodes(k);
+    for (uint64_t j = 0; j < n; ++j)
+      unpackMsfpRow(wt, w + j * wRow, k, wExp.data() + j * nb,
+                    wCodes.data() + j * k);
+    num::MsfpView wv{mt, Bs, wExp, wCodes};
+    std::vector<float> af(k);
+    for (uint64_t r = 0; r < m; ++r) {
+      readRowF32(at, a.row(r), k, af.data());
+      num::encodeMsfp(mt, Bs, af, xExp, xCodes);
+      num::MsfpView xv{mt, Bs, xExp, xCodes};
+      num::msfpMatVec(wv, xv, {d.f.data() + r * n, n}, acc);
+    }
+  } else if (isFloatAct(at) && wt == DType::MXINT8) {
+    size_t nb = k / num::kMxBlockSize;
+    std::vector<uint8_t> wSc(n * nb), wEl(n * k), xSc(nb), xEl(k);
+    for (uint64_t j = 0; j < n; ++j)
+      unpackMxInt8Row(w + j * wRow, k, wSc.data() + j * nb,
+                      wEl.data() + j * k);
+    std::vector<float> af(k);
+    for (uint64_t r = 0; r < m; ++r) {
+      readRowF32(at, a.row(r), k, af.data());
+      num::encodeMx(num::MxElemType::Int8, af, xSc, xEl);
+      for (uint64_t j = 0; j < n; ++j) {
+        float v = num::mxInt8Dot({wSc.data() + j * nb, nb},
+                                 {wEl.data() + j * k, k}, xSc, xEl);
+        float &out = d.f[r * n + j];
+        out = acc ? out + v : v;
+      }
+    }
+  } else {
+    return Error::make(fmt::format("unsupported mm type combination at={} "
+                                   "wt={} dt={}",
+                                   dtypeName(at), dtypeName(wt),
+                                   dtypeName(dt)));
+  }
+  if (!intPath && !isFloat(dt))
+    return Error::make(fmt::format("floating-point mm cannot produce {}",
+                                   dtypeName(dt)));
+
+  res.macs = m * k * n;
+  res.cycles = ctx.cycles->matrix(m, k, n, wt);
+  res.peakMacCycles = ctx.cycles->peakMacCycles(res.macs, wt);
+  return writeTile(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch, dt, d,
+                   op.chained());
+}
+
+} // namespace nnaccel::emulator

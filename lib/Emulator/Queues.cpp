@@ -1,0 +1,268 @@
+//===- Queues.cpp - A core's ld/ex/st queues and token FIFOs ------------===//
+//
+// Each queue runs its instructions one at a time, in order. The head starts
+// when the previous instruction has completed, it has been dispatched, and
+// the tokens it pops are available (a chain starts once all its members
+// are dispatched and runs as one unit); it executes atomically at its start
+// time and completes after its modelled duration, then pushes its tokens --
+// waiting, with the queue blocked, while a destination FIFO is full.
+// `send` posts a link message; `recv` waits for one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Machine.h"
+
+#include "nnaccel/ISA/Asm.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace nnaccel::emulator {
+
+using namespace isa;
+
+namespace {
+
+/// FIFO index of the token path from queue `from` to queue `to`, or -1.
+int fifoIndex(unsigned from, unsigned to) {
+  if (from == 0 && to == 1)
+    return 0;
+  if (from == 1 && to == 0)
+    return 1;
+  if (from == 1 && to == 2)
+    return 2;
+  if (from == 2 && to == 1)
+    return 3;
+  return -1;
+}
+
+/// Tokens popped (per FIFO) by flags `f` on queue `q`.
+void popNeeds(unsigned q, uint8_t f, std::array<unsigned, 4> &need) {
+  if (f & FlagPopPrev) {
+    int i = fifoIndex(q - 1, q);
+    if (i >= 0)
+      ++need[i];
+  }
+  if (f & FlagPopNext) {
+    int i = fifoIndex(q + 1, q);
+    if (i >= 0)
+      ++need[i];
+  }
+}
+
+/// FIFOs pushed by flags `f` on queue `q`.
+void pushTargets(unsigned q, uint8_t f, std::vector<int> &out) {
+  if (f & FlagPushPrev)
+    out.push_back(fifoIndex(q, q - 1));
+  if (f & FlagPushNext)
+    out.push_back(fifoIndex(q, q + 1));
+}
+
+} // namespace
+
+uint64_t Card::queueTime(Core &c, unsigned q, size_t *groupLen,
+                         uint64_t *tokenTime) {
+  QueueState &qs = c.queues[q];
+  if (qs.pendingPush) {
+    std::vector<int> targets;
+    pushTargets(q, qs.pendingPush, targets);
+    uint64_t t = qs.pendingSince;
+    for (int i : targets) {
+      if (c.fifos[i].times.size() >= t_.tokenFifoDepth)
+        return Never;
+      t = std::max(t, c.fifos[i].lastPop);
+    }
+    return t;
+  }
+  if (qs.entries.empty())
+    return Never;
+  size_t len = 1;
+  if (q == static_cast<unsigned>(Queue::Ex))
+    while (c.ops[qs.entries[len - 1].pc].chained()) {
+      if (len == qs.entries.size())
+        return Never; // the rest of the chain is not dispatched yet
+      ++len;
+    }
+  std::array<unsigned, 4> need{};
+  for (size_t i = 0; i < len; ++i)
+    popNeeds(q, c.ops[qs.entries[i].pc].flags, need);
+  uint64_t tok = 0;
+  for (unsigned i = 0; i < 4; ++i) {
+    if (c.fifos[i].times.size() < need[i])
+      return Never;
+    if (need[i])
+      tok = std::max(tok, c.fifos[i].times[need[i] - 1]);
+  }
+  const Op &head = c.ops[qs.entries[0].pc];
+  if (head.opcode == Opcode::Recv) {
+    auto it = inbox.find({head.peer, head.chan});
+    if (it == inbox.end() || it->second.empty())
+      return Never;
+  }
+  if (groupLen)
+    *groupLen = len;
+  if (tokenTime)
+    *tokenTime = tok;
+  return std::max({qs.freeAt, qs.entries[len - 1].enqueueTime, tok});
+}
+
+void Card::queueStep(Core &c, unsigned q) {
+  QueueState &qs = c.queues[q];
+  QueueStats &st = c.stats.queues[q];
+  if (qs.pendingPush) {
+    uint64_t t = queueTime(c, q);
+    std::vector<int> targets;
+    pushTargets(q, qs.pendingPush, targets);
+    for (int i : targets)
+      c.fifos[i].times.push_back(t);
+    st.pushStallCycles += t - qs.pendingSince;
+    qs.freeAt = t;
+    st.lastEndCycle = t;
+    qs.pendingPush = 0;
+    return;
+  }
+  size_t len = 1;
+  uint64_t tok = 0;
+  uint64_t start = queueTime(c, q, &len, &tok);
+  uint64_t ready = std::max(qs.freeAt, qs.entries[len - 1].enqueueTime);
+  if (tok > ready)
+    st.tokenStallCycles += tok - ready;
+
+  // Pop tokens.
+  std::array<unsigned, 4> need{};
+  uint8_t pushFlags = 0;
+  for (size_t i = 0; i < len; ++i) {
+    const Op &op = c.ops[qs.entries[i].pc];
+    popNeeds(q, op.flags, need);
+    pushFlags |= op.flags & (FlagPushPrev | FlagPushNext);
+  }
+  for (unsigned i = 0; i < 4; ++i)
+    for (unsigned k = 0; k < need[i]; ++k) {
+      c.fifos[i].times.pop_front();
+      c.fifos[i].lastPop = start;
+    }
+
+  // Execute the instruction or chain.
+  ExecContext &ctx = c.ctx;
+  ctx.chain.valid = false;
+  uint64_t cycles = 0, slowest = 0, end = 0, recvWait = 0;
+  for (size_t i = 0; i < len; ++i) {
+    const QueueEntry &e = qs.entries[i];
+    const Op &op = c.ops[e.pc];
+    ExecResult r;
+    Error err;
+    switch (op.opcode) {
+    case Opcode::Sync:
+      r.cycles = CycleModel::SyncCycles;
+      break;
+    case Opcode::DmaLd:
+    case Opcode::DmaSt:
+      err = executeDma(op, e.eff, ctx, r);
+      break;
+    case Opcode::EmbGather:
+      err = executeGather(op, e.eff, ctx, r);
+      break;
+    case Opcode::Mm:
+      err = executeMatrix(op, e.eff, ctx, r);
+      break;
+    case Opcode::Send: {
+      bool host = op.peer == HostPeer;
+      if (!host && (op.peer >= t_.cards || op.peer == index)) {
+        err = Error::make(fmt::format("send to peer {}, which is not another "
+                                      "card or the host (255)",
+                                      op.peer));
+        break;
+      }
+      Memory &m = *ctx.mem[static_cast<unsigned>(op.mem[OpSrc].space)];
+      Message msg;
+      msg.src = index;
+      msg.dst = op.peer;
+      msg.chan = op.chan;
+      msg.data.resize(op.bytes);
+      m.read(static_cast<uint64_t>(e.eff[OpSrc]), msg.data.data(), op.bytes);
+      ctx.bytes->read[static_cast<unsigned>(op.mem[OpSrc].space)] += op.bytes;
+      r.cycles = cm_.linkSend(op.bytes, host);
+      msg.arrival = start + r.cycles + cm_.linkLatency(host);
+      (host ? hostBytesSent : linkBytesSent) += op.bytes;
+      outbox.push_back(std::move(msg));
+      break;
+    }
+    case Opcode::Recv: {
+      auto &box = inbox[{op.peer, op.chan}];
+      Message msg = std::move(box.front());
+      box.pop_front();
+      if (msg.data.size() != op.bytes) {
+        err = Error::make(fmt::format(
+            "recv of {} bytes from {} on channel {} got a message of {} bytes",
+            op.bytes,
+            op.peer == HostPeer ? std::string("the host")
+                                : fmt::format("card {}", op.peer),
+            op.chan, msg.data.size()));
+        break;
+      }
+      Memory &m = *ctx.mem[static_cast<unsigned>(op.mem[OpDst].space)];
+      m.write(static_cast<uint64_t>(e.eff[OpDst]), msg.data.data(), op.bytes);
+      ctx.bytes->written[static_cast<unsigned>(op.mem[OpDst].space)] +=
+          op.bytes;
+      (op.peer == HostPeer ? hostBytesReceived : linkBytesReceived) +=
+          op.bytes;
+      uint64_t done = std::max(start + CycleModel::MinCycles, msg.arrival);
+      r.cycles = done - start;
+      recvWait = r.cycles - CycleModel::MinCycles;
+      st.linkWaitCycles += recvWait;
+      break;
+    }
+    default:
+      err = executeVector(op, e.eff, ctx, r);
+      break;
+    }
+    if (err) {
+      setFault(c, e.pc, err.message());
+      return;
+    }
+    cycles += r.cycles;
+    slowest = std::max(slowest, r.cycles);
+    c.stats.macs += r.macs;
+    c.stats.peakMacCycles += r.peakMacCycles;
+  }
+  if (len > 1)
+    cycles = cm_.chain(slowest, len);
+  end = start + cycles;
+  st.instructions += len;
+  st.busyCycles += cycles - recvWait;
+  uint32_t headPc = qs.entries[0].pc;
+  qs.entries.erase(qs.entries.begin(), qs.entries.begin() + len);
+
+  // The dispatcher may have been waiting for room in this queue.
+  if (c.blockedOnQueue == static_cast<int>(q)) {
+    if (start > c.dtime) {
+      c.stats.dispatchStallCycles += start - c.dtime;
+      c.dtime = start;
+    }
+    c.blockedOnQueue = -1;
+  }
+
+  // Push tokens, or wait for room.
+  std::vector<int> targets;
+  pushTargets(q, pushFlags, targets);
+  uint8_t pending = 0;
+  for (int i : targets) {
+    if (c.fifos[i].times.size() < t_.tokenFifoDepth)
+      c.fifos[i].times.push_back(end);
+    else
+      pending |= (i == fifoIndex(q, q - 1)) ? FlagPushPrev : FlagPushNext;
+  }
+  qs.freeAt = end;
+  st.lastEndCycle = end;
+  if (pending) {
+    qs.pendingPush = pending;
+    qs.pendingSince = end;
+    qs.pendingPc = headPc;
+  }
+  if (trace_)
+    events.push_back({static_cast<uint16_t>(c.index), static_cast<uint8_t>(q),
+                      static_cast<uint16_t>(len), headPc, start, end});
+}
+
+} // namespace nnaccel::emulator

@@ -1,0 +1,108 @@
+//===- Units.h - Execution units of a core ----------------------*- C++ -*-===//
+//
+// The interface between the scheduler (which decides *when* an instruction
+// runs) and the execution units (which compute *what* it does): the matrix
+// unit, the vector/MFU unit and the DMA/gather engines. A unit reads its
+// operands, computes through lib/Numerics, writes its results, and reports
+// modelled cycles, MACs and bytes moved. Errors are runtime faults of the
+// instruction (the scheduler adds card/core/pc context).
+//
+//===----------------------------------------------------------------------===//
+#ifndef NNACCEL_LIB_EMULATOR_UNITS_H
+#define NNACCEL_LIB_EMULATOR_UNITS_H
+
+#include "CycleModel.h"
+#include "Op.h"
+
+#include "nnaccel/Emulator/Memory.h"
+#include "nnaccel/Emulator/Stats.h"
+#include "nnaccel/ISA/Error.h"
+#include "nnaccel/ISA/Target.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace nnaccel::emulator {
+
+using isa::Error;
+
+/// Effective addresses of an instruction's memory operands, resolved at
+/// dispatch (indexed by OperandId).
+using EffAddrs = std::array<int64_t, NumOperandIds>;
+
+/// The value forwarded along a chain: exactly the bytes the producer would
+/// have written in its `dt`, as dense rows.
+struct ChainValue {
+  bool valid = false;
+  isa::DType type = isa::DType::F32;
+  uint64_t rows = 0, cols = 0;
+  std::vector<uint8_t> data;
+};
+
+/// A rows x cols block in its compute domain (f32 or i32), row-major.
+struct Tile {
+  bool isFloat = true;
+  uint64_t rows = 0, cols = 0;
+  std::vector<float> f;
+  std::vector<int32_t> i;
+  void reset(bool flt, uint64_t r, uint64_t c) {
+    isFloat = flt;
+    rows = r;
+    cols = c;
+    if (flt)
+      f.assign(r * c, 0.0f);
+    else
+      i.assign(r * c, 0);
+  }
+};
+
+/// What a core's units see: the memories indexed by isa::Space (dram/shared
+/// of the card, vrf/mrf/acc of the core), the chain register, counters and
+/// reusable scratch buffers.
+struct ExecContext {
+  const isa::TargetDesc *target = nullptr;
+  const CycleModel *cycles = nullptr;
+  std::array<Memory *, isa::NumMemSpaces> mem{};
+  ChainValue chain;
+  ByteCounters *bytes = nullptr;
+  // Scratch reused across instructions to avoid reallocation.
+  std::vector<uint8_t> scratchA, scratchB, scratchC;
+  Tile tileA, tileB, tileD;
+};
+
+/// Result of one instruction.
+struct ExecResult {
+  uint64_t cycles = 0;
+  uint64_t macs = 0;
+  double peakMacCycles = 0;
+};
+
+/// Matrix unit: `mm`.
+Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
+                    ExecResult &res);
+/// Vector unit: v.*, vs.*.
+Error executeVector(const Op &op, const EffAddrs &eff, ExecContext &ctx,
+                    ExecResult &res);
+/// DMA engines: dma.ld, dma.st.
+Error executeDma(const Op &op, const EffAddrs &eff, ExecContext &ctx,
+                 ExecResult &res);
+/// Gather engine: emb.gather.
+Error executeGather(const Op &op, const EffAddrs &eff, ExecContext &ctx,
+                    ExecResult &res);
+
+//===--- Operand helpers shared by the units (VectorUnit.cpp) -------------===//
+
+/// Reads a rows x cols operand of type `t` (from memory at `addr` with
+/// `pitch`, or from the chain) widened into `tile` in domain `asFloat`.
+Error readTile(ExecContext &ctx, isa::Space space, uint64_t addr,
+               uint64_t pitch, isa::DType t, uint64_t rows, uint64_t cols,
+               bool asFloat, Tile &tile);
+/// Writes `tile` converted to `t` to memory (unless `space` is chain) and,
+/// if `toChain`, into the chain register.
+Error writeTile(ExecContext &ctx, isa::Space space, uint64_t addr,
+                uint64_t pitch, isa::DType t, const Tile &tile, bool toChain);
+
+} // namespace nnaccel::emulator
+
+#endif // NNACCEL_LIB_EMULATOR_UNITS_H

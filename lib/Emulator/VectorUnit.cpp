@@ -1,0 +1,562 @@
+//===- VectorUnit.cpp - Multifunction vector unit (v.*, vs.*) ----------===//
+//
+// Element-wise, broadcast, reduction and (de)quantisation instructions. Each
+// instruction reads its whole operands into compute-domain tiles (f32 or
+// i32), computes with the lib/Numerics span kernels one row (or the whole
+// tile) at a time, and writes the result converted to `dt`. Reading every
+// operand before writing makes in-place and overlapping operands well
+// defined: the result is as if all reads happened before any write.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Units.h"
+
+#include "nnaccel/Emulator/ElementIO.h"
+#include "nnaccel/Numerics/Common.h"
+#include "nnaccel/Numerics/Requantize.h"
+#include "nnaccel/Numerics/VectorOps.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace nnaccel::emulator {
+
+using namespace isa;
+namespace num = nnaccel::numerics;
+
+namespace {
+
+uint64_t extent(uint64_t rows, uint64_t pitch, uint64_t rowBytes) {
+  return rows ? (rows - 1) * pitch + rowBytes : 0;
+}
+
+Error checkRange(const Memory &m, Space s, uint64_t addr, uint64_t n) {
+  if (!m.contains(addr, n))
+    return Error::make(fmt::format("access [0x{:x}, 0x{:x}) is outside {} "
+                                   "({} bytes)",
+                                   addr, addr + n, spaceName(s), m.size()));
+  return Error::success();
+}
+
+} // namespace
+
+Error readTile(ExecContext &ctx, Space space, uint64_t addr, uint64_t pitch,
+               DType t, uint64_t rows, uint64_t cols, bool asFloat,
+               Tile &tile) {
+  tile.reset(asFloat, rows, cols);
+  uint64_t rb = rowBytes(t, cols);
+  const uint8_t *base;
+  if (space == Space::Chain) {
+    const ChainValue &cv = ctx.chain;
+    if (!cv.valid)
+      return Error::make("reads the chain but no chained producer precedes it");
+    if (cv.type != t || cv.rows != rows || cv.cols != cols)
+      return Error::make(fmt::format(
+          "chain operand is {}x{} {} but the producer forwarded {}x{} {}", rows,
+          cols, dtypeName(t), cv.rows, cv.cols, dtypeName(cv.type)));
+    base = cv.data.data();
+    pitch = rb;
+  } else {
+    Memory *m = ctx.mem[static_cast<unsigned>(space)];
+    uint64_t n = extent(rows, pitch, rb);
+    if (Error e = checkRange(*m, space, addr, n))
+      return e;
+    base = m->view(addr, n, ctx.scratchC);
+    ctx.bytes->read[static_cast<unsigned>(space)] += rows * rb;
+  }
+  for (uint64_t r = 0; r < rows; ++r) {
+    if (asFloat)
+      readRowF32(t, base + r * pitch, cols, tile.f.data() + r * cols);
+    else
+      readRowI32(t, base + r * pitch, cols, tile.i.data() + r * cols);
+  }
+  return Error::success();
+}
+
+Error writeTile(ExecContext &ctx, Space space, uint64_t addr, uint64_t pitch,
+                DType t, const Tile &tile, bool toChain) {
+  uint64_t rows = tile.rows, cols = tile.cols, rb = rowBytes(t, cols);
+  auto emit = [&](uint8_t *base, uint64_t p) {
+    for (uint64_t r = 0; r < rows; ++r) {
+      if (tile.isFloat)
+        writeRowF32(t, tile.f.data() + r * cols, cols, base + r * p);
+      else
+        writeRowI32(t, tile.i.data() + r * cols, cols, base + r * p);
+    }
+  };
+  if (toChain) {
+    ChainValue &cv = ctx.chain;
+    cv.data.assign(rows * rb, 0);
+    emit(cv.data.data(), rb);
+    cv.valid = true;
+    cv.type = t;
+    cv.rows = rows;
+    cv.cols = cols;
+  }
+  if (space == Space::Chain)
+    return Error::success();
+  Memory *m = ctx.mem[static_cast<unsigned>(space)];
+  uint64_t n = extent(rows, pitch, rb);
+  if (Error e = checkRange(*m, space, addr, n))
+    return e;
+  ctx.bytes->written[static_cast<unsigned>(space)] += rows * rb;
+  if (uint8_t *p = m->span(addr, n)) {
+    emit(p, pitch);
+    return Error::success();
+  }
+  // Paged memory straddling pages: read-modify-write keeps the gaps intact.
+  ctx.scratchC.resize(n);
+  m->read(addr, ctx.scratchC.data(), n);
+  emit(ctx.scratchC.data(), pitch);
+  m->write(addr, ctx.scratchC.data(), n);
+  return Error::success();
+}
+
+namespace {
+
+int32_t wrapAdd(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) +
+                              static_cast<uint32_t>(b));
+}
+int32_t wrapSub(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) -
+                              static_cast<uint32_t>(b));
+}
+int32_t wrapMul(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) *
+                              static_cast<uint32_t>(b));
+}
+
+enum class BinKind { Add, Sub, Mul, Max, Min };
+
+BinKind binKind(Opcode op) {
+  switch (op) {
+  case Opcode::VAdd:
+  case Opcode::VsAdd:
+    return BinKind::Add;
+  case Opcode::VSub:
+    return BinKind::Sub;
+  case Opcode::VMul:
+  case Opcode::VsMul:
+    return BinKind::Mul;
+  case Opcode::VMax:
+  case Opcode::VsMax:
+    return BinKind::Max;
+  default:
+    return BinKind::Min;
+  }
+}
+
+void binaryF32(BinKind k, const float *a, const float *b, float *out,
+               size_t n) {
+  num::Span<const float> sa(a, n), sb(b, n);
+  num::Span<float> so(out, n);
+  switch (k) {
+  case BinKind::Add:
+    num::addF32(sa, sb, so);
+    return;
+  case BinKind::Sub:
+    num::subF32(sa, sb, so);
+    return;
+  case BinKind::Mul:
+    num::mulF32(sa, sb, so);
+    return;
+  case BinKind::Max:
+    num::maxF32(sa, sb, so);
+    return;
+  case BinKind::Min:
+    num::minF32(sa, sb, so);
+    return;
+  }
+}
+
+void binaryI32(BinKind k, const int32_t *a, const int32_t *b, int32_t *out,
+               size_t n) {
+  switch (k) {
+  case BinKind::Add:
+    for (size_t i = 0; i < n; ++i)
+      out[i] = wrapAdd(a[i], b[i]);
+    return;
+  case BinKind::Sub:
+    for (size_t i = 0; i < n; ++i)
+      out[i] = wrapSub(a[i], b[i]);
+    return;
+  case BinKind::Mul:
+    for (size_t i = 0; i < n; ++i)
+      out[i] = wrapMul(a[i], b[i]);
+    return;
+  case BinKind::Max:
+    for (size_t i = 0; i < n; ++i)
+      out[i] = std::max(a[i], b[i]);
+    return;
+  case BinKind::Min:
+    for (size_t i = 0; i < n; ++i)
+      out[i] = std::min(a[i], b[i]);
+    return;
+  }
+}
+
+/// v.add/sub/mul/max/min and vs.*: D = A op B, B broadcast or immediate.
+Error binary(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
+  bool flt = isFloatDomain(op.at);
+  uint64_t rows = op.rows, cols = op.cols;
+  Tile &a = ctx.tileA, &b = ctx.tileB, &d = ctx.tileD;
+  if (Error e = readTile(ctx, op.mem[OpA].space, eff[OpA], op.apitch, op.at,
+                         rows, cols, flt, a))
+    return e;
+  bool scalarImm = !op.has(OpB);
+  Bcast bc = scalarImm ? Bcast::Scalar : op.bcast;
+  if (scalarImm) {
+    b.reset(flt, 1, 1);
+    auto bits = static_cast<uint32_t>(op.imm);
+    if (flt)
+      b.f[0] = num::bitsToFloat(bits);
+    else
+      b.i[0] = static_cast<int32_t>(bits);
+  } else {
+    uint64_t br = (bc == Bcast::None || bc == Bcast::Col) ? rows : 1;
+    uint64_t bcl = (bc == Bcast::None || bc == Bcast::Row) ? cols : 1;
+    if (Error e = readTile(ctx, op.mem[OpB].space, eff[OpB], op.bpitch, op.bt,
+                           br, bcl, flt, b))
+      return e;
+  }
+  d.reset(flt, rows, cols);
+  BinKind kind = binKind(op.opcode);
+  // A broadcast element is expanded into one full row, reused per row.
+  std::vector<float> &rowF = ctx.tileB.f; // reused only for None/Row
+  std::vector<float> expF;
+  std::vector<int32_t> expI;
+  for (uint64_t r = 0; r < rows; ++r) {
+    if (flt) {
+      const float *bp;
+      if (bc == Bcast::None)
+        bp = rowF.data() + r * cols;
+      else if (bc == Bcast::Row)
+        bp = rowF.data();
+      else {
+        float v = b.f[bc == Bcast::Col ? r : 0];
+        if (r == 0 || bc == Bcast::Col)
+          expF.assign(cols, v);
+        bp = expF.data();
+      }
+      binaryF32(kind, a.f.data() + r * cols, bp, d.f.data() + r * cols, cols);
+    } else {
+      const int32_t *bp;
+      if (bc == Bcast::None)
+        bp = b.i.data() + r * cols;
+      else if (bc == Bcast::Row)
+        bp = b.i.data();
+      else {
+        expI.assign(cols, b.i[bc == Bcast::Col ? r : 0]);
+        bp = expI.data();
+      }
+      binaryI32(kind, a.i.data() + r * cols, bp, d.i.data() + r * cols, cols);
+    }
+  }
+  return writeTile(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch, op.dt, d,
+                   op.chained());
+}
+
+/// Raw bit copy (v.mov): rows of rowBytes(at, cols), no conversion.
+Error move(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
+  if (op.dt != op.at)
+    return Error::make(fmt::format("v.mov copies bits: dt {} must equal at {}",
+                                   dtypeName(op.dt), dtypeName(op.at)));
+  uint64_t rows = op.rows, rb = rowBytes(op.at, op.cols);
+  std::vector<uint8_t> &buf = ctx.scratchA;
+  buf.resize(rows * rb);
+  Space as = op.mem[OpA].space;
+  if (as == Space::Chain) {
+    const ChainValue &cv = ctx.chain;
+    if (!cv.valid || cv.type != op.at || cv.rows != rows || cv.cols != op.cols)
+      return Error::make("chain operand does not match the chained producer");
+    std::memcpy(buf.data(), cv.data.data(), rows * rb);
+  } else {
+    Memory *m = ctx.mem[static_cast<unsigned>(as)];
+    if (Error e = checkRange(*m, as, eff[OpA], extent(rows, op.apitch, rb)))
+      return e;
+    for (uint64_t r = 0; r < rows; ++r)
+      m->read(eff[OpA] + r * op.apitch, buf.data() + r * rb, rb);
+    ctx.bytes->read[static_cast<unsigned>(as)] += rows * rb;
+  }
+  if (op.chained()) {
+    ChainValue &cv = ctx.chain;
+    cv.data.assign(buf.begin(), buf.end());
+    cv.valid = true;
+    cv.type = op.dt;
+    cv.rows = rows;
+    cv.cols = op.cols;
+  }
+  Space ds = op.mem[OpDst].space;
+  if (ds == Space::Chain)
+    return Error::success();
+  Memory *m = ctx.mem[static_cast<unsigned>(ds)];
+  if (Error e = checkRange(*m, ds, eff[OpDst], extent(rows, op.dpitch, rb)))
+    return e;
+  for (uint64_t r = 0; r < rows; ++r)
+    m->write(eff[OpDst] + r * op.dpitch, buf.data() + r * rb, rb);
+  ctx.bytes->written[static_cast<unsigned>(ds)] += rows * rb;
+  return Error::success();
+}
+
+/// Unary element-wise ops (v.cvt, v.relu, transcendentals, abs, neg).
+Error unary(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
+  bool flt = isFloatDomain(op.at);
+  Tile &a = ctx.tileA;
+  if (Error e = readTile(ctx, op.mem[OpA].space, eff[OpA], op.apitch, op.at,
+                         op.rows, op.cols, flt, a))
+    return e;
+  size_t n = a.rows * a.cols;
+  if (flt) {
+    num::Span<const float> in(a.f.data(), n);
+    num::Span<float> out(a.f.data(), n); // in place: the kernels allow it
+    switch (op.opcode) {
+    case Opcode::VCvt:
+      break;
+    case Opcode::VRelu:
+      num::reluF32(in, out);
+      break;
+    case Opcode::VSigm:
+      num::sigmoidF32(in, out);
+      break;
+    case Opcode::VTanh:
+      num::tanhF32(in, out);
+      break;
+    case Opcode::VExp:
+      num::expF32(in, out);
+      break;
+    case Opcode::VGelu:
+      num::geluErfF32(in, out);
+      break;
+    case Opcode::VRecip:
+      num::reciprocalF32(in, out);
+      break;
+    case Opcode::VRsqrt:
+      num::rsqrtF32(in, out);
+      break;
+    case Opcode::VAbs:
+      num::absF32(in, out);
+      break;
+    case Opcode::VNeg:
+      num::negF32(in, out);
+      break;
+    default:
+      return Error::make("internal: not a unary opcode");
+    }
+  } else {
+    int32_t *v = a.i.data();
+    switch (op.opcode) {
+    case Opcode::VCvt:
+      break;
+    case Opcode::VRelu:
+      for (size_t i = 0; i < n; ++i)
+        v[i] = std::max(v[i], 0);
+      break;
+    case Opcode::VAbs:
+      for (size_t i = 0; i < n; ++i)
+        v[i] = v[i] < 0 ? wrapSub(0, v[i]) : v[i];
+      break;
+    case Opcode::VNeg:
+      for (size_t i = 0; i < n; ++i)
+        v[i] = wrapSub(0, v[i]);
+      break;
+    default:
+      return Error::make(fmt::format("{} needs a floating-point input, got {}",
+                                     getDesc(op.opcode).mnemonic,
+                                     dtypeName(op.at)));
+    }
+  }
+  return writeTile(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch, op.dt, a,
+                   op.chained());
+}
+
+/// v.rsum / v.rmax / v.rmin along `axis`.
+Error reduce(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
+  bool flt = isFloatDomain(op.at);
+  Tile &a = ctx.tileA, &d = ctx.tileD;
+  if (Error e = readTile(ctx, op.mem[OpA].space, eff[OpA], op.apitch, op.at,
+                         op.rows, op.cols, flt, a))
+    return e;
+  uint64_t rows = a.rows, cols = a.cols;
+  bool alongCols = op.axis == Axis::Cols;
+  uint64_t outs = alongCols ? rows : cols, len = alongCols ? cols : rows;
+  if (alongCols)
+    d.reset(flt, rows, 1);
+  else
+    d.reset(flt, 1, cols);
+  std::vector<float> colF;
+  std::vector<int32_t> colI;
+  for (uint64_t o = 0; o < outs; ++o) {
+    if (flt) {
+      const float *src;
+      if (alongCols) {
+        src = a.f.data() + o * cols;
+      } else {
+        colF.resize(len);
+        for (uint64_t r = 0; r < len; ++r)
+          colF[r] = a.f[r * cols + o];
+        src = colF.data();
+      }
+      num::Span<const float> s(src, len);
+      d.f[o] = op.opcode == Opcode::VRsum   ? num::reduceSumF32(s)
+               : op.opcode == Opcode::VRmax ? num::reduceMaxF32(s)
+                                            : num::reduceMinF32(s);
+    } else {
+      int32_t acc = op.opcode == Opcode::VRsum   ? 0
+                    : op.opcode == Opcode::VRmax ? std::numeric_limits<int32_t>::min()
+                                                 : std::numeric_limits<int32_t>::max();
+      for (uint64_t j = 0; j < len; ++j) {
+        int32_t v = alongCols ? a.i[o * cols + j] : a.i[j * cols + o];
+        acc = op.opcode == Opcode::VRsum   ? wrapAdd(acc, v)
+              : op.opcode == Opcode::VRmax ? std::max(acc, v)
+                                           : std::min(acc, v);
+      }
+      d.i[o] = acc;
+    }
+  }
+  return writeTile(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch, op.dt, d,
+                   op.chained());
+}
+
+/// Range of an integer destination type of v.rqnt.
+num::QuantRange rangeOf(DType t) {
+  switch (t) {
+  case DType::I16:
+    return {-32768, 32767};
+  case DType::I8:
+    return num::kInt8Range;
+  case DType::U8:
+    return num::kUInt8Range;
+  case DType::I4:
+    return num::kInt4Range;
+  case DType::U4:
+    return num::kUInt4Range;
+  default:
+    return {std::numeric_limits<int32_t>::min(),
+            std::numeric_limits<int32_t>::max()};
+  }
+}
+
+/// q = sat(RNE(t) + zp) for an already scaled f32 t: numerics'
+/// requantizeFloat rule, evaluated in 64 bits so that the i32 destination
+/// range and zero points at its edges cannot overflow.
+int32_t requantScaled(float t, int64_t zp, num::QuantRange range) {
+  float r = num::roundHalfEven(t);
+  double v = std::isnan(r) ? static_cast<double>(zp)
+                           : static_cast<double>(r) + static_cast<double>(zp);
+  if (v <= range.min)
+    return range.min;
+  if (v >= range.max)
+    return range.max;
+  return static_cast<int32_t>(v);
+}
+
+Error quant(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
+  bool flt = isFloatDomain(op.at);
+  Tile &a = ctx.tileA, &d = ctx.tileD, &s = ctx.tileB;
+  if (Error e = readTile(ctx, op.mem[OpA].space, eff[OpA], op.apitch, op.at,
+                         op.rows, op.cols, flt, a))
+    return e;
+  uint64_t nscales = op.perch ? op.cols : 1;
+  if (Error e = readTile(ctx, op.mem[OpS].space, eff[OpS], 0, DType::F32, 1,
+                         nscales, true, s))
+    return e;
+  uint64_t rows = a.rows, cols = a.cols;
+  if (op.opcode == Opcode::VRqnt) {
+    if (!isInteger(op.dt) || op.dt == DType::I64)
+      return Error::make(fmt::format("v.rqnt cannot produce {}",
+                                     dtypeName(op.dt)));
+    num::QuantRange range = rangeOf(op.dt);
+    bool viaNumerics = !flt && op.dt != DType::I32 &&
+                       op.zp >= range.min && op.zp <= range.max;
+    d.reset(false, rows, cols);
+    for (uint64_t r = 0; r < rows; ++r)
+      for (uint64_t c = 0; c < cols; ++c) {
+        float scale = s.f[op.perch ? c : 0];
+        uint64_t i = r * cols + c;
+        if (viaNumerics)
+          d.i[i] = num::requantizeFloat(a.i[i], scale,
+                                        static_cast<int32_t>(op.zp), range);
+        else
+          d.i[i] = requantScaled(
+              (flt ? a.f[i] : static_cast<float>(a.i[i])) * scale, op.zp,
+              range);
+      }
+  } else {
+    if (flt)
+      return Error::make(fmt::format("v.dqnt needs an integer input, got {}",
+                                     dtypeName(op.at)));
+    d.reset(true, rows, cols);
+    for (uint64_t r = 0; r < rows; ++r)
+      for (uint64_t c = 0; c < cols; ++c) {
+        uint64_t i = r * cols + c;
+        // a - zp is exact in 64 bits; one rounding to f32, one for the
+        // product (DequantizeLinear).
+        float diff = static_cast<float>(static_cast<int64_t>(a.i[i]) - op.zp);
+        d.f[i] = diff * s.f[op.perch ? c : 0];
+      }
+  }
+  return writeTile(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch, op.dt, d,
+                   op.chained());
+}
+
+Error fill(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
+  Tile &d = ctx.tileD;
+  bool flt = isFloatDomain(op.dt);
+  d.reset(flt, op.rows, op.cols);
+  auto bits = static_cast<uint32_t>(op.imm);
+  if (flt)
+    std::fill(d.f.begin(), d.f.end(), num::bitsToFloat(bits));
+  else
+    std::fill(d.i.begin(), d.i.end(), static_cast<int32_t>(bits));
+  return writeTile(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch, op.dt, d,
+                   op.chained());
+}
+
+} // namespace
+
+Error executeVector(const Op &op, const EffAddrs &eff, ExecContext &ctx,
+                    ExecResult &res) {
+  res.cycles = ctx.cycles->vector(op.rows, op.cols);
+  switch (op.opcode) {
+  case Opcode::VAdd:
+  case Opcode::VSub:
+  case Opcode::VMul:
+  case Opcode::VMax:
+  case Opcode::VMin:
+  case Opcode::VsAdd:
+  case Opcode::VsMul:
+  case Opcode::VsMax:
+  case Opcode::VsMin:
+    return binary(op, eff, ctx);
+  case Opcode::VMov:
+    return move(op, eff, ctx);
+  case Opcode::VCvt:
+  case Opcode::VRelu:
+  case Opcode::VSigm:
+  case Opcode::VTanh:
+  case Opcode::VExp:
+  case Opcode::VGelu:
+  case Opcode::VRecip:
+  case Opcode::VRsqrt:
+  case Opcode::VAbs:
+  case Opcode::VNeg:
+    return unary(op, eff, ctx);
+  case Opcode::VRsum:
+  case Opcode::VRmax:
+  case Opcode::VRmin:
+    return reduce(op, eff, ctx);
+  case Opcode::VRqnt:
+  case Opcode::VDqnt:
+    return quant(op, eff, ctx);
+  case Opcode::VFill:
+    return fill(op, eff, ctx);
+  default:
+    return Error::make("internal: not a vector opcode");
+  }
+}
+
+} // namespace nnaccel::emulator

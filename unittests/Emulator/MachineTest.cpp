@@ -1,0 +1,382 @@
+//===- MachineTest.cpp - Scheduling, synchronisation, faults, timing ----===//
+//
+// Whole-machine behaviour: token-synchronised queues, barriers across cores,
+// card-to-card and host transfers, deterministic results for any thread
+// count, deadlock and fault reports naming card/core/pc/instruction, cycle
+// counts computed by hand from the documented formulas, and the trace JSON.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include "nnaccel/ISA/Encoding.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+using namespace emutest;
+using nnaccel::isa::Instruction;
+using nnaccel::isa::Opcode;
+using nnaccel::isa::Program;
+
+TEST_CASE("cycle model: dma then mm synchronised by a token", "[cycles]") {
+  auto target = loadTarget(); // dram 32 B/cycle, latency 200; L=16, N=64
+  auto emu = makeEmu(
+      target,
+      {"dma.ld vrf[0x0], dram[0x0], f32, x=64, y=1, z=1 @push_next\n"
+       "mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, f32, m=1, k=64, n=64, "
+       "dpitch=256, apitch=256 @pop_prev\nhalt\n"});
+  auto s = runOk(*emu);
+  // dma.ld: dispatched at 0, starts at 1, 256 B / 32 + 200 = 208 -> ends 209.
+  // mm: waits for the token (209), max(1*ceil(64/16)*1, 4096/256) = 16.
+  REQUIRE(s.totalCycles == 225);
+  const auto &c = s.cores[0];
+  REQUIRE(c.queues[0].busyCycles == 208);
+  REQUIRE(c.queues[1].busyCycles == 16);
+  REQUIRE(c.queues[1].tokenStallCycles == 209 - 2);
+  REQUIRE(c.dispatched == 3);
+  REQUIRE(c.macs == 4096);
+  REQUIRE(c.macUtilization == Approx(16.0 / 225.0));
+  REQUIRE(c.bytes.read[0] == 256);
+  REQUIRE(c.bytes.written[2] == 256);
+  REQUIRE(s.summary().find("225 cycles") != std::string::npos);
+}
+
+TEST_CASE("cycle model: a chain costs its slowest stage plus fill",
+          "[cycles]") {
+  auto target = loadTarget();
+  auto emu = makeEmu(
+      target, {"mm chain, vrf[0x0], mrf[0x0], f32, f16, f16, m=4, k=64, "
+               "n=64, apitch=128 @chain\n"
+               "v.relu acc[0x0], chain, f32, f32, rows=4, cols=64, "
+               "dpitch=256\nhalt\n"});
+  auto s = runOk(*emu);
+  // mm: max(4*4*1, 16384/1024) = 16; v.relu: 4*ceil(64/64) = 4;
+  // chain = 16 + 1 * 2; it starts when its last member is queued (cycle 2).
+  REQUIRE(s.totalCycles == 2 + 18);
+  REQUIRE(s.cores[0].queues[1].busyCycles == 18);
+}
+
+TEST_CASE("cycle model: barrier releases at the last arrival", "[cycles]") {
+  auto target = loadTarget();
+  auto emu = makeEmu(target,
+                     {".core card=0, core=0\n"
+                      "v.fill acc[0x0], f32, rows=10, cols=64, dpitch=256\n"
+                      "barrier id=1, mask=3\nhalt\n",
+                      ".core card=0, core=1\nbarrier id=1, mask=3\nhalt\n"});
+  auto s = runOk(*emu);
+  // Core 0: fill 1..11, arrives at 11; both leave at 12, halt -> 13.
+  REQUIRE(s.totalCycles == 13);
+  REQUIRE(s.cores[0].finishCycle == 13);
+  REQUIRE(s.cores[1].finishCycle == 13);
+  REQUIRE(s.cores[1].barrierWaitCycles == 11);
+}
+
+TEST_CASE("cycle model: card-to-card transfer", "[cycles][cards]") {
+  auto target = loadTarget("multicard-6x"); // link 5 B/cycle, 2000 latency
+  auto emu = makeEmu(target,
+                     {".core card=0, core=0\n"
+                      "send vrf[0x0], bytes=100, peer=1, chan=3\nhalt\n",
+                      ".core card=1, core=0\n"
+                      "recv vrf[0x40], bytes=100, peer=0, chan=3\nhalt\n"});
+  std::vector<uint8_t> data(100);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<uint8_t>(i * 7);
+  put(*emu, Space::Vrf, 0, data, 0, 0);
+  auto s = runOk(*emu);
+  // send starts at 1 and takes 100/5 = 20 cycles; arrival 21 + 2000.
+  REQUIRE(s.totalCycles == 2021);
+  REQUIRE(get<uint8_t>(*emu, Space::Vrf, 0x40, 100, 0, 1) == data);
+  REQUIRE(s.cards[0].linkBytesSent == 100);
+  REQUIRE(s.cards[1].linkBytesReceived == 100);
+}
+
+TEST_CASE("cores share DRAM through barriers; tokens order queues",
+          "[machine]") {
+  auto target = loadTarget();
+  std::vector<float> in(64);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = static_cast<float>(i) - 10.0f;
+  // Core 0: load, scale by 2 on ex, store to shared; barrier.
+  // Core 1: barrier; load from shared, add 1, store to dram.
+  std::string p0 =
+      ".core card=0, core=0\n"
+      "dma.ld vrf[0x0], dram[0x0], f32, x=64, y=1, z=1 @push_next\n"
+      "vs.mul vrf[0x100], vrf[0x0], f32, f32, rows=1, cols=64, dpitch=256, "
+      "apitch=256, imm=2.0 @pop_prev @push_next\n"
+      "dma.st shared[0x40], vrf[0x100], f32, x=64, y=1, z=1 @pop_prev\n"
+      "barrier id=0, mask=3\nhalt\n";
+  std::string p1 =
+      ".core card=0, core=1\nbarrier id=0, mask=3\n"
+      "dma.ld acc[0x0], shared[0x40], f32, x=64, y=1, z=1 @push_next\n"
+      "vs.add acc[0x400], acc[0x0], f32, f32, rows=1, cols=64, dpitch=256, "
+      "apitch=256, imm=1.0 @pop_prev @push_next\n"
+      "dma.st dram[0x1000], acc[0x400], f32, x=64, y=1, z=1 @pop_prev\n"
+      "halt\n";
+  auto emu = makeEmu(target, {p0, p1});
+  put(*emu, Space::Dram, 0, in);
+  runOk(*emu);
+  auto out = get<float>(*emu, Space::Dram, 0x1000, 64);
+  for (size_t i = 0; i < 64; ++i)
+    REQUIRE(out[i] == in[i] * 2.0f + 1.0f);
+  // Memories persist: a second run gives the same result.
+  runOk(*emu);
+  REQUIRE(get<float>(*emu, Space::Dram, 0x1000, 64) == out);
+}
+
+TEST_CASE("loops and scalar registers drive tiled addresses", "[machine]") {
+  auto target = loadTarget();
+  auto emu = makeEmu(
+      target, {"s.li s2, imm=3\n"
+               "loop.r s1, s2, step=256\n"
+               "dma.ld vrf[0x0+s1], dram[0x100+s1], f32, x=64, y=1, z=1\n"
+               "endloop\n"
+               "loop s3, count=0\nnop\nendloop\n"
+               "s.shli s4, s2, sh=4\ns.addi s5, s4, imm=-8\n"
+               "v.fill acc[0x0+s5], i32, rows=1, cols=1, dpitch=4, imm=0x7\n"
+               "halt\n"});
+  std::vector<int32_t> in(192);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = static_cast<int32_t>(i * 3);
+  put(*emu, Space::Dram, 0x100, in);
+  auto s = runOk(*emu);
+  REQUIRE(get<int32_t>(*emu, Space::Vrf, 0, 192) == in);
+  REQUIRE(get<int32_t>(*emu, Space::Acc, 40, 1)[0] == 7);
+  REQUIRE(s.cores[0].queues[0].instructions == 3);
+}
+
+TEST_CASE("host and multi-card transfers pair in FIFO order",
+          "[machine][cards]") {
+  auto target = loadTarget("multicard-6x");
+  std::string c0 = ".core card=0, core=0\n"
+                   "recv dram[0x0], bytes=64, peer=255, chan=1 @push_next\n"
+                   "sync ex @pop_prev @push_next\n"
+                   "send dram[0x0], bytes=64, peer=1, chan=2 @pop_prev\n"
+                   "halt\n";
+  std::string c1 = ".core card=1, core=3\n"
+                   "recv shared[0x40], bytes=64, peer=0, chan=2 @push_next\n"
+                   "sync ex @pop_prev @push_next\n"
+                   "send shared[0x40], bytes=64, peer=255, chan=5 @pop_prev\n"
+                   "halt\n";
+  std::vector<uint8_t> msg(64);
+  for (size_t i = 0; i < 64; ++i)
+    msg[i] = static_cast<uint8_t>(255 - i);
+  std::string trace1;
+  for (unsigned threads : {1u, 6u}) {
+    emulator::EmulatorOptions o;
+    o.threads = threads;
+    o.trace = true;
+    auto emu = makeEmu(target, {c0, c1}, o);
+    REQUIRE(!emu->hostSend(0, 1, msg));
+    auto s = runOk(*emu);
+    auto got = emu->hostReceive(1, 5);
+    REQUIRE(got.size() == 1);
+    REQUIRE(got[0] == msg);
+    REQUIRE(emu->hostReceive(1, 5).empty());
+    REQUIRE(s.cards[0].hostBytesReceived == 64);
+    REQUIRE(s.cards[1].hostBytesSent == 64);
+    if (threads == 1)
+      trace1 = emu->traceJson();
+    else
+      REQUIRE(emu->traceJson() == trace1); // identical schedule
+  }
+}
+
+TEST_CASE("results are independent of the worker thread count",
+          "[machine][cards]") {
+  auto target = loadTarget("multicard-6x");
+  // Every card: compute on 2 cores, then ring-send a block to the next card.
+  std::vector<std::string> progs;
+  for (unsigned card = 0; card < 6; ++card) {
+    for (unsigned core = 0; core < 2; ++core) {
+      std::string p = fmt::format(".core card={}, core={}\n", card, core);
+      p += fmt::format(
+          "dma.ld vrf[0x0], dram[{:#x}], f32, x=64, y=4, z=1, sy=256, "
+          "dpitch=256 @push_next\n"
+          "v.exp vrf[0x400], vrf[0x0], f32, f32, rows=4, cols=64, "
+          "dpitch=256, apitch=256 @pop_prev @push_next\n"
+          "dma.st shared[{:#x}], vrf[0x400], f32, x=64, y=4, z=1, dy=256, "
+          "spitch=256 @pop_prev\n"
+          "barrier id=0, mask=3\n",
+          core * 0x1000, core * 0x1000);
+      if (core == 0)
+        p += fmt::format("send shared[0x0], bytes=1024, peer={}, chan=0\n"
+                         "recv dram[0x8000], bytes=1024, peer={}, chan=0\n",
+                         (card + 1) % 6, (card + 5) % 6);
+      p += "halt\n";
+      progs.push_back(p);
+    }
+  }
+  std::vector<std::vector<uint8_t>> results;
+  std::vector<uint64_t> cycles;
+  for (unsigned threads : {1u, 3u, 6u}) {
+    emulator::EmulatorOptions o;
+    o.threads = threads;
+    auto emu = makeEmu(target, progs, o);
+    std::mt19937 rng(5);
+    for (unsigned card = 0; card < 6; ++card)
+      put(*emu, Space::Dram, 0, randomFloats(rng, 512), 0, card);
+    auto s = runOk(*emu);
+    cycles.push_back(s.totalCycles);
+    std::vector<uint8_t> all;
+    for (unsigned card = 0; card < 6; ++card) {
+      auto b = get<uint8_t>(*emu, Space::Dram, 0x8000, 1024, 0, card);
+      all.insert(all.end(), b.begin(), b.end());
+    }
+    results.push_back(all);
+  }
+  REQUIRE(results[0] == results[1]);
+  REQUIRE(results[0] == results[2]);
+  REQUIRE(cycles[0] == cycles[1]);
+  REQUIRE(cycles[0] == cycles[2]);
+}
+
+TEST_CASE("deadlocks are reported with card, core, pc and instruction",
+          "[faults]") {
+  SECTION("token that never arrives") {
+    auto target = loadTarget();
+    auto emu = makeEmu(target, {"v.fill acc[0x0], f32, rows=1, cols=4, "
+                                "dpitch=16 @pop_prev\nhalt\n"});
+    std::string msg = runError(*emu);
+    INFO(msg);
+    REQUIRE(msg.find("deadlock") != std::string::npos);
+    REQUIRE(msg.find("card 0 core 0 pc 0") != std::string::npos);
+    REQUIRE(msg.find("v.fill acc[0x0]") != std::string::npos);
+    REQUIRE(msg.find("token from the ld queue") != std::string::npos);
+  }
+  SECTION("barrier partner that never arrives") {
+    auto target = loadTarget();
+    auto emu = makeEmu(target, {".core card=0, core=0\nbarrier id=2, "
+                                "mask=3\nhalt\n",
+                                ".core card=0, core=1\nnop\nhalt\n"});
+    std::string msg = runError(*emu);
+    INFO(msg);
+    REQUIRE(msg.find("card 0 core 0 pc 0") != std::string::npos);
+    REQUIRE(msg.find("barrier id=2") != std::string::npos);
+    REQUIRE(msg.find("core(s) 1") != std::string::npos);
+  }
+  SECTION("recv without a send") {
+    auto target = loadTarget("multicard-6x");
+    auto emu = makeEmu(target, {".core card=2, core=1\nnop\n"
+                                "recv vrf[0x0], bytes=8, peer=4, chan=9\n"
+                                "halt\n"});
+    std::string msg = runError(*emu);
+    INFO(msg);
+    REQUIRE(msg.find("card 2 core 1 pc 1") != std::string::npos);
+    REQUIRE(msg.find("message from card 4 on channel 9") != std::string::npos);
+  }
+}
+
+TEST_CASE("faults name card, core, pc and the instruction", "[faults]") {
+  auto target = loadTarget();
+  SECTION("out of bounds through a register offset") {
+    auto emu = makeEmu(target, {"s.li s1, imm=0xff00\n"
+                                "dma.ld vrf[0x0+s1], dram[0x0], f32, x=128, "
+                                "y=1, z=1\nhalt\n"});
+    std::string msg = runError(*emu);
+    INFO(msg);
+    REQUIRE(msg.find("card 0 core 0 pc 1 (ld: `dma.ld") != std::string::npos);
+    REQUIRE(msg.find("out-of-bounds") != std::string::npos);
+    REQUIRE(msg.find("s1 = 65280") != std::string::npos);
+  }
+  SECTION("misaligned DMA") {
+    auto emu = makeEmu(target, {"nop\ndma.st dram[0x4], vrf[0x0], f32, x=4, "
+                                "y=1, z=1\nhalt\n"});
+    std::string msg = runError(*emu);
+    INFO(msg);
+    REQUIRE(msg.find("card 0 core 0 pc 1 (st: `dma.st") != std::string::npos);
+    REQUIRE(msg.find("misaligned") != std::string::npos);
+  }
+  SECTION("gather index outside the table") {
+    auto emu = makeEmu(target, {"emb.gather acc[0x0], dram[0x0], vrf[s0], "
+                                "vrf[s0], vrf[s0], f32, fmt=f32, dim=4, "
+                                "rowbytes=16, nrows=10, nseg=1, dpitch=16\n"
+                                "halt\n"});
+    put(*emu, Space::Vrf, 0, std::vector<int32_t>{10});
+    std::string msg = runError(*emu);
+    INFO(msg);
+    REQUIRE(msg.find("pc 0 (ld: `emb.gather") != std::string::npos);
+    REQUIRE(msg.find("index 10") != std::string::npos);
+  }
+  SECTION("recv size mismatch") {
+    auto emu = makeEmu(target, {"recv vrf[0x0], bytes=8, peer=255\nhalt\n"});
+    REQUIRE(!emu->hostSend(0, 0, std::vector<uint8_t>(4)));
+    std::string msg = runError(*emu);
+    INFO(msg);
+    REQUIRE(msg.find("got a message of 4 bytes") != std::string::npos);
+  }
+  SECTION("undefined opcode in a binary") {
+    Program p;
+    p.card = 0;
+    p.core = 2;
+    p.instructions = {Instruction(Opcode::Nop), Instruction(Opcode::Nop),
+                      Instruction(Opcode::Halt)};
+    auto bytes = nnaccel::isa::encodeProgram(p);
+    REQUIRE(bytes.ok());
+    (*bytes)[32 + 32] = 0x07; // pc 1: opcode 0x07 is undefined
+    emulator::Emulator emu(target);
+    auto e = emu.loadProgramBinary(*bytes);
+    REQUIRE(e);
+    INFO(e.message());
+    REQUIRE(e.message().find("card 0 core 2 pc 1") != std::string::npos);
+    REQUIRE(e.message().find("opcode") != std::string::npos);
+  }
+  SECTION("undefined opcode in memory") {
+    Program p;
+    Instruction bad;
+    bad.opcode = static_cast<Opcode>(0x7F);
+    p.instructions = {Instruction(Opcode::Nop), bad};
+    emulator::Emulator emu(target);
+    auto e = emu.loadProgram(p);
+    REQUIRE(e);
+    REQUIRE(e.message().find("card 0 core 0 pc 1") != std::string::npos);
+  }
+  SECTION("running past the end") {
+    emulator::EmulatorOptions o;
+    o.verifyOnLoad = false;
+    auto emu = makeEmu(target, {"nop\n"}, o);
+    std::string msg = runError(*emu);
+    REQUIRE(msg.find("card 0 core 0 pc 1") != std::string::npos);
+    REQUIRE(msg.find("without halt") != std::string::npos);
+  }
+  SECTION("host access out of range") {
+    emulator::Emulator emu(target);
+    std::vector<uint8_t> b(16);
+    REQUIRE(emu.writeMemory(0, Space::Acc, 262144 - 8, b));
+    REQUIRE(emu.writeMemory(3, Space::Dram, 0, b, 0)); // card 3: none
+    REQUIRE(!emu.writeMemory(0, Space::Acc, 0, b, 3));
+  }
+}
+
+TEST_CASE("trace JSON has one track per card/core/queue", "[trace]") {
+  auto target = loadTarget();
+  emulator::EmulatorOptions o;
+  o.trace = true;
+  auto emu = makeEmu(
+      target,
+      {".core card=0, core=1\n"
+       "dma.ld vrf[0x0], dram[0x0], f32, x=64, y=1, z=1 @push_next\n"
+       "mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, f32, m=1, k=64, n=64, "
+       "dpitch=256, apitch=256 @pop_prev @push_next\n"
+       "dma.st dram[0x1000], acc[0x0], f32, x=64, y=1, z=1 @pop_prev\n"
+       "halt\n"},
+      o);
+  runOk(*emu);
+  auto doc = nlohmann::json::parse(emu->traceJson());
+  REQUIRE(doc.contains("traceEvents"));
+  std::set<std::string> threads, spans;
+  for (const auto &e : doc["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      threads.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] == "X") {
+      spans.insert(e["name"].get<std::string>());
+      REQUIRE(e["pid"] == 0);
+      REQUIRE(e["dur"].get<double>() > 0);
+    }
+  }
+  for (const char *t : {"core 1 ld", "core 1 ex", "core 1 st", "core 1 dispatch"})
+    REQUIRE(threads.count(t));
+  REQUIRE(spans == std::set<std::string>{"dma.ld", "mm", "dma.st"});
+}
