@@ -366,6 +366,8 @@ Expected<AttrValue> decodeAttr(const fb::Attribute *a,
     if (const fb::DoubleArrayAttr *v = a->value_as_DoubleArrayAttr())
       return AttrValue(toVector(v->values()));
     break;
+  case fb::AttrValue::NONE:
+    break;
   default:
     return Status::error(fmt::format("{}: unknown attribute value kind {}",
                                      what,
@@ -430,6 +432,8 @@ Expected<PartitionDesc> decodePartition(const fb::Partition *p,
     }
     return PartitionDesc(std::move(card));
   }
+  case fb::PartitionBody::NONE:
+    break;
   default:
     return Status::error(fmt::format("{}: unknown partition kind {}", what,
                                      static_cast<unsigned>(p->body_type())));

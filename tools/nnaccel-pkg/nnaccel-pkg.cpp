@@ -112,7 +112,7 @@ void printInfo(const Package &pkg, bool ops, bool ir) {
     for (const ValueDesc &val : v.values)
       if (val.weight >= 0)
         referenced += pkg.weightInfo(val.weight).size;
-  fmt::print("weights:   {} stored, {} (values referencing weights: {})\n",
+  fmt::print("weights:   {} stored, {} ({} before deduplication)\n",
              pkg.numWeights(), formatBytes(h.weightsSize),
              formatBytes(referenced));
 

@@ -73,6 +73,7 @@ struct Forge {
   std::vector<fb::Weight> weights;
   uint16_t major = FormatVersionMajor;
   fb::PartitionBody partitionType = fb::PartitionBody::NONE;
+  bool emptyPartition = false; ///< add a Partition without a body
   int8_t dtype = 0;
 
   std::vector<uint8_t> build() {
@@ -91,6 +92,8 @@ struct Forge {
       auto body = fb::CreateHostPartition(fbb);
       parts.push_back(fb::CreatePartition(fbb, partitionType, body.Union()));
     }
+    if (emptyPartition)
+      parts.push_back(fb::CreatePartition(fbb));
     auto partVec = fbb.CreateVector(parts);
     auto io = fbb.CreateVector(std::vector<int32_t>{0});
     auto variant = fb::CreateVariant(fbb, fbb.CreateString("v"), 0, values,
@@ -165,6 +168,20 @@ TEST_CASE("bad magic, version and flags", "[package][corrupt]") {
   SECTION("unknown flags") {
     putLE(file, 12, 4, 4);
     CHECK_THAT(loadError(file), StartsWith("unknown header flags 0x00000004"));
+  }
+}
+
+TEST_CASE("every single-byte change of the header is detected",
+          "[package][corrupt]") {
+  std::vector<uint8_t> file = goodPackage();
+  for (size_t off = 0; off < FileHeader::Size; ++off) {
+    for (uint8_t mask : {uint8_t(0x01), uint8_t(0x80)}) {
+      std::vector<uint8_t> bad = file;
+      bad[off] ^= mask;
+      INFO("offset " << off << " mask " << int(mask));
+      Expected<Package> pkg = Package::fromBuffer(bad.data(), bad.size());
+      CHECK_FALSE(pkg.ok());
+    }
   }
 }
 
@@ -276,6 +293,11 @@ TEST_CASE("forged manifests are rejected by the semantic checks",
     forge.partitionType = static_cast<fb::PartitionBody>(7);
     CHECK(loadError(forge.build()) ==
           "manifest: variant 'v' (#0): partition 0: unknown partition kind 7");
+  }
+  SECTION("partition without a body") {
+    forge.emptyPartition = true;
+    CHECK(loadError(forge.build()) ==
+          "manifest: variant 'v' (#0): partition 0: missing partition body");
   }
   SECTION("manifest version disagreeing with the header") {
     forge.major = 3;

@@ -26,9 +26,10 @@ inline constexpr uint16_t FormatVersionMinor = 0;
 /// any element type, a cache line, and AVX-512 loads straight from the map.
 inline constexpr uint64_t WeightAlignment = 64;
 
-/// The manifest FlatBuffer is kept below this size (FlatBuffers' 32-bit
-/// offsets address at most 2 GiB).
-inline constexpr uint64_t MaxManifestBytes = (uint64_t(1) << 31) - 1;
+/// Largest manifest FlatBuffer: FlatBuffers' signed 32-bit offsets address
+/// less than 2 GiB (its verifier requires size < 2^31 - 1); the margin keeps
+/// us clear of that edge.
+inline constexpr uint64_t MaxManifestBytes = (uint64_t(1) << 31) - 64;
 
 /// Rounds `value` up to a multiple of `align` (a power of two).
 constexpr uint64_t alignTo(uint64_t value, uint64_t align) {
