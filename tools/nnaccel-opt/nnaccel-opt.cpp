@@ -1,12 +1,16 @@
 //===- nnaccel-opt.cpp - nnaccel optimizer driver -------------------------===//
 //
-// mlir-opt for nnaccel: registers the accel dialect with the upstream
-// dialects its IR mixes with (func, arith, quant, tensor) and the generic
-// MLIR passes, and follows mlir-opt's command line conventions.
+// mlir-opt for nnaccel: registers the accel and npu dialects with the
+// upstream dialects their IR mixes with (func, arith, quant, tensor) and the
+// generic MLIR passes, and follows mlir-opt's command line conventions.
+// `--npu-target` names the target npu programs without one are verified
+// against.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Accel/AccelDialect.h"
+#include "NPU/NPUDialect.h"
+#include "NPU/NPUTarget.h"
 #include "nnaccel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,9 +24,11 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::nnaccel::registerNNAccelTransformsPasses();
+  mlir::nnaccel::npu::registerNPUTargetCLOptions();
 
   mlir::DialectRegistry registry;
-  registry.insert<mlir::nnaccel::accel::AccelDialect, mlir::func::FuncDialect,
+  registry.insert<mlir::nnaccel::accel::AccelDialect,
+                  mlir::nnaccel::npu::NPUDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::quant::QuantizationDialect,
                   mlir::tensor::TensorDialect>();
   return mlir::asMainReturnCode(mlir::MlirOptMain(

@@ -3,9 +3,12 @@
 // mlir-translate for nnaccel: `--import-onnx` turns a binary or text ONNX
 // model into accel IR. Options of the importer (`--input-shape`,
 // `--no-idioms`) are registered here so they follow the translation flags.
+// The npu translations (--npu-to-asm, --asm-to-npu, --npu-to-binary,
+// --binary-to-npu) live in NPUTranslations.cpp.
 //
 //===----------------------------------------------------------------------===//
 
+#include "NPUTranslations.h"
 #include "nnaccel/Import/ONNX/ImportONNX.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -54,5 +57,6 @@ static void registerImportONNX() {
 
 int main(int argc, char **argv) {
   registerImportONNX();
+  mlir::nnaccel::registerNPUTranslations();
   return failed(mlirTranslateMain(argc, argv, "nnaccel translation driver"));
 }

@@ -1,0 +1,75 @@
+//===- NPUOps.td - npu operations --------------------------*- tablegen -*-===//
+//
+// Umbrella file for the npu ops: `npu.program`, the per-core instruction
+// container, and the instruction ops generated from the ISA table into
+// NPUInstructionOps.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNACCEL_DIALECT_NPU_NPUOPS_TD
+#define NNACCEL_DIALECT_NPU_NPUOPS_TD
+
+include "NPUBase.td"
+include "NPUAttrs.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+
+def NPU_ProgramOp : NPU_Op<"program", [
+    IsolatedFromAbove, Symbol, SingleBlock, NoTerminator,
+    NoRegionArguments]> {
+  let summary = "the instruction stream of one core";
+  let description = [{
+    An `npu.program` is what one core runs, the IR form of
+    `nnaccel::isa::Program`: the card and core recorded in the binary header
+    and, in its single block, the instructions in program order. Only
+    instruction ops may appear in the body; there is no terminator (`npu.halt`
+    is an ordinary instruction that the ISA requires last).
+
+    `target` names the target description the program is verified against:
+    a name in targets/ (`"default"` is targets/default.json) or a path to a
+    JSON file (absolute, or relative to the working directory). When absent,
+    the `npu.target` attribute of the nearest enclosing op that has one is
+    used, then the tool's `--npu-target` option. With a target, the verifier
+    runs `nnaccel::isa::verifyProgram` (loop structure, `halt` placement,
+    scalar register definedness, chains, memory bounds and alignment, use of
+    undefined on-chip memory, token deadlock and balance) and reports each
+    diagnostic at the instruction it concerns. Without one, each instruction
+    is still checked for field ranges and the target-independent
+    per-instruction rules.
+
+    Example:
+
+    ```mlir
+    npu.program @card0_core1 card = 0 core = 1 target = "default" {
+      npu.s.li s1 imm = 4096
+      npu.dma.ld vrf[0x0], dram[s1], f32 x = 64 y = 1 z = 1 push_next
+      npu.v.relu vrf[0x100], vrf[0x0], f32, f32 rows = 1 cols = 64 pop_prev push_next
+      npu.dma.st dram[0x0], vrf[0x100], f32 x = 64 y = 1 z = 1 pop_prev
+      npu.halt
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, I64Attr:$card, I64Attr:$core,
+                       OptionalAttr<StrAttr>:$target);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $sym_name `card` `=` $card `core` `=` $core (`target` `=` $target^)?
+    attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::llvm::StringRef":$name, "uint16_t":$card,
+                   "uint16_t":$core, CArg<"::llvm::StringRef", "{}">:$target)>
+  ];
+  let extraClassDeclaration = [{
+    /// The instructions, in program order.
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+include "NPUInstructionOps.td"
+
+#endif // NNACCEL_DIALECT_NPU_NPUOPS_TD
