@@ -37,6 +37,11 @@ def Accel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getPlacementAttrName() {
       return ::llvm::StringLiteral("accel.placement");
     }
+    /// Name of the discardable integer attribute that gives a weight
+    /// constant's address in card DRAM (set by the NPU lowering).
+    static constexpr ::llvm::StringLiteral getDramAddressAttrName() {
+      return ::llvm::StringLiteral("accel.dram_address");
+    }
     /// Name of the discardable string attribute that says why an op runs on
     /// the host.
     static constexpr ::llvm::StringLiteral getHostReasonAttrName() {

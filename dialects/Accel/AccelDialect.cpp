@@ -51,6 +51,13 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                                << "' must be a #accel.placement attribute";
     return success();
   }
+  if (attr.getName() == getDramAddressAttrName()) {
+    auto address = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!address || address.getInt() < 0)
+      return op->emitOpError() << "'" << getDramAddressAttrName()
+                               << "' must be a non-negative integer";
+    return success();
+  }
   if (attr.getName() == getHostReasonAttrName()) {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitOpError() << "'" << getHostReasonAttrName()

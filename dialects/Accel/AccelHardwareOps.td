@@ -126,9 +126,43 @@ def Accel_HostPartitionOp : Accel_Op<"host_partition", [
   let hasRegionVerifier = 1;
 }
 
+def Accel_CardPartitionOp : Accel_Op<"card_partition", [
+    IsolatedFromAbove, RecursiveMemoryEffects, SingleBlock]> {
+  let summary = "ops that run on one accelerator card";
+  let description = [{
+    A run of card-placed ops. `body` holds the accel ops (isolated: block
+    arguments receive the inputs, `accel.yield` returns the results). The
+    NPU lowering adds one `npu.program` per core at module level, lists them
+    in `programs`, and records the DRAM address of each input
+    (`input_addresses`) and result (`output_addresses`); weights carry their
+    address as `accel.dram_address` on the constants in `body`.
+
+    ```mlir
+    %r = accel.card_partition(%x) {card = 0 : i64, programs = [@main_p0_core0]}
+        : (tensor<1x64xf32>) -> tensor<1x32xf32> {
+    ^bb0(%a: tensor<1x64xf32>):
+      %w = accel.constant dense<1.0> : tensor<32x64xf32>
+      %y = accel.fully_connected %a, %w {transpose_weight = true}
+             : (tensor<1x64xf32>, tensor<32x64xf32>) -> tensor<1x32xf32>
+      accel.yield %y : tensor<1x32xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$card,
+                       OptionalAttr<FlatSymbolRefArrayAttr>:$programs,
+                       OptionalAttr<DenseI64ArrayAttr>:$input_addresses,
+                       OptionalAttr<DenseI64ArrayAttr>:$output_addresses);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, results) $body
+  }];
+  let hasRegionVerifier = 1;
+}
+
 def Accel_YieldOp : Accel_Op<"yield", [Pure, ReturnLike, Terminator,
-    HasParent<"HostPartitionOp">]> {
-  let summary = "return values from a host partition";
+    ParentOneOf<["HostPartitionOp", "CardPartitionOp"]>]> {
+  let summary = "return values from a host or card partition";
   let description = [{
     ```mlir
     accel.yield %v : tensor<4xf32>

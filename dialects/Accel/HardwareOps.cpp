@@ -57,25 +57,50 @@ LogicalResult TransferOp::verify() {
   return success();
 }
 
-LogicalResult HostPartitionOp::verifyRegions() {
-  Block &body = getBody().front();
-  if (body.getNumArguments() != getInputs().size())
-    return emitOpError() << "body has " << body.getNumArguments()
-                         << " arguments for " << getInputs().size()
-                         << " inputs";
+/// Checks a partition body against the partition's inputs and results.
+static LogicalResult verifyPartitionBody(Operation *op, Block &body,
+                                         ValueRange inputs,
+                                         TypeRange resultTypes) {
+  if (body.getNumArguments() != inputs.size())
+    return op->emitOpError() << "body has " << body.getNumArguments()
+                             << " arguments for " << inputs.size()
+                             << " inputs";
   for (auto [index, pair] :
-       llvm::enumerate(llvm::zip(body.getArgumentTypes(), getInputs()))) {
+       llvm::enumerate(llvm::zip(body.getArgumentTypes(), inputs))) {
     auto [argType, input] = pair;
     if (argType != input.getType())
-      return emitOpError() << "body argument #" << index << " has type "
-                           << argType << " but input #" << index << " is "
-                           << input.getType();
+      return op->emitOpError() << "body argument #" << index << " has type "
+                               << argType << " but input #" << index << " is "
+                               << input.getType();
   }
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
   if (!yield)
-    return emitOpError("body must end with accel.yield");
-  if (yield.getValues().getTypes() != getResultTypes())
-    return emitOpError() << "yields " << yield.getValues().size()
-                         << " values whose types differ from the results";
+    return op->emitOpError("body must end with accel.yield");
+  if (yield.getValues().getTypes() != resultTypes)
+    return op->emitOpError() << "yields " << yield.getValues().size()
+                             << " values whose types differ from the results";
   return success();
+}
+
+LogicalResult HostPartitionOp::verifyRegions() {
+  return verifyPartitionBody(*this, getBody().front(), getInputs(),
+                             getResultTypes());
+}
+
+LogicalResult CardPartitionOp::verifyRegions() {
+  if (static_cast<int64_t>(getCard()) < 0)
+    return emitOpError() << "card must be a card index, got "
+                         << static_cast<int64_t>(getCard());
+  if (auto addresses = getInputAddresses();
+      addresses && addresses->size() != getInputs().size())
+    return emitOpError() << "has " << addresses->size()
+                         << " input addresses for " << getInputs().size()
+                         << " inputs";
+  if (auto addresses = getOutputAddresses();
+      addresses && addresses->size() != getNumResults())
+    return emitOpError() << "has " << addresses->size()
+                         << " output addresses for " << getNumResults()
+                         << " results";
+  return verifyPartitionBody(*this, getBody().front(), getInputs(),
+                             getResultTypes());
 }

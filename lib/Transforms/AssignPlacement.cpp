@@ -10,6 +10,7 @@
 #include "nnaccel/Transforms/Passes.h"
 
 #include "Accel/AccelOps.h"
+#include "NPU/NPUTarget.h"
 
 #include "llvm/ADT/SetVector.h"
 
@@ -26,11 +27,19 @@ using namespace mlir::nnaccel::accel;
 
 namespace {
 struct AccelAssignPlacementPass
-    : nnaccel::impl::AccelAssignPlacementBase<AccelAssignPlacementPass> {
+    : mlir::nnaccel::impl::AccelAssignPlacementBase<AccelAssignPlacementPass> {
   using Base::Base;
 
   void runOnOperation() override {
     MLIRContext *context = &getContext();
+    std::string error;
+    const ::nnaccel::isa::TargetDesc *targetDesc =
+        npu::loadTarget(target, error);
+    if (!targetDesc) {
+      getOperation().emitError() << "cannot load target '" << target
+                                 << "': " << error;
+      return signalPassFailure();
+    }
     StringRef placementName = AccelDialect::getPlacementAttrName();
     llvm::SmallSetVector<StringRef, 8> heavyOnHost;
     int64_t heavyCount = 0;
@@ -53,7 +62,7 @@ struct AccelAssignPlacementPass
         onCard = false;
         reason = "forced to the host (--force-host)";
       } else {
-        onCard = succeeded(canLowerToNPU(op, reason));
+        onCard = succeeded(canLowerToNPU(op, *targetDesc, reason));
         if (hint && !onCard) {
           op->emitError() << "cannot honour placement on card "
                           << hint.getCard() << ": " << reason;

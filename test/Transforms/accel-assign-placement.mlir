@@ -4,36 +4,54 @@
 // RUN:   --pass-pipeline='builtin.module(func.func(accel-assign-placement{force-host=accel.relu}))' \
 // RUN:   | FileCheck %s --check-prefix=FORCE
 
-// Ops the NPU backend does not lower go to the host with the reason; heavy
-// ones are reported together. Constants are values and stay unplaced.
+// An f32 fully_connected the NPU lowers goes to the card; ops without a
+// lowering go to the host with the reason. Constants stay unplaced.
 // CHECK-LABEL: func.func @mlp
 // FORCE-LABEL: func.func @mlp
-// expected-warning @+1 {{1 heavy op(s) run on the host: accel.fully_connected}}
 func.func @mlp(%x: tensor<1x4xf32>) -> tensor<1x2xf32> {
   // CHECK: accel.constant
   // CHECK-NOT: accel.placement
   %w = accel.constant dense<1.0> : tensor<2x4xf32>
   // CHECK: accel.fully_connected
-  // CHECK-SAME: accel.host_reason = "no NPU lowering for accel.fully_connected yet"
-  // CHECK-SAME: accel.placement = #accel.placement<card = -1>
+  // CHECK-SAME: accel.placement = #accel.placement<card = 0>
+  // CHECK-NOT: accel.host_reason
   %0 = accel.fully_connected %x, %w {transpose_weight = true} : (tensor<1x4xf32>, tensor<2x4xf32>) -> tensor<1x2xf32>
-  // CHECK: accel.relu
-  // CHECK-SAME: accel.host_reason = "no NPU lowering for accel.relu yet"
+  // CHECK: accel.tanh
+  // CHECK-SAME: accel.host_reason = "no NPU lowering for accel.tanh yet"
+  // CHECK-SAME: accel.placement = #accel.placement<card = -1>
+  %1 = accel.tanh %0 : tensor<1x2xf32>
   // FORCE: accel.relu
   // FORCE-SAME: accel.host_reason = "forced to the host (--force-host)"
-  %1 = accel.relu %0 : tensor<1x2xf32>
-  return %1 : tensor<1x2xf32>
+  %2 = accel.relu %1 : tensor<1x2xf32>
+  return %2 : tensor<1x2xf32>
+}
+
+// -----
+
+// Heavy ops that cannot run on the card are reported together; a
+// fully_connected the kernel does not cover says why.
+// CHECK-LABEL: func.func @heavy
+// expected-warning @+1 {{2 heavy op(s) run on the host: accel.conv, accel.fully_connected}}
+func.func @heavy(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x1x1xf32>, %a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> (tensor<1x1x4x4xf32>, tensor<2x2xf32>) {
+  // CHECK: accel.conv
+  // CHECK-SAME: accel.host_reason = "no NPU lowering for accel.conv yet"
+  %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x4x4xf32>
+  // CHECK: accel.fully_connected
+  // CHECK-SAME: accel.host_reason = "a K x N weight must be constant to be transposed for the card"
+  %1 = accel.fully_connected %a, %b : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  return %0, %1 : tensor<1x1x4x4xf32>, tensor<2x2xf32>
 }
 
 // -----
 
 // A host hint is honoured and keeps its reason.
 // CHECK-LABEL: func.func @host_hint
-func.func @host_hint(%x: tensor<4xf32>) -> tensor<4xf32> {
+// expected-warning @+1 {{1 heavy op(s) run on the host: accel.fully_connected}}
+func.func @host_hint(%x: tensor<1x4xf32>, %w: tensor<2x4xf32>) -> tensor<1x2xf32> {
   // CHECK: accel.host_reason = "placed on the host by the user"
   // CHECK-SAME: accel.placement = #accel.placement<card = -1>
-  %0 = accel.neg %x {accel.placement = #accel.placement<card = -1>} : tensor<4xf32>
-  return %0 : tensor<4xf32>
+  %0 = accel.fully_connected %x, %w {transpose_weight = true, accel.placement = #accel.placement<card = -1>} : (tensor<1x4xf32>, tensor<2x4xf32>) -> tensor<1x2xf32>
+  return %0 : tensor<1x2xf32>
 }
 
 // -----
@@ -44,3 +62,13 @@ func.func @card_hint(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = accel.tanh %x {accel.placement = #accel.placement<card = 0, cores = [1]>} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @bad_target(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+// RUN: not nnaccel-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-assign-placement{target=no-such-target}))' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=TARGET
+// TARGET: error: cannot load target 'no-such-target'

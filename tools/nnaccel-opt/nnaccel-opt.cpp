@@ -11,6 +11,7 @@
 #include "Accel/AccelDialect.h"
 #include "NPU/NPUDialect.h"
 #include "NPU/NPUTarget.h"
+#include "nnaccel/Conversion/Passes.h"
 #include "nnaccel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -24,6 +25,7 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::nnaccel::registerNNAccelTransformsPasses();
+  mlir::nnaccel::registerNNAccelConversionPasses();
   mlir::nnaccel::npu::registerNPUTargetCLOptions();
 
   mlir::DialectRegistry registry;

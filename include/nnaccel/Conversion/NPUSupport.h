@@ -9,15 +9,19 @@
 #ifndef NNACCEL_CONVERSION_NPUSUPPORT_H
 #define NNACCEL_CONVERSION_NPUSUPPORT_H
 
+#include "nnaccel/ISA/Target.h"
+
 #include "mlir/IR/Operation.h"
 
 #include <string>
 
 namespace mlir::nnaccel {
 
-/// Returns success when the NPU backend can lower `op` to card code;
-/// otherwise failure with a user-facing reason in `reason`.
-LogicalResult canLowerToNPU(Operation *op, std::string &reason);
+/// Returns success when the NPU backend can lower `op` to card code for
+/// `target`; otherwise failure with a user-facing reason in `reason`.
+LogicalResult canLowerToNPU(Operation *op,
+                            const ::nnaccel::isa::TargetDesc &target,
+                            std::string &reason);
 
 /// True for ops whose cost dominates a model (matrix products,
 /// convolutions, embedding bags, recurrences): running them on the host

@@ -65,6 +65,8 @@ def AccelAssignPlacement : Pass<"accel-assign-placement", "func::FuncOp"> {
     ```
   }];
   let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"default\"",
+           "Target description: a name in targets/ or a JSON path">,
     Option<"card", "card", "int64_t", /*default=*/"0",
            "Card that card-placed ops go to">,
     ListOption<"forceHost", "force-host", "std::string",
@@ -76,19 +78,21 @@ def AccelAssignPlacement : Pass<"accel-assign-placement", "func::FuncOp"> {
   ];
 }
 
-def AccelOutlineHostPartitions
-    : Pass<"accel-outline-host-partitions", "func::FuncOp"> {
-  let summary = "Group host-placed ops into accel.host_partition regions";
+def AccelOutlinePartitions
+    : Pass<"accel-outline-partitions", "func::FuncOp"> {
+  let summary = "Group placed ops into host and card partitions";
   let description = [{
-    Moves each maximal run of consecutive host-placed ops (placement card =
-    -1) into an `accel.host_partition`, whose operands are the values the run
-    reads from outside and whose results are the values used after it.
-    Constants used only inside a run move with it; constants also used
+    Moves each maximal run of consecutive ops with the same placement into a
+    partition: host-placed ops (card = -1) into `accel.host_partition`, ops
+    placed on card c into `accel.card_partition` with `card = c`. Operands
+    are the values the run reads from outside, results the values used after
+    it. Constants used only inside a run move with it; constants also used
     elsewhere are cloned (weights share their resource blob, so nothing is
-    copied). The partition's `reason` joins the distinct host reasons.
+    copied). A host partition's `reason` joins the distinct host reasons.
   }];
   let statistics = [
-    Statistic<"numPartitions", "partitions", "Host partitions formed">
+    Statistic<"numHostPartitions", "host-partitions", "Host partitions formed">,
+    Statistic<"numCardPartitions", "card-partitions", "Card partitions formed">
   ];
 }
 

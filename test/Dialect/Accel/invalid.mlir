@@ -1105,7 +1105,7 @@ func.func @host_partition_unranked(%x: tensor<*xf32>) -> tensor<*xf32> {
 // -----
 
 func.func @yield_outside_partition(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'accel.yield' op expects parent op 'accel.host_partition'}}
+  // expected-error @+1 {{'accel.yield' op expects parent op to be one of 'accel.host_partition, accel.card_partition'}}
   accel.yield %x : tensor<4xf32>
 }
 

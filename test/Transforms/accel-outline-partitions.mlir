@@ -1,5 +1,5 @@
 // RUN: nnaccel-opt %s -split-input-file \
-// RUN:   --pass-pipeline='builtin.module(func.func(accel-outline-host-partitions))' | FileCheck %s
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-outline-partitions))' | FileCheck %s
 
 // Two host runs separated by a card op become two partitions. Inputs are
 // the values read from outside, results the values used later; a constant
@@ -19,7 +19,11 @@ func.func @two_runs(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   // CHECK: accel.yield %[[M]], %[[S]]
   %0 = accel.mul %x, %c {accel.host_reason = "r1", accel.placement = #accel.placement<card = -1>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   %1 = accel.add %0, %d {accel.host_reason = "r2", accel.placement = #accel.placement<card = -1>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  // CHECK: %[[R:.*]] = accel.relu %[[P0]]#1 {accel.placement = #accel.placement<card = 0>}
+  // CHECK: %[[R:.*]] = accel.card_partition(%[[P0]]#1) {card = 0 : i64}
+  // CHECK-SAME: (tensor<4xf32>) -> tensor<4xf32>
+  // CHECK-NEXT: ^bb0(%[[B:.*]]: tensor<4xf32>):
+  // CHECK-NEXT: %[[RELU:.*]] = accel.relu %[[B]] {accel.placement = #accel.placement<card = 0>}
+  // CHECK-NEXT: accel.yield %[[RELU]]
   %2 = accel.relu %1 {accel.placement = #accel.placement<card = 0>} : tensor<4xf32>
   // CHECK: %[[P1:.*]] = accel.host_partition(%[[R]]) {reason = "r1"}
   // CHECK: accel.constant dense<2.000000e+00>
@@ -31,10 +35,17 @@ func.func @two_runs(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 
 // -----
 
-// Nothing placed on the host: nothing changes.
-// CHECK-LABEL: func.func @all_card
+// Runs on different cards are separate partitions; unplaced ops are left
+// alone and end a run.
+// CHECK-LABEL: func.func @cards
+// CHECK: accel.card_partition({{.*}}) {card = 0 : i64}
+// CHECK: accel.neg
+// CHECK-NOT: accel.placement
+// CHECK: accel.card_partition({{.*}}) {card = 1 : i64}
 // CHECK-NOT: accel.host_partition
-func.func @all_card(%x: tensor<4xf32>) -> tensor<4xf32> {
+func.func @cards(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = accel.relu %x {accel.placement = #accel.placement<card = 0>} : tensor<4xf32>
-  return %0 : tensor<4xf32>
+  %1 = accel.neg %0 : tensor<4xf32>
+  %2 = accel.relu %1 {accel.placement = #accel.placement<card = 1>} : tensor<4xf32>
+  return %2 : tensor<4xf32>
 }

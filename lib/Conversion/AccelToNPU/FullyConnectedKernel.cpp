@@ -1,0 +1,255 @@
+//===- FullyConnectedKernel.cpp - fully_connected on the matrix unit ------===//
+//
+// Brainwave-style: a chunk of activation rows stays resident in the VRF
+// while N x N weight tiles stream from DRAM into two alternating MRF slots;
+// the matrix unit accumulates the k tiles of each output tile in one of two
+// ACC slots, the MFUs add the bias and apply the activation in place, and
+// the store queue writes the tile back while the next one is computed.
+//
+//   for each chunk of mc rows:             (X chunk: one DMA, resident)
+//     for j in output tiles (n / N):
+//       for t in k tiles (k / N):           (W tile: DMA into MRF slot)
+//         mm acc[slot_j] (+)= X[:, t] . W[j, t]^T
+//       v.add acc[slot_j] += bias[j]        (bias row broadcast)
+//       activation on acc[slot_j]
+//       dma.st Y[:, j] <- acc[slot_j]
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace mlir::nnaccel::npu_lowering;
+using ::nnaccel::isa::DType;
+using ::nnaccel::isa::Instruction;
+using ::nnaccel::isa::Opcode;
+using ::nnaccel::isa::Space;
+using ::nnaccel::isa::TargetDesc;
+
+namespace {
+constexpr int64_t kF32 = 4;
+
+/// On-chip layout of the kernel for a target.
+struct Layout {
+  int64_t tile;          // N: k and n tile size
+  int64_t rowsPerChunk;  // mc
+  uint64_t xBase = 0;    // vrf: resident X chunk, mc x k
+  uint64_t biasBase;     // vrf: bias tile, 1 x N
+  uint64_t wSlot[2];     // mrf: weight tiles, N x N
+  uint64_t accSlot[2];   // acc: result tiles, mc x N
+};
+
+uint64_t alignUp(uint64_t value, uint64_t align) {
+  return (value + align - 1) / align * align;
+}
+
+std::optional<Layout> computeLayout(const TargetDesc &target, int64_t m,
+                                    int64_t k) {
+  Layout layout;
+  layout.tile = target.nativeDim;
+  uint64_t vrfBytes =
+      uint64_t(target.vrfRegisters) * uint64_t(target.vrfRegisterBytes);
+  uint64_t vrfAlign = target.memory(Space::Vrf).align;
+  uint64_t biasBytes = alignUp(layout.tile * kF32, vrfAlign);
+  if (vrfBytes <= biasBytes)
+    return std::nullopt;
+  // X chunk gets the VRF minus the bias tile; ACC holds two result tiles.
+  uint64_t xBudget = vrfBytes - biasBytes;
+  int64_t byVrf = static_cast<int64_t>(xBudget / (k * kF32));
+  int64_t byAcc = static_cast<int64_t>(target.memory(Space::Acc).bytes /
+                                       (2 * layout.tile * kF32));
+  // DMA moves at most 4095 rows at a time.
+  layout.rowsPerChunk = std::min<int64_t>({m, byVrf, byAcc, 4095});
+  if (layout.rowsPerChunk < 1)
+    return std::nullopt;
+  layout.biasBase = alignUp(layout.rowsPerChunk * k * kF32, vrfAlign);
+  uint64_t wBytes = alignUp(layout.tile * layout.tile * kF32,
+                            target.memory(Space::Mrf).align);
+  if (2 * wBytes > target.memory(Space::Mrf).bytes)
+    return std::nullopt;
+  layout.wSlot[0] = 0;
+  layout.wSlot[1] = wBytes;
+  uint64_t accBytes = alignUp(layout.rowsPerChunk * layout.tile * kF32,
+                              target.memory(Space::Acc).align);
+  layout.accSlot[0] = 0;
+  layout.accSlot[1] = accBytes;
+  return layout;
+}
+
+Instruction memOperand(Instruction inst, const char *name, Space space,
+                       uint64_t address) {
+  std::string prefix(name);
+  inst.with(prefix + ".space", static_cast<int64_t>(space));
+  inst.with(prefix + ".addr", static_cast<int64_t>(address));
+  return inst;
+}
+
+int64_t floatBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+constexpr int64_t kDt = static_cast<int64_t>(DType::F32);
+
+/// An MFU op on an mc x cols tile in place in ACC.
+Instruction unaryInPlace(Opcode opcode, uint64_t acc, int64_t rows,
+                         int64_t cols) {
+  Instruction inst(opcode);
+  inst = memOperand(inst, "dst", Space::Acc, acc);
+  inst = memOperand(inst, "a", Space::Acc, acc);
+  return inst.with("dt", kDt).with("at", kDt).with("rows", rows)
+      .with("cols", cols).with("dpitch", cols * kF32)
+      .with("apitch", cols * kF32);
+}
+} // namespace
+
+bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
+    const TargetDesc &target, int64_t m, int64_t k, int64_t n,
+    std::string &reason) {
+  if (!target.macsPerCycle.count(DType::F32)) {
+    reason = "the target's matrix unit has no f32 mode";
+    return false;
+  }
+  std::optional<Layout> layout = computeLayout(target, m, k);
+  if (!layout) {
+    reason = "a row of " + std::to_string(k) +
+             " f32 inputs does not fit the vector register file";
+    return false;
+  }
+  uint64_t dramAlign = target.memory(Space::Dram).align;
+  if (layout->rowsPerChunk < m &&
+      ((layout->rowsPerChunk * k * kF32) % dramAlign != 0 ||
+       (layout->rowsPerChunk * n * kF32) % dramAlign != 0)) {
+    reason = "row chunks of this input would start at unaligned addresses";
+    return false;
+  }
+  // Row pitches are 16-bit byte counts in mm.
+  if (k * kF32 > 0xFFFF) {
+    reason = "rows of " + std::to_string(k) + " inputs exceed the 64 KiB pitch";
+    return false;
+  }
+  return true;
+}
+
+void mlir::nnaccel::npu_lowering::emitFullyConnected(
+    ProgramEmitter &emitter, const TargetDesc &target,
+    const FullyConnectedSpec &spec) {
+  Layout layout = *computeLayout(target, spec.m, spec.k);
+  const int64_t tile = layout.tile;
+  const int64_t kTiles = (spec.k + tile - 1) / tile;
+  const int64_t nTiles = (spec.n + tile - 1) / tile;
+  const MemRegion xDram{Space::Dram, spec.input,
+                     spec.input + uint64_t(spec.m * spec.k * kF32)};
+  const MemRegion wDram{Space::Dram, spec.weight,
+                     spec.weight + uint64_t(spec.n * spec.k * kF32)};
+  const MemRegion yDram{Space::Dram, spec.output,
+                     spec.output + uint64_t(spec.m * spec.n * kF32)};
+  int64_t weightTile = 0, outputTile = 0;
+
+  for (int64_t row = 0; row < spec.m; row += layout.rowsPerChunk) {
+    int64_t mc = std::min(layout.rowsPerChunk, spec.m - row);
+    // The whole X chunk in one DMA: mc rows of k floats.
+    MemRegion xTile{Space::Vrf, layout.xBase,
+                 layout.xBase + uint64_t(mc * spec.k * kF32)};
+    Instruction loadX(Opcode::DmaLd);
+    loadX = memOperand(loadX, "dst", Space::Vrf, layout.xBase);
+    loadX = memOperand(loadX, "src", Space::Dram,
+                       spec.input + uint64_t(row * spec.k * kF32));
+    loadX.with("dt", kDt).with("x", spec.k).with("y", mc).with("z", 1)
+        .with("sy", spec.k * kF32).with("dpitch", spec.k * kF32);
+    emitter.emit(loadX, {xDram}, {xTile});
+
+    for (int64_t j = 0; j < nTiles; ++j, ++outputTile) {
+      int64_t nt = std::min(tile, spec.n - j * tile);
+      uint64_t acc = layout.accSlot[outputTile % 2];
+      MemRegion accTile{Space::Acc, acc, acc + uint64_t(mc * nt * kF32)};
+      for (int64_t t = 0; t < kTiles; ++t, ++weightTile) {
+        int64_t kt = std::min(tile, spec.k - t * tile);
+        uint64_t w = layout.wSlot[weightTile % 2];
+        MemRegion wTile{Space::Mrf, w, w + uint64_t(nt * kt * kF32)};
+        // nt weight rows of kt floats, from row j*N, column t*N.
+        Instruction loadW(Opcode::DmaLd);
+        loadW = memOperand(loadW, "dst", Space::Mrf, w);
+        loadW = memOperand(
+            loadW, "src", Space::Dram,
+            spec.weight + uint64_t((j * tile * spec.k + t * tile) * kF32));
+        loadW.with("dt", kDt).with("x", kt).with("y", nt).with("z", 1)
+            .with("sy", spec.k * kF32).with("dpitch", kt * kF32);
+        emitter.emit(loadW, {wDram}, {wTile});
+
+        Instruction mm(Opcode::Mm);
+        mm = memOperand(mm, "dst", Space::Acc, acc);
+        mm = memOperand(mm, "a", Space::Vrf,
+                        layout.xBase + uint64_t(t * tile * kF32));
+        mm = memOperand(mm, "w", Space::Mrf, w);
+        mm.with("dt", kDt).with("at", kDt).with("wt", kDt).with("m", mc)
+            .with("k", kt).with("n", nt).with("dpitch", nt * kF32)
+            .with("apitch", spec.k * kF32).with("acc", t > 0 ? 1 : 0);
+        emitter.emit(mm, {xTile, wTile}, {accTile});
+      }
+
+      if (spec.bias) {
+        uint64_t bias = layout.biasBase;
+        MemRegion biasTile{Space::Vrf, bias, bias + uint64_t(nt * kF32)};
+        Instruction loadB(Opcode::DmaLd);
+        loadB = memOperand(loadB, "dst", Space::Vrf, bias);
+        loadB = memOperand(loadB, "src", Space::Dram,
+                           *spec.bias + uint64_t(j * tile * kF32));
+        loadB.with("dt", kDt).with("x", nt).with("y", 1).with("z", 1)
+            .with("sy", nt * kF32).with("dpitch", nt * kF32);
+        emitter.emit(loadB,
+                     {{Space::Dram, *spec.bias,
+                       *spec.bias + uint64_t(spec.n * kF32)}},
+                     {biasTile});
+        Instruction add(Opcode::VAdd);
+        add = memOperand(add, "dst", Space::Acc, acc);
+        add = memOperand(add, "a", Space::Acc, acc);
+        add = memOperand(add, "b", Space::Vrf, bias);
+        add.with("dt", kDt).with("at", kDt).with("bt", kDt).with("rows", mc)
+            .with("cols", nt).with("dpitch", nt * kF32)
+            .with("apitch", nt * kF32).with("bpitch", nt * kF32)
+            .with("bcast", static_cast<int64_t>(::nnaccel::isa::Bcast::Row));
+        emitter.emit(add, {accTile, biasTile}, {accTile});
+      }
+
+      const ActivationSpec &act = spec.activation;
+      auto emitUnary = [&](Opcode opcode) {
+        emitter.emit(unaryInPlace(opcode, acc, mc, nt), {accTile}, {accTile});
+      };
+      auto emitScalar = [&](Opcode opcode, float value) {
+        Instruction inst(opcode);
+        inst = memOperand(inst, "dst", Space::Acc, acc);
+        inst = memOperand(inst, "a", Space::Acc, acc);
+        inst.with("dt", kDt).with("at", kDt).with("rows", mc).with("cols", nt)
+            .with("dpitch", nt * kF32).with("apitch", nt * kF32)
+            .with("imm", floatBits(value));
+        emitter.emit(inst, {accTile}, {accTile});
+      };
+      switch (act.kind) {
+      case ActivationSpec::None: break;
+      case ActivationSpec::Relu: emitUnary(Opcode::VRelu); break;
+      case ActivationSpec::Sigmoid: emitUnary(Opcode::VSigm); break;
+      case ActivationSpec::Tanh: emitUnary(Opcode::VTanh); break;
+      case ActivationSpec::Gelu: emitUnary(Opcode::VGelu); break;
+      case ActivationSpec::Clip:
+        if (act.min)
+          emitScalar(Opcode::VsMax, *act.min);
+        if (act.max)
+          emitScalar(Opcode::VsMin, *act.max);
+        break;
+      }
+
+      Instruction store(Opcode::DmaSt);
+      store = memOperand(store, "dst", Space::Dram,
+                         spec.output +
+                             uint64_t((row * spec.n + j * tile) * kF32));
+      store = memOperand(store, "src", Space::Acc, acc);
+      store.with("dt", kDt).with("x", nt).with("y", mc).with("z", 1)
+          .with("dy", spec.n * kF32).with("spitch", nt * kF32);
+      emitter.emit(store, {accTile}, {yDram});
+    }
+  }
+}

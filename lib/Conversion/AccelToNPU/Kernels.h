@@ -1,0 +1,51 @@
+//===- Kernels.h - NPU code generators for accel ops ------------*- C++ -*-===//
+//
+// Each kernel turns one accel op, whose operands and results live at known
+// card DRAM addresses, into ISA instructions for one core: tiling to the
+// target's native dimension, on-chip buffer placement (double-buffered so
+// DMA overlaps compute), and the memory effects the ProgramEmitter turns
+// into dependency tokens. Kernels are independent of MLIR so they can be
+// unit-tested on the emulator directly.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELS_H
+#define NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELS_H
+
+#include "ProgramEmitter.h"
+
+#include "nnaccel/ISA/Target.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::nnaccel::npu_lowering {
+
+/// Activation applied to a kernel's result before it is stored.
+struct ActivationSpec {
+  enum Kind { None, Relu, Clip, Sigmoid, Tanh, Gelu } kind = None;
+  std::optional<float> min, max; // clip bounds
+};
+
+/// Y[m x n] = act(X[m x k] . W^T + bias), W stored as n rows of k (f32).
+struct FullyConnectedSpec {
+  int64_t m = 0, k = 0, n = 0;
+  uint64_t input = 0, weight = 0, output = 0; // DRAM addresses
+  std::optional<uint64_t> bias;               // DRAM address of n floats
+  ActivationSpec activation;
+};
+
+/// Checks that the kernel can run `spec`'s shape on `target`; the reason
+/// otherwise. Addresses are not looked at.
+bool canEmitFullyConnected(const ::nnaccel::isa::TargetDesc &target,
+                           int64_t m, int64_t k, int64_t n,
+                           std::string &reason);
+
+/// Appends the instructions of `spec` to `emitter`.
+void emitFullyConnected(ProgramEmitter &emitter,
+                        const ::nnaccel::isa::TargetDesc &target,
+                        const FullyConnectedSpec &spec);
+
+} // namespace mlir::nnaccel::npu_lowering
+
+#endif // NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELS_H
