@@ -1,0 +1,312 @@
+//===- nnaccel-compile.cpp - ONNX model to deployable package -------------===//
+//
+// The whole pipeline in one command: import the ONNX model, place every op
+// on the card or the host, outline partitions, lower card partitions to
+// npu programs, and write a model package (or stop early with --emit).
+// --report prints where every op went (and why, for host ops) and what each
+// card partition costs; --report-json writes the same as JSON.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnaccel/Conversion/Passes.h"
+#include "nnaccel/Import/ONNX/ImportONNX.h"
+#include "nnaccel/Target/PackageWriter.h"
+#include "nnaccel/Transforms/Passes.h"
+
+#include "Accel/AccelOps.h"
+#include "NPU/NPUOps.h"
+#include "NPU/NPUTarget.h"
+#include "NPU/NPUToISA.h"
+
+#include "nnaccel/ISA/Asm.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace mlir::nnaccel;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("nnaccel-compile options");
+static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+                                      cl::desc("<model.onnx>"),
+                                      cl::cat(category));
+static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
+                                       cl::value_desc("file"),
+                                       cl::init("-"), cl::cat(category));
+static cl::opt<std::string>
+    targetSpec("target",
+               cl::desc("Target: a name in targets/ (default) or a JSON path"),
+               cl::init("default"), cl::cat(category));
+static cl::opt<std::string>
+    inputShapes("input-shape",
+                cl::desc("Static shapes of graph inputs: name:1x37,..."),
+                cl::cat(category));
+enum class Emit { MLIR, Asm, Package };
+static cl::opt<Emit> emit(
+    "emit", cl::desc("What to write"), cl::init(Emit::Package),
+    cl::values(clEnumValN(Emit::MLIR, "mlir", "the compiled IR"),
+               clEnumValN(Emit::Asm, "asm", "the npu programs as assembly"),
+               clEnumValN(Emit::Package, "package", "a model package")),
+    cl::cat(category));
+static cl::list<std::string>
+    forceHost("force-host", cl::CommaSeparated,
+              cl::desc("Op names to keep on the host (e.g. accel.softmax)"),
+              cl::cat(category));
+static cl::opt<bool> report("report",
+                            cl::desc("Print where every op runs and why"),
+                            cl::cat(category));
+static cl::opt<std::string> reportJson("report-json",
+                                       cl::desc("Write the report as JSON"),
+                                       cl::value_desc("file"),
+                                       cl::cat(category));
+static cl::opt<bool> noIR("no-ir", cl::desc("Do not store the IR in the package"),
+                          cl::cat(category));
+
+namespace {
+/// Prints stage progress when stderr is a terminal (long compiles).
+struct Progress {
+  bool enabled = llvm::sys::Process::StandardErrIsDisplayed();
+  void stage(StringRef name) {
+    if (enabled)
+      llvm::errs() << "[nnaccel-compile] " << name << "\n";
+  }
+};
+
+/// One op's placement for the report.
+struct PlacedOp {
+  std::string name, kind, reason;
+  int64_t card; // -1: host
+  int partition;
+};
+
+std::string getOpName(Operation *op) {
+  if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
+    return loc.getName().str();
+  return op->getName().getStringRef().str();
+}
+
+/// Collects the report of a compiled function and prints / writes it.
+LogicalResult emitReport(ModuleOp module, func::FuncOp func) {
+  std::vector<PlacedOp> ops;
+  llvm::json::Array partitions;
+  int index = 0;
+  for (Operation &op : func.getBody().front()) {
+    auto host = dyn_cast<accel::HostPartitionOp>(op);
+    auto card = dyn_cast<accel::CardPartitionOp>(op);
+    if (!host && !card)
+      continue;
+    Block &body = host ? host.getBody().front() : card.getBody().front();
+    std::map<std::string, int> kinds;
+    llvm::json::Array opList;
+    for (Operation &inner : body.without_terminator()) {
+      if (isa<accel::ConstantOp>(inner))
+        continue;
+      std::string reason;
+      if (auto r = inner.getAttrOfType<StringAttr>(
+              accel::AccelDialect::getHostReasonAttrName()))
+        reason = r.str();
+      PlacedOp placed{getOpName(&inner),
+                      inner.getName().getStringRef().str(), reason,
+                      host ? -1 : int64_t(card.getCard()), index};
+      ++kinds[placed.kind];
+      llvm::json::Object entry{{"name", placed.name},
+                               {"op", placed.kind},
+                               {"card", placed.card}};
+      if (host)
+        entry["reason"] = reason;
+      else
+        entry["core"] = 0;
+      opList.push_back(std::move(entry));
+      ops.push_back(std::move(placed));
+    }
+    llvm::json::Object part{{"index", index},
+                            {"kind", host ? "host" : "card"},
+                            {"ops", std::move(opList)}};
+    uint64_t instructions = 0;
+    if (card) {
+      part["card"] = card.getCard();
+      if (ArrayAttr programs = card.getProgramsAttr())
+        for (Attribute symbol : programs)
+          if (auto program =
+                  SymbolTable::lookupNearestSymbolFrom<npu::ProgramOp>(
+                      card, cast<FlatSymbolRefAttr>(symbol)))
+            instructions += program.getBody().front().getOperations().size();
+      part["instructions"] = int64_t(instructions);
+    }
+    partitions.push_back(std::move(part));
+    if (report) {
+      llvm::outs() << "partition " << index << ": "
+                   << (host ? "host" : "card " + std::to_string(card.getCard()))
+                   << ", " << body.getOperations().size() - 1 << " ops";
+      if (card)
+        llvm::outs() << ", " << instructions << " instructions";
+      llvm::outs() << "\n   ";
+      for (auto &[kind, count] : kinds)
+        llvm::outs() << " " << kind << " x" << count;
+      llvm::outs() << "\n";
+      if (host && host.getReason())
+        llvm::outs() << "    reason: " << *host.getReason() << "\n";
+    }
+    ++index;
+  }
+  int64_t onCard = llvm::count_if(ops, [](auto &o) { return o.card >= 0; });
+  if (report)
+    llvm::outs() << "summary: " << ops.size() << " ops, " << onCard
+                 << " on cards, " << ops.size() - onCard << " on the host\n";
+  if (!reportJson.empty()) {
+    llvm::json::Object root{{"model", inputFile.getValue()},
+                            {"target", targetSpec.getValue()},
+                            {"ops", int64_t(ops.size())},
+                            {"card_ops", onCard},
+                            {"host_ops", int64_t(ops.size()) - onCard},
+                            {"partitions", std::move(partitions)}};
+    std::string error;
+    auto file = openOutputFile(reportJson, &error);
+    if (!file)
+      return emitError(UnknownLoc::get(module.getContext()))
+             << "cannot write report: " << error;
+    file->os() << llvm::formatv("{0:2}",
+                                llvm::json::Value(std::move(root)))
+               << "\n";
+    file->keep();
+  }
+  return success();
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "nnaccel-compile: ONNX model -> nnaccel model package\n");
+
+  DialectRegistry registry;
+  registerONNXImportDialects(registry);
+  registry.insert<npu::NPUDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  Progress progress;
+
+  // Resolve the target first: a bad --target should fail fast.
+  std::string targetError;
+  if (!npu::loadTarget(targetSpec, targetError)) {
+    llvm::errs() << "error: cannot load target '" << targetSpec
+                 << "': " << targetError << "\n";
+    return 1;
+  }
+  auto targetText =
+      llvm::MemoryBuffer::getFile(npu::resolveTargetPath(targetSpec));
+  if (!targetText) {
+    llvm::errs() << "error: cannot read target '" << targetSpec << "'\n";
+    return 1;
+  }
+
+  progress.stage("importing " + inputFile);
+  ONNXImportOptions importOptions;
+  std::string shapeError;
+  if (failed(parseInputShapes(inputShapes, importOptions.inputShapes,
+                              shapeError))) {
+    llvm::errs() << "error: --input-shape: " << shapeError << "\n";
+    return 1;
+  }
+  OwningOpRef<ModuleOp> module =
+      importONNXFile(inputFile, &context, importOptions);
+  if (!module)
+    return 1;
+
+  progress.stage("placing, partitioning and lowering");
+  PassManager pm(&context);
+  AccelAssignPlacementOptions placement;
+  placement.target = targetSpec;
+  placement.forceHost = forceHost;
+  pm.addNestedPass<func::FuncOp>(createAccelAssignPlacement(placement));
+  pm.addNestedPass<func::FuncOp>(createAccelOutlinePartitions());
+  AccelLowerToNPUOptions lowering;
+  lowering.target = targetSpec;
+  pm.addPass(createAccelLowerToNPU(lowering));
+  if (failed(pm.run(*module)))
+    return 1;
+  auto func = module->lookupSymbol<func::FuncOp>("main");
+  if (!func) {
+    llvm::errs() << "error: the imported module has no @main\n";
+    return 1;
+  }
+  if (failed(emitReport(*module, func)))
+    return 1;
+
+  std::string error;
+  switch (emit) {
+  case Emit::MLIR: {
+    auto file = openOutputFile(outputFile, &error);
+    if (!file) {
+      llvm::errs() << "error: " << error << "\n";
+      return 1;
+    }
+    module->print(file->os());
+    file->keep();
+    return 0;
+  }
+  case Emit::Asm: {
+    auto file = openOutputFile(outputFile, &error);
+    if (!file) {
+      llvm::errs() << "error: " << error << "\n";
+      return 1;
+    }
+    for (auto program : module->getOps<npu::ProgramOp>()) {
+      FailureOr<::nnaccel::isa::Program> isaProgram =
+          npu::toISAProgram(program);
+      if (failed(isaProgram))
+        return 1;
+      file->os() << "# " << program.getSymName() << "\n"
+                 << ::nnaccel::isa::printAsm(*isaProgram) << "\n";
+    }
+    file->keep();
+    return 0;
+  }
+  case Emit::Package: {
+    if (outputFile == "-") {
+      llvm::errs() << "error: a package needs an output file (-o)\n";
+      return 1;
+    }
+    progress.stage("writing " + outputFile);
+    PackageWriterOptions options;
+    options.modelName = llvm::sys::path::stem(inputFile).str();
+    if (options.modelName == "model")
+      options.modelName =
+          llvm::sys::path::filename(llvm::sys::path::parent_path(inputFile))
+              .str();
+    options.targetJson = (*targetText)->getBuffer().str();
+    if (!noIR) {
+      llvm::raw_string_ostream os(options.irText);
+      OpPrintingFlags flags;
+      flags.elideLargeResourceString(64);
+      module->print(os, flags);
+    }
+    if (failed(writePackage(*module, func, options, outputFile)))
+      return 1;
+    return 0;
+  }
+  }
+  return 0;
+}
