@@ -1,0 +1,60 @@
+// RUN: nnaccel-opt %s -split-input-file -verify-diagnostics \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-assign-placement,accel-outline-partitions),accel-lower-to-npu)' \
+// RUN:   | FileCheck %s
+
+// A 2 x 128 x 96 layer on the default target (N = 64): the input chunk is
+// loaded once, weight tiles (2 k-tiles x 2 n-tiles) alternate between two
+// MRF slots, results between two ACC slots; bias and relu run in place and
+// the store queue writes each output tile. Tokens order ld -> ex -> st and
+// the buffer reuse back again.
+// CHECK-LABEL: func.func @fc
+// CHECK: accel.card_partition
+// CHECK-SAME: card = 0 : i64
+// CHECK-SAME: input_addresses = array<i64: 0>
+// CHECK-SAME: output_addresses = array<i64: [[OUT:[0-9]+]]>
+// CHECK-SAME: programs = [@fc_p0_card0_core0]
+// CHECK: accel.constant {accel.dram_address = [[W:[0-9]+]] : i64}
+// CHECK: accel.constant {accel.dram_address = [[B:[0-9]+]] : i64}
+// CHECK: npu.program @fc_p0_card0_core0 card = 0 core = 0 target = "default"
+// X: 2 rows of 128 floats, resident in the VRF.
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 128 y = 2 z = 1 sy = 512 dpitch = 512
+// First weight tile: 64 rows of 64 floats (row pitch 128 floats in DRAM).
+// CHECK-NEXT: npu.dma.ld mrf[0x0], dram[{{.*}}], f32 x = 64 y = 64 z = 1 sy = 512 dpitch = 256 push_next
+// CHECK-NEXT: npu.mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, f32 m = 2 k = 64 n = 64 dpitch = 256 apitch = 512 pop_prev
+// Second k tile accumulates, from the other MRF slot.
+// CHECK-NEXT: npu.dma.ld mrf[0x4000], dram[{{.*}}], f32 x = 64 y = 64 z = 1 sy = 512 dpitch = 256 push_next
+// CHECK-NEXT: npu.mm acc[0x0], vrf[0x100], mrf[0x4000], f32, f32, f32 m = 2 k = 64 n = 64 dpitch = 256 apitch = 512 acc = 1 pop_prev
+// CHECK-NEXT: npu.dma.ld vrf[{{.*}}], dram[{{.*}}], f32 x = 64 y = 1 z = 1 sy = 256 dpitch = 256 push_next
+// CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], vrf[{{.*}}], f32, f32, f32 rows = 2 cols = 64 dpitch = 256 apitch = 256 bpitch = 256 bcast = row pop_prev
+// CHECK-NEXT: npu.v.relu acc[0x0], acc[0x0], f32, f32 rows = 2 cols = 64 dpitch = 256 apitch = 256 push_next
+// CHECK-NEXT: npu.dma.st dram[{{.*}}], acc[0x0], f32 x = 64 y = 2 z = 1 dy = 384 spitch = 256 pop_prev
+// The second output tile is 32 columns wide and uses the other ACC slot.
+// CHECK: npu.mm acc[0x{{[0-9a-f]+}}], vrf[0x0], mrf[0x0], f32, f32, f32 m = 2 k = 64 n = 32
+// CHECK: npu.dma.st dram[{{.*}}], acc[0x{{[0-9a-f]+}}], f32 x = 32 y = 2 z = 1 dy = 384 spitch = 128
+// CHECK: npu.halt
+func.func @fc(%x: tensor<2x128xf32>) -> tensor<2x96xf32> {
+  %w = accel.constant dense<0.5> : tensor<96x128xf32>
+  %b = accel.constant dense<1.0> : tensor<96xf32>
+  %0 = accel.fully_connected %x, %w, %b {transpose_weight = true, activation = #accel.act<relu>} : (tensor<2x128xf32>, tensor<96x128xf32>, tensor<96xf32>) -> tensor<2x96xf32>
+  return %0 : tensor<2x96xf32>
+}
+
+// -----
+
+// A K x N weight is transposed at compile time into an N x K constant; a
+// chain of layers passes its intermediate through DRAM, and the second
+// layer's input load waits for the first layer's store (relayed via ex).
+// CHECK-LABEL: func.func @chain
+// CHECK: accel.constant {accel.dram_address = {{[0-9]+}} : i64} dense<{{.*}}> : tensor<4x8xf32>
+// CHECK: accel.fully_connected {{.*}}transpose_weight = true
+// CHECK: npu.dma.st
+// CHECK: npu.sync ex{{.*}}pop_next
+// CHECK: npu.dma.ld vrf[0x0]{{.*}}pop_next
+// CHECK: npu.halt
+func.func @chain(%x: tensor<1x8xf32>) -> tensor<1x4xf32> {
+  %w1 = accel.constant dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]]> : tensor<8x8xf32>
+  %w2 = accel.constant dense<1.0> : tensor<8x4xf32>
+  %0 = accel.fully_connected %x, %w1 {transpose_weight = true} : (tensor<1x8xf32>, tensor<8x8xf32>) -> tensor<1x8xf32>
+  %1 = accel.fully_connected %0, %w2 : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
+  return %1 : tensor<1x4xf32>
+}
