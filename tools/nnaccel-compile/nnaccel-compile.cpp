@@ -204,6 +204,8 @@ int main(int argc, char **argv) {
   registry.insert<npu::NPUDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics name the model and node; dumping whole functions helps nobody.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   Progress progress;
