@@ -9,7 +9,7 @@
 #include "nnaccel/Conversion/NPUSupport.h"
 #include "nnaccel/Conversion/Passes.h"
 
-#include "Kernels.h"
+#include "KernelRegistry.h"
 
 #include "Accel/AccelOps.h"
 #include "Accel/ConstantUtils.h"
@@ -30,8 +30,6 @@ namespace mlir::nnaccel {
 using namespace mlir;
 using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::accel;
-using mlir::nnaccel::npu_lowering::ActivationSpec;
-using mlir::nnaccel::npu_lowering::FullyConnectedSpec;
 using mlir::nnaccel::npu_lowering::ProgramEmitter;
 
 namespace {
@@ -80,25 +78,6 @@ uint64_t getByteSize(Type type) {
   auto tensor = cast<RankedTensorType>(type);
   return uint64_t(tensor.getNumElements()) *
          ((tensor.getElementTypeBitWidth() + 7) / 8);
-}
-
-ActivationSpec getActivation(FullyConnectedOp op) {
-  ActivationSpec spec;
-  switch (op.getActivation()) {
-  case Activation::none: spec.kind = ActivationSpec::None; break;
-  case Activation::relu: spec.kind = ActivationSpec::Relu; break;
-  case Activation::sigmoid: spec.kind = ActivationSpec::Sigmoid; break;
-  case Activation::tanh: spec.kind = ActivationSpec::Tanh; break;
-  case Activation::gelu: spec.kind = ActivationSpec::Gelu; break;
-  case Activation::clip:
-    spec.kind = ActivationSpec::Clip;
-    if (auto min = op.getActivationMin())
-      spec.min = min->convertToFloat();
-    if (auto max = op.getActivationMax())
-      spec.max = max->convertToFloat();
-    break;
-  }
-  return spec;
 }
 
 /// Replaces a constant [K x N] weight of a fully_connected by its transpose
@@ -213,23 +192,17 @@ struct AccelLowerToNPUPass
         if (failed(place(result, &op)))
           return failure();
       size_t before = emitter.size();
-      if (auto fc = dyn_cast<FullyConnectedOp>(op)) {
-        FullyConnectedSpec spec;
-        auto inputType = cast<RankedTensorType>(fc.getInput().getType());
-        spec.m = inputType.getDimSize(0);
-        spec.k = inputType.getDimSize(1);
-        spec.n = fc.getType().getDimSize(1);
-        spec.input = address[fc.getInput()];
-        spec.weight = address[fc.getWeight()];
-        spec.output = address[fc.getResult()];
-        if (Value bias = fc.getBias())
-          spec.bias = address[bias];
-        spec.activation = getActivation(fc);
-        npu_lowering::emitFullyConnected(emitter, desc, spec);
-      } else {
+      const npu_lowering::KernelEntry *kernel =
+          npu_lowering::lookupKernel(&op);
+      if (!kernel)
         return op.emitOpError("has no NPU lowering (it should have been "
                               "placed on the host)");
-      }
+      std::string reason;
+      if (failed(kernel->check(&op, desc, reason)))
+        return op.emitOpError() << "cannot run on the card: " << reason;
+      npu_lowering::KernelContext context{emitter, desc, address};
+      if (failed(kernel->emit(&op, context)))
+        return failure();
       locations.append(emitter.size() - before, op.getLoc());
       // Intermediates die at their last user.
       for (Value operand : op.getOperands()) {

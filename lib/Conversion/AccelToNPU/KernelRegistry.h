@@ -1,0 +1,57 @@
+//===- KernelRegistry.h - accel op -> NPU kernel table ----------*- C++ -*-===//
+//
+// One entry per accel op the NPU backend lowers: a check (can this op, with
+// these types and shapes, run on the target? if not, why) and an emitter
+// (append its instructions, given the DRAM address of every value). The
+// placement pass asks the check, the lowering calls the emitter, so the two
+// can never disagree. Each op family registers its kernels from its own
+// file; adding a kernel touches no shared code beyond one line in
+// KernelRegistry.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELREGISTRY_H
+#define NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELREGISTRY_H
+
+#include "ProgramEmitter.h"
+
+#include "nnaccel/ISA/Target.h"
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+
+namespace mlir::nnaccel::npu_lowering {
+
+/// What an emitter gets: where to append, the target, and the DRAM address
+/// of every operand and result of the op (row-major, densely packed).
+struct KernelContext {
+  ProgramEmitter &emitter;
+  const ::nnaccel::isa::TargetDesc &target;
+  const llvm::DenseMap<Value, uint64_t> &addresses;
+
+  uint64_t addressOf(Value value) const { return addresses.lookup(value); }
+};
+
+struct KernelEntry {
+  /// Success when the kernel covers `op` on `target`; else the reason.
+  LogicalResult (*check)(Operation *op,
+                         const ::nnaccel::isa::TargetDesc &target,
+                         std::string &reason) = nullptr;
+  /// Appends the instructions of `op` (which passed `check`).
+  LogicalResult (*emit)(Operation *op, KernelContext &context) = nullptr;
+};
+
+using KernelTable = llvm::StringMap<KernelEntry>;
+
+/// The kernel of `op`'s name, or null.
+const KernelEntry *lookupKernel(Operation *op);
+
+// Registration, one function per op family.
+void registerLinearKernels(KernelTable &table);
+
+} // namespace mlir::nnaccel::npu_lowering
+
+#endif // NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELREGISTRY_H
