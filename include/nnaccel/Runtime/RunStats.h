@@ -1,0 +1,61 @@
+//===- RunStats.h - What one request cost ------------------------*- C++ -*-===//
+//
+// The figures a Session records per run: modelled device time (cycles of
+// the package's target, and microseconds at its clock) summed over the card
+// partitions, measured host wall time of host partitions and of emulation,
+// bytes moved between host and card DRAM, and the emulator's own summary per
+// card partition. Modelled time is what the hardware would take; wall time
+// is what this machine took to compute or emulate it -- tools print both.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNACCEL_RUNTIME_RUNSTATS_H
+#define NNACCEL_RUNTIME_RUNSTATS_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nnaccel {
+namespace runtime {
+
+struct PartitionStats {
+  unsigned index = 0;   ///< position in the variant's partition list
+  bool onCard = false;
+  unsigned card = 0;    ///< meaningful when onCard
+  unsigned hostOps = 0; ///< ops run (host partitions)
+  /// Modelled cycles of the launch (card partitions; 0 for host ones).
+  uint64_t cycles = 0;
+  /// Wall time on this machine: kernels for a host partition; uploads,
+  /// emulation and read-back for a card partition.
+  double wallMicros = 0;
+  uint64_t bytesToCard = 0;       ///< input bindings written this run
+  uint64_t weightBytesToCard = 0; ///< of which weights (first run only)
+  uint64_t bytesFromCard = 0;     ///< output bindings read back
+  /// Stats::summary() of the emulator run (card partitions).
+  std::string emulatorSummary;
+};
+
+struct RunStats {
+  std::string variant;       ///< name of the variant that ran
+  std::string target;        ///< target name ("" for host-only packages)
+  double clockMHz = 0;       ///< the target's clock
+  uint64_t deviceCycles = 0; ///< sum of the card partitions' cycles
+  double deviceMicros = 0;   ///< deviceCycles at clockMHz
+  double hostMicros = 0;     ///< wall time of the host partitions
+  double emulationMicros = 0; ///< wall time of the card partitions
+  double wallMicros = 0;     ///< wall time of the whole run
+  uint64_t bytesToCard = 0;
+  uint64_t weightBytesToCard = 0;
+  uint64_t bytesFromCard = 0;
+  std::vector<PartitionStats> partitions;
+
+  /// Multi-line human-readable report: totals, then one line per
+  /// partition followed by the emulator summary of card partitions.
+  std::string summary() const;
+};
+
+} // namespace runtime
+} // namespace nnaccel
+
+#endif // NNACCEL_RUNTIME_RUNSTATS_H

@@ -1,0 +1,72 @@
+//===- Bucketing.cpp - Padding inputs to and slicing outputs from buckets --===//
+//
+// The copy walks the common box row by row: the innermost dimension is one
+// memcpy, the outer ones an odometer over the common extents, so padding a
+// [1 x 100 x 768] activation to [1 x 128 x 768] is 100 memcpys.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Bucketing.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace nnaccel {
+namespace runtime {
+
+Tensor resizeBox(const Tensor &src, const std::vector<int64_t> &shape) {
+  const std::vector<int64_t> &from = src.getShape();
+  TensorDesc desc(src.getDType(), shape);
+  if (src.isNull() || from.size() != shape.size() || !desc.validate().ok())
+    return Tensor();
+  Tensor dst = Tensor::allocate(desc);
+  if (dst.isNull())
+    return dst;
+  size_t rank = shape.size();
+  size_t esize = getDTypeSize(src.getDType());
+  if (rank == 0) {
+    if (esize)
+      std::memcpy(dst.mutableData(), src.data(), esize);
+    return dst;
+  }
+  std::vector<int64_t> common(rank);
+  for (size_t d = 0; d < rank; ++d)
+    common[d] = std::min(from[d], shape[d]);
+  for (int64_t c : common)
+    if (c == 0)
+      return dst;
+  // Row-major strides in elements.
+  std::vector<int64_t> srcStride(rank, 1), dstStride(rank, 1);
+  for (size_t d = rank - 1; d > 0; --d) {
+    srcStride[d - 1] = srcStride[d] * from[d];
+    dstStride[d - 1] = dstStride[d] * shape[d];
+  }
+  const auto *in = static_cast<const uint8_t *>(src.data());
+  auto *out = static_cast<uint8_t *>(dst.mutableData());
+  size_t rowBytes = static_cast<size_t>(common[rank - 1]) * esize;
+  std::vector<int64_t> index(rank, 0);
+  while (true) {
+    int64_t srcOff = 0, dstOff = 0;
+    for (size_t d = 0; d + 1 < rank; ++d) {
+      srcOff += index[d] * srcStride[d];
+      dstOff += index[d] * dstStride[d];
+    }
+    std::memcpy(out + static_cast<size_t>(dstOff) * esize,
+                in + static_cast<size_t>(srcOff) * esize, rowBytes);
+    // Advance the odometer over the outer dimensions.
+    size_t d = rank - 1;
+    while (d > 0) {
+      --d;
+      if (++index[d] < common[d])
+        break;
+      index[d] = 0;
+      if (d == 0)
+        return dst;
+    }
+    if (rank == 1)
+      return dst;
+  }
+}
+
+} // namespace runtime
+} // namespace nnaccel

@@ -1,0 +1,58 @@
+//===- RunStats.cpp - Text report of one run --------------------------------===//
+//
+// The report nnaccel-run --stats prints: totals first (modelled device time
+// next to the wall time it took to emulate), then one line per partition,
+// each card partition followed by the emulator's own summary, indented.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnaccel/Runtime/RunStats.h"
+
+#include <fmt/format.h>
+
+namespace nnaccel {
+namespace runtime {
+
+namespace {
+std::string indent(const std::string &text, const std::string &prefix) {
+  std::string out;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos)
+      end = text.size();
+    out += prefix + text.substr(begin, end - begin) + "\n";
+    begin = end + 1;
+  }
+  return out;
+}
+} // namespace
+
+std::string RunStats::summary() const {
+  std::string s = fmt::format("variant '{}'", variant);
+  if (!target.empty())
+    s += fmt::format(" on target '{}' ({} MHz)", target, clockMHz);
+  s += fmt::format(": device {} cycles ({:.3f} us modelled), host partitions "
+                   "{:.1f} us, emulation {:.1f} us, total {:.1f} us wall\n",
+                   deviceCycles, deviceMicros, hostMicros, emulationMicros,
+                   wallMicros);
+  s += fmt::format("  host -> card {} bytes (weights {}), card -> host {} "
+                   "bytes\n",
+                   bytesToCard, weightBytesToCard, bytesFromCard);
+  for (const PartitionStats &p : partitions) {
+    if (!p.onCard) {
+      s += fmt::format("  partition {}: host, {} op(s), {:.1f} us wall\n",
+                       p.index, p.hostOps, p.wallMicros);
+      continue;
+    }
+    s += fmt::format("  partition {}: card {}, {} cycles, {:.1f} us wall, "
+                     "{} bytes in ({} weights), {} bytes out\n",
+                     p.index, p.card, p.cycles, p.wallMicros, p.bytesToCard,
+                     p.weightBytesToCard, p.bytesFromCard);
+    s += indent(p.emulatorSummary, "    ");
+  }
+  return s;
+}
+
+} // namespace runtime
+} // namespace nnaccel

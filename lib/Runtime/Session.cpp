@@ -1,0 +1,494 @@
+//===- Session.cpp - Executing a model package -----------------------------===//
+//
+// The request path: validate and order the inputs, select and pad to a
+// variant, then run the partitions over a vector of value tensors indexed by
+// value id. Host ops read and write that vector; card partitions copy their
+// bindings between it and the emulator's card DRAM.
+//
+// Emulator state persists across runs, and the session exploits that:
+//  * Programs: the emulator runs every loaded program, so the programs of
+//    one partition must be the only ones loaded when it launches. The
+//    session remembers which partition's programs are loaded and reloads
+//    only when another partition launches.
+//  * Weights: a card partition's weight bindings are uploaded only when its
+//    card's DRAM does not already hold them. The compiler plans DRAM per
+//    partition (addresses of different partitions may overlap, and their
+//    scratch is invisible to the runtime), so a card's weights count as
+//    resident only while the last partition launched on that card is the
+//    same one; a fault also forgets them. A model with one card partition
+//    per card uploads its weights once per session.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnaccel/Runtime/Session.h"
+
+#include "Bucketing.h"
+#include "ModelState.h"
+#include "TraceBuilder.h"
+
+#include "nnaccel/Emulator/Emulator.h"
+#include "nnaccel/Runtime/HostKernels.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <utility>
+
+namespace nnaccel {
+namespace runtime {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using PartitionKey = std::pair<size_t, size_t>; // (variant, partition)
+
+package::Status fail(std::string message) {
+  return package::Status::error(std::move(message));
+}
+
+double microsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - start)
+      .count();
+}
+
+std::string formatPort(const PortInfo &port) {
+  std::string dims;
+  for (size_t d = 0; d < port.shape.size(); ++d)
+    dims += (d ? "x" : "") + (port.shape[d] < 0 ? std::string("?")
+                                                : std::to_string(port.shape[d]));
+  return std::string(getDTypeName(port.dtype)) + "[" + dims + "]";
+}
+
+/// Drops a kernel message's own "kind (location): " prefix, which the
+/// session's "partition P op I (kind at location): " already states.
+std::string stripOpPrefix(const HostOp &op, const std::string &message) {
+  std::string prefix = op.kind;
+  if (!op.location.empty())
+    prefix += " (" + op.location + ")";
+  prefix += ": ";
+  if (message.compare(0, prefix.size(), prefix) == 0)
+    return message.substr(prefix.size());
+  return message;
+}
+
+/// The named inputs in signature order, or an error for an unknown or a
+/// missing name.
+Expected<std::vector<Tensor>>
+orderInputs(const Model &model, const std::map<std::string, Tensor> &inputs) {
+  const std::vector<PortInfo> &ports = model.getInputs();
+  std::vector<Tensor> ordered(ports.size());
+  std::vector<bool> given(ports.size(), false);
+  for (const auto &[name, tensor] : inputs) {
+    int index = model.findInput(name);
+    if (index < 0) {
+      std::string known;
+      for (const PortInfo &port : ports)
+        known += (known.empty() ? "'" : ", '") + port.name + "'";
+      return fail("unknown input '" + name + "' (the model's inputs are " +
+                  (known.empty() ? std::string("none") : known) + ")");
+    }
+    ordered[static_cast<size_t>(index)] = tensor;
+    given[static_cast<size_t>(index)] = true;
+  }
+  for (size_t i = 0; i < ports.size(); ++i)
+    if (!given[i])
+      return fail(fmt::format("missing input '{}' (expected {})",
+                              ports[i].name, formatPort(ports[i])));
+  return ordered;
+}
+
+} // namespace
+
+struct SessionImpl {
+  std::shared_ptr<const Model> model;
+  const ModelState *state = nullptr;
+  SessionOptions options;
+  std::unique_ptr<emulator::Emulator> emu;
+
+  mutable std::mutex mutex;
+  std::optional<PartitionKey> loadedPrograms;
+  /// Per card: the partition whose weights its DRAM holds.
+  std::vector<std::optional<PartitionKey>> residentWeights;
+  RunStats lastStats;
+  std::string lastTrace;
+
+  Expected<std::vector<Tensor>> runLocked(const std::vector<Tensor> &inputs);
+  package::Status runHost(const PreparedPartition &part, size_t index,
+                          std::vector<Tensor> &values, PartitionStats &stats,
+                          TraceBuilder &trace);
+  package::Status runCard(size_t variantIndex, size_t index,
+                          std::vector<Tensor> &values, PartitionStats &stats,
+                          TraceBuilder &trace);
+};
+
+//===----------------------------------------------------------------------===//
+// Partitions
+//===----------------------------------------------------------------------===//
+
+package::Status SessionImpl::runHost(const PreparedPartition &part,
+                                     size_t index, std::vector<Tensor> &values,
+                                     PartitionStats &stats,
+                                     TraceBuilder &trace) {
+  Clock::time_point partStart = Clock::now();
+  std::vector<const Tensor *> operands;
+  std::vector<Tensor> results;
+  for (size_t i = 0; i < part.ops.size(); ++i) {
+    const PreparedHostOp &op = part.ops[i];
+    auto where = [&] {
+      return fmt::format("partition {} op {} ({}{})", index, i, op.op.kind,
+                         op.op.location.empty() ? std::string()
+                                                : " at " + op.op.location);
+    };
+    operands.clear();
+    for (int32_t id : op.inputs) {
+      if (id < 0) {
+        operands.push_back(nullptr);
+        continue;
+      }
+      const Tensor &t = values[static_cast<size_t>(id)];
+      // Package validation guarantees definition before use; a null here
+      // means a runtime bug, reported rather than dereferenced.
+      if (t.isNull())
+        return fail(where() + ": operand value " + std::to_string(id) +
+                    " has no tensor");
+      operands.push_back(&t);
+    }
+    results.clear();
+    Clock::time_point opStart = Clock::now();
+    Status s = runHostOp(op.op, Span<const Tensor *const>(operands.data(),
+                                                          operands.size()),
+                         results, op.outputDescs);
+    double opMicros = microsSince(opStart);
+    if (!s.ok())
+      return fail(where() + ": " + stripOpPrefix(op.op, s.message()));
+    if (results.size() != op.outputs.size())
+      return fail(fmt::format("{}: kernel returned {} results, expected {}",
+                              where(), results.size(), op.outputs.size()));
+    for (size_t r = 0; r < results.size(); ++r)
+      values[static_cast<size_t>(op.outputs[r])] = std::move(results[r]);
+    for (int32_t id : op.releaseAfter)
+      values[static_cast<size_t>(id)] = Tensor();
+    trace.addHostOp(op.op.kind, op.op.location,
+                    std::chrono::duration<double, std::micro>(opStart -
+                                                              partStart)
+                        .count(),
+                    opMicros);
+  }
+  stats.hostOps = static_cast<unsigned>(part.ops.size());
+  stats.wallMicros = microsSince(partStart);
+  return package::Status::success();
+}
+
+package::Status SessionImpl::runCard(size_t variantIndex, size_t index,
+                                     std::vector<Tensor> &values,
+                                     PartitionStats &stats,
+                                     TraceBuilder &trace) {
+  const PreparedPartition &part =
+      state->variants[variantIndex].partitions[index];
+  const std::vector<TensorDesc> &descs =
+      state->variants[variantIndex].valueDescs;
+  const std::vector<std::string> &names =
+      state->variants[variantIndex].valueNames;
+  Clock::time_point start = Clock::now();
+  PartitionKey key(variantIndex, index);
+  std::string where = fmt::format("partition {} (card {})", index, part.card);
+  if (!emu)
+    return fail(where + ": the session has no emulator");
+
+  if (loadedPrograms != key) {
+    emu->clearPrograms();
+    loadedPrograms.reset();
+    for (const isa::Program &program : part.programs)
+      if (isa::Error e = emu->loadProgram(program))
+        return fail(where + ": cannot load program: " + e.message());
+    loadedPrograms = key;
+  }
+
+  auto upload = [&](const PreparedBinding &b) -> package::Status {
+    const Tensor &t = values[static_cast<size_t>(b.value)];
+    if (t.isNull() || t.getByteSize() != b.bytes)
+      return fail(fmt::format("{}: input value '{}' is not available",
+                              where, names[static_cast<size_t>(b.value)]));
+    if (b.bytes == 0)
+      return package::Status::success();
+    if (isa::Error e = emu->writeMemory(part.card, isa::Space::Dram, b.address,
+                                        t.data(), b.bytes))
+      return fail(fmt::format("{}: writing value '{}' to DRAM: {}", where,
+                              names[static_cast<size_t>(b.value)],
+                              e.message()));
+    stats.bytesToCard += b.bytes;
+    return package::Status::success();
+  };
+
+  std::optional<PartitionKey> &resident = residentWeights[part.card];
+  if (resident != key) {
+    resident.reset();
+    for (const PreparedBinding &b : part.weights) {
+      package::Status s = upload(b);
+      if (!s.ok())
+        return s;
+      stats.weightBytesToCard += b.bytes;
+    }
+  }
+  for (const PreparedBinding &b : part.inputs) {
+    package::Status s = upload(b);
+    if (!s.ok())
+      return s;
+  }
+
+  // Until the launch succeeds the card's memory is in an unknown state.
+  resident.reset();
+  isa::Expected<emulator::Stats> run = emu->run();
+  if (!run)
+    return fail(where + ": " + run.message());
+  resident = key;
+
+  for (const PreparedBinding &b : part.outputs) {
+    Tensor t = Tensor::allocate(descs[static_cast<size_t>(b.value)]);
+    if (t.isNull())
+      return fail(fmt::format("{}: cannot allocate output '{}'", where,
+                              names[static_cast<size_t>(b.value)]));
+    if (b.bytes)
+      if (isa::Error e = emu->readMemory(part.card, isa::Space::Dram,
+                                         b.address, t.mutableData(), b.bytes))
+        return fail(fmt::format("{}: reading value '{}' from DRAM: {}", where,
+                                names[static_cast<size_t>(b.value)],
+                                e.message()));
+    stats.bytesFromCard += b.bytes;
+    values[static_cast<size_t>(b.value)] = std::move(t);
+  }
+  for (int32_t id : part.releaseAfter)
+    values[static_cast<size_t>(id)] = Tensor();
+
+  stats.cycles = run->totalCycles;
+  stats.emulatorSummary = run->summary();
+  stats.wallMicros = microsSince(start);
+  if (options.trace)
+    trace.addEmulatorTrace(emu->traceJson());
+  return package::Status::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Requests
+//===----------------------------------------------------------------------===//
+
+Expected<std::vector<Tensor>>
+SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
+  Clock::time_point start = Clock::now();
+  const std::vector<PortInfo> &ports = state->inputs;
+  if (inputs.size() != ports.size())
+    return fail(fmt::format("expected {} input(s), got {}", ports.size(),
+                            inputs.size()));
+
+  // Dtype, rank and static dimensions, with messages naming the input.
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t i = 0; i < ports.size(); ++i) {
+    const PortInfo &port = ports[i];
+    const Tensor &t = inputs[i];
+    if (t.isNull())
+      return fail("input '" + port.name + "' is a null tensor");
+    if (t.getDType() != port.dtype)
+      return fail(fmt::format("input '{}': expected dtype {}, got {}",
+                              port.name, getDTypeName(port.dtype),
+                              getDTypeName(t.getDType())));
+    bool shapeOk = t.getShape().size() == port.shape.size();
+    for (size_t d = 0; shapeOk && d < port.shape.size(); ++d)
+      shapeOk = port.shape[d] < 0 ? t.getShape()[d] >= 0
+                                  : t.getShape()[d] == port.shape[d];
+    if (!shapeOk)
+      return fail(fmt::format("input '{}': expected shape {}, got {}",
+                              port.name, formatPort(port),
+                              t.getDesc().toString()));
+    shapes.push_back(t.getShape());
+  }
+
+  const package::ModelDesc &model = state->package.model();
+  package::SelectResult selected = package::selectVariant(model, shapes);
+  if (selected.index < 0)
+    return fail("no variant fits the inputs: " + selected.error);
+  auto variantIndex = static_cast<size_t>(selected.index);
+  const PreparedVariant &variant = state->variants[variantIndex];
+
+  // Actual size of each bucket, for slicing the outputs; inputs that share
+  // a bucket should agree, and the largest one wins if they do not.
+  std::vector<int64_t> actual(model.bucketNames.size(), -1);
+  std::vector<Tensor> values = variant.constants;
+  for (size_t i = 0; i < ports.size(); ++i) {
+    const TensorDesc &want =
+        variant.valueDescs[static_cast<size_t>(variant.inputs[i])];
+    for (size_t d = 0; d < state->inputBuckets[i].size(); ++d) {
+      int32_t b = state->inputBuckets[i][d];
+      if (b >= 0 && static_cast<size_t>(b) < actual.size())
+        actual[static_cast<size_t>(b)] =
+            std::max(actual[static_cast<size_t>(b)], shapes[i][d]);
+    }
+    Tensor t = inputs[i];
+    if (t.getShape() != want.shape) {
+      t = resizeBox(t, want.shape);
+      if (t.isNull())
+        return fail(fmt::format("input '{}': cannot pad {} to variant '{}' "
+                                "shape {}",
+                                ports[i].name, inputs[i].getDesc().toString(),
+                                variant.name, want.toString()));
+    }
+    values[static_cast<size_t>(variant.inputs[i])] = std::move(t);
+  }
+
+  RunStats stats;
+  stats.variant = variant.name;
+  if (state->target) {
+    stats.target = state->target->name;
+    stats.clockMHz = state->target->clockMHz;
+  }
+  TraceBuilder trace;
+  for (size_t p = 0; p < variant.partitions.size(); ++p) {
+    const PreparedPartition &part = variant.partitions[p];
+    PartitionStats ps;
+    ps.index = static_cast<unsigned>(p);
+    ps.onCard = part.onCard;
+    ps.card = part.card;
+    trace.beginPartition(static_cast<unsigned>(p),
+                         part.onCard ? fmt::format("partition {}: card {}", p,
+                                                   part.card)
+                                     : fmt::format("partition {}: host", p));
+    package::Status s = part.onCard
+                            ? runCard(variantIndex, p, values, ps, trace)
+                            : runHost(part, p, values, ps, trace);
+    if (!s.ok())
+      return s;
+    if (part.onCard) {
+      double modelled =
+          stats.clockMHz > 0 ? static_cast<double>(ps.cycles) / stats.clockMHz
+                             : 0;
+      trace.endPartition(fmt::format("launch: {} cycles", ps.cycles),
+                         modelled);
+      stats.deviceCycles += ps.cycles;
+      stats.emulationMicros += ps.wallMicros;
+    } else {
+      trace.endPartition(fmt::format("{} host op(s)", ps.hostOps),
+                         ps.wallMicros);
+      stats.hostMicros += ps.wallMicros;
+    }
+    stats.bytesToCard += ps.bytesToCard;
+    stats.weightBytesToCard += ps.weightBytesToCard;
+    stats.bytesFromCard += ps.bytesFromCard;
+    stats.partitions.push_back(std::move(ps));
+  }
+
+  std::vector<Tensor> outputs;
+  for (size_t o = 0; o < variant.outputs.size(); ++o) {
+    Tensor t = values[static_cast<size_t>(variant.outputs[o])];
+    if (t.isNull())
+      return fail("output '" + state->outputs[o].name + "' was not computed");
+    std::vector<int64_t> shape = t.getShape();
+    bool sliced = false;
+    for (size_t d = 0; d < state->outputBuckets[o].size() && d < shape.size();
+         ++d) {
+      int32_t b = state->outputBuckets[o][d];
+      if (b >= 0 && static_cast<size_t>(b) < actual.size() &&
+          actual[static_cast<size_t>(b)] >= 0 &&
+          actual[static_cast<size_t>(b)] < shape[d]) {
+        shape[d] = actual[static_cast<size_t>(b)];
+        sliced = true;
+      }
+    }
+    if (sliced) {
+      t = resizeBox(t, shape);
+      if (t.isNull())
+        return fail("output '" + state->outputs[o].name +
+                    "': cannot slice to the actual bucket sizes");
+    }
+    outputs.push_back(std::move(t));
+  }
+
+  stats.deviceMicros = stats.clockMHz > 0
+                           ? static_cast<double>(stats.deviceCycles) /
+                                 stats.clockMHz
+                           : 0;
+  stats.wallMicros = microsSince(start);
+  lastTrace = trace.finish(stats.target, stats.clockMHz);
+  lastStats = std::move(stats);
+  return outputs;
+}
+
+//===----------------------------------------------------------------------===//
+// Session
+//===----------------------------------------------------------------------===//
+
+Session::Session(std::unique_ptr<SessionImpl> impl) : impl(std::move(impl)) {}
+Session::~Session() = default;
+
+Expected<std::unique_ptr<Session>>
+Session::create(std::shared_ptr<const Model> model, SessionOptions options) {
+  if (!model)
+    return fail("cannot create a session without a model");
+  try {
+    auto impl = std::make_unique<SessionImpl>();
+    impl->state = model->state.get();
+    impl->options = options;
+    if (impl->state->hasCardPartitions && impl->state->target) {
+      emulator::EmulatorOptions emuOptions;
+      emuOptions.threads = options.emulatorThreads;
+      emuOptions.trace = options.trace;
+      impl->emu = std::make_unique<emulator::Emulator>(*impl->state->target,
+                                                       emuOptions);
+      impl->residentWeights.resize(impl->state->target->cards);
+    }
+    impl->model = std::move(model);
+    return std::unique_ptr<Session>(new Session(std::move(impl)));
+  } catch (const std::bad_alloc &) {
+    return fail("out of memory while creating the session's emulator");
+  } catch (const std::exception &e) {
+    return fail(std::string("cannot create session: ") + e.what());
+  }
+}
+
+Expected<std::vector<Tensor>>
+Session::run(const std::vector<Tensor> &inputs) {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  try {
+    return impl->runLocked(inputs);
+  } catch (const std::bad_alloc &) {
+    return fail("out of memory while running the model");
+  } catch (const std::exception &e) {
+    return fail(std::string("internal error while running the model: ") +
+                e.what());
+  }
+}
+
+Expected<std::vector<Tensor>>
+Session::run(const std::map<std::string, Tensor> &inputs) {
+  std::vector<Tensor> ordered;
+  try {
+    Expected<std::vector<Tensor>> o = orderInputs(getModel(), inputs);
+    if (!o)
+      return o;
+    ordered = std::move(o.value());
+  } catch (const std::bad_alloc &) {
+    return fail("out of memory while running the model");
+  }
+  return run(ordered);
+}
+
+RunStats Session::getLastStats() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->lastStats;
+}
+
+std::string Session::getTraceJson() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->lastTrace;
+}
+
+const Model &Session::getModel() const { return *impl->model; }
+const std::shared_ptr<const Model> &Session::getModelPtr() const {
+  return impl->model;
+}
+const SessionOptions &Session::getOptions() const { return impl->options; }
+
+} // namespace runtime
+} // namespace nnaccel
