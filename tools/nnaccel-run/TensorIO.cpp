@@ -20,6 +20,8 @@
 
 #include <cctype>
 #include <cstring>
+#include <exception>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
@@ -384,14 +386,23 @@ Expected<std::vector<uint8_t>> serializeNpy(const Tensor &tensor) {
 //===----------------------------------------------------------------------===//
 
 Expected<std::vector<uint8_t>> readFileBytes(const std::string &path) {
+  // An ifstream opens a directory and throws on the first read: reject
+  // anything but a regular file up front.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return fail(path + ": is a directory, expected a file");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return fail(path + ": cannot open file");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-  if (in.bad())
-    return fail(path + ": read error");
-  return bytes;
+  try {
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+    if (in.bad())
+      return fail(path + ": read error");
+    return bytes;
+  } catch (const std::exception &e) {
+    return fail(path + ": read error: " + e.what());
+  }
 }
 
 Status writeFileBytes(const std::string &path,

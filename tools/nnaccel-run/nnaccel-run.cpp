@@ -545,7 +545,10 @@ int main(int argc, char **argv) {
     Options o;
     if (auto f = parseArgs(argc, argv, o)) {
       fmt::print(stderr, "error: {}\n", f->message);
-      usage(stderr);
+      if (argc <= 1)
+        usage(stderr);
+      else
+        fmt::print(stderr, "run 'nnaccel-run --help' for usage\n");
       return f->code;
     }
     return runTool(o);

@@ -16,6 +16,7 @@
 #ifndef NNACCEL_RUNTIME_MODEL_H
 #define NNACCEL_RUNTIME_MODEL_H
 
+#include "nnaccel/ISA/Target.h"
 #include "nnaccel/Package/Package.h"
 #include "nnaccel/Runtime/Tensor.h"
 
@@ -26,10 +27,6 @@
 #include <vector>
 
 namespace nnaccel {
-namespace isa {
-struct TargetDesc;
-} // namespace isa
-
 namespace runtime {
 
 /// Fallible results of the session API: a value or a failed
