@@ -13,6 +13,8 @@ const KernelEntry *mlir::nnaccel::npu_lowering::lookupKernel(Operation *op) {
   static const KernelTable table = [] {
     KernelTable t;
     registerLinearKernels(t);
+    registerEmbeddingKernels(t);
+    registerRecurrentKernels(t);
     return t;
   }();
   auto it = table.find(op->getName().getStringRef());

@@ -1,0 +1,53 @@
+// RUN: nnaccel-opt %s --pass-pipeline='builtin.module(func.func(accel-assign-placement,accel-outline-partitions),accel-lower-to-npu)' | FileCheck %s
+
+// accel.lstm: X . W^T for all steps of the chunk first (W tiles through an
+// MRF slot), R resident in the MRF, then per step: mm of h_{t-1} (in ACC)
+// accumulating onto the step's gates, both biases (bcast=row), sigmoid on
+// the contiguous i/o/f blocks, tanh on c~, the cell update and Y[t] stored
+// while the next step computes (h alternates between two ACC slots).
+// Peepholes and unaligned per-step slices stay on the host.
+
+// CHECK-DAG: accel.host_reason = "lstm with peepholes is not lowered to the card"
+// CHECK-DAG: accel.host_reason = "per-step or per-direction slices of this lstm would start at unaligned DRAM addresses (batch * hidden_size must be a multiple of 16)"
+
+func.func @lstm_fwd(%x: tensor<3x1x16xf32>, %w: tensor<1x64x16xf32>, %r: tensor<1x64x16xf32>, %b: tensor<1x128xf32>) -> (tensor<3x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>) {
+  %y, %h, %c = accel.lstm %x, %w, %r, %b {hidden_size = 16 : i64} : (tensor<3x1x16xf32>, tensor<1x64x16xf32>, tensor<1x64x16xf32>, tensor<1x128xf32>) -> (tensor<3x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>)
+  return %y, %h, %c : tensor<3x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>
+}
+func.func @lstm_peephole(%x: tensor<3x1x16xf32>, %w: tensor<1x64x16xf32>, %r: tensor<1x64x16xf32>, %b: tensor<1x128xf32>, %p: tensor<1x48xf32>) -> tensor<3x1x1x16xf32> {
+  %y, %h, %c = accel.lstm %x, %w, %r, %b peepholes %p {hidden_size = 16 : i64} : (tensor<3x1x16xf32>, tensor<1x64x16xf32>, tensor<1x64x16xf32>, tensor<1x128xf32>, tensor<1x48xf32>) -> (tensor<3x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>)
+  return %y : tensor<3x1x1x16xf32>
+}
+func.func @lstm_unaligned(%x: tensor<3x1x4xf32>, %w: tensor<1x12x4xf32>, %r: tensor<1x12x3xf32>) -> tensor<3x1x1x3xf32> {
+  %y, %h, %c = accel.lstm %x, %w, %r {hidden_size = 3 : i64} : (tensor<3x1x4xf32>, tensor<1x12x4xf32>, tensor<1x12x3xf32>) -> (tensor<3x1x1x3xf32>, tensor<1x1x3xf32>, tensor<1x1x3xf32>)
+  return %y : tensor<3x1x1x3xf32>
+}
+
+// CHECK-LABEL: npu.program @lstm_fwd_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld acc[0x300], dram[0x20c0], f32 x = 128 y = 1 z = 1 sy = 512 dpitch = 512
+// CHECK-NEXT: npu.v.fill acc[0x540], f32 rows = 1 cols = 16 dpitch = 64
+// CHECK-NEXT: npu.v.fill acc[0x500], f32 rows = 1 cols = 16 dpitch = 64
+// CHECK-NEXT: npu.dma.ld mrf[0x0], dram[0x10c0], f32 x = 16 y = 64 z = 1 sy = 64 dpitch = 64
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 16 y = 3 z = 1 sy = 64 dpitch = 64
+// CHECK-NEXT: npu.dma.ld mrf[0x4000], dram[0xc0], f32 x = 16 y = 64 z = 1 sy = 64 dpitch = 64 push_next
+// CHECK-NEXT: npu.mm acc[0x0], vrf[0x0], mrf[0x4000], f32, f32, f32 m = 3 k = 16 n = 64 dpitch = 256 apitch = 64 pop_prev
+// Step 0.
+// CHECK-NEXT: npu.mm acc[0x0], acc[0x540], mrf[0x0], f32, f32, f32 m = 1 k = 16 n = 64 dpitch = 256 apitch = 64 acc = 1
+// CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], acc[0x300], f32, f32, f32 rows = 1 cols = 64 dpitch = 256 apitch = 256 bpitch = 256 bcast = row
+// CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], acc[0x400], f32, f32, f32 rows = 1 cols = 64 dpitch = 256 apitch = 256 bpitch = 256 bcast = row
+// CHECK-NEXT: npu.v.sigm acc[0x0], acc[0x0], f32, f32 rows = 1 cols = 48 dpitch = 256 apitch = 256
+// CHECK-NEXT: npu.v.tanh acc[0xc0], acc[0xc0], f32, f32 rows = 1 cols = 16 dpitch = 256 apitch = 256
+// CHECK-NEXT: npu.v.mul acc[0x5c0], acc[0x80], acc[0x500], f32, f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 256 bpitch = 64
+// CHECK-NEXT: npu.v.mul acc[0x600], acc[0x0], acc[0xc0], f32, f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 256 bpitch = 256
+// CHECK-NEXT: npu.v.add acc[0x500], acc[0x5c0], acc[0x600], f32, f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 64 bpitch = 64
+// CHECK-NEXT: npu.v.tanh acc[0x5c0], acc[0x500], f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 64
+// CHECK-NEXT: npu.v.mul acc[0x580], acc[0x40], acc[0x5c0], f32, f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 256 bpitch = 64 push_next
+// CHECK-NEXT: npu.dma.st dram[0x22c0], acc[0x580], f32 x = 16 y = 1 z = 1 dy = 64 spitch = 64 pop_prev push_prev
+// Step 1 reads h from the other slot.
+// CHECK-NEXT: npu.mm acc[0x100], acc[0x580], mrf[0x0], f32, f32, f32 m = 1 k = 16 n = 64 dpitch = 256 apitch = 64 acc = 1
+// CHECK: npu.dma.st dram[0x2300], acc[0x540], f32 x = 16 y = 1 z = 1 dy = 64 spitch = 64 pop_prev
+// CHECK: npu.dma.st dram[0x2340], acc[0x580]
+// Y_h and Y_c.
+// CHECK-NEXT: npu.dma.st dram[0x2380], acc[0x580], f32 x = 16 y = 1 z = 1 dy = 64 spitch = 64
+// CHECK-NEXT: npu.dma.st dram[0x23c0], acc[0x500], f32 x = 16 y = 1 z = 1 dy = 64 spitch = 64
+// CHECK-NEXT: npu.halt
