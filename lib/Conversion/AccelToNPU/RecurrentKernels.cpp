@@ -277,8 +277,9 @@ private:
   }
 
   void mm(uint64_t dst, MemRegion dstRegion, Space aSpace, uint64_t a,
-          MemRegion aRegion, int64_t apitch, MemRegion wTile, int64_t rows,
-          int64_t k, int64_t n, bool accumulate) {
+          MemRegion aRegion, int64_t apitch, MemRegion wTile,
+          MemRegion wRead, int64_t rows, int64_t k, int64_t n,
+          bool accumulate) {
     Instruction inst(Opcode::Mm);
     mem(inst, "dst", Space::Acc, dst);
     mem(inst, "a", aSpace, a);
@@ -286,7 +287,7 @@ private:
     inst.with("dt", kDt).with("at", kDt).with("wt", kDt).with("m", rows)
         .with("k", k).with("n", n).with("dpitch", gatePitch())
         .with("apitch", apitch).with("acc", accumulate ? 1 : 0);
-    emitter.emit(inst, {aRegion, wTile}, {dstRegion});
+    emitter.emit(inst, {aRegion, wRead}, {dstRegion});
   }
 
   /// dst = a (op) b on B x cols blocks in ACC.
@@ -402,7 +403,7 @@ private:
                                  l.slot[streamed++ % 2]);
           mm(l.gates + uint64_t(j * l.tile * kF32), gates, Space::Vrf,
              l.xBase + uint64_t(t * l.tile * kF32), xVrf, s.input * kF32, w,
-             rows, kt, nt, t > 0);
+             w, rows, kt, nt, t > 0);
         }
       }
       if (l.rMode == LstmLayout::ReloadPerChunk)
@@ -427,9 +428,19 @@ private:
                                l.slot[streamed++ % 2])
                     : MemRegion{Space::Mrf, rTileAddress(j, t),
                                 rTileAddress(j, t) + uint64_t(nt * kt * kF32)};
+            // A resident R is declared read as a whole: the first mm then
+            // waits for the last R load only, instead of one token per tile
+            // (64 loads in flight would overflow the token FIFO while the
+            // full ld queue stalls dispatch of their consumers).
+            MemRegion rRead =
+                l.rMode == LstmLayout::Streamed
+                    ? r
+                    : MemRegion{Space::Mrf, l.rBase,
+                                rTileAddress(l.nTiles - 1, l.hTiles - 1) +
+                                    l.tileBytes};
             mm(g + uint64_t(j * l.tile * kF32), gRegion, Space::Acc,
                hPrev + uint64_t(t * l.tile * kF32), hPrevRegion, hPitch, r,
-               s.batch, kt, nt, /*accumulate=*/true);
+               rRead, s.batch, kt, nt, /*accumulate=*/true);
           }
         }
         const int64_t cols4 = 4 * s.hidden;

@@ -51,3 +51,22 @@ func.func @lstm_unaligned(%x: tensor<3x1x4xf32>, %w: tensor<1x12x4xf32>, %r: ten
 // CHECK-NEXT: npu.dma.st dram[0x2380], acc[0x580], f32 x = 16 y = 1 z = 1 dy = 64 spitch = 64
 // CHECK-NEXT: npu.dma.st dram[0x23c0], acc[0x500], f32 x = 16 y = 1 z = 1 dy = 64 spitch = 64
 // CHECK-NEXT: npu.halt
+
+// The first layer of examples/models/lstm_small (S = 20, I = 64, H = 256):
+// X . W^T for all 20 steps first (W streamed through two MRF slots), then R
+// (64 tiles = the whole 1 MiB MRF) is loaded once. The recurrent mm's read
+// R as a whole, so one token orders them after the last R load (one token
+// per tile would deadlock: FIFO depth 8, ld queue depth 32).
+func.func @lstm_small_layer1(%x: tensor<20x1x64xf32>, %w: tensor<1x1024x64xf32>, %r: tensor<1x1024x256xf32>, %b: tensor<1x2048xf32>) -> (tensor<20x1x1x256xf32>, tensor<1x1x256xf32>, tensor<1x1x256xf32>) {
+  %y, %h, %c = accel.lstm %x, %w, %r, %b {hidden_size = 256 : i64} : (tensor<20x1x64xf32>, tensor<1x1024x64xf32>, tensor<1x1024x256xf32>, tensor<1x2048xf32>) -> (tensor<20x1x1x256xf32>, tensor<1x1x256xf32>, tensor<1x1x256xf32>)
+  return %y, %h, %c : tensor<20x1x1x256xf32>, tensor<1x1x256xf32>, tensor<1x1x256xf32>
+}
+// CHECK-LABEL: npu.program @lstm_small_layer1_p0_card0_core0
+// CHECK: npu.mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, f32 m = 20 k = 64 n = 64 dpitch = 4096 apitch = 256 pop_prev push_prev
+// CHECK: npu.mm acc[0xf00], vrf[0x0], mrf[0x4000], f32, f32, f32 m = 20 k = 64 n = 64 dpitch = 4096 apitch = 256 pop_prev push_prev
+// CHECK-NEXT: npu.dma.ld mrf[0x0], dram[{{.*}}], f32 x = 64 y = 64 z = 1 sy = 1024 dpitch = 256 pop_next
+// CHECK: npu.dma.ld mrf[0xfc000], dram[{{.*}}], f32 x = 64 y = 64 z = 1 sy = 1024 dpitch = 256 push_next
+// CHECK-NEXT: npu.mm acc[0x0], acc[0x16400], mrf[0x0], f32, f32, f32 m = 1 k = 64 n = 64 dpitch = 4096 apitch = 1024 acc = 1 pop_prev
+// CHECK-NEXT: npu.mm acc[0x0], acc[0x16500], mrf[0x4000], f32, f32, f32 m = 1 k = 64 n = 64 dpitch = 4096 apitch = 1024 acc = 1
+// CHECK-NOT: npu.dma.ld mrf
+// CHECK: npu.halt
