@@ -41,6 +41,7 @@ static const ConverterTable &getConverterTable() {
     registerNNConverters(t);
     registerTensorConverters(t);
     registerRecurrentConverters(t);
+    registerDecomposedConverters(t);
     return t;
   }();
   return table;

@@ -41,6 +41,7 @@ void registerElementwiseConverters(ConverterTable &table);
 void registerNNConverters(ConverterTable &table);
 void registerTensorConverters(ConverterTable &table);
 void registerRecurrentConverters(ConverterTable &table);
+void registerDecomposedConverters(ConverterTable &table);
 
 /// Converts an ONNX tensor to an elements attribute. Large tensors become
 /// `dense_resource` blobs that share memory with the protobuf (kept alive by

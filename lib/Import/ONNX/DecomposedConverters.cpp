@@ -1,0 +1,439 @@
+//===- DecomposedConverters.cpp - ONNX ops built from accel primitives ----===//
+//
+// ONNX ops that have no accel op of their own but are short compositions
+// of existing ones: activations (LeakyRelu, Elu, Selu, Celu, HardSigmoid,
+// HardSwish, Softsign, PRelu, ThresholdedRelu), logic (Not, And, Or, Xor),
+// Reciprocal, Sign, Mean, CastLike, Trilu with a constant diagonal, Split,
+// and reductions (ReduceL1, ReduceL2, ReduceSumSquare, ReduceMin). The
+// compositions follow the ONNX function bodies, so they inherit the accel
+// ops' numerics and their NPU lowerings.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImporterContext.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::nnaccel;
+using namespace mlir::nnaccel::onnx_import;
+using namespace mlir::nnaccel::accel;
+
+namespace {
+/// Builds broadcasting accel ops for one node, stopping at the first error.
+class Composer {
+public:
+  explicit Composer(NodeContext &ctx) : ctx(ctx) {}
+
+  /// A rank-0 constant of `elementType` (float or integer).
+  Value scalar(double value, Type elementType) {
+    auto type = RankedTensorType::get({}, elementType);
+    Attribute attr;
+    if (auto floatType = dyn_cast<FloatType>(elementType))
+      attr = DenseElementsAttr::get(type, FloatAttr::get(floatType, value)
+                                              .getValue());
+    else
+      attr = DenseElementsAttr::get(
+          type, APInt(elementType.getIntOrFloatBitWidth(),
+                      static_cast<int64_t>(value), /*isSigned=*/true));
+    return ctx.getBuilder().create<ConstantOp>(ctx.getLoc(),
+                                               llvm::cast<ElementsAttr>(attr));
+  }
+  Value scalarLike(double value, Value like) {
+    return scalar(value, getElementType(like));
+  }
+  static Type getElementType(Value value) {
+    return llvm::cast<RankedTensorType>(value.getType()).getElementType();
+  }
+
+  template <typename OpTy> Value binary(Value lhs, Value rhs) {
+    if (failed(status))
+      return lhs;
+    SmallVector<Type> inferred;
+    if (failed(inferBroadcastResult(ctx.getLoc(),
+                                    {lhs.getType(), rhs.getType()}, {},
+                                    inferred))) {
+      status = failure();
+      return lhs;
+    }
+    return ctx.create<OpTy>(inferred.front(), lhs, rhs);
+  }
+  Value compare(CompareKind kind, Value lhs, Value rhs) {
+    if (failed(status))
+      return lhs;
+    SmallVector<Type> inferred;
+    if (failed(inferBroadcastResult(ctx.getLoc(),
+                                    {lhs.getType(), rhs.getType()},
+                                    ctx.getBuilder().getI1Type(), inferred))) {
+      status = failure();
+      return lhs;
+    }
+    return ctx.create<CompareOp>(inferred.front(), kind, lhs, rhs);
+  }
+  Value where(Value condition, Value onTrue, Value onFalse) {
+    if (failed(status))
+      return onTrue;
+    SmallVector<Type> inferred;
+    if (failed(inferBroadcastResult(
+            ctx.getLoc(),
+            {condition.getType(), onTrue.getType(), onFalse.getType()}, {},
+            inferred, /*firstValue=*/1))) {
+      status = failure();
+      return onTrue;
+    }
+    return ctx.create<WhereOp>(inferred.front(), condition, onTrue, onFalse);
+  }
+  template <typename OpTy> Value unary(Value input) {
+    return ctx.create<OpTy>(input.getType(), input);
+  }
+  Value cast(Value input, Type elementType) {
+    auto type = llvm::cast<RankedTensorType>(input.getType());
+    if (type.getElementType() == elementType)
+      return input;
+    return ctx.create<CastOp>(type.clone(elementType), input);
+  }
+
+  LogicalResult finish(Value result) {
+    if (failed(status))
+      return failure();
+    ctx.setOutput(0, result);
+    return success();
+  }
+
+  NodeContext &ctx;
+  LogicalResult status = success();
+};
+
+bool hasFloatInput(NodeContext &ctx, int64_t index = 0) {
+  return ctx.getInput(index) &&
+         isa<FloatType>(ctx.getInputType(index).getElementType());
+}
+
+LogicalResult requireFloat(NodeContext &ctx) {
+  if (!hasFloatInput(ctx))
+    return ctx.emitError() << "expects a floating point input";
+  return success();
+}
+
+LogicalResult convertReciprocal(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  return c.finish(c.binary<DivOp>(c.scalarLike(1.0, x), x));
+}
+
+/// where(x < 0, negative(x), x) for the leaky family.
+LogicalResult convertLeakyRelu(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  Value alpha = c.scalarLike(ctx.getFloatAttr("alpha", 0.01f), x);
+  Value negative = c.compare(CompareKind::lt, x, c.scalarLike(0.0, x));
+  return c.finish(c.where(negative, c.binary<MulOp>(x, alpha), x));
+}
+
+LogicalResult convertPRelu(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  Value x = ctx.getInput(0), slope = ctx.getInput(1);
+  Value negative = c.compare(CompareKind::lt, x, c.scalarLike(0.0, x));
+  return c.finish(c.where(negative, c.binary<MulOp>(x, slope), x));
+}
+
+/// alpha * (exp(x) - 1) for x < 0, else x.
+LogicalResult convertElu(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  Value alpha = c.scalarLike(ctx.getFloatAttr("alpha", 1.0f), x);
+  Value expm1 =
+      c.binary<SubOp>(c.unary<ExpOp>(x), c.scalarLike(1.0, x));
+  Value negative = c.compare(CompareKind::lt, x, c.scalarLike(0.0, x));
+  return c.finish(c.where(negative, c.binary<MulOp>(alpha, expm1), x));
+}
+
+/// gamma * (alpha * exp(x) - alpha) for x <= 0, gamma * x otherwise.
+LogicalResult convertSelu(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  Value alpha =
+      c.scalarLike(ctx.getFloatAttr("alpha", 1.67326319217681884765625f), x);
+  Value gamma =
+      c.scalarLike(ctx.getFloatAttr("gamma", 1.05070102214813232421875f), x);
+  Value negativePart =
+      c.binary<SubOp>(c.binary<MulOp>(alpha, c.unary<ExpOp>(x)), alpha);
+  Value nonPositive = c.compare(CompareKind::le, x, c.scalarLike(0.0, x));
+  return c.finish(
+      c.binary<MulOp>(gamma, c.where(nonPositive, negativePart, x)));
+}
+
+/// max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+LogicalResult convertCelu(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  Value alpha = c.scalarLike(ctx.getFloatAttr("alpha", 1.0f), x);
+  Value zero = c.scalarLike(0.0, x);
+  Value expm1 = c.binary<SubOp>(c.unary<ExpOp>(c.binary<DivOp>(x, alpha)),
+                                c.scalarLike(1.0, x));
+  return c.finish(c.binary<AddOp>(
+      c.binary<MaxOp>(zero, x),
+      c.binary<MinOp>(zero, c.binary<MulOp>(alpha, expm1))));
+}
+
+LogicalResult convertThresholdedRelu(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  Value above = c.compare(CompareKind::gt, x,
+                          c.scalarLike(ctx.getFloatAttr("alpha", 1.0f), x));
+  return c.finish(c.where(above, x, c.scalarLike(0.0, x)));
+}
+
+/// clip(alpha * x + beta, 0, 1).
+Value hardSigmoid(Composer &c, Value x, float alpha, float beta) {
+  Value linear = c.binary<AddOp>(c.binary<MulOp>(x, c.scalarLike(alpha, x)),
+                                 c.scalarLike(beta, x));
+  if (failed(c.status))
+    return linear;
+  Builder &b = c.ctx.getBuilder();
+  return c.ctx.create<ClipOp>(linear.getType(), linear,
+                              b.getF32FloatAttr(0.0f), b.getF32FloatAttr(1.0f));
+}
+
+LogicalResult convertHardSigmoid(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  return c.finish(hardSigmoid(c, ctx.getInput(0),
+                              ctx.getFloatAttr("alpha", 0.2f),
+                              ctx.getFloatAttr("beta", 0.5f)));
+}
+
+LogicalResult convertHardSwish(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  return c.finish(c.binary<MulOp>(x, hardSigmoid(c, x, 1.0f / 6.0f, 0.5f)));
+}
+
+LogicalResult convertSoftsign(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  return c.finish(c.binary<DivOp>(
+      x, c.binary<AddOp>(c.scalarLike(1.0, x), c.unary<AbsOp>(x))));
+}
+
+LogicalResult convertSign(NodeContext &ctx) {
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  Value zero = c.scalarLike(0.0, x);
+  Value positive = c.compare(CompareKind::gt, x, zero);
+  Value negative = c.compare(CompareKind::lt, x, zero);
+  return c.finish(c.where(positive, c.scalarLike(1.0, x),
+                          c.where(negative, c.scalarLike(-1.0, x), zero)));
+}
+
+/// Logic on i1 through i8 arithmetic: and = min, or = max, xor = ne.
+LogicalResult convertLogic(NodeContext &ctx, StringRef kind) {
+  Composer c(ctx);
+  Type i8 = ctx.getBuilder().getIntegerType(8);
+  Type i1 = ctx.getBuilder().getI1Type();
+  Value lhs = c.cast(ctx.getInput(0), i8);
+  if (kind == "not")
+    return c.finish(c.compare(CompareKind::eq, lhs, c.scalar(0, i8)));
+  Value rhs = c.cast(ctx.getInput(1), i8);
+  if (kind == "xor")
+    return c.finish(c.compare(CompareKind::ne, lhs, rhs));
+  Value result = kind == "and" ? c.binary<MinOp>(lhs, rhs)
+                               : c.binary<MaxOp>(lhs, rhs);
+  if (failed(c.status))
+    return failure();
+  return c.finish(c.cast(result, i1));
+}
+
+LogicalResult convertMean(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  Value sum = ctx.getInput(0);
+  for (int64_t i = 1; i < ctx.getNumInputs(); ++i)
+    sum = c.binary<AddOp>(sum, ctx.getInput(i));
+  return c.finish(c.binary<DivOp>(
+      sum, c.scalarLike(static_cast<double>(ctx.getNumInputs()), sum)));
+}
+
+LogicalResult convertCastLike(NodeContext &ctx) {
+  Composer c(ctx);
+  return c.finish(c.cast(ctx.getInput(0),
+                         Composer::getElementType(ctx.getInput(1))));
+}
+
+/// Trilu with a compile-time diagonal: a constant mask selects the kept
+/// triangle.
+LogicalResult convertTrilu(NodeContext &ctx) {
+  RankedTensorType type = ctx.getInputType(0);
+  if (type.getRank() < 2)
+    return ctx.emitError() << "expects rank >= 2";
+  int64_t k = 0;
+  if (ctx.hasInput(1)) {
+    FailureOr<SmallVector<int64_t>> given = ctx.getConstantInts(1, "k");
+    if (failed(given))
+      return failure();
+    if (!given->empty())
+      k = (*given)[0];
+  }
+  bool upper = ctx.getIntAttr("upper", 1) != 0;
+  int64_t rows = type.getDimSize(type.getRank() - 2);
+  int64_t cols = type.getDimSize(type.getRank() - 1);
+  SmallVector<bool> mask;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      mask.push_back(upper ? j - i >= k : j - i <= k);
+  auto maskType =
+      RankedTensorType::get({rows, cols}, ctx.getBuilder().getI1Type());
+  Composer c(ctx);
+  Value maskValue = ctx.getBuilder().create<ConstantOp>(
+      ctx.getLoc(), cast<ElementsAttr>(DenseElementsAttr::get(maskType, mask)));
+  Value x = ctx.getInput(0);
+  return c.finish(c.where(maskValue, x, c.scalarLike(0.0, x)));
+}
+
+/// Split into slices along `axis`; sizes from the `split` attribute (< 13),
+/// the `split` input (>= 13), `num_outputs` (18) or equal parts.
+LogicalResult convertSplit(NodeContext &ctx) {
+  RankedTensorType type = ctx.getInputType(0);
+  FailureOr<int64_t> axis =
+      normalizeAxis(ctx, ctx.getIntAttr("axis", 0), type.getRank());
+  if (failed(axis))
+    return failure();
+  int64_t outputs = ctx.getNumOutputs();
+  SmallVector<int64_t> sizes;
+  if (ctx.getOpset() >= 13 && ctx.hasInput(1)) {
+    FailureOr<SmallVector<int64_t>> given = ctx.getConstantInts(1, "split");
+    if (failed(given))
+      return failure();
+    sizes = *given;
+  } else if (auto given = ctx.getIntsAttr("split")) {
+    sizes = *given;
+  }
+  int64_t dim = type.getDimSize(*axis);
+  if (sizes.empty()) {
+    int64_t part = (dim + outputs - 1) / outputs;
+    for (int64_t i = 0, begin = 0; i < outputs; ++i, begin += part)
+      sizes.push_back(std::max<int64_t>(0, std::min(part, dim - begin)));
+  }
+  if (static_cast<int64_t>(sizes.size()) != outputs ||
+      std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != dim)
+    return ctx.emitError() << "split sizes do not add up to dimension "
+                           << *axis << " (" << dim << ") over " << outputs
+                           << " outputs";
+  Builder &b = ctx.getBuilder();
+  int64_t begin = 0;
+  for (int64_t i = 0; i < outputs; ++i) {
+    SmallVector<int64_t> starts(type.getRank(), 0), ends(type.getShape()),
+        steps(type.getRank(), 1);
+    starts[*axis] = begin;
+    ends[*axis] = begin + sizes[i];
+    begin += sizes[i];
+    FailureOr<Value> slice = ctx.createInferred1<SliceOp>(
+        {ctx.getInput(0)},
+        {b.getNamedAttr("starts", b.getDenseI64ArrayAttr(starts)),
+         b.getNamedAttr("ends", b.getDenseI64ArrayAttr(ends)),
+         b.getNamedAttr("steps", b.getDenseI64ArrayAttr(steps))});
+    if (failed(slice))
+      return failure();
+    ctx.setOutput(i, *slice);
+  }
+  return success();
+}
+
+/// Axes of a reduction node: attribute (< 18, ReduceSum < 13) or input.
+FailureOr<SmallVector<int64_t>> getReduceAxes(NodeContext &ctx,
+                                              int64_t inputSince) {
+  if (ctx.getOpset() >= inputSince) {
+    if (!ctx.hasInput(1))
+      return SmallVector<int64_t>();
+    return ctx.getConstantInts(1, "axes");
+  }
+  return ctx.getIntsAttr("axes").value_or(SmallVector<int64_t>());
+}
+
+/// reduce(f(x)) then g: ReduceL1 = sum |x|, ReduceSumSquare = sum x^2,
+/// ReduceL2 = sqrt(sum x^2), ReduceMin = -max(-x).
+LogicalResult convertDerivedReduce(NodeContext &ctx, StringRef kind) {
+  FailureOr<SmallVector<int64_t>> axes = getReduceAxes(ctx, 18);
+  if (failed(axes))
+    return failure();
+  if (axes->empty() && ctx.getIntAttr("noop_with_empty_axes", 0)) {
+    ctx.setOutput(0, ctx.getInput(0));
+    return success();
+  }
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  Value mapped = kind == "l1"    ? c.unary<AbsOp>(x)
+                 : kind == "min" ? c.unary<NegOp>(x)
+                                 : c.binary<MulOp>(x, x);
+  if (failed(c.status))
+    return failure();
+  Builder &b = ctx.getBuilder();
+  SmallVector<NamedAttribute> attrs{
+      b.getNamedAttr("axes", b.getDenseI64ArrayAttr(*axes)),
+      b.getNamedAttr("keepdims", b.getBoolAttr(ctx.getIntAttr("keepdims", 1)))};
+  FailureOr<Value> reduced =
+      kind == "min" ? ctx.createInferred1<ReduceMaxOp>({mapped}, attrs)
+                    : ctx.createInferred1<ReduceSumOp>({mapped}, attrs);
+  if (failed(reduced))
+    return failure();
+  if (kind == "min")
+    return c.finish(c.unary<NegOp>(*reduced));
+  if (kind == "l2") {
+    if (!hasFloatInput(ctx))
+      return ctx.emitError() << "ReduceL2 needs a floating point input";
+    return c.finish(c.unary<SqrtOp>(*reduced));
+  }
+  return c.finish(*reduced);
+}
+} // namespace
+
+void mlir::nnaccel::onnx_import::registerDecomposedConverters(
+    ConverterTable &table) {
+  auto add = [&](StringRef name, int64_t minOpset, ConverterFn fn) {
+    table[name].push_back({minOpset, std::move(fn)});
+  };
+  add("Reciprocal", 6, convertReciprocal);
+  add("LeakyRelu", 6, convertLeakyRelu);
+  add("PRelu", 7, convertPRelu);
+  add("Elu", 6, convertElu);
+  add("Selu", 6, convertSelu);
+  add("Celu", 12, convertCelu);
+  add("ThresholdedRelu", 10, convertThresholdedRelu);
+  add("HardSigmoid", 6, convertHardSigmoid);
+  add("HardSwish", 14, convertHardSwish);
+  add("Softsign", 1, convertSoftsign);
+  add("Sign", 9, convertSign);
+  add("Not", 1, [](NodeContext &c) { return convertLogic(c, "not"); });
+  add("And", 7, [](NodeContext &c) { return convertLogic(c, "and"); });
+  add("Or", 7, [](NodeContext &c) { return convertLogic(c, "or"); });
+  add("Xor", 7, [](NodeContext &c) { return convertLogic(c, "xor"); });
+  add("Mean", 8, convertMean);
+  add("CastLike", 15, convertCastLike);
+  add("Trilu", 14, convertTrilu);
+  add("Split", 2, convertSplit);
+  add("ReduceL1", 1, [](NodeContext &c) { return convertDerivedReduce(c, "l1"); });
+  add("ReduceL2", 1, [](NodeContext &c) { return convertDerivedReduce(c, "l2"); });
+  add("ReduceSumSquare", 1,
+      [](NodeContext &c) { return convertDerivedReduce(c, "sumsquare"); });
+  add("ReduceMin", 1, [](NodeContext &c) { return convertDerivedReduce(c, "min"); });
+}
