@@ -305,8 +305,9 @@ std::optional<SmallVector<int64_t>> getConstantIndices(GatherOp op) {
   if (!matchPattern(op.getIndices(), m_Constant(&attr)))
     return std::nullopt;
   auto dataType = cast<RankedTensorType>(op.getData().getType());
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + dataType.getRank()
-                                  : op.getAxis();
+  // The I64Attr getter is unsigned; read it signed so -1 normalises.
+  int64_t rawAxis = static_cast<int64_t>(op.getAxis());
+  int64_t axis = rawAxis < 0 ? rawAxis + dataType.getRank() : rawAxis;
   int64_t size = dataType.getDimSize(axis);
   SmallVector<int64_t> result;
   for (const APInt &value : attr.getValues<APInt>()) {
@@ -339,7 +340,8 @@ std::optional<ConstGather> planConstGather(GatherOp op,
                                            std::string &reason) {
   auto dataType = cast<RankedTensorType>(op.getData().getType());
   int64_t rank = dataType.getRank();
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+  int64_t rawAxis = static_cast<int64_t>(op.getAxis());
+  int64_t axis = rawAxis < 0 ? rawAxis + rank : rawAxis;
   ConstGather plan;
   for (int64_t d = 0; d < rank; ++d) {
     if (d < axis)
@@ -403,8 +405,9 @@ std::optional<ConstGather> planConstGather(GatherOp op,
 bool canGatherRows(GatherOp op, const TargetDesc &target,
                    std::string &reason) {
   auto dataType = cast<RankedTensorType>(op.getData().getType());
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + dataType.getRank()
-                                  : op.getAxis();
+  // The I64Attr getter is unsigned; read it signed so -1 normalises.
+  int64_t rawAxis = static_cast<int64_t>(op.getAxis());
+  int64_t axis = rawAxis < 0 ? rawAxis + dataType.getRank() : rawAxis;
   if (dataType.getRank() != 2 || axis != 0 ||
       !dataType.getElementType().isF32()) {
     reason = "gather with data-dependent indices runs on the card only for "
