@@ -6,6 +6,10 @@
 // ACC slots, the MFUs add the bias and apply the activation in place, and
 // the store queue writes the tile back while the next one is computed.
 //
+// The same loop serves accel.matmul, whose right operand is stored k x n:
+// its tiles are transposed by the DMA itself (one-element rows, one plane
+// per weight column), so neither side needs a transposed copy in DRAM.
+//
 //   for each chunk of mc rows:             (X chunk: one DMA, resident)
 //     for j in output tiles (n / N):
 //       for t in k tiles (k / N):           (W tile: DMA into MRF slot)
@@ -170,14 +174,26 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
         int64_t kt = std::min(tile, spec.k - t * tile);
         uint64_t w = layout.wSlot[weightTile % 2];
         MemRegion wTile{Space::Mrf, w, w + uint64_t(nt * kt * kF32)};
-        // nt weight rows of kt floats, from row j*N, column t*N.
         Instruction loadW(Opcode::DmaLd);
         loadW = memOperand(loadW, "dst", Space::Mrf, w);
-        loadW = memOperand(
-            loadW, "src", Space::Dram,
-            spec.weight + uint64_t((j * tile * spec.k + t * tile) * kF32));
-        loadW.with("dt", kDt).with("x", kt).with("y", nt).with("z", 1)
-            .with("sy", spec.k * kF32).with("dpitch", kt * kF32);
+        if (spec.weightKxN) {
+          // The kt x nt block at row t*N, column j*N of a k x n weight,
+          // transposed: one-element rows (x = 1) walk down a column (sy =
+          // one weight row) and each column becomes one plane (sz = one
+          // element), i.e. one contiguous MRF row of kt floats.
+          loadW = memOperand(
+              loadW, "src", Space::Dram,
+              spec.weight + uint64_t((t * tile * spec.n + j * tile) * kF32));
+          loadW.with("dt", kDt).with("x", 1).with("y", kt).with("z", nt)
+              .with("sy", spec.n * kF32).with("sz", kF32).with("dpitch", kF32);
+        } else {
+          // nt weight rows of kt floats, from row j*N, column t*N.
+          loadW = memOperand(
+              loadW, "src", Space::Dram,
+              spec.weight + uint64_t((j * tile * spec.k + t * tile) * kF32));
+          loadW.with("dt", kDt).with("x", kt).with("y", nt).with("z", 1)
+              .with("sy", spec.k * kF32).with("dpitch", kt * kF32);
+        }
         emitter.emit(loadW, {wDram}, {wTile});
 
         Instruction mm(Opcode::Mm);

@@ -17,6 +17,8 @@ const KernelEntry *mlir::nnaccel::npu_lowering::lookupKernel(Operation *op) {
     registerPoolKernels(t);
     registerEmbeddingKernels(t);
     registerRecurrentKernels(t);
+    registerMatMulKernels(t);
+    registerNormKernels(t);
     return t;
   }();
   auto it = table.find(op->getName().getStringRef());

@@ -55,6 +55,8 @@ void registerConvKernels(KernelTable &table);
 void registerPoolKernels(KernelTable &table);
 void registerEmbeddingKernels(KernelTable &table);
 void registerRecurrentKernels(KernelTable &table);
+void registerMatMulKernels(KernelTable &table);
+void registerNormKernels(KernelTable &table);
 
 } // namespace mlir::nnaccel::npu_lowering
 

@@ -33,6 +33,9 @@ struct FullyConnectedSpec {
   uint64_t input = 0, weight = 0, output = 0; // DRAM addresses
   std::optional<uint64_t> bias;               // DRAM address of n floats
   ActivationSpec activation;
+  /// W is stored as k rows of n instead (a matmul right operand, Y = X . W):
+  /// each weight tile is transposed by its DMA on the way into the MRF.
+  bool weightKxN = false;
 };
 
 /// Checks that the kernel can run `spec`'s shape on `target`; the reason

@@ -1,0 +1,584 @@
+//===- NormKernels.cpp - softmax, layer_norm and reductions on the MFUs ---===//
+//
+// Row-wise kernels for the vector units: softmax and layer_norm over the
+// last axis, and reduce_sum / reduce_mean / reduce_max over one contiguous
+// run of axes. The tensor is viewed as rows of `cols` contiguous floats;
+// chunks of rows are loaded into one of two alternating ACC slots (so the
+// next chunk's DMA overlaps this chunk's MFU work and the previous chunk's
+// store), per-row statistics live in the VRF, and every step is one vector
+// instruction over the whole chunk:
+//
+//   softmax:    m = rmax(x); x = exp(x - m); s = 1 / rsum(x); x = x * s
+//   layer_norm: mu = rsum(x) * (1/n); x = x - mu; v = rsum(x * x) * (1/n);
+//               r = rsqrt(v + eps); x = x * r * gamma + beta
+//   reduce:     rsum / rmax along the row (axis=cols), or down the columns
+//               of each [S x D] plane (axis=rows) for a middle axis;
+//               mean = sum * (1/n)
+//
+// Numerics: the reductions, exp and rsqrt are lib/Numerics' functions, in
+// the order the host kernels use (numerics::softmaxRowF32,
+// layerNormRowF32, reduceSumF32 / reduceMeanF32 / reduceMaxF32). The card
+// has no divide: the host's `s / n` and `x / s` become a multiplication by
+// 1/n (exact when n is a power of two, so layer_norm and mean over the
+// bundled models' 2^k rows are bit-exact) and by the correctly rounded 1/s
+// (within an ulp or two of the host's softmax).
+// log_softmax needs a logarithm, for which the ISA has no instruction; it
+// is refused with that reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelRegistry.h"
+
+#include "Accel/AccelOps.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::nnaccel;
+using namespace mlir::nnaccel::accel;
+using namespace mlir::nnaccel::npu_lowering;
+using ::nnaccel::isa::Axis;
+using ::nnaccel::isa::Bcast;
+using ::nnaccel::isa::DType;
+using ::nnaccel::isa::Instruction;
+using ::nnaccel::isa::Opcode;
+using ::nnaccel::isa::Space;
+using ::nnaccel::isa::TargetDesc;
+
+namespace {
+constexpr int64_t kF32 = 4;
+constexpr int64_t kDt = static_cast<int64_t>(DType::F32);
+/// DMA y and z are 12-bit counts.
+constexpr int64_t kMaxDmaRows = 4095;
+/// Vector and DMA-store row pitches are 16-bit byte counts.
+constexpr int64_t kMaxPitch = 0xFFFF;
+
+//===----------------------------------------------------------------------===//
+// MLIR-free kernel description and planning
+//===----------------------------------------------------------------------===//
+
+enum class RowKernel { Softmax, LayerNorm, ReduceSum, ReduceMean, ReduceMax };
+
+/// One op as `planes` planes of `rows` x `cols` row-major floats. Softmax,
+/// layer_norm and the last-axis reductions have planes = 1 and work along
+/// each row; a middle-axis reduction (`alongRows`) reduces each plane's
+/// rows to one row of `cols`.
+struct RowKernelSpec {
+  RowKernel kind = RowKernel::Softmax;
+  int64_t planes = 1, rows = 0, cols = 0;
+  bool alongRows = false;
+  uint64_t input = 0, output = 0;     // DRAM addresses
+  std::optional<uint64_t> scale, bias; // layer_norm, `cols` floats each
+  float epsilon = 0.0f;
+};
+
+/// On-chip placement: two ACC slots for input chunks (+ one scratch slot for
+/// layer_norm), VRF for per-row statistics and the scale / bias rows.
+struct RowLayout {
+  int64_t unitsPerChunk = 0; // rows (along columns) or planes (along rows)
+  uint64_t accSlot[2] = {0, 0}, accScratch = 0;
+  uint64_t vrfScale = 0, vrfBias = 0, vrfStat[2] = {0, 0};
+};
+
+uint64_t alignUp(uint64_t value, uint64_t align) {
+  return (value + align - 1) / align * align;
+}
+
+bool isReduction(RowKernel kind) {
+  return kind == RowKernel::ReduceSum || kind == RowKernel::ReduceMean ||
+         kind == RowKernel::ReduceMax;
+}
+
+/// Rows per chunk a DRAM base address stays aligned at, for `bytes` per row.
+int64_t alignGranule(int64_t bytes, int64_t align) {
+  return align / std::gcd(bytes, align);
+}
+
+std::optional<RowLayout> planRowKernel(const TargetDesc &target,
+                                       const RowKernelSpec &spec,
+                                       std::string &reason) {
+  const uint64_t accBytes = target.memory(Space::Acc).bytes;
+  const uint64_t accAlign = target.memory(Space::Acc).align;
+  const uint64_t vrfBytes =
+      uint64_t(target.vrfRegisters) * uint64_t(target.vrfRegisterBytes);
+  const uint64_t vrfAlign = target.memory(Space::Vrf).align;
+  const int64_t dramAlign =
+      static_cast<int64_t>(target.memory(Space::Dram).align);
+  const int64_t rowBytes = spec.cols * kF32;
+  if (rowBytes > kMaxPitch) {
+    reason = "rows of " + std::to_string(spec.cols) +
+             " floats exceed the vector units' 64 KiB pitch";
+    return std::nullopt;
+  }
+
+  RowLayout layout;
+  // A unit is what one chunk holds a whole number of: a row, or a plane.
+  const int64_t units = spec.alongRows ? spec.planes : spec.rows;
+  const int64_t unitInBytes = spec.alongRows ? spec.rows * rowBytes : rowBytes;
+  // Statistics per unit in the VRF, and the bytes each unit stores.
+  int64_t unitStatBytes, unitOutBytes;
+  if (spec.alongRows) {
+    unitStatBytes = unitOutBytes = rowBytes;
+  } else if (isReduction(spec.kind)) {
+    unitStatBytes = unitOutBytes = kF32;
+  } else {
+    unitStatBytes = kF32;
+    unitOutBytes = rowBytes;
+  }
+  if (spec.alongRows && spec.rows > kMaxDmaRows) {
+    reason = "reducing more than 4095 rows at once is not lowered";
+    return std::nullopt;
+  }
+
+  int accSlots = spec.kind == RowKernel::LayerNorm ? 3 : 2;
+  uint64_t slotBytes = accBytes / accSlots / accAlign * accAlign;
+  uint64_t vrfFixed = 0;
+  if (spec.kind == RowKernel::LayerNorm)
+    vrfFixed = 2 * alignUp(rowBytes, vrfAlign);
+  if (vrfFixed >= vrfBytes) {
+    reason = "the scale and bias rows do not fit the vector register file";
+    return std::nullopt;
+  }
+  // Two statistics buffers (max and sum, mean and variance, or the results
+  // of two chunks in flight), each padded to the VRF alignment.
+  uint64_t statBudget = (vrfBytes - vrfFixed) / 2 / vrfAlign * vrfAlign;
+  int64_t byAcc = static_cast<int64_t>(slotBytes / uint64_t(unitInBytes));
+  int64_t byVrf = static_cast<int64_t>(statBudget / uint64_t(unitStatBytes));
+  int64_t chunk = std::min<int64_t>({units, byAcc, byVrf, kMaxDmaRows});
+  // Stat vectors are one row of `chunk` values for vs.mul / v.recip.
+  if (!spec.alongRows)
+    chunk = std::min<int64_t>(chunk, kMaxPitch / kF32);
+  if (chunk < units) {
+    int64_t granule =
+        std::lcm(alignGranule(unitInBytes, dramAlign),
+                 alignGranule(unitOutBytes, dramAlign));
+    chunk = chunk / granule * granule;
+  }
+  if (chunk < 1) {
+    reason = spec.alongRows
+                 ? "a plane of " + std::to_string(spec.rows) + " x " +
+                       std::to_string(spec.cols) +
+                       " floats does not fit the on-chip buffers"
+                 : "rows of " + std::to_string(spec.cols) +
+                       " floats do not fit the on-chip buffers in aligned "
+                       "chunks";
+    return std::nullopt;
+  }
+  layout.unitsPerChunk = chunk;
+  uint64_t chunkBytes = alignUp(uint64_t(chunk * unitInBytes), accAlign);
+  layout.accSlot[0] = 0;
+  layout.accSlot[1] = chunkBytes;
+  layout.accScratch = 2 * chunkBytes;
+  layout.vrfScale = 0;
+  layout.vrfBias = alignUp(rowBytes, vrfAlign);
+  uint64_t statBase = vrfFixed;
+  uint64_t statBytes = alignUp(uint64_t(chunk * unitStatBytes), vrfAlign);
+  layout.vrfStat[0] = statBase;
+  layout.vrfStat[1] = statBase + statBytes;
+  return layout;
+}
+
+//===----------------------------------------------------------------------===//
+// Instruction builders
+//===----------------------------------------------------------------------===//
+
+Instruction withMem(Instruction inst, const char *name, Space space,
+                    uint64_t address) {
+  std::string prefix(name);
+  inst.with(prefix + ".space", static_cast<int64_t>(space));
+  inst.with(prefix + ".addr", static_cast<int64_t>(address));
+  return inst;
+}
+
+int64_t floatBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+MemRegion region(Space space, uint64_t begin, int64_t bytes) {
+  return {space, begin, begin + uint64_t(bytes)};
+}
+
+/// A block of `rows` x `cols` floats at `address` with row pitch `pitch`.
+struct Block {
+  Space space;
+  uint64_t address;
+  int64_t rows, cols, pitch;
+  MemRegion footprint() const {
+    return region(space, address, (rows - 1) * pitch + cols * kF32);
+  }
+};
+
+/// dst = a op b (b broadcast as `bcast`), dst and a shaped like `a`.
+void emitBinary(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
+                const Block &a, const Block &b, Bcast bcast) {
+  Instruction inst(opcode);
+  inst = withMem(inst, "dst", dst.space, dst.address);
+  inst = withMem(inst, "a", a.space, a.address);
+  inst = withMem(inst, "b", b.space, b.address);
+  inst.with("dt", kDt).with("at", kDt).with("bt", kDt).with("rows", a.rows)
+      .with("cols", a.cols).with("dpitch", dst.pitch).with("apitch", a.pitch)
+      .with("bpitch", b.pitch).with("bcast", static_cast<int64_t>(bcast));
+  emitter.emit(inst, {a.footprint(), b.footprint()}, {dst.footprint()});
+}
+
+/// dst = op(a) for unary ops, or a op imm for vector-scalar ops.
+void emitUnary(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
+               const Block &a, std::optional<float> imm = std::nullopt) {
+  Instruction inst(opcode);
+  inst = withMem(inst, "dst", dst.space, dst.address);
+  inst = withMem(inst, "a", a.space, a.address);
+  inst.with("dt", kDt).with("at", kDt).with("rows", a.rows)
+      .with("cols", a.cols).with("dpitch", dst.pitch).with("apitch", a.pitch);
+  if (imm)
+    inst.with("imm", floatBits(*imm));
+  emitter.emit(inst, {a.footprint()}, {dst.footprint()});
+}
+
+/// dst = reduce(a) along `axis` (cols: one value per row at dst.pitch;
+/// rows: one row).
+void emitReduce(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
+                const Block &a, Axis axis) {
+  Instruction inst(opcode);
+  inst = withMem(inst, "dst", dst.space, dst.address);
+  inst = withMem(inst, "a", a.space, a.address);
+  inst.with("dt", kDt).with("at", kDt).with("rows", a.rows)
+      .with("cols", a.cols).with("dpitch", dst.pitch).with("apitch", a.pitch)
+      .with("axis", static_cast<int64_t>(axis));
+  emitter.emit(inst, {a.footprint()}, {dst.footprint()});
+}
+
+/// Loads `planes` x `rows` rows of `cols` floats (planes `planePitch` bytes
+/// apart in DRAM, rows `cols` floats apart) densely into `dst`.
+void emitLoad(ProgramEmitter &emitter, const Block &dst, uint64_t src,
+              int64_t planes, int64_t rows, int64_t planePitch,
+              MemRegion srcTensor) {
+  Instruction inst(Opcode::DmaLd);
+  inst = withMem(inst, "dst", dst.space, dst.address);
+  inst = withMem(inst, "src", Space::Dram, src);
+  inst.with("dt", kDt).with("x", dst.cols).with("y", rows).with("z", planes)
+      .with("sy", dst.cols * kF32).with("sz", planes > 1 ? planePitch : 0)
+      .with("dpitch", dst.pitch);
+  emitter.emit(inst, {srcTensor}, {dst.footprint()});
+}
+
+/// Stores the dense block `src` to DRAM rows `src.cols` floats apart.
+void emitStore(ProgramEmitter &emitter, uint64_t dst, const Block &src,
+               MemRegion dstTensor) {
+  Instruction inst(Opcode::DmaSt);
+  inst = withMem(inst, "dst", Space::Dram, dst);
+  inst = withMem(inst, "src", src.space, src.address);
+  inst.with("dt", kDt).with("x", src.cols).with("y", src.rows).with("z", 1)
+      .with("dy", src.cols * kF32).with("spitch", src.pitch);
+  emitter.emit(inst, {src.footprint()}, {dstTensor});
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+void emitRowKernel(ProgramEmitter &emitter, const TargetDesc &target,
+                   const RowKernelSpec &spec) {
+  std::string unused;
+  RowLayout layout = *planRowKernel(target, spec, unused);
+  const int64_t rowBytes = spec.cols * kF32;
+  const int64_t inBytes = spec.planes * spec.rows * rowBytes;
+  const MemRegion inDram = region(Space::Dram, spec.input, inBytes);
+  const bool reduce = isReduction(spec.kind);
+  const int64_t outBytes =
+      !reduce ? inBytes
+              : spec.alongRows ? spec.planes * rowBytes : spec.rows * kF32;
+  const MemRegion outDram = region(Space::Dram, spec.output, outBytes);
+  const Opcode reduceOp =
+      spec.kind == RowKernel::ReduceMax ? Opcode::VRmax : Opcode::VRsum;
+
+  // Middle-axis reduction: chunks of whole planes, each plane's rows summed
+  // (or maxed) down its columns into one VRF row.
+  if (spec.alongRows) {
+    const int64_t planeBytes = spec.rows * rowBytes;
+    int64_t chunkIndex = 0;
+    for (int64_t p0 = 0; p0 < spec.planes;
+         p0 += layout.unitsPerChunk, ++chunkIndex) {
+      int64_t pc = std::min(layout.unitsPerChunk, spec.planes - p0);
+      uint64_t x = layout.accSlot[chunkIndex % 2];
+      uint64_t stat = layout.vrfStat[chunkIndex % 2];
+      Block chunk{Space::Acc, x, pc * spec.rows, spec.cols, rowBytes};
+      emitLoad(emitter, chunk, spec.input + uint64_t(p0 * planeBytes), pc,
+               spec.rows, planeBytes, inDram);
+      for (int64_t p = 0; p < pc; ++p) {
+        Block plane{Space::Acc, x + uint64_t(p * planeBytes), spec.rows,
+                    spec.cols, rowBytes};
+        Block result{Space::Vrf, stat + uint64_t(p * rowBytes), 1, spec.cols,
+                     rowBytes};
+        emitReduce(emitter, reduceOp, result, plane, Axis::Rows);
+      }
+      Block results{Space::Vrf, stat, pc, spec.cols, rowBytes};
+      if (spec.kind == RowKernel::ReduceMean)
+        emitUnary(emitter, Opcode::VsMul, results, results,
+                  1.0f / static_cast<float>(spec.rows));
+      emitStore(emitter, spec.output + uint64_t(p0 * rowBytes), results,
+                outDram);
+    }
+    return;
+  }
+
+  // Layer norm: scale and bias rows stay resident for all chunks.
+  Block scale{Space::Vrf, layout.vrfScale, 1, spec.cols, rowBytes};
+  Block bias{Space::Vrf, layout.vrfBias, 1, spec.cols, rowBytes};
+  if (spec.kind == RowKernel::LayerNorm) {
+    emitLoad(emitter, scale, *spec.scale, 1, 1, 0,
+             region(Space::Dram, *spec.scale, rowBytes));
+    if (spec.bias)
+      emitLoad(emitter, bias, *spec.bias, 1, 1, 0,
+               region(Space::Dram, *spec.bias, rowBytes));
+  }
+
+  const float invCols = 1.0f / static_cast<float>(spec.cols);
+  int64_t chunkIndex = 0;
+  for (int64_t r0 = 0; r0 < spec.rows;
+       r0 += layout.unitsPerChunk, ++chunkIndex) {
+    int64_t rc = std::min(layout.unitsPerChunk, spec.rows - r0);
+    Block x{Space::Acc, layout.accSlot[chunkIndex % 2], rc, spec.cols,
+            rowBytes};
+    // Per-row statistics: written as rc x 1 columns (dpitch one float) by
+    // the reductions, read as col-broadcast operands, and transformed as
+    // one row of rc values.
+    auto column = [&](uint64_t address) {
+      return Block{Space::Vrf, address, rc, 1, kF32};
+    };
+    auto asRow = [&](uint64_t address) {
+      return Block{Space::Vrf, address, 1, rc, rc * kF32};
+    };
+    emitLoad(emitter, x, spec.input + uint64_t(r0 * rowBytes), 1, rc, 0,
+             inDram);
+
+    switch (spec.kind) {
+    case RowKernel::ReduceSum:
+    case RowKernel::ReduceMean:
+    case RowKernel::ReduceMax: {
+      uint64_t stat = layout.vrfStat[chunkIndex % 2];
+      emitReduce(emitter, reduceOp, column(stat), x, Axis::Cols);
+      if (spec.kind == RowKernel::ReduceMean)
+        emitUnary(emitter, Opcode::VsMul, asRow(stat), asRow(stat), invCols);
+      emitStore(emitter, spec.output + uint64_t(r0 * kF32), asRow(stat),
+                outDram);
+      continue;
+    }
+    case RowKernel::Softmax: {
+      uint64_t max = layout.vrfStat[0], sum = layout.vrfStat[1];
+      emitReduce(emitter, Opcode::VRmax, column(max), x, Axis::Cols);
+      emitBinary(emitter, Opcode::VSub, x, x, column(max), Bcast::Col);
+      emitUnary(emitter, Opcode::VExp, x, x);
+      emitReduce(emitter, Opcode::VRsum, column(sum), x, Axis::Cols);
+      emitUnary(emitter, Opcode::VRecip, asRow(sum), asRow(sum));
+      emitBinary(emitter, Opcode::VMul, x, x, column(sum), Bcast::Col);
+      break;
+    }
+    case RowKernel::LayerNorm: {
+      uint64_t mean = layout.vrfStat[0], var = layout.vrfStat[1];
+      Block sq{Space::Acc, layout.accScratch, rc, spec.cols, rowBytes};
+      emitReduce(emitter, Opcode::VRsum, column(mean), x, Axis::Cols);
+      emitUnary(emitter, Opcode::VsMul, asRow(mean), asRow(mean), invCols);
+      emitBinary(emitter, Opcode::VSub, x, x, column(mean), Bcast::Col);
+      emitBinary(emitter, Opcode::VMul, sq, x, x, Bcast::None);
+      emitReduce(emitter, Opcode::VRsum, column(var), sq, Axis::Cols);
+      emitUnary(emitter, Opcode::VsMul, asRow(var), asRow(var), invCols);
+      emitUnary(emitter, Opcode::VsAdd, asRow(var), asRow(var), spec.epsilon);
+      emitUnary(emitter, Opcode::VRsqrt, asRow(var), asRow(var));
+      emitBinary(emitter, Opcode::VMul, x, x, column(var), Bcast::Col);
+      emitBinary(emitter, Opcode::VMul, x, x, scale, Bcast::Row);
+      if (spec.bias)
+        emitBinary(emitter, Opcode::VAdd, x, x, bias, Bcast::Row);
+      break;
+    }
+    }
+    emitStore(emitter, spec.output + uint64_t(r0 * rowBytes), x, outDram);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// accel op adapters
+//===----------------------------------------------------------------------===//
+
+/// The static f32 type of `value`, or null with a reason.
+RankedTensorType getF32Type(Value value, StringRef opName,
+                            std::string &reason) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.getElementType().isF32()) {
+    reason = (opName + " runs on the card in f32 only so far").str();
+    return nullptr;
+  }
+  if (!type.hasStaticShape() || type.getRank() == 0 ||
+      type.getNumElements() == 0) {
+    reason = (opName + " needs a static, non-empty tensor of rank >= 1 for "
+                       "the card")
+                 .str();
+    return nullptr;
+  }
+  return type;
+}
+
+/// Softmax / layer_norm: the normalised axis must be the last one.
+bool isLastAxis(int64_t axis, int64_t rank) {
+  return axis == -1 || axis == rank - 1;
+}
+
+FailureOr<RowKernelSpec> buildSoftmaxSpec(SoftmaxOp op, std::string &reason) {
+  RankedTensorType type = getF32Type(op.getInput(), "softmax", reason);
+  if (!type)
+    return failure();
+  if (!isLastAxis(op.getAxis(), type.getRank())) {
+    reason = "softmax runs on the card over the last axis only";
+    return failure();
+  }
+  RowKernelSpec spec;
+  spec.kind = RowKernel::Softmax;
+  spec.cols = type.getShape().back();
+  spec.rows = type.getNumElements() / spec.cols;
+  return spec;
+}
+
+FailureOr<RowKernelSpec> buildLayerNormSpec(LayerNormOp op,
+                                            std::string &reason) {
+  RankedTensorType type = getF32Type(op.getInput(), "layer_norm", reason);
+  if (!type)
+    return failure();
+  if (!isLastAxis(op.getAxis(), type.getRank())) {
+    reason = "layer_norm runs on the card over the last axis only";
+    return failure();
+  }
+  RowKernelSpec spec;
+  spec.kind = RowKernel::LayerNorm;
+  spec.cols = type.getShape().back();
+  spec.rows = type.getNumElements() / spec.cols;
+  spec.epsilon = op.getEpsilon().convertToFloat();
+  SmallVector<Value, 2> params{op.getScale()};
+  if (op.getBias())
+    params.push_back(op.getBias());
+  for (Value param : params) {
+    RankedTensorType paramType = getF32Type(param, "layer_norm", reason);
+    if (!paramType)
+      return failure();
+    if (paramType.getNumElements() != spec.cols) {
+      reason = "layer_norm scale and bias must have one value per column";
+      return failure();
+    }
+  }
+  return spec;
+}
+
+template <typename ReduceOpT>
+FailureOr<RowKernelSpec> buildReduceSpec(ReduceOpT op, RowKernel kind,
+                                         std::string &reason) {
+  StringRef name = op->getName().stripDialect();
+  RankedTensorType type = getF32Type(op.getInput(), name, reason);
+  if (!type)
+    return failure();
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> axes;
+  for (int64_t axis : op.getAxes()) {
+    if (axis < -rank || axis >= rank) {
+      reason = (name + " axis out of range").str();
+      return failure();
+    }
+    axes.push_back(axis < 0 ? axis + rank : axis);
+  }
+  if (axes.empty())
+    for (int64_t axis = 0; axis < rank; ++axis)
+      axes.push_back(axis);
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  if (axes.back() - axes.front() + 1 != static_cast<int64_t>(axes.size())) {
+    reason = (name + " over non-adjacent axes is not lowered to the card")
+                 .str();
+    return failure();
+  }
+  // [P, S, D]: the axes before, inside and after the reduced run.
+  ArrayRef<int64_t> shape = type.getShape();
+  auto product = [](ArrayRef<int64_t> dims) {
+    int64_t result = 1;
+    for (int64_t dim : dims)
+      result *= dim;
+    return result;
+  };
+  int64_t p = product(shape.take_front(axes.front()));
+  int64_t s = product(shape.slice(axes.front(), axes.size()));
+  int64_t d = product(shape.drop_front(axes.back() + 1));
+  RowKernelSpec spec;
+  spec.kind = kind;
+  if (d == 1) {
+    spec.rows = p;
+    spec.cols = s;
+  } else {
+    spec.alongRows = true;
+    spec.planes = p;
+    spec.rows = s;
+    spec.cols = d;
+  }
+  return spec;
+}
+
+FailureOr<RowKernelSpec> buildSpec(Operation *op, std::string &reason) {
+  if (auto softmax = dyn_cast<SoftmaxOp>(op))
+    return buildSoftmaxSpec(softmax, reason);
+  if (auto norm = dyn_cast<LayerNormOp>(op))
+    return buildLayerNormSpec(norm, reason);
+  if (auto reduce = dyn_cast<ReduceSumOp>(op))
+    return buildReduceSpec(reduce, RowKernel::ReduceSum, reason);
+  if (auto reduce = dyn_cast<ReduceMeanOp>(op))
+    return buildReduceSpec(reduce, RowKernel::ReduceMean, reason);
+  if (auto reduce = dyn_cast<ReduceMaxOp>(op))
+    return buildReduceSpec(reduce, RowKernel::ReduceMax, reason);
+  reason = "not a row kernel";
+  return failure();
+}
+
+LogicalResult checkRowKernel(Operation *op, const TargetDesc &target,
+                             std::string &reason) {
+  FailureOr<RowKernelSpec> spec = buildSpec(op, reason);
+  if (failed(spec))
+    return failure();
+  if (!planRowKernel(target, *spec, reason))
+    return failure();
+  return success();
+}
+
+LogicalResult emitRowKernelOp(Operation *op, KernelContext &context) {
+  std::string reason;
+  FailureOr<RowKernelSpec> spec = buildSpec(op, reason);
+  if (failed(spec) || !planRowKernel(context.target, *spec, reason))
+    return op->emitOpError() << "cannot run on the card: " << reason;
+  spec->input = context.addressOf(op->getOperand(0));
+  spec->output = context.addressOf(op->getResult(0));
+  if (auto norm = dyn_cast<LayerNormOp>(op)) {
+    spec->scale = context.addressOf(norm.getScale());
+    if (Value bias = norm.getBias())
+      spec->bias = context.addressOf(bias);
+  }
+  emitRowKernel(context.emitter, context.target, *spec);
+  return success();
+}
+
+LogicalResult checkLogSoftmax(Operation *, const TargetDesc &,
+                              std::string &reason) {
+  reason = "log_softmax needs a logarithm, which the NPU has no instruction "
+           "for";
+  return failure();
+}
+
+LogicalResult emitLogSoftmax(Operation *op, KernelContext &) {
+  return op->emitOpError("cannot run on the card: no logarithm instruction");
+}
+} // namespace
+
+void mlir::nnaccel::npu_lowering::registerNormKernels(KernelTable &table) {
+  table[SoftmaxOp::getOperationName()] = {checkRowKernel, emitRowKernelOp};
+  table[LayerNormOp::getOperationName()] = {checkRowKernel, emitRowKernelOp};
+  table[ReduceSumOp::getOperationName()] = {checkRowKernel, emitRowKernelOp};
+  table[ReduceMeanOp::getOperationName()] = {checkRowKernel, emitRowKernelOp};
+  table[ReduceMaxOp::getOperationName()] = {checkRowKernel, emitRowKernelOp};
+  table[LogSoftmaxOp::getOperationName()] = {checkLogSoftmax, emitLogSoftmax};
+}
