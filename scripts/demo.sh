@@ -1,31 +1,32 @@
 #!/usr/bin/env bash
-# demo.sh - the main job on a bundled example: import a PyTorch ONNX export
-# into accel IR and show what the importer recognised.
-#
-# The pipeline currently ends at accel IR; lowering to the NPU ISA, packaging
-# and emulation are not built yet (see docs/getting-started.md).
+# demo.sh - the main job on a bundled example: compile the DLRM-style
+# recommender from ONNX into a model package, run it on the emulated card
+# (host fallback for what the card does not run yet) and compare with
+# PyTorch's reference outputs.
 set -euo pipefail
 build=${1:-build}
 bin="$build/bin"
-model=examples/models/dlrm_small/model.onnx
+model=examples/models/dlrm_small
 out="$build/demo"
 mkdir -p "$out"
 
-echo "== Importing $model (DLRM-style recommender) into the accel dialect"
-"$bin/nnaccel-translate" --import-onnx "$model" \
-  --mlir-elide-resource-strings-if-larger=16 -o "$out/dlrm_small.mlir"
-sed -n '/^module/,/^}/p' "$out/dlrm_small.mlir"
-
+echo "== nnaccel-compile $model/model.onnx (target: targets/default.json)"
+"$bin/nnaccel-compile" "$model/model.onnx" -o "$out/dlrm_small.nnpkg" \
+  --report --report-json="$out/dlrm_small.report.json"
 echo
-echo "== Op summary (decompositions recognised: Gather+ReduceSum -> embedding_bag,"
-echo "   activations fused into fully_connected)"
-grep -oE 'accel\.[a-z_]+' "$out/dlrm_small.mlir" | sort | uniq -c
-
+"$bin/nnaccel-pkg" info "$out/dlrm_small.nnpkg" | head -12
 echo
-echo "== Transformer encoder with its dynamic sequence axis fixed to 37"
-"$bin/nnaccel-translate" --import-onnx examples/models/transformer_small/model.onnx \
-  --input-shape=ids:1x37 --mlir-elide-resource-strings-if-larger=16 \
-  -o "$out/transformer_small.mlir"
-grep -oE 'accel\.[a-z_]+' "$out/transformer_small.mlir" | sort | uniq -c
+echo "== nnaccel-run on test_data_set_0, compared with PyTorch"
+"$bin/nnaccel-run" "$out/dlrm_small.nnpkg" --input "$model/test_data_set_0" \
+  --expect "$model/test_data_set_0" --output "$out/outputs"
 echo
-echo "IR written to $out/"
+echo "== first outputs (click-through probabilities)"
+python3 - "$out/outputs/output_0.npy" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+header_len = struct.unpack("<H", data[8:10])[0]
+values = struct.unpack("<8f", data[10 + header_len:10 + header_len + 32])
+print("  " + "  ".join(f"{v:.5f}" for v in values))
+PY
+echo
+echo "Package, report and outputs are in $out/"

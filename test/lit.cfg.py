@@ -16,7 +16,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.nnaccel_tools_dir, append_path=True)
 
-tools = ["nnaccel-opt", "nnaccel-translate", "nnaccel-compile", "nnaccel-run"]
+tools = ["nnaccel-opt", "nnaccel-translate", "nnaccel-compile", "nnaccel-run",
+         "nnaccel-pkg", "nnaccel-emu"]
 llvm_config.add_tool_substitutions(
     [t for t in tools if os.path.exists(os.path.join(config.nnaccel_tools_dir, t))],
     [config.nnaccel_tools_dir])
