@@ -16,10 +16,10 @@ func.func @mlp(%x: tensor<1x4xf32>) -> tensor<1x2xf32> {
   // CHECK-SAME: accel.placement = #accel.placement<card = 0>
   // CHECK-NOT: accel.host_reason
   %0 = accel.fully_connected %x, %w {transpose_weight = true} : (tensor<1x4xf32>, tensor<2x4xf32>) -> tensor<1x2xf32>
-  // CHECK: accel.tanh
-  // CHECK-SAME: accel.host_reason = "no NPU lowering for accel.tanh yet"
+  // CHECK: accel.erf
+  // CHECK-SAME: accel.host_reason = "erf is not in the NPU ISA"
   // CHECK-SAME: accel.placement = #accel.placement<card = -1>
-  %1 = accel.tanh %0 : tensor<1x2xf32>
+  %1 = accel.erf %0 : tensor<1x2xf32>
   // FORCE: accel.relu
   // FORCE-SAME: accel.host_reason = "forced to the host (--force-host)"
   %2 = accel.relu %1 : tensor<1x2xf32>
@@ -58,8 +58,8 @@ func.func @host_hint(%x: tensor<1x4xf32>, %w: tensor<2x4xf32>) -> tensor<1x2xf32
 
 // A card hint the backend cannot honour is rejected with the reason.
 func.func @card_hint(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{cannot honour placement on card 0: no NPU lowering for accel.tanh yet}}
-  %0 = accel.tanh %x {accel.placement = #accel.placement<card = 0, cores = [1]>} : tensor<4xf32>
+  // expected-error @+1 {{cannot honour placement on card 0: erf is not in the NPU ISA}}
+  %0 = accel.erf %x {accel.placement = #accel.placement<card = 0, cores = [1]>} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 

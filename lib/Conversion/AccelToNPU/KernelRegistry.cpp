@@ -13,6 +13,8 @@ const KernelEntry *mlir::nnaccel::npu_lowering::lookupKernel(Operation *op) {
   static const KernelTable table = [] {
     KernelTable t;
     registerLinearKernels(t);
+    registerElementwiseKernels(t);
+    registerDataMovementKernels(t);
     registerConvKernels(t);
     registerPoolKernels(t);
     registerEmbeddingKernels(t);

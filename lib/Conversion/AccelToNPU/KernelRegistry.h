@@ -51,6 +51,8 @@ const KernelEntry *lookupKernel(Operation *op);
 
 // Registration, one function per op family.
 void registerLinearKernels(KernelTable &table);
+void registerElementwiseKernels(KernelTable &table);
+void registerDataMovementKernels(KernelTable &table);
 void registerConvKernels(KernelTable &table);
 void registerPoolKernels(KernelTable &table);
 void registerEmbeddingKernels(KernelTable &table);

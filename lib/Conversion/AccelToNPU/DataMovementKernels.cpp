@@ -1,0 +1,687 @@
+//===- DataMovementKernels.cpp - reshape/expand/transpose/concat/slice/pad ===//
+//
+// NPU kernels for the accel ops that move data without arithmetic. Every one
+// of them is a set of *strided box copies* from a source tensor to a
+// destination tensor, both dense row-major in card DRAM:
+//
+//   for every index i of a box of sizes d[0..n):
+//     dst[dstOffset + sum i_k * dstStride_k] = src[srcOffset + sum i_k * srcStride_k]
+//
+// reshape is one contiguous copy; transpose permutes the source strides;
+// slice scales them by the steps and offsets the start; expand gives
+// broadcast dimensions a source stride of 0; concat is one box per input at
+// an offset of the output; pad is a fill of the output plus one box for the
+// interior (or, when only the last two dimensions are padded by at most 7,
+// a single pass using the DMA engine's padding fields).
+//
+// A box is normalised (unit dimensions dropped, dimensions that are
+// contiguous on both sides merged) and then cut into *leaves*: one `dma.ld`
+// from DRAM into a VRF slot and one `dma.st` from that slot back to DRAM.
+// When the innermost source stride is 1 the leaf moves x-element rows
+// (x contiguous, up to two more strided dimensions y and z); otherwise it
+// uses the element-gather trick (`x=1`: every DMA "row" is one element, so
+// `y` elements with source stride `sy` land as one dense VRF row, and `z`
+// such rows), which is how transposes and strided slices are done. Leaves
+// alternate between two VRF slots so the load of one overlaps the store of
+// the previous; the ProgramEmitter derives the tokens from the declared
+// regions.
+//
+// The ISA requires every DRAM operand base to be 64-byte aligned (tensor
+// bases are), so a leaf whose offset inside a tensor is not a multiple of
+// the DRAM alignment cannot be expressed; `check` plans every leaf and
+// refuses such copies (they then run on the host).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelRegistry.h"
+
+#include "Accel/AccelOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::nnaccel;
+using namespace mlir::nnaccel::accel;
+using namespace mlir::nnaccel::npu_lowering;
+using ::nnaccel::isa::DType;
+using ::nnaccel::isa::Instruction;
+using ::nnaccel::isa::Opcode;
+using ::nnaccel::isa::Space;
+using ::nnaccel::isa::TargetDesc;
+
+namespace {
+constexpr int64_t kF32 = 4;
+constexpr int64_t kDt = static_cast<int64_t>(DType::F32);
+/// DMA field limits (docs/isa.md §8.2, §8.5): x is 16 bits, y and z 12.
+constexpr int64_t kMaxX = 0xFFFF;
+constexpr int64_t kMaxYZ = 0xFFF;
+/// Upper bound on the DMA transfers one op may expand to; beyond it the
+/// program would be dominated by instruction overhead (and grow without
+/// bound), so the op stays on the host.
+constexpr int64_t kMaxLeaves = 4096;
+
+/// One dimension of a strided box copy; strides in elements.
+struct Dim {
+  int64_t size, src, dst;
+};
+
+/// A strided box copy between two DRAM tensors (offsets in elements).
+struct BoxCopy {
+  SmallVector<Dim> dims; // outermost first
+  int64_t srcOffset = 0, dstOffset = 0;
+  uint64_t srcBase = 0, dstBase = 0;        // DRAM addresses
+  int64_t srcElements = 0, dstElements = 0; // tensor sizes (for regions)
+};
+
+/// One DMA in + DMA out pair (offsets and strides in bytes).
+struct Leaf {
+  int64_t srcOffset, dstOffset;
+  // dma.ld
+  int64_t ldX, ldY, ldZ, sy, sz, dpitch;
+  // dma.st
+  int64_t stX, stY, stZ, dy, dz, spitch;
+  int64_t elements;
+};
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+/// Drops unit dimensions and merges neighbours that are contiguous in both
+/// source and destination, so e.g. a reshape becomes one dimension.
+SmallVector<Dim> normalize(ArrayRef<Dim> dims) {
+  SmallVector<Dim> result;
+  for (const Dim &dim : dims) {
+    if (dim.size == 1)
+      continue;
+    if (!result.empty()) {
+      Dim &outer = result.back();
+      // `outer` is followed by `dim`: merge when stepping outer once equals
+      // stepping dim over its whole extent, on both sides.
+      if (outer.src == dim.src * dim.size && outer.dst == dim.dst * dim.size) {
+        outer = {outer.size * dim.size, dim.src, dim.dst};
+        continue;
+      }
+    }
+    result.push_back(dim);
+  }
+  if (result.empty())
+    result.push_back({1, 1, 1});
+  return result;
+}
+
+int64_t gcd64(int64_t a, int64_t b) { return std::gcd(a, b); }
+
+/// Largest count <= `limit` of a chunked dimension whose chunk starts stay
+/// aligned (a chunk starts at c * count * stride elements); the full size
+/// when it fits.
+int64_t alignedChunk(int64_t size, int64_t limit, ArrayRef<int64_t> strides,
+                     int64_t alignElems) {
+  if (size <= limit)
+    return size;
+  int64_t multiple = 1;
+  for (int64_t stride : strides) {
+    int64_t g = gcd64(alignElems, std::max<int64_t>(stride, 0));
+    if (g == 0)
+      continue; // stride 0: every chunk starts at the same place
+    int64_t need = alignElems / g;
+    multiple = multiple / gcd64(multiple, need) * need;
+  }
+  int64_t count = limit / multiple * multiple;
+  return count > 0 ? count : limit;
+}
+
+/// Cuts `copy` into leaves of at most `slotElems` elements, calling `visit`
+/// on each in program order. Returns false with `reason` when the copy
+/// cannot be expressed (negative or broadcast innermost strides, unaligned
+/// offsets, too many transfers).
+bool planLeaves(const BoxCopy &copy, int64_t slotElems, int64_t alignBytes,
+                std::string &reason,
+                const std::function<void(const Leaf &)> &visit) {
+  SmallVector<Dim> dims = normalize(copy.dims);
+  for (const Dim &dim : dims)
+    if (dim.src < 0 || dim.dst < 0) {
+      reason = "negative strides (reversed slices) are not lowered to the card";
+      return false;
+    }
+  const Dim inner = dims.back();
+  if (inner.dst != 1) {
+    reason = "the destination is not contiguous along its innermost dimension";
+    return false;
+  }
+  const int64_t alignElems = std::max<int64_t>(alignBytes / kF32, 1);
+  // Roles: which normalised dimension each DMA field walks (-1: none).
+  int n = static_cast<int>(dims.size());
+  int xDim = -1, yDim = -1, zDim = -1;
+  int64_t xChunk = 1, yChunk = 1, zChunk = 1;
+  bool gather = inner.src != 1;
+  if (!gather) {
+    xDim = n - 1;
+    xChunk = alignedChunk(inner.size, std::min(kMaxX, slotElems), {1},
+                          alignElems);
+    if (n >= 2) {
+      const Dim &d = dims[n - 2];
+      // y needs row strides of at least one row on both sides; z has no
+      // such rule (a zero source stride repeats the same rows: expand).
+      if (d.src >= xChunk && d.dst >= xChunk) {
+        yDim = n - 2;
+        if (n >= 3)
+          zDim = n - 3;
+      } else {
+        zDim = n - 2;
+      }
+    }
+  } else {
+    if (inner.src == 0) {
+      reason = "broadcasting along the innermost dimension is not lowered to "
+               "the card";
+      return false;
+    }
+    // Gather: x = 1, the innermost dimension is the DMA's y (becoming one
+    // dense VRF row), the next one its z (dense rows, stored with pitch dy).
+    yDim = n - 1;
+    if (n >= 2 && dims[n - 2].dst >= std::min(inner.size, kMaxYZ))
+      zDim = n - 2;
+  }
+  auto chunkOf = [&](int dim, int64_t limit) {
+    const Dim &d = dims[dim];
+    return alignedChunk(d.size, std::max<int64_t>(limit, 1), {d.src, d.dst},
+                        alignElems);
+  };
+  if (yDim >= 0)
+    yChunk = chunkOf(yDim, std::min(kMaxYZ, slotElems / xChunk));
+  if (zDim >= 0)
+    zChunk = chunkOf(zDim, std::min(kMaxYZ, slotElems / (xChunk * yChunk)));
+  if (gather && zDim >= 0 && dims[zDim].dst < yChunk) {
+    reason = "the destination rows overlap";
+    return false;
+  }
+
+  // Iteration space: every dimension, stepping by its chunk in leaf roles.
+  SmallVector<int64_t> step(n, 1);
+  if (xDim >= 0)
+    step[xDim] = xChunk;
+  if (yDim >= 0)
+    step[yDim] = yChunk;
+  if (zDim >= 0)
+    step[zDim] = zChunk;
+  int64_t leaves = 1;
+  for (int i = 0; i < n; ++i) {
+    leaves *= (dims[i].size + step[i] - 1) / step[i];
+    if (leaves > kMaxLeaves) {
+      reason = "the copy would need more than " + std::to_string(kMaxLeaves) +
+               " DMA transfers";
+      return false;
+    }
+  }
+  SmallVector<int64_t> index(n, 0);
+  while (true) {
+    int64_t srcOff = copy.srcOffset, dstOff = copy.dstOffset;
+    for (int i = 0; i < n; ++i) {
+      srcOff += index[i] * dims[i].src;
+      dstOff += index[i] * dims[i].dst;
+    }
+    auto count = [&](int dim) {
+      return dim < 0 ? int64_t{1}
+                     : std::min(step[dim], dims[dim].size - index[dim]);
+    };
+    int64_t cx = count(xDim), cy = count(yDim), cz = count(zDim);
+    if ((srcOff * kF32) % alignBytes || (dstOff * kF32) % alignBytes) {
+      reason = "a transfer would start at a DRAM offset that is not a "
+               "multiple of " +
+               std::to_string(alignBytes) + " bytes";
+      return false;
+    }
+    Leaf leaf;
+    leaf.srcOffset = srcOff * kF32;
+    leaf.dstOffset = dstOff * kF32;
+    if (!gather) {
+      leaf.ldX = cx;
+      leaf.ldY = cy;
+      leaf.ldZ = cz;
+      leaf.sy = yDim >= 0 ? dims[yDim].src * kF32 : 0;
+      leaf.sz = zDim >= 0 ? dims[zDim].src * kF32 : 0;
+      leaf.dpitch = cx * kF32;
+      leaf.stX = cx;
+      leaf.stY = cy;
+      leaf.stZ = cz;
+      leaf.dy = yDim >= 0 ? dims[yDim].dst * kF32 : 0;
+      leaf.dz = zDim >= 0 ? dims[zDim].dst * kF32 : 0;
+      leaf.spitch = cx * kF32;
+    } else {
+      leaf.ldX = 1;
+      leaf.ldY = cy;
+      leaf.ldZ = cz;
+      leaf.sy = dims[yDim].src * kF32;
+      leaf.sz = zDim >= 0 ? dims[zDim].src * kF32 : 0;
+      leaf.dpitch = kF32;
+      leaf.stX = cy;
+      leaf.stY = cz;
+      leaf.stZ = 1;
+      leaf.dy = zDim >= 0 ? dims[zDim].dst * kF32 : 0;
+      leaf.dz = 0;
+      leaf.spitch = cy * kF32;
+    }
+    leaf.elements = cx * cy * cz;
+    visit(leaf);
+    // Odometer, innermost first.
+    int i = n - 1;
+    for (; i >= 0; --i) {
+      index[i] += step[i];
+      if (index[i] < dims[i].size)
+        break;
+      index[i] = 0;
+    }
+    if (i < 0)
+      break;
+  }
+  return true;
+}
+
+/// Bytes of one of the two VRF staging slots.
+int64_t slotBytes(const TargetDesc &target) {
+  int64_t registers = std::max<int64_t>(target.vrfRegisters / 2, 1);
+  return registers * static_cast<int64_t>(target.vrfRegisterBytes);
+}
+
+int64_t dramAlign(const TargetDesc &target) {
+  return static_cast<int64_t>(target.memory(Space::Dram).align);
+}
+
+Instruction &setMem(Instruction &inst, const std::string &name, Space space,
+                    uint64_t address) {
+  return inst.with(name + ".space", static_cast<int64_t>(space))
+      .with(name + ".addr", static_cast<int64_t>(address));
+}
+
+/// Emits the leaves of `copy`, alternating VRF slots; `slot` carries the
+/// alternation across the several copies of one op.
+void emitBoxCopy(KernelContext &context, const BoxCopy &copy, int &slot) {
+  const int64_t slotSize = slotBytes(context.target);
+  const MemRegion srcRegion{Space::Dram, copy.srcBase,
+                            copy.srcBase +
+                                uint64_t(copy.srcElements * kF32)};
+  const MemRegion dstRegion{Space::Dram, copy.dstBase,
+                            copy.dstBase +
+                                uint64_t(copy.dstElements * kF32)};
+  std::string reason;
+  planLeaves(copy, slotSize / kF32, dramAlign(context.target), reason,
+             [&](const Leaf &leaf) {
+               uint64_t vrf = uint64_t(slot) * uint64_t(slotSize);
+               slot ^= 1;
+               MemRegion staged{Space::Vrf, vrf,
+                                vrf + uint64_t(leaf.elements * kF32)};
+               Instruction load(Opcode::DmaLd);
+               setMem(load, "dst", Space::Vrf, vrf);
+               setMem(load, "src", Space::Dram,
+                      copy.srcBase + uint64_t(leaf.srcOffset));
+               load.with("dt", kDt).with("x", leaf.ldX).with("y", leaf.ldY)
+                   .with("z", leaf.ldZ).with("sy", leaf.sy)
+                   .with("sz", leaf.sz).with("dpitch", leaf.dpitch);
+               context.emitter.emit(load, {srcRegion}, {staged});
+               Instruction store(Opcode::DmaSt);
+               setMem(store, "dst", Space::Dram,
+                      copy.dstBase + uint64_t(leaf.dstOffset));
+               setMem(store, "src", Space::Vrf, vrf);
+               store.with("dt", kDt).with("x", leaf.stX).with("y", leaf.stY)
+                   .with("z", leaf.stZ).with("dy", leaf.dy)
+                   .with("dz", leaf.dz).with("spitch", leaf.spitch);
+               context.emitter.emit(store, {staged}, {dstRegion});
+             });
+}
+
+bool checkBoxCopy(const BoxCopy &copy, const TargetDesc &target,
+                  std::string &reason) {
+  return planLeaves(copy, slotBytes(target) / kF32, dramAlign(target), reason,
+                    [](const Leaf &) {});
+}
+
+RankedTensorType tensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+/// Common type conditions: f32 ranked static tensors, non-empty.
+LogicalResult checkTypes(Operation *op, std::string &reason) {
+  SmallVector<Type> types(op->getOperandTypes());
+  llvm::append_range(types, op->getResultTypes());
+  for (Type type : types) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape()) {
+      reason = "only static shapes are lowered to the card";
+      return failure();
+    }
+    if (!tensor.getElementType().isF32()) {
+      reason = op->getName().getStringRef().str() +
+               " runs on the card in f32 only";
+      return failure();
+    }
+    if (tensor.getNumElements() == 0) {
+      reason = "empty tensors are not lowered to the card";
+      return failure();
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Per-op box copies (addresses filled in only when a context is given).
+//===----------------------------------------------------------------------===//
+
+BoxCopy makeCopy(Value src, Value dst, const KernelContext *context) {
+  BoxCopy copy;
+  copy.srcElements = tensorType(src).getNumElements();
+  copy.dstElements = tensorType(dst).getNumElements();
+  if (context) {
+    copy.srcBase = context->addressOf(src);
+    copy.dstBase = context->addressOf(dst);
+  }
+  return copy;
+}
+
+/// reshape: the same bytes at another address.
+SmallVector<BoxCopy> reshapeCopies(ReshapeOp op, const KernelContext *context) {
+  BoxCopy copy = makeCopy(op.getInput(), op.getResult(), context);
+  copy.dims.push_back({copy.dstElements, 1, 1});
+  return {copy};
+}
+
+/// expand: broadcast dimensions read with source stride 0.
+SmallVector<BoxCopy> expandCopies(ExpandOp op, const KernelContext *context) {
+  BoxCopy copy = makeCopy(op.getInput(), op.getResult(), context);
+  ArrayRef<int64_t> out = op.getType().getShape();
+  ArrayRef<int64_t> in = tensorType(op.getInput()).getShape();
+  SmallVector<int64_t> inStrides = rowMajorStrides(in);
+  SmallVector<int64_t> outStrides = rowMajorStrides(out);
+  int64_t lead = static_cast<int64_t>(out.size() - in.size());
+  for (int64_t i = 0, e = out.size(); i < e; ++i) {
+    int64_t j = i - lead;
+    bool broadcast = j < 0 || in[j] == 1;
+    copy.dims.push_back({out[i], broadcast ? 0 : inStrides[j], outStrides[i]});
+  }
+  return {copy};
+}
+
+SmallVector<BoxCopy> transposeCopies(TransposeOp op,
+                                     const KernelContext *context) {
+  BoxCopy copy = makeCopy(op.getInput(), op.getResult(), context);
+  ArrayRef<int64_t> in = tensorType(op.getInput()).getShape();
+  ArrayRef<int64_t> perm = op.getPermutation();
+  SmallVector<int64_t> inStrides = rowMajorStrides(in);
+  SmallVector<int64_t> outStrides = rowMajorStrides(op.getType().getShape());
+  for (size_t i = 0; i < perm.size(); ++i)
+    copy.dims.push_back({in[perm[i]], inStrides[perm[i]], outStrides[i]});
+  return {copy};
+}
+
+SmallVector<BoxCopy> sliceCopies(SliceOp op, const KernelContext *context) {
+  BoxCopy copy = makeCopy(op.getInput(), op.getResult(), context);
+  ArrayRef<int64_t> in = tensorType(op.getInput()).getShape();
+  ArrayRef<int64_t> out = op.getType().getShape();
+  SmallVector<int64_t> inStrides = rowMajorStrides(in);
+  SmallVector<int64_t> outStrides = rowMajorStrides(out);
+  for (size_t i = 0; i < out.size(); ++i) {
+    copy.srcOffset += op.getStarts()[i] * inStrides[i];
+    copy.dims.push_back(
+        {out[i], op.getSteps()[i] * inStrides[i], outStrides[i]});
+  }
+  return {copy};
+}
+
+SmallVector<BoxCopy> concatCopies(ConcatOp op, const KernelContext *context) {
+  SmallVector<BoxCopy> copies;
+  ArrayRef<int64_t> out = op.getType().getShape();
+  SmallVector<int64_t> outStrides = rowMajorStrides(out);
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  int64_t offset = 0;
+  for (Value input : op.getInputs()) {
+    ArrayRef<int64_t> in = tensorType(input).getShape();
+    BoxCopy copy = makeCopy(input, op.getResult(), context);
+    SmallVector<int64_t> inStrides = rowMajorStrides(in);
+    for (size_t i = 0; i < in.size(); ++i)
+      copy.dims.push_back({in[i], inStrides[i], outStrides[i]});
+    copy.dstOffset = offset * outStrides[axis];
+    offset += in[axis];
+    if (tensorType(input).getNumElements() != 0)
+      copies.push_back(copy);
+  }
+  return copies;
+}
+
+/// pad, generic form: the interior box (the fill is emitted separately).
+BoxCopy padInterior(PadOp op, const KernelContext *context) {
+  BoxCopy copy = makeCopy(op.getInput(), op.getResult(), context);
+  ArrayRef<int64_t> in = tensorType(op.getInput()).getShape();
+  SmallVector<int64_t> inStrides = rowMajorStrides(in);
+  SmallVector<int64_t> outStrides = rowMajorStrides(op.getType().getShape());
+  ArrayRef<int64_t> pads = op.getPads();
+  for (size_t i = 0; i < in.size(); ++i) {
+    copy.dims.push_back({in[i], inStrides[i], outStrides[i]});
+    copy.dstOffset += pads[i] * outStrides[i];
+  }
+  return copy;
+}
+
+//===----------------------------------------------------------------------===//
+// pad with the DMA padding fields.
+//===----------------------------------------------------------------------===//
+
+/// Shape of a pad the DMA engine pads by itself: P planes of H x W, padded
+/// by (pt, pb, pl, pr) <= 7 zeros, nothing else padded.
+struct DmaPad {
+  int64_t planes, h, w, pt, pb, pl, pr;
+  int64_t planesPerChunk;
+};
+
+constexpr int64_t kMaxDmaPad = 7;
+
+std::optional<DmaPad> planDmaPad(PadOp op, const TargetDesc &target) {
+  if (op.getMode() != PadMode::constant || !op.getValue().isZero() ||
+      op.getValue().isNegative())
+    return std::nullopt;
+  ArrayRef<int64_t> in = tensorType(op.getInput()).getShape();
+  ArrayRef<int64_t> pads = op.getPads();
+  int64_t rank = static_cast<int64_t>(in.size());
+  if (rank == 0)
+    return std::nullopt;
+  DmaPad pad;
+  pad.w = in[rank - 1];
+  pad.pl = pads[rank - 1];
+  pad.pr = pads[2 * rank - 1];
+  pad.h = rank >= 2 ? in[rank - 2] : 1;
+  pad.pt = rank >= 2 ? pads[rank - 2] : 0;
+  pad.pb = rank >= 2 ? pads[2 * rank - 2] : 0;
+  pad.planes = 1;
+  for (int64_t i = 0; i + 2 < rank; ++i) {
+    if (pads[i] || pads[rank + i])
+      return std::nullopt;
+    pad.planes *= in[i];
+  }
+  for (int64_t p : {pad.pt, pad.pb, pad.pl, pad.pr})
+    if (p > kMaxDmaPad)
+      return std::nullopt;
+  int64_t outH = pad.h + pad.pt + pad.pb, outW = pad.w + pad.pl + pad.pr;
+  if (pad.w > kMaxX || pad.h > kMaxYZ || outW > kMaxX)
+    return std::nullopt;
+  int64_t slotElems = slotBytes(target) / kF32;
+  // The store writes planes * outH rows of outW; the load z planes of h.
+  int64_t limit = std::min({slotElems / (outH * outW), kMaxYZ / outH,
+                            kMaxYZ});
+  if (limit < 1)
+    return std::nullopt;
+  int64_t alignElems = std::max<int64_t>(dramAlign(target) / kF32, 1);
+  pad.planesPerChunk = alignedChunk(pad.planes, limit,
+                                    {pad.h * pad.w, outH * outW}, alignElems);
+  if (pad.planesPerChunk < pad.planes &&
+      ((pad.planesPerChunk * pad.h * pad.w) % alignElems ||
+       (pad.planesPerChunk * outH * outW) % alignElems))
+    return std::nullopt;
+  return pad;
+}
+
+void emitDmaPad(PadOp op, const DmaPad &pad, KernelContext &context) {
+  const uint64_t src = context.addressOf(op.getInput());
+  const uint64_t dst = context.addressOf(op.getResult());
+  const int64_t outH = pad.h + pad.pt + pad.pb;
+  const int64_t outW = pad.w + pad.pl + pad.pr;
+  const MemRegion srcRegion{Space::Dram, src,
+                            src + uint64_t(pad.planes * pad.h * pad.w * kF32)};
+  const MemRegion dstRegion{Space::Dram, dst,
+                            dst + uint64_t(pad.planes * outH * outW * kF32)};
+  const int64_t slotSize = slotBytes(context.target);
+  int slot = 0;
+  for (int64_t p = 0; p < pad.planes; p += pad.planesPerChunk) {
+    int64_t planes = std::min(pad.planesPerChunk, pad.planes - p);
+    uint64_t vrf = uint64_t(slot) * uint64_t(slotSize);
+    slot ^= 1;
+    MemRegion staged{Space::Vrf, vrf,
+                     vrf + uint64_t(planes * outH * outW * kF32)};
+    Instruction load(Opcode::DmaLd);
+    setMem(load, "dst", Space::Vrf, vrf);
+    setMem(load, "src", Space::Dram, src + uint64_t(p * pad.h * pad.w * kF32));
+    load.with("dt", kDt).with("x", pad.w).with("y", pad.h).with("z", planes)
+        .with("sy", pad.w * kF32).with("sz", pad.h * pad.w * kF32)
+        .with("dpitch", outW * kF32).with("pt", pad.pt).with("pb", pad.pb)
+        .with("pl", pad.pl).with("pr", pad.pr);
+    context.emitter.emit(load, {srcRegion}, {staged});
+    Instruction store(Opcode::DmaSt);
+    setMem(store, "dst", Space::Dram, dst + uint64_t(p * outH * outW * kF32));
+    setMem(store, "src", Space::Vrf, vrf);
+    store.with("dt", kDt).with("x", outW).with("y", planes * outH)
+        .with("z", 1).with("dy", outW * kF32).with("spitch", outW * kF32);
+    context.emitter.emit(store, {staged}, {dstRegion});
+  }
+}
+
+/// Largest fill written per store by the generic pad (one VRF row; vector
+/// `cols` is a 16-bit field).
+int64_t fillChunk(const TargetDesc &target, int64_t elements) {
+  int64_t alignElems = std::max<int64_t>(dramAlign(target) / kF32, 1);
+  int64_t limit = std::min<int64_t>({slotBytes(target) / kF32, kMaxX,
+                                     0x3FFF});
+  limit = limit / alignElems * alignElems;
+  return std::min(elements, std::max<int64_t>(limit, 1));
+}
+
+void emitPadFill(PadOp op, KernelContext &context) {
+  const uint64_t dst = context.addressOf(op.getResult());
+  const int64_t elements = op.getType().getNumElements();
+  const MemRegion dstRegion{Space::Dram, dst, dst + uint64_t(elements * kF32)};
+  const int64_t chunk = fillChunk(context.target, elements);
+  // Slot 0 holds the fill row; the interior copy that follows reuses the
+  // slots, ordered after these stores by the emitter (write after read).
+  MemRegion fillRegion{Space::Vrf, 0, uint64_t(chunk * kF32)};
+  Instruction fill(Opcode::VFill);
+  setMem(fill, "dst", Space::Vrf, 0);
+  float value = op.getValue().convertToFloat();
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  fill.with("dt", kDt).with("rows", 1).with("cols", chunk)
+      .with("dpitch", chunk * kF32).with("imm", bits);
+  context.emitter.emit(fill, {}, {fillRegion});
+  for (int64_t e = 0; e < elements; e += chunk) {
+    int64_t count = std::min(chunk, elements - e);
+    Instruction store(Opcode::DmaSt);
+    setMem(store, "dst", Space::Dram, dst + uint64_t(e * kF32));
+    setMem(store, "src", Space::Vrf, 0);
+    store.with("dt", kDt).with("x", count).with("y", 1).with("z", 1)
+        .with("spitch", count * kF32);
+    context.emitter.emit(store, {fillRegion}, {dstRegion});
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel entries.
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy>
+using CopiesFn = SmallVector<BoxCopy> (*)(OpTy, const KernelContext *);
+
+template <typename OpTy, CopiesFn<OpTy> copies>
+LogicalResult checkCopies(Operation *operation, const TargetDesc &target,
+                          std::string &reason) {
+  if (failed(checkTypes(operation, reason)))
+    return failure();
+  for (const BoxCopy &copy : copies(cast<OpTy>(operation), nullptr))
+    if (!checkBoxCopy(copy, target, reason))
+      return failure();
+  return success();
+}
+
+template <typename OpTy, CopiesFn<OpTy> copies>
+LogicalResult emitCopies(Operation *operation, KernelContext &context) {
+  int slot = 0;
+  for (const BoxCopy &copy : copies(cast<OpTy>(operation), &context))
+    emitBoxCopy(context, copy, slot);
+  return success();
+}
+
+LogicalResult checkSlice(Operation *operation, const TargetDesc &target,
+                         std::string &reason) {
+  auto op = cast<SliceOp>(operation);
+  if (llvm::any_of(op.getSteps(), [](int64_t step) { return step < 1; })) {
+    reason = "slices with negative steps are not lowered to the card";
+    return failure();
+  }
+  return checkCopies<SliceOp, sliceCopies>(operation, target, reason);
+}
+
+LogicalResult checkTranspose(Operation *operation, const TargetDesc &target,
+                             std::string &reason) {
+  return checkCopies<TransposeOp, transposeCopies>(operation, target, reason);
+}
+
+LogicalResult checkPad(Operation *operation, const TargetDesc &target,
+                       std::string &reason) {
+  auto op = cast<PadOp>(operation);
+  if (failed(checkTypes(operation, reason)))
+    return failure();
+  if (op.getMode() != PadMode::constant) {
+    reason = "only constant-mode pad is lowered to the card";
+    return failure();
+  }
+  if (planDmaPad(op, target))
+    return success();
+  if (!checkBoxCopy(padInterior(op, nullptr), target, reason)) {
+    reason = "pad: " + reason;
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult emitPad(Operation *operation, KernelContext &context) {
+  auto op = cast<PadOp>(operation);
+  if (std::optional<DmaPad> pad = planDmaPad(op, context.target)) {
+    emitDmaPad(op, *pad, context);
+    return success();
+  }
+  emitPadFill(op, context);
+  int slot = 1; // slot 0 held the fill row
+  emitBoxCopy(context, padInterior(op, &context), slot);
+  return success();
+}
+} // namespace
+
+void mlir::nnaccel::npu_lowering::registerDataMovementKernels(
+    KernelTable &table) {
+  table[ReshapeOp::getOperationName()] = {
+      checkCopies<ReshapeOp, reshapeCopies>,
+      emitCopies<ReshapeOp, reshapeCopies>};
+  table[ExpandOp::getOperationName()] = {checkCopies<ExpandOp, expandCopies>,
+                                         emitCopies<ExpandOp, expandCopies>};
+  table[TransposeOp::getOperationName()] = {
+      checkTranspose, emitCopies<TransposeOp, transposeCopies>};
+  table[SliceOp::getOperationName()] = {checkSlice,
+                                        emitCopies<SliceOp, sliceCopies>};
+  table[ConcatOp::getOperationName()] = {checkCopies<ConcatOp, concatCopies>,
+                                         emitCopies<ConcatOp, concatCopies>};
+  table[PadOp::getOperationName()] = {checkPad, emitPad};
+}

@@ -1,0 +1,588 @@
+//===- ElementwiseKernels.cpp - elementwise accel ops on the vector units -===//
+//
+// NPU kernels for the f32 elementwise ops: binary add/sub/mul/div/max/min
+// (and pow with exponent 2 or 0.5) and unary relu/sigmoid/tanh/exp/gelu/abs/
+// neg/clip/sqrt.
+//
+// The output is viewed as rows x cols (cols = the innermost dimension when
+// an operand is broadcast along rows or columns, else a divisor of the
+// element count chosen so row chunks stay DRAM-aligned). Row chunks stream
+// through two VRF slots: while the MFUs work on one chunk in place, the
+// load queue fills the other and the store queue drains the previous one;
+// the ProgramEmitter derives the tokens from the declared regions.
+//
+//   [resident b: row vector / scalar, loaded (and inverted for div) once]
+//   for each chunk of rc rows (slot = chunk % 2):
+//     dma.ld  A -> slot.a  (and B -> slot.b when b is full or per-row)
+//     v.op    slot.a = slot.a op b        (bcast none/row/col/scalar)
+//     dma.st  out <- slot.a
+//
+// Broadcasts: the vector units broadcast their `b` operand only, so a
+// broadcast lhs is swapped into `b`: directly for the commutative ops, as
+// -a + b for sub (exact: IEEE subtraction is addition of the negation) and
+// as b * (1/a) for div. A compile-time constant scalar uses the vs.* ops
+// with an immediate (sub by c is vs.add of -c, exact; div by c is vs.mul by
+// the correctly rounded 1/c).
+//
+// Precision: the ISA has no divide. The card computes a/b as a * (1/b) with
+// 1/b correctly rounded (v.recip), which differs from the host's exactly
+// rounded a/b by at most about one ulp (relative error <= 2^-23), far inside
+// the e2e tolerance of 1e-4 + 1e-3 |ref|. sqrt(x) is 1 / rsqrt(x) (two
+// roundings, within 2 ulp): it gives sqrt(+-0) = +-0, sqrt(+inf) = +inf and
+// NaN for negative x, like the host; x * rsqrt(x) would give NaN at 0 and is
+// not used. pow(x, 0.5) uses the same sequence (it differs from the host's
+// pow only at -0 and -inf, where pow gives +0 and +inf); pow(x, 2) is x * x,
+// which is what the host's pow rounds to. Every other op matches the host
+// bit for bit (both sides use lib/Numerics).
+//
+// erf is not in the ISA and pow with other exponents needs exp/log, which
+// the vector units lack: both stay on the host.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelRegistry.h"
+
+#include "Accel/AccelOps.h"
+#include "Accel/ConstantUtils.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::nnaccel;
+using namespace mlir::nnaccel::accel;
+using namespace mlir::nnaccel::npu_lowering;
+using ::nnaccel::isa::Bcast;
+using ::nnaccel::isa::DType;
+using ::nnaccel::isa::Instruction;
+using ::nnaccel::isa::Opcode;
+using ::nnaccel::isa::Space;
+using ::nnaccel::isa::TargetDesc;
+
+namespace {
+constexpr int64_t kF32 = 4;
+constexpr int64_t kDt = static_cast<int64_t>(DType::F32);
+constexpr int64_t kMaxX = 0xFFFF;  // DMA x: 16 bits
+constexpr int64_t kMaxYZ = 0xFFF;  // DMA y/z: 12 bits
+constexpr int64_t kMaxPitch = 0xFFFF; // vector pitches: 16-bit byte counts
+/// Widest row chosen when the op does not fix the view (flattened tensors).
+constexpr int64_t kMaxFlatCols = 1024;
+
+/// What the kernel computes, independent of MLIR.
+struct EltwiseSpec {
+  enum Kind {
+    Add, Sub, Mul, Div, Max, Min, // binary
+    Square, Sqrt,                 // pow 2 / pow 0.5 and sqrt
+    Relu, Sigmoid, Tanh, Exp, Gelu, Abs, Neg, Clip
+  } kind;
+  /// Shape of the second operand `b` (after swapping a broadcast lhs).
+  enum BKind { None, Full, Row, Col, Scalar, Imm } b = None;
+  /// b was the lhs: compute b op a (matters for sub and div).
+  bool reversed = false;
+  float imm = 0;                          // BKind::Imm
+  std::optional<float> clipMin, clipMax;  // Clip
+  int64_t rows = 0, cols = 0;             // the output view
+  uint64_t aAddr = 0, bAddr = 0, outAddr = 0;
+};
+
+/// VRF placement and chunking of a spec on a target.
+struct Layout {
+  uint64_t resident = 0;     // row vector / scalar b
+  uint64_t slot[2] = {0, 0}; // per slot: a chunk, then the b chunk
+  uint64_t bOffset = 0;      // b chunk offset inside a slot
+  int64_t rowsPerChunk = 0;
+};
+
+uint64_t alignUp(uint64_t value, uint64_t align) {
+  return (value + align - 1) / align * align;
+}
+
+bool isBinary(EltwiseSpec::Kind kind) { return kind <= EltwiseSpec::Min; }
+
+std::optional<Layout> computeLayout(const TargetDesc &target,
+                                    const EltwiseSpec &spec) {
+  if (spec.cols < 1 || spec.cols > kMaxX || spec.cols * kF32 > kMaxPitch)
+    return std::nullopt;
+  const uint64_t regBytes = target.vrfRegisterBytes;
+  const uint64_t vrfBytes = uint64_t(target.vrfRegisters) * regBytes;
+  Layout layout;
+  uint64_t residentBytes = 0;
+  if (spec.b == EltwiseSpec::Row)
+    residentBytes = alignUp(spec.cols * kF32, regBytes);
+  else if (spec.b == EltwiseSpec::Scalar)
+    residentBytes = regBytes;
+  if (residentBytes >= vrfBytes)
+    return std::nullopt;
+  uint64_t slotBytes = (vrfBytes - residentBytes) / 2 / regBytes * regBytes;
+  layout.slot[0] = residentBytes;
+  layout.slot[1] = residentBytes + slotBytes;
+  int64_t rowBytes = spec.cols * kF32;
+  int64_t perRow = rowBytes;
+  if (spec.b == EltwiseSpec::Full)
+    perRow += rowBytes;
+  else if (spec.b == EltwiseSpec::Col)
+    perRow += kF32;
+  int64_t rows = std::min<int64_t>(
+      {spec.rows, kMaxYZ, static_cast<int64_t>(slotBytes) / perRow});
+  if (rows < 1)
+    return std::nullopt;
+  if (rows < spec.rows) {
+    // Chunk starts must stay DRAM-aligned: rc * cols (and rc for a
+    // per-row operand) elements must be a multiple of the alignment.
+    int64_t alignElems = std::max<int64_t>(
+        static_cast<int64_t>(target.memory(Space::Dram).align) / kF32, 1);
+    int64_t multiple = alignElems / std::gcd(alignElems, spec.cols);
+    if (spec.b == EltwiseSpec::Col)
+      multiple = std::lcm(multiple, alignElems);
+    rows = rows / multiple * multiple;
+    if (rows < 1)
+      return std::nullopt;
+  }
+  layout.rowsPerChunk = rows;
+  layout.bOffset = alignUp(rows * rowBytes, 4);
+  return layout;
+}
+
+Instruction &setMem(Instruction &inst, const std::string &name, Space space,
+                    uint64_t address) {
+  return inst.with(name + ".space", static_cast<int64_t>(space))
+      .with(name + ".addr", static_cast<int64_t>(address));
+}
+
+int64_t floatBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+/// A unary MFU op in place on rows x cols at `vrf`.
+Instruction unary(Opcode opcode, uint64_t vrf, int64_t rows, int64_t cols) {
+  Instruction inst(opcode);
+  setMem(inst, "dst", Space::Vrf, vrf);
+  setMem(inst, "a", Space::Vrf, vrf);
+  inst.with("dt", kDt).with("at", kDt).with("rows", rows).with("cols", cols)
+      .with("dpitch", cols * kF32).with("apitch", cols * kF32);
+  return inst;
+}
+
+Instruction scalarOp(Opcode opcode, uint64_t vrf, int64_t rows, int64_t cols,
+                     float imm) {
+  Instruction inst(opcode);
+  setMem(inst, "dst", Space::Vrf, vrf);
+  setMem(inst, "a", Space::Vrf, vrf);
+  inst.with("dt", kDt).with("at", kDt).with("rows", rows).with("cols", cols)
+      .with("dpitch", cols * kF32).with("apitch", cols * kF32)
+      .with("imm", floatBits(imm));
+  return inst;
+}
+
+Instruction load(uint64_t vrf, uint64_t dram, int64_t rows, int64_t cols) {
+  Instruction inst(Opcode::DmaLd);
+  setMem(inst, "dst", Space::Vrf, vrf);
+  setMem(inst, "src", Space::Dram, dram);
+  inst.with("dt", kDt).with("x", cols).with("y", rows).with("z", 1)
+      .with("sy", cols * kF32).with("dpitch", cols * kF32);
+  return inst;
+}
+
+Opcode binaryOpcode(EltwiseSpec::Kind kind) {
+  switch (kind) {
+  case EltwiseSpec::Sub: return Opcode::VSub;
+  case EltwiseSpec::Mul:
+  case EltwiseSpec::Div: return Opcode::VMul;
+  case EltwiseSpec::Max: return Opcode::VMax;
+  case EltwiseSpec::Min: return Opcode::VMin;
+  default: return Opcode::VAdd;
+  }
+}
+
+Opcode unaryOpcode(EltwiseSpec::Kind kind) {
+  switch (kind) {
+  case EltwiseSpec::Relu: return Opcode::VRelu;
+  case EltwiseSpec::Sigmoid: return Opcode::VSigm;
+  case EltwiseSpec::Tanh: return Opcode::VTanh;
+  case EltwiseSpec::Exp: return Opcode::VExp;
+  case EltwiseSpec::Gelu: return Opcode::VGelu;
+  case EltwiseSpec::Abs: return Opcode::VAbs;
+  default: return Opcode::VNeg;
+  }
+}
+
+void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
+                 const EltwiseSpec &spec) {
+  const Layout layout = *computeLayout(target, spec);
+  const int64_t cols = spec.cols, total = spec.rows * spec.cols;
+  const MemRegion aDram{Space::Dram, spec.aAddr,
+                        spec.aAddr + uint64_t(total * kF32)};
+  const MemRegion outDram{Space::Dram, spec.outAddr,
+                          spec.outAddr + uint64_t(total * kF32)};
+  int64_t bElems = spec.b == EltwiseSpec::Full  ? total
+                   : spec.b == EltwiseSpec::Row ? cols
+                   : spec.b == EltwiseSpec::Col ? spec.rows
+                                                : 1;
+  const MemRegion bDram{Space::Dram, spec.bAddr,
+                        spec.bAddr + uint64_t(bElems * kF32)};
+  const bool reversed = spec.reversed && isBinary(spec.kind);
+  // div inverts its divisor: b normally, a when reversed (b / a).
+  const bool invertB = spec.kind == EltwiseSpec::Div && !reversed;
+
+  // Resident b (row vector or scalar), loaded once; inverted once for div.
+  MemRegion resident{Space::Vrf, layout.resident,
+                     layout.resident + uint64_t(bElems * kF32)};
+  if (spec.b == EltwiseSpec::Row || spec.b == EltwiseSpec::Scalar) {
+    emitter.emit(load(layout.resident, spec.bAddr, 1, bElems), {bDram},
+                 {resident});
+    if (invertB)
+      emitter.emit(unary(Opcode::VRecip, layout.resident, 1, bElems),
+                   {resident}, {resident});
+  }
+
+  for (int64_t row = 0, chunk = 0; row < spec.rows;
+       row += layout.rowsPerChunk, ++chunk) {
+    const int64_t rc = std::min(layout.rowsPerChunk, spec.rows - row);
+    const uint64_t aBuf = layout.slot[chunk % 2];
+    const uint64_t bBuf = aBuf + layout.bOffset;
+    const MemRegion aTile{Space::Vrf, aBuf, aBuf + uint64_t(rc * cols * kF32)};
+    MemRegion bTile = resident;
+    emitter.emit(load(aBuf, spec.aAddr + uint64_t(row * cols * kF32), rc, cols),
+                 {aDram}, {aTile});
+    if (spec.b == EltwiseSpec::Full) {
+      bTile = {Space::Vrf, bBuf, bBuf + uint64_t(rc * cols * kF32)};
+      emitter.emit(
+          load(bBuf, spec.bAddr + uint64_t(row * cols * kF32), rc, cols),
+          {bDram}, {bTile});
+    } else if (spec.b == EltwiseSpec::Col) {
+      bTile = {Space::Vrf, bBuf, bBuf + uint64_t(rc * kF32)};
+      emitter.emit(load(bBuf, spec.bAddr + uint64_t(row * kF32), 1, rc),
+                   {bDram}, {bTile});
+    }
+    auto inPlace = [&](Instruction inst) {
+      emitter.emit(inst, {aTile}, {aTile});
+    };
+
+    switch (spec.kind) {
+    case EltwiseSpec::Add:
+    case EltwiseSpec::Sub:
+    case EltwiseSpec::Mul:
+    case EltwiseSpec::Div:
+    case EltwiseSpec::Max:
+    case EltwiseSpec::Min: {
+      // b - a = -a + b; b / a = (1/a) * b.
+      if (reversed && spec.kind == EltwiseSpec::Sub)
+        inPlace(unary(Opcode::VNeg, aBuf, rc, cols));
+      if (reversed && spec.kind == EltwiseSpec::Div)
+        inPlace(unary(Opcode::VRecip, aBuf, rc, cols));
+      Opcode opcode = binaryOpcode(spec.kind);
+      if (reversed && spec.kind == EltwiseSpec::Sub)
+        opcode = Opcode::VAdd;
+      if (spec.b == EltwiseSpec::Imm) {
+        float imm = spec.imm;
+        Opcode vs = Opcode::VsAdd;
+        switch (opcode) {
+        case Opcode::VSub: vs = Opcode::VsAdd; imm = -imm; break;
+        case Opcode::VMul: vs = Opcode::VsMul; break;
+        case Opcode::VMax: vs = Opcode::VsMax; break;
+        case Opcode::VMin: vs = Opcode::VsMin; break;
+        default: break;
+        }
+        // Division by a constant: multiply by its correctly rounded inverse
+        // (what v.recip would compute).
+        if (invertB)
+          imm = 1.0f / imm;
+        inPlace(scalarOp(vs, aBuf, rc, cols, imm));
+        break;
+      }
+      if (invertB && (spec.b == EltwiseSpec::Full ||
+                      spec.b == EltwiseSpec::Col)) {
+        int64_t bCols = spec.b == EltwiseSpec::Full ? cols : rc;
+        int64_t bRows = spec.b == EltwiseSpec::Full ? rc : 1;
+        emitter.emit(unary(Opcode::VRecip, bBuf, bRows, bCols), {bTile},
+                     {bTile});
+      }
+      Instruction inst(opcode);
+      setMem(inst, "dst", Space::Vrf, aBuf);
+      setMem(inst, "a", Space::Vrf, aBuf);
+      setMem(inst, "b", Space::Vrf, bTile.begin);
+      Bcast bcast = Bcast::None;
+      int64_t bpitch = cols * kF32;
+      switch (spec.b) {
+      case EltwiseSpec::Row: bcast = Bcast::Row; break;
+      case EltwiseSpec::Col: bcast = Bcast::Col; bpitch = kF32; break;
+      case EltwiseSpec::Scalar: bcast = Bcast::Scalar; break;
+      default: break;
+      }
+      inst.with("dt", kDt).with("at", kDt).with("bt", kDt).with("rows", rc)
+          .with("cols", cols).with("dpitch", cols * kF32)
+          .with("apitch", cols * kF32).with("bpitch", bpitch)
+          .with("bcast", static_cast<int64_t>(bcast));
+      emitter.emit(inst, {aTile, bTile}, {aTile});
+      break;
+    }
+    case EltwiseSpec::Square: {
+      Instruction inst(Opcode::VMul);
+      setMem(inst, "dst", Space::Vrf, aBuf);
+      setMem(inst, "a", Space::Vrf, aBuf);
+      setMem(inst, "b", Space::Vrf, aBuf);
+      inst.with("dt", kDt).with("at", kDt).with("bt", kDt).with("rows", rc)
+          .with("cols", cols).with("dpitch", cols * kF32)
+          .with("apitch", cols * kF32).with("bpitch", cols * kF32);
+      inPlace(inst);
+      break;
+    }
+    case EltwiseSpec::Sqrt:
+      inPlace(unary(Opcode::VRsqrt, aBuf, rc, cols));
+      inPlace(unary(Opcode::VRecip, aBuf, rc, cols));
+      break;
+    case EltwiseSpec::Clip:
+      if (spec.clipMin)
+        inPlace(scalarOp(Opcode::VsMax, aBuf, rc, cols, *spec.clipMin));
+      if (spec.clipMax)
+        inPlace(scalarOp(Opcode::VsMin, aBuf, rc, cols, *spec.clipMax));
+      break;
+    default:
+      inPlace(unary(unaryOpcode(spec.kind), aBuf, rc, cols));
+      break;
+    }
+
+    Instruction store(Opcode::DmaSt);
+    setMem(store, "dst", Space::Dram,
+           spec.outAddr + uint64_t(row * cols * kF32));
+    setMem(store, "src", Space::Vrf, aBuf);
+    store.with("dt", kDt).with("x", cols).with("y", rc).with("z", 1)
+        .with("dy", cols * kF32).with("spitch", cols * kF32);
+    emitter.emit(store, {aTile}, {outDram});
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// MLIR adapter.
+//===----------------------------------------------------------------------===//
+
+RankedTensorType tensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+/// How operand `value` relates to the output shape `out`.
+std::optional<EltwiseSpec::BKind> classify(Value value,
+                                           ArrayRef<int64_t> out) {
+  RankedTensorType type = tensorType(value);
+  int64_t numel = type.getNumElements();
+  int64_t outNumel =
+      std::accumulate(out.begin(), out.end(), int64_t{1},
+                      std::multiplies<int64_t>());
+  if (numel == outNumel)
+    return EltwiseSpec::Full;
+  if (numel == 1) {
+    std::optional<F32ConstantView> constant = getF32Constant(value);
+    return constant ? EltwiseSpec::Imm : EltwiseSpec::Scalar;
+  }
+  ArrayRef<int64_t> shape = type.getShape();
+  if (out.empty() || shape.empty())
+    return std::nullopt;
+  // Align ranks with leading ones, as numpy does.
+  SmallVector<int64_t> aligned(out.size() - std::min(out.size(), shape.size()),
+                               1);
+  aligned.append(shape.begin(), shape.end());
+  if (aligned.size() != out.size())
+    return std::nullopt;
+  size_t last = out.size() - 1;
+  // [1, ..., 1, N] against [..., N]: one row reused by every row.
+  if (aligned[last] == out[last] &&
+      llvm::all_of(ArrayRef<int64_t>(aligned).drop_back(),
+                   [](int64_t d) { return d == 1; }))
+    return EltwiseSpec::Row;
+  // [..., M, 1] against [..., M, N]: one value per row.
+  if (aligned[last] == 1 &&
+      ArrayRef<int64_t>(aligned).drop_back() == out.drop_back())
+    return EltwiseSpec::Col;
+  return std::nullopt;
+}
+
+/// Builds the spec of `op` (addresses left 0) or explains why not.
+std::optional<EltwiseSpec> makeSpec(Operation *op, const TargetDesc &target,
+                                    std::string &reason) {
+  SmallVector<Type> types(op->getOperandTypes());
+  llvm::append_range(types, op->getResultTypes());
+  for (Type type : types) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape()) {
+      reason = "only static shapes are lowered to the card";
+      return std::nullopt;
+    }
+    if (!tensor.getElementType().isF32()) {
+      reason = op->getName().getStringRef().str() +
+               " runs on the card in f32 only";
+      return std::nullopt;
+    }
+  }
+  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+  ArrayRef<int64_t> out = outType.getShape();
+  int64_t total = outType.getNumElements();
+  if (total == 0) {
+    reason = "empty tensors are not lowered to the card";
+    return std::nullopt;
+  }
+
+  EltwiseSpec spec;
+  bool binary = true;
+  if (isa<AddOp>(op)) spec.kind = EltwiseSpec::Add;
+  else if (isa<SubOp>(op)) spec.kind = EltwiseSpec::Sub;
+  else if (isa<MulOp>(op)) spec.kind = EltwiseSpec::Mul;
+  else if (isa<DivOp>(op)) spec.kind = EltwiseSpec::Div;
+  else if (isa<MaxOp>(op)) spec.kind = EltwiseSpec::Max;
+  else if (isa<MinOp>(op)) spec.kind = EltwiseSpec::Min;
+  else {
+    binary = false;
+    if (auto pow = dyn_cast<PowOp>(op)) {
+      std::optional<F32ConstantView> exponent = getF32Constant(pow.getRhs());
+      if (!exponent || tensorType(pow.getRhs()).getNumElements() != 1 ||
+          (exponent->data.empty())) {
+        reason = "pow runs on the card only with a constant scalar exponent";
+        return std::nullopt;
+      }
+      float e = (*exponent)[0];
+      if (e == 2.0f)
+        spec.kind = EltwiseSpec::Square;
+      else if (e == 0.5f)
+        spec.kind = EltwiseSpec::Sqrt;
+      else {
+        reason = "pow runs on the card only with exponent 2 or 0.5 (the "
+                 "vector units have no log/exp-based power)";
+        return std::nullopt;
+      }
+      if (tensorType(pow.getLhs()).getNumElements() != total) {
+        reason = "pow with a broadcast base is not lowered to the card";
+        return std::nullopt;
+      }
+    } else if (isa<SqrtOp>(op)) spec.kind = EltwiseSpec::Sqrt;
+    else if (isa<ReluOp>(op)) spec.kind = EltwiseSpec::Relu;
+    else if (isa<SigmoidOp>(op)) spec.kind = EltwiseSpec::Sigmoid;
+    else if (isa<TanhOp>(op)) spec.kind = EltwiseSpec::Tanh;
+    else if (isa<ExpOp>(op)) spec.kind = EltwiseSpec::Exp;
+    else if (isa<AbsOp>(op)) spec.kind = EltwiseSpec::Abs;
+    else if (isa<NegOp>(op)) spec.kind = EltwiseSpec::Neg;
+    else if (auto gelu = dyn_cast<GeluOp>(op)) {
+      if (gelu.getApproximate() != GeluApproximation::none) {
+        reason = "only the exact (erf) gelu is in the NPU ISA";
+        return std::nullopt;
+      }
+      spec.kind = EltwiseSpec::Gelu;
+    } else if (auto clip = dyn_cast<ClipOp>(op)) {
+      spec.kind = EltwiseSpec::Clip;
+      if (auto min = clip.getMin())
+        spec.clipMin = min->convertToFloat();
+      if (auto max = clip.getMax())
+        spec.clipMax = max->convertToFloat();
+      if (spec.clipMin && spec.clipMax && !(*spec.clipMin <= *spec.clipMax)) {
+        reason = "clip with min > max is not lowered to the card";
+        return std::nullopt;
+      }
+    } else {
+      reason = "no NPU lowering for " + op->getName().getStringRef().str();
+      return std::nullopt;
+    }
+  }
+
+  if (binary) {
+    std::optional<EltwiseSpec::BKind> lhs = classify(op->getOperand(0), out);
+    std::optional<EltwiseSpec::BKind> rhs = classify(op->getOperand(1), out);
+    if (!lhs || !rhs) {
+      reason = "only same-shape, row-vector, per-row and scalar broadcasts "
+               "are lowered to the card";
+      return std::nullopt;
+    }
+    if (*lhs == EltwiseSpec::Full) {
+      spec.b = *rhs;
+    } else if (*rhs == EltwiseSpec::Full) {
+      spec.b = *lhs;
+      spec.reversed = true;
+    } else {
+      reason = "broadcasting both operands is not lowered to the card";
+      return std::nullopt;
+    }
+    if (spec.b == EltwiseSpec::Imm) {
+      Value scalar = op->getOperand(spec.reversed ? 0 : 1);
+      spec.imm = (*getF32Constant(scalar))[0];
+    }
+  }
+
+  // The view: the innermost dimension when b is broadcast along rows or
+  // columns; otherwise the widest divisor of the element count that gives a
+  // legal chunking.
+  if (spec.b == EltwiseSpec::Row || spec.b == EltwiseSpec::Col) {
+    spec.cols = out.back();
+    spec.rows = total / spec.cols;
+    if (!computeLayout(target, spec)) {
+      reason = "rows of " + std::to_string(spec.cols) +
+               " elements do not fit the vector unit's tiling";
+      return std::nullopt;
+    }
+    return spec;
+  }
+  for (int64_t cols = std::min(total, kMaxFlatCols); cols >= 1; --cols) {
+    if (total % cols)
+      continue;
+    spec.cols = cols;
+    spec.rows = total / cols;
+    if (computeLayout(target, spec))
+      return spec;
+  }
+  reason = "no DRAM-aligned chunking of " + std::to_string(total) +
+           " elements fits the vector register file";
+  return std::nullopt;
+}
+
+LogicalResult checkEltwise(Operation *op, const TargetDesc &target,
+                           std::string &reason) {
+  return success(makeSpec(op, target, reason).has_value());
+}
+
+LogicalResult emitEltwiseOp(Operation *op, KernelContext &context) {
+  std::string reason;
+  std::optional<EltwiseSpec> spec = makeSpec(op, context.target, reason);
+  if (!spec)
+    return op->emitOpError(reason);
+  Value a = op->getOperand(0), b;
+  if (spec->b != EltwiseSpec::None && spec->b != EltwiseSpec::Imm) {
+    b = op->getOperand(1);
+    if (spec->reversed)
+      std::swap(a, b);
+  } else if (spec->reversed) {
+    a = op->getOperand(1);
+  }
+  spec->aAddr = context.addressOf(a);
+  if (b)
+    spec->bAddr = context.addressOf(b);
+  spec->outAddr = context.addressOf(op->getResult(0));
+  emitEltwise(context.emitter, context.target, *spec);
+  return success();
+}
+
+LogicalResult checkErf(Operation *, const TargetDesc &, std::string &reason) {
+  reason = "erf is not in the NPU ISA";
+  return failure();
+}
+
+LogicalResult emitErf(Operation *op, KernelContext &) {
+  return op->emitOpError("erf is not in the NPU ISA");
+}
+} // namespace
+
+void mlir::nnaccel::npu_lowering::registerElementwiseKernels(
+    KernelTable &table) {
+  KernelEntry entry{checkEltwise, emitEltwiseOp};
+  for (StringRef name :
+       {AddOp::getOperationName(), SubOp::getOperationName(),
+        MulOp::getOperationName(), DivOp::getOperationName(),
+        MaxOp::getOperationName(), MinOp::getOperationName(),
+        PowOp::getOperationName(), SqrtOp::getOperationName(),
+        ReluOp::getOperationName(), SigmoidOp::getOperationName(),
+        TanhOp::getOperationName(), ExpOp::getOperationName(),
+        GeluOp::getOperationName(), AbsOp::getOperationName(),
+        NegOp::getOperationName(), ClipOp::getOperationName()})
+    table[name] = entry;
+  table[ErfOp::getOperationName()] = {checkErf, emitErf};
+}

@@ -1,0 +1,142 @@
+// RUN: nnaccel-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-assign-placement,accel-outline-partitions),accel-lower-to-npu)' \
+// RUN:   | FileCheck %s
+// RUN: nnaccel-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-assign-placement))' \
+// RUN:   | FileCheck %s --check-prefix=PLACE
+
+// Data-movement kernels: every op is a set of strided box copies, cut into
+// DMA-in / DMA-out pairs staged in two alternating 32 KiB VRF slots.
+
+// reshape: one contiguous copy.
+// CHECK-LABEL: func.func @reshape
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 2048 y = 1 z = 1 dpitch = 8192 push_next
+// CHECK-NEXT: npu.sync ex pop_prev push_next
+// CHECK-NEXT: npu.dma.st dram[0x2000], vrf[0x0], f32 x = 2048 y = 1 z = 1 spitch = 8192 pop_prev
+// CHECK-NEXT: npu.halt
+func.func @reshape(%a: tensor<16x4x32xf32>) -> tensor<16x128xf32> {
+  %0 = accel.reshape %a : tensor<16x4x32xf32> -> tensor<16x128xf32>
+  return %0 : tensor<16x128xf32>
+}
+
+// -----
+
+// 64 KiB: two chunks, one per VRF slot, so the second load does not wait
+// for the first store.
+// CHECK-LABEL: func.func @reshape_big
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 8192 y = 1 z = 1 dpitch = 32768 push_next
+// CHECK: npu.dma.st dram[0x10000], vrf[0x0], f32 x = 8192 y = 1 z = 1 spitch = 32768 pop_prev
+// CHECK-NEXT: npu.dma.ld vrf[0x8000], dram[0x8000], f32 x = 8192 y = 1 z = 1 dpitch = 32768 push_next
+// CHECK: npu.dma.st dram[0x18000], vrf[0x8000], f32 x = 8192 y = 1 z = 1 spitch = 32768 pop_prev
+func.func @reshape_big(%a: tensor<128x128xf32>) -> tensor<16384xf32> {
+  %0 = accel.reshape %a : tensor<128x128xf32> -> tensor<16384xf32>
+  return %0 : tensor<16384xf32>
+}
+
+// -----
+
+// Transposes of the attention heads. Swapping the two outer dimensions keeps
+// rows contiguous: one 3-D box (y and z strides swapped). Moving the
+// innermost dimension uses the x=1 element gather: 128 planes of 16
+// elements 512 bytes apart become 128 dense rows.
+// CHECK-LABEL: func.func @transpose
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 32 y = 16 z = 4 sy = 512 sz = 128 dpitch = 128 push_next
+// CHECK: npu.dma.st dram[0x2000], vrf[0x0], f32 x = 32 y = 16 z = 4 dy = 128 dz = 2048 spitch = 128 pop_prev
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 1 y = 16 z = 128 sy = 512 sz = 4 dpitch = 4
+// CHECK: npu.dma.st dram[0x4000], vrf[0x0], f32 x = 16 y = 128 z = 1 dy = 64 spitch = 64 pop_prev
+func.func @transpose(%a: tensor<16x4x32xf32>) -> (tensor<4x16x32xf32>, tensor<4x32x16xf32>) {
+  %0 = accel.transpose %a {permutation = array<i64: 1, 0, 2>} : tensor<16x4x32xf32> -> tensor<4x16x32xf32>
+  %1 = accel.transpose %a {permutation = array<i64: 1, 2, 0>} : tensor<16x4x32xf32> -> tensor<4x32x16xf32>
+  return %0, %1 : tensor<4x16x32xf32>, tensor<4x32x16xf32>
+}
+
+// -----
+
+// Slice of the fused QKV projection: rows of 128 with a 384-element pitch.
+// CHECK-LABEL: func.func @slice
+// CHECK: npu.dma.ld vrf[0x0], dram[0x200], f32 x = 128 y = 16 z = 1 sy = 1536 dpitch = 512 push_next
+// CHECK: npu.dma.st dram[0x6000], vrf[0x0], f32 x = 128 y = 16 z = 1 dy = 512 spitch = 512 pop_prev
+func.func @slice(%a: tensor<16x1x384xf32>) -> tensor<16x1x128xf32> {
+  %0 = accel.slice %a {starts = array<i64: 0, 0, 128>, ends = array<i64: 16, 1, 256>, steps = array<i64: 1, 1, 1>} : tensor<16x1x384xf32> -> tensor<16x1x128xf32>
+  return %0 : tensor<16x1x128xf32>
+}
+
+// -----
+
+// A step of 4 along the rows merges with the row dimension into one
+// 128-element gather with a 16-byte stride.
+// CHECK-LABEL: func.func @slice_step
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 1 y = 128 z = 1 sy = 16 dpitch = 4 push_next
+// CHECK: npu.dma.st dram[0x800], vrf[0x0], f32 x = 128 y = 1 z = 1 spitch = 512 pop_prev
+func.func @slice_step(%a: tensor<8x64xf32>) -> tensor<8x16xf32> {
+  %0 = accel.slice %a {starts = array<i64: 0, 0>, ends = array<i64: 8, 64>, steps = array<i64: 1, 4>} : tensor<8x64xf32> -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+// concat: one box per input, stored with the output's row pitch (192 B).
+// CHECK-LABEL: func.func @concat
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 16 y = 2 z = 1 sy = 64 dpitch = 64
+// CHECK: npu.dma.st dram[0x180], vrf[0x0], f32 x = 16 y = 2 z = 1 dy = 192 spitch = 64
+// CHECK: npu.dma.ld vrf[0x8000], dram[0x80], f32 x = 32 y = 2 z = 1 sy = 128 dpitch = 128
+// CHECK: npu.dma.st dram[0x1c0], vrf[0x8000], f32 x = 32 y = 2 z = 1 dy = 192 spitch = 128
+func.func @concat(%a: tensor<2x16xf32>, %b: tensor<2x32xf32>) -> tensor<2x48xf32> {
+  %0 = accel.concat %a, %b {axis = 1 : i64} : (tensor<2x16xf32>, tensor<2x32xf32>) -> tensor<2x48xf32>
+  return %0 : tensor<2x48xf32>
+}
+
+// -----
+
+// Zero padding of the last two dimensions by <= 7: the DMA engine inserts
+// the zeros while loading, and the padded planes are stored in one go.
+// CHECK-LABEL: func.func @pad
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 8 y = 8 z = 3 sy = 32 sz = 256 dpitch = 44 pt = 1 pb = 1 pl = 2 pr = 1 push_next
+// CHECK: npu.dma.st dram[0x300], vrf[0x0], f32 x = 11 y = 30 z = 1 dy = 44 spitch = 44 pop_prev
+func.func @pad(%a: tensor<3x8x8xf32>) -> tensor<3x10x11xf32> {
+  %0 = accel.pad %a {pads = array<i64: 0, 1, 2, 0, 1, 1>} : tensor<3x8x8xf32> -> tensor<3x10x11xf32>
+  return %0 : tensor<3x10x11xf32>
+}
+
+// -----
+
+// Other constant pads: v.fill a row with the value, store it over the
+// output, then copy the interior.
+// CHECK-LABEL: func.func @pad_fill
+// CHECK: npu.v.fill vrf[0x0], f32 rows = 1 cols = 64 dpitch = 256 imm = 1.500000e+00 push_next
+// CHECK-NEXT: npu.dma.st dram[0x80], vrf[0x0], f32 x = 64 y = 1 z = 1 spitch = 256 pop_prev
+// CHECK-NEXT: npu.dma.ld vrf[0x8000], dram[0x0], f32 x = 32 y = 1 z = 1 dpitch = 128 push_next
+// CHECK: npu.dma.st dram[0xc0], vrf[0x8000], f32 x = 32 y = 1 z = 1 spitch = 128 pop_prev
+func.func @pad_fill(%a: tensor<2x16xf32>) -> tensor<4x16xf32> {
+  %0 = accel.pad %a {pads = array<i64: 1, 0, 1, 0>, value = 1.5 : f32} : tensor<2x16xf32> -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// expand of a row: the same row read 8 times (plane stride 0).
+// CHECK-LABEL: func.func @expand
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 32 y = 1 z = 8 dpitch = 128 push_next
+// CHECK: npu.dma.st dram[0x80], vrf[0x0], f32 x = 32 y = 1 z = 8 dz = 128 spitch = 128 pop_prev
+func.func @expand(%a: tensor<1x32xf32>) -> tensor<8x32xf32> {
+  %0 = accel.expand %a : tensor<1x32xf32> -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+// What the kernels refuse stays on the host with the reason.
+// PLACE-LABEL: func.func @refused
+// PLACE: accel.slice {{.*}}accel.host_reason = "a transfer would start at a DRAM offset that is not a multiple of 64 bytes"
+// PLACE: accel.slice {{.*}}accel.host_reason = "slices with negative steps are not lowered to the card"
+// PLACE: accel.expand {{.*}}accel.host_reason = "broadcasting along the innermost dimension is not lowered to the card"
+// PLACE: accel.pad {{.*}}accel.host_reason = "only constant-mode pad is lowered to the card"
+// PLACE: accel.reshape {{.*}}accel.host_reason = "accel.reshape runs on the card in f32 only"
+func.func @refused(%a: tensor<4x1xf32>, %x: tensor<4x8xf32>, %i: tensor<4x8xi32>) -> (tensor<4x7xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi32>) {
+  %0 = accel.slice %x {starts = array<i64: 0, 1>, ends = array<i64: 4, 8>, steps = array<i64: 1, 1>} : tensor<4x8xf32> -> tensor<4x7xf32>
+  %1 = accel.slice %x {starts = array<i64: 0, 7>, ends = array<i64: 4, -1>, steps = array<i64: 1, -1>} : tensor<4x8xf32> -> tensor<4x8xf32>
+  %2 = accel.expand %a : tensor<4x1xf32> -> tensor<4x8xf32>
+  %3 = accel.pad %x {pads = array<i64: 0, 1, 0, 1>, mode = #accel.pad_mode<reflect>} : tensor<4x8xf32> -> tensor<4x10xf32>
+  %4 = accel.reshape %i : tensor<4x8xi32> -> tensor<32xi32>
+  return %0, %1, %2, %3, %4 : tensor<4x7xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi32>
+}

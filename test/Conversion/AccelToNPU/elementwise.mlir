@@ -1,0 +1,162 @@
+// RUN: nnaccel-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-assign-placement,accel-outline-partitions),accel-lower-to-npu)' \
+// RUN:   | FileCheck %s
+// RUN: nnaccel-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-assign-placement))' \
+// RUN:   | FileCheck %s --check-prefix=PLACE
+
+// Elementwise kernels: row chunks of the output stream through two VRF
+// slots (at 0x0 and 0x8000 on the default target); the MFUs work in place
+// and the store queue writes each chunk back.
+
+// A row-vector bias (as in the transformer): loaded once into a resident
+// VRF row, then one v.add with bcast=row per chunk.
+// CHECK-LABEL: func.func @add_row
+// CHECK: npu.program @add_row_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x2000], f32 x = 128 y = 1 z = 1 sy = 512 dpitch = 512
+// CHECK-NEXT: npu.dma.ld vrf[0x200], dram[0x0], f32 x = 128 y = 16 z = 1 sy = 512 dpitch = 512 push_next
+// CHECK-NEXT: npu.v.add vrf[0x200], vrf[0x200], vrf[0x0], f32, f32, f32 rows = 16 cols = 128 dpitch = 512 apitch = 512 bpitch = 512 bcast = row pop_prev
+// CHECK: npu.dma.st dram[0x2200], vrf[0x200], f32 x = 128 y = 16 z = 1 dy = 512 spitch = 512 pop_prev
+// CHECK-NEXT: npu.halt
+func.func @add_row(%a: tensor<1x16x128xf32>, %b: tensor<128xf32>) -> tensor<1x16x128xf32> {
+  %0 = accel.add %a, %b : (tensor<1x16x128xf32>, tensor<128xf32>) -> tensor<1x16x128xf32>
+  return %0 : tensor<1x16x128xf32>
+}
+
+// -----
+
+// Same shapes, flattened to 1024-wide rows: two loads, one v.add.
+// CHECK-LABEL: func.func @add_same
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 1024 y = 2 z = 1 sy = 4096 dpitch = 4096
+// CHECK-NEXT: npu.dma.ld vrf[0x2000], dram[0x2000], f32 x = 1024 y = 2 z = 1 sy = 4096 dpitch = 4096 push_next
+// CHECK-NEXT: npu.v.add vrf[0x0], vrf[0x0], vrf[0x2000], f32, f32, f32 rows = 2 cols = 1024 dpitch = 4096 apitch = 4096 bpitch = 4096 pop_prev
+// CHECK: npu.dma.st dram[0x4000], vrf[0x0], f32 x = 1024 y = 2 z = 1 dy = 4096 spitch = 4096 pop_prev
+func.func @add_same(%a: tensor<4x16x32xf32>, %b: tensor<4x16x32xf32>) -> tensor<4x16x32xf32> {
+  %0 = accel.add %a, %b : (tensor<4x16x32xf32>, tensor<4x16x32xf32>) -> tensor<4x16x32xf32>
+  return %0 : tensor<4x16x32xf32>
+}
+
+// -----
+
+// Division by a constant scalar (the attention scale): vs.mul by 1/c.
+// CHECK-LABEL: func.func @div_const
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 1024 y = 2 z = 1 sy = 4096 dpitch = 4096 push_next
+// CHECK-NEXT: npu.vs.mul vrf[0x0], vrf[0x0], f32, f32 rows = 2 cols = 1024 dpitch = 4096 apitch = 4096 imm = 2.500000e-01 pop_prev
+// CHECK: npu.dma.st
+func.func @div_const(%a: tensor<4x16x32xf32>) -> tensor<4x16x32xf32> {
+  %c = accel.constant dense<4.0> : tensor<f32>
+  %0 = accel.div %a, %c : (tensor<4x16x32xf32>, tensor<f32>) -> tensor<4x16x32xf32>
+  return %0 : tensor<4x16x32xf32>
+}
+
+// -----
+
+// Division by a tensor: v.recip of the divisor chunk, then v.mul.
+// CHECK-LABEL: func.func @div
+// CHECK: npu.dma.ld vrf[0x0]
+// CHECK-NEXT: npu.dma.ld vrf[0x400]{{.*}}push_next
+// CHECK-NEXT: npu.v.recip vrf[0x400], vrf[0x400], f32, f32 rows = 1 cols = 256 dpitch = 1024 apitch = 1024 pop_prev
+// CHECK-NEXT: npu.v.mul vrf[0x0], vrf[0x0], vrf[0x400], f32, f32, f32 rows = 1 cols = 256
+func.func @div(%a: tensor<8x32xf32>, %b: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %0 = accel.div %a, %b : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+// A broadcast lhs of sub swaps into b: b - a = -a + b, with a per-row
+// (bcast=col) operand of one value per row.
+// CHECK-LABEL: func.func @rsub_col
+// CHECK: npu.dma.ld vrf[0x0], dram[0x40], f32 x = 32 y = 8 z = 1 sy = 128 dpitch = 128 push_next
+// CHECK-NEXT: npu.dma.ld vrf[0x400], dram[0x0], f32 x = 8 y = 1 z = 1 sy = 32 dpitch = 32 push_next
+// CHECK-NEXT: npu.v.neg vrf[0x0], vrf[0x0], f32, f32 rows = 8 cols = 32 dpitch = 128 apitch = 128 pop_prev
+// CHECK-NEXT: npu.v.add vrf[0x0], vrf[0x0], vrf[0x400], f32, f32, f32 rows = 8 cols = 32 dpitch = 128 apitch = 128 bpitch = 4 bcast = col pop_prev
+func.func @rsub_col(%a: tensor<8x32xf32>, %b: tensor<8x1xf32>) -> tensor<8x32xf32> {
+  %0 = accel.sub %b, %a : (tensor<8x1xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+// A scalar that is not a constant: bcast=scalar from a resident register.
+// CHECK-LABEL: func.func @max_scalar
+// CHECK: npu.dma.ld vrf[0x0], dram[{{.*}}], f32 x = 1 y = 1 z = 1
+// CHECK: npu.v.max vrf[0x100], vrf[0x100], vrf[0x0], f32, f32, f32 rows = 1 cols = 256 dpitch = 1024 apitch = 1024 bpitch = 1024 bcast = scalar
+func.func @max_scalar(%a: tensor<16x16xf32>, %s: tensor<f32>) -> tensor<16x16xf32> {
+  %0 = accel.max %a, %s : (tensor<16x16xf32>, tensor<f32>) -> tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
+
+// -----
+
+// Unary ops over 128 KiB: four 32 KiB chunks alternating between the two
+// VRF slots; the third load waits (via an ex relay) until the first
+// chunk's store has drained slot 0.
+// CHECK-LABEL: func.func @relu_big
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 1024 y = 8 z = 1 sy = 4096 dpitch = 4096 push_next
+// CHECK-NEXT: npu.v.relu vrf[0x0], vrf[0x0], f32, f32 rows = 8 cols = 1024 dpitch = 4096 apitch = 4096 pop_prev
+// CHECK: npu.dma.st dram[0x20000], vrf[0x0], {{.*}} push_prev
+// CHECK-NEXT: npu.dma.ld vrf[0x8000], dram[0x8000]
+// CHECK: npu.dma.st dram[0x28000], vrf[0x8000]
+// CHECK-NEXT: npu.sync ex pop_next push_prev
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x10000], {{.*}} pop_next push_next
+// CHECK: npu.dma.ld vrf[0x8000], dram[0x18000]
+// CHECK: npu.dma.st dram[0x38000], vrf[0x8000]
+// CHECK-NEXT: npu.halt
+func.func @relu_big(%a: tensor<64x512xf32>) -> tensor<64x512xf32> {
+  %0 = accel.relu %a : tensor<64x512xf32>
+  return %0 : tensor<64x512xf32>
+}
+
+// -----
+
+// clip is vs.max/vs.min with the bounds; sqrt is 1 / rsqrt(x) (exact at 0
+// and inf); pow 2 is x * x.
+// CHECK-LABEL: func.func @unary_mix
+// (The 4 x 8 tensors are flattened to one 32-wide row; imm = 0 is not
+// printed.)
+// CHECK: npu.vs.max vrf[0x0], vrf[0x0], f32, f32 rows = 1 cols = 32 dpitch = 128 apitch = 128 pop_prev
+// CHECK-NEXT: npu.vs.min vrf[0x0], vrf[0x0], f32, f32 rows = 1 cols = 32 dpitch = 128 apitch = 128 imm = 6.000000e+00
+// CHECK: npu.v.rsqrt vrf[0x0], vrf[0x0], f32, f32 rows = 1 cols = 32
+// CHECK-NEXT: npu.v.recip vrf[0x0], vrf[0x0], f32, f32 rows = 1 cols = 32
+// CHECK: npu.v.mul vrf[0x0], vrf[0x0], vrf[0x0], f32, f32, f32 rows = 1 cols = 32
+// CHECK: npu.v.gelu
+// CHECK: npu.v.sigm
+// CHECK: npu.v.tanh
+// CHECK: npu.v.exp
+// CHECK: npu.v.abs
+// CHECK: npu.v.neg
+func.func @unary_mix(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = accel.clip %x {min = 0.0 : f32, max = 6.0 : f32} : tensor<4x8xf32>
+  %1 = accel.sqrt %0 : tensor<4x8xf32>
+  %two = accel.constant dense<2.0> : tensor<f32>
+  %2 = accel.pow %1, %two : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %3 = accel.gelu %2 : tensor<4x8xf32>
+  %4 = accel.sigmoid %3 : tensor<4x8xf32>
+  %5 = accel.tanh %4 : tensor<4x8xf32>
+  %6 = accel.exp %5 : tensor<4x8xf32>
+  %7 = accel.abs %6 : tensor<4x8xf32>
+  %8 = accel.neg %7 : tensor<4x8xf32>
+  return %8 : tensor<4x8xf32>
+}
+
+// -----
+
+// What the kernels refuse stays on the host with the reason.
+// PLACE-LABEL: func.func @refused
+// PLACE: accel.add {{.*}}accel.host_reason = "broadcasting both operands is not lowered to the card"
+// PLACE: accel.add {{.*}}accel.host_reason = "accel.add runs on the card in f32 only"
+// PLACE: accel.pow {{.*}}accel.host_reason = "pow runs on the card only with exponent 2 or 0.5 (the vector units have no log/exp-based power)"
+// PLACE: accel.erf {{.*}}accel.host_reason = "erf is not in the NPU ISA"
+// PLACE: accel.gelu {{.*}}accel.host_reason = "only the exact (erf) gelu is in the NPU ISA"
+// PLACE: accel.sub {{.*}}accel.host_reason = "only same-shape, row-vector, per-row and scalar broadcasts are lowered to the card"
+func.func @refused(%a: tensor<4x1xf32>, %b: tensor<1x8xf32>, %h: tensor<4x8xf16>, %x: tensor<4x8xf32>, %y: tensor<2x4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>) {
+  %0 = accel.add %a, %b : (tensor<4x1xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  %1 = accel.add %h, %h : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %c3 = accel.constant dense<3.0> : tensor<f32>
+  %2 = accel.pow %x, %c3 : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %3 = accel.erf %x : tensor<4x8xf32>
+  %4 = accel.gelu %x {approximate = #accel.gelu_approx<tanh>} : tensor<4x8xf32>
+  %5 = accel.sub %y, %a : (tensor<2x4x8xf32>, tensor<4x1xf32>) -> tensor<2x4x8xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<4x8xf32>, tensor<4x8xf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>
+}
