@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Tensor files for the elementwise and data-movement end-to-end tests.
+
+  k1-tensors.py random OUT.npy DIMS SEED [SCALE]
+      Writes an f32 .npy of shape DIMS ("4x96"; "scalar" for rank 0) with
+      deterministic pseudo-random values in [-SCALE, SCALE) (default 4).
+  k1-tensors.py refdir DIR
+      Converts DIR/output_<i>.npy, the outputs of a host reference run
+      (nnaccel-run --output DIR), into DIR/output_<i>.pb ONNX TensorProtos,
+      which is what nnaccel-run --expect reads.
+
+Pure Python (no numpy), so the tests need nothing beyond lit.
+"""
+import ast
+import os
+import struct
+import sys
+
+
+def write_npy(path, dims, values):
+    shape = "".join("%d, " % d for d in dims).rstrip(" ")
+    if len(dims) > 1:
+        shape = shape.rstrip(",")
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % shape
+    pad = (64 - (10 + len(header) + 1) % 64) % 64
+    header += " " * pad + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
+        f.write(header.encode("latin1"))
+        f.write(struct.pack("<%df" % len(values), *values))
+
+
+def read_npy(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:6] != b"\x93NUMPY":
+        sys.exit("%s: not a .npy file" % path)
+    if data[6] == 1:
+        (hlen,) = struct.unpack_from("<H", data, 8)
+        start = 10
+    else:
+        (hlen,) = struct.unpack_from("<I", data, 8)
+        start = 12
+    header = ast.literal_eval(data[start:start + hlen].decode("latin1"))
+    if header["descr"] != "<f4" or header["fortran_order"]:
+        sys.exit("%s: only little-endian C-order f32 is supported" % path)
+    return list(header["shape"]), data[start + hlen:]
+
+
+def varint(value):
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def write_pb(path, dims, raw):
+    # TensorProto: dims (1, varint each), data_type (2) = 1 (FLOAT),
+    # raw_data (9, length-delimited).
+    msg = bytearray()
+    for d in dims:
+        msg += b"\x08" + varint(d)
+    msg += b"\x10\x01"
+    msg += b"\x4a" + varint(len(raw)) + raw
+    with open(path, "wb") as f:
+        f.write(bytes(msg))
+
+
+def main(argv):
+    if len(argv) >= 5 and argv[1] == "random":
+        dims = [] if argv[3] == "scalar" else [int(d) for d in argv[3].split("x")]
+        count = 1
+        for d in dims:
+            count *= d
+        scale = float(argv[5]) if len(argv) > 5 else 4.0
+        state = (int(argv[4]) * 2654435761) % 2**32 or 1
+        values = []
+        for _ in range(count):
+            # xorshift32: deterministic across Python versions.
+            state ^= (state << 13) & 0xFFFFFFFF
+            state ^= state >> 17
+            state ^= (state << 5) & 0xFFFFFFFF
+            values.append((state / 2**32 * 2.0 - 1.0) * scale)
+        write_npy(argv[2], dims, values)
+    elif len(argv) == 3 and argv[1] == "refdir":
+        i = 0
+        while os.path.exists(os.path.join(argv[2], "output_%d.npy" % i)):
+            dims, raw = read_npy(os.path.join(argv[2], "output_%d.npy" % i))
+            write_pb(os.path.join(argv[2], "output_%d.pb" % i), dims, raw)
+            i += 1
+        if i == 0:
+            sys.exit("%s: no output_0.npy" % argv[2])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
