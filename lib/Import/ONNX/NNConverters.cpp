@@ -184,16 +184,56 @@ LogicalResult convertBatchNorm(NodeContext &ctx) {
 }
 
 LogicalResult convertLayerNorm(NodeContext &ctx) {
-  if (ctx.hasOutput(1) || ctx.hasOutput(2))
-    return ctx.emitError() << "Mean/InvStdDev outputs are not supported";
   Value input = ctx.getInput(0);
-  auto op = ctx.getBuilder().create<LayerNormOp>(
-      ctx.getLoc(), input.getType(), input, ctx.getInput(1), ctx.getInput(2),
-      ctx.getBuilder().getI64IntegerAttr(ctx.getIntAttr("axis", -1)),
-      ctx.getBuilder().getF32FloatAttr(ctx.getFloatAttr("epsilon", 1e-5f)));
+  RankedTensorType type = ctx.getInputType(0);
+  int64_t rawAxis = ctx.getIntAttr("axis", -1);
+  float epsilon = ctx.getFloatAttr("epsilon", 1e-5f);
+  OpBuilder &b = ctx.getBuilder();
+  auto op = b.create<LayerNormOp>(ctx.getLoc(), input.getType(), input,
+                                  ctx.getInput(1), ctx.getInput(2),
+                                  b.getI64IntegerAttr(rawAxis),
+                                  b.getF32FloatAttr(epsilon));
   if (failed(op.verify()))
     return failure();
   ctx.setOutput(0, op);
+  if (!ctx.hasOutput(1) && !ctx.hasOutput(2))
+    return success();
+
+  // Mean and InvStdDev (over the normalised axes, kept as size 1) as the
+  // ONNX function body computes them.
+  if (!type.getElementType().isF32())
+    return ctx.emitError() << "Mean/InvStdDev outputs need an f32 input";
+  FailureOr<int64_t> axis = normalizeAxis(ctx, rawAxis, type.getRank());
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> axes;
+  for (int64_t i = *axis; i < type.getRank(); ++i)
+    axes.push_back(i);
+  SmallVector<NamedAttribute> reduceAttrs{
+      named(ctx, "axes", b.getDenseI64ArrayAttr(axes)),
+      named(ctx, "keepdims", b.getBoolAttr(true))};
+  FailureOr<Value> mean = ctx.createInferred1<ReduceMeanOp>({input},
+                                                            reduceAttrs);
+  if (failed(mean))
+    return failure();
+  Value centered = ctx.create<SubOp>(input.getType(), input, *mean);
+  Value squared = ctx.create<MulOp>(input.getType(), centered, centered);
+  FailureOr<Value> variance =
+      ctx.createInferred1<ReduceMeanOp>({squared}, reduceAttrs);
+  if (failed(variance))
+    return failure();
+  Type statType = variance->getType();
+  auto scalarType = RankedTensorType::get({}, b.getF32Type());
+  Value eps = b.create<ConstantOp>(
+      ctx.getLoc(), cast<ElementsAttr>(DenseElementsAttr::get(scalarType,
+                                                              epsilon)));
+  Value one = b.create<ConstantOp>(
+      ctx.getLoc(),
+      cast<ElementsAttr>(DenseElementsAttr::get(scalarType, 1.0f)));
+  Value stddev = ctx.create<SqrtOp>(
+      statType, ctx.create<AddOp>(statType, *variance, eps));
+  ctx.setOutput(1, *mean);
+  ctx.setOutput(2, ctx.create<DivOp>(statType, one, stddev));
   return success();
 }
 
