@@ -30,13 +30,20 @@
 //       and the store picks every other column (x = 1, source pitch 2
 //       elements).
 //
+// * Dense 3x3 (groups 1), pads 1, stride 1 or 2, with few channels x
+//   filters (a network's stem: 3 -> 16): all padded input planes of an
+//   image in ACC, then per filter one output plane accumulated from a
+//   multiply by a scalar weight (bcast = scalar) per (channel, tap), chained
+//   into the add; stride 2 as above (row pitch of two padded rows, store of
+//   every other column). Sequential sums: equal to the host to rounding.
+//
 // DRAM operand bases must be 64-byte aligned, which rules out DMA gathers
-// that start at an odd element; everything that needs an element offset is
-// therefore done on chip (VRF/ACC operands only need 4-byte alignment), and
-// chunk sizes are rounded so every chunk's DRAM base stays aligned.
-// Everything else (dense KxK convolutions such as a network's stem, other
-// groupings, dilations, 1-D/3-D) is refused with a reason and runs on the
-// host.
+// that start at an odd element (im2col, tap-shifted windows, stride-2
+// column phases); everything that needs an element offset is therefore done
+// on chip (VRF/ACC operands only need 4-byte alignment), and chunk sizes are
+// rounded so every chunk's DRAM base stays aligned. Everything else (other
+// kernel sizes, dense 3x3 with many channels, other groupings, dilations,
+// 1-D/3-D, non-f32) is refused with a reason and runs on the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -115,11 +122,16 @@ MemRegion footprint(const Block &block, int64_t rows, int64_t cols) {
 /// is a full block, a column (one element per row: bcast = col) or a row.
 /// `a` may be the chain (then `aRegion` is ignored); `chainOut` forwards the
 /// result instead of writing it.
+///
+/// A chain runs as one unit and only its last member may push tokens, so the
+/// consumer of a chain also declares its producer's reads (`chainedReads`):
+/// a later writer of those buffers then waits for the chain's last member.
 void emitBinary(ProgramEmitter &emitter, Opcode opcode,
                 std::optional<Block> dst, std::optional<Block> a,
-                const Block &b, Bcast bcast, int64_t rows, int64_t cols) {
+                const Block &b, Bcast bcast, int64_t rows, int64_t cols,
+                std::vector<MemRegion> chainedReads = {}) {
   Instruction inst(opcode);
-  std::vector<MemRegion> reads, writes;
+  std::vector<MemRegion> reads = std::move(chainedReads), writes;
   if (dst) {
     withMem(inst, "dst", dst->space, dst->addr).with("dpitch", dst->pitch);
     writes.push_back(footprint(*dst, rows, cols));
@@ -140,6 +152,14 @@ void emitBinary(ProgramEmitter &emitter, Opcode opcode,
   inst.with("dt", kDt).with("at", kDt).with("bt", kDt).with("rows", rows)
       .with("cols", cols).with("bcast", static_cast<int64_t>(bcast));
   emitter.emit(inst, std::move(reads), std::move(writes));
+}
+
+/// What a binary op reading `a` and `b` (with `bcast`) touches.
+std::vector<MemRegion> operandReads(const Block &a, const Block &b,
+                                    Bcast bcast, int64_t rows, int64_t cols) {
+  int64_t bRows = bcast == Bcast::Row || bcast == Bcast::Scalar ? 1 : rows;
+  int64_t bCols = bcast == Bcast::Col || bcast == Bcast::Scalar ? 1 : cols;
+  return {footprint(a, rows, cols), footprint(b, bRows, bCols)};
 }
 
 /// Applies `act` to a rows x cols block in place.
@@ -438,7 +458,7 @@ struct DepthwiseLayout {
   // vrf: weights [C x 9], bias [C], then the per-chunk buffers.
   uint64_t weightBase = 0, biasBase = 0;
   Space tempSpace;
-  uint64_t temp[3] = {0, 0, 0}, wexp = 0; // single-buffered
+  uint64_t temp[2] = {0, 0}, wexp = 0; // single-buffered
   uint64_t in[2], out[2], compact[2];      // acc, double-buffered
 };
 
@@ -455,10 +475,10 @@ std::optional<DepthwiseLayout> depthwiseLayout(const TargetDesc &target,
     return std::nullopt;
   }
   // Double-buffered per chunk in ACC: input planes, accumulator, compacted
-  // rows; single-buffered: three temporaries and the expanded weights, in the
+  // rows; single-buffered: two temporaries and the expanded weights, in the
   // VRF if they fit there, else in ACC too.
   int64_t accPerChannel = 2 * (sizes.in + sizes.out + sizes.compact);
-  int64_t tempPerChannel = 3 * sizes.out + sizes.wexp;
+  int64_t tempPerChannel = 2 * sizes.out + sizes.wexp;
   int64_t withVrfTemps = std::min(accBytes / accPerChannel,
                                   (vrfBytes - fixed) / tempPerChannel);
   int64_t withAccTemps = accBytes / (accPerChannel + tempPerChannel);
@@ -543,14 +563,12 @@ bool canEmitDepthwise(const TargetDesc &target, const DepthwiseSpec &spec,
 /// dotF32 over a 9-element patch (lane t holds product t; the lanes are
 /// reduced by the tree 8, 4, 2, 1):
 ///   ((p0 + p8) + p4) + (p2 + p6)  +  ((p1 + p5) + (p3 + p7)).
-/// `tap(t)` gives the window and the weight column of tap t. A product is
-/// either written to a buffer or forwarded through the chain into the add
-/// that accumulates it. The last product is not chained: the next load into
-/// the window buffer waits for its last reader, and only the last member of
-/// a chain may push that token.
+/// `tap(t)` gives the window and the weight column of tap t. The first
+/// product of each partial sum is written to its buffer, the others are
+/// forwarded through the chain into the add that accumulates them.
 void emitNineTaps(ProgramEmitter &emitter,
                   const std::function<std::pair<Block, Block>(int)> &tap,
-                  const Block &out, const Block (&temp)[3], int64_t rows,
+                  const Block &out, const Block (&temp)[2], int64_t rows,
                   int64_t cols) {
   auto product = [&](const Block &dst, int t) {
     auto [window, weight] = tap(t);
@@ -563,7 +581,8 @@ void emitNineTaps(ProgramEmitter &emitter,
     emitBinary(emitter, Opcode::VMul, std::nullopt, window, weight,
                Bcast::Col, rows, cols);
     emitBinary(emitter, Opcode::VAdd, dst, std::nullopt, dst, Bcast::None,
-               rows, cols);
+               rows, cols,
+               operandReads(window, weight, Bcast::Col, rows, cols));
   };
   auto add = [&](const Block &dst, const Block &other) {
     emitBinary(emitter, Opcode::VAdd, dst, dst, other, Bcast::None, rows,
@@ -578,8 +597,7 @@ void emitNineTaps(ProgramEmitter &emitter,
   product(temp[1], 1);
   accumulate(temp[1], 5);
   product(temp[0], 3);
-  product(temp[2], 7);
-  add(temp[0], temp[2]);
+  accumulate(temp[0], 7);
   add(temp[1], temp[0]);
   add(out, temp[1]);
 }
@@ -620,9 +638,8 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
         // One vector row per channel; output element (i, j) at i*wp + j.
         int64_t cols = h * wp - 2;
         Block out{Space::Acc, layout.out[slot], sizes.out};
-        Block temp[3] = {{layout.tempSpace, layout.temp[0], sizes.out},
-                         {layout.tempSpace, layout.temp[1], sizes.out},
-                         {layout.tempSpace, layout.temp[2], sizes.out}};
+        Block temp[2] = {{layout.tempSpace, layout.temp[0], sizes.out},
+                         {layout.tempSpace, layout.temp[1], sizes.out}};
         auto tap = [&](int t) {
           int64_t di = t / 3, dj = t % 3;
           Block window{Space::Acc, in + uint64_t((di * wp + dj) * kF32),
@@ -653,9 +670,8 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
       int64_t rowsPerChannel = ho + 1;
       int64_t rows = cc * rowsPerChannel - 1;
       Block out{Space::Acc, layout.out[slot], w * kF32};
-      Block temp[3] = {{layout.tempSpace, layout.temp[0], w * kF32},
-                       {layout.tempSpace, layout.temp[1], w * kF32},
-                       {layout.tempSpace, layout.temp[2], w * kF32}};
+      Block temp[2] = {{layout.tempSpace, layout.temp[0], w * kF32},
+                       {layout.tempSpace, layout.temp[1], w * kF32}};
       // Expanded weights: block t (t < 9: tap, 9: bias) holds, for each
       // vector row, its channel's value.
       Block wexp{layout.tempSpace, layout.wexp, rowsPerChannel * kF32};
@@ -750,6 +766,157 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
 }
 
 //===----------------------------------------------------------------------===//
+// Dense 3x3 convolution with few channels (a network's stem)
+//===----------------------------------------------------------------------===//
+
+/// At most this many (filter, channel, tap) products per image: each costs a
+/// chained multiply-add of a whole output plane on the MFUs.
+constexpr int64_t kMaxDenseProducts = 4096;
+
+struct DenseSpec {
+  int64_t batch = 1, c = 0, f = 0, h = 0, w = 0, stride = 1;
+  uint64_t input = 0, weight = 0, output = 0;
+  std::optional<uint64_t> bias;
+  ActivationSpec activation;
+
+  int64_t ho() const { return stride == 1 ? h : h / 2; }
+  int64_t wo() const { return stride == 1 ? w : w / 2; }
+  /// Accumulator rows: output rows (stride 2: computed at full width, the
+  /// store picks every other column).
+  int64_t outBytes() const { return ho() * w * kF32; }
+  int64_t inBytes() const { return c * (h + 2) * (w + 2) * kF32; }
+};
+
+struct DenseLayout {
+  uint64_t in = 0;      // acc: all padded input planes of one image
+  uint64_t out[2];      // acc: one output plane, double-buffered
+  uint64_t weightBase = 0, biasBase = 0; // vrf
+};
+
+std::optional<DenseLayout> denseLayout(const TargetDesc &target,
+                                       const DenseSpec &spec) {
+  int64_t vrfBytes = int64_t(target.vrfRegisters) * target.vrfRegisterBytes;
+  int64_t accBytes = static_cast<int64_t>(target.memory(Space::Acc).bytes);
+  DenseLayout layout;
+  layout.biasBase = alignUp(spec.f * spec.c * 9 * kF32, 64);
+  int64_t vrfTop = layout.biasBase + alignUp(spec.f * kF32, 64);
+  layout.in = 0;
+  layout.out[0] = alignUp(spec.inBytes(), 64);
+  layout.out[1] = layout.out[0] + alignUp(spec.outBytes(), 64);
+  int64_t accTop = layout.out[1] + alignUp(spec.outBytes(), 64);
+  if (vrfTop > vrfBytes || accTop > accBytes)
+    return std::nullopt;
+  return layout;
+}
+
+bool canEmitDense(const TargetDesc &target, const DenseSpec &spec,
+                  std::string &reason) {
+  int64_t dramAlign = static_cast<int64_t>(target.memory(Space::Dram).align);
+  std::string shape = "dense 3x3 convolutions";
+  if (spec.f * spec.c * 9 > kMaxDenseProducts) {
+    reason = shape + " are lowered for few channels only (" +
+             std::to_string(spec.c) + " channels x " + std::to_string(spec.f) +
+             " filters need more than " + std::to_string(kMaxDenseProducts) +
+             " plane products; no im2col: its gathers would start at "
+             "unaligned DRAM addresses)";
+    return false;
+  }
+  if (spec.stride == 2 && (spec.h % 2 != 0 || spec.w % 2 != 0)) {
+    reason = "stride-2 " + shape + " are lowered for even plane sizes only";
+    return false;
+  }
+  if (spec.h > kMaxDmaYZ || spec.ho() > kMaxDmaYZ || spec.c > kMaxDmaYZ ||
+      2 * (spec.w + 2) * kF32 > kMaxPitch) {
+    reason = "the planes of this convolution exceed the DMA counts or the "
+             "operand pitch";
+    return false;
+  }
+  if ((spec.ho() * spec.wo() * kF32) % dramAlign != 0 ||
+      (spec.batch > 1 && (spec.c * spec.h * spec.w * kF32) % dramAlign != 0)) {
+    reason = "the output planes of this convolution would start at "
+             "unaligned DRAM addresses";
+    return false;
+  }
+  if (!denseLayout(target, spec)) {
+    reason = "the padded input planes of this convolution do not fit the "
+             "accumulator memory (row tiling is not implemented)";
+    return false;
+  }
+  return true;
+}
+
+/// out[f] = sum over channels c and taps t of W[f, c, t] * window(c, t):
+/// one chained multiply-add per product, a scalar weight each (bcast =
+/// scalar), on whole output planes. Summation is sequential, so the result
+/// matches the host's 16-lane dot product to rounding, not bit for bit.
+void emitDense(ProgramEmitter &emitter, const TargetDesc &target,
+               const DenseSpec &spec) {
+  DenseLayout layout = *denseLayout(target, spec);
+  const int64_t c = spec.c, f = spec.f, h = spec.h, w = spec.w,
+                ho = spec.ho(), wo = spec.wo(), wp = w + 2;
+  const int64_t planeIn = (h + 2) * wp * kF32;
+  emitLoad(emitter, {Space::Vrf, layout.weightBase, spec.weight, f * c * 9},
+           region(Space::Dram, spec.weight, f * c * 9 * kF32));
+  if (spec.bias)
+    emitLoad(emitter, {Space::Vrf, layout.biasBase, *spec.bias, f},
+             region(Space::Dram, *spec.bias, f * kF32));
+  int64_t plane = 0;
+  for (int64_t image = 0; image < spec.batch; ++image) {
+    uint64_t x = spec.input + uint64_t(image * c * h * w * kF32);
+    uint64_t y = spec.output + uint64_t(image * f * ho * wo * kF32);
+    const MemRegion yDram = region(Space::Dram, y, f * ho * wo * kF32);
+    emitLoad(emitter,
+             {Space::Acc, layout.in, x, /*x=*/w, /*y=*/h, /*z=*/c,
+              /*sy=*/w * kF32, /*sz=*/h * w * kF32, /*dpitch=*/wp * kF32,
+              /*pt=*/1, /*pb=*/1, /*pl=*/1, /*pr=*/1},
+             region(Space::Dram, x, c * h * w * kF32));
+    for (int64_t filter = 0; filter < f; ++filter, ++plane) {
+      Block out{Space::Acc, layout.out[plane % 2], w * kF32};
+      for (int64_t channel = 0; channel < c; ++channel)
+        for (int t = 0; t < 9; ++t) {
+          int64_t di = t / 3, dj = t % 3;
+          Block window{Space::Acc,
+                       layout.in + uint64_t(channel * planeIn +
+                                            (di * wp + dj) * kF32),
+                       spec.stride * wp * kF32};
+          Block weight{Space::Vrf,
+                       layout.weightBase +
+                           uint64_t(((filter * c + channel) * 9 + t) * kF32),
+                       kF32};
+          if (channel == 0 && t == 0) {
+            emitBinary(emitter, Opcode::VMul, out, window, weight,
+                       Bcast::Scalar, ho, w);
+            continue;
+          }
+          emitBinary(emitter, Opcode::VMul, std::nullopt, window, weight,
+                     Bcast::Scalar, ho, w);
+          emitBinary(emitter, Opcode::VAdd, out, std::nullopt, out,
+                     Bcast::None, ho, w,
+                     operandReads(window, weight, Bcast::Scalar, ho, w));
+        }
+      if (spec.bias)
+        emitBinary(emitter, Opcode::VAdd, out, out,
+                   Block{Space::Vrf, layout.biasBase + uint64_t(filter * kF32),
+                         kF32},
+                   Bcast::Scalar, ho, w);
+      emitActivation(emitter, spec.activation, out, ho, w);
+      uint64_t dst = y + uint64_t(filter * ho * wo * kF32);
+      if (spec.stride == 1)
+        emitStore(emitter,
+                  {dst, Space::Acc, out.addr, /*x=*/w, /*y=*/h, /*z=*/1,
+                   /*dy=*/w * kF32, /*dz=*/0, /*spitch=*/w * kF32},
+                  yDram);
+      else
+        // Every other column: one element per DMA row, source pitch 2.
+        emitStore(emitter,
+                  {dst, Space::Acc, out.addr, /*x=*/1, /*y=*/wo, /*z=*/ho,
+                   /*dy=*/kF32, /*dz=*/wo * kF32, /*spitch=*/2 * kF32},
+                  yDram);
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // accel.conv adapter
 //===----------------------------------------------------------------------===//
 
@@ -776,12 +943,12 @@ ActivationSpec getActivation(ConvOp op) {
   return spec;
 }
 
-enum class ConvKind { Pointwise, Depthwise };
+enum class ConvKind { Pointwise, Depthwise, Dense };
 
 /// Classifies `op`; fills the spec of its kind (addresses left 0) or the
 /// reason it is not lowered.
 std::optional<ConvKind> classify(ConvOp op, PointwiseSpec &pointwise,
-                                 DepthwiseSpec &depthwise,
+                                 DepthwiseSpec &depthwise, DenseSpec &dense,
                                  std::string &reason) {
   if (!isF32(op.getInput().getType()) || !isF32(op.getWeight().getType()) ||
       !isF32(op.getType()) ||
@@ -842,10 +1009,24 @@ std::optional<ConvKind> classify(ConvOp op, PointwiseSpec &pointwise,
       depthwise.bias = 0;
     return ConvKind::Depthwise;
   }
+  if (groups == 1 && ws[2] == 3 && ws[3] == 3 &&
+      llvm::all_of(pads, [](int64_t p) { return p == 1; }) &&
+      strides[0] == strides[1] && (strides[0] == 1 || strides[0] == 2)) {
+    dense.batch = n;
+    dense.c = c;
+    dense.f = f;
+    dense.h = h;
+    dense.w = w;
+    dense.stride = strides[0];
+    dense.activation = act;
+    if (op.getBias())
+      dense.bias = 0;
+    return ConvKind::Dense;
+  }
   if (groups == 1)
-    reason = "dense " + std::to_string(ws[2]) + "x" + std::to_string(ws[3]) +
-             " convolutions are not lowered to the card: their im2col "
-             "gathers start at unaligned DRAM addresses";
+    reason = "dense convolutions are lowered for 3x3 kernels with padding 1 "
+             "and stride 1 or 2 only (this one: " +
+             std::to_string(ws[2]) + "x" + std::to_string(ws[3]) + ")";
   else
     reason = "grouped convolutions other than depthwise (groups = " +
              std::to_string(groups) + ") are not lowered to the card";
@@ -861,21 +1042,30 @@ LogicalResult checkConv(Operation *operation, const TargetDesc &target,
   }
   PointwiseSpec pointwise;
   DepthwiseSpec depthwise;
-  std::optional<ConvKind> kind = classify(op, pointwise, depthwise, reason);
+  DenseSpec dense;
+  std::optional<ConvKind> kind =
+      classify(op, pointwise, depthwise, dense, reason);
   if (!kind)
     return failure();
-  bool ok = *kind == ConvKind::Pointwise
-                ? canEmitPointwise(target, pointwise, reason)
-                : canEmitDepthwise(target, depthwise, reason);
-  return success(ok);
+  switch (*kind) {
+  case ConvKind::Pointwise:
+    return success(canEmitPointwise(target, pointwise, reason));
+  case ConvKind::Depthwise:
+    return success(canEmitDepthwise(target, depthwise, reason));
+  case ConvKind::Dense:
+    return success(canEmitDense(target, dense, reason));
+  }
+  return failure();
 }
 
 LogicalResult emitConv(Operation *operation, KernelContext &context) {
   auto op = cast<ConvOp>(operation);
   PointwiseSpec pointwise;
   DepthwiseSpec depthwise;
+  DenseSpec dense;
   std::string reason;
-  std::optional<ConvKind> kind = classify(op, pointwise, depthwise, reason);
+  std::optional<ConvKind> kind =
+      classify(op, pointwise, depthwise, dense, reason);
   if (!kind)
     return op.emitOpError() << "cannot run on the card: " << reason;
   uint64_t input = context.addressOf(op.getInput());
@@ -884,18 +1074,28 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
   std::optional<uint64_t> bias;
   if (Value b = op.getBias())
     bias = context.addressOf(b);
-  if (*kind == ConvKind::Pointwise) {
+  switch (*kind) {
+  case ConvKind::Pointwise:
     pointwise.input = input;
     pointwise.weight = weight;
     pointwise.output = output;
     pointwise.bias = bias;
     emitPointwise(context.emitter, context.target, pointwise);
-  } else {
+    break;
+  case ConvKind::Depthwise:
     depthwise.input = input;
     depthwise.weight = weight;
     depthwise.output = output;
     depthwise.bias = bias;
     emitDepthwise(context.emitter, context.target, depthwise);
+    break;
+  case ConvKind::Dense:
+    dense.input = input;
+    dense.weight = weight;
+    dense.output = output;
+    dense.bias = bias;
+    emitDense(context.emitter, context.target, dense);
+    break;
   }
   return success();
 }

@@ -6,8 +6,9 @@
 // RUN:   | FileCheck %s --check-prefix=PLACE
 
 // accel.conv on the NPU (ConvKernels.cpp): pointwise 1x1 convolutions on
-// the matrix unit, depthwise 3x3 (stride 1 and 2) on the MFUs, and the
-// shapes that stay on the host with their reasons.
+// the matrix unit, depthwise 3x3 (stride 1 and 2) and dense 3x3 with few
+// channels on the MFUs, and the shapes that stay on the host with their
+// reasons.
 
 // Bias row load, the resident filter chunk A = Wc (24 x 16), the X^T tile
 // transposed by the DMA (64 pixels x 16 channels: x = 1, one plane per
@@ -32,9 +33,9 @@ func.func @pointwise(%x: tensor<1x16x8x8xf32>, %w: tensor<24x16x1x1xf32>, %b: te
 
 // Weights [C x 9] and bias into the VRF, the 8 padded planes (8x8) into
 // ACC with DMA padding, then the 9 taps in the device dot-product order
-// (p0, p8, p4 | p2, p6 | p1, p5 | p3, p7), products chained into the adds;
-// the last product is not chained (it releases the input slot). The store
-// skips the two garbage columns per row (spitch = 8 floats).
+// ((p0 + p8) + p4) + (p2 + p6) + ((p1 + p5) + (p3 + p7)): the first product
+// of each partial sum is written, the others are chained into the adds.
+// The store skips the two garbage columns per row (spitch = 8 floats).
 // CHECK-LABEL: npu.program @depthwise_s1_p0_card0_core0
 // CHECK-NEXT: npu.dma.ld vrf[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 72 y = 1 z = 1 sy = 288 dpitch = 288
 // CHECK-NEXT: npu.dma.ld vrf[0x140], dram[{{0x[0-9a-f]+}}], f32 x = 8 y = 1 z = 1 sy = 32 dpitch = 32
@@ -52,8 +53,8 @@ func.func @pointwise(%x: tensor<1x16x8x8xf32>, %w: tensor<24x16x1x1xf32>, %b: te
 // CHECK-NEXT: npu.v.mul chain, acc[0x28], vrf[0x14], f32, f32, f32 rows = 8 cols = 46 dpitch = 184 apitch = 256 bpitch = 36 bcast = col chain
 // CHECK-NEXT: npu.v.add vrf[0x780], chain, vrf[0x780], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 184 bpitch = 192
 // CHECK-NEXT: npu.v.mul vrf[0x180], acc[0x20], vrf[0xc], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 256 bpitch = 36 bcast = col
-// CHECK-NEXT: npu.v.mul vrf[0xd80], acc[0x44], vrf[0x1c], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 256 bpitch = 36 bcast = col
-// CHECK-NEXT: npu.v.add vrf[0x180], vrf[0x180], vrf[0xd80], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 192 bpitch = 192
+// CHECK-NEXT: npu.v.mul chain, acc[0x44], vrf[0x1c], f32, f32, f32 rows = 8 cols = 46 dpitch = 184 apitch = 256 bpitch = 36 bcast = col chain
+// CHECK-NEXT: npu.v.add vrf[0x180], chain, vrf[0x180], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 184 bpitch = 192
 // CHECK-NEXT: npu.v.add vrf[0x780], vrf[0x780], vrf[0x180], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 192 bpitch = 192
 // CHECK-NEXT: npu.v.add acc[0x800], acc[0x800], vrf[0x780], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 192 bpitch = 192
 // CHECK-NEXT: npu.v.add acc[0x800], acc[0x800], vrf[0x140], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 192 bpitch = 4 bcast = col
@@ -74,31 +75,31 @@ func.func @depthwise_s1(%x: tensor<1x8x6x6xf32>, %w: tensor<8x1x3x3xf32>, %b: te
 // CHECK-LABEL: npu.program @depthwise_s2_p0_card0_core0
 // CHECK-NEXT: npu.dma.ld vrf[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 36 y = 1 z = 1 sy = 144 dpitch = 144 push_next
 // CHECK-NEXT: npu.dma.ld acc[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 8 y = 8 z = 4 sy = 32 sz = 256 dpitch = 40 pt = 1 pb = 1 pl = 1 pr = 1 push_next
-// CHECK-NEXT: npu.v.fill vrf[0x880], f32 rows = 36 cols = 5 dpitch = 20
-// CHECK-NEXT: npu.v.add vrf[0x880], vrf[0x880], vrf[0x0], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col pop_prev
-// CHECK-NEXT: npu.v.add vrf[0x8d0], vrf[0x8d0], vrf[0x4], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col
-// CHECK-NEXT: npu.v.add vrf[0x920], vrf[0x920], vrf[0x8], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col
-// CHECK-NEXT: npu.v.add vrf[0x970], vrf[0x970], vrf[0xc], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col
-// CHECK-NEXT: npu.v.add vrf[0x9c0], vrf[0x9c0], vrf[0x10], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col
-// CHECK-NEXT: npu.v.add vrf[0xa10], vrf[0xa10], vrf[0x14], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col
-// CHECK-NEXT: npu.v.add vrf[0xa60], vrf[0xa60], vrf[0x18], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col
-// CHECK-NEXT: npu.v.add vrf[0xab0], vrf[0xab0], vrf[0x1c], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col
-// CHECK-NEXT: npu.v.add vrf[0xb00], vrf[0xb00], vrf[0x20], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col
-// CHECK-NEXT: npu.v.mul acc[0x640], acc[0x0], vrf[0x880], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col pop_prev
-// CHECK-NEXT: npu.v.mul chain, acc[0x58], vrf[0xb00], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col chain
+// CHECK-NEXT: npu.v.fill vrf[0x600], f32 rows = 36 cols = 5 dpitch = 20
+// CHECK-NEXT: npu.v.add vrf[0x600], vrf[0x600], vrf[0x0], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col pop_prev
+// CHECK-NEXT: npu.v.add vrf[0x650], vrf[0x650], vrf[0x4], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col
+// CHECK-NEXT: npu.v.add vrf[0x6a0], vrf[0x6a0], vrf[0x8], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col
+// CHECK-NEXT: npu.v.add vrf[0x6f0], vrf[0x6f0], vrf[0xc], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col
+// CHECK-NEXT: npu.v.add vrf[0x740], vrf[0x740], vrf[0x10], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col
+// CHECK-NEXT: npu.v.add vrf[0x790], vrf[0x790], vrf[0x14], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col
+// CHECK-NEXT: npu.v.add vrf[0x7e0], vrf[0x7e0], vrf[0x18], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col
+// CHECK-NEXT: npu.v.add vrf[0x830], vrf[0x830], vrf[0x1c], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col
+// CHECK-NEXT: npu.v.add vrf[0x880], vrf[0x880], vrf[0x20], f32, f32, f32 rows = 4 cols = 5 dpitch = 20 apitch = 20 bpitch = 36 bcast = col
+// CHECK-NEXT: npu.v.mul acc[0x640], acc[0x0], vrf[0x600], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col pop_prev
+// CHECK-NEXT: npu.v.mul chain, acc[0x58], vrf[0x880], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col chain
 // CHECK-NEXT: npu.v.add acc[0x640], chain, acc[0x640], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
-// CHECK-NEXT: npu.v.mul chain, acc[0x2c], vrf[0x9c0], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col chain
+// CHECK-NEXT: npu.v.mul chain, acc[0x2c], vrf[0x740], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col chain
 // CHECK-NEXT: npu.v.add acc[0x640], chain, acc[0x640], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
-// CHECK-NEXT: npu.v.mul vrf[0x100], acc[0x8], vrf[0x920], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col
-// CHECK-NEXT: npu.v.mul chain, acc[0x50], vrf[0xa60], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col chain
+// CHECK-NEXT: npu.v.mul vrf[0x100], acc[0x8], vrf[0x6a0], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col
+// CHECK-NEXT: npu.v.mul chain, acc[0x50], vrf[0x7e0], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col chain
 // CHECK-NEXT: npu.v.add vrf[0x100], chain, vrf[0x100], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
 // CHECK-NEXT: npu.v.add acc[0x640], acc[0x640], vrf[0x100], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
-// CHECK-NEXT: npu.v.mul vrf[0x380], acc[0x4], vrf[0x8d0], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col
-// CHECK-NEXT: npu.v.mul chain, acc[0x30], vrf[0xa10], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col chain
+// CHECK-NEXT: npu.v.mul vrf[0x380], acc[0x4], vrf[0x650], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col
+// CHECK-NEXT: npu.v.mul chain, acc[0x30], vrf[0x790], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col chain
 // CHECK-NEXT: npu.v.add vrf[0x380], chain, vrf[0x380], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
-// CHECK-NEXT: npu.v.mul vrf[0x100], acc[0x28], vrf[0x970], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col
-// CHECK-NEXT: npu.v.mul vrf[0x600], acc[0x54], vrf[0xab0], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col
-// CHECK-NEXT: npu.v.add vrf[0x100], vrf[0x100], vrf[0x600], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
+// CHECK-NEXT: npu.v.mul vrf[0x100], acc[0x28], vrf[0x6f0], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col
+// CHECK-NEXT: npu.v.mul chain, acc[0x54], vrf[0x830], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col chain
+// CHECK-NEXT: npu.v.add vrf[0x100], chain, vrf[0x100], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
 // CHECK-NEXT: npu.v.add vrf[0x380], vrf[0x380], vrf[0x100], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
 // CHECK-NEXT: npu.v.add acc[0x640], acc[0x640], vrf[0x380], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
 // CHECK-NEXT: npu.v.mov acc[0x8c0], acc[0x640], f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32
@@ -115,9 +116,9 @@ func.func @depthwise_s2(%x: tensor<1x4x8x8xf32>, %w: tensor<4x1x3x3xf32>) -> ten
 // -----
 
 // 96 of the 1280 filter rows per chunk (the VRF holds 96 x 160 floats and
-// 96 x 9 x 4 bytes keeps every chunk's output base aligned); the three X^T
-// tiles (k = 64, 64, 32) stay resident in the MRF for all chunks, and the
-// result alternates between two ACC slots.
+// 96 x 9 x 4 bytes keeps every chunk's output base aligned): 13 chunks of
+// 96 and one of 32. The three X^T tiles (k = 64, 64, 32) stay resident in
+// the MRF for all chunks; the result alternates between two ACC slots.
 // CHECK-LABEL: npu.program @pointwise_chunked_p0_card0_core0
 // CHECK-NEXT: npu.dma.ld vrf[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 160 y = 96 z = 1 sy = 640 dpitch = 640
 // CHECK-NEXT: npu.dma.ld mrf[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 1 y = 64 z = 9 sy = 36 sz = 4 dpitch = 4 push_next
@@ -147,40 +148,66 @@ func.func @pointwise_chunked(%x: tensor<1x160x3x3xf32>, %w: tensor<1280x160x1x1x
 
 // -----
 
-// 48x48 planes: 3 channels per chunk, chunks alternate between two ACC
-// slots, the last chunk has one channel.
+// 48x48 planes: channel chunks alternate between two ACC slots.
 // CHECK-LABEL: npu.program @depthwise_chunked_p0_card0_core0
 // CHECK: npu.dma.ld vrf[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 144 y = 1 z = 1 sy = 576 dpitch = 576
-// CHECK: npu.dma.ld acc[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 48 y = 48 z = 3 sy = 192 sz = 9216 dpitch = 200 pt = 1 pb = 1 pl = 1 pr = 1 push_next
-// CHECK: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x7540], f32 x = 48 y = 48 z = 3 dy = 192 dz = 9216 spitch = 200 pop_prev push_prev
-// CHECK: npu.dma.ld acc[0xe5c0], dram[{{0x[0-9a-f]+}}], f32 x = 48 y = 48 z = 3 sy = 192 sz = 9216 dpitch = 200 pt = 1 pb = 1 pl = 1 pr = 1 push_next
-// CHECK: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x15b00], f32 x = 48 y = 48 z = 3 dy = 192 dz = 9216 spitch = 200 pop_prev push_prev
-// CHECK: npu.dma.ld acc[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 48 y = 48 z = 3 sy = 192 sz = 9216 dpitch = 200 pt = 1 pb = 1 pl = 1 pr = 1 pop_next push_next
-// CHECK: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x7540], f32 x = 48 y = 48 z = 3 dy = 192 dz = 9216 spitch = 200 pop_prev push_prev
-// CHECK: npu.dma.ld acc[0xe5c0], dram[{{0x[0-9a-f]+}}], f32 x = 48 y = 48 z = 3 sy = 192 sz = 9216 dpitch = 200 pt = 1 pb = 1 pl = 1 pr = 1 pop_next push_next
-// CHECK: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x15b00], f32 x = 48 y = 48 z = 3 dy = 192 dz = 9216 spitch = 200 pop_prev push_prev
-// CHECK: npu.dma.ld acc[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 48 y = 48 z = 3 sy = 192 sz = 9216 dpitch = 200 pt = 1 pb = 1 pl = 1 pr = 1 pop_next push_next
-// CHECK: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x7540], f32 x = 48 y = 48 z = 3 dy = 192 dz = 9216 spitch = 200 pop_prev
-// CHECK: npu.dma.ld acc[0xe5c0], dram[{{0x[0-9a-f]+}}], f32 x = 48 y = 48 z = 1 sy = 192 sz = 9216 dpitch = 200 pt = 1 pb = 1 pl = 1 pr = 1 pop_next push_next
-// CHECK: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x15b00], f32 x = 48 y = 48 z = 1 dy = 192 dz = 9216 spitch = 200 pop_prev
+// CHECK: npu.dma.ld acc[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 48 y = 48 z = 4 sy = 192 sz = 9216 dpitch = 200 pt = 1 pb = 1 pl = 1 pr = 1 push_next
+// CHECK: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x9c40], f32 x = 48 y = 48 z = 4 dy = 192 dz = 9216 spitch = 200 pop_prev push_prev
+// CHECK: npu.dma.ld acc[0x13240], dram[{{0x[0-9a-f]+}}], f32 x = 48 y = 48 z = 4 sy = 192 sz = 9216 dpitch = 200 pt = 1 pb = 1 pl = 1 pr = 1 push_next
+// CHECK: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x1ce80], f32 x = 48 y = 48 z = 4 dy = 192 dz = 9216 spitch = 200 pop_prev push_prev
+// CHECK: npu.dma.ld acc[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 48 y = 48 z = 4 sy = 192 sz = 9216 dpitch = 200 pt = 1 pb = 1 pl = 1 pr = 1 pop_next push_next
+// CHECK: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x9c40], f32 x = 48 y = 48 z = 4 dy = 192 dz = 9216 spitch = 200 pop_prev
+// CHECK: npu.dma.ld acc[0x13240], dram[{{0x[0-9a-f]+}}], f32 x = 48 y = 48 z = 4 sy = 192 sz = 9216 dpitch = 200 pt = 1 pb = 1 pl = 1 pr = 1 pop_next push_next
+// CHECK: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x1ce80], f32 x = 48 y = 48 z = 4 dy = 192 dz = 9216 spitch = 200 pop_prev
 // CHECK: npu.halt
 func.func @depthwise_chunked(%x: tensor<1x16x48x48xf32>, %w: tensor<16x1x3x3xf32>) -> tensor<1x16x48x48xf32> {
   %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 16 : i64} : (tensor<1x16x48x48xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x48x48xf32>
   return %0 : tensor<1x16x48x48xf32>
 }
 
+// -----
+
+// Dense 3x3 stride 2 on 2 channels (a stem): one plane per filter, a
+// multiply by a scalar weight per (channel, tap) chained into the add, bias
+// (bcast = scalar), clip, and the stride-2 store of every other column.
+// CHECK-LABEL: npu.program @dense_s2_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 36 y = 1 z = 1 sy = 144 dpitch = 144
+// CHECK-NEXT: npu.dma.ld vrf[0xc0], dram[{{0x[0-9a-f]+}}], f32 x = 2 y = 1 z = 1 sy = 8 dpitch = 8
+// CHECK-NEXT: npu.dma.ld acc[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 8 y = 8 z = 2 sy = 32 sz = 256 dpitch = 40 pt = 1 pb = 1 pl = 1 pr = 1 push_next
+// CHECK-NEXT: npu.v.mul acc[0x340], acc[0x0], vrf[0x0], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = scalar pop_prev
+// CHECK-NEXT: npu.v.mul chain, acc[0x4], vrf[0x4], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = scalar chain
+// CHECK-NEXT: npu.v.add acc[0x340], chain, acc[0x340], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
+// CHECK-NEXT: npu.v.mul chain, acc[0x8], vrf[0x8], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = scalar chain
+// CHECK-NEXT: npu.v.add acc[0x340], chain, acc[0x340], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
+// CHECK-NEXT: npu.v.mul chain, acc[0x28], vrf[0xc], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = scalar chain
+// CHECK-NEXT: npu.v.add acc[0x340], chain, acc[0x340], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
+// CHECK-COUNT-14: npu.v.mul chain
+// CHECK: npu.v.add acc[0x340], acc[0x340], vrf[0xc0], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 bpitch = 4 bcast = scalar
+// CHECK-NEXT: npu.vs.max acc[0x340], acc[0x340], f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32
+// CHECK-NEXT: npu.vs.min acc[0x340], acc[0x340], f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 imm = 6.000000e+00 push_next
+// CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x340], f32 x = 1 y = 4 z = 4 dy = 4 dz = 16 spitch = 8 pop_prev
+// CHECK-NEXT: npu.v.mul acc[0x3c0], acc[0x0], vrf[0x48], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = scalar
+// CHECK-COUNT-17: npu.v.mul chain
+// CHECK: npu.dma.st
+// CHECK-NEXT: npu.halt
+func.func @dense_s2(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = accel.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<clip>, activation_min = 0.0 : f32, activation_max = 6.0 : f32} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
+
 
 // -----
 
-// Shapes the kernels do not cover stay on the host with the reason: a
-// dense 3x3 stem convolution, dilation, groups other than 1 or C, other
-// depthwise kernels, odd planes at stride 2, strided 1x1, f16.
+// Shapes the kernels do not cover stay on the host with the reason: other
+// dense kernels, dilation, groups other than 1 or C, other depthwise
+// kernels, odd planes at stride 2, strided 1x1, f16, and a dense 3x3
+// with too many channels for plane-by-plane products.
 // PLACE-LABEL: func.func @refused
-func.func @refused(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %wd: tensor<3x1x3x3xf32>, %wg: tensor<4x2x1x1xf32>, %x4: tensor<1x4x8x8xf32>, %wd5: tensor<3x1x5x5xf32>, %x7: tensor<1x3x7x7xf32>, %w1: tensor<4x3x1x1xf32>, %xh: tensor<1x3x8x8xf16>, %wh: tensor<4x3x1x1xf16>) -> (tensor<1x4x4x4xf32>, tensor<1x3x4x4xf32>, tensor<1x4x8x8xf32>, tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x8x8xf16>) {
+func.func @refused(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x5x5xf32>, %wd: tensor<3x1x3x3xf32>, %wg: tensor<4x2x1x1xf32>, %x4: tensor<1x4x8x8xf32>, %wd5: tensor<3x1x5x5xf32>, %x7: tensor<1x3x7x7xf32>, %w1: tensor<4x3x1x1xf32>, %xh: tensor<1x3x8x8xf16>, %wh: tensor<4x3x1x1xf16>, %xm: tensor<1x64x8x8xf32>, %wm: tensor<64x64x3x3xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x3x4x4xf32>, tensor<1x4x8x8xf32>, tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x8x8xf16>, tensor<1x64x8x8xf32>) {
   // PLACE: accel.conv
-  // PLACE-SAME: accel.host_reason = "dense 3x3 convolutions are not lowered to the card: their im2col gathers start at unaligned DRAM addresses"
+  // PLACE-SAME: accel.host_reason = "dense convolutions are lowered for 3x3 kernels with padding 1 and stride 1 or 2 only (this one: 5x5)"
   // PLACE-SAME: accel.placement = #accel.placement<card = -1>
-  %0 = accel.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x4x4xf32>
+  %0 = accel.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x5x5xf32>) -> tensor<1x4x4x4xf32>
   // PLACE: accel.conv
   // PLACE-SAME: accel.host_reason = "dilated convolutions are not lowered to the card"
   // PLACE-SAME: accel.placement = #accel.placement<card = -1>
@@ -205,5 +232,9 @@ func.func @refused(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %wd: tensor
   // PLACE-SAME: accel.host_reason = "conv runs on the card in f32 only so far"
   // PLACE-SAME: accel.placement = #accel.placement<card = -1>
   %6 = accel.conv %xh, %wh {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf16>, tensor<4x3x1x1xf16>) -> tensor<1x4x8x8xf16>
-  return %0, %1, %2, %3, %4, %5, %6 : tensor<1x4x4x4xf32>, tensor<1x3x4x4xf32>, tensor<1x4x8x8xf32>, tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x8x8xf16>
+  // PLACE: accel.conv
+  // PLACE-SAME: accel.host_reason = "dense 3x3 convolutions are lowered for few channels only (64 channels x 64 filters need more than 4096 plane products; no im2col: its gathers would start at unaligned DRAM addresses)"
+  // PLACE-SAME: accel.placement = #accel.placement<card = -1>
+  %7 = accel.conv %xm, %wm {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x64x8x8xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x8x8xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<1x4x4x4xf32>, tensor<1x3x4x4xf32>, tensor<1x4x8x8xf32>, tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x8x8xf16>, tensor<1x64x8x8xf32>
 }
