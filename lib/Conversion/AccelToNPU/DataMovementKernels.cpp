@@ -27,9 +27,14 @@
 // regions.
 //
 // The ISA requires every DRAM operand base to be 64-byte aligned (tensor
-// bases are), so a leaf whose offset inside a tensor is not a multiple of
-// the DRAM alignment cannot be expressed; `check` plans every leaf and
-// refuses such copies (they then run on the host).
+// bases are). A leaf whose source offset is not aligned loads from the
+// aligned address below instead, `delta` elements early: contiguous rows
+// grow by delta and the store skips the first delta elements of each row;
+// gathered elements become (1 + delta)-element rows and the store picks the
+// last of each (x = 1). Stores cannot start early without clobbering their
+// neighbours, so a leaf whose destination offset is unaligned cannot be
+// expressed; `check` plans every leaf and refuses such copies (they then
+// run on the host).
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,7 +91,8 @@ struct Leaf {
   int64_t ldX, ldY, ldZ, sy, sz, dpitch;
   // dma.st
   int64_t stX, stY, stZ, dy, dz, spitch;
-  int64_t elements;
+  int64_t elements; // staged in the VRF
+  int64_t shift;    // bytes: where the wanted data starts in the VRF rows
 };
 
 SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
@@ -145,7 +151,7 @@ int64_t alignedChunk(int64_t size, int64_t limit, ArrayRef<int64_t> strides,
 /// cannot be expressed (negative or broadcast innermost strides, unaligned
 /// offsets, too many transfers).
 bool planLeaves(const BoxCopy &copy, int64_t slotElems, int64_t alignBytes,
-                std::string &reason,
+                bool shifted, std::string &reason,
                 const std::function<void(const Leaf &)> &visit) {
   SmallVector<Dim> dims = normalize(copy.dims);
   for (const Dim &dim : dims)
@@ -159,6 +165,9 @@ bool planLeaves(const BoxCopy &copy, int64_t slotElems, int64_t alignBytes,
     return false;
   }
   const int64_t alignElems = std::max<int64_t>(alignBytes / kF32, 1);
+  // Shifted loads start up to alignElems - 1 elements early: rows grow by
+  // that much (contiguous rows) or to alignElems elements (gathers).
+  const int64_t margin = shifted ? alignElems - 1 : 0;
   // Roles: which normalised dimension each DMA field walks (-1: none).
   int n = static_cast<int>(dims.size());
   int xDim = -1, yDim = -1, zDim = -1;
@@ -166,13 +175,17 @@ bool planLeaves(const BoxCopy &copy, int64_t slotElems, int64_t alignBytes,
   bool gather = inner.src != 1;
   if (!gather) {
     xDim = n - 1;
-    xChunk = alignedChunk(inner.size, std::min(kMaxX, slotElems), {1},
-                          alignElems);
+    xChunk = alignedChunk(inner.size, std::min(kMaxX, slotElems) - margin,
+                          {1}, alignElems);
+    if (xChunk < 1) {
+      reason = "the VRF is too small for the copy";
+      return false;
+    }
     if (n >= 2) {
       const Dim &d = dims[n - 2];
       // y needs row strides of at least one row on both sides; z has no
       // such rule (a zero source stride repeats the same rows: expand).
-      if (d.src >= xChunk && d.dst >= xChunk) {
+      if (d.src >= xChunk + margin && d.dst >= xChunk) {
         yDim = n - 2;
         if (n >= 3)
           zDim = n - 3;
@@ -198,9 +211,13 @@ bool planLeaves(const BoxCopy &copy, int64_t slotElems, int64_t alignBytes,
                         alignElems);
   };
   if (yDim >= 0)
-    yChunk = chunkOf(yDim, std::min(kMaxYZ, slotElems / xChunk));
+    yChunk = chunkOf(yDim, std::min(kMaxYZ, slotElems / (gather ? 1 + margin
+                                                                : xChunk + margin)));
   if (zDim >= 0)
-    zChunk = chunkOf(zDim, std::min(kMaxYZ, slotElems / (xChunk * yChunk)));
+    zChunk = chunkOf(zDim, std::min(kMaxYZ,
+                                    slotElems / ((gather ? 1 + margin
+                                                         : xChunk + margin) *
+                                                 yChunk)));
   if (gather && zDim >= 0 && dims[zDim].dst < yChunk) {
     reason = "the destination rows overlap";
     return false;
@@ -235,6 +252,10 @@ bool planLeaves(const BoxCopy &copy, int64_t slotElems, int64_t alignBytes,
                      : std::min(step[dim], dims[dim].size - index[dim]);
     };
     int64_t cx = count(xDim), cy = count(yDim), cz = count(zDim);
+    // A shifted load starts at the aligned address below the data; the
+    // store then reads from `delta` elements into each staged row.
+    int64_t delta = shifted ? srcOff % alignElems : 0;
+    srcOff -= delta;
     if ((srcOff * kF32) % alignBytes || (dstOff * kF32) % alignBytes) {
       reason = "a transfer would start at a DRAM offset that is not a "
                "multiple of " +
@@ -271,7 +292,28 @@ bool planLeaves(const BoxCopy &copy, int64_t slotElems, int64_t alignBytes,
       leaf.dz = 0;
       leaf.spitch = cy * kF32;
     }
-    leaf.elements = cx * cy * cz;
+    leaf.shift = delta * kF32;
+    if (delta && !gather) {
+      leaf.ldX = cx + delta;
+      leaf.dpitch = leaf.spitch = leaf.ldX * kF32;
+    } else if (delta) {
+      if (cy > 1 && dims[yDim].src < 1 + delta) {
+        reason = "a gather would start at a DRAM offset that is not a "
+                 "multiple of " +
+                 std::to_string(alignBytes) + " bytes";
+        return false;
+      }
+      // Gather of (1 + delta)-element rows; the store picks the last element
+      // of each (x = 1), so it does the element gather itself.
+      leaf.ldX = 1 + delta;
+      leaf.dpitch = leaf.spitch = leaf.ldX * kF32;
+      leaf.stX = 1;
+      leaf.stY = cy;
+      leaf.stZ = cz;
+      leaf.dz = leaf.dy;
+      leaf.dy = kF32;
+    }
+    leaf.elements = leaf.ldX * leaf.ldY * leaf.ldZ;
     visit(leaf);
     // Odometer, innermost first.
     int i = n - 1;
@@ -314,7 +356,9 @@ void emitBoxCopy(KernelContext &context, const BoxCopy &copy, int &slot) {
                             copy.dstBase +
                                 uint64_t(copy.dstElements * kF32)};
   std::string reason;
-  planLeaves(copy, slotSize / kF32, dramAlign(context.target), reason,
+  bool shifted = !planLeaves(copy, slotSize / kF32, dramAlign(context.target),
+                             /*shifted=*/false, reason, [](const Leaf &) {});
+  planLeaves(copy, slotSize / kF32, dramAlign(context.target), shifted, reason,
              [&](const Leaf &leaf) {
                uint64_t vrf = uint64_t(slot) * uint64_t(slotSize);
                slot ^= 1;
@@ -331,7 +375,7 @@ void emitBoxCopy(KernelContext &context, const BoxCopy &copy, int &slot) {
                Instruction store(Opcode::DmaSt);
                setMem(store, "dst", Space::Dram,
                       copy.dstBase + uint64_t(leaf.dstOffset));
-               setMem(store, "src", Space::Vrf, vrf);
+               setMem(store, "src", Space::Vrf, vrf + uint64_t(leaf.shift));
                store.with("dt", kDt).with("x", leaf.stX).with("y", leaf.stY)
                    .with("z", leaf.stZ).with("dy", leaf.dy)
                    .with("dz", leaf.dz).with("spitch", leaf.spitch);
@@ -341,8 +385,14 @@ void emitBoxCopy(KernelContext &context, const BoxCopy &copy, int &slot) {
 
 bool checkBoxCopy(const BoxCopy &copy, const TargetDesc &target,
                   std::string &reason) {
-  return planLeaves(copy, slotBytes(target) / kF32, dramAlign(target), reason,
-                    [](const Leaf &) {});
+  // Loads that would start at unaligned source offsets are moved to the
+  // aligned address below (and the store skips the extra elements); stores
+  // cannot be moved, so unaligned destination offsets are refused.
+  if (planLeaves(copy, slotBytes(target) / kF32, dramAlign(target),
+                 /*shifted=*/false, reason, [](const Leaf &) {}))
+    return true;
+  return planLeaves(copy, slotBytes(target) / kF32, dramAlign(target),
+                    /*shifted=*/true, reason, [](const Leaf &) {});
 }
 
 RankedTensorType tensorType(Value value) {

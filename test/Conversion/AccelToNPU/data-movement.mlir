@@ -125,18 +125,48 @@ func.func @expand(%a: tensor<1x32xf32>) -> tensor<8x32xf32> {
 
 // -----
 
+// A source offset that is not 64-byte aligned (column 1): the load starts at
+// the aligned address below with one extra element per row, and the store
+// reads from 4 bytes into each staged row.
+// CHECK-LABEL: func.func @slice_shift
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 8 y = 1 z = 4 sz = 32 dpitch = 32 push_next
+// CHECK: npu.dma.st dram[0x80], vrf[0x4], f32 x = 7 y = 1 z = 4 dz = 28 spitch = 32 pop_prev
+func.func @slice_shift(%a: tensor<4x8xf32>) -> tensor<4x7xf32> {
+  %0 = accel.slice %a {starts = array<i64: 0, 1>, ends = array<i64: 4, 8>, steps = array<i64: 1, 1>} : tensor<4x8xf32> -> tensor<4x7xf32>
+  return %0 : tensor<4x7xf32>
+}
+
+// -----
+
+// Reversing all three dimensions: one leaf per source column; the gathers
+// from unaligned columns load 1 + delta elements per gathered element and
+// the store picks the last one (x = 1).
+// CHECK-LABEL: func.func @transpose_shift
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 1 y = 2 z = 16 sy = 2048 sz = 128 dpitch = 4 push_next
+// CHECK: npu.dma.st dram[0x1000], vrf[0x0], f32 x = 2 y = 16 z = 1 dy = 8 spitch = 8 pop_prev
+// CHECK: npu.dma.ld vrf[0x8000], dram[0x0], f32 x = 2 y = 2 z = 16 sy = 2048 sz = 128 dpitch = 8 push_next
+// CHECK: npu.dma.st dram[0x1080], vrf[0x8004], f32 x = 1 y = 2 z = 16 dy = 4 dz = 8 spitch = 8 pop_prev
+// CHECK-COUNT-30: npu.dma.st
+// CHECK-NEXT: npu.halt
+func.func @transpose_shift(%a: tensor<2x16x32xf32>) -> tensor<32x16x2xf32> {
+  %0 = accel.transpose %a {permutation = array<i64: 2, 1, 0>} : tensor<2x16x32xf32> -> tensor<32x16x2xf32>
+  return %0 : tensor<32x16x2xf32>
+}
+
+// -----
+
 // What the kernels refuse stays on the host with the reason.
 // PLACE-LABEL: func.func @refused
-// PLACE: accel.slice {{.*}}accel.host_reason = "a transfer would start at a DRAM offset that is not a multiple of 64 bytes"
+// PLACE: accel.concat {{.*}}accel.host_reason = "a transfer would start at a DRAM offset that is not a multiple of 64 bytes"
 // PLACE: accel.slice {{.*}}accel.host_reason = "slices with negative steps are not lowered to the card"
 // PLACE: accel.expand {{.*}}accel.host_reason = "broadcasting along the innermost dimension is not lowered to the card"
 // PLACE: accel.pad {{.*}}accel.host_reason = "only constant-mode pad is lowered to the card"
 // PLACE: accel.reshape {{.*}}accel.host_reason = "accel.reshape runs on the card in f32 only"
-func.func @refused(%a: tensor<4x1xf32>, %x: tensor<4x8xf32>, %i: tensor<4x8xi32>) -> (tensor<4x7xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi32>) {
-  %0 = accel.slice %x {starts = array<i64: 0, 1>, ends = array<i64: 4, 8>, steps = array<i64: 1, 1>} : tensor<4x8xf32> -> tensor<4x7xf32>
+func.func @refused(%a: tensor<4x1xf32>, %x: tensor<4x8xf32>, %i: tensor<4x8xi32>, %c: tensor<4x3xf32>) -> (tensor<4x11xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi32>) {
+  %0 = accel.concat %c, %x {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x8xf32>) -> tensor<4x11xf32>
   %1 = accel.slice %x {starts = array<i64: 0, 7>, ends = array<i64: 4, -1>, steps = array<i64: 1, -1>} : tensor<4x8xf32> -> tensor<4x8xf32>
   %2 = accel.expand %a : tensor<4x1xf32> -> tensor<4x8xf32>
   %3 = accel.pad %x {pads = array<i64: 0, 1, 0, 1>, mode = #accel.pad_mode<reflect>} : tensor<4x8xf32> -> tensor<4x10xf32>
   %4 = accel.reshape %i : tensor<4x8xi32> -> tensor<32xi32>
-  return %0, %1, %2, %3, %4 : tensor<4x7xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi32>
+  return %0, %1, %2, %3, %4 : tensor<4x11xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi32>
 }
