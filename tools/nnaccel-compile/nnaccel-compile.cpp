@@ -151,9 +151,12 @@ LogicalResult emitReport(ModuleOp module, func::FuncOp func) {
     }
     partitions.push_back(std::move(part));
     if (report) {
+      int64_t numOps = 0;
+      for (auto &[kind, count] : kinds)
+        numOps += count;
       llvm::outs() << "partition " << index << ": "
                    << (host ? "host" : "card " + std::to_string(card.getCard()))
-                   << ", " << body.getOperations().size() - 1 << " ops";
+                   << ", " << numOps << " ops";
       if (card)
         llvm::outs() << ", " << instructions << " instructions";
       llvm::outs() << "\n   ";
