@@ -25,15 +25,19 @@
 // the correctly rounded 1/c).
 //
 // Precision: the ISA has no divide. The card computes a/b as a * (1/b) with
-// 1/b correctly rounded (v.recip), which differs from the host's exactly
-// rounded a/b by at most about one ulp (relative error <= 2^-23), far inside
-// the e2e tolerance of 1e-4 + 1e-3 |ref|. sqrt(x) is 1 / rsqrt(x) (two
-// roundings, within 2 ulp): it gives sqrt(+-0) = +-0, sqrt(+inf) = +inf and
-// NaN for negative x, like the host; x * rsqrt(x) would give NaN at 0 and is
-// not used. pow(x, 0.5) uses the same sequence (it differs from the host's
-// pow only at -0 and -inf, where pow gives +0 and +inf); pow(x, 2) is x * x,
-// which is what the host's pow rounds to. Every other op matches the host
-// bit for bit (both sides use lib/Numerics).
+// 1/b correctly rounded (v.recip): two roundings instead of the host's one,
+// a relative difference of about 2^-23 (up to 2^-21 for |b| > 2^126, where
+// 1/b is subnormal), far inside the e2e tolerance of 1e-4 + 1e-3 |ref|.
+// NaN, infinities and zero divisors behave like the host. The exception is
+// a divisor below 2^-128 in magnitude (deep subnormals): 1/b overflows to
+// inf, so the card gives +-inf (or NaN for 0/b) where the host gives a
+// finite quotient. sqrt(x) is 1 / rsqrt(x) (two roundings, within 2 ulp): it
+// gives sqrt(+-0) = +-0, sqrt(+inf) = +inf and NaN for negative x, like the
+// host; x * rsqrt(x) would give NaN at 0 and is not used. pow(x, 0.5) uses
+// the same sequence (it differs from the host's pow only at -0 and -inf,
+// where pow gives +0 and +inf); pow(x, 2) is x * x, which is what the host's
+// pow rounds to. Every other op matches the host bit for bit (both sides use
+// lib/Numerics).
 //
 // erf is not in the ISA and pow with other exponents needs exp/log, which
 // the vector units lack: both stay on the host.

@@ -4,6 +4,9 @@
   k1-tensors.py random OUT.npy DIMS SEED [SCALE]
       Writes an f32 .npy of shape DIMS ("4x96"; "scalar" for rank 0) with
       deterministic pseudo-random values in [-SCALE, SCALE) (default 4).
+  k1-tensors.py values OUT.npy V1,V2,...
+      Writes a 1-D f32 .npy of the given values (inf, -inf and nan allowed):
+      special-value checks.
   k1-tensors.py refdir DIR
       Converts DIR/output_<i>.npy, the outputs of a host reference run
       (nnaccel-run --output DIR), into DIR/output_<i>.pb ONNX TensorProtos,
@@ -85,6 +88,9 @@ def main(argv):
             state ^= (state << 5) & 0xFFFFFFFF
             values.append((state / 2**32 * 2.0 - 1.0) * scale)
         write_npy(argv[2], dims, values)
+    elif len(argv) == 4 and argv[1] == "values":
+        values = [float(v) for v in argv[3].split(",")]
+        write_npy(argv[2], [len(values)], values)
     elif len(argv) == 3 and argv[1] == "refdir":
         i = 0
         while os.path.exists(os.path.join(argv[2], "output_%d.npy" % i)):
