@@ -129,18 +129,20 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
     perRow += rowBytes;
   else if (spec.b == EltwiseSpec::Col)
     perRow += kF32;
+  // A per-row operand's chunk is loaded from the aligned address below it
+  // (up to alignElems - 1 extra values, see emitEltwise).
+  const int64_t alignElems = std::max<int64_t>(
+      static_cast<int64_t>(target.memory(Space::Dram).align) / kF32, 1);
+  int64_t slack = spec.b == EltwiseSpec::Col ? (alignElems - 1) * kF32 : 0;
   int64_t rows = std::min<int64_t>(
-      {spec.rows, kMaxYZ, static_cast<int64_t>(slotBytes) / perRow});
+      {spec.rows, kMaxYZ,
+       (static_cast<int64_t>(slotBytes) - slack) / perRow});
   if (rows < 1)
     return std::nullopt;
   if (rows < spec.rows) {
-    // Chunk starts must stay DRAM-aligned: rc * cols (and rc for a
-    // per-row operand) elements must be a multiple of the alignment.
-    int64_t alignElems = std::max<int64_t>(
-        static_cast<int64_t>(target.memory(Space::Dram).align) / kF32, 1);
+    // Chunk starts must stay DRAM-aligned: rc * cols elements must be a
+    // multiple of the alignment.
     int64_t multiple = alignElems / std::gcd(alignElems, spec.cols);
-    if (spec.b == EltwiseSpec::Col)
-      multiple = std::lcm(multiple, alignElems);
     rows = rows / multiple * multiple;
     if (rows < 1)
       return std::nullopt;
@@ -229,6 +231,8 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
                                                 : 1;
   const MemRegion bDram{Space::Dram, spec.bAddr,
                         spec.bAddr + uint64_t(bElems * kF32)};
+  const int64_t alignElems = std::max<int64_t>(
+      static_cast<int64_t>(target.memory(Space::Dram).align) / kF32, 1);
   const bool reversed = spec.reversed && isBinary(spec.kind);
   // div inverts its divisor: b normally, a when reversed (b / a).
   const bool invertB = spec.kind == EltwiseSpec::Div && !reversed;
@@ -259,9 +263,16 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
           load(bBuf, spec.bAddr + uint64_t(row * cols * kF32), rc, cols),
           {bDram}, {bTile});
     } else if (spec.b == EltwiseSpec::Col) {
-      bTile = {Space::Vrf, bBuf, bBuf + uint64_t(rc * kF32)};
-      emitter.emit(load(bBuf, spec.bAddr + uint64_t(row * kF32), 1, rc),
-                   {bDram}, {bTile});
+      // The chunk's rc values start at row * 4 bytes, usually not a DRAM
+      // alignment multiple: load from the aligned address below and use the
+      // values from `delta` on.
+      int64_t delta = row % alignElems;
+      MemRegion staged{Space::Vrf, bBuf, bBuf + uint64_t((rc + delta) * kF32)};
+      emitter.emit(load(bBuf, spec.bAddr + uint64_t((row - delta) * kF32), 1,
+                        rc + delta),
+                   {bDram}, {staged});
+      bTile = {Space::Vrf, bBuf + uint64_t(delta * kF32),
+               bBuf + uint64_t((rc + delta) * kF32)};
     }
     auto inPlace = [&](Instruction inst) {
       emitter.emit(inst, {aTile}, {aTile});
@@ -303,7 +314,7 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
                       spec.b == EltwiseSpec::Col)) {
         int64_t bCols = spec.b == EltwiseSpec::Full ? cols : rc;
         int64_t bRows = spec.b == EltwiseSpec::Full ? rc : 1;
-        emitter.emit(unary(Opcode::VRecip, bBuf, bRows, bCols), {bTile},
+        emitter.emit(unary(Opcode::VRecip, bTile.begin, bRows, bCols), {bTile},
                      {bTile});
       }
       Instruction inst(opcode);

@@ -78,6 +78,23 @@ func.func @rsub_col(%a: tensor<8x32xf32>, %b: tensor<8x1xf32>) -> tensor<8x32xf3
 
 // -----
 
+// Per-row operand with chunked rows (8 rows of 1000 per slot): the second
+// chunk's 8 values start 32 bytes into a 64-byte DRAM granule, so they are
+// loaded from the granule start (16 values) and read from 0x20 bytes on.
+// CHECK-LABEL: func.func @sub_col_chunked
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 1000 y = 8 z = 1 sy = 4000 dpitch = 4000
+// CHECK-NEXT: npu.dma.ld vrf[0x7d00], dram[[[C:0x[0-9a-f]+]]], f32 x = 8 y = 1 z = 1 sy = 32 dpitch = 32 push_next
+// CHECK-NEXT: npu.v.sub vrf[0x0], vrf[0x0], vrf[0x7d00], f32, f32, f32 rows = 8 cols = 1000 dpitch = 4000 apitch = 4000 bpitch = 4 bcast = col pop_prev
+// CHECK: npu.dma.ld vrf[0x8000], dram[0x7d00], f32 x = 1000 y = 8 z = 1 sy = 4000 dpitch = 4000
+// CHECK-NEXT: npu.dma.ld vrf[0xfd00], dram[[[C]]], f32 x = 16 y = 1 z = 1 sy = 64 dpitch = 64 push_next
+// CHECK-NEXT: npu.v.sub vrf[0x8000], vrf[0x8000], vrf[0xfd20], f32, f32, f32 rows = 8 cols = 1000 dpitch = 4000 apitch = 4000 bpitch = 4 bcast = col pop_prev
+func.func @sub_col_chunked(%a: tensor<100x1000xf32>, %c: tensor<100x1xf32>) -> tensor<100x1000xf32> {
+  %0 = accel.sub %a, %c : (tensor<100x1000xf32>, tensor<100x1xf32>) -> tensor<100x1000xf32>
+  return %0 : tensor<100x1000xf32>
+}
+
+// -----
+
 // A scalar that is not a constant: bcast=scalar from a resident register.
 // CHECK-LABEL: func.func @max_scalar
 // CHECK: npu.dma.ld vrf[0x0], dram[{{.*}}], f32 x = 1 y = 1 z = 1
