@@ -9,7 +9,17 @@
 // the host computes sum / S: the two can differ in the last bit (exact when
 // S is a power of two).
 //
-// max_pool / avg_pool have no kernel yet and run on the host.
+// accel.max_pool / accel.avg_pool (f32, 2-D, equal strides, no dilation,
+// no ceil_mode): the chunk's channel planes are loaded with their zero
+// border (DMA padding) into ACC; for max_pool a mask row (0 inside, -inf on
+// the border) is added so padded positions never win. One vector row per
+// (channel, output row): a row pitch of `stride` padded rows subsamples
+// vertically, and each window position is one v.max / v.add over the whole
+// chunk, in row-major window order (the host's summation order, so average
+// sums are bit-identical). A per-channel move compacts the valid rows and
+// divides (avg: times 1/count, a per-position plane computed once by the
+// same window sums over a ones plane, or 1/(kh*kw) with count_include_pad),
+// and the store picks every stride-th column.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,12 +29,15 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::accel;
 using namespace mlir::nnaccel::npu_lowering;
 using ::nnaccel::isa::Axis;
+using ::nnaccel::isa::Bcast;
 using ::nnaccel::isa::DType;
 using ::nnaccel::isa::Instruction;
 using ::nnaccel::isa::Opcode;
@@ -158,9 +171,330 @@ LogicalResult emitGlobalAvgPool(Operation *operation, KernelContext &context) {
   }
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// max_pool / avg_pool
+//===----------------------------------------------------------------------===//
+
+int64_t floatImm(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+struct WindowPoolSpec {
+  bool isMax = true, includePad = false;
+  int64_t planes = 0, h = 0, w = 0, kh = 1, kw = 1, stride = 1;
+  int64_t pt = 0, pl = 0, pb = 0, pr = 0; // pb includes the rounding rows
+  int64_t ho = 0, wo = 0;
+
+  int64_t hp() const { return h + pt + pb; } // multiple of stride
+  int64_t wp() const { return w + pl + pr; }
+  int64_t rowsPerPlane() const { return hp() / stride; }
+  int64_t cols() const { return stride * (wo - 1) + 1; }
+  /// Accumulator row pitch: stride * wo elements, so the store's source
+  /// pitch of `stride` elements walks the rows without a gap.
+  int64_t pitch() const { return stride * wo * kF32; }
+  bool padded() const { return pt || pl || pb || pr; }
+  int64_t inBytes() const { return hp() * wp() * kF32; }
+  int64_t outBytes() const { return rowsPerPlane() * pitch(); }
+  int64_t compactBytes() const { return ho * pitch(); }
+  /// VRF: the border mask (max) or the ones plane (avg), and 1/count (avg).
+  int64_t vrfBytes() const {
+    return alignUp(inBytes(), 64) +
+           (!isMax && !includePad ? int64_t(alignUp(compactBytes(), 64)) : 0);
+  }
+};
+
+/// Parses `op` into a spec, or says why the kernel does not cover it.
+template <typename PoolOp>
+std::optional<WindowPoolSpec> getWindowPool(PoolOp op, bool isMax,
+                                            std::string &reason) {
+  auto type = cast<RankedTensorType>(op.getInput().getType());
+  auto resultType = cast<RankedTensorType>(op.getType());
+  std::string name = isMax ? "max_pool" : "avg_pool";
+  if (!type.getElementType().isF32() || !resultType.getElementType().isF32()) {
+    reason = name + " runs on the card in f32 only so far";
+    return std::nullopt;
+  }
+  if (type.getRank() != 4 || !type.hasStaticShape() ||
+      !resultType.hasStaticShape()) {
+    reason = name + " is lowered for static 2-D (NCHW) inputs only";
+    return std::nullopt;
+  }
+  if (op.getCeilMode()) {
+    reason = name + " with ceil_mode is not lowered to the card";
+    return std::nullopt;
+  }
+  ArrayRef<int64_t> kernel = op.getKernelShape(), strides = op.getStrides(),
+                    pads = op.getPads();
+  if (strides[0] != strides[1] || strides[0] < 1 || strides[0] > 7) {
+    reason = name + " is lowered with equal strides of at most 7 only";
+    return std::nullopt;
+  }
+  WindowPoolSpec spec;
+  spec.isMax = isMax;
+  spec.planes = type.getDimSize(0) * type.getDimSize(1);
+  spec.h = type.getDimSize(2);
+  spec.w = type.getDimSize(3);
+  spec.kh = kernel[0];
+  spec.kw = kernel[1];
+  spec.stride = strides[0];
+  spec.pt = pads[0];
+  spec.pl = pads[1];
+  spec.pb = pads[2];
+  spec.pr = pads[3];
+  spec.ho = resultType.getDimSize(2);
+  spec.wo = resultType.getDimSize(3);
+  // Bottom rows that round the padded height up to a multiple of the stride
+  // (never read by a valid output).
+  spec.pb += (spec.stride - (spec.h + spec.pt + spec.pb) % spec.stride) %
+             spec.stride;
+  if (spec.pt > 7 || spec.pl > 7 || spec.pb > 7 || spec.pr > 7) {
+    reason = name + " padding exceeds the DMA's 7 padding elements";
+    return std::nullopt;
+  }
+  if (spec.ho < 1 || spec.wo < 1 ||
+      spec.stride * (spec.ho - 1) + spec.kh > spec.hp() ||
+      spec.stride * (spec.wo - 1) + spec.kw > spec.wp() ||
+      spec.kh * spec.kw > 4096) {
+    reason = name + " has windows the kernel does not cover";
+    return std::nullopt;
+  }
+  if (spec.inBytes() > kMaxPitch || spec.h > kMaxDmaY || spec.ho > kMaxDmaY) {
+    reason = "a padded " + std::to_string(spec.h) + "x" +
+             std::to_string(spec.w) +
+             " plane exceeds the 64 KiB vector operand pitch";
+    return std::nullopt;
+  }
+  return spec;
+}
+
+/// Channels per chunk (double-buffered planes, accumulators and compacted
+/// rows in ACC; DRAM chunk bases aligned), or 0.
+int64_t windowChunk(const TargetDesc &target, const WindowPoolSpec &spec) {
+  int64_t accBytes = static_cast<int64_t>(target.memory(Space::Acc).bytes);
+  int64_t vrfBytes = int64_t(target.vrfRegisters) * target.vrfRegisterBytes;
+  if (spec.vrfBytes() > vrfBytes)
+    return 0;
+  int64_t perChannel =
+      2 * (spec.inBytes() + spec.outBytes() + spec.compactBytes());
+  int64_t chunk = std::min<int64_t>(
+      {spec.planes, accBytes / perChannel,
+       kMaxDmaY / std::max<int64_t>(spec.ho, 1)});
+  if (chunk < spec.planes) {
+    int64_t align = static_cast<int64_t>(target.memory(Space::Dram).align);
+    auto count = [&](int64_t bytes) { return align / std::gcd(align, bytes); };
+    int64_t step = std::lcm(count(spec.h * spec.w * kF32),
+                            count(spec.ho * spec.wo * kF32));
+    chunk = chunk / step * step;
+  }
+  return std::max<int64_t>(chunk, 0);
+}
+
+template <typename PoolOp, bool IsMax>
+LogicalResult checkWindowPool(Operation *operation, const TargetDesc &target,
+                              std::string &reason) {
+  auto op = cast<PoolOp>(operation);
+  if constexpr (IsMax) {
+    if (llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; })) {
+      reason = "dilated max_pool is not lowered to the card";
+      return failure();
+    }
+  }
+  std::optional<WindowPoolSpec> spec = getWindowPool(op, IsMax, reason);
+  if (!spec)
+    return failure();
+  if constexpr (!IsMax)
+    spec->includePad = op.getCountIncludePad();
+  if (windowChunk(target, *spec) < 1) {
+    reason = "a chunk of channel planes that keeps DRAM bases aligned does "
+             "not fit the on-chip memories";
+    return failure();
+  }
+  return success();
+}
+
+/// A rows x cols f32 vector instruction on blocks (address, pitch).
+struct Operand {
+  Space space;
+  uint64_t addr;
+  int64_t pitch;
+};
+
+MemRegion span(const Operand &o, int64_t rows, int64_t cols) {
+  return {o.space, o.addr, o.addr + uint64_t((rows - 1) * o.pitch + cols * kF32)};
+}
+
+void emitVector(ProgramEmitter &emitter, Opcode opcode, const Operand &dst,
+                const Operand &a, std::optional<Operand> b, int64_t rows,
+                int64_t cols, Bcast bcast = Bcast::None,
+                std::optional<float> imm = std::nullopt) {
+  Instruction inst(opcode);
+  withMem(inst, "dst", dst.space, dst.addr);
+  withMem(inst, "a", a.space, a.addr);
+  inst.with("dt", kDt).with("at", kDt).with("rows", rows).with("cols", cols)
+      .with("dpitch", dst.pitch).with("apitch", a.pitch);
+  std::vector<MemRegion> reads{span(a, rows, cols)};
+  if (b) {
+    withMem(inst, "b", b->space, b->addr);
+    inst.with("bt", kDt).with("bpitch", b->pitch)
+        .with("bcast", static_cast<int64_t>(bcast));
+    reads.push_back(bcast == Bcast::Row ? span(*b, 1, cols)
+                                        : span(*b, rows, cols));
+  }
+  if (imm)
+    inst.with("imm", floatImm(*imm));
+  emitter.emit(inst, std::move(reads), {span(dst, rows, cols)});
+}
+
+void emitFill(ProgramEmitter &emitter, const Operand &dst, int64_t rows,
+              int64_t cols, float value) {
+  Instruction fill(Opcode::VFill);
+  withMem(fill, "dst", dst.space, dst.addr);
+  fill.with("dt", kDt).with("rows", rows).with("cols", cols)
+      .with("dpitch", dst.pitch).with("imm", floatImm(value));
+  emitter.emit(fill, {}, {span(dst, rows, cols)});
+}
+
+/// Accumulates every window position of `in` (a block of `rows` vector
+/// rows) into `out` with `opcode` (v.max / v.add), in row-major order.
+void emitWindows(ProgramEmitter &emitter, Opcode opcode,
+                 const WindowPoolSpec &spec, const Operand &in,
+                 const Operand &out, int64_t rows) {
+  auto window = [&](int64_t t) {
+    int64_t di = t / spec.kw, dj = t % spec.kw;
+    return Operand{in.space,
+                   in.addr + uint64_t((di * spec.wp() + dj) * kF32),
+                   in.pitch};
+  };
+  int64_t taps = spec.kh * spec.kw, cols = spec.cols();
+  if (taps == 1) {
+    emitVector(emitter, Opcode::VMov, out, window(0), std::nullopt, rows,
+               cols);
+    return;
+  }
+  emitVector(emitter, opcode, out, window(0), window(1), rows, cols);
+  for (int64_t t = 2; t < taps; ++t)
+    emitVector(emitter, opcode, out, out, window(t), rows, cols);
+}
+
+template <typename PoolOp, bool IsMax>
+LogicalResult emitWindowPool(Operation *operation, KernelContext &context) {
+  auto op = cast<PoolOp>(operation);
+  std::string reason;
+  std::optional<WindowPoolSpec> found = getWindowPool(op, IsMax, reason);
+  if (!found)
+    return op.emitOpError() << "cannot run on the card: " << reason;
+  WindowPoolSpec spec = *found;
+  if constexpr (!IsMax)
+    spec.includePad = op.getCountIncludePad();
+  ProgramEmitter &emitter = context.emitter;
+  const int64_t chunk = windowChunk(context.target, spec);
+  const int64_t rowsPerPlane = spec.rowsPerPlane(), cols = spec.cols();
+  const int64_t s = spec.stride, h = spec.h, w = spec.w, ho = spec.ho,
+                wo = spec.wo, wp = spec.wp();
+  const uint64_t input = context.addressOf(op.getInput());
+  const uint64_t output = context.addressOf(op.getResult());
+  const MemRegion xDram{Space::Dram, input,
+                        input + uint64_t(spec.planes * h * w * kF32)};
+  const MemRegion yDram{Space::Dram, output,
+                        output + uint64_t(spec.planes * ho * wo * kF32)};
+  const Opcode reduce = IsMax ? Opcode::VMax : Opcode::VAdd;
+
+  // VRF: one padded plane of 0 / -inf (max: the border mask) or 0 / 1 (avg
+  // without count_include_pad: the ones plane), then 1 / count per output.
+  Operand plane{Space::Vrf, 0, wp * kF32};
+  Operand inverse{Space::Vrf, alignUp(spec.inBytes(), 64), spec.pitch()};
+  bool mask = IsMax && spec.padded();
+  bool counts = !IsMax && !spec.includePad;
+  if (mask || counts) {
+    emitFill(emitter, plane, spec.hp(), wp,
+             mask ? -std::numeric_limits<float>::infinity() : 0.0f);
+    emitFill(emitter,
+             {Space::Vrf, uint64_t((spec.pt * wp + spec.pl) * kF32), wp * kF32},
+             h, w, mask ? 0.0f : 1.0f);
+  }
+  if (counts) {
+    // Real positions per window: the same window sums over the ones plane.
+    Operand ones{Space::Vrf, 0, s * wp * kF32};
+    emitWindows(emitter, Opcode::VAdd, spec, ones, inverse, ho);
+    emitVector(emitter, Opcode::VRecip, inverse, inverse, std::nullopt, ho,
+               cols);
+  }
+
+  const uint64_t slotIn = alignUp(chunk * spec.inBytes(), 64);
+  const uint64_t slotOut = alignUp(chunk * spec.outBytes(), 64);
+  const uint64_t slotCompact = alignUp(chunk * spec.compactBytes(), 64);
+  const uint64_t slotBytes = slotIn + slotOut + slotCompact;
+  for (int64_t p0 = 0, index = 0; p0 < spec.planes; p0 += chunk, ++index) {
+    int64_t cc = std::min(chunk, spec.planes - p0);
+    uint64_t base = uint64_t(index % 2) * slotBytes;
+    Operand in{Space::Acc, base, s * wp * kF32};
+    Operand out{Space::Acc, base + slotIn, spec.pitch()};
+    Operand compact{Space::Acc, base + slotIn + slotOut, spec.pitch()};
+
+    Instruction load(Opcode::DmaLd);
+    withMem(load, "dst", Space::Acc, in.addr);
+    withMem(load, "src", Space::Dram, input + uint64_t(p0 * h * w * kF32));
+    load.with("dt", kDt).with("x", w).with("y", h).with("z", cc)
+        .with("sy", w * kF32).with("sz", h * w * kF32).with("dpitch", wp * kF32)
+        .with("pt", spec.pt).with("pb", spec.pb).with("pl", spec.pl)
+        .with("pr", spec.pr);
+    emitter.emit(load, {xDram},
+                 {{Space::Acc, in.addr,
+                   in.addr + uint64_t(cc * spec.inBytes())}});
+    if (mask)
+      // Each channel plane is one row of the chunk; the mask is broadcast.
+      emitVector(emitter, Opcode::VAdd,
+                 {Space::Acc, in.addr, spec.inBytes()},
+                 {Space::Acc, in.addr, spec.inBytes()},
+                 Operand{Space::Vrf, 0, spec.inBytes()}, cc,
+                 spec.hp() * wp, Bcast::Row);
+
+    // Vector row q = channel * rowsPerPlane + output row; the last channel
+    // stops at its last valid row so no window reads past the chunk.
+    int64_t rows = (cc - 1) * rowsPerPlane + ho;
+    emitWindows(emitter, reduce, spec, in, out, rows);
+    for (int64_t p = 0; p < cc; ++p) {
+      Operand from{Space::Acc,
+                   out.addr + uint64_t(p * rowsPerPlane * spec.pitch()),
+                   spec.pitch()};
+      Operand to{Space::Acc, compact.addr + uint64_t(p * ho * spec.pitch()),
+                 spec.pitch()};
+      if (IsMax)
+        emitVector(emitter, Opcode::VMov, to, from, std::nullopt, ho, cols);
+      else if (spec.includePad)
+        emitVector(emitter, Opcode::VsMul, to, from, std::nullopt, ho, cols,
+                   Bcast::None, 1.0f / float(spec.kh * spec.kw));
+      else
+        emitVector(emitter, Opcode::VMul, to, from, inverse, ho, cols);
+    }
+    // Every stride-th column; output rows are contiguous in DRAM.
+    Instruction store(Opcode::DmaSt);
+    withMem(store, "dst", Space::Dram, output + uint64_t(p0 * ho * wo * kF32));
+    withMem(store, "src", Space::Acc, compact.addr);
+    if (s == 1)
+      store.with("x", wo).with("y", ho).with("z", cc).with("dy", wo * kF32)
+          .with("dz", ho * wo * kF32).with("spitch", spec.pitch());
+    else
+      store.with("x", 1).with("y", wo).with("z", cc * ho).with("dy", kF32)
+          .with("dz", wo * kF32).with("spitch", s * kF32);
+    store.with("dt", kDt);
+    emitter.emit(store,
+                 {{Space::Acc, compact.addr,
+                   compact.addr + uint64_t(cc * spec.compactBytes())}},
+                 {yDram});
+  }
+  return success();
+}
 } // namespace
 
 void mlir::nnaccel::npu_lowering::registerPoolKernels(KernelTable &table) {
   table[GlobalAvgPoolOp::getOperationName()] = {checkGlobalAvgPool,
                                                 emitGlobalAvgPool};
+  table[MaxPoolOp::getOperationName()] = {
+      checkWindowPool<MaxPoolOp, true>, emitWindowPool<MaxPoolOp, true>};
+  table[AvgPoolOp::getOperationName()] = {
+      checkWindowPool<AvgPoolOp, false>, emitWindowPool<AvgPoolOp, false>};
 }
