@@ -490,7 +490,10 @@ SmallVector<BoxCopy> concatCopies(ConcatOp op, const KernelContext *context) {
   SmallVector<BoxCopy> copies;
   ArrayRef<int64_t> out = op.getType().getShape();
   SmallVector<int64_t> outStrides = rowMajorStrides(out);
+  // Negative axes count from the end (the I64Attr getter is unsigned).
   int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += static_cast<int64_t>(out.size());
   int64_t offset = 0;
   for (Value input : op.getInputs()) {
     ArrayRef<int64_t> in = tensorType(input).getShape();

@@ -170,3 +170,15 @@ func.func @refused(%a: tensor<4x1xf32>, %x: tensor<4x8xf32>, %i: tensor<4x8xi32>
   %4 = accel.reshape %i : tensor<4x8xi32> -> tensor<32xi32>
   return %0, %1, %2, %3, %4 : tensor<4x11xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi32>
 }
+
+// -----
+
+// Regression: a negative concat axis counts from the end (it used to index
+// the stride table out of range and produce a wild DRAM address).
+// CHECK-LABEL: func.func @concat_negative_axis
+// CHECK: npu.program
+// CHECK-NOT: accel.host_reason
+func.func @concat_negative_axis(%a: tensor<2x16xf32>, %b: tensor<2x16xf32>) -> tensor<2x32xf32> {
+  %0 = accel.concat %a, %b {axis = -1 : i64} : (tensor<2x16xf32>, tensor<2x16xf32>) -> tensor<2x32xf32>
+  return %0 : tensor<2x32xf32>
+}
