@@ -37,6 +37,11 @@ def Accel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getPlacementAttrName() {
       return ::llvm::StringLiteral("accel.placement");
     }
+    /// Name of the discardable integer attribute that records the card DRAM
+    /// a lowered card partition uses (its planned peak, in bytes).
+    static constexpr ::llvm::StringLiteral getDramBytesAttrName() {
+      return ::llvm::StringLiteral("accel.dram_bytes");
+    }
     /// Name of the discardable integer attribute that gives a weight
     /// constant's address in card DRAM (set by the NPU lowering).
     static constexpr ::llvm::StringLiteral getDramAddressAttrName() {

@@ -18,6 +18,7 @@
 #include "NPU/NPUTarget.h"
 #include "NPU/NPUToISA.h"
 
+#include "nnaccel/Emulator/Emulator.h"
 #include "nnaccel/ISA/Asm.h"
 
 #include "mlir/IR/AsmState.h"
@@ -26,7 +27,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
@@ -101,11 +104,46 @@ std::string getOpName(Operation *op) {
   return op->getName().getStringRef().str();
 }
 
+/// Runs a card partition's programs once on the emulator (zeroed memory) for
+/// the modelled latency; 0 when emulation fails (reported as unknown).
+uint64_t modelLatency(accel::CardPartitionOp card,
+                      const ::nnaccel::isa::TargetDesc &target) {
+  ::nnaccel::emulator::Emulator emulator(target);
+  if (ArrayAttr programs = card.getProgramsAttr())
+    for (Attribute symbol : programs) {
+      auto program = SymbolTable::lookupNearestSymbolFrom<npu::ProgramOp>(
+          card, cast<FlatSymbolRefAttr>(symbol));
+      if (!program)
+        return 0;
+      FailureOr<::nnaccel::isa::Program> isaProgram =
+          npu::toISAProgram(program);
+      if (failed(isaProgram) || emulator.loadProgram(*isaProgram))
+        return 0;
+    }
+  auto stats = emulator.run();
+  return stats.ok() ? stats->totalCycles : 0;
+}
+
+/// Element types the ops of a partition compute in, e.g. "f32".
+std::string getPrecisions(Block &body) {
+  llvm::SetVector<Type> types;
+  for (Operation &op : body.without_terminator())
+    if (!isa<accel::ConstantOp>(op))
+      for (Type type : op.getResultTypes())
+        types.insert(cast<RankedTensorType>(type).getElementType());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(types, os, ",");
+  return text;
+}
+
 /// Collects the report of a compiled function and prints / writes it.
-LogicalResult emitReport(ModuleOp module, func::FuncOp func) {
+LogicalResult emitReport(ModuleOp module, func::FuncOp func,
+                         const ::nnaccel::isa::TargetDesc &target) {
   std::vector<PlacedOp> ops;
   llvm::json::Array partitions;
   int index = 0;
+  uint64_t totalCycles = 0;
   for (Operation &op : func.getBody().front()) {
     auto host = dyn_cast<accel::HostPartitionOp>(op);
     auto card = dyn_cast<accel::CardPartitionOp>(op);
@@ -138,9 +176,20 @@ LogicalResult emitReport(ModuleOp module, func::FuncOp func) {
     llvm::json::Object part{{"index", index},
                             {"kind", host ? "host" : "card"},
                             {"ops", std::move(opList)}};
-    uint64_t instructions = 0;
+    uint64_t instructions = 0, cycles = 0, dramBytes = 0;
+    std::string precision = getPrecisions(body);
+    part["precision"] = precision;
     if (card) {
       part["card"] = card.getCard();
+      if (auto bytes = card->getAttrOfType<IntegerAttr>(
+              accel::AccelDialect::getDramBytesAttrName()))
+        dramBytes = bytes.getInt();
+      cycles = modelLatency(card, target);
+      part["dram_bytes"] = int64_t(dramBytes);
+      part["modeled_cycles"] = int64_t(cycles);
+      part["modeled_us"] =
+          target.clockMHz > 0 ? double(cycles) / target.clockMHz : 0.0;
+      totalCycles += cycles;
       if (ArrayAttr programs = card.getProgramsAttr())
         for (Attribute symbol : programs)
           if (auto program =
@@ -157,8 +206,18 @@ LogicalResult emitReport(ModuleOp module, func::FuncOp func) {
       llvm::outs() << "partition " << index << ": "
                    << (host ? "host" : "card " + std::to_string(card.getCard()))
                    << ", " << numOps << " ops";
-      if (card)
-        llvm::outs() << ", " << instructions << " instructions";
+      llvm::outs() << ", " << precision;
+      if (card) {
+        llvm::outs() << ", " << instructions << " instructions, "
+                     << llvm::format("%.1f", dramBytes / 1024.0)
+                     << " KiB DRAM, ";
+        if (cycles)
+          llvm::outs() << cycles << " cycles ("
+                       << llvm::format("%.1f", cycles / target.clockMHz)
+                       << " us modelled)";
+        else
+          llvm::outs() << "latency unknown";
+      }
       llvm::outs() << "\n   ";
       for (auto &[kind, count] : kinds)
         llvm::outs() << " " << kind << " x" << count;
@@ -171,13 +230,16 @@ LogicalResult emitReport(ModuleOp module, func::FuncOp func) {
   int64_t onCard = llvm::count_if(ops, [](auto &o) { return o.card >= 0; });
   if (report)
     llvm::outs() << "summary: " << ops.size() << " ops, " << onCard
-                 << " on cards, " << ops.size() - onCard << " on the host\n";
+                 << " on cards, " << ops.size() - onCard
+                 << " on the host; card partitions " << totalCycles
+                 << " cycles modelled (host time not included)\n";
   if (!reportJson.empty()) {
     llvm::json::Object root{{"model", inputFile.getValue()},
                             {"target", targetSpec.getValue()},
                             {"ops", int64_t(ops.size())},
                             {"card_ops", onCard},
                             {"host_ops", int64_t(ops.size()) - onCard},
+                            {"modeled_card_cycles", int64_t(totalCycles)},
                             {"partitions", std::move(partitions)}};
     std::string error;
     auto file = openOutputFile(reportJson, &error);
@@ -257,7 +319,9 @@ int main(int argc, char **argv) {
     llvm::errs() << "error: the imported module has no @main\n";
     return 1;
   }
-  if (failed(emitReport(*module, func)))
+  if ((report || !reportJson.empty()) &&
+      failed(emitReport(*module, func,
+                        *npu::loadTarget(targetSpec, targetError))))
     return 1;
 
   std::string error;

@@ -231,6 +231,8 @@ struct AccelLowerToNPUPass
       return failure();
     partition.setProgramsAttr(builder.getArrayAttr(
         {FlatSymbolRefAttr::get(builder.getContext(), name)}));
+    partition->setAttr(AccelDialect::getDramBytesAttrName(),
+                       builder.getI64IntegerAttr(allocator.getPeak()));
     partition.setInputAddresses(inputAddresses);
     partition.setOutputAddresses(outputAddresses);
     numInstructions += program.instructions.size();
