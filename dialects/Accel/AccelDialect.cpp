@@ -68,8 +68,8 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getHostReasonAttrName()) {
     if (!isa<StringAttr>(attr.getValue()))
-      return op->emitOpError() << "'" << getHostReasonAttrName()
-                               << "' must be a string";
+      return op->emitOpError()
+             << "'" << getHostReasonAttrName() << "' must be a string";
     return success();
   }
   return op->emitOpError() << "unknown accel dialect attribute '"

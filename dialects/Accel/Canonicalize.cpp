@@ -154,14 +154,12 @@ struct FuseActivationIntoProducer : OpRewritePattern<ActivationOp> {
         !isa<FullyConnectedOp, ConvOp>(producer) ||
         producer->getResult(0).getType() != op.getType())
       return failure();
-    auto current =
-        producer->getAttrOfType<Attribute>("activation");
-    if (current && cast<ActivationAttr>(current).getValue() !=
-                       Activation::none)
+    auto current = producer->getAttrOfType<Attribute>("activation");
+    if (current && cast<ActivationAttr>(current).getValue() != Activation::none)
       return failure();
     rewriter.modifyOpInPlace(producer, [&] {
-      producer->setAttr("activation", ActivationAttr::get(op.getContext(),
-                                                          activation->kind));
+      producer->setAttr("activation",
+                        ActivationAttr::get(op.getContext(), activation->kind));
       if (activation->min)
         producer->setAttr("activation_min", activation->min);
       if (activation->max)
@@ -210,8 +208,7 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
   LogicalResult matchAndRewrite(BatchNormOp op,
                                 PatternRewriter &rewriter) const override {
     auto conv = op.getInput().getDefiningOp<ConvOp>();
-    if (!conv || !conv->hasOneUse() ||
-        conv.getActivation() != Activation::none)
+    if (!conv || !conv->hasOneUse() || conv.getActivation() != Activation::none)
       return failure();
     std::optional<F32ConstantView> weight = getF32Constant(conv.getWeight());
     std::optional<F32ConstantView> scale = getF32Constant(op.getScale());
@@ -237,7 +234,8 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
       float oldBias = bias ? (*bias)[f] : 0.0f;
       newBias[f] = (oldBias - (*mean)[f]) * factor + (*shift)[f];
     }
-    auto biasType = RankedTensorType::get({filters}, weightType.getElementType());
+    auto biasType =
+        RankedTensorType::get({filters}, weightType.getElementType());
     Value weightValue = rewriter.create<ConstantOp>(
         conv.getWeight().getLoc(),
         createF32Constant(weightType, newWeight, "conv_bn_weight"));
@@ -323,12 +321,12 @@ struct FoldAddIntoBias : OpRewritePattern<AddOp> {
 
       SmallVector<float> newBias(channels);
       for (int64_t c = 0; c < channels; ++c) {
-        float old = oldBias ? (*oldBias)[oldPerChannel ? c : 0] * biasScale
-                            : 0.0f;
+        float old =
+            oldBias ? (*oldBias)[oldPerChannel ? c : 0] * biasScale : 0.0f;
         newBias[c] = old + (*addend)[addendPerChannel ? c : 0];
       }
-      auto biasType = RankedTensorType::get(
-          {channels}, op.getType().getElementType());
+      auto biasType =
+          RankedTensorType::get({channels}, op.getType().getElementType());
       Value biasValue = rewriter.create<ConstantOp>(
           addendValue.getLoc(),
           createF32Constant(biasType, newBias, "folded_bias"));
@@ -340,8 +338,8 @@ struct FoldAddIntoBias : OpRewritePattern<AddOp> {
           fc.getBiasMutable().assign(biasValue);
           fc.setBetaAttr(rewriter.getF32FloatAttr(1.0f));
         }
-        producer->setLoc(rewriter.getFusedLoc({producer->getLoc(),
-                                               op.getLoc()}));
+        producer->setLoc(
+            rewriter.getFusedLoc({producer->getLoc(), op.getLoc()}));
       });
       rewriter.replaceOp(op, producer->getResults());
       return success();

@@ -28,9 +28,9 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *context,
   if (lhs.getRank() < 1 || rhs.getRank() < 1)
     return emitOptionalError(location, "matmul operands must have rank >= 1");
   if (!areCompatibleElementTypes(lhs.getElementType(), rhs.getElementType()))
-    return emitOptionalError(location, "operand element types differ: ",
-                             lhs.getElementType(), " vs ",
-                             rhs.getElementType());
+    return emitOptionalError(
+        location, "operand element types differ: ", lhs.getElementType(),
+        " vs ", rhs.getElementType());
   // Promote vectors to matrices as numpy does, and remember to drop the
   // added dimension again.
   SmallVector<int64_t> lhsShape(lhs.getShape()), rhsShape(rhs.getShape());
@@ -76,8 +76,9 @@ LogicalResult FullyConnectedOp::inferReturnTypes(
                              formatShape(weight.getShape()));
   if (!areCompatibleElementTypes(input.getElementType(),
                                  weight.getElementType()))
-    return emitOptionalError(location, "input and weight element types "
-                                       "differ: ",
+    return emitOptionalError(location,
+                             "input and weight element types "
+                             "differ: ",
                              input.getElementType(), " vs ",
                              weight.getElementType());
   bool transA = adaptor.getTransposeInput();
@@ -98,10 +99,9 @@ LogicalResult FullyConnectedOp::inferReturnTypes(
         !OpTrait::util::getBroadcastedShape(biasType.getShape(), {m, n},
                                             broadcast) ||
         broadcast != SmallVector<int64_t>{m, n})
-      return emitOptionalError(location, "bias of shape ",
-                               formatShape(biasType.getShape()),
-                               " does not broadcast to the ", m, "x", n,
-                               " result");
+      return emitOptionalError(
+          location, "bias of shape ", formatShape(biasType.getShape()),
+          " does not broadcast to the ", m, "x", n, " result");
   }
   inferred.push_back(RankedTensorType::get({m, n}, input.getElementType()));
   return success();
@@ -123,16 +123,18 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
   auto input = cast<RankedTensorType>(adaptor.getInput().getType());
   auto weight = cast<RankedTensorType>(adaptor.getWeight().getType());
   if (input.getRank() < 3 || input.getRank() > 5)
-    return emitOptionalError(location, "input must be N x C x D1..Dk with k "
-                                       "in 1..3, got ",
+    return emitOptionalError(location,
+                             "input must be N x C x D1..Dk with k "
+                             "in 1..3, got ",
                              formatShape(input.getShape()));
   if (weight.getRank() != input.getRank())
     return emitOptionalError(location, "weight rank ", weight.getRank(),
                              " differs from input rank ", input.getRank());
   if (!areCompatibleElementTypes(input.getElementType(),
                                  weight.getElementType()))
-    return emitOptionalError(location, "input and weight element types "
-                                       "differ: ",
+    return emitOptionalError(location,
+                             "input and weight element types "
+                             "differ: ",
                              input.getElementType(), " vs ",
                              weight.getElementType());
   int64_t groups = adaptor.getGroups();
@@ -155,8 +157,8 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
   WindowParams params{weight.getShape().drop_front(2), adaptor.getStrides(),
                       adaptor.getPads(), adaptor.getDilations()};
   SmallVector<int64_t> shape{input.getDimSize(0), filters};
-  if (failed(inferWindowOutput(location, input.getShape().drop_front(2),
-                               params, shape)))
+  if (failed(inferWindowOutput(location, input.getShape().drop_front(2), params,
+                               shape)))
     return failure();
   inferred.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
@@ -177,12 +179,13 @@ static LogicalResult inferPool(std::optional<Location> location, Value input,
                                SmallVectorImpl<Type> &inferred) {
   auto type = cast<RankedTensorType>(input.getType());
   if (type.getRank() < 3 || type.getRank() > 5)
-    return emitOptionalError(location, "input must be N x C x D1..Dk with k "
-                                       "in 1..3, got ",
+    return emitOptionalError(location,
+                             "input must be N x C x D1..Dk with k "
+                             "in 1..3, got ",
                              formatShape(type.getShape()));
   SmallVector<int64_t> shape(type.getShape().take_front(2));
-  if (failed(inferWindowOutput(location, type.getShape().drop_front(2),
-                               params, shape)))
+  if (failed(inferWindowOutput(location, type.getShape().drop_front(2), params,
+                               shape)))
     return failure();
   inferred.push_back(RankedTensorType::get(shape, type.getElementType()));
   return success();
@@ -202,8 +205,11 @@ LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *context,
                                           std::optional<Location> location,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &inferred) {
-  WindowParams params{adaptor.getKernelShape(), adaptor.getStrides(),
-                      adaptor.getPads(), {}, adaptor.getCeilMode()};
+  WindowParams params{adaptor.getKernelShape(),
+                      adaptor.getStrides(),
+                      adaptor.getPads(),
+                      {},
+                      adaptor.getCeilMode()};
   return inferPool(location, adaptor.getInput(), params, inferred);
 }
 
@@ -212,8 +218,9 @@ LogicalResult GlobalAvgPoolOp::inferReturnTypes(
     SmallVectorImpl<Type> &inferred) {
   auto type = cast<RankedTensorType>(adaptor.getInput().getType());
   if (type.getRank() < 3 || type.getRank() > 5)
-    return emitOptionalError(location, "input must be N x C x D1..Dk with k "
-                                       "in 1..3, got ",
+    return emitOptionalError(location,
+                             "input must be N x C x D1..Dk with k "
+                             "in 1..3, got ",
                              formatShape(type.getShape()));
   SmallVector<int64_t> shape(type.getShape());
   std::fill(shape.begin() + 2, shape.end(), 1);
@@ -276,8 +283,7 @@ LogicalResult LayerNormOp::verify() {
 }
 
 /// Softmax and log-softmax share their axis rule.
-template <typename OpTy>
-static LogicalResult verifySoftmaxAxis(OpTy op) {
+template <typename OpTy> static LogicalResult verifySoftmaxAxis(OpTy op) {
   int64_t rank = op.getInput().getType().getRank();
   if (!normalizeAxis(static_cast<int64_t>(op.getAxis()), rank))
     return op.emitOpError() << "axis " << static_cast<int64_t>(op.getAxis())
@@ -293,9 +299,8 @@ LogicalResult LogSoftmaxOp::verify() { return verifySoftmaxAxis(*this); }
 //===----------------------------------------------------------------------===//
 
 /// Shared inference of reduce_sum/mean/max.
-static LogicalResult inferReduce(std::optional<Location> location,
-                                 Value input, ArrayRef<int64_t> axes,
-                                 bool keepDims,
+static LogicalResult inferReduce(std::optional<Location> location, Value input,
+                                 ArrayRef<int64_t> axes, bool keepDims,
                                  SmallVectorImpl<Type> &inferred) {
   auto type = cast<RankedTensorType>(input.getType());
   int64_t rank = type.getRank();
@@ -322,8 +327,8 @@ static LogicalResult inferReduce(std::optional<Location> location,
 
 #define NNACCEL_REDUCE_INFERENCE(OpTy)                                         \
   LogicalResult OpTy::inferReturnTypes(                                        \
-      MLIRContext *context, std::optional<Location> location,                  \
-      Adaptor adaptor, SmallVectorImpl<Type> &inferred) {                      \
+      MLIRContext *context, std::optional<Location> location, Adaptor adaptor, \
+      SmallVectorImpl<Type> &inferred) {                                       \
     return inferReduce(location, adaptor.getInput(), adaptor.getAxes(),        \
                        adaptor.getKeepdims(), inferred);                       \
   }

@@ -57,9 +57,8 @@ LogicalResult ExpandOp::verify() {
   if (!OpTrait::util::getBroadcastedShape(input.getShape(), result.getShape(),
                                           broadcast) ||
       ArrayRef<int64_t>(broadcast) != result.getShape())
-    return emitOpError() << "cannot broadcast "
-                         << formatShape(input.getShape()) << " to "
-                         << formatShape(result.getShape());
+    return emitOpError() << "cannot broadcast " << formatShape(input.getShape())
+                         << " to " << formatShape(result.getShape());
   return success();
 }
 
@@ -106,8 +105,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
   if (inputs.empty())
     return emitOptionalError(location, "concat needs at least one input");
   auto first = cast<RankedTensorType>(inputs.front().getType());
-  std::optional<int64_t> axis = normalizeAxis(
-      static_cast<int64_t>(adaptor.getAxis()), first.getRank());
+  std::optional<int64_t> axis =
+      normalizeAxis(static_cast<int64_t>(adaptor.getAxis()), first.getRank());
   if (!axis)
     return emitOptionalError(location, "axis ",
                              static_cast<int64_t>(adaptor.getAxis()),
@@ -118,20 +117,18 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
     auto type = cast<RankedTensorType>(value.getType());
     if (type.getRank() != first.getRank())
       return emitOptionalError(location, "input #", index, " has rank ",
-                               type.getRank(), ", expected ",
-                               first.getRank());
+                               type.getRank(), ", expected ", first.getRank());
     if (!areCompatibleElementTypes(type.getElementType(),
                                    first.getElementType()))
-      return emitOptionalError(location, "input #", index,
-                               " has element type ", type.getElementType(),
-                               ", expected ", first.getElementType());
+      return emitOptionalError(location, "input #", index, " has element type ",
+                               type.getElementType(), ", expected ",
+                               first.getElementType());
     for (int64_t dim = 0; dim < type.getRank(); ++dim) {
       if (dim != *axis && type.getDimSize(dim) != first.getDimSize(dim))
-        return emitOptionalError(location, "input #", index, " has shape ",
-                                 formatShape(type.getShape()),
-                                 " which differs from ",
-                                 formatShape(first.getShape()),
-                                 " outside axis ", *axis);
+        return emitOptionalError(
+            location, "input #", index, " has shape ",
+            formatShape(type.getShape()), " which differs from ",
+            formatShape(first.getShape()), " outside axis ", *axis);
     }
     shape[*axis] += type.getDimSize(*axis);
   }
@@ -154,8 +151,9 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *context,
   if (static_cast<int64_t>(starts.size()) != rank ||
       static_cast<int64_t>(ends.size()) != rank ||
       static_cast<int64_t>(steps.size()) != rank)
-    return emitOptionalError(location, "starts, ends and steps need one entry "
-                                       "per dimension (",
+    return emitOptionalError(location,
+                             "starts, ends and steps need one entry "
+                             "per dimension (",
                              rank, ")");
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i) {
@@ -187,8 +185,8 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *context,
                                          SmallVectorImpl<Type> &inferred) {
   auto data = cast<RankedTensorType>(adaptor.getData().getType());
   auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
-  std::optional<int64_t> axis = normalizeAxis(
-      static_cast<int64_t>(adaptor.getAxis()), data.getRank());
+  std::optional<int64_t> axis =
+      normalizeAxis(static_cast<int64_t>(adaptor.getAxis()), data.getRank());
   if (!axis)
     return emitOptionalError(location, "axis ",
                              static_cast<int64_t>(adaptor.getAxis()),

@@ -36,8 +36,7 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *context,
 
 /// Checks that a pair of optional clamp bounds is ordered.
 static LogicalResult verifyBounds(Operation *op, std::optional<APFloat> min,
-                                  std::optional<APFloat> max,
-                                  StringRef what) {
+                                  std::optional<APFloat> max, StringRef what) {
   if (min && max && max->compare(*min) == APFloat::cmpLessThan)
     return op->emitOpError()
            << what << " minimum " << min->convertToFloat()

@@ -85,12 +85,24 @@ Attribute foldBinaryConstants(BinaryKind kind, Attribute lhsAttr,
           rhsValues[broadcastIndex(i, shape, rhsShape, rhsStrides)];
       constexpr auto rounding = APFloat::rmNearestTiesToEven;
       switch (kind) {
-      case BinaryKind::Add: a.add(b, rounding); break;
-      case BinaryKind::Sub: a.subtract(b, rounding); break;
-      case BinaryKind::Mul: a.multiply(b, rounding); break;
-      case BinaryKind::Div: a.divide(b, rounding); break;
-      case BinaryKind::Max: a = llvm::maximum(a, b); break;
-      case BinaryKind::Min: a = llvm::minimum(a, b); break;
+      case BinaryKind::Add:
+        a.add(b, rounding);
+        break;
+      case BinaryKind::Sub:
+        a.subtract(b, rounding);
+        break;
+      case BinaryKind::Mul:
+        a.multiply(b, rounding);
+        break;
+      case BinaryKind::Div:
+        a.divide(b, rounding);
+        break;
+      case BinaryKind::Max:
+        a = llvm::maximum(a, b);
+        break;
+      case BinaryKind::Min:
+        a = llvm::minimum(a, b);
+        break;
       case BinaryKind::Pow: {
         bool lost;
         APFloat power(std::pow(a.convertToDouble(), b.convertToDouble()));
@@ -115,17 +127,28 @@ Attribute foldBinaryConstants(BinaryKind kind, Attribute lhsAttr,
     const APInt &a = lhsValues[broadcastIndex(i, shape, lhsShape, lhsStrides)];
     const APInt &b = rhsValues[broadcastIndex(i, shape, rhsShape, rhsStrides)];
     switch (kind) {
-    case BinaryKind::Add: result.push_back(a + b); break;
-    case BinaryKind::Sub: result.push_back(a - b); break;
-    case BinaryKind::Mul: result.push_back(a * b); break;
+    case BinaryKind::Add:
+      result.push_back(a + b);
+      break;
+    case BinaryKind::Sub:
+      result.push_back(a - b);
+      break;
+    case BinaryKind::Mul:
+      result.push_back(a * b);
+      break;
     case BinaryKind::Div:
       if (b.isZero())
         return {};
       result.push_back(a.sdiv(b));
       break;
-    case BinaryKind::Max: result.push_back(a.sge(b) ? a : b); break;
-    case BinaryKind::Min: result.push_back(a.sle(b) ? a : b); break;
-    case BinaryKind::Pow: return {};
+    case BinaryKind::Max:
+      result.push_back(a.sge(b) ? a : b);
+      break;
+    case BinaryKind::Min:
+      result.push_back(a.sle(b) ? a : b);
+      break;
+    case BinaryKind::Pow:
+      return {};
     }
   }
   return DenseElementsAttr::get(resultType, result);
@@ -139,8 +162,7 @@ Attribute permuteConstant(DenseElementsAttr input, RankedTensorType resultType,
   if (resultType.getNumElements() > kMaxFoldedElements)
     return {};
   if (input.isSplat())
-    return DenseElementsAttr::get(resultType,
-                                  input.getSplatValue<Attribute>());
+    return DenseElementsAttr::get(resultType, input.getSplatValue<Attribute>());
   auto values = llvm::to_vector(input.getValues<Attribute>());
   SmallVector<Attribute> result;
   result.reserve(resultType.getNumElements());
@@ -230,8 +252,8 @@ OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
-  auto condition = dyn_cast_if_present<DenseElementsAttr>(
-      adaptor.getCondition());
+  auto condition =
+      dyn_cast_if_present<DenseElementsAttr>(adaptor.getCondition());
   if (!condition || !condition.isSplat())
     return {};
   Value chosen = condition.getSplatValue<bool>() ? getOnTrue() : getOnFalse();
@@ -318,9 +340,8 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   }
   if (isa<FloatType>(from) && toInt) {
     if (toInt.getWidth() == 1)
-      return input.mapValues(to, [](const APFloat &value) {
-        return APInt(1, !value.isZero());
-      });
+      return input.mapValues(
+          to, [](const APFloat &value) { return APInt(1, !value.isZero()); });
     return input.mapValues(to, [&](const APFloat &value) {
       APSInt result(toInt.getWidth(), /*isUnsigned=*/false);
       bool exact;
@@ -385,8 +406,8 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   }
   if (getType().getNumElements() > kMaxFoldedElements)
     return {};
-  int64_t axis = *normalizeAxis(static_cast<int64_t>(getAxis()),
-                                getType().getRank());
+  int64_t axis =
+      *normalizeAxis(static_cast<int64_t>(getAxis()), getType().getRank());
   ArrayRef<int64_t> resultShape = getType().getShape();
   // outer x (concatenated axis x inner) blocks, copied input by input.
   int64_t outer = getNumElements(resultShape.take_front(axis));

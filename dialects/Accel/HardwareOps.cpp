@@ -63,15 +63,14 @@ static LogicalResult verifyPartitionBody(Operation *op, Block &body,
                                          TypeRange resultTypes) {
   if (body.getNumArguments() != inputs.size())
     return op->emitOpError() << "body has " << body.getNumArguments()
-                             << " arguments for " << inputs.size()
-                             << " inputs";
+                             << " arguments for " << inputs.size() << " inputs";
   for (auto [index, pair] :
        llvm::enumerate(llvm::zip(body.getArgumentTypes(), inputs))) {
     auto [argType, input] = pair;
     if (argType != input.getType())
-      return op->emitOpError() << "body argument #" << index << " has type "
-                               << argType << " but input #" << index << " is "
-                               << input.getType();
+      return op->emitOpError()
+             << "body argument #" << index << " has type " << argType
+             << " but input #" << index << " is " << input.getType();
   }
   auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
   if (!yield)

@@ -24,12 +24,13 @@ LogicalResult EmbeddingBagOp::inferReturnTypes(
   auto table = cast<RankedTensorType>(adaptor.getTable().getType());
   auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
   if (table.getRank() != 2)
-    return emitOptionalError(location, "table must be rank 2 (rows x dim), "
-                                       "got ",
+    return emitOptionalError(location,
+                             "table must be rank 2 (rows x dim), "
+                             "got ",
                              formatShape(table.getShape()));
   int64_t bags;
-  Value segments = adaptor.getOffsets() ? adaptor.getOffsets()
-                                        : adaptor.getLengths();
+  Value segments =
+      adaptor.getOffsets() ? adaptor.getOffsets() : adaptor.getLengths();
   if (adaptor.getOffsets() && adaptor.getLengths())
     return emitOptionalError(location,
                              "give either 'offsets' or 'lengths', not both");
@@ -44,8 +45,9 @@ LogicalResult EmbeddingBagOp::inferReturnTypes(
                                          "'lengths' to define the bags");
     auto segmentType = cast<RankedTensorType>(segments.getType());
     if (segmentType.getRank() != 1)
-      return emitOptionalError(location, "offsets/lengths must be rank 1, "
-                                         "got ",
+      return emitOptionalError(location,
+                               "offsets/lengths must be rank 1, "
+                               "got ",
                                formatShape(segmentType.getShape()));
     bags = segmentType.getDimSize(0);
   } else {
@@ -106,8 +108,8 @@ static LogicalResult checkOperand(std::optional<Location> location,
 
 /// Derives the recurrent sizes from X and the attributes.
 static FailureOr<RecurrentSizes>
-getRecurrentSizes(std::optional<Location> location, Value x,
-                  int64_t hiddenSize, RNNDirection direction) {
+getRecurrentSizes(std::optional<Location> location, Value x, int64_t hiddenSize,
+                  RNNDirection direction) {
   auto type = cast<RankedTensorType>(x.getType());
   if (type.getRank() != 3)
     return emitOptionalError(location, "X must be seq x batch x input, got ",
@@ -115,8 +117,10 @@ getRecurrentSizes(std::optional<Location> location, Value x,
   if (hiddenSize < 1)
     return emitOptionalError(location, "hidden_size must be positive, got ",
                              hiddenSize);
-  return RecurrentSizes{type.getDimSize(0), type.getDimSize(1),
-                        type.getDimSize(2), hiddenSize,
+  return RecurrentSizes{type.getDimSize(0),
+                        type.getDimSize(1),
+                        type.getDimSize(2),
+                        hiddenSize,
                         direction == RNNDirection::bidirectional ? 2 : 1,
                         type.getElementType()};
 }
@@ -133,10 +137,9 @@ LogicalResult LSTMOp::inferReturnTypes(MLIRContext *context,
   int64_t d = sizes->directions, h = sizes->hidden, b = sizes->batch;
   if (failed(checkOperand(location, "W", adaptor.getW(),
                           {d, 4 * h, sizes->input}, *sizes)) ||
-      failed(checkOperand(location, "R", adaptor.getR(), {d, 4 * h, h},
-                          *sizes)) ||
-      failed(checkOperand(location, "B", adaptor.getB(), {d, 8 * h},
-                          *sizes)) ||
+      failed(
+          checkOperand(location, "R", adaptor.getR(), {d, 4 * h, h}, *sizes)) ||
+      failed(checkOperand(location, "B", adaptor.getB(), {d, 8 * h}, *sizes)) ||
       failed(checkOperand(location, "initial_h", adaptor.getInitialH(),
                           {d, b, h}, *sizes)) ||
       failed(checkOperand(location, "initial_c", adaptor.getInitialC(),
@@ -162,10 +165,9 @@ LogicalResult GRUOp::inferReturnTypes(MLIRContext *context,
   int64_t d = sizes->directions, h = sizes->hidden, b = sizes->batch;
   if (failed(checkOperand(location, "W", adaptor.getW(),
                           {d, 3 * h, sizes->input}, *sizes)) ||
-      failed(checkOperand(location, "R", adaptor.getR(), {d, 3 * h, h},
-                          *sizes)) ||
-      failed(checkOperand(location, "B", adaptor.getB(), {d, 6 * h},
-                          *sizes)) ||
+      failed(
+          checkOperand(location, "R", adaptor.getR(), {d, 3 * h, h}, *sizes)) ||
+      failed(checkOperand(location, "B", adaptor.getB(), {d, 6 * h}, *sizes)) ||
       failed(checkOperand(location, "initial_h", adaptor.getInitialH(),
                           {d, b, h}, *sizes)))
     return failure();

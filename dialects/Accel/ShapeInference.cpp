@@ -72,10 +72,9 @@ LogicalResult mlir::nnaccel::accel::inferBroadcastResult(
                                " must be a ranked tensor");
     SmallVector<int64_t> next;
     if (!OpTrait::util::getBroadcastedShape(shape, tensor.getShape(), next))
-      return emitOptionalError(location, "operand shapes do not broadcast: ",
-                               formatShape(shape), " and ",
-                               formatShape(tensor.getShape()),
-                               " (operand #", index, ")");
+      return emitOptionalError(
+          location, "operand shapes do not broadcast: ", formatShape(shape),
+          " and ", formatShape(tensor.getShape()), " (operand #", index, ")");
     shape = std::move(next);
     if (index < firstValue)
       continue;
@@ -83,8 +82,9 @@ LogicalResult mlir::nnaccel::accel::inferBroadcastResult(
       elementType = tensor.getElementType();
     } else if (!areCompatibleElementTypes(elementType,
                                           tensor.getElementType())) {
-      return emitOptionalError(location, "operand element types differ: ",
-                               elementType, " vs ", tensor.getElementType());
+      return emitOptionalError(location,
+                               "operand element types differ: ", elementType,
+                               " vs ", tensor.getElementType());
     }
   }
   inferred.push_back(RankedTensorType::get(
@@ -97,8 +97,9 @@ LogicalResult mlir::nnaccel::accel::inferWindowOutput(
     const WindowParams &params, SmallVectorImpl<int64_t> &outputSpatial) {
   size_t rank = inputSpatial.size();
   if (rank < 1 || rank > 3)
-    return emitOptionalError(location, "expected 1 to 3 spatial dimensions, "
-                                       "got ",
+    return emitOptionalError(location,
+                             "expected 1 to 3 spatial dimensions, "
+                             "got ",
                              rank);
   if (params.kernel.size() != rank)
     return emitOptionalError(location, "kernel has ", params.kernel.size(),
@@ -129,14 +130,12 @@ LogicalResult mlir::nnaccel::accel::inferWindowOutput(
     int64_t effectiveKernel = dilation * (kernel - 1) + 1;
     int64_t padded = inputSpatial[i] + padBegin + padEnd;
     if (padded < effectiveKernel)
-      return emitOptionalError(location, "spatial dimension ", i,
-                               ": window of extent ", effectiveKernel,
-                               " does not fit the padded input of size ",
-                               padded);
+      return emitOptionalError(
+          location, "spatial dimension ", i, ": window of extent ",
+          effectiveKernel, " does not fit the padded input of size ", padded);
     int64_t span = padded - effectiveKernel;
-    int64_t size = (params.ceilMode ? (span + stride - 1) / stride
-                                    : span / stride) +
-                   1;
+    int64_t size =
+        (params.ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
     // With ceil_mode the last window must start inside the input or the
     // begin padding (ONNX and PyTorch drop a window starting in the end pad).
     if (params.ceilMode && (size - 1) * stride >= inputSpatial[i] + padBegin)

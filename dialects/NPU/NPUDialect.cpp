@@ -90,8 +90,9 @@ static ParseResult parseScalarRegister(AsmParser &parser, uint64_t &reg) {
   return success();
 }
 
-ParseResult mlir::nnaccel::npu::detail::parseMemOperand(AsmParser &parser, MemAttr &result,
-                                    bool indirect) {
+ParseResult mlir::nnaccel::npu::detail::parseMemOperand(AsmParser &parser,
+                                                        MemAttr &result,
+                                                        bool indirect) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef word;
   if (parser.parseKeyword(&word))
@@ -118,8 +119,8 @@ ParseResult mlir::nnaccel::npu::detail::parseMemOperand(AsmParser &parser, MemAt
       return failure();
     if (indirect)
       return parser.emitError(addrLoc)
-             << "a register-indirect operand has no address: write "
-             << word << "[sN]";
+             << "a register-indirect operand has no address: write " << word
+             << "[sN]";
     if (succeeded(parser.parseOptionalPlus()) &&
         parseScalarRegister(parser, reg))
       return failure();
@@ -132,8 +133,8 @@ ParseResult mlir::nnaccel::npu::detail::parseMemOperand(AsmParser &parser, MemAt
   return success();
 }
 
-void mlir::nnaccel::npu::detail::printMemOperand(AsmPrinter &printer, MemAttr mem,
-                             bool indirect) {
+void mlir::nnaccel::npu::detail::printMemOperand(AsmPrinter &printer,
+                                                 MemAttr mem, bool indirect) {
   raw_ostream &os = printer.getStream();
   os << stringifySpace(mem.getSpace());
   uint64_t addr = mem.getAddr(), reg = mem.getReg();
@@ -155,7 +156,8 @@ void mlir::nnaccel::npu::detail::printMemOperand(AsmPrinter &printer, MemAttr me
 
 Attribute MemAttr::parse(AsmParser &parser, Type) {
   MemAttr result;
-  if (parser.parseLess() || mlir::nnaccel::npu::detail::parseMemOperand(parser, result, false) ||
+  if (parser.parseLess() ||
+      mlir::nnaccel::npu::detail::parseMemOperand(parser, result, false) ||
       parser.parseGreater())
     return {};
   return result;
@@ -163,6 +165,7 @@ Attribute MemAttr::parse(AsmParser &parser, Type) {
 
 void MemAttr::print(AsmPrinter &printer) const {
   printer << '<';
-  mlir::nnaccel::npu::detail::printMemOperand(printer, *this, /*indirect=*/false);
+  mlir::nnaccel::npu::detail::printMemOperand(printer, *this,
+                                              /*indirect=*/false);
   printer << '>';
 }

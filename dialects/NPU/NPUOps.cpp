@@ -27,14 +27,16 @@ namespace isa = ::nnaccel::isa;
 //===----------------------------------------------------------------------===//
 
 static ParseResult parseMem(OpAsmParser &parser, MemAttr &mem) {
-  return mlir::nnaccel::npu::detail::parseMemOperand(parser, mem, /*indirect=*/false);
+  return mlir::nnaccel::npu::detail::parseMemOperand(parser, mem,
+                                                     /*indirect=*/false);
 }
 static void printMem(OpAsmPrinter &printer, Operation *, MemAttr mem) {
   mlir::nnaccel::npu::detail::printMemOperand(printer, mem, /*indirect=*/false);
 }
 
 static ParseResult parseMemR(OpAsmParser &parser, MemAttr &mem) {
-  return mlir::nnaccel::npu::detail::parseMemOperand(parser, mem, /*indirect=*/true);
+  return mlir::nnaccel::npu::detail::parseMemOperand(parser, mem,
+                                                     /*indirect=*/true);
 }
 static void printMemR(OpAsmPrinter &printer, Operation *, MemAttr mem) {
   mlir::nnaccel::npu::detail::printMemOperand(printer, mem, /*indirect=*/true);
@@ -48,7 +50,8 @@ static ParseResult parseSReg(OpAsmParser &parser, IntegerAttr &reg) {
   if (parser.parseKeyword(&word))
     return failure();
   uint64_t n;
-  if (word.size() < 2 || word[0] != 's' || word.drop_front().getAsInteger(10, n))
+  if (word.size() < 2 || word[0] != 's' ||
+      word.drop_front().getAsInteger(10, n))
     return parser.emitError(loc)
            << "expected a scalar register s0..s31, got '" << word << "'";
   reg = parser.getBuilder().getI64IntegerAttr(static_cast<int64_t>(n));
@@ -131,9 +134,8 @@ LogicalResult mlir::nnaccel::npu::detail::verifyInstructionOp(Operation *op) {
 // ProgramOp.
 //===----------------------------------------------------------------------===//
 
-void ProgramOp::build(OpBuilder &builder, OperationState &state,
-                      StringRef name, uint16_t card, uint16_t core,
-                      StringRef target) {
+void ProgramOp::build(OpBuilder &builder, OperationState &state, StringRef name,
+                      uint16_t card, uint16_t core, StringRef target) {
   state.addAttribute(getSymNameAttrName(state.name),
                      builder.getStringAttr(name));
   state.addAttribute(getCardAttrName(state.name),
@@ -150,9 +152,11 @@ void ProgramOp::build(OpBuilder &builder, OperationState &state,
 LogicalResult ProgramOp::verify() {
   // The binary header stores card and core as 16-bit fields.
   if (getCardAttr().getInt() < 0 || getCardAttr().getInt() > UINT16_MAX)
-    return emitOpError("card ") << getCardAttr().getInt() << " is not in [0, 65535]";
+    return emitOpError("card ")
+           << getCardAttr().getInt() << " is not in [0, 65535]";
   if (getCoreAttr().getInt() < 0 || getCoreAttr().getInt() > UINT16_MAX)
-    return emitOpError("core ") << getCoreAttr().getInt() << " is not in [0, 65535]";
+    return emitOpError("core ")
+           << getCoreAttr().getInt() << " is not in [0, 65535]";
   if (std::optional<StringRef> own = getTarget(); own && own->empty())
     return emitOpError("target must not be empty");
   for (Operation &op : getBodyBlock())

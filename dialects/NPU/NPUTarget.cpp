@@ -95,8 +95,8 @@ std::string mlir::nnaccel::npu::getTargetSpec(ProgramOp program) {
   if (std::optional<StringRef> own = program.getTarget())
     return own->str();
   for (Operation *op = program->getParentOp(); op; op = op->getParentOp())
-    if (auto spec = op->getAttrOfType<StringAttr>(
-            NPUDialect::getTargetAttrName()))
+    if (auto spec =
+            op->getAttrOfType<StringAttr>(NPUDialect::getTargetAttrName()))
       return spec.str();
   return getDefaultTargetSpec();
 }

@@ -24,10 +24,8 @@ namespace isa = ::nnaccel::isa;
 namespace {
 /// Header flag bits and the unit attributes that stand for them.
 constexpr std::pair<uint8_t, llvm::StringLiteral> FlagAttrs[] = {
-    {isa::FlagPopPrev, "pop_prev"},
-    {isa::FlagPopNext, "pop_next"},
-    {isa::FlagPushPrev, "push_prev"},
-    {isa::FlagPushNext, "push_next"},
+    {isa::FlagPopPrev, "pop_prev"},   {isa::FlagPopNext, "pop_next"},
+    {isa::FlagPushPrev, "push_prev"}, {isa::FlagPushNext, "push_next"},
     {isa::FlagChain, "chain"},
 };
 } // namespace
@@ -41,8 +39,8 @@ static const isa::InstrDesc *descOf(Operation *op) {
   if (!isInstructionOp(op))
     return nullptr;
   StringRef mnemonic = op->getName().stripDialect();
-  return isa::lookupMnemonic(std::string_view(mnemonic.data(),
-                                              mnemonic.size()));
+  return isa::lookupMnemonic(
+      std::string_view(mnemonic.data(), mnemonic.size()));
 }
 
 /// Value of an enum attribute of the kind `kind`, or nullopt on mismatch.
@@ -85,8 +83,7 @@ static std::optional<int64_t> enumValue(Attribute attr, isa::EnumKind kind) {
 }
 
 /// The enum attribute for `value`, or null if it is not an enumerator.
-static Attribute enumAttr(MLIRContext *ctx, isa::EnumKind kind,
-                          int64_t value) {
+static Attribute enumAttr(MLIRContext *ctx, isa::EnumKind kind, int64_t value) {
   if (value < 0 || value > UINT32_MAX)
     return {};
   auto v = static_cast<uint32_t>(value);
@@ -260,15 +257,14 @@ FailureOr<isa::Program> mlir::nnaccel::npu::toISAProgram(ProgramOp program) {
   return result;
 }
 
-Operation *mlir::nnaccel::npu::fromISAInstruction(OpBuilder &builder,
-                                                  Location loc,
-                                                  const isa::Instruction &inst) {
+Operation *
+mlir::nnaccel::npu::fromISAInstruction(OpBuilder &builder, Location loc,
+                                       const isa::Instruction &inst) {
   MLIRContext *ctx = builder.getContext();
   const isa::InstrDesc *desc =
       isa::lookupOpcode(static_cast<uint8_t>(inst.opcode));
   if (!desc) {
-    emitError(loc) << "unknown opcode "
-                   << static_cast<unsigned>(inst.opcode);
+    emitError(loc) << "unknown opcode " << static_cast<unsigned>(inst.opcode);
     return nullptr;
   }
   OperationState state(loc, "npu." + std::string(desc->mnemonic));
@@ -336,12 +332,11 @@ std::string mlir::nnaccel::npu::getDefaultProgramName(unsigned card,
 ProgramOp mlir::nnaccel::npu::fromISAProgram(OpBuilder &builder, Location loc,
                                              const isa::Program &program,
                                              ArrayRef<Location> instLocs,
-                                             StringRef name,
-                                             StringRef target) {
+                                             StringRef name, StringRef target) {
   builder.getContext()->getOrLoadDialect<NPUDialect>();
-  std::string symbol =
-      name.empty() ? getDefaultProgramName(program.card, program.core)
-                   : name.str();
+  std::string symbol = name.empty()
+                           ? getDefaultProgramName(program.card, program.core)
+                           : name.str();
   auto op = builder.create<ProgramOp>(loc, symbol, program.card, program.core,
                                       target);
   OpBuilder::InsertionGuard guard(builder);

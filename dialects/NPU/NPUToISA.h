@@ -26,8 +26,7 @@ namespace mlir::nnaccel::npu {
 /// Converts one instruction op. Fails with a message in `error` (and no
 /// diagnostic) if `op` is not an instruction op or an attribute is missing or
 /// malformed. Field values are copied unchecked; range checks are the ISA's.
-LogicalResult toISAInstruction(Operation *op,
-                               ::nnaccel::isa::Instruction &inst,
+LogicalResult toISAInstruction(Operation *op, ::nnaccel::isa::Instruction &inst,
                                std::string &error);
 
 /// As above, emitting the error at `op`.
@@ -49,8 +48,8 @@ Operation *fromISAInstruction(OpBuilder &builder, Location loc,
 /// erasing the partial op) if an instruction has no IR form.
 ProgramOp fromISAProgram(OpBuilder &builder, Location loc,
                          const ::nnaccel::isa::Program &program,
-                         ArrayRef<Location> instLocs = {},
-                         StringRef name = {}, StringRef target = {});
+                         ArrayRef<Location> instLocs = {}, StringRef name = {},
+                         StringRef target = {});
 
 /// "card<C>_core<K>", the symbol of imported programs.
 std::string getDefaultProgramName(unsigned card, unsigned core);

@@ -89,8 +89,8 @@ void encodeBlockRow(DType t, const float *x, size_t n, uint8_t *dst) {
   }
   uint8_t codes[MsfpBlock];
   for (size_t b = 0, nb = n / MsfpBlock; b < nb; ++b) {
-    uint8_t e = num::encodeMsfpBlock(msfpType(t), {x + b * MsfpBlock, MsfpBlock},
-                                     codes);
+    uint8_t e = num::encodeMsfpBlock(msfpType(t),
+                                     {x + b * MsfpBlock, MsfpBlock}, codes);
     packMsfpRow(t, &e, codes, MsfpBlock, dst + b * MsfpBlockBytes);
   }
 }

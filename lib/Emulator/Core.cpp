@@ -178,11 +178,11 @@ void Card::dispatchStep(Core &c) {
     return;
   case Opcode::Loop:
   case Opcode::LoopR: {
-    int64_t count = op.opcode == Opcode::Loop ? static_cast<int64_t>(op.count)
-                                              : s[op.cnt];
+    int64_t count =
+        op.opcode == Opcode::Loop ? static_cast<int64_t>(op.count) : s[op.cnt];
     if (count < 0) {
-      setFault(c, pc, fmt::format("negative loop count {} in s{}", count,
-                                  op.cnt));
+      setFault(c, pc,
+               fmt::format("negative loop count {} in s{}", count, op.cnt));
       return;
     }
     if (c.match[pc] == UINT32_MAX) {
@@ -195,8 +195,9 @@ void Card::dispatchStep(Core &c) {
       return;
     }
     if (c.loops.size() >= t_.loopDepth) {
-      setFault(c, pc, fmt::format("loop nesting exceeds core.loop_depth {}",
-                                  t_.loopDepth));
+      setFault(
+          c, pc,
+          fmt::format("loop nesting exceeds core.loop_depth {}", t_.loopDepth));
       return;
     }
     c.loops.push_back({pc, static_cast<uint64_t>(count), 0, op.idx, op.step});
@@ -223,15 +224,17 @@ void Card::dispatchStep(Core &c) {
   case Opcode::Barrier: {
     uint32_t mask = op.mask;
     if (!(mask >> c.index & 1u)) {
-      setFault(c, pc, fmt::format("barrier mask {:#x} does not include this "
-                                  "core",
-                                  mask));
+      setFault(c, pc,
+               fmt::format("barrier mask {:#x} does not include this "
+                           "core",
+                           mask));
       return;
     }
     if (t_.coresPerCard < 32 && (mask >> t_.coresPerCard)) {
-      setFault(c, pc, fmt::format("barrier mask {:#x} names cores beyond the "
-                                  "{} of the target",
-                                  mask, t_.coresPerCard));
+      setFault(c, pc,
+               fmt::format("barrier mask {:#x} names cores beyond the "
+                           "{} of the target",
+                           mask, t_.coresPerCard));
       return;
     }
     size_t k = barrierCount_[c.index][op.barrierId]++;
@@ -242,9 +245,10 @@ void Card::dispatchStep(Core &c) {
     }
     BarrierGen &g = gens[k];
     if (g.mask != mask) {
-      setFault(c, pc, fmt::format("barrier id={} #{}: mask {:#x} differs from "
-                                  "the mask {:#x} another core used",
-                                  op.barrierId, k, mask, g.mask));
+      setFault(c, pc,
+               fmt::format("barrier id={} #{}: mask {:#x} differs from "
+                           "the mask {:#x} another core used",
+                           op.barrierId, k, mask, g.mask));
       return;
     }
     uint64_t arrival = std::max(c.dtime, c.lastFree());
@@ -299,8 +303,9 @@ void Card::dispatchStep(Core &c) {
     uint8_t f = op.flags;
     if ((op.queue == Queue::Ld && (f & (FlagPopPrev | FlagPushPrev))) ||
         (op.queue == Queue::St && (f & (FlagPopNext | FlagPushNext)))) {
-      setFault(c, pc, fmt::format("illegal token flag for the {} queue",
-                                  queueName(op.queue)));
+      setFault(c, pc,
+               fmt::format("illegal token flag for the {} queue",
+                           queueName(op.queue)));
       return;
     }
     if ((f & FlagChain) && op.queue != Queue::Ex) {

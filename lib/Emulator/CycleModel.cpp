@@ -33,8 +33,8 @@ uint64_t CycleModel::dma(Space src, Space dst, uint64_t bytes) const {
     bw = std::min(s.bytesPerCycle, d.bytesPerCycle);
   else
     bw = std::max(s.bytesPerCycle, d.bytesPerCycle); // one side ideal
-  uint64_t c = transferCycles(bytes, bw) +
-               std::max(s.latencyCycles, d.latencyCycles);
+  uint64_t c =
+      transferCycles(bytes, bw) + std::max(s.latencyCycles, d.latencyCycles);
   return std::max(c, MinCycles);
 }
 

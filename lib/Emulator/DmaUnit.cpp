@@ -160,8 +160,8 @@ Error gather(const Op &op, const EffAddrs &eff, ExecContext &ctx,
     for (uint64_t s = 0; s < nseg; ++s) {
       int32_t l = le<int32_t>(lens, s);
       if (l < 0)
-        return Error::make(fmt::format("length {} of segment {} is negative",
-                                       l, s));
+        return Error::make(
+            fmt::format("length {} of segment {} is negative", l, s));
       begin[s + 1] = begin[s] + static_cast<uint64_t>(l);
     }
   }
@@ -179,9 +179,8 @@ Error gather(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   bool rowwise = op.fmt == EmbFmt::RW8 || op.fmt == EmbFmt::RW4;
   num::RowwiseBits bits =
       op.fmt == EmbFmt::RW8 ? num::RowwiseBits::Eight : num::RowwiseBits::Four;
-  uint64_t dataBytes =
-      rowwise ? num::fusedRowBytes(bits, dim)
-              : dim * (op.fmt == EmbFmt::F32 ? 4 : 2);
+  uint64_t dataBytes = rowwise ? num::fusedRowBytes(bits, dim)
+                               : dim * (op.fmt == EmbFmt::F32 ? 4 : 2);
   DType rowType = op.fmt == EmbFmt::F32   ? DType::F32
                   : op.fmt == EmbFmt::F16 ? DType::F16
                                           : DType::BF16;
@@ -198,7 +197,8 @@ Error gather(const Op &op, const EffAddrs &eff, ExecContext &ctx,
         return Error::make(fmt::format("index {} (list position {}) is "
                                        "outside the table's {} rows",
                                        index, j, op.nrows));
-      uint64_t raddr = eff[OpTable] + static_cast<uint64_t>(index) * op.rowbytes;
+      uint64_t raddr =
+          eff[OpTable] + static_cast<uint64_t>(index) * op.rowbytes;
       if (!table.contains(raddr, dataBytes))
         return outside("table row", ts, raddr, dataBytes, table);
       const uint8_t *row = table.view(raddr, dataBytes, rowBuf);

@@ -132,8 +132,8 @@ void readRowF32(DType t, const uint8_t *src, size_t n, float *out) {
     for (size_t base = 0; base < n; base += Chunk) {
       size_t c = std::min(Chunk, n - base);
       // Sub-byte rows start on a byte; chunks are even so stay aligned.
-      const uint8_t *s =
-          isa::isSubByte(t) ? src + base / 2 : src + base * isa::elementBytes(t);
+      const uint8_t *s = isa::isSubByte(t) ? src + base / 2
+                                           : src + base * isa::elementBytes(t);
       readRowI32(t, s, c, tmp);
       for (size_t i = 0; i < c; ++i)
         out[base + i] = static_cast<float>(tmp[i]);
@@ -189,10 +189,9 @@ void readRowI32(DType t, const uint8_t *src, size_t n, int32_t *out) {
       const uint8_t *s = src + base / be * isa::blockBytes(t);
       readRowF32(t, s, c, tmp);
       for (size_t i = 0; i < c; ++i)
-        out[base + i] =
-            num::saturateToInt(num::roundHalfEven(tmp[i]),
-                               std::numeric_limits<int32_t>::min(),
-                               std::numeric_limits<int32_t>::max());
+        out[base + i] = num::saturateToInt(num::roundHalfEven(tmp[i]),
+                                           std::numeric_limits<int32_t>::min(),
+                                           std::numeric_limits<int32_t>::max());
     }
     return;
   }

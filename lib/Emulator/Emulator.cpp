@@ -146,9 +146,8 @@ Error Machine::load(const Program &p) {
   for (size_t i = 0; i < n; ++i) {
     const Instruction &inst = p.instructions[i];
     auto at = [&](const std::string &msg) {
-      return Error::make(fmt::format("card {} core {} pc {} (`{}`): {}",
-                                     p.card, p.core, i,
-                                     printInstruction(inst), msg));
+      return Error::make(fmt::format("card {} core {} pc {} (`{}`): {}", p.card,
+                                     p.core, i, printInstruction(inst), msg));
     };
     if (!lookupOpcode(static_cast<uint8_t>(inst.opcode)))
       return Error::make(fmt::format("card {} core {} pc {}: undefined opcode "
@@ -229,8 +228,8 @@ Expected<Stats> Machine::run() {
   if (threads > 1 && !pool)
     pool = std::make_unique<WorkerPool>(threads - 1);
   // Lookahead: nothing sent in a window arrives before the window ends.
-  uint64_t window = nc > 1 ? std::max<uint64_t>(1, target.linkLatencyCycles)
-                           : Never;
+  uint64_t window =
+      nc > 1 ? std::max<uint64_t>(1, target.linkLatencyCycles) : Never;
   for (;;) {
     bool allDone = true;
     uint64_t next = Never;
@@ -247,8 +246,8 @@ Expected<Stats> Machine::run() {
           return Error::make("deadlock: " + c->describeBlocked());
         }
     }
-    uint64_t until = window == Never || next > Never - window ? Never
-                                                               : next + window;
+    uint64_t until =
+        window == Never || next > Never - window ? Never : next + window;
     auto runCard = [&](size_t i) {
       cards[i]->runUntil(until, options.maxSteps);
     };
@@ -337,7 +336,8 @@ Error Emulator::loadProgramBinary(const uint8_t *data, size_t size) {
   bool header = size >= BinaryHeader::Size && data[0] == 'N' &&
                 data[1] == 'N' && data[2] == 'P' && data[3] == 'U';
   if (header) {
-    unsigned card = data[16] | (data[17] << 8), core = data[18] | (data[19] << 8);
+    unsigned card = data[16] | (data[17] << 8),
+             core = data[18] | (data[19] << 8);
     for (size_t off = BinaryHeader::Size; off + WordBytes <= size;
          off += WordBytes) {
       Expected<Instruction> inst = decode(data, size, off);
@@ -367,10 +367,10 @@ Error Emulator::loadProgramFile(const std::string &path) {
                              std::istreambuf_iterator<char>());
   bool binary = bytes.size() >= 4 && bytes[0] == 'N' && bytes[1] == 'N' &&
                 bytes[2] == 'P' && bytes[3] == 'U';
-  Error e = binary ? loadProgramBinary(bytes)
-                   : loadProgramAsm(std::string_view(
-                         reinterpret_cast<const char *>(bytes.data()),
-                         bytes.size()));
+  Error e =
+      binary ? loadProgramBinary(bytes)
+             : loadProgramAsm(std::string_view(
+                   reinterpret_cast<const char *>(bytes.data()), bytes.size()));
   if (e)
     return Error::make(path + ": " + e.message());
   return Error::success();
@@ -395,8 +395,8 @@ Error Emulator::writeMemory(unsigned card, Space space, uint64_t addr,
   return Error::success();
 }
 
-Error Emulator::readMemory(unsigned card, Space space, uint64_t addr,
-                           void *out, size_t size, unsigned core) const {
+Error Emulator::readMemory(unsigned card, Space space, uint64_t addr, void *out,
+                           size_t size, unsigned core) const {
   Memory *m = nullptr;
   if (Error e = machine_->locate(card, space, core, addr, size, m))
     return e;
@@ -436,8 +436,8 @@ Error Emulator::hostSend(unsigned card, unsigned chan,
   m.dst = card;
   m.chan = chan;
   // Posted at cycle 0: arrives after the host link's latency and transfer.
-  m.arrival = machine_->cm.linkSend(data.size(), true) +
-              machine_->cm.linkLatency(true);
+  m.arrival =
+      machine_->cm.linkSend(data.size(), true) + machine_->cm.linkLatency(true);
   m.data = std::move(data);
   machine_->cards[card]->inbox[{HostPeer, chan}].push_back(std::move(m));
   return Error::success();

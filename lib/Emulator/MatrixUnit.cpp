@@ -109,8 +109,8 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   // --- Compute -----------------------------------------------------------
   if (intPath) {
     if (dt != DType::I32)
-      return Error::make(fmt::format("integer mm produces i32, not {}",
-                                     dtypeName(dt)));
+      return Error::make(
+          fmt::format("integer mm produces i32, not {}", dtypeName(dt)));
     // Row sums of W for the zero-point correction (exact mod 2^32).
     std::vector<int32_t> sumW(n, 0);
     if (op.azp != 0 || (at == DType::U8 && wt == DType::I4))
@@ -129,8 +129,8 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
       if (wt == DType::I8) {
         num::Span<const int8_t> ws8(reinterpret_cast<const int8_t *>(w), n * k);
         if (at == DType::I8)
-          num::matVecI8(ws8, {reinterpret_cast<const int8_t *>(a.row(r)), k},
-                        y, acc);
+          num::matVecI8(ws8, {reinterpret_cast<const int8_t *>(a.row(r)), k}, y,
+                        acc);
         else
           num::matVecI8U8(ws8, {a.row(r), k}, y, acc);
       } else {
@@ -142,8 +142,8 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
           // numerics has int4 x int8 only: u8 activations are shifted by
           // -128 into int8 and the shift folded into the zero point.
           for (uint64_t i = 0; i < k; ++i)
-            shifted[i] = static_cast<int8_t>(static_cast<int32_t>(a.row(r)[i]) -
-                                             128);
+            shifted[i] =
+                static_cast<int8_t>(static_cast<int32_t>(a.row(r)[i]) - 128);
           num::matVecI4I8(w4, {shifted.data(), k}, y, acc);
           zp -= 128;
         }
@@ -203,8 +203,7 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
     size_t nb = k / num::kMxBlockSize;
     std::vector<uint8_t> wSc(n * nb), wEl(n * k), xSc(nb), xEl(k);
     for (uint64_t j = 0; j < n; ++j)
-      unpackMxInt8Row(w + j * wRow, k, wSc.data() + j * nb,
-                      wEl.data() + j * k);
+      unpackMxInt8Row(w + j * wRow, k, wSc.data() + j * nb, wEl.data() + j * k);
     std::vector<float> af(k);
     for (uint64_t r = 0; r < m; ++r) {
       readRowF32(at, a.row(r), k, af.data());
@@ -223,8 +222,8 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
                                    dtypeName(dt)));
   }
   if (!intPath && !isFloat(dt))
-    return Error::make(fmt::format("floating-point mm cannot produce {}",
-                                   dtypeName(dt)));
+    return Error::make(
+        fmt::format("floating-point mm cannot produce {}", dtypeName(dt)));
 
   res.macs = m * k * n;
   res.cycles = ctx.cycles->matrix(m, k, n, wt);

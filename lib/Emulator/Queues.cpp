@@ -205,8 +205,7 @@ void Card::queueStep(Core &c, unsigned q) {
       m.write(static_cast<uint64_t>(e.eff[OpDst]), msg.data.data(), op.bytes);
       ctx.bytes->written[static_cast<unsigned>(op.mem[OpDst].space)] +=
           op.bytes;
-      (op.peer == HostPeer ? hostBytesReceived : linkBytesReceived) +=
-          op.bytes;
+      (op.peer == HostPeer ? hostBytesReceived : linkBytesReceived) += op.bytes;
       uint64_t done = std::max(start + CycleModel::MinCycles, msg.arrival);
       r.cycles = done - start;
       recvWait = r.cycles - CycleModel::MinCycles;

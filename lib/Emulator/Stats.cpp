@@ -32,14 +32,14 @@ std::string Stats::summary() const {
       const QueueStats &qs = c.queues[q];
       if (!qs.instructions)
         continue;
-      s += fmt::format("    {}: {} instr, busy {} ({:.1f}%), token stall {}, "
-                       "push stall {}, link wait {}\n",
-                       Q[q], qs.instructions, qs.busyCycles,
-                       c.finishCycle ? 100.0 * static_cast<double>(qs.busyCycles) /
-                                           static_cast<double>(c.finishCycle)
-                                     : 0.0,
-                       qs.tokenStallCycles, qs.pushStallCycles,
-                       qs.linkWaitCycles);
+      s += fmt::format(
+          "    {}: {} instr, busy {} ({:.1f}%), token stall {}, "
+          "push stall {}, link wait {}\n",
+          Q[q], qs.instructions, qs.busyCycles,
+          c.finishCycle ? 100.0 * static_cast<double>(qs.busyCycles) /
+                              static_cast<double>(c.finishCycle)
+                        : 0.0,
+          qs.tokenStallCycles, qs.pushStallCycles, qs.linkWaitCycles);
     }
   }
   for (const CardStats &c : cards) {
@@ -47,9 +47,9 @@ std::string Stats::summary() const {
     for (unsigned i = 0; i < isa::NumMemSpaces; ++i) {
       if (!c.bytes.read[i] && !c.bytes.written[i])
         continue;
-      mem += fmt::format(" {} r{}/w{}",
-                         isa::spaceName(static_cast<isa::Space>(i)),
-                         c.bytes.read[i], c.bytes.written[i]);
+      mem +=
+          fmt::format(" {} r{}/w{}", isa::spaceName(static_cast<isa::Space>(i)),
+                      c.bytes.read[i], c.bytes.written[i]);
     }
     if (mem.empty() && !c.linkBytesSent && !c.linkBytesReceived &&
         !c.hostBytesSent && !c.hostBytesReceived)

@@ -26,22 +26,23 @@ std::string buildTraceJson(const TargetDesc &target,
   nlohmann::json events = nlohmann::json::array();
   for (const auto &cp : cards) {
     const Card &card = *cp;
-    events.push_back({{"name", "process_name"},
-                      {"ph", "M"},
-                      {"pid", card.index},
-                      {"args", {{"name", "card " + std::to_string(card.index)}}}});
+    events.push_back(
+        {{"name", "process_name"},
+         {"ph", "M"},
+         {"pid", card.index},
+         {"args", {{"name", "card " + std::to_string(card.index)}}}});
     for (const Core &c : card.cores) {
       if (!c.loaded)
         continue;
       for (unsigned t = 0; t < 4; ++t) {
         unsigned tid = c.index * 4 + t;
-        events.push_back(
-            {{"name", "thread_name"},
-             {"ph", "M"},
-             {"pid", card.index},
-             {"tid", tid},
-             {"args",
-              {{"name", "core " + std::to_string(c.index) + " " + Tracks[t]}}}});
+        events.push_back({{"name", "thread_name"},
+                          {"ph", "M"},
+                          {"pid", card.index},
+                          {"tid", tid},
+                          {"args",
+                           {{"name", "core " + std::to_string(c.index) + " " +
+                                         Tracks[t]}}}});
         events.push_back({{"name", "thread_sort_index"},
                           {"ph", "M"},
                           {"pid", card.index},
@@ -61,24 +62,24 @@ std::string buildTraceJson(const TargetDesc &target,
       }
       if (e.track == 3)
         name = "barrier wait";
-      events.push_back(
-          {{"name", name},
-           {"cat", Tracks[e.track]},
-           {"ph", "X"},
-           {"pid", card.index},
-           {"tid", e.core * 4u + e.track},
-           {"ts", static_cast<double>(e.start) / mhz},
-           {"dur", static_cast<double>(e.end - e.start) / mhz},
-           {"args",
-            {{"pc", e.pc}, {"start_cycle", e.start}, {"end_cycle", e.end},
-             {"asm", text}}}});
+      events.push_back({{"name", name},
+                        {"cat", Tracks[e.track]},
+                        {"ph", "X"},
+                        {"pid", card.index},
+                        {"tid", e.core * 4u + e.track},
+                        {"ts", static_cast<double>(e.start) / mhz},
+                        {"dur", static_cast<double>(e.end - e.start) / mhz},
+                        {"args",
+                         {{"pc", e.pc},
+                          {"start_cycle", e.start},
+                          {"end_cycle", e.end},
+                          {"asm", text}}}});
     }
   }
-  nlohmann::json doc = {{"traceEvents", std::move(events)},
-                        {"displayTimeUnit", "ns"},
-                        {"otherData",
-                         {{"target", target.name},
-                          {"clock_mhz", target.clockMHz}}}};
+  nlohmann::json doc = {
+      {"traceEvents", std::move(events)},
+      {"displayTimeUnit", "ns"},
+      {"otherData", {{"target", target.name}, {"clock_mhz", target.clockMHz}}}};
   return doc.dump();
 }
 

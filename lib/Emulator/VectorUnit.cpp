@@ -405,9 +405,10 @@ Error reduce(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
                : op.opcode == Opcode::VRmax ? num::reduceMaxF32(s)
                                             : num::reduceMinF32(s);
     } else {
-      int32_t acc = op.opcode == Opcode::VRsum   ? 0
-                    : op.opcode == Opcode::VRmax ? std::numeric_limits<int32_t>::min()
-                                                 : std::numeric_limits<int32_t>::max();
+      int32_t acc = op.opcode == Opcode::VRsum ? 0
+                    : op.opcode == Opcode::VRmax
+                        ? std::numeric_limits<int32_t>::min()
+                        : std::numeric_limits<int32_t>::max();
       for (uint64_t j = 0; j < len; ++j) {
         int32_t v = alongCols ? a.i[o * cols + j] : a.i[j * cols + o];
         acc = op.opcode == Opcode::VRsum   ? wrapAdd(acc, v)
@@ -467,11 +468,11 @@ Error quant(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
   uint64_t rows = a.rows, cols = a.cols;
   if (op.opcode == Opcode::VRqnt) {
     if (!isInteger(op.dt) || op.dt == DType::I64)
-      return Error::make(fmt::format("v.rqnt cannot produce {}",
-                                     dtypeName(op.dt)));
+      return Error::make(
+          fmt::format("v.rqnt cannot produce {}", dtypeName(op.dt)));
     num::QuantRange range = rangeOf(op.dt);
-    bool viaNumerics = !flt && op.dt != DType::I32 &&
-                       op.zp >= range.min && op.zp <= range.max;
+    bool viaNumerics =
+        !flt && op.dt != DType::I32 && op.zp >= range.min && op.zp <= range.max;
     d.reset(false, rows, cols);
     for (uint64_t r = 0; r < rows; ++r)
       for (uint64_t c = 0; c < cols; ++c) {
@@ -481,9 +482,9 @@ Error quant(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
           d.i[i] = num::requantizeFloat(a.i[i], scale,
                                         static_cast<int32_t>(op.zp), range);
         else
-          d.i[i] = requantScaled(
-              (flt ? a.f[i] : static_cast<float>(a.i[i])) * scale, op.zp,
-              range);
+          d.i[i] =
+              requantScaled((flt ? a.f[i] : static_cast<float>(a.i[i])) * scale,
+                            op.zp, range);
       }
   } else {
     if (flt)

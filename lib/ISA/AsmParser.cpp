@@ -96,8 +96,8 @@ std::optional<int64_t> parseSReg(std::string_view s) {
 /// An operand slot: one positional/keyword unit covering 1-3 fields.
 struct Slot {
   std::string name;
-  unsigned field;  ///< first field index
-  unsigned width;  ///< number of fields covered
+  unsigned field; ///< first field index
+  unsigned width; ///< number of fields covered
   bool positional;
   bool filled = false;
 };
@@ -208,8 +208,8 @@ bool LineParser::parseMem(Instruction &inst, const Slot &slot,
         return false;
       }
       haveAddr = true;
-      if (!setField(inst, d.fields[slot.field + 1], slot.field + 1, *v,
-                    termCol, err))
+      if (!setField(inst, d.fields[slot.field + 1], slot.field + 1, *v, termCol,
+                    err))
         return false;
     } else {
       err = {termCol, fmt::format("expected an address or scalar register, "
@@ -223,16 +223,15 @@ bool LineParser::parseMem(Instruction &inst, const Slot &slot,
     inner.remove_prefix(plus + 1);
   }
   if (!hasAddr && !haveReg) {
-    err = {col, fmt::format("operand '{}' needs a register: {}[sN]",
-                            slot.name, spaceName)};
+    err = {col, fmt::format("operand '{}' needs a register: {}[sN]", slot.name,
+                            spaceName)};
     return false;
   }
   return true;
 }
 
 bool LineParser::parseValue(Instruction &inst, const Slot &slot,
-                            std::string_view text, size_t col,
-                            LineError &err) {
+                            std::string_view text, size_t col, LineError &err) {
   const FieldDesc &f = inst.desc().fields[slot.field];
   if (text.empty()) {
     err = {col, fmt::format("missing value for '{}'", slot.name)};
@@ -267,7 +266,8 @@ bool LineParser::parseValue(Instruction &inst, const Slot &slot,
     return true;
   }
   case FieldKind::F32Imm: {
-    if (text.size() > 2 && (text.substr(0, 2) == "0x" || text.substr(0, 2) == "0X")) {
+    if (text.size() > 2 &&
+        (text.substr(0, 2) == "0x" || text.substr(0, 2) == "0X")) {
       auto v = parseInt(text);
       if (!v || *v > 0xFFFFFFFFll) {
         err = {col, fmt::format("'{}' is not a 32-bit pattern", text)};
@@ -338,9 +338,9 @@ std::optional<Instruction> LineParser::parseInstruction(LineError &err) {
     size_t start = 0;
     while (true) {
       size_t comma = ops.find(',', start);
-      std::string_view raw = ops.substr(
-          start, comma == std::string_view::npos ? std::string_view::npos
-                                                 : comma - start);
+      std::string_view raw = ops.substr(start, comma == std::string_view::npos
+                                                   ? std::string_view::npos
+                                                   : comma - start);
       std::string_view op = trim(raw, lead);
       size_t col = opsCol + start + lead;
       if (op.empty()) {
@@ -357,16 +357,16 @@ std::optional<Instruction> LineParser::parseInstruction(LineError &err) {
           if (s.name == key)
             slot = &s;
         if (!slot) {
-          err = {col, fmt::format("'{}' has no operand named '{}'", mnemonic,
-                                  key)};
+          err = {col,
+                 fmt::format("'{}' has no operand named '{}'", mnemonic, key)};
           return std::nullopt;
         }
         value = trim(op.substr(eq + 1), lead);
         valueCol = col + eq + 1 + lead;
       } else {
-        while (nextPositional < slots.size() &&
-               (!slots[nextPositional].positional ||
-                slots[nextPositional].filled))
+        while (
+            nextPositional < slots.size() &&
+            (!slots[nextPositional].positional || slots[nextPositional].filled))
           ++nextPositional;
         if (nextPositional == slots.size()) {
           err = {col, fmt::format("too many positional operands for '{}'",
@@ -444,10 +444,11 @@ bool parseCoreDirective(std::string_view args, size_t col, Program &p,
   while (start <= args.size()) {
     size_t comma = args.find(',', start);
     size_t lead;
-    std::string_view item = trim(args.substr(start, comma == std::string_view::npos
-                                                        ? std::string_view::npos
-                                                        : comma - start),
-                                 lead);
+    std::string_view item =
+        trim(args.substr(start, comma == std::string_view::npos
+                                    ? std::string_view::npos
+                                    : comma - start),
+             lead);
     size_t itemCol = col + start + lead;
     size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
@@ -510,7 +511,8 @@ Expected<Program> parseAsm(std::string_view text) {
       // Blank or comment-only line.
     } else if (line[0] == '.') {
       size_t end = 0;
-      while (end < line.size() && !std::isspace(static_cast<unsigned char>(line[end])))
+      while (end < line.size() &&
+             !std::isspace(static_cast<unsigned char>(line[end])))
         ++end;
       std::string_view dir = line.substr(0, end);
       size_t l2;
@@ -532,10 +534,10 @@ Expected<Program> parseAsm(std::string_view text) {
           err = {argsCol, "expected '.isa MAJOR.MINOR'"};
           ok = false;
         } else if (major != IsaVersionMajor || minor > IsaVersionMinor) {
-          err = {argsCol, fmt::format("unsupported ISA version {}.{} (this "
-                                      "assembler implements {}.{})",
-                                      major, minor, IsaVersionMajor,
-                                      IsaVersionMinor)};
+          err = {argsCol,
+                 fmt::format("unsupported ISA version {}.{} (this "
+                             "assembler implements {}.{})",
+                             major, minor, IsaVersionMajor, IsaVersionMinor)};
           ok = false;
         }
         seenIsa = true;

@@ -94,8 +94,10 @@ std::string printInstruction(const Instruction &inst) {
   for (size_t i = 0; i < ops.size(); ++i)
     out += (i == 0 ? " " : ", ") + ops[i];
   static constexpr std::pair<uint8_t, const char *> FlagNames[] = {
-      {FlagPopPrev, "@pop_prev"},   {FlagPopNext, "@pop_next"},
-      {FlagPushPrev, "@push_prev"}, {FlagPushNext, "@push_next"},
+      {FlagPopPrev, "@pop_prev"},
+      {FlagPopNext, "@pop_next"},
+      {FlagPushPrev, "@push_prev"},
+      {FlagPushNext, "@push_next"},
       {FlagChain, "@chain"}};
   for (auto [bit, name] : FlagNames)
     if (inst.flags & bit)
@@ -104,9 +106,9 @@ std::string printInstruction(const Instruction &inst) {
 }
 
 std::string printAsm(const Program &program) {
-  std::string out = fmt::format(".isa {}.{}\n.core card={}, core={}\n",
-                                IsaVersionMajor, IsaVersionMinor, program.card,
-                                program.core);
+  std::string out =
+      fmt::format(".isa {}.{}\n.core card={}, core={}\n", IsaVersionMajor,
+                  IsaVersionMinor, program.card, program.core);
   for (const Instruction &inst : program.instructions) {
     out += printInstruction(inst);
     out += '\n';

@@ -65,12 +65,13 @@ Error checkFieldRanges(const Instruction &inst) {
       if (f.kind == FieldKind::Enum || f.kind == FieldKind::MemSpace)
         return Error::make(fmt::format(
             "{}: field '{}' value {} is not a valid {} (0..{})", d->mnemonic,
-            f.name, v, f.kind == FieldKind::MemSpace ? "memory space" : "enumerator",
+            f.name, v,
+            f.kind == FieldKind::MemSpace ? "memory space" : "enumerator",
             f.maxValue()));
-      return Error::make(fmt::format(
-          "{}: field '{}' value {} out of range [{}, {}] ({} bits)",
-          d->mnemonic, f.name, v, f.minValue(), f.maxValue(),
-          static_cast<unsigned>(f.width)));
+      return Error::make(
+          fmt::format("{}: field '{}' value {} out of range [{}, {}] ({} bits)",
+                      d->mnemonic, f.name, v, f.minValue(), f.maxValue(),
+                      static_cast<unsigned>(f.width)));
     }
   }
   return Error::success();
@@ -101,8 +102,8 @@ Expected<Instruction> decode(const uint8_t *data, size_t size, size_t offset) {
   const uint8_t *w = data + offset;
   const InstrDesc *d = lookupOpcode(w[0]);
   if (!d)
-    return Error::make(
-        fmt::format("at byte offset {}: unknown opcode 0x{:02x}", offset, w[0]));
+    return Error::make(fmt::format("at byte offset {}: unknown opcode 0x{:02x}",
+                                   offset, w[0]));
   if (uint64_t r = readBits(w, 13, 3))
     return Error::make(fmt::format(
         "at byte offset {}: {}: reserved header bits 13-15 are 0x{:x}, must "
@@ -160,13 +161,13 @@ Expected<std::vector<uint8_t>> encodeProgram(const Program &program) {
 
 Expected<Program> decodeProgram(const uint8_t *data, size_t size) {
   if (!data || size < BinaryHeader::Size)
-    return Error::make(fmt::format(
-        "at byte offset 0: truncated header: {} bytes, need {}",
-        data ? size : 0, BinaryHeader::Size));
+    return Error::make(
+        fmt::format("at byte offset 0: truncated header: {} bytes, need {}",
+                    data ? size : 0, BinaryHeader::Size));
   for (unsigned i = 0; i < 4; ++i)
     if (data[i] != BinaryHeader::Magic[i])
-      return Error::make(fmt::format(
-          "at byte offset {}: bad magic, not an NNPU program", i));
+      return Error::make(
+          fmt::format("at byte offset {}: bad magic, not an NNPU program", i));
   BinaryHeader h;
   h.versionMajor = static_cast<uint16_t>(readLE(data + 4, 2));
   h.versionMinor = static_cast<uint16_t>(readLE(data + 6, 2));
@@ -181,16 +182,16 @@ Expected<Program> decodeProgram(const uint8_t *data, size_t size) {
         "implements {}.{})",
         h.versionMajor, h.versionMinor, IsaVersionMajor, IsaVersionMinor));
   if (h.wordBytes != WordBytes)
-    return Error::make(fmt::format(
-        "at byte offset 12: word size {} bytes, expected {}", h.wordBytes,
-        WordBytes));
+    return Error::make(
+        fmt::format("at byte offset 12: word size {} bytes, expected {}",
+                    h.wordBytes, WordBytes));
   if (h.flags != 0)
     return Error::make(fmt::format(
         "at byte offset 14: undefined header flags 0x{:04x}", h.flags));
   for (size_t i = 20; i < BinaryHeader::Size; ++i)
     if (data[i] != 0)
-      return Error::make(fmt::format(
-          "at byte offset {}: reserved header byte is nonzero", i));
+      return Error::make(
+          fmt::format("at byte offset {}: reserved header byte is nonzero", i));
   uint64_t expected = BinaryHeader::Size + uint64_t(h.count) * WordBytes;
   if (size != expected)
     return Error::make(fmt::format(
@@ -206,8 +207,7 @@ Expected<Program> decodeProgram(const uint8_t *data, size_t size) {
   for (uint32_t i = 0; i < h.count; ++i) {
     auto inst = decode(data, size, BinaryHeader::Size + size_t(i) * WordBytes);
     if (!inst)
-      return Error::make(
-          fmt::format("instruction {}: {}", i, inst.message()));
+      return Error::make(fmt::format("instruction {}: {}", i, inst.message()));
     p.instructions.push_back(*inst);
   }
   return p;

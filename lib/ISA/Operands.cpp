@@ -42,9 +42,8 @@ public:
     unsigned reg = static_cast<unsigned>(inst_.get(name + ".reg")) & 31u;
     int64_t start = addr + sregs_[reg];
     uint64_t extent = rows == 0 ? 0 : (rows - 1) * pitch + rowBytes;
-    out.push_back(MemAccess{op, s, start,
-                            start + static_cast<int64_t>(extent), read, write,
-                            align, reg, exact});
+    out.push_back(MemAccess{op, s, start, start + static_cast<int64_t>(extent),
+                            read, write, align, reg, exact});
   }
 
   std::vector<MemAccess> out;
@@ -102,8 +101,8 @@ std::vector<MemAccess> memoryAccesses(const Instruction &inst,
     unsigned isz = c.u("ityp") ? 8 : 4;
     c.add("dst", nseg, c.u("dpitch"), rowBytes(c.dt("dt"), c.u("dim")), false,
           true, elementAlign(c.dt("dt")));
-    c.add("table", c.u("nrows"), c.u("rowbytes"), c.u("rowbytes"), true,
-          false, embElementAlign(fmt));
+    c.add("table", c.u("nrows"), c.u("rowbytes"), c.u("rowbytes"), true, false,
+          embElementAlign(fmt));
     if (pool == Pool::None) {
       c.add("idx", nseg, isz, isz, true, false, isz);
       if (c.u("weighted"))

@@ -59,9 +59,11 @@ public:
     const json *v = find(k, required);
     if (!v)
       return dflt;
-    if (!v->is_number_integer() || (v->is_number_integer() && !v->is_number_unsigned() && v->get<int64_t>() < 0)) {
-      fail(key(k), fmt::format("expected a non-negative integer, got {}",
-                               v->dump()));
+    if (!v->is_number_integer() ||
+        (v->is_number_integer() && !v->is_number_unsigned() &&
+         v->get<int64_t>() < 0)) {
+      fail(key(k),
+           fmt::format("expected a non-negative integer, got {}", v->dump()));
       return dflt;
     }
     uint64_t x = v->get<uint64_t>();
@@ -134,12 +136,11 @@ void readMemory(ObjectReader &parent, std::string_view k, MemoryDesc &m,
   m.bytes = r.getUInt("bytes", 1, uint64_t(1) << 40);
   m.align = static_cast<uint32_t>(r.getUInt("align", 1, 4096));
   if (r.ok() && !isPow2(m.align))
-    r.fail(r.key("align"), fmt::format("must be a power of two, got {}",
-                                       m.align));
+    r.fail(r.key("align"),
+           fmt::format("must be a power of two, got {}", m.align));
   m.bytesPerCycle = r.getNumber("bytes_per_cycle", 1e-3, 1e6, needsBandwidth);
-  m.latencyCycles =
-      static_cast<uint32_t>(r.getUInt("latency_cycles", 0, 1u << 24,
-                                      needsBandwidth));
+  m.latencyCycles = static_cast<uint32_t>(
+      r.getUInt("latency_cycles", 0, 1u << 24, needsBandwidth));
   r.rejectUnknown();
 }
 
@@ -150,8 +151,8 @@ Expected<TargetDesc> parseJson(const json &root) {
   t.name = r.getString("name");
   t.description = r.getString("description", false);
   std::string version = r.getString("isa_version");
-  if (r.ok() && version != fmt::format("{}.{}", IsaVersionMajor,
-                                       IsaVersionMinor) &&
+  if (r.ok() &&
+      version != fmt::format("{}.{}", IsaVersionMajor, IsaVersionMinor) &&
       version != fmt::format("{}.0", IsaVersionMajor))
     r.fail("isa_version",
            fmt::format("target is for ISA '{}', this library implements "
@@ -164,8 +165,7 @@ Expected<TargetDesc> parseJson(const json &root) {
   if (const json *cj = r.find("core", true)) {
     ObjectReader c(*cj, "core", error);
     t.nativeDim = static_cast<uint32_t>(c.getUInt("native_dim", 1, 4095));
-    t.matrixLanes =
-        static_cast<uint32_t>(c.getUInt("matrix_lanes", 1, 4095));
+    t.matrixLanes = static_cast<uint32_t>(c.getUInt("matrix_lanes", 1, 4095));
     if (c.ok() && t.nativeDim % t.matrixLanes != 0)
       c.fail("core.matrix_lanes",
              fmt::format("must divide native_dim {}, got {}", t.nativeDim,
@@ -187,8 +187,8 @@ Expected<TargetDesc> parseJson(const json &root) {
       MemoryDesc &m = t.memories[static_cast<size_t>(Space::Vrf)];
       m.align = static_cast<uint32_t>(v.getUInt("align", 1, 4096));
       if (v.ok() && !isPow2(m.align))
-        v.fail("core.vrf.align", fmt::format("must be a power of two, got {}",
-                                             m.align));
+        v.fail("core.vrf.align",
+               fmt::format("must be a power of two, got {}", m.align));
       m.bytes = uint64_t(t.vrfRegisters) * t.vrfRegisterBytes;
       v.rejectUnknown();
     }

@@ -16,7 +16,7 @@ namespace nnaccel::isa {
 namespace {
 
 constexpr std::array<std::string_view, NumDTypes> DTypeNames = {
-    "f32", "f16",     "bf16",    "i32",   "i16",   "i8",     "u8",  "i4",
+    "f32", "f16",     "bf16",    "i32",   "i16",   "i8",     "u8", "i4",
     "u4",  "fp8e4m3", "fp8e5m2", "msfp8", "msfp9", "mxint8", "i64"};
 constexpr std::array<std::string_view, NumSpaces> SpaceNames = {
     "dram", "shared", "vrf", "mrf", "acc", "chain"};

@@ -106,7 +106,8 @@ Error checkMatmulTypes(DType dt, DType at, DType wt, const TargetDesc &t) {
 Error checkFlags(const Instruction &inst) {
   Queue q = inst.queue();
   uint8_t f = inst.flags;
-  uint8_t tokens = f & (FlagPopPrev | FlagPopNext | FlagPushPrev | FlagPushNext);
+  uint8_t tokens =
+      f & (FlagPopPrev | FlagPopNext | FlagPushPrev | FlagPushNext);
   if (inst.opcode == Opcode::Sync && q == Queue::Ctl)
     return Error::make("sync must name the ld, ex or st queue");
   if (q == Queue::Ctl && tokens)
@@ -136,8 +137,8 @@ Error checkVector(const Instruction &inst) {
   // Chain operands have no memory layout, so pitches do not apply.
   bool dstChain = spaceOf(inst, "dst") == Space::Chain;
   if (!dstChain)
-    if (Error e = checkRowShape(inst, "dpitch", orows, inst.get("dpitch"), dt,
-                                ocols))
+    if (Error e =
+            checkRowShape(inst, "dpitch", orows, inst.get("dpitch"), dt, ocols))
       return e;
   if (inst.opcode == Opcode::VFill) {
     if (isBlock(dt) || isSubByte(dt))
@@ -150,8 +151,8 @@ Error checkVector(const Instruction &inst) {
   if (Error e = checkCols(at, cols, "cols"))
     return e;
   if (spaceOf(inst, "a") != Space::Chain)
-    if (Error e = checkRowShape(inst, "apitch", rows, inst.get("apitch"), at,
-                                cols))
+    if (Error e =
+            checkRowShape(inst, "apitch", rows, inst.get("apitch"), at, cols))
       return e;
   if (d.fieldIndex("b.space")) {
     DType bt = static_cast<DType>(inst.get("bt"));
@@ -166,8 +167,8 @@ Error checkVector(const Instruction &inst) {
     uint64_t brows = (bc == Bcast::None || bc == Bcast::Col) ? rows : 1;
     if (Error e = checkCols(bt, bcols, "b cols"))
       return e;
-    if (Error e = checkRowShape(inst, "bpitch", brows, inst.get("bpitch"), bt,
-                                bcols))
+    if (Error e =
+            checkRowShape(inst, "bpitch", brows, inst.get("bpitch"), bt, bcols))
       return e;
   }
   if (d.fieldIndex("s.space")) {
@@ -238,9 +239,8 @@ Error checkInstruction(const Instruction &inst, const TargetDesc &t,
   case Opcode::DmaLd: {
     if (Error e = checkSpace(inst, "src", {Space::Dram, Space::Shared}))
       return e;
-    if (Error e = checkSpace(inst, "dst",
-                             {Space::Shared, Space::Vrf, Space::Mrf,
-                              Space::Acc}))
+    if (Error e = checkSpace(
+            inst, "dst", {Space::Shared, Space::Vrf, Space::Mrf, Space::Acc}))
       return e;
     if (spaceOf(inst, "src") == Space::Shared &&
         spaceOf(inst, "dst") == Space::Shared)
@@ -256,8 +256,8 @@ Error checkInstruction(const Instruction &inst, const TargetDesc &t,
       return Error::make("block types cannot be padded along x");
     if (isSubByte(dt) && (pl % 2 || pr % 2))
       return Error::make("packed 4-bit padding along x must be even");
-    if (Error e = checkRowShape(inst, "dpitch", z * (inst.get("pt") + y +
-                                                     inst.get("pb")),
+    if (Error e = checkRowShape(inst, "dpitch",
+                                z * (inst.get("pt") + y + inst.get("pb")),
                                 inst.get("dpitch"), dt, pl + x + pr))
       return e;
     if (y > 1 && inst.get("sy") < static_cast<int64_t>(rowBytes(dt, x)))
@@ -267,8 +267,8 @@ Error checkInstruction(const Instruction &inst, const TargetDesc &t,
     return Error::success();
   }
   case Opcode::DmaSt: {
-    if (Error e = checkSpace(inst, "src", {Space::Shared, Space::Vrf,
-                                           Space::Acc}))
+    if (Error e =
+            checkSpace(inst, "src", {Space::Shared, Space::Vrf, Space::Acc}))
       return e;
     if (Error e = checkSpace(inst, "dst", {Space::Dram, Space::Shared}))
       return e;
@@ -290,13 +290,12 @@ Error checkInstruction(const Instruction &inst, const TargetDesc &t,
   case Opcode::EmbGather: {
     if (Error e = checkSpace(inst, "table", {Space::Dram, Space::Shared}))
       return e;
-    if (Error e = checkSpace(inst, "dst", {Space::Shared, Space::Vrf,
-                                           Space::Acc}))
+    if (Error e =
+            checkSpace(inst, "dst", {Space::Shared, Space::Vrf, Space::Acc}))
       return e;
     for (const char *op : {"idx", "len", "wts"})
       if (spaceOf(inst, op) == Space::Chain)
-        return Error::make(fmt::format("operand '{}' cannot be the chain",
-                                       op));
+        return Error::make(fmt::format("operand '{}' cannot be the chain", op));
     DType dt = static_cast<DType>(inst.get("dt"));
     if (dt != DType::F32 && dt != DType::F16 && dt != DType::BF16)
       return Error::make(fmt::format("emb.gather produces f32, f16 or bf16, "
@@ -322,12 +321,11 @@ Error checkInstruction(const Instruction &inst, const TargetDesc &t,
       break;
     }
     if (static_cast<uint64_t>(inst.get("rowbytes")) < need)
-      return Error::make(fmt::format("rowbytes {} is smaller than one {} row "
-                                     "of {} elements ({} bytes)",
-                                     inst.get("rowbytes"),
-                                     enumName(EnumKind::EmbFmt,
-                                              inst.get("fmt")),
-                                     dim, need));
+      return Error::make(
+          fmt::format("rowbytes {} is smaller than one {} row "
+                      "of {} elements ({} bytes)",
+                      inst.get("rowbytes"),
+                      enumName(EnumKind::EmbFmt, inst.get("fmt")), dim, need));
     if (static_cast<Pool>(inst.get("pool")) == Pool::None && inst.get("offs"))
       return Error::make("offs requires pooling (pool=sum or pool=mean)");
     return checkRowShape(inst, "dpitch", inst.get("nseg"), inst.get("dpitch"),
@@ -336,8 +334,8 @@ Error checkInstruction(const Instruction &inst, const TargetDesc &t,
   case Opcode::Recv:
   case Opcode::Send: {
     const char *op = inst.opcode == Opcode::Recv ? "dst" : "src";
-    if (Error e = checkSpace(inst, op, {Space::Dram, Space::Shared, Space::Vrf,
-                                        Space::Acc}))
+    if (Error e = checkSpace(
+            inst, op, {Space::Dram, Space::Shared, Space::Vrf, Space::Acc}))
       return e;
     if (!inst.get("bytes"))
       return Error::make("bytes must be at least 1");
@@ -354,8 +352,8 @@ Error checkInstruction(const Instruction &inst, const TargetDesc &t,
       return e;
     if (Error e = checkSpace(inst, "w", {Space::Mrf}))
       return e;
-    if (Error e = checkSpace(inst, "dst", {Space::Vrf, Space::Acc,
-                                           Space::Chain}))
+    if (Error e =
+            checkSpace(inst, "dst", {Space::Vrf, Space::Acc, Space::Chain}))
       return e;
     uint64_t m = inst.get("m"), k = inst.get("k"), n = inst.get("n");
     if (!m || !k || !n)
@@ -375,9 +373,8 @@ Error checkInstruction(const Instruction &inst, const TargetDesc &t,
       return e;
     if (Error e = checkCols(dt, n, "n"))
       return e;
-    if (inst.get("acc") &&
-        (spaceOf(inst, "dst") != Space::Acc ||
-         (dt != DType::F32 && dt != DType::I32)))
+    if (inst.get("acc") && (spaceOf(inst, "dst") != Space::Acc ||
+                            (dt != DType::F32 && dt != DType::I32)))
       return Error::make("acc=1 needs an f32 or i32 destination in acc");
     if (inst.get("azp") && !isInteger(at))
       return Error::make("azp (activation zero point) needs integer "
@@ -416,8 +413,7 @@ void scalarUses(const Instruction &inst, std::vector<unsigned> &reads,
 
 class ProgramVerifier {
 public:
-  ProgramVerifier(const Program &p, const TargetDesc &t,
-                  const VerifyOptions &o)
+  ProgramVerifier(const Program &p, const TargetDesc &t, const VerifyOptions &o)
       : p_(p), t_(t), o_(o) {}
 
   std::vector<Diagnostic> run();
@@ -588,11 +584,10 @@ void ProgramVerifier::checkAccesses(size_t i, const Instruction &inst,
     if (a.read) {
       for (uint64_t k = first; k <= last; ++k)
         if (!def[k]) {
-          std::string what =
-              a.space == Space::Vrf
-                  ? fmt::format("vector register v{}", k)
-                  : fmt::format("{} bytes [0x{:x}, 0x{:x})", sp, k * g,
-                                (k + 1) * g);
+          std::string what = a.space == Space::Vrf
+                                 ? fmt::format("vector register v{}", k)
+                                 : fmt::format("{} bytes [0x{:x}, 0x{:x})", sp,
+                                               k * g, (k + 1) * g);
           fail(fmt::format("operand '{}' reads {}, which no earlier "
                            "instruction writes",
                            a.operand, what));
@@ -713,9 +708,7 @@ void ProgramVerifier::simulate() {
           s[rd] = v;
       };
       auto wrap = [](uint64_t v) { return static_cast<int64_t>(v); };
-      auto ua = [&](const char *f) {
-        return static_cast<uint64_t>(s[reg(f)]);
-      };
+      auto ua = [&](const char *f) { return static_cast<uint64_t>(s[reg(f)]); };
       switch (inst.opcode) {
       case Opcode::Halt:
         halted = true;
@@ -731,8 +724,8 @@ void ProgramVerifier::simulate() {
         break;
       case Opcode::Loop:
       case Opcode::LoopR: {
-        int64_t count = inst.opcode == Opcode::Loop ? inst.get("count")
-                                                    : s[reg("cnt")];
+        int64_t count =
+            inst.opcode == Opcode::Loop ? inst.get("count") : s[reg("cnt")];
         if (count < 0) {
           error(pc, fmt::format("loop count register s{} holds {}", reg("cnt"),
                                 count));
@@ -745,8 +738,8 @@ void ProgramVerifier::simulate() {
         unsigned idx = reg("idx");
         if (idx)
           s[idx] = 0;
-        loops.push_back({pc, static_cast<uint64_t>(count), 0, idx,
-                         inst.get("step")});
+        loops.push_back(
+            {pc, static_cast<uint64_t>(count), 0, idx, inst.get("step")});
         break;
       }
       case Opcode::EndLoop: {

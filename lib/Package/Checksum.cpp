@@ -1,4 +1,4 @@
-//===- Checksum.cpp - CRC-32 and FNV-1a 64 ---------------------------------===//
+//===- Checksum.cpp - CRC-32 and FNV-1a 64 --------------------------------===//
 //
 // CRC-32 is zlib's (hardware-friendly "braided" implementation, several
 // GB/s), fed in chunks because zlib's length parameter is 32 bits wide and a

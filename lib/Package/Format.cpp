@@ -1,4 +1,4 @@
-//===- Format.cpp - The .nnpkg file header ----------------------------------===//
+//===- Format.cpp - The .nnpkg file header --------------------------------===//
 //
 // Little-endian (de)serialisation of the 64-byte header and the placement
 // rules for the two sections. Every size is a 64-bit value from an untrusted
@@ -64,8 +64,8 @@ Expected<FileHeader> FileHeader::decode(const uint8_t *in) {
       h.versionMinor > FormatVersionMinor)
     return Status::error(fmt::format(
         "unsupported format version {}.{} (this reader reads {}.0 to {}.{})",
-        h.versionMajor, h.versionMinor, FormatVersionMajor,
-        FormatVersionMajor, FormatVersionMinor));
+        h.versionMajor, h.versionMinor, FormatVersionMajor, FormatVersionMajor,
+        FormatVersionMinor));
   if (h.flags != 0)
     return Status::error(
         fmt::format("unknown header flags 0x{:08x} (no flags are defined in "
@@ -83,21 +83,21 @@ Status FileHeader::checkLayout(uint64_t actualFileSize) const {
                                               : "trailing data in package",
                     fileSize, actualFileSize));
   if (manifestOffset != Size)
-    return Status::error(fmt::format(
-        "manifest offset {} is not {} (it must follow the header)",
-        manifestOffset, Size));
+    return Status::error(
+        fmt::format("manifest offset {} is not {} (it must follow the header)",
+                    manifestOffset, Size));
   if (manifestSize == 0 || manifestSize > MaxManifestBytes)
-    return Status::error(fmt::format(
-        "manifest size {} is outside [1, {}]", manifestSize, MaxManifestBytes));
+    return Status::error(fmt::format("manifest size {} is outside [1, {}]",
+                                     manifestSize, MaxManifestBytes));
   uint64_t manifestEnd = manifestOffset + manifestSize; // cannot overflow
   if (manifestEnd > fileSize)
     return Status::error(fmt::format(
         "manifest [{}, {}) extends past the end of the file ({} bytes)",
         manifestOffset, manifestEnd, fileSize));
   if (weightsOffset % WeightAlignment != 0)
-    return Status::error(fmt::format(
-        "weights offset {} is not a multiple of {}", weightsOffset,
-        WeightAlignment));
+    return Status::error(
+        fmt::format("weights offset {} is not a multiple of {}", weightsOffset,
+                    WeightAlignment));
   if (weightsOffset != alignTo(manifestEnd, WeightAlignment))
     return Status::error(fmt::format(
         "weights offset {} does not directly follow the manifest (expected "
@@ -109,9 +109,9 @@ Status FileHeader::checkLayout(uint64_t actualFileSize) const {
         "bytes)",
         weightsOffset, weightsOffset, weightsSize, fileSize));
   if (weightsOffset + weightsSize != fileSize)
-    return Status::error(fmt::format(
-        "weights section ends at {}, but the file has {} bytes",
-        weightsOffset + weightsSize, fileSize));
+    return Status::error(
+        fmt::format("weights section ends at {}, but the file has {} bytes",
+                    weightsOffset + weightsSize, fileSize));
   return Status::success();
 }
 

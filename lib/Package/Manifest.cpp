@@ -69,8 +69,8 @@ uint64_t estimateSize(const ModelDesc &m, size_t numWeights) {
       if (const auto *host = std::get_if<HostPartitionDesc>(&p)) {
         c += cost(host->reason) + cost(host->ops);
         for (const HostOpDesc &op : host->ops) {
-          c += TableCost + cost(op.kind) + cost(op.location) +
-               cost(op.inputs) + cost(op.outputs) + cost(op.attrs);
+          c += TableCost + cost(op.kind) + cost(op.location) + cost(op.inputs) +
+               cost(op.outputs) + cost(op.attrs);
           for (const auto &[name, value] : op.attrs) {
             c += 2 * TableCost + cost(name);
             if (const auto *s = std::get_if<std::string>(&value))
@@ -260,8 +260,8 @@ encodeManifest(const ModelDesc &model, const std::vector<WeightInfo> &weights) {
         "manifest would need up to {} bytes, more than the FlatBuffers limit "
         "of {} (is the IR text or a program unexpectedly large?)",
         estimate, MaxManifestBytes));
-  fbs::FlatBufferBuilder fbb(static_cast<size_t>(
-      std::min<uint64_t>(estimate, uint64_t(64) << 20)));
+  fbs::FlatBufferBuilder fbb(
+      static_cast<size_t>(std::min<uint64_t>(estimate, uint64_t(64) << 20)));
   // Keep fields equal to their default in the buffer: the manifest is small
   // and explicit fields make hex dumps and other-language readers easier.
   fbb.ForceDefaults(true);
@@ -277,8 +277,7 @@ encodeManifest(const ModelDesc &model, const std::vector<WeightInfo> &weights) {
 
 namespace {
 
-template <typename T>
-std::vector<T> toVector(const fbs::Vector<T> *v) {
+template <typename T> std::vector<T> toVector(const fbs::Vector<T> *v) {
   return v ? std::vector<T>(v->begin(), v->end()) : std::vector<T>();
 }
 
@@ -289,8 +288,7 @@ std::string toString(const fbs::String *s) {
 Expected<DType> decodeDType(fb::DType t, const std::string &what) {
   unsigned raw = static_cast<unsigned>(t);
   if (raw >= NumDTypes)
-    return Status::error(
-        fmt::format("{}: unknown element type {}", what, raw));
+    return Status::error(fmt::format("{}: unknown element type {}", what, raw));
   return static_cast<DType>(raw);
 }
 
@@ -323,8 +321,7 @@ Expected<TensorType> decodeType(const fb::TensorType *t,
 }
 
 Expected<std::vector<Port>>
-decodePorts(const fbs::Vector<fbs::Offset<fb::Port>> *ports,
-            const char *what) {
+decodePorts(const fbs::Vector<fbs::Offset<fb::Port>> *ports, const char *what) {
   std::vector<Port> out;
   if (!ports)
     return out;
@@ -465,8 +462,8 @@ Expected<VariantDesc> decodeVariant(const fb::Variant *v, size_t index) {
   }
   if (const auto *parts = v->partitions()) {
     for (fbs::uoffset_t i = 0; i < parts->size(); ++i) {
-      Expected<PartitionDesc> p =
-          decodePartition(parts->Get(i), fmt::format("{}: partition {}", what, i));
+      Expected<PartitionDesc> p = decodePartition(
+          parts->Get(i), fmt::format("{}: partition {}", what, i));
       if (!p)
         return p.status();
       out.partitions.push_back(std::move(*p));

@@ -20,10 +20,9 @@ struct DTypeInfo {
   bool integer;
 };
 constexpr DTypeInfo DTypeTable[NumDTypes] = {
-    {"f32", 4, false}, {"f16", 2, false}, {"bf16", 2, false},
-    {"f64", 8, false}, {"i1", 1, true},   {"i8", 1, true},
-    {"i16", 2, true},  {"i32", 4, true},  {"i64", 8, true},
-    {"u8", 1, true},
+    {"f32", 4, false}, {"f16", 2, false}, {"bf16", 2, false}, {"f64", 8, false},
+    {"i1", 1, true},   {"i8", 1, true},   {"i16", 2, true},   {"i32", 4, true},
+    {"i64", 8, true},  {"u8", 1, true},
 };
 } // namespace
 

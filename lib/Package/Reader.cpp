@@ -156,8 +156,7 @@ Expected<Package> Package::load(std::shared_ptr<State> state,
         h.manifestCrc, manifestCrc));
   // The padding between the manifest and the weights is covered by neither
   // CRC; requiring zeros keeps every byte of a valid file determined.
-  for (uint64_t i = h.manifestOffset + h.manifestSize; i < h.weightsOffset;
-       ++i)
+  for (uint64_t i = h.manifestOffset + h.manifestSize; i < h.weightsOffset; ++i)
     if (data[i] != 0)
       return Status::error(fmt::format(
           "non-zero padding byte at offset {} before the weights section", i));

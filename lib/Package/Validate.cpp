@@ -56,13 +56,13 @@ Status checkQuant(const TensorType &t, const std::string &what) {
         "more",
         what, toString(q.storage)));
   if (q.axis < -1 || q.axis >= static_cast<int64_t>(t.shape.size()))
-    return Status::error(fmt::format(
-        "{}: quantisation axis {} is out of range for rank {}", what, q.axis,
-        t.shape.size()));
+    return Status::error(
+        fmt::format("{}: quantisation axis {} is out of range for rank {}",
+                    what, q.axis, t.shape.size()));
   if (q.axis == -1 && q.scales.size() != 1)
-    return Status::error(fmt::format(
-        "{}: per-tensor quantisation needs 1 scale, got {}", what,
-        q.scales.size()));
+    return Status::error(
+        fmt::format("{}: per-tensor quantisation needs 1 scale, got {}", what,
+                    q.scales.size()));
   if (q.axis >= 0 && t.shape[q.axis] >= 0 &&
       q.scales.size() != static_cast<uint64_t>(t.shape[q.axis]))
     return Status::error(fmt::format(
@@ -75,8 +75,8 @@ Status checkQuant(const TensorType &t, const std::string &what) {
   for (size_t i = 0; i < q.scales.size(); ++i)
     if (!(std::isfinite(q.scales[i]) && q.scales[i] > 0))
       return Status::error(fmt::format(
-          "{}: quantisation scale {} is {}, not a finite positive number",
-          what, i, q.scales[i]));
+          "{}: quantisation scale {} is {}, not a finite positive number", what,
+          i, q.scales[i]));
   auto [lo, hi] = storageRange(q.storage);
   int64_t qmin = q.storageMin.value_or(lo), qmax = q.storageMax.value_or(hi);
   if (qmin < lo || qmax > hi || qmin > qmax)
@@ -102,9 +102,9 @@ Status checkPorts(const std::vector<Port> &ports, const char *what,
     if (!names.insert(p.name).second)
       return Status::error(where + ": duplicate name");
     if (!p.bucketIndex.empty() && p.bucketIndex.size() != p.type.shape.size())
-      return Status::error(fmt::format(
-          "{}: {} bucket indices for rank {}", where, p.bucketIndex.size(),
-          p.type.shape.size()));
+      return Status::error(fmt::format("{}: {} bucket indices for rank {}",
+                                       where, p.bucketIndex.size(),
+                                       p.type.shape.size()));
     for (size_t d = 0; d < p.type.shape.size(); ++d) {
       int64_t dim = p.type.shape[d];
       int32_t b = d < p.bucketIndex.size() ? p.bucketIndex[d] : -1;
@@ -180,8 +180,7 @@ Status checkProgram(const CoreProgramDesc &prog, uint32_t card,
     return v;
   };
   uint64_t count = le(8, 4), wordBytes = le(12, 2);
-  if (wordBytes != WordBytes ||
-      c.size() != HeaderBytes + count * WordBytes)
+  if (wordBytes != WordBytes || c.size() != HeaderBytes + count * WordBytes)
     return Status::error(fmt::format(
         "{}: program is {} bytes, but its header announces {} words of {} "
         "bytes",
@@ -212,23 +211,21 @@ public:
       return s;
     for (size_t i = 0; i < variant.partitions.size(); ++i) {
       const PartitionDesc &p = variant.partitions[i];
-      Status s = std::holds_alternative<HostPartitionDesc>(p)
-                     ? checkHost(std::get<HostPartitionDesc>(p),
-                                 fmt::format("{}: partition {} (host)", where,
-                                             i))
-                     : checkCard(std::get<CardPartitionDesc>(p),
-                                 fmt::format("{}: partition {} (card {})",
-                                             where, i,
-                                             std::get<CardPartitionDesc>(p)
-                                                 .card));
+      Status s =
+          std::holds_alternative<HostPartitionDesc>(p)
+              ? checkHost(std::get<HostPartitionDesc>(p),
+                          fmt::format("{}: partition {} (host)", where, i))
+              : checkCard(std::get<CardPartitionDesc>(p),
+                          fmt::format("{}: partition {} (card {})", where, i,
+                                      std::get<CardPartitionDesc>(p).card));
       if (!s.ok())
         return s;
     }
     for (size_t i = 0; i < variant.outputs.size(); ++i)
       if (!defined[variant.outputs[i]])
-        return Status::error(fmt::format(
-            "{}: output {} (value {}) is never computed", where, i,
-            variant.outputs[i]));
+        return Status::error(
+            fmt::format("{}: output {} (value {}) is never computed", where, i,
+                        variant.outputs[i]));
     return Status::success();
   }
 
@@ -258,9 +255,9 @@ private:
   Status checkValues() {
     for (size_t i = 0; i < variant.values.size(); ++i) {
       const ValueDesc &val = variant.values[i];
-      std::string at = fmt::format("{}: value {}{}", where, i,
-                                   val.name.empty() ? ""
-                                                    : " ('" + val.name + "')");
+      std::string at =
+          fmt::format("{}: value {}{}", where, i,
+                      val.name.empty() ? "" : " ('" + val.name + "')");
       if (!val.type.isStatic())
         return Status::error(at + ": shape is not static");
       std::optional<uint64_t> bytes = val.type.byteSize();
@@ -306,10 +303,10 @@ private:
           return Status::error(
               fmt::format("{}: value {} is a weight", at, ids[i]));
         if (isInput && !seen.insert(ids[i]).second)
-          return Status::error(fmt::format(
-              "{}: value {} is already another input", at, ids[i]));
-        if (Status s = checkAgainstPort(variant, variant.values[ids[i]],
-                                        ports[i], at);
+          return Status::error(
+              fmt::format("{}: value {} is already another input", at, ids[i]));
+        if (Status s =
+                checkAgainstPort(variant, variant.values[ids[i]], ports[i], at);
             !s.ok())
           return s;
         if (isInput)
@@ -356,7 +353,8 @@ private:
       }
       for (size_t j = 0; j < op.inputs.size(); ++j)
         if (op.inputs[j] != -1)
-          if (Status s = use(op.inputs[j], fmt::format("{}: input {}", opAt, j));
+          if (Status s =
+                  use(op.inputs[j], fmt::format("{}: input {}", opAt, j));
               !s.ok())
             return s;
       for (size_t j = 0; j < op.outputs.size(); ++j)
@@ -374,8 +372,8 @@ private:
     std::set<uint32_t> cores;
     for (size_t i = 0; i < card.programs.size(); ++i) {
       const CoreProgramDesc &prog = card.programs[i];
-      std::string progAt = fmt::format("{}: program {} (core {})", at, i,
-                                       prog.core);
+      std::string progAt =
+          fmt::format("{}: program {} (core {})", at, i, prog.core);
       if (!cores.insert(prog.core).second)
         return Status::error(progAt + ": a second program for the same core");
       if (Status s = checkProgram(prog, card.card, progAt); !s.ok())
@@ -399,9 +397,9 @@ private:
           return Status::error(bAt + ": value is bound twice");
         uint64_t bytes = *variant.values[b.value].type.byteSize();
         if (b.address > std::numeric_limits<uint64_t>::max() - bytes)
-          return Status::error(fmt::format(
-              "{}: address 0x{:x} + {} bytes overflows", bAt, b.address,
-              bytes));
+          return Status::error(
+              fmt::format("{}: address 0x{:x} + {} bytes overflows", bAt,
+                          b.address, bytes));
         if (role == BindingRole::Input) {
           if (Status s = use(b.value, bAt); !s.ok())
             return s;
@@ -427,16 +425,15 @@ private:
 
 Status checkWeights(const std::vector<WeightInfo> &weights,
                     uint64_t sectionSize) {
-  if (weights.size() >
-      static_cast<size_t>(std::numeric_limits<int32_t>::max()))
+  if (weights.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
     return Status::error("too many weights");
   std::vector<size_t> order(weights.size());
   for (size_t i = 0; i < weights.size(); ++i) {
     const WeightInfo &w = weights[i];
     if (w.offset % WeightAlignment != 0)
-      return Status::error(fmt::format(
-          "weight {}: offset {} is not a multiple of {}", i, w.offset,
-          WeightAlignment));
+      return Status::error(
+          fmt::format("weight {}: offset {} is not a multiple of {}", i,
+                      w.offset, WeightAlignment));
     if (w.offset > sectionSize || w.size > sectionSize - w.offset)
       return Status::error(fmt::format(
           "weight {}: range [{}, {} + {}) lies outside the weights section "
@@ -450,8 +447,8 @@ Status checkWeights(const std::vector<WeightInfo> &weights,
   for (size_t k = 1; k < order.size(); ++k) {
     const WeightInfo &prev = weights[order[k - 1]], &cur = weights[order[k]];
     if (prev.size != 0 && cur.offset < prev.offset + prev.size)
-      return Status::error(fmt::format("weights {} and {} overlap",
-                                       order[k - 1], order[k]));
+      return Status::error(
+          fmt::format("weights {} and {} overlap", order[k - 1], order[k]));
   }
   return Status::success();
 }
@@ -490,9 +487,9 @@ Status validateModel(const ModelDesc &model,
     if (Status s = VariantChecker(model, v, i, weights).run(); !s.ok())
       return s;
     if (!buckets.insert(v.bucket).second)
-      return Status::error(fmt::format(
-          "variant '{}' (#{}): another variant has the same bucket", v.name,
-          i));
+      return Status::error(
+          fmt::format("variant '{}' (#{}): another variant has the same bucket",
+                      v.name, i));
   }
   return Status::success();
 }

@@ -1,4 +1,4 @@
-//===- Bucketing.cpp - Padding inputs to and slicing outputs from buckets --===//
+//===- Bucketing.cpp - Padding inputs to and slicing outputs from buckets -===//
 //
 // The copy walks the common box row by row: the innermost dimension is one
 // memcpy, the outer ones an odometer over the common extents, so padding a

@@ -1,4 +1,5 @@
-//===- Bucketing.h - Padding inputs to and slicing outputs from buckets -*- C++ -*-===//
+//===- Bucketing.h - Padding inputs to and slicing outputs from buckets -*- C++
+//-*-===//
 //
 // A bucketed package has variants for padded sizes of some dimensions (a
 // sequence length of 128, 256, ...). The session zero-pads each input to its

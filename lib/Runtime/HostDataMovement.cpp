@@ -1,4 +1,4 @@
-//===- HostDataMovement.cpp - Layout and data movement kernels --------------===//
+//===- HostDataMovement.cpp - Layout and data movement kernels ------------===//
 //
 // reshape, transpose, concat, slice, gather, expand, pad and transfer. These
 // move elements without arithmetic, so they work for every dtype: the loops
@@ -148,8 +148,8 @@ Status concatKernel(KernelContext &ctx) {
         return ctx.error("operand " + std::to_string(k) + " has shape [" +
                          formatShape(t->getShape()) +
                          "], which differs from operand 0's [" +
-                         formatShape(first->getShape()) +
-                         "] outside axis " + std::to_string(axis));
+                         formatShape(first->getShape()) + "] outside axis " +
+                         std::to_string(axis));
     shape[axis] += t->getShape()[axis];
   }
   Tensor *out;
@@ -214,8 +214,7 @@ Status sliceKernel(KernelContext &ctx) {
 
 Status gatherKernel(KernelContext &ctx) {
   const Tensor *data = ctx.input(0), *indices = ctx.input(1);
-  if (!isIntegerDType(indices->getDType()) ||
-      indices->getDType() == DType::I1)
+  if (!isIntegerDType(indices->getDType()) || indices->getDType() == DType::I1)
     return ctx.unsupported(indices->getDType(), "gather indices");
   const int64_t rank = data->getRank();
   int64_t axisAttr, axis;

@@ -1,4 +1,4 @@
-//===- HostElementwise.cpp - Elementwise host kernels -----------------------===//
+//===- HostElementwise.cpp - Elementwise host kernels ---------------------===//
 //
 // Binary arithmetic with numpy broadcasting (add sub mul div pow max min),
 // compare, where, and the unary ops (sqrt exp erf tanh sigmoid relu neg abs
@@ -37,34 +37,33 @@ namespace {
 /// cases (both contiguous, one operand a scalar run) get dedicated loops
 /// the compiler can vectorise.
 template <typename TIn, typename TOut, typename Fn>
-void binaryLoop(const TIn *a, const std::vector<int64_t> &aShape,
-                const TIn *b, const std::vector<int64_t> &bShape, TOut *out,
+void binaryLoop(const TIn *a, const std::vector<int64_t> &aShape, const TIn *b,
+                const std::vector<int64_t> &bShape, TOut *out,
                 const std::vector<int64_t> &outShape, Fn fn) {
   std::array<std::vector<int64_t>, 2> strides = {
       broadcastStrides(aShape, outShape), broadcastStrides(bShape, outShape)};
-  forEachBroadcastRun<2>(
-      outShape, strides,
-      [&](int64_t o, const std::array<int64_t, 2> &off, int64_t n,
-          const std::array<int64_t, 2> &step) {
-        const TIn *pa = a + off[0];
-        const TIn *pb = b + off[1];
-        TOut *po = out + o;
-        if (step[0] == 1 && step[1] == 1) {
-          for (int64_t i = 0; i < n; ++i)
-            po[i] = fn(pa[i], pb[i]);
-        } else if (step[0] == 1 && step[1] == 0) {
-          const TIn bv = *pb;
-          for (int64_t i = 0; i < n; ++i)
-            po[i] = fn(pa[i], bv);
-        } else if (step[0] == 0 && step[1] == 1) {
-          const TIn av = *pa;
-          for (int64_t i = 0; i < n; ++i)
-            po[i] = fn(av, pb[i]);
-        } else {
-          for (int64_t i = 0; i < n; ++i)
-            po[i] = fn(pa[i * step[0]], pb[i * step[1]]);
-        }
-      });
+  forEachBroadcastRun<2>(outShape, strides,
+                         [&](int64_t o, const std::array<int64_t, 2> &off,
+                             int64_t n, const std::array<int64_t, 2> &step) {
+                           const TIn *pa = a + off[0];
+                           const TIn *pb = b + off[1];
+                           TOut *po = out + o;
+                           if (step[0] == 1 && step[1] == 1) {
+                             for (int64_t i = 0; i < n; ++i)
+                               po[i] = fn(pa[i], pb[i]);
+                           } else if (step[0] == 1 && step[1] == 0) {
+                             const TIn bv = *pb;
+                             for (int64_t i = 0; i < n; ++i)
+                               po[i] = fn(pa[i], bv);
+                           } else if (step[0] == 0 && step[1] == 1) {
+                             const TIn av = *pa;
+                             for (int64_t i = 0; i < n; ++i)
+                               po[i] = fn(av, pb[i]);
+                           } else {
+                             for (int64_t i = 0; i < n; ++i)
+                               po[i] = fn(pa[i * step[0]], pb[i * step[1]]);
+                           }
+                         });
 }
 
 //===--- Binary arithmetic ------------------------------------------------===//
@@ -350,7 +349,9 @@ template <typename T> T clipBound(double v, bool lower) {
 } // namespace
 
 #define NNACCEL_BINARY_KERNEL(name, kind)                                      \
-  Status name##Kernel(KernelContext &ctx) { return runBinary<BinOp::kind>(ctx); }
+  Status name##Kernel(KernelContext &ctx) {                                    \
+    return runBinary<BinOp::kind>(ctx);                                        \
+  }
 NNACCEL_BINARY_KERNEL(add, Add)
 NNACCEL_BINARY_KERNEL(sub, Sub)
 NNACCEL_BINARY_KERNEL(mul, Mul)
@@ -368,16 +369,15 @@ Status compareKernel(KernelContext &ctx) {
   Tensor *out;
   if (Status s = prepareBinary(ctx, DType::I1, a, b, out); !s.ok())
     return s;
-  const auto &as = a->getShape(), &bs = b->getShape(),
-             &os = out->getShape();
+  const auto &as = a->getShape(), &bs = b->getShape(), &os = out->getShape();
   uint8_t *po = out->mutableAs<uint8_t>();
   switch (a->getDType()) {
   case DType::F32:
     return compareTyped(ctx, kind, a->as<float>(), as, b->as<float>(), bs, po,
                         os);
   case DType::F64:
-    return compareTyped(ctx, kind, a->as<double>(), as, b->as<double>(), bs,
-                        po, os);
+    return compareTyped(ctx, kind, a->as<double>(), as, b->as<double>(), bs, po,
+                        os);
   case DType::F16:
   case DType::BF16: {
     F32Input fa(*a), fb(*b);
@@ -392,8 +392,7 @@ Status compareKernel(KernelContext &ctx) {
   Status status = Status::success();
   visitIntDType(a->getDType(), [&](auto tag) {
     using T = decltype(tag);
-    status =
-        compareTyped(ctx, kind, a->as<T>(), as, b->as<T>(), bs, po, os);
+    status = compareTyped(ctx, kind, a->as<T>(), as, b->as<T>(), bs, po, os);
   });
   return status;
 }

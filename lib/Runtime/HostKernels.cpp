@@ -1,4 +1,4 @@
-//===- HostKernels.cpp - Dispatch of host ops to their kernels --------------===//
+//===- HostKernels.cpp - Dispatch of host ops to their kernels ------------===//
 //
 // The table from accel op names to kernels, and the checks every kernel
 // relies on: operand and result counts, presence of required operands, and
@@ -104,13 +104,12 @@ Status checkAndRun(const KernelInfo &info, const HostOp &op,
   while (given > info.minInputs && inputs[given - 1] == nullptr)
     --given;
   if (given < info.minInputs || given > info.maxInputs) {
-    std::string expected =
-        info.maxInputs == kVariadic
-            ? "at least " + std::to_string(info.minInputs)
-        : info.minInputs == info.maxInputs
-            ? std::to_string(info.minInputs)
-            : std::to_string(info.minInputs) + " to " +
-                  std::to_string(info.maxInputs);
+    std::string expected = info.maxInputs == kVariadic
+                               ? "at least " + std::to_string(info.minInputs)
+                           : info.minInputs == info.maxInputs
+                               ? std::to_string(info.minInputs)
+                               : std::to_string(info.minInputs) + " to " +
+                                     std::to_string(info.maxInputs);
     return op.error("expected " + expected + " operands, got " +
                     std::to_string(given));
   }
@@ -176,8 +175,7 @@ Status runHostOp(const HostOp &op, Span<const Tensor *const> inputs,
   return status;
 }
 
-Status runHostOp(const HostOp &op,
-                 std::initializer_list<const Tensor *> inputs,
+Status runHostOp(const HostOp &op, std::initializer_list<const Tensor *> inputs,
                  std::vector<Tensor> &outputs,
                  const std::vector<TensorDesc> &outputDescs) {
   return runHostOp(op, Span<const Tensor *const>(inputs.begin(), inputs.size()),

@@ -1,4 +1,4 @@
-//===- HostLinalg.cpp - matmul, fully_connected and conv kernels ------------===//
+//===- HostLinalg.cpp - matmul, fully_connected and conv kernels ----------===//
 //
 // The matrix-product family. Every output element is one
 // numerics::dotF32 over two contiguous fp32 vectors, so its value is
@@ -40,8 +40,8 @@ void transposeInto(const float *src, int64_t rows, int64_t cols, float *dst) {
       dst[c * rows + r] = src[r * cols + c];
 }
 
-Status requireFloat(const KernelContext &ctx, const Tensor *t,
-                    DType expected, const char *name) {
+Status requireFloat(const KernelContext &ctx, const Tensor *t, DType expected,
+                    const char *name) {
   if (!isFloatDType(t->getDType()))
     return ctx.unsupported(t->getDType(), name);
   if (t->getDType() != expected)
@@ -174,7 +174,8 @@ Status fullyConnectedKernel(KernelContext &ctx) {
     transposeInto(fw.data(), k, n, wPacked.data());
     rowsB = wPacked.data();
   }
-  const float alpha = static_cast<float>(alphaD), beta = static_cast<float>(betaD);
+  const float alpha = static_cast<float>(alphaD),
+              beta = static_cast<float>(betaD);
   std::vector<int64_t> biasStrides =
       bias ? broadcastStrides(bias->getShape(), {m, n})
            : std::vector<int64_t>{0, 0};
@@ -188,8 +189,8 @@ Status fullyConnectedKernel(KernelContext &ctx) {
       if (alpha != 1.0f)
         y = alpha * y;
       if (fb) {
-        float bv = (*fb)[static_cast<size_t>(i * biasStrides[0] +
-                                             j * biasStrides[1])];
+        float bv =
+            (*fb)[static_cast<size_t>(i * biasStrides[0] + j * biasStrides[1])];
         y = y + (beta != 1.0f ? beta * bv : bv);
       }
       fo[static_cast<size_t>(i * n + j)] = y;

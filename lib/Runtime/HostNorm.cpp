@@ -1,4 +1,4 @@
-//===- HostNorm.cpp - Normalisation, softmax and reduction kernels ----------===//
+//===- HostNorm.cpp - Normalisation, softmax and reduction kernels --------===//
 //
 // batch_norm, layer_norm, softmax, log_softmax, reduce_sum, reduce_mean and
 // reduce_max. Float work is fp32 with the numerics::VectorOps definitions:
@@ -21,8 +21,8 @@ namespace detail {
 
 namespace {
 
-Status requireFloatInput(const KernelContext &ctx, const Tensor *t,
-                         DType dtype, const char *name) {
+Status requireFloatInput(const KernelContext &ctx, const Tensor *t, DType dtype,
+                         const char *name) {
   if (!isFloatDType(t->getDType()))
     return ctx.unsupported(t->getDType(), name);
   if (t->getDType() != dtype)
@@ -195,7 +195,8 @@ Status runReduce(KernelContext &ctx, ReduceKind kind) {
   const std::vector<int64_t> redOffs = offsetsOf(redShape, redStrides);
   const std::vector<int64_t> bases = offsetsOf(keptShape, keptStrides);
   const size_t n = redOffs.size();
-  const bool contiguous = n == 0 || redOffs.back() == static_cast<int64_t>(n) - 1;
+  const bool contiguous =
+      n == 0 || redOffs.back() == static_cast<int64_t>(n) - 1;
   if (x->getNumElements() == 0 && kind == ReduceKind::Max && n == 0 &&
       out->getNumElements() != 0)
     return ctx.error("reduce_max over an empty set of elements");
@@ -319,8 +320,8 @@ Status layerNormKernel(KernelContext &ctx) {
                        "] does not broadcast to the normalised shape [" +
                        formatShape(normShape) + "]");
     F32Input fp(*p);
-    std::vector<float> row(static_cast<size_t>(product(normShape, 0,
-                                                       normShape.size())));
+    std::vector<float> row(
+        static_cast<size_t>(product(normShape, 0, normShape.size())));
     std::array<std::vector<int64_t>, 1> st = {
         broadcastStrides(p->getShape(), normShape)};
     forEachBroadcastRun<1>(normShape, st,
@@ -334,13 +335,14 @@ Status layerNormKernel(KernelContext &ctx) {
   Tensor *out;
   if (Status s = ctx.makeOutput(0, x->getDesc(), out); !s.ok())
     return s;
-  const size_t inner = static_cast<size_t>(product(normShape, 0, normShape.size()));
+  const size_t inner =
+      static_cast<size_t>(product(normShape, 0, normShape.size()));
   const int64_t outer = product(shape, 0, axis);
   F32Input fx(*x);
   F32Output fo(*out);
   Span<const float> gamma(params[0]);
-  Span<const float> beta = bias ? Span<const float>(params[1])
-                                : Span<const float>();
+  Span<const float> beta =
+      bias ? Span<const float>(params[1]) : Span<const float>();
   if (inner != 0)
     for (int64_t o = 0; o < outer; ++o)
       numerics::layerNormRowF32(

@@ -1,4 +1,4 @@
-//===- HostOp.cpp - Attribute access for host ops ---------------------------===//
+//===- HostOp.cpp - Attribute access for host ops -------------------------===//
 //
 // Typed, non-throwing access to the attribute bag of a HostOp. Every failure
 // names the op (and location) so that a diagnostic from deep inside a host
@@ -108,8 +108,7 @@ Status HostOp::getStringOr(std::string_view name, std::string_view fallback,
   return getString(name, out);
 }
 
-Status HostOp::getInts(std::string_view name,
-                       std::vector<int64_t> &out) const {
+Status HostOp::getInts(std::string_view name, std::vector<int64_t> &out) const {
   // An empty array carries no element type, so a serialiser may have
   // written it as either kind of array.
   auto it = attrs.find(name);

@@ -1,4 +1,4 @@
-//===- HostPooling.cpp - max_pool, avg_pool, global_avg_pool kernels --------===//
+//===- HostPooling.cpp - max_pool, avg_pool, global_avg_pool kernels ------===//
 //
 // ONNX pooling in NCHW layout over 1-3 spatial dimensions. Output sizes
 // follow the compiler's shape inference (ShapeInference.cpp): floor or, with
@@ -58,8 +58,8 @@ Status parsePool(KernelContext &ctx, bool hasDilations, PoolGeometry &g) {
   if (kernel.size() != k || strides.size() != k || dilations.size() != k ||
       pads.size() != 2 * k)
     return ctx.error("kernel_shape, strides" +
-                     std::string(hasDilations ? ", dilations" : "") +
-                     " need " + std::to_string(k) + " entries and pads " +
+                     std::string(hasDilations ? ", dilations" : "") + " need " +
+                     std::to_string(k) + " entries and pads " +
                      std::to_string(2 * k));
   const auto &xs = x->getShape();
   g.planes = xs[0] * xs[1];
@@ -86,9 +86,8 @@ Status parsePool(KernelContext &ctx, bool hasDilations, PoolGeometry &g) {
                        " does not fit the padded input of size " +
                        std::to_string(padded));
     const int64_t span = padded - extent;
-    int64_t size = (ceilMode ? (span + g.st[d] - 1) / g.st[d]
-                             : span / g.st[d]) +
-                   1;
+    int64_t size =
+        (ceilMode ? (span + g.st[d] - 1) / g.st[d] : span / g.st[d]) + 1;
     if (ceilMode && (size - 1) * g.st[d] >= g.in[d] + g.pb[d])
       --size;
     g.out[d] = size;
@@ -143,8 +142,7 @@ Status maxPoolKernel(KernelContext &ctx) {
   if (dtype == DType::I1)
     return ctx.unsupported(dtype);
   Tensor *out;
-  if (Status s = ctx.makeOutput(0, TensorDesc(dtype, g.outShape), out);
-      !s.ok())
+  if (Status s = ctx.makeOutput(0, TensorDesc(dtype, g.outShape), out); !s.ok())
     return s;
   switch (dtype) {
   case DType::F32:
@@ -191,8 +189,8 @@ Status avgPoolKernel(KernelContext &ctx) {
   const int64_t inPlane = g.in[0] * g.in[1] * g.in[2];
   // Number of window positions along one dimension that lie in [lo, hi).
   auto clipped = [](int64_t start, int64_t len, int64_t lo, int64_t hi) {
-    return std::max<int64_t>(0, std::min(start + len, hi) -
-                                    std::max(start, lo));
+    return std::max<int64_t>(0,
+                             std::min(start + len, hi) - std::max(start, lo));
   };
   for (int64_t p = 0; p < g.planes; ++p) {
     const float *xp = fx.data() + p * inPlane;

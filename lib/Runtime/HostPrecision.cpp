@@ -1,4 +1,4 @@
-//===- HostPrecision.cpp - cast, convert and quantisation kernels -----------===//
+//===- HostPrecision.cpp - cast, convert and quantisation kernels ---------===//
 //
 // Element type changes: cast (ONNX Cast rules between any two dtypes),
 // convert (float formats only), and per-tensor / per-axis affine
@@ -204,7 +204,8 @@ Status checkZeroPoint(const HostOp &op, const std::string &name, int64_t zp,
 Status readQuantAttrs(const HostOp &op, const std::string &prefix,
                       const Tensor &quantized, numerics::QuantRange range,
                       QuantAttrs &q) {
-  const std::string scaleName = prefix + "scale", scalesName = prefix + "scales";
+  const std::string scaleName = prefix + "scale",
+                    scalesName = prefix + "scales";
   if (op.hasAttr(scalesName)) {
     q.perAxis = true;
     std::vector<double> scales;
@@ -225,25 +226,26 @@ Status readQuantAttrs(const HostOp &op, const std::string &prefix,
     const int64_t channels = quantized.getShape()[normAxis];
     if (static_cast<int64_t>(scales.size()) != channels ||
         zps.size() != scales.size())
-      return op.error("per-axis quantisation along axis " +
-                      std::to_string(normAxis) + " of size " +
-                      std::to_string(channels) + " needs that many scales "
-                      "and zero points, got " +
-                      std::to_string(scales.size()) + " and " +
-                      std::to_string(zps.size()));
+      return op.error(
+          "per-axis quantisation along axis " + std::to_string(normAxis) +
+          " of size " + std::to_string(channels) +
+          " needs that many scales "
+          "and zero points, got " +
+          std::to_string(scales.size()) + " and " + std::to_string(zps.size()));
     q.scales.resize(scales.size());
     q.zeroPoints.resize(scales.size());
     for (size_t c = 0; c < scales.size(); ++c) {
-      if (Status s = checkScale(op, scalesName, scales[c], q.scales[c]); !s.ok())
+      if (Status s = checkScale(op, scalesName, scales[c], q.scales[c]);
+          !s.ok())
         return s;
       if (Status s = checkZeroPoint(op, prefix + "zero_points", zps[c], range,
                                     q.zeroPoints[c]);
           !s.ok())
         return s;
     }
-    q.innerSize = static_cast<size_t>(product(
-        quantized.getShape(), static_cast<size_t>(normAxis) + 1,
-        quantized.getShape().size()));
+    q.innerSize = static_cast<size_t>(product(quantized.getShape(),
+                                              static_cast<size_t>(normAxis) + 1,
+                                              quantized.getShape().size()));
     return Status::success();
   }
   double scale;
@@ -373,8 +375,8 @@ Status dequantizeKernel(KernelContext &ctx) {
   if (!isFloatDType(to))
     return ctx.unsupported(to, "dequantize result");
   QuantAttrs q;
-  if (Status s = readQuantAttrs(ctx.op, "", *in,
-                                storageRange(in->getDType()), q);
+  if (Status s =
+          readQuantAttrs(ctx.op, "", *in, storageRange(in->getDType()), q);
       !s.ok())
     return s;
   Tensor *out;

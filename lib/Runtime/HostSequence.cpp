@@ -1,4 +1,4 @@
-//===- HostSequence.cpp - embedding_bag, lstm and gru kernels ---------------===//
+//===- HostSequence.cpp - embedding_bag, lstm and gru kernels -------------===//
 //
 // Recommendation and recurrent ops with ONNX semantics (layout 0, default
 // activations). Everything computes in fp32:
@@ -64,8 +64,7 @@ Status parseRnn(KernelContext &ctx, int64_t gates, RnnSetup &r) {
   std::string direction;
   if (Status s = ctx.op.getInt("hidden_size", r.hidden); !s.ok())
     return s;
-  if (Status s = ctx.op.getStringOr("direction", "forward", direction);
-      !s.ok())
+  if (Status s = ctx.op.getStringOr("direction", "forward", direction); !s.ok())
     return s;
   if (direction != "forward" && direction != "reverse" &&
       direction != "bidirectional")
@@ -97,8 +96,8 @@ Status parseRnn(KernelContext &ctx, int64_t gates, RnnSetup &r) {
   if (Status s = checkShape(ctx, ctx.input(3), "B", {r.dirs, 2 * gh}, dtype);
       !s.ok())
     return s;
-  return checkShape(ctx, ctx.input(4), "initial_h",
-                    {r.dirs, r.batch, r.hidden}, dtype);
+  return checkShape(ctx, ctx.input(4), "initial_h", {r.dirs, r.batch, r.hidden},
+                    dtype);
 }
 
 inline float clipValue(const RnnSetup &r, float v) {
@@ -131,7 +130,8 @@ Status embeddingBagKernel(KernelContext &ctx) {
   if (!isFloatDType(dtype))
     return ctx.unsupported(dtype, "embedding tables");
   if (table->getRank() != 2)
-    return ctx.error("table must be rank 2, got " + table->getDesc().toString());
+    return ctx.error("table must be rank 2, got " +
+                     table->getDesc().toString());
   for (const Tensor *t : {indices, offsets, lengths})
     if (t && (t->getDType() != DType::I32 && t->getDType() != DType::I64))
       return ctx.unsupported(t->getDType(), "indices, offsets and lengths "
@@ -167,8 +167,7 @@ Status embeddingBagKernel(KernelContext &ctx) {
       const int64_t start = offsets ? v[b] : pos;
       if (offsets && (start < pos || start > total))
         return ctx.error("offset " + std::to_string(start) + " of bag " +
-                         std::to_string(b) +
-                         " is decreasing or past the " +
+                         std::to_string(b) + " is decreasing or past the " +
                          std::to_string(total) + " indices");
       if (lengths && (v[b] < 0 || v[b] > total - pos))
         return ctx.error("length " + std::to_string(v[b]) + " of bag " +
@@ -178,8 +177,10 @@ Status embeddingBagKernel(KernelContext &ctx) {
       pos = offsets ? start : pos + v[b];
     }
     if (lengths && pos != total)
-      return ctx.error("lengths sum to " + std::to_string(pos) + " but there "
-                       "are " + std::to_string(total) + " indices");
+      return ctx.error("lengths sum to " + std::to_string(pos) +
+                       " but there "
+                       "are " +
+                       std::to_string(total) + " indices");
     begin.push_back(total);
   } else {
     return ctx.error("indices must be rank 1 or 2, got " +
@@ -239,8 +240,7 @@ Status lstmKernel(KernelContext &ctx) {
   if (Status s = checkShape(ctx, ctx.input(5), "initial_c", {D, B, H}, dtype);
       !s.ok())
     return s;
-  if (Status s = checkShape(ctx, ctx.input(6), "P", {D, 3 * H}, dtype);
-      !s.ok())
+  if (Status s = checkShape(ctx, ctx.input(6), "P", {D, 3 * H}, dtype); !s.ok())
     return s;
   Tensor *y, *yh, *yc;
   if (Status s = ctx.makeOutput(0, TensorDesc(dtype, {r.seq, D, B, H}), y);

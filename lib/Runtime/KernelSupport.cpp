@@ -1,4 +1,4 @@
-//===- KernelSupport.cpp - Shared machinery of the host kernels -------------===//
+//===- KernelSupport.cpp - Shared machinery of the host kernels -----------===//
 //
 // Result checking and allocation, fp32 staging of 16/64-bit floats, shape
 // helpers and fused activations used by every kernel family.
@@ -47,8 +47,8 @@ Status KernelContext::setOutput(size_t i, Tensor value) {
 }
 
 Status KernelContext::unsupported(DType dtype, const char *what) const {
-  return error(std::string("unsupported element type ") +
-               getDTypeName(dtype) + " for " + what);
+  return error(std::string("unsupported element type ") + getDTypeName(dtype) +
+               " for " + what);
 }
 
 void loadF32(const void *src, size_t n, DType dtype, float *dst) {
@@ -58,12 +58,14 @@ void loadF32(const void *src, size_t n, DType dtype, float *dst) {
       std::memcpy(dst, src, n * sizeof(float));
     return;
   case DType::F16:
-    numerics::fp16ToFp32(Span<const uint16_t>(static_cast<const uint16_t *>(src), n),
-                         Span<float>(dst, n));
+    numerics::fp16ToFp32(
+        Span<const uint16_t>(static_cast<const uint16_t *>(src), n),
+        Span<float>(dst, n));
     return;
   case DType::BF16:
-    numerics::bf16ToFp32(Span<const uint16_t>(static_cast<const uint16_t *>(src), n),
-                         Span<float>(dst, n));
+    numerics::bf16ToFp32(
+        Span<const uint16_t>(static_cast<const uint16_t *>(src), n),
+        Span<float>(dst, n));
     return;
   case DType::F64: {
     const double *d = static_cast<const double *>(src);
@@ -146,8 +148,7 @@ std::vector<int64_t> readIndexTensor(const Tensor &t) {
 }
 
 bool broadcastShapes(const std::vector<int64_t> &a,
-                     const std::vector<int64_t> &b,
-                     std::vector<int64_t> &out) {
+                     const std::vector<int64_t> &b, std::vector<int64_t> &out) {
   size_t rank = std::max(a.size(), b.size());
   out.assign(rank, 1);
   for (size_t i = 0; i < rank; ++i) {

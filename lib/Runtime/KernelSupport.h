@@ -16,8 +16,8 @@
 
 #include <array>
 #include <cmath>
-#include <limits>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -58,12 +58,23 @@ struct KernelContext {
 /// for non-integer dtypes.
 template <typename Fn> bool visitIntDType(DType dtype, Fn &&fn) {
   switch (dtype) {
-  case DType::I8: fn(int8_t{}); return true;
-  case DType::I16: fn(int16_t{}); return true;
-  case DType::I32: fn(int32_t{}); return true;
-  case DType::I64: fn(int64_t{}); return true;
-  case DType::U8: fn(uint8_t{}); return true;
-  default: return false;
+  case DType::I8:
+    fn(int8_t{});
+    return true;
+  case DType::I16:
+    fn(int16_t{});
+    return true;
+  case DType::I32:
+    fn(int32_t{});
+    return true;
+  case DType::I64:
+    fn(int64_t{});
+    return true;
+  case DType::U8:
+    fn(uint8_t{});
+    return true;
+  default:
+    return false;
   }
 }
 
@@ -71,11 +82,20 @@ template <typename Fn> bool visitIntDType(DType dtype, Fn &&fn) {
 /// kernels that only move elements.
 template <typename Fn> bool visitElementBits(size_t elementSize, Fn &&fn) {
   switch (elementSize) {
-  case 1: fn(uint8_t{}); return true;
-  case 2: fn(uint16_t{}); return true;
-  case 4: fn(uint32_t{}); return true;
-  case 8: fn(uint64_t{}); return true;
-  default: return false;
+  case 1:
+    fn(uint8_t{});
+    return true;
+  case 2:
+    fn(uint16_t{});
+    return true;
+  case 4:
+    fn(uint32_t{});
+    return true;
+  case 8:
+    fn(uint64_t{});
+    return true;
+  default:
+    return false;
   }
 }
 
@@ -255,18 +275,18 @@ Status parseActivation(const HostOp &op, FusedActivation &out);
 /// (gelu is the exact erf form, the only one the compiler fuses).
 void applyActivation(const FusedActivation &act, float *data, size_t n);
 
-//===--- Kernels (one per accel op; see HostKernels.cpp) -------------------===//
+//===--- Kernels (one per accel op; see HostKernels.cpp) ------------------===//
 
+// clang-format off
 #define NNACCEL_HOST_KERNELS(X)                                                \
   X(add) X(sub) X(mul) X(div) X(pow) X(max) X(min) X(compare) X(where)         \
   X(sqrt) X(exp) X(erf) X(tanh) X(sigmoid) X(relu) X(neg) X(abs) X(gelu)       \
-  X(clip) X(cast)                                                              \
-  X(matmul) X(fullyConnected) X(conv) X(maxPool) X(avgPool) X(globalAvgPool)   \
-  X(batchNorm) X(layerNorm) X(softmax) X(logSoftmax) X(reduceSum)              \
-  X(reduceMean) X(reduceMax)                                                   \
-  X(reshape) X(transpose) X(concat) X(slice) X(gather) X(expand) X(pad)        \
-  X(embeddingBag) X(lstm) X(gru)                                               \
+  X(clip) X(cast) X(matmul) X(fullyConnected) X(conv) X(maxPool) X(avgPool)    \
+  X(globalAvgPool) X(batchNorm) X(layerNorm) X(softmax) X(logSoftmax)          \
+  X(reduceSum) X(reduceMean) X(reduceMax) X(reshape) X(transpose) X(concat)    \
+  X(slice) X(gather) X(expand) X(pad) X(embeddingBag) X(lstm) X(gru)           \
   X(quantize) X(dequantize) X(requantize) X(convert) X(transfer)
+// clang-format on
 
 #define NNACCEL_DECLARE_KERNEL(name) Status name##Kernel(KernelContext &ctx);
 NNACCEL_HOST_KERNELS(NNACCEL_DECLARE_KERNEL)

@@ -1,4 +1,4 @@
-//===- Model.cpp - Loading and preparing model packages --------------------===//
+//===- Model.cpp - Loading and preparing model packages -------------------===//
 //
 // Opens a package (lib/Package validates it completely) and derives the
 // ModelState that sessions execute. Everything that can be wrong with a
@@ -18,9 +18,9 @@
 #include <fmt/format.h>
 
 #include <exception>
+#include <new>
 #include <type_traits>
 #include <variant>
-#include <new>
 
 namespace nnaccel {
 namespace runtime {
@@ -88,11 +88,11 @@ package::Status prepareHostPartition(const package::HostPartitionDesc &desc,
   return package::Status::success();
 }
 
-package::Status prepareCardPartition(const package::CardPartitionDesc &desc,
-                                     const PreparedVariant &variant,
-                                     const std::optional<isa::TargetDesc> &target,
-                                     const std::string &where,
-                                     PreparedPartition &out) {
+package::Status
+prepareCardPartition(const package::CardPartitionDesc &desc,
+                     const PreparedVariant &variant,
+                     const std::optional<isa::TargetDesc> &target,
+                     const std::string &where, PreparedPartition &out) {
   out.onCard = true;
   out.card = desc.card;
   if (!target)
@@ -288,7 +288,8 @@ Expected<std::shared_ptr<const Model>> Model::load(const std::string &path,
   return guarded(path, [&]() -> Expected<std::shared_ptr<const Model>> {
     package::OpenOptions open;
     open.verifyWeightsChecksum = options.verifyWeightsChecksum;
-    package::Expected<package::Package> pkg = package::Package::open(path, open);
+    package::Expected<package::Package> pkg =
+        package::Package::open(path, open);
     if (!pkg)
       return pkg.status();
     return fromPackage(std::move(pkg.value()), path);

@@ -1,4 +1,5 @@
-//===- ModelState.h - The prepared form of a package (internal) --*- C++ -*-===//
+//===- ModelState.h - The prepared form of a package (internal) --*- C++
+//-*-===//
 //
 // What Model::load derives from a package so that Session::run only moves
 // tensors: per variant, the runtime TensorDesc of every value, the weight
@@ -60,7 +61,7 @@ struct PreparedVariant {
   std::string name;
   std::vector<TensorDesc> valueDescs; ///< per value id (storage dtype)
   std::vector<std::string> valueNames;
-  std::vector<Tensor> constants;      ///< weight views; null for others
+  std::vector<Tensor> constants; ///< weight views; null for others
   std::vector<int32_t> inputs, outputs;
   std::vector<PreparedPartition> partitions;
 };

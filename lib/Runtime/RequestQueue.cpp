@@ -1,4 +1,4 @@
-//===- RequestQueue.cpp - Serving requests from worker threads -------------===//
+//===- RequestQueue.cpp - Serving requests from worker threads ------------===//
 //
 // One mutex guards the FIFO and the stop flag; workers sleep on a condition
 // variable. Each worker owns its Session outright, so sessions never need
@@ -73,8 +73,8 @@ void RequestQueueImpl::work(Session &session) {
       // Only allocation failures can get here (run() catches its own);
       // the client still gets an answer.
       try {
-        request.promise.set_value(package::Status::error(
-            std::string("request failed: ") + e.what()));
+        request.promise.set_value(
+            package::Status::error(std::string("request failed: ") + e.what()));
       } catch (...) {
       }
     }

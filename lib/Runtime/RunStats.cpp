@@ -1,4 +1,4 @@
-//===- RunStats.cpp - Text report of one run --------------------------------===//
+//===- RunStats.cpp - Text report of one run ------------------------------===//
 //
 // The report nnaccel-run --stats prints: totals first (modelled device time
 // next to the wall time it took to emulate), then one line per partition,

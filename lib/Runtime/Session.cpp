@@ -1,4 +1,4 @@
-//===- Session.cpp - Executing a model package -----------------------------===//
+//===- Session.cpp - Executing a model package ----------------------------===//
 //
 // The request path: validate and order the inputs, select and pad to a
 // variant, then run the partitions over a vector of value tensors indexed by
@@ -58,8 +58,9 @@ double microsSince(Clock::time_point start) {
 std::string formatPort(const PortInfo &port) {
   std::string dims;
   for (size_t d = 0; d < port.shape.size(); ++d)
-    dims += (d ? "x" : "") + (port.shape[d] < 0 ? std::string("?")
-                                                : std::to_string(port.shape[d]));
+    dims +=
+        (d ? "x" : "") +
+        (port.shape[d] < 0 ? std::string("?") : std::to_string(port.shape[d]));
   return std::string(getDTypeName(port.dtype)) + "[" + dims + "]";
 }
 
@@ -96,8 +97,8 @@ orderInputs(const Model &model, const std::map<std::string, Tensor> &inputs) {
   }
   for (size_t i = 0; i < ports.size(); ++i)
     if (!given[i])
-      return fail(fmt::format("missing input '{}' (expected {})",
-                              ports[i].name, formatPort(ports[i])));
+      return fail(fmt::format("missing input '{}' (expected {})", ports[i].name,
+                              formatPort(ports[i])));
   return ordered;
 }
 
@@ -159,9 +160,9 @@ package::Status SessionImpl::runHost(const PreparedPartition &part,
     }
     results.clear();
     Clock::time_point opStart = Clock::now();
-    Status s = runHostOp(op.op, Span<const Tensor *const>(operands.data(),
-                                                          operands.size()),
-                         results, op.outputDescs);
+    Status s = runHostOp(
+        op.op, Span<const Tensor *const>(operands.data(), operands.size()),
+        results, op.outputDescs);
     double opMicros = microsSince(opStart);
     if (!s.ok())
       return fail(where() + ": " + stripOpPrefix(op.op, s.message()));
@@ -172,11 +173,10 @@ package::Status SessionImpl::runHost(const PreparedPartition &part,
       values[static_cast<size_t>(op.outputs[r])] = std::move(results[r]);
     for (int32_t id : op.releaseAfter)
       values[static_cast<size_t>(id)] = Tensor();
-    trace.addHostOp(op.op.kind, op.op.location,
-                    std::chrono::duration<double, std::micro>(opStart -
-                                                              partStart)
-                        .count(),
-                    opMicros);
+    trace.addHostOp(
+        op.op.kind, op.op.location,
+        std::chrono::duration<double, std::micro>(opStart - partStart).count(),
+        opMicros);
   }
   stats.hostOps = static_cast<unsigned>(part.ops.size());
   stats.wallMicros = microsSince(partStart);
@@ -211,8 +211,8 @@ package::Status SessionImpl::runCard(size_t variantIndex, size_t index,
   auto upload = [&](const PreparedBinding &b) -> package::Status {
     const Tensor &t = values[static_cast<size_t>(b.value)];
     if (t.isNull() || t.getByteSize() != b.bytes)
-      return fail(fmt::format("{}: input value '{}' is not available",
-                              where, names[static_cast<size_t>(b.value)]));
+      return fail(fmt::format("{}: input value '{}' is not available", where,
+                              names[static_cast<size_t>(b.value)]));
     if (b.bytes == 0)
       return package::Status::success();
     if (isa::Error e = emu->writeMemory(part.card, isa::Space::Dram, b.address,
@@ -253,8 +253,8 @@ package::Status SessionImpl::runCard(size_t variantIndex, size_t index,
       return fail(fmt::format("{}: cannot allocate output '{}'", where,
                               names[static_cast<size_t>(b.value)]));
     if (b.bytes)
-      if (isa::Error e = emu->readMemory(part.card, isa::Space::Dram,
-                                         b.address, t.mutableData(), b.bytes))
+      if (isa::Error e = emu->readMemory(part.card, isa::Space::Dram, b.address,
+                                         t.mutableData(), b.bytes))
         return fail(fmt::format("{}: reading value '{}' from DRAM: {}", where,
                                 names[static_cast<size_t>(b.value)],
                                 e.message()));
@@ -351,21 +351,20 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
     ps.index = static_cast<unsigned>(p);
     ps.onCard = part.onCard;
     ps.card = part.card;
-    trace.beginPartition(static_cast<unsigned>(p),
-                         part.onCard ? fmt::format("partition {}: card {}", p,
-                                                   part.card)
-                                     : fmt::format("partition {}: host", p));
+    trace.beginPartition(
+        static_cast<unsigned>(p),
+        part.onCard ? fmt::format("partition {}: card {}", p, part.card)
+                    : fmt::format("partition {}: host", p));
     package::Status s = part.onCard
                             ? runCard(variantIndex, p, values, ps, trace)
                             : runHost(part, p, values, ps, trace);
     if (!s.ok())
       return s;
     if (part.onCard) {
-      double modelled =
-          stats.clockMHz > 0 ? static_cast<double>(ps.cycles) / stats.clockMHz
-                             : 0;
-      trace.endPartition(fmt::format("launch: {} cycles", ps.cycles),
-                         modelled);
+      double modelled = stats.clockMHz > 0
+                            ? static_cast<double>(ps.cycles) / stats.clockMHz
+                            : 0;
+      trace.endPartition(fmt::format("launch: {} cycles", ps.cycles), modelled);
       stats.deviceCycles += ps.cycles;
       stats.emulationMicros += ps.wallMicros;
     } else {
@@ -405,10 +404,10 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
     outputs.push_back(std::move(t));
   }
 
-  stats.deviceMicros = stats.clockMHz > 0
-                           ? static_cast<double>(stats.deviceCycles) /
-                                 stats.clockMHz
-                           : 0;
+  stats.deviceMicros =
+      stats.clockMHz > 0
+          ? static_cast<double>(stats.deviceCycles) / stats.clockMHz
+          : 0;
   stats.wallMicros = microsSince(start);
   lastTrace = trace.finish(stats.target, stats.clockMHz);
   lastStats = std::move(stats);
@@ -447,8 +446,7 @@ Session::create(std::shared_ptr<const Model> model, SessionOptions options) {
   }
 }
 
-Expected<std::vector<Tensor>>
-Session::run(const std::vector<Tensor> &inputs) {
+Expected<std::vector<Tensor>> Session::run(const std::vector<Tensor> &inputs) {
   std::lock_guard<std::mutex> lock(impl->mutex);
   try {
     return impl->runLocked(inputs);

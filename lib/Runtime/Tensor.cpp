@@ -1,4 +1,4 @@
-//===- Tensor.cpp - Host runtime tensors ------------------------------------===//
+//===- Tensor.cpp - Host runtime tensors ----------------------------------===//
 //
 // Element-type tables, descriptor validation and the owned / view /
 // copy-on-write storage of runtime tensors. Owned buffers are 64-byte
@@ -42,8 +42,8 @@ constexpr size_t kBufferAlignment = 64;
 std::shared_ptr<void> allocateBuffer(size_t bytes) {
   if (bytes == 0)
     return nullptr;
-  void *p = ::operator new(bytes, std::align_val_t(kBufferAlignment),
-                           std::nothrow);
+  void *p =
+      ::operator new(bytes, std::align_val_t(kBufferAlignment), std::nothrow);
   if (!p)
     return nullptr;
   std::memset(p, 0, bytes);
@@ -98,8 +98,8 @@ Status TensorDesc::validate() const {
                          std::to_string(static_cast<int>(dtype)));
   // Checked in int64 so that getNumElements() and getByteSize() cannot
   // overflow for a validated descriptor.
-  const int64_t limit = std::numeric_limits<int64_t>::max() /
-                        static_cast<int64_t>(elementSize);
+  const int64_t limit =
+      std::numeric_limits<int64_t>::max() / static_cast<int64_t>(elementSize);
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 0)

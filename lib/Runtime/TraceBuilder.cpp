@@ -1,4 +1,4 @@
-//===- TraceBuilder.cpp - One Chrome trace for a whole run -----------------===//
+//===- TraceBuilder.cpp - One Chrome trace for a whole run ----------------===//
 //
 // Track layout per partition process: tid 0 "partition" carries one summary
 // span for the whole partition; host ops go on tid 1 "host ops"; emulator
@@ -39,7 +39,8 @@ struct TraceBuilder::Events {
 TraceBuilder::TraceBuilder() : events(std::make_unique<Events>()) {}
 TraceBuilder::~TraceBuilder() = default;
 
-void TraceBuilder::beginPartition(unsigned partition, const std::string &label) {
+void TraceBuilder::beginPartition(unsigned partition,
+                                  const std::string &label) {
   pid = partition;
   events->partitionStart = cursor;
   events->hostTrackNamed = false;

@@ -1,4 +1,5 @@
-//===- TraceBuilder.h - One Chrome trace for a whole run (internal) -*- C++ -*-===//
+//===- TraceBuilder.h - One Chrome trace for a whole run (internal) -*- C++
+//-*-===//
 //
 // A run is a sequence of partitions, each traced differently: host ops are
 // timed on the wall clock, card launches in modelled cycles by the emulator

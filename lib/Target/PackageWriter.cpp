@@ -128,7 +128,8 @@ FailureOr<pkg::TensorType> Writer::convertType(Type type, Location loc) {
 }
 
 FailureOr<int32_t> Writer::addValue(Value value, StringRef name) {
-  FailureOr<pkg::TensorType> type = convertType(value.getType(), value.getLoc());
+  FailureOr<pkg::TensorType> type =
+      convertType(value.getType(), value.getLoc());
   if (failed(type))
     return failure();
   int32_t id = variant.addValue({name.str(), *type, -1});
@@ -220,14 +221,13 @@ static void addQuantAttributes(StringRef prefix, Type type,
     desc.attrs.emplace_back(p + "scale", uniform.getScale());
     desc.attrs.emplace_back(p + "zero_point", uniform.getZeroPoint());
   } else if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(quant)) {
-    desc.attrs.emplace_back(p + "scales",
-                            std::vector<double>(axis.getScales().begin(),
-                                                axis.getScales().end()));
+    desc.attrs.emplace_back(
+        p + "scales",
+        std::vector<double>(axis.getScales().begin(), axis.getScales().end()));
     desc.attrs.emplace_back(p + "zero_points",
                             std::vector<int64_t>(axis.getZeroPoints().begin(),
                                                  axis.getZeroPoints().end()));
-    desc.attrs.emplace_back(p + "axis",
-                            int64_t(axis.getQuantizedDimension()));
+    desc.attrs.emplace_back(p + "axis", int64_t(axis.getQuantizedDimension()));
   }
 }
 
@@ -318,8 +318,8 @@ LogicalResult Writer::addCardPartition(CardPartitionOp op) {
   for (auto [arg, input, address] :
        llvm::zip(body.getArguments(), op.getInputs(), inputAddresses)) {
     ids[arg] = idOf(input);
-    partition.bindings.push_back({idOf(input), uint64_t(address),
-                                  pkg::BindingRole::Input});
+    partition.bindings.push_back(
+        {idOf(input), uint64_t(address), pkg::BindingRole::Input});
   }
   for (auto constant : body.getOps<ConstantOp>()) {
     auto address = constant->getAttrOfType<IntegerAttr>(
@@ -332,8 +332,7 @@ LogicalResult Writer::addCardPartition(CardPartitionOp op) {
     partition.bindings.push_back(
         {*id, uint64_t(address.getInt()), pkg::BindingRole::Input});
   }
-  for (auto [result, address] :
-       llvm::zip(op.getResults(), outputAddresses)) {
+  for (auto [result, address] : llvm::zip(op.getResults(), outputAddresses)) {
     FailureOr<int32_t> id = addValue(result);
     if (failed(id))
       return failure();
@@ -369,8 +368,7 @@ LogicalResult Writer::run(func::FuncOp func, StringRef path) {
 
   for (auto [index, arg] : llvm::enumerate(func.getArguments())) {
     auto name = func.getArgAttrOfType<StringAttr>(index, "onnx.name");
-    std::string portName =
-        name ? name.str() : "input_" + std::to_string(index);
+    std::string portName = name ? name.str() : "input_" + std::to_string(index);
     FailureOr<int32_t> id = addValue(arg, portName);
     if (failed(id))
       return failure();

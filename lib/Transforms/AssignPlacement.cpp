@@ -36,8 +36,8 @@ struct AccelAssignPlacementPass
     const ::nnaccel::isa::TargetDesc *targetDesc =
         npu::loadTarget(target, error);
     if (!targetDesc) {
-      getOperation().emitError() << "cannot load target '" << target
-                                 << "': " << error;
+      getOperation().emitError()
+          << "cannot load target '" << target << "': " << error;
       return signalPassFailure();
     }
     StringRef placementName = AccelDialect::getPlacementAttrName();
@@ -57,8 +57,7 @@ struct AccelAssignPlacementPass
       if (hint && hint.getCard() == -1) {
         onCard = false;
         reason = "placed on the host by the user";
-      } else if (llvm::is_contained(forceHost,
-                                    op->getName().getStringRef())) {
+      } else if (llvm::is_contained(forceHost, op->getName().getStringRef())) {
         onCard = false;
         reason = "forced to the host (--force-host)";
       } else {

@@ -32,8 +32,8 @@ namespace {
 std::optional<int64_t> getPlacementCard(Operation *op) {
   if (isa<ConstantOp, HostPartitionOp, CardPartitionOp>(op))
     return std::nullopt;
-  auto placement = op->getAttrOfType<PlacementAttr>(
-      AccelDialect::getPlacementAttrName());
+  auto placement =
+      op->getAttrOfType<PlacementAttr>(AccelDialect::getPlacementAttrName());
   if (!placement)
     return std::nullopt;
   return placement.getCard();
@@ -63,9 +63,8 @@ void outline(ArrayRef<Operation *> run, int64_t card) {
   SmallVector<Value> outputs;
   for (Operation *op : run)
     for (Value result : op->getResults())
-      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-            return !inRun.contains(user);
-          }))
+      if (llvm::any_of(result.getUsers(),
+                       [&](Operation *user) { return !inRun.contains(user); }))
         outputs.push_back(result);
 
   Operation *last = run.back();
@@ -82,8 +81,8 @@ void outline(ArrayRef<Operation *> run, int64_t card) {
     bodyRegion = &host.getBody();
   } else {
     auto cardOp = builder.create<CardPartitionOp>(
-        last->getLoc(), resultTypes, inputs.getArrayRef(), card,
-        ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
+        last->getLoc(), resultTypes, inputs.getArrayRef(), card, ArrayAttr(),
+        DenseI64ArrayAttr(), DenseI64ArrayAttr());
     partition = cardOp;
     bodyRegion = &cardOp.getBody();
   }

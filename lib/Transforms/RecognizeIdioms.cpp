@@ -87,8 +87,7 @@ struct GatherReduceToEmbeddingBag : OpRewritePattern<ReduceOp> {
         {ids.getDimSize(0), table.getDimSize(1)}, table.getElementType());
     Value bag = rewriter.create<EmbeddingBagOp>(
         rewriter.getFusedLoc({gather.getLoc(), op.getLoc()}), bagType,
-        gather.getData(), gather.getIndices(), Value(), Value(), Value(),
-        mode);
+        gather.getData(), gather.getIndices(), Value(), Value(), Value(), mode);
     if (op.getKeepdims())
       bag = rewriter.create<ReshapeOp>(op.getLoc(), op.getType(), bag);
     rewriter.replaceOp(op, bag);
@@ -263,9 +262,9 @@ struct AbsorbAffineIntoLayerNorm : OpRewritePattern<OpTy> {
         continue;
       Value scale = isScale ? param : ln.getScale();
       Value bias = isScale ? Value() : param;
-      rewriter.replaceOpWithNewOp<LayerNormOp>(
-          op, ln.getType(), ln.getInput(), scale, bias, ln.getAxisAttr(),
-          ln.getEpsilonAttr());
+      rewriter.replaceOpWithNewOp<LayerNormOp>(op, ln.getType(), ln.getInput(),
+                                               scale, bias, ln.getAxisAttr(),
+                                               ln.getEpsilonAttr());
       return success();
     }
     return failure();
@@ -278,18 +277,19 @@ void populateIdiomPatterns(RewritePatternSet &patterns,
   patterns.add<GatherReduceToEmbeddingBag<ReduceSumOp, BagMode::sum>,
                GatherReduceToEmbeddingBag<ReduceMeanOp, BagMode::mean>,
                ErfGeluToGelu, DecomposedLayerNorm>(context, counters);
-  patterns.add<AbsorbAffineIntoLayerNorm<MulOp>,
-               AbsorbAffineIntoLayerNorm<AddOp>>(context);
+  patterns
+      .add<AbsorbAffineIntoLayerNorm<MulOp>, AbsorbAffineIntoLayerNorm<AddOp>>(
+          context);
 }
 
 struct AccelRecognizeIdiomsPass
     : nnaccel::impl::AccelRecognizeIdiomsBase<AccelRecognizeIdiomsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateIdiomPatterns(patterns, {&numEmbeddingBags, &numGelus,
-                                     &numLayerNorms});
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
+    populateIdiomPatterns(patterns,
+                          {&numEmbeddingBags, &numGelus, &numLayerNorms});
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };

@@ -29,8 +29,8 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -50,8 +50,8 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                       cl::desc("<model.onnx>"),
                                       cl::cat(category));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
-                                       cl::value_desc("file"),
-                                       cl::init("-"), cl::cat(category));
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::cat(category));
 static cl::opt<std::string>
     targetSpec("target",
                cl::desc("Target: a name in targets/ (default) or a JSON path"),
@@ -78,7 +78,8 @@ static cl::opt<std::string> reportJson("report-json",
                                        cl::desc("Write the report as JSON"),
                                        cl::value_desc("file"),
                                        cl::cat(category));
-static cl::opt<bool> noIR("no-ir", cl::desc("Do not store the IR in the package"),
+static cl::opt<bool> noIR("no-ir",
+                          cl::desc("Do not store the IR in the package"),
                           cl::cat(category));
 
 namespace {
@@ -159,13 +160,11 @@ LogicalResult emitReport(ModuleOp module, func::FuncOp func,
       if (auto r = inner.getAttrOfType<StringAttr>(
               accel::AccelDialect::getHostReasonAttrName()))
         reason = r.str();
-      PlacedOp placed{getOpName(&inner),
-                      inner.getName().getStringRef().str(), reason,
-                      host ? -1 : int64_t(card.getCard()), index};
+      PlacedOp placed{getOpName(&inner), inner.getName().getStringRef().str(),
+                      reason, host ? -1 : int64_t(card.getCard()), index};
       ++kinds[placed.kind];
-      llvm::json::Object entry{{"name", placed.name},
-                               {"op", placed.kind},
-                               {"card", placed.card}};
+      llvm::json::Object entry{
+          {"name", placed.name}, {"op", placed.kind}, {"card", placed.card}};
       if (host)
         entry["reason"] = reason;
       else
@@ -246,8 +245,7 @@ LogicalResult emitReport(ModuleOp module, func::FuncOp func,
     if (!file)
       return emitError(UnknownLoc::get(module.getContext()))
              << "cannot write report: " << error;
-    file->os() << llvm::formatv("{0:2}",
-                                llvm::json::Value(std::move(root)))
+    file->os() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
                << "\n";
     file->keep();
   }
@@ -261,8 +259,7 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
-      argc, argv,
-      "nnaccel-compile: ONNX model -> nnaccel model package\n");
+      argc, argv, "nnaccel-compile: ONNX model -> nnaccel model package\n");
 
   DialectRegistry registry;
   registerONNXImportDialects(registry);
@@ -320,8 +317,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   if ((report || !reportJson.empty()) &&
-      failed(emitReport(*module, func,
-                        *npu::loadTarget(targetSpec, targetError))))
+      failed(
+          emitReport(*module, func, *npu::loadTarget(targetSpec, targetError))))
     return 1;
 
   std::string error;

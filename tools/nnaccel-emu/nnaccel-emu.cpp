@@ -131,10 +131,11 @@ int main(int argc, char **argv) {
                                std::istreambuf_iterator<char>());
     bool binary = bytes.size() >= 4 && bytes[0] == 'N' && bytes[1] == 'N' &&
                   bytes[2] == 'P' && bytes[3] == 'U';
-    auto prog = binary ? isa::decodeProgram(bytes)
-                       : isa::parseAsm(std::string_view(
-                             reinterpret_cast<const char *>(bytes.data()),
-                             bytes.size()));
+    auto prog =
+        binary
+            ? isa::decodeProgram(bytes)
+            : isa::parseAsm(std::string_view(
+                  reinterpret_cast<const char *>(bytes.data()), bytes.size()));
     if (!prog)
       return fail(p.path + ": " + prog.message());
     if (p.card)

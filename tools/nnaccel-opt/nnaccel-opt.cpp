@@ -33,6 +33,6 @@ int main(int argc, char **argv) {
                   mlir::nnaccel::npu::NPUDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::quant::QuantizationDialect,
                   mlir::tensor::TensorDialect>();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "nnaccel optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "nnaccel optimizer driver\n", registry));
 }

@@ -52,12 +52,11 @@ std::string formatType(const TensorType &t) {
     s += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
   s += toString(t.dtype);
   if (t.quant)
-    s += fmt::format(" (quantised {}, {} scale{}{})", toString(t.quant->storage),
-                     t.quant->scales.size(),
-                     t.quant->scales.size() == 1 ? "" : "s",
-                     t.quant->axis >= 0
-                         ? fmt::format(", axis {}", t.quant->axis)
-                         : std::string());
+    s += fmt::format(
+        " (quantised {}, {} scale{}{})", toString(t.quant->storage),
+        t.quant->scales.size(), t.quant->scales.size() == 1 ? "" : "s",
+        t.quant->axis >= 0 ? fmt::format(", axis {}", t.quant->axis)
+                           : std::string());
   return s;
 }
 
@@ -70,8 +69,7 @@ std::string formatAttr(const AttrValue &v) {
     return fmt::format("\"{}\"", *s);
   if (const auto *iv = std::get_if<std::vector<int64_t>>(&v))
     return fmt::format("[{}]", fmt::join(*iv, ", "));
-  return fmt::format("[{}]",
-                     fmt::join(std::get<std::vector<double>>(v), ", "));
+  return fmt::format("[{}]", fmt::join(std::get<std::vector<double>>(v), ", "));
 }
 
 void printPorts(const char *title, const std::vector<Port> &ports,
@@ -82,8 +80,8 @@ void printPorts(const char *title, const std::vector<Port> &ports,
     std::vector<std::string> padded;
     for (size_t d = 0; d < p.bucketIndex.size(); ++d)
       if (p.bucketIndex[d] >= 0)
-        padded.push_back(fmt::format("dim {} = {}", d,
-                                     m.bucketNames[p.bucketIndex[d]]));
+        padded.push_back(
+            fmt::format("dim {} = {}", d, m.bucketNames[p.bucketIndex[d]]));
     if (!padded.empty())
       fmt::print("  [bucketed: {}]", fmt::join(padded, ", "));
     fmt::print("\n");
@@ -135,14 +133,13 @@ void printInfo(const Package &pkg, bool ops, bool ir) {
           std::vector<std::string> attrs;
           for (const auto &[name, value] : op.attrs)
             attrs.push_back(name + "=" + formatAttr(value));
-          fmt::print("      {}({}) -> ({}){}{}\n", op.kind,
-                     fmt::join(op.inputs, ", "), fmt::join(op.outputs, ", "),
-                     attrs.empty() ? std::string()
-                                   : " {" + fmt::format("{}", fmt::join(
-                                                                attrs, ", ")) +
-                                         "}",
-                     op.location.empty() ? std::string()
-                                         : "  @ " + op.location);
+          fmt::print(
+              "      {}({}) -> ({}){}{}\n", op.kind, fmt::join(op.inputs, ", "),
+              fmt::join(op.outputs, ", "),
+              attrs.empty()
+                  ? std::string()
+                  : " {" + fmt::format("{}", fmt::join(attrs, ", ")) + "}",
+              op.location.empty() ? std::string() : "  @ " + op.location);
         }
         continue;
       }
@@ -216,8 +213,7 @@ int main(int argc, char **argv) {
       printInfo(*pkg, ops, ir);
     else
       fmt::print("{}: OK ({} variants, {} weights, {} bytes)\n", file,
-                 pkg->model().variants.size(), pkg->numWeights(),
-                 pkg->size());
+                 pkg->model().variants.size(), pkg->numWeights(), pkg->size());
   }
   return status;
 }

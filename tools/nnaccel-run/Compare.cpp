@@ -29,28 +29,43 @@ template <typename T> T load(const Tensor &t, int64_t i) {
 int64_t elementAsInt(const Tensor &t, int64_t i) {
   switch (t.getDType()) {
   case DType::I1:
-  case DType::U8: return load<uint8_t>(t, i);
-  case DType::I8: return load<int8_t>(t, i);
-  case DType::I16: return load<int16_t>(t, i);
-  case DType::I32: return load<int32_t>(t, i);
-  case DType::I64: return load<int64_t>(t, i);
-  default: return static_cast<int64_t>(elementAsDouble(t, i));
+  case DType::U8:
+    return load<uint8_t>(t, i);
+  case DType::I8:
+    return load<int8_t>(t, i);
+  case DType::I16:
+    return load<int16_t>(t, i);
+  case DType::I32:
+    return load<int32_t>(t, i);
+  case DType::I64:
+    return load<int64_t>(t, i);
+  default:
+    return static_cast<int64_t>(elementAsDouble(t, i));
   }
 }
 } // namespace
 
 double elementAsDouble(const Tensor &t, int64_t i) {
   switch (t.getDType()) {
-  case DType::F32: return load<float>(t, i);
-  case DType::F64: return load<double>(t, i);
-  case DType::F16: return numerics::fp16ToFp32(load<uint16_t>(t, i));
-  case DType::BF16: return numerics::bf16ToFp32(load<uint16_t>(t, i));
+  case DType::F32:
+    return load<float>(t, i);
+  case DType::F64:
+    return load<double>(t, i);
+  case DType::F16:
+    return numerics::fp16ToFp32(load<uint16_t>(t, i));
+  case DType::BF16:
+    return numerics::bf16ToFp32(load<uint16_t>(t, i));
   case DType::I1:
-  case DType::U8: return load<uint8_t>(t, i);
-  case DType::I8: return load<int8_t>(t, i);
-  case DType::I16: return load<int16_t>(t, i);
-  case DType::I32: return load<int32_t>(t, i);
-  case DType::I64: return static_cast<double>(load<int64_t>(t, i));
+  case DType::U8:
+    return load<uint8_t>(t, i);
+  case DType::I8:
+    return load<int8_t>(t, i);
+  case DType::I16:
+    return load<int16_t>(t, i);
+  case DType::I32:
+    return load<int32_t>(t, i);
+  case DType::I64:
+    return static_cast<double>(load<int64_t>(t, i));
   }
   return 0;
 }

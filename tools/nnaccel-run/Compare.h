@@ -1,4 +1,5 @@
-//===- Compare.h - Checking outputs against reference tensors ----*- C++ -*-===//
+//===- Compare.h - Checking outputs against reference tensors ----*- C++
+//-*-===//
 //
 // How nnaccel-run decides PASS/FAIL for one output: floating outputs pass
 // when every element satisfies |out - ref| <= atol + rtol * |ref| (NaN
@@ -34,9 +35,9 @@ struct Comparison {
   int64_t mismatches = 0;     ///< elements outside the tolerance
   int64_t firstMismatch = -1; ///< flat index of the first one
   double maxAbsError = 0;
-  double maxRelError = 0;     ///< |out - ref| / |ref| over ref != 0
-  double cosine = 1;          ///< cosine similarity (1 for two zero vectors)
-  bool exact = false;         ///< integer/bool comparison
+  double maxRelError = 0; ///< |out - ref| / |ref| over ref != 0
+  double cosine = 1;      ///< cosine similarity (1 for two zero vectors)
+  bool exact = false;     ///< integer/bool comparison
 };
 
 /// Compares `out` with `ref`. The shapes must be equal; the dtypes must

@@ -45,21 +45,29 @@ struct OnnxType {
 };
 // onnx.TensorProto.DataType values.
 constexpr OnnxType OnnxTypes[] = {
-    {1, DType::F32}, {2, DType::U8},  {3, DType::I8},  {5, DType::I16},
-    {6, DType::I32}, {7, DType::I64}, {9, DType::I1},  {10, DType::F16},
+    {1, DType::F32},  {2, DType::U8},    {3, DType::I8}, {5, DType::I16},
+    {6, DType::I32},  {7, DType::I64},   {9, DType::I1}, {10, DType::F16},
     {11, DType::F64}, {16, DType::BF16},
 };
 
 const char *onnxTypeName(int type) {
   switch (type) {
-  case 0: return "UNDEFINED";
-  case 4: return "UINT16";
-  case 8: return "STRING";
-  case 12: return "UINT32";
-  case 13: return "UINT64";
-  case 14: return "COMPLEX64";
-  case 15: return "COMPLEX128";
-  default: return "unknown";
+  case 0:
+    return "UNDEFINED";
+  case 4:
+    return "UINT16";
+  case 8:
+    return "STRING";
+  case 12:
+    return "UINT32";
+  case 13:
+    return "UINT64";
+  case 14:
+    return "COMPLEX64";
+  case 15:
+    return "COMPLEX128";
+  default:
+    return "unknown";
   }
 }
 
@@ -128,13 +136,15 @@ Status parseNpyShape(const std::string &text, std::vector<int64_t> &shape) {
   std::string inner = text.substr(1, text.size() - 2);
   size_t i = 0;
   while (i < inner.size()) {
-    while (i < inner.size() && (std::isspace(static_cast<unsigned char>(inner[i])) ||
-                                inner[i] == ','))
+    while (
+        i < inner.size() &&
+        (std::isspace(static_cast<unsigned char>(inner[i])) || inner[i] == ','))
       ++i;
     if (i == inner.size())
       break;
     size_t j = i;
-    while (j < inner.size() && std::isdigit(static_cast<unsigned char>(inner[j])))
+    while (j < inner.size() &&
+           std::isdigit(static_cast<unsigned char>(inner[j])))
       ++j;
     // Tolerate Python 2's long suffix.
     size_t digits = j;
@@ -220,16 +230,19 @@ Expected<NamedTensor> parseTensorProto(const void *data, size_t size,
                   [&](int i, int32_t v) { store(t, i, v); });
     break;
   case DType::I16:
-    s = fillTyped(proto.int32_data(), t, what + "int32_data",
-                  [&](int i, int32_t v) { store(t, i, static_cast<int16_t>(v)); });
+    s = fillTyped(
+        proto.int32_data(), t, what + "int32_data",
+        [&](int i, int32_t v) { store(t, i, static_cast<int16_t>(v)); });
     break;
   case DType::I8:
-    s = fillTyped(proto.int32_data(), t, what + "int32_data",
-                  [&](int i, int32_t v) { store(t, i, static_cast<int8_t>(v)); });
+    s = fillTyped(
+        proto.int32_data(), t, what + "int32_data",
+        [&](int i, int32_t v) { store(t, i, static_cast<int8_t>(v)); });
     break;
   case DType::U8:
-    s = fillTyped(proto.int32_data(), t, what + "int32_data",
-                  [&](int i, int32_t v) { store(t, i, static_cast<uint8_t>(v)); });
+    s = fillTyped(
+        proto.int32_data(), t, what + "int32_data",
+        [&](int i, int32_t v) { store(t, i, static_cast<uint8_t>(v)); });
     break;
   case DType::I1:
     s = fillTyped(proto.int32_data(), t, what + "int32_data",
@@ -238,8 +251,9 @@ Expected<NamedTensor> parseTensorProto(const void *data, size_t size,
   case DType::F16:
   case DType::BF16:
     // ONNX stores 16-bit floats as their bit patterns in int32_data.
-    s = fillTyped(proto.int32_data(), t, what + "int32_data",
-                  [&](int i, int32_t v) { store(t, i, static_cast<uint16_t>(v)); });
+    s = fillTyped(
+        proto.int32_data(), t, what + "int32_data",
+        [&](int i, int32_t v) { store(t, i, static_cast<uint16_t>(v)); });
     break;
   }
   if (!s.ok())
@@ -292,8 +306,8 @@ Expected<Tensor> parseNpy(const void *data, size_t size,
                 (size_t(p[11]) << 24);
     offset = 12;
   } else {
-    return fail(fmt::format("{}: unsupported .npy version {}.{}", source,
-                            major, p[7]));
+    return fail(
+        fmt::format("{}: unsupported .npy version {}.{}", source, major, p[7]));
   }
   if (headerLen > size - offset)
     return fail(source + ": truncated .npy header");
@@ -304,8 +318,10 @@ Expected<Tensor> parseNpy(const void *data, size_t size,
   std::string fortran = npyField(header, "fortran_order");
   std::string shapeText = npyField(header, "shape");
   if (descr.size() < 2 || shapeText.empty() || fortran.empty())
-    return fail(source + ": .npy header lacks descr, fortran_order or "
-                         "shape: " + header);
+    return fail(source +
+                ": .npy header lacks descr, fortran_order or "
+                "shape: " +
+                header);
   if (fortran != "False")
     return fail(source + ": Fortran-order .npy arrays are not supported");
   descr = descr.substr(1, descr.size() - 2); // strip the quotes
@@ -313,8 +329,8 @@ Expected<Tensor> parseNpy(const void *data, size_t size,
   if (descr.size() == 3) {
     char order = descr[0];
     bool oneByte = descr[2] == '1';
-    bool littleEndian = order == '<' || (order == '|' && oneByte) ||
-                        (order == '=');
+    bool littleEndian =
+        order == '<' || (order == '|' && oneByte) || (order == '=');
     for (const NpyType &t : NpyTypes)
       if (littleEndian && descr.compare(1, 2, t.descr) == 0)
         found = &t;
@@ -329,8 +345,8 @@ Expected<Tensor> parseNpy(const void *data, size_t size,
     return fail(source + ": bad shape: " + s.message());
   size_t bytes = desc.getByteSize();
   if (size - offset != bytes)
-    return fail(fmt::format("{}: .npy data has {} bytes, {} needs {}{}",
-                            source, size - offset, desc.toString(), bytes,
+    return fail(fmt::format("{}: .npy data has {} bytes, {} needs {}{}", source,
+                            size - offset, desc.toString(), bytes,
                             size - offset < bytes ? " (truncated file)" : ""));
   Tensor t = Tensor::copyOf(desc, p + offset);
   if (t.isNull())
@@ -372,7 +388,14 @@ Expected<std::vector<uint8_t>> serializeNpy(const Tensor &tensor) {
   header += '\n';
   if (header.size() > 0xFFFF)
     return fail("array rank too large for a .npy 1.0 header");
-  std::vector<uint8_t> out = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+  std::vector<uint8_t> out = {0x93,
+                              'N',
+                              'U',
+                              'M',
+                              'P',
+                              'Y',
+                              1,
+                              0,
                               static_cast<uint8_t>(header.size() & 0xFF),
                               static_cast<uint8_t>(header.size() >> 8)};
   out.insert(out.end(), header.begin(), header.end());

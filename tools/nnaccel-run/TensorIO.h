@@ -1,4 +1,5 @@
-//===- TensorIO.h - Tensor files for nnaccel-run -----------------*- C++ -*-===//
+//===- TensorIO.h - Tensor files for nnaccel-run -----------------*- C++
+//-*-===//
 //
 // Reading and writing the tensor files a model runner meets: ONNX
 // TensorProto files (`input_0.pb` / `output_0.pb` of the ONNX backend-test
@@ -71,7 +72,8 @@ Status writeNpy(const std::string &path, const Tensor &tensor);
 Expected<NamedTensor> readTensorFile(const std::string &path);
 /// The whole file; errors name the path.
 Expected<std::vector<uint8_t>> readFileBytes(const std::string &path);
-Status writeFileBytes(const std::string &path, const std::vector<uint8_t> &bytes);
+Status writeFileBytes(const std::string &path,
+                      const std::vector<uint8_t> &bytes);
 
 } // namespace tensorio
 } // namespace nnaccel

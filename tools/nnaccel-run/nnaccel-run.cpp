@@ -112,8 +112,9 @@ std::optional<double> parseDouble(const std::string &s) {
 }
 
 std::optional<unsigned> parseCount(const std::string &s, unsigned max) {
-  if (s.empty() || s.size() > 9 ||
-      !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+  if (s.empty() || s.size() > 9 || !std::all_of(s.begin(), s.end(), [](char c) {
+        return c >= '0' && c <= '9';
+      }))
     return std::nullopt;
   unsigned long v = std::stoul(s);
   if (v > max)
@@ -159,7 +160,8 @@ std::optional<Failure> parseArgs(int argc, char **argv, Options &o) {
       } else if (a == "--repeat") {
         std::optional<unsigned> n = parseCount(*v, 1000000);
         if (!n || *n == 0)
-          return bad("--repeat needs a count in [1, 1000000], got '" + *v + "'");
+          return bad("--repeat needs a count in [1, 1000000], got '" + *v +
+                     "'");
         o.repeat = *n;
       } else {
         std::optional<unsigned> n = parseCount(*v, 1024);
@@ -176,7 +178,8 @@ std::optional<Failure> parseArgs(int argc, char **argv, Options &o) {
     } else if (o.model.empty()) {
       o.model = a;
     } else {
-      return bad("unexpected argument '" + a + "' (input files go after "
+      return bad("unexpected argument '" + a +
+                 "' (input files go after "
                  "--input)");
     }
   }
@@ -240,10 +243,22 @@ std::optional<Tensor> convertTensor(const Tensor &t, DType dtype,
     int64_t lo = 0, hi = 0;
     size_t size = runtime::getDTypeSize(dtype);
     switch (dtype) {
-    case DType::I1: lo = 0; hi = 1; break;
-    case DType::U8: lo = 0; hi = 255; break;
-    case DType::I8: lo = -128; hi = 127; break;
-    case DType::I16: lo = -32768; hi = 32767; break;
+    case DType::I1:
+      lo = 0;
+      hi = 1;
+      break;
+    case DType::U8:
+      lo = 0;
+      hi = 255;
+      break;
+    case DType::I8:
+      lo = -128;
+      hi = 127;
+      break;
+    case DType::I16:
+      lo = -32768;
+      hi = 32767;
+      break;
     case DType::I32:
       lo = std::numeric_limits<int32_t>::min();
       hi = std::numeric_limits<int32_t>::max();
@@ -276,7 +291,8 @@ std::optional<Failure> loadInputs(const Options &o, const runtime::Model &model,
   if (o.inputs.size() == 1 && fs::is_directory(o.inputs[0], ec)) {
     const std::string &dir = o.inputs[0];
     for (size_t i = 0; i < ports.size(); ++i) {
-      std::string path = (fs::path(dir) / fmt::format("input_{}.pb", i)).string();
+      std::string path =
+          (fs::path(dir) / fmt::format("input_{}.pb", i)).string();
       if (!fs::exists(path, ec))
         return io(fmt::format("{}: missing for model input {} '{}'", path, i,
                               ports[i].name));
@@ -337,8 +353,7 @@ std::optional<Failure> loadInputs(const Options &o, const runtime::Model &model,
       std::optional<Tensor> c = convertTensor(t, ports[i].dtype, error);
       if (!c)
         return io(fmt::format("{}: input '{}' is {}, the model takes {}: {}",
-                              sources[i], ports[i].name,
-                              t.getDesc().toString(),
+                              sources[i], ports[i].name, t.getDesc().toString(),
                               runtime::getDTypeName(ports[i].dtype), error));
       fmt::print(stderr, "note: input '{}': converted {} to {}\n",
                  ports[i].name, runtime::getDTypeName(t.getDType()),
@@ -395,8 +410,9 @@ int runTool(const Options &o) {
   std::map<std::string, Tensor> inputs;
   std::vector<std::string> sources;
   if (!m.getInputs().empty() && o.inputs.empty()) {
-    fmt::print(stderr, "error: the model has {} input(s); give them with "
-                       "--input\n",
+    fmt::print(stderr,
+               "error: the model has {} input(s); give them with "
+               "--input\n",
                m.getInputs().size());
     return ExitUsage;
   }
@@ -511,7 +527,8 @@ int runTool(const Options &o) {
   }
   unsigned passed = 0, failed = 0;
   for (size_t i = 0; i < outputs.size(); ++i) {
-    tensorio::Comparison c = tensorio::compareTensors(outputs[i], refs[i], o.tol);
+    tensorio::Comparison c =
+        tensorio::compareTensors(outputs[i], refs[i], o.tol);
     std::string head = fmt::format("output {} {} {}", i, m.getOutputs()[i].name,
                                    outputs[i].getDesc().toString());
     if (!c.error.empty()) {
@@ -527,8 +544,9 @@ int runTool(const Options &o) {
     fmt::print("{}: max abs err {:.3g}, max rel err {:.3g}, cosine {:.6f}, {} "
                "{}{}\n",
                head, c.maxAbsError, c.maxRelError, c.cosine,
-               c.exact ? "exact" : fmt::format("atol {:g} rtol {:g}", o.tol.atol,
-                                               o.tol.rtol),
+               c.exact
+                   ? "exact"
+                   : fmt::format("atol {:g} rtol {:g}", o.tol.atol, o.tol.rtol),
                c.pass ? "PASS" : "FAIL", detail);
     (c.pass ? passed : failed) += 1;
   }

@@ -87,23 +87,22 @@ locateAsmError(MLIRContext *ctx, StringRef file, StringRef error) {
   if (lineText.getAsInteger(10, line) || colText.getAsInteger(10, col) ||
       message.empty())
     return {FileLineColLoc::get(ctx, file, 0, 0), error.str()};
-  return {FileLineColLoc::get(ctx, file, line, col),
-          message.ltrim().str()};
+  return {FileLineColLoc::get(ctx, file, line, col), message.ltrim().str()};
 }
 
 /// Location of each instruction of an assembly file: the first non-blank
 /// character of each line that holds an instruction (the syntax has one per
 /// line; blank, comment-only and directive lines hold none).
-static SmallVector<Location> instructionLocations(MLIRContext *ctx,
-                                                  StringRef file,
-                                                  StringRef text) {
+static SmallVector<Location>
+instructionLocations(MLIRContext *ctx, StringRef file, StringRef text) {
   SmallVector<Location> locs;
   unsigned lineNo = 0;
   for (StringRef rest = text; !rest.empty();) {
     auto [line, tail] = rest.split('\n');
     rest = tail;
     ++lineNo;
-    StringRef code = line.take_until([](char c) { return c == '#' || c == ';'; });
+    StringRef code =
+        line.take_until([](char c) { return c == '#' || c == ';'; });
     StringRef trimmed = code.ltrim();
     if (trimmed.rtrim().empty() || trimmed.starts_with("."))
       continue;
@@ -141,8 +140,8 @@ static LogicalResult verifyDecoded(MLIRContext *ctx, StringRef file,
   if (!spec.empty()) {
     target = npu::loadTarget(spec, error);
     if (!target)
-      return emitError(fileLoc) << "cannot load target '" << spec
-                                << "': " << error;
+      return emitError(fileLoc)
+             << "cannot load target '" << spec << "': " << error;
   }
   for (size_t i = 0; i < program.instructions.size(); ++i) {
     const isa::Instruction &inst = program.instructions[i];
@@ -158,8 +157,7 @@ static LogicalResult verifyDecoded(MLIRContext *ctx, StringRef file,
   for (const isa::Diagnostic &diag : isa::verifyProgram(program, *target)) {
     bool isError = diag.severity == isa::Diagnostic::Severity::Error;
     ok &= !isError;
-    InFlightDiagnostic d =
-        isError ? emitError(fileLoc) : emitWarning(fileLoc);
+    InFlightDiagnostic d = isError ? emitError(fileLoc) : emitWarning(fileLoc);
     if (diag.index < program.instructions.size())
       d << "at byte offset " << offsetOf(diag.index) << ": instruction "
         << diag.index << " ("
@@ -217,8 +215,7 @@ void mlir::nnaccel::registerNPUTranslations() {
           emitError(loc) << message;
           return nullptr;
         }
-        SmallVector<Location> locs =
-            instructionLocations(context, file, text);
+        SmallVector<Location> locs = instructionLocations(context, file, text);
         if (locs.size() != program->instructions.size())
           locs.clear(); // unexpected layout: fall back to the file location
         return importProgram(context, FileLineColLoc::get(context, file, 1, 1),

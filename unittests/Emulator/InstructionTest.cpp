@@ -34,9 +34,8 @@ uint64_t rb(DType t, uint64_t n) { return nnaccel::isa::rowBytes(t, n); }
 uint64_t pad4(uint64_t v) { return (v + 3) / 4 * 4; }
 
 /// Runs `mm acc[0], vrf[0], mrf[0]` and returns the m x n result bytes.
-std::vector<uint8_t> runMm(DType at, DType wt, DType dt, uint64_t m,
-                           uint64_t k, uint64_t n,
-                           const std::vector<uint8_t> &a,
+std::vector<uint8_t> runMm(DType at, DType wt, DType dt, uint64_t m, uint64_t k,
+                           uint64_t n, const std::vector<uint8_t> &a,
                            const std::vector<uint8_t> &w, int azp = 0,
                            const std::vector<uint8_t> *init = nullptr) {
   auto target = loadTarget();
@@ -44,13 +43,12 @@ std::vector<uint8_t> runMm(DType at, DType wt, DType dt, uint64_t m,
   std::string prog = fmt::format(
       "mm acc[0x0], vrf[0x0], mrf[0x0], {}, {}, {}, m={}, k={}, n={}, "
       "dpitch={}, apitch={}{}{}\nhalt\n",
-      dn(dt), dn(at), dn(wt), m, k, n, dpitch, apitch,
-      init ? ", acc=1" : "", azp ? fmt::format(", azp={}", azp) : "");
+      dn(dt), dn(at), dn(wt), m, k, n, dpitch, apitch, init ? ", acc=1" : "",
+      azp ? fmt::format(", azp={}", azp) : "");
   auto emu = makeEmu(target, {prog});
   std::vector<uint8_t> arows(m * apitch, 0);
   for (uint64_t r = 0; r < m; ++r)
-    std::memcpy(arows.data() + r * apitch, a.data() + r * rb(at, k),
-                rb(at, k));
+    std::memcpy(arows.data() + r * apitch, a.data() + r * rb(at, k), rb(at, k));
   put(*emu, Space::Vrf, 0, arows);
   put(*emu, Space::Mrf, 0, w);
   std::vector<uint8_t> d(m * dpitch, 0);
@@ -92,27 +90,29 @@ TEST_CASE("mm f32/f16/bf16 match the 16-lane dot kernels", "[mm]") {
     std::vector<float> ref;
     for (uint64_t i = 0; i < m; ++i)
       for (uint64_t j = 0; j < n; ++j)
-        ref.push_back(num::dotF32({af.data() + i * k, k},
-                                  {wf.data() + j * k, k}));
+        ref.push_back(
+            num::dotF32({af.data() + i * k, k}, {wf.data() + j * k, k}));
     requireBitEqual(d, ref);
   }
   for (DType t : {DType::F16, DType::BF16}) {
     DYNAMIC_SECTION("half " << dn(t)) {
       std::vector<uint16_t> ah(m * k), wh(n * k);
       for (size_t i = 0; i < ah.size(); ++i)
-        ah[i] = t == DType::F16 ? num::fp32ToFp16(af[i]) : num::fp32ToBf16(af[i]);
+        ah[i] =
+            t == DType::F16 ? num::fp32ToFp16(af[i]) : num::fp32ToBf16(af[i]);
       for (size_t i = 0; i < wh.size(); ++i)
-        wh[i] = t == DType::F16 ? num::fp32ToFp16(wf[i]) : num::fp32ToBf16(wf[i]);
-      auto d32 = as<float>(
-          runMm(t, t, DType::F32, m, k, n, bytesOf(ah), bytesOf(wh)));
-      auto d16 = as<uint16_t>(runMm(t, t, t, m, k, n, bytesOf(ah), bytesOf(wh)));
+        wh[i] =
+            t == DType::F16 ? num::fp32ToFp16(wf[i]) : num::fp32ToBf16(wf[i]);
+      auto d32 =
+          as<float>(runMm(t, t, DType::F32, m, k, n, bytesOf(ah), bytesOf(wh)));
+      auto d16 =
+          as<uint16_t>(runMm(t, t, t, m, k, n, bytesOf(ah), bytesOf(wh)));
       for (uint64_t i = 0; i < m; ++i)
         for (uint64_t j = 0; j < n; ++j) {
-          float ref = t == DType::F16
-                          ? num::dotF16({ah.data() + i * k, k},
-                                        {wh.data() + j * k, k})
-                          : num::dotBf16({ah.data() + i * k, k},
-                                         {wh.data() + j * k, k});
+          float ref = t == DType::F16 ? num::dotF16({ah.data() + i * k, k},
+                                                    {wh.data() + j * k, k})
+                                      : num::dotBf16({ah.data() + i * k, k},
+                                                     {wh.data() + j * k, k});
           REQUIRE(bits(d32[i * n + j]) == bits(ref));
           REQUIRE(d16[i * n + j] == (t == DType::F16 ? num::fp32ToFp16(ref)
                                                      : num::fp32ToBf16(ref)));
@@ -126,8 +126,8 @@ TEST_CASE("mm f32/f16/bf16 match the 16-lane dot kernels", "[mm]") {
                              bytesOf(af), bytesOf(wf), 0, &initB));
     for (uint64_t i = 0; i < m; ++i)
       for (uint64_t j = 0; j < n; ++j) {
-        float ref = init[i * n + j] + num::dotF32({af.data() + i * k, k},
-                                                  {wf.data() + j * k, k});
+        float ref = init[i * n + j] +
+                    num::dotF32({af.data() + i * k, k}, {wf.data() + j * k, k});
         REQUIRE(bits(d[i * n + j]) == bits(ref));
       }
   }
@@ -136,7 +136,8 @@ TEST_CASE("mm f32/f16/bf16 match the 16-lane dot kernels", "[mm]") {
 TEST_CASE("mm fp8 products are exact, summed in lane order", "[mm]") {
   std::mt19937 rng(11);
   const uint64_t m = 2, k = 40, n = 9;
-  auto af = randomFloats(rng, m * k, -8, 8), wf = randomFloats(rng, n * k, -8, 8);
+  auto af = randomFloats(rng, m * k, -8, 8),
+       wf = randomFloats(rng, n * k, -8, 8);
   std::vector<uint8_t> a(m * k), w(n * k);
   for (size_t i = 0; i < a.size(); ++i)
     a[i] = num::fp32ToFp8E4M3(af[i]);
@@ -175,23 +176,25 @@ TEST_CASE("mm integer paths with zero points wrap exactly", "[mm]") {
     auto a = randomInts<int8_t>(rng, m * k, -128, 127);
     auto d = as<int32_t>(runMm(DType::I8, DType::I8, DType::I32, m, k, n,
                                bytesOf(a), bytesOf(w8), -5));
-    REQUIRE(d == ref([&](uint64_t i, uint64_t t) { return a[i * k + t]; },
-                     w8at, -5));
+    REQUIRE(d == ref([&](uint64_t i, uint64_t t) { return a[i * k + t]; }, w8at,
+                     -5));
     // And the plain kernel for azp = 0.
     auto d0 = as<int32_t>(runMm(DType::I8, DType::I8, DType::I32, m, k, n,
                                 bytesOf(a), bytesOf(w8)));
     for (uint64_t i = 0; i < m; ++i)
       for (uint64_t j = 0; j < n; ++j)
-        REQUIRE(d0[i * n + j] == num::dotI8({w8.data() + j * k, k},
-                                            {a.data() + i * k, k}));
+        REQUIRE(d0[i * n + j] ==
+                num::dotI8({w8.data() + j * k, k}, {a.data() + i * k, k}));
   }
   SECTION("u8 x i8 with zero point, accumulated") {
     auto a = randomInts<uint8_t>(rng, m * k, 0, 255);
-    std::vector<int32_t> init = randomInts<int32_t>(rng, m * n, -100000, 100000);
+    std::vector<int32_t> init =
+        randomInts<int32_t>(rng, m * n, -100000, 100000);
     auto initB = bytesOf(init);
     auto d = as<int32_t>(runMm(DType::U8, DType::I8, DType::I32, m, k, n,
                                bytesOf(a), bytesOf(w8), 128, &initB));
-    auto r = ref([&](uint64_t i, uint64_t t) { return a[i * k + t]; }, w8at, 128);
+    auto r =
+        ref([&](uint64_t i, uint64_t t) { return a[i * k + t]; }, w8at, 128);
     for (size_t i = 0; i < r.size(); ++i)
       REQUIRE(d[i] == static_cast<int32_t>(static_cast<uint32_t>(r[i]) +
                                            static_cast<uint32_t>(init[i])));
@@ -201,16 +204,20 @@ TEST_CASE("mm integer paths with zero points wrap exactly", "[mm]") {
       auto w4 = randomInts<int8_t>(rng, n * k, -8, 7);
       std::vector<uint8_t> packed(n * k / 2);
       for (uint64_t j = 0; j < n; ++j)
-        num::packInt4({w4.data() + j * k, k}, {packed.data() + j * k / 2, k / 2});
-      auto a = at == DType::I8 ? bytesOf(randomInts<int8_t>(rng, m * k, -128, 127))
-                               : bytesOf(randomInts<uint8_t>(rng, m * k, 0, 255));
+        num::packInt4({w4.data() + j * k, k},
+                      {packed.data() + j * k / 2, k / 2});
+      auto a = at == DType::I8
+                   ? bytesOf(randomInts<int8_t>(rng, m * k, -128, 127))
+                   : bytesOf(randomInts<uint8_t>(rng, m * k, 0, 255));
       int azp = at == DType::U8 ? 7 : 0;
-      auto d = as<int32_t>(runMm(at, DType::I4, DType::I32, m, k, n, a, packed, azp));
+      auto d = as<int32_t>(
+          runMm(at, DType::I4, DType::I32, m, k, n, a, packed, azp));
       auto aval = [&](uint64_t i, uint64_t t) {
         return at == DType::I8 ? int32_t(int8_t(a[i * k + t]))
                                : int32_t(a[i * k + t]);
       };
-      REQUIRE(d == ref(aval,
+      REQUIRE(d == ref(
+                       aval,
                        [&](uint64_t j, uint64_t t) { return w4[j * k + t]; },
                        azp));
     }
@@ -220,14 +227,16 @@ TEST_CASE("mm integer paths with zero points wrap exactly", "[mm]") {
 TEST_CASE("mm block floating point weights", "[mm]") {
   std::mt19937 rng(13);
   const uint64_t m = 2, k = 64, n = 6;
-  auto af = randomFloats(rng, m * k, -4, 4), wf = randomFloats(rng, n * k, -1, 1);
+  auto af = randomFloats(rng, m * k, -4, 4),
+       wf = randomFloats(rng, n * k, -1, 1);
   for (DType wt : {DType::MSFP8, DType::MSFP9}) {
     DYNAMIC_SECTION(dn(wt)) {
-      auto mt = wt == DType::MSFP8 ? num::MsfpType::Msfp8 : num::MsfpType::Msfp9;
+      auto mt =
+          wt == DType::MSFP8 ? num::MsfpType::Msfp8 : num::MsfpType::Msfp9;
       std::vector<uint8_t> wExp(n * 4), wCodes(n * k), packed(n * rb(wt, k));
       for (uint64_t j = 0; j < n; ++j) {
-        num::encodeMsfp(mt, 16, {wf.data() + j * k, k}, {wExp.data() + j * 4, 4},
-                        {wCodes.data() + j * k, k});
+        num::encodeMsfp(mt, 16, {wf.data() + j * k, k},
+                        {wExp.data() + j * 4, 4}, {wCodes.data() + j * k, k});
         emulator::packMsfpRow(wt, wExp.data() + j * 4, wCodes.data() + j * k, k,
                               packed.data() + j * rb(wt, k));
       }
@@ -243,8 +252,8 @@ TEST_CASE("mm block floating point weights", "[mm]") {
         std::vector<uint8_t> xe(4), xc(k);
         num::encodeMsfp(mt, 16, x, xe, xc);
         for (uint64_t j = 0; j < n; ++j) {
-          num::MsfpView wv{mt, 16, {wExp.data() + j * 4, 4},
-                           {wCodes.data() + j * k, k}};
+          num::MsfpView wv{
+              mt, 16, {wExp.data() + j * 4, 4}, {wCodes.data() + j * k, k}};
           num::MsfpView xv{mt, 16, xe, xc};
           REQUIRE(bits(d[i * n + j]) == bits(num::msfpDot(xv, wv)));
         }
@@ -308,7 +317,8 @@ TEST_CASE("binary vector ops with broadcasts", "[vector]") {
   a[3] = std::nanf("");
   struct Case {
     const char *mn;
-    void (*ref)(num::Span<const float>, num::Span<const float>, num::Span<float>);
+    void (*ref)(num::Span<const float>, num::Span<const float>,
+                num::Span<float>);
   };
   for (Case c : {Case{"v.add", num::addF32}, Case{"v.sub", num::subF32},
                  Case{"v.mul", num::mulF32}, Case{"v.max", num::maxF32},
@@ -368,12 +378,12 @@ TEST_CASE("unary vector ops call the Numerics definitions", "[vector]") {
     const char *mn;
     void (*ref)(num::Span<const float>, num::Span<float>);
   };
-  for (Case c : {Case{"v.relu", num::reluF32}, Case{"v.sigm", num::sigmoidF32},
-                 Case{"v.tanh", num::tanhF32}, Case{"v.exp", num::expF32},
-                 Case{"v.gelu", num::geluErfF32},
-                 Case{"v.recip", num::reciprocalF32},
-                 Case{"v.rsqrt", num::rsqrtF32}, Case{"v.abs", num::absF32},
-                 Case{"v.neg", num::negF32}}) {
+  for (Case c :
+       {Case{"v.relu", num::reluF32}, Case{"v.sigm", num::sigmoidF32},
+        Case{"v.tanh", num::tanhF32}, Case{"v.exp", num::expF32},
+        Case{"v.gelu", num::geluErfF32}, Case{"v.recip", num::reciprocalF32},
+        Case{"v.rsqrt", num::rsqrtF32}, Case{"v.abs", num::absF32},
+        Case{"v.neg", num::negF32}}) {
     auto r = runVec(fmt::format("{} acc[0x0], vrf[0x0], f32, f32, rows=4, "
                                 "cols=16, dpitch=64, apitch=64",
                                 c.mn),
@@ -404,8 +414,8 @@ TEST_CASE("v.cvt narrows to every type; v.mov copies bits", "[vector]") {
       case DType::F16:
       case DType::BF16:
         for (int j = 0; j < 32; ++j) {
-          uint16_t h = t == DType::F16 ? num::fp32ToFp16(x[j])
-                                       : num::fp32ToBf16(x[j]);
+          uint16_t h =
+              t == DType::F16 ? num::fp32ToFp16(x[j]) : num::fp32ToBf16(x[j]);
           std::memcpy(&ref[2 * j], &h, 2);
         }
         break;
@@ -423,11 +433,17 @@ TEST_CASE("v.cvt narrows to every type; v.mov copies bits", "[vector]") {
         emulator::encodeBlockRow(t, x, 32, ref.data());
         break;
       default: {
-        int lo = t == DType::I16 ? -32768 : t == DType::I8 ? -128
-                 : t == DType::I4 ? -8 : t == DType::I32 ? INT32_MIN : 0;
-        int hi = t == DType::I16 ? 32767 : t == DType::I8 ? 127
-                 : t == DType::U8 ? 255 : t == DType::I4 ? 7
-                 : t == DType::U4 ? 15 : INT32_MAX;
+        int lo = t == DType::I16   ? -32768
+                 : t == DType::I8  ? -128
+                 : t == DType::I4  ? -8
+                 : t == DType::I32 ? INT32_MIN
+                                   : 0;
+        int hi = t == DType::I16  ? 32767
+                 : t == DType::I8 ? 127
+                 : t == DType::U8 ? 255
+                 : t == DType::I4 ? 7
+                 : t == DType::U4 ? 15
+                                  : INT32_MAX;
         std::vector<int32_t> q(32);
         for (int j = 0; j < 32; ++j)
           q[j] = num::saturateToInt(num::roundHalfEven(x[j]), lo, hi);
@@ -465,7 +481,7 @@ TEST_CASE("reductions along both axes", "[vector]") {
   for (const char *mn : {"v.rsum", "v.rmax", "v.rmin"}) {
     std::string m = mn;
     auto red = [&](num::Span<const float> s) {
-      return m == "v.rsum" ? num::reduceSumF32(s)
+      return m == "v.rsum"   ? num::reduceSumF32(s)
              : m == "v.rmax" ? num::reduceMaxF32(s)
                              : num::reduceMinF32(s);
     };
@@ -510,8 +526,8 @@ TEST_CASE("requantise, dequantise and fill", "[vector]") {
                   bytesOf(acc), {}, bytesOf(scales));
   auto q = get<int8_t>(*r.emu, Space::Acc, 0, 64);
   for (int i = 0; i < 64; ++i)
-    REQUIRE(q[i] == num::requantizeFloat(acc[i], scales[i % 32], -3,
-                                         num::kInt8Range));
+    REQUIRE(q[i] ==
+            num::requantizeFloat(acc[i], scales[i % 32], -3, num::kInt8Range));
   std::vector<float> one = {0.05f};
   auto r2 = runVec("v.dqnt acc[0x0], vrf[0x0], vrf[0x8000], f32, i8, rows=2, "
                    "cols=32, dpitch=128, apitch=32, zp=4",
@@ -520,7 +536,8 @@ TEST_CASE("requantise, dequantise and fill", "[vector]") {
   for (int i = 0; i < 64; ++i)
     REQUIRE(bits(y[i]) == bits(num::dequantizeValue(q[i], {0.05f, 4})));
   auto r3 = runVec("v.fill acc[0x0], bf16, rows=3, cols=8, dpitch=16, "
-                   "imm=-1.5", {});
+                   "imm=-1.5",
+                   {});
   auto f = get<uint16_t>(*r3.emu, Space::Acc, 0, 24);
   for (uint16_t v : f)
     REQUIRE(v == num::fp32ToBf16(-1.5f));
@@ -584,7 +601,8 @@ TEST_CASE("dma.ld pads and dma.st scatters", "[dma]") {
       }
   for (int p = 0; p < 2; ++p)
     for (int r = 0; r < 5; ++r) {
-      auto row = get<uint16_t>(*emu, Space::Dram, 0x2000 + p * 1024 + r * 64, 8);
+      auto row =
+          get<uint16_t>(*emu, Space::Dram, 0x2000 + p * 1024 + r * 64, 8);
       for (int c = 0; c < 8; ++c)
         REQUIRE(row[c] == v[(p * 5 + r) * 8 + c]);
     }
@@ -599,17 +617,17 @@ TEST_CASE("emb.gather: rowwise formats, weights, sum and mean", "[gather]") {
   std::vector<float> wts = {0.5f, 2.0f, -1.0f, 1.25f, 3.0f, 0.75f, 1.0f};
   for (auto fmtName : {"rw8", "rw4", "f32"}) {
     std::string f = fmtName;
-    num::RowwiseBits b = f == "rw8" ? num::RowwiseBits::Eight
-                                    : num::RowwiseBits::Four;
+    num::RowwiseBits b =
+        f == "rw8" ? num::RowwiseBits::Eight : num::RowwiseBits::Four;
     size_t rowbytes = f == "f32" ? dim * 4 : num::fusedRowBytes(b, dim) + 4;
     std::vector<uint8_t> tbl(nrows * rowbytes, 0);
     for (size_t r = 0; r < nrows; ++r) {
       if (f == "f32")
         std::memcpy(&tbl[r * rowbytes], &table[r * dim], dim * 4);
       else
-        REQUIRE(num::quantizeFusedRow(b, {table.data() + r * dim, dim},
-                                      {&tbl[r * rowbytes],
-                                       num::fusedRowBytes(b, dim)})
+        REQUIRE(num::quantizeFusedRow(
+                    b, {table.data() + r * dim, dim},
+                    {&tbl[r * rowbytes], num::fusedRowBytes(b, dim)})
                     .ok());
     }
     // Segments by offsets: [0,2) [2,2) [2,7).

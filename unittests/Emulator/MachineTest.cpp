@@ -47,11 +47,11 @@ TEST_CASE("cycle model: dma then mm synchronised by a token", "[cycles]") {
 TEST_CASE("cycle model: a chain costs its slowest stage plus fill",
           "[cycles]") {
   auto target = loadTarget();
-  auto emu = makeEmu(
-      target, {"mm chain, vrf[0x0], mrf[0x0], f32, f16, f16, m=4, k=64, "
-               "n=64, apitch=128 @chain\n"
-               "v.relu acc[0x0], chain, f32, f32, rows=4, cols=64, "
-               "dpitch=256\nhalt\n"});
+  auto emu = makeEmu(target,
+                     {"mm chain, vrf[0x0], mrf[0x0], f32, f16, f16, m=4, k=64, "
+                      "n=64, apitch=128 @chain\n"
+                      "v.relu acc[0x0], chain, f32, f32, rows=4, cols=64, "
+                      "dpitch=256\nhalt\n"});
   auto s = runOk(*emu);
   // mm: max(4*4*1, 16384/1024) = 16; v.relu: 4*ceil(64/64) = 4;
   // chain = 16 + 1 * 2; it starts when its last member is queued (cycle 2).
@@ -61,11 +61,11 @@ TEST_CASE("cycle model: a chain costs its slowest stage plus fill",
 
 TEST_CASE("cycle model: barrier releases at the last arrival", "[cycles]") {
   auto target = loadTarget();
-  auto emu = makeEmu(target,
-                     {".core card=0, core=0\n"
-                      "v.fill acc[0x0], f32, rows=10, cols=64, dpitch=256\n"
-                      "barrier id=1, mask=3\nhalt\n",
-                      ".core card=0, core=1\nbarrier id=1, mask=3\nhalt\n"});
+  auto emu =
+      makeEmu(target, {".core card=0, core=0\n"
+                       "v.fill acc[0x0], f32, rows=10, cols=64, dpitch=256\n"
+                       "barrier id=1, mask=3\nhalt\n",
+                       ".core card=0, core=1\nbarrier id=1, mask=3\nhalt\n"});
   auto s = runOk(*emu);
   // Core 0: fill 1..11, arrives at 11; both leave at 12, halt -> 13.
   REQUIRE(s.totalCycles == 13);
@@ -76,11 +76,11 @@ TEST_CASE("cycle model: barrier releases at the last arrival", "[cycles]") {
 
 TEST_CASE("cycle model: card-to-card transfer", "[cycles][cards]") {
   auto target = loadTarget("multicard-6x"); // link 5 B/cycle, 2000 latency
-  auto emu = makeEmu(target,
-                     {".core card=0, core=0\n"
-                      "send vrf[0x0], bytes=100, peer=1, chan=3\nhalt\n",
-                      ".core card=1, core=0\n"
-                      "recv vrf[0x40], bytes=100, peer=0, chan=3\nhalt\n"});
+  auto emu =
+      makeEmu(target, {".core card=0, core=0\n"
+                       "send vrf[0x0], bytes=100, peer=1, chan=3\nhalt\n",
+                       ".core card=1, core=0\n"
+                       "recv vrf[0x40], bytes=100, peer=0, chan=3\nhalt\n"});
   std::vector<uint8_t> data(100);
   for (size_t i = 0; i < data.size(); ++i)
     data[i] = static_cast<uint8_t>(i * 7);
@@ -376,7 +376,8 @@ TEST_CASE("trace JSON has one track per card/core/queue", "[trace]") {
       REQUIRE(e["dur"].get<double>() > 0);
     }
   }
-  for (const char *t : {"core 1 ld", "core 1 ex", "core 1 st", "core 1 dispatch"})
+  for (const char *t :
+       {"core 1 ld", "core 1 ex", "core 1 st", "core 1 dispatch"})
     REQUIRE(threads.count(t));
   REQUIRE(spans == std::set<std::string>{"dma.ld", "mm", "dma.st"});
 }

@@ -26,8 +26,8 @@ using namespace nnaccel;
 using isa::Space;
 
 inline isa::TargetDesc loadTarget(const std::string &name = "default") {
-  auto t = isa::loadTarget(std::string(NNACCEL_TARGETS_DIR) + "/" + name +
-                           ".json");
+  auto t =
+      isa::loadTarget(std::string(NNACCEL_TARGETS_DIR) + "/" + name + ".json");
   REQUIRE(t.ok());
   return *t;
 }

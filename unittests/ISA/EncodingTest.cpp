@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nnaccel/ISA/Asm.h"
 #include "nnaccel/ISA/Encoding.h"
+#include "nnaccel/ISA/Asm.h"
 
 #include <catch2/catch.hpp>
 
@@ -84,8 +84,7 @@ TEST_CASE("every instruction round-trips with boundary fields", "[encoding]") {
       }
 }
 
-TEST_CASE("signed fields keep their sign through the encoding",
-          "[encoding]") {
+TEST_CASE("signed fields keep their sign through the encoding", "[encoding]") {
   Instruction inst(Opcode::SLi);
   inst.with("rd", 7).with("imm", -1);
   auto w = encode(inst);

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nnaccel/ISA/Asm.h"
 #include "nnaccel/ISA/Verifier.h"
+#include "nnaccel/ISA/Asm.h"
 
 #include <catch2/catch.hpp>
 
@@ -46,7 +46,8 @@ const char *LoadX =
 
 TEST_CASE("verifier accepts a minimal program", "[verifier]") {
   CHECK(verify("") == "");
-  CHECK(verify(std::string(LoadX) + " @push_next\n"
+  CHECK(verify(std::string(LoadX) +
+               " @push_next\n"
                "v.relu vrf[0x1000], vrf[0x0], f16, f16, rows=8, cols=64, "
                "dpitch=128, apitch=128 @pop_prev") == "");
 }
@@ -80,28 +81,35 @@ TEST_CASE("verifier: operand spaces and element types", "[verifier]") {
         err(0, "v.exp", "v.exp needs a floating-point input, got i32"));
   CHECK(verify("v.add vrf[0x0], vrf[0x0], vrf[0x0], f32, f32, i8, rows=1, "
                "cols=4") ==
-        err(0, "v.add", "operands mix integer and floating types (f32 and "
-                        "i8)"));
+        err(0, "v.add",
+            "operands mix integer and floating types (f32 and "
+            "i8)"));
   CHECK(verify("v.mov vrf[0x0], vrf[0x0], f32, f16, rows=1, cols=4") ==
-        err(0, "v.mov", "v.mov copies bits: dt f32 must equal at f16 (use "
-                        "v.cvt to convert)"));
+        err(0, "v.mov",
+            "v.mov copies bits: dt f32 must equal at f16 (use "
+            "v.cvt to convert)"));
   CHECK(verify("dma.st vrf[0x0], dram[0x0], f32, x=1, y=1, z=1") ==
-        err(0, "dma.st", "operand 'src' may not be in dram (allowed: shared, "
-                         "vrf, acc)"));
+        err(0, "dma.st",
+            "operand 'src' may not be in dram (allowed: shared, "
+            "vrf, acc)"));
   CHECK(verify("v.relu vrf[0x0], vrf[0x0], f32, f32, rows=4, cols=8, "
                "dpitch=16, apitch=32") ==
-        err(0, "v.relu", "'dpitch' pitch 16 is smaller than one row (8 x f32 "
-                         "= 32 bytes)"));
-  CHECK(verify("emb.gather vrf[0x0], dram[0x0], dram[s0], dram[s0], "
-               "dram[s0], f32, fmt=rw8, dim=64, rowbytes=64, nrows=1, nseg=1") ==
-        err(0, "emb.gather", "rowbytes 64 is smaller than one rw8 row of 64 "
-                             "elements (72 bytes)"));
+        err(0, "v.relu",
+            "'dpitch' pitch 16 is smaller than one row (8 x f32 "
+            "= 32 bytes)"));
+  CHECK(
+      verify("emb.gather vrf[0x0], dram[0x0], dram[s0], dram[s0], "
+             "dram[s0], f32, fmt=rw8, dim=64, rowbytes=64, nrows=1, nseg=1") ==
+      err(0, "emb.gather",
+          "rowbytes 64 is smaller than one rw8 row of 64 "
+          "elements (72 bytes)"));
 }
 
 TEST_CASE("verifier: queue and flag legality", "[verifier]") {
   CHECK(verify(std::string(LoadX) + " @pop_prev") ==
-        err(0, "dma.ld", "the ld queue has no previous queue (@pop_prev/"
-                         "@push_prev)"));
+        err(0, "dma.ld",
+            "the ld queue has no previous queue (@pop_prev/"
+            "@push_prev)"));
   CHECK(verify("s.li s1, imm=1 @push_next") ==
         err(0, "s.li", "control instructions cannot pop or push tokens"));
   CHECK(verify(std::string(LoadX) + " @chain") ==
@@ -115,29 +123,34 @@ TEST_CASE("verifier: memory bounds and alignment", "[verifier]") {
   // Ending exactly at the end of the vrf is fine ...
   CHECK(verify("dma.ld vrf[0xff00], dram[0x0], f32, x=64, y=1, z=1") == "");
   CHECK(verify("dma.ld vrf[0xff04], dram[0x0], f32, x=64, y=1, z=1") ==
-        err(0, "dma.ld", "operand 'dst' accesses vrf[0xff04, 0x10004) "
-                         "outside the 65536-byte vrf"));
+        err(0, "dma.ld",
+            "operand 'dst' accesses vrf[0xff04, 0x10004) "
+            "outside the 65536-byte vrf"));
   // ... and a register offset makes only the last iteration overflow.
   CHECK(verify("loop s1, count=5, step=16384\n"
                "dma.ld vrf[s1], dram[0x0], f32, x=64, y=1, z=1\n"
-               "endloop") ==
-        err(1, "dma.ld", "operand 'dst' accesses vrf[0x10000, 0x10100) "
-                         "outside the 65536-byte vrf (s1 = 65536)"));
+               "endloop") == err(1, "dma.ld",
+                                 "operand 'dst' accesses vrf[0x10000, 0x10100) "
+                                 "outside the 65536-byte vrf (s1 = 65536)"));
   CHECK(verify("dma.ld vrf[0x0], dram[0x20], f32, x=64, y=1, z=1") ==
-        err(0, "dma.ld", "operand 'src' address 0x20 in dram is not 64-byte "
-                         "aligned"));
+        err(0, "dma.ld",
+            "operand 'src' address 0x20 in dram is not 64-byte "
+            "aligned"));
   CHECK(verify("dma.ld vrf[0x2], dram[0x0], f32, x=1, y=1, z=1") ==
-        err(0, "dma.ld", "operand 'dst' address 0x2 in vrf is not 4-byte "
-                         "aligned"));
+        err(0, "dma.ld",
+            "operand 'dst' address 0x2 in vrf is not 4-byte "
+            "aligned"));
 }
 
 TEST_CASE("verifier: undefined scalar registers", "[verifier]") {
   CHECK(verify("s.addi s2, s1, imm=4") ==
-        err(0, "s.addi", "reads scalar register s1 before any instruction "
-                         "writes it"));
+        err(0, "s.addi",
+            "reads scalar register s1 before any instruction "
+            "writes it"));
   CHECK(verify("dma.ld vrf[s7], dram[0x0], f32, x=1, y=1, z=1") ==
-        err(0, "dma.ld", "reads scalar register s7 before any instruction "
-                         "writes it"));
+        err(0, "dma.ld",
+            "reads scalar register s7 before any instruction "
+            "writes it"));
   CHECK(verify("s.li s0, imm=4") ==
         err(0, "s.li", "writes s0, which is hardwired to zero"));
   CHECK(verify("loop s3, count=2\ns.addi s4, s3, imm=1\nendloop") == "");
@@ -145,46 +158,54 @@ TEST_CASE("verifier: undefined scalar registers", "[verifier]") {
 
 TEST_CASE("verifier: reads of never-written on-chip memory", "[verifier]") {
   CHECK(verify("v.relu vrf[0x1000], vrf[0x200], f32, f32, rows=1, cols=4") ==
-        err(0, "v.relu", "operand 'a' reads vector register v2, which no "
-                         "earlier instruction writes"));
+        err(0, "v.relu",
+            "operand 'a' reads vector register v2, which no "
+            "earlier instruction writes"));
   CHECK(verify("mm acc[0x0], vrf[0x0], mrf[0x0], i32, i8, i8, m=1, k=64, "
                "n=64, acc=1\n") ==
-        err(0, "mm", "operand 'a' reads vector register v0, which no earlier "
-                     "instruction writes"));
+        err(0, "mm",
+            "operand 'a' reads vector register v0, which no earlier "
+            "instruction writes"));
   CHECK(verify("v.fill vrf[0x0], i8, rows=1, cols=64\n"
                "dma.ld mrf[0x0], dram[0x0], i8, x=64, y=64, z=1, sy=64, "
                "dpitch=64 @push_next\n"
                "mm acc[0x40], vrf[0x0], mrf[0x0], i32, i8, i8, m=1, k=64, "
                "n=64, acc=1 @pop_prev") ==
-        err(2, "mm", "operand 'dst' reads acc bytes [0x40, 0x80), which no "
-                     "earlier instruction writes"));
+        err(2, "mm",
+            "operand 'dst' reads acc bytes [0x40, 0x80), which no "
+            "earlier instruction writes"));
 }
 
 TEST_CASE("verifier: dependency tokens", "[verifier]") {
   CHECK(verify(std::string(LoadX) + " @push_next") ==
-        err(0, "dma.ld", "unbalanced dependency tokens: 1 token(s) pushed "
-                         "from ld to ex are never popped"));
-  CHECK(verify(std::string(LoadX) + "\n"
+        err(0, "dma.ld",
+            "unbalanced dependency tokens: 1 token(s) pushed "
+            "from ld to ex are never popped"));
+  CHECK(verify(std::string(LoadX) +
+               "\n"
                "v.relu vrf[0x1000], vrf[0x0], f16, f16, rows=8, cols=64, "
                "dpitch=128, apitch=128 @pop_prev") ==
-        err(1, "v.relu", "deadlock: this ex instruction waits for a token "
-                         "from ld to ex that is never pushed"));
+        err(1, "v.relu",
+            "deadlock: this ex instruction waits for a token "
+            "from ld to ex that is never pushed"));
   // A token cycle: ld waits for ex, which waits for ld.
   CHECK(verify("dma.ld vrf[0x0], dram[0x0], f32, x=1, y=1, z=1 @pop_next "
                "@push_next\n"
                "sync ex @pop_prev @push_prev") ==
-        err(0, "dma.ld", "deadlock: this ld instruction waits for a token "
-                         "from ex to ld that is never pushed"));
+        err(0, "dma.ld",
+            "deadlock: this ld instruction waits for a token "
+            "from ex to ld that is never pushed"));
   // A full token FIFO stalls ld, a full ld queue stalls dispatch, and the
   // st instruction ex waits for is never dispatched.
   std::string full = verify("sync ex @pop_next\n"
                             "loop s1, count=50\nsync ld @push_next\nendloop\n"
                             "sync st @push_prev\n"
                             "loop s1, count=50\nsync ex @pop_prev\nendloop");
-  CHECK(full == err(2, "sync", "deadlock: this ld instruction cannot push: "
-                               "the ld to ex token FIFO is full (8 tokens "
-                               "never popped); dispatch of instruction 2 "
-                               "blocks on a full ld queue"));
+  CHECK(full == err(2, "sync",
+                    "deadlock: this ld instruction cannot push: "
+                    "the ld to ex token FIFO is full (8 tokens "
+                    "never popped); dispatch of instruction 2 "
+                    "blocks on a full ld queue"));
   CHECK(verify("loop s1, count=8\nsync ld @push_next\nendloop\n"
                "loop s1, count=8\nsync ex @pop_prev\nendloop") == "");
 }
@@ -198,8 +219,9 @@ TEST_CASE("verifier: loops and halt", "[verifier]") {
   CHECK(verify("loop s1, count=1\nloop s2, count=1\nloop s3, count=1\n"
                "loop s4, count=1\nloop s5, count=1\nendloop\nendloop\n"
                "endloop\nendloop\nendloop") ==
-        err(4, "loop", "loop nesting depth 5 exceeds the target's loop_depth "
-                       "4"));
+        err(4, "loop",
+            "loop nesting depth 5 exceeds the target's loop_depth "
+            "4"));
   CHECK(verify("nop", false) ==
         err(0, "nop", "program does not end with halt"));
   CHECK(verify("halt\nnop", false) ==
@@ -215,59 +237,59 @@ TEST_CASE("verifier: loops and halt", "[verifier]") {
 
 TEST_CASE("verifier: chains", "[verifier]") {
   const std::string load = std::string(LoadX) + " @push_next\n";
-  CHECK(verify(load +
-               "v.relu vrf[0x1000], chain, f16, f16, rows=8, cols=64, "
-               "dpitch=128 @pop_prev") ==
-        err(1, "v.relu", "reads the chain but the previous instruction does "
-                         "not forward its result (@chain)"));
-  CHECK(verify(load +
-               "v.relu chain, vrf[0x0], f16, f16, rows=8, cols=64, "
-               "apitch=128 @pop_prev @chain\n"
-               "v.exp vrf[0x1000], vrf[0x0], f16, f16, rows=8, cols=64, "
-               "dpitch=128, apitch=128") ==
-        err(1, "v.relu", "@chain forwards to 'v.exp', which does not read "
-                         "the chain as operand 'a'"));
-  CHECK(verify(load +
-               "v.relu chain, vrf[0x0], f16, f16, rows=8, cols=64, "
-               "apitch=128 @pop_prev") ==
-        err(1, "v.relu", "writes to the chain without @chain: the result is "
-                         "lost"));
-  CHECK(verify(load +
-               "v.relu chain, vrf[0x0], f16, f16, rows=8, cols=64, "
-               "apitch=128 @pop_prev @chain\n"
-               "v.exp vrf[0x1000], chain, f32, f32, rows=8, cols=64, "
-               "dpitch=256") ==
-        err(2, "v.exp", "chain type mismatch: producer writes f16, this "
-                        "instruction reads f32"));
-  CHECK(verify(load +
-               "v.relu chain, vrf[0x0], f16, f16, rows=8, cols=64, "
-               "apitch=128 @pop_prev @chain\n"
-               "v.exp vrf[0x1000], chain, f16, f16, rows=4, cols=64, "
-               "dpitch=128") ==
-        err(2, "v.exp", "chain shape mismatch: producer yields 8x64, this "
-                        "instruction reads 4x64"));
-  CHECK(verify(load +
-               "v.relu chain, vrf[0x0], f16, f16, rows=8, cols=64, "
-               "apitch=128 @pop_prev @chain @push_next\n"
-               "v.exp vrf[0x1000], chain, f16, f16, rows=8, cols=64, "
-               "dpitch=128") ==
-        err(1, "v.relu", "only the last instruction of a chain may push "
-                         "tokens"));
-  CHECK(verify(load +
-               "v.relu chain, vrf[0x0], f16, f16, rows=8, cols=64, "
-               "apitch=128 @pop_prev @chain\n"
-               "v.exp chain, chain, f16, f16, rows=8, cols=64 @chain\n"
-               "v.tanh vrf[0x1000], chain, f16, f16, rows=8, cols=64, "
-               "dpitch=128") ==
-        err(1, "v.relu", "chain uses 3 MFU operations but the target has 2 "
-                         "MFUs"));
+  CHECK(verify(load + "v.relu vrf[0x1000], chain, f16, f16, rows=8, cols=64, "
+                      "dpitch=128 @pop_prev") ==
+        err(1, "v.relu",
+            "reads the chain but the previous instruction does "
+            "not forward its result (@chain)"));
+  CHECK(verify(load + "v.relu chain, vrf[0x0], f16, f16, rows=8, cols=64, "
+                      "apitch=128 @pop_prev @chain\n"
+                      "v.exp vrf[0x1000], vrf[0x0], f16, f16, rows=8, cols=64, "
+                      "dpitch=128, apitch=128") ==
+        err(1, "v.relu",
+            "@chain forwards to 'v.exp', which does not read "
+            "the chain as operand 'a'"));
+  CHECK(verify(load + "v.relu chain, vrf[0x0], f16, f16, rows=8, cols=64, "
+                      "apitch=128 @pop_prev") ==
+        err(1, "v.relu",
+            "writes to the chain without @chain: the result is "
+            "lost"));
+  CHECK(verify(load + "v.relu chain, vrf[0x0], f16, f16, rows=8, cols=64, "
+                      "apitch=128 @pop_prev @chain\n"
+                      "v.exp vrf[0x1000], chain, f32, f32, rows=8, cols=64, "
+                      "dpitch=256") ==
+        err(2, "v.exp",
+            "chain type mismatch: producer writes f16, this "
+            "instruction reads f32"));
+  CHECK(verify(load + "v.relu chain, vrf[0x0], f16, f16, rows=8, cols=64, "
+                      "apitch=128 @pop_prev @chain\n"
+                      "v.exp vrf[0x1000], chain, f16, f16, rows=4, cols=64, "
+                      "dpitch=128") ==
+        err(2, "v.exp",
+            "chain shape mismatch: producer yields 8x64, this "
+            "instruction reads 4x64"));
+  CHECK(verify(load + "v.relu chain, vrf[0x0], f16, f16, rows=8, cols=64, "
+                      "apitch=128 @pop_prev @chain @push_next\n"
+                      "v.exp vrf[0x1000], chain, f16, f16, rows=8, cols=64, "
+                      "dpitch=128") ==
+        err(1, "v.relu",
+            "only the last instruction of a chain may push "
+            "tokens"));
+  CHECK(verify(load + "v.relu chain, vrf[0x0], f16, f16, rows=8, cols=64, "
+                      "apitch=128 @pop_prev @chain\n"
+                      "v.exp chain, chain, f16, f16, rows=8, cols=64 @chain\n"
+                      "v.tanh vrf[0x1000], chain, f16, f16, rows=8, cols=64, "
+                      "dpitch=128") ==
+        err(1, "v.relu",
+            "chain uses 3 MFU operations but the target has 2 "
+            "MFUs"));
   // Chains may not straddle a loop boundary.
-  CHECK(verify(load +
-               "loop s1, count=1\n"
-               "v.relu chain, vrf[0x0], f16, f16, rows=8, cols=64, "
-               "apitch=128 @pop_prev @chain\nendloop") ==
-        err(2, "v.relu", "@chain forwards to 'endloop', which does not read "
-                         "the chain as operand 'a'"));
+  CHECK(verify(load + "loop s1, count=1\n"
+                      "v.relu chain, vrf[0x0], f16, f16, rows=8, cols=64, "
+                      "apitch=128 @pop_prev @chain\nendloop") ==
+        err(2, "v.relu",
+            "@chain forwards to 'endloop', which does not read "
+            "the chain as operand 'a'"));
 }
 
 TEST_CASE("verifier: barriers and card-to-card transfers", "[verifier]") {
@@ -281,11 +303,13 @@ TEST_CASE("verifier: barriers and card-to-card transfers", "[verifier]") {
   CHECK(d[0].str(&p) == "error: instruction 0 (barrier): barrier mask 0x3 "
                         "does not include this core (2)");
   CHECK(verify("barrier id=3, mask=0x11") ==
-        err(0, "barrier", "barrier mask 0x11 names cores beyond the 4 of the "
-                          "target"));
+        err(0, "barrier",
+            "barrier mask 0x11 names cores beyond the 4 of the "
+            "target"));
   CHECK(verify("send shared[0x0], bytes=64, peer=1") ==
-        err(0, "send", "peer 1 is not another card of the target (cards "
-                       "0..0, this card 0, 255 = host)"));
+        err(0, "send",
+            "peer 1 is not another card of the target (cards "
+            "0..0, this card 0, 255 = host)"));
   CHECK(verify("recv vrf[0x0], bytes=0, peer=255") ==
         err(0, "recv", "bytes must be at least 1"));
   Program wrongCore;

@@ -80,11 +80,14 @@ struct Forge {
     auto shape = fbb.CreateVector(std::vector<int64_t>{4});
     auto type = fb::CreateTensorType(fbb, static_cast<fb::DType>(dtype), shape);
     auto port = fb::CreatePort(fbb, fbb.CreateString("x"), type);
-    auto ports = fbb.CreateVector(std::vector<flatbuffers::Offset<fb::Port>>{port});
-    auto vtype = fb::CreateTensorType(fbb, static_cast<fb::DType>(dtype),
-                                      fbb.CreateVector(std::vector<int64_t>{4}));
+    auto ports =
+        fbb.CreateVector(std::vector<flatbuffers::Offset<fb::Port>>{port});
+    auto vtype =
+        fb::CreateTensorType(fbb, static_cast<fb::DType>(dtype),
+                             fbb.CreateVector(std::vector<int64_t>{4}));
     auto value = fb::CreateValue(fbb, fbb.CreateString("x"), vtype, -1);
-    auto cvalue = fb::CreateValue(fbb, fbb.CreateString("c"), vtype, weightIndex);
+    auto cvalue =
+        fb::CreateValue(fbb, fbb.CreateString("c"), vtype, weightIndex);
     auto values = fbb.CreateVector(
         std::vector<flatbuffers::Offset<fb::Value>>{value, cvalue});
     std::vector<flatbuffers::Offset<fb::Partition>> parts;
@@ -96,14 +99,14 @@ struct Forge {
       parts.push_back(fb::CreatePartition(fbb));
     auto partVec = fbb.CreateVector(parts);
     auto io = fbb.CreateVector(std::vector<int32_t>{0});
-    auto variant = fb::CreateVariant(fbb, fbb.CreateString("v"), 0, values,
-                                     io, io, partVec);
+    auto variant = fb::CreateVariant(fbb, fbb.CreateString("v"), 0, values, io,
+                                     io, partVec);
     auto variants = fbb.CreateVector(
         std::vector<flatbuffers::Offset<fb::Variant>>{variant});
     auto weightVec = fbb.CreateVectorOfStructs(weights);
     auto model = fb::CreateModel(fbb, major, FormatVersionMinor, 0, 0,
-                                 fbb.CreateString("forged"), 0, ports, ports,
-                                 0, variants, weightVec);
+                                 fbb.CreateString("forged"), 0, ports, ports, 0,
+                                 variants, weightVec);
     fb::FinishModelBuffer(fbb, model);
     return frame(fbb.GetBufferPointer(), fbb.GetSize(),
                  std::vector<uint8_t>(64, 0));
@@ -329,7 +332,8 @@ TEST_CASE("structurally broken manifests fail the verifier",
       std::vector<uint8_t> bad = file;
       for (int k = 0; k < 4; ++k) {
         state = state * 1664525u + 1013904223u;
-        uint64_t off = h->manifestOffset + 8 + (state >> 8) % (h->manifestSize - 8);
+        uint64_t off =
+            h->manifestOffset + 8 + (state >> 8) % (h->manifestSize - 8);
         bad[off] = static_cast<uint8_t>(state >> 3);
       }
       refreshChecksums(bad);

@@ -20,8 +20,7 @@
 using namespace nnaccel::package;
 using namespace nnaccel::package::test;
 
-TEST_CASE("round trip through a file preserves the whole model",
-          "[package]") {
+TEST_CASE("round trip through a file preserves the whole model", "[package]") {
   TempDir dir;
   PackageBuilder builder;
   size_t distinct = buildTestModel(builder);

@@ -22,8 +22,7 @@
 
 namespace nnaccel::package::test {
 
-std::vector<uint8_t> makeProgram(uint16_t card, uint16_t core,
-                                 uint32_t words) {
+std::vector<uint8_t> makeProgram(uint16_t card, uint16_t core, uint32_t words) {
   std::vector<uint8_t> code(32 + 32 * size_t(words), 0);
   code[0] = 'N';
   code[1] = 'N';
@@ -151,8 +150,8 @@ size_t buildTestModel(PackageBuilder &builder) {
     int32_t in = v.addValue({"tokens", tensor(DType::I32, {1, seq}), -1});
     int32_t emb =
         v.addValue({"embedding", tensor(DType::F32, {100, 16}), *tableIdx});
-    int32_t w = v.addValue({"w", quantised({16, 16}, channelScales, {}, 0),
-                            *matrixIdx});
+    int32_t w = v.addValue(
+        {"w", quantised({16, 16}, channelScales, {}, 0), *matrixIdx});
     int32_t x = v.addValue({"x", tensor(DType::F32, {1, seq, 16}), -1});
     int32_t y = v.addValue({"y", tensor(DType::F32, {1, seq, 16}), -1});
     int32_t out =

@@ -20,8 +20,7 @@ namespace nnaccel::package::test {
 
 /// An ISA program binary: the 32-byte "NNPU" header for (card, core) and
 /// `words` instruction words of filler (the package does not decode them).
-std::vector<uint8_t> makeProgram(uint16_t card, uint16_t core,
-                                 uint32_t words);
+std::vector<uint8_t> makeProgram(uint16_t card, uint16_t core, uint32_t words);
 
 /// A unique, initially empty directory removed on destruction.
 class TempDir {

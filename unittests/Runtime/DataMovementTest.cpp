@@ -23,9 +23,9 @@ TEST_CASE("reshape and transfer share bytes", "[runtime][data]") {
 
 TEST_CASE("transpose any dtype", "[runtime][data]") {
   Tensor x = i64({2, 3}, {1, 2, 3, 4, 5, 6});
-  auto out = run(makeOp("accel.transpose",
-                        {{"permutation", std::vector<int64_t>{1, 0}}}),
-                 {&x}, {{DType::I64, {3, 2}}});
+  auto out = run(
+      makeOp("accel.transpose", {{"permutation", std::vector<int64_t>{1, 0}}}),
+      {&x}, {{DType::I64, {3, 2}}});
   CHECK(values<int64_t>(out[0]) == std::vector<int64_t>{1, 4, 2, 5, 3, 6});
   std::vector<uint16_t> v(24);
   for (int i = 0; i < 24; ++i)
@@ -87,29 +87,29 @@ TEST_CASE("slice with positive and negative steps", "[runtime][data]") {
   auto bad = makeOp("accel.slice", {{"starts", std::vector<int64_t>{-1, 0}},
                                     {"ends", std::vector<int64_t>{4, 8}},
                                     {"steps", std::vector<int64_t>{1, 1}}});
-  CHECK(runError(bad, {&x}, {{DType::F32, {4, 8}}})
-            .find("not normalised") != std::string::npos);
+  CHECK(runError(bad, {&x}, {{DType::F32, {4, 8}}}).find("not normalised") !=
+        std::string::npos);
 }
 
 TEST_CASE("gather with negative indices and range errors", "[runtime][data]") {
   Tensor data = f32({3, 2}, {1, 2, 3, 4, 5, 6});
   Tensor idx = i64({2, 2}, {0, -1, 1, 2});
-  auto out = run(makeOp("accel.gather"), {&data, &idx},
-                 {{DType::F32, {2, 2, 2}}});
+  auto out =
+      run(makeOp("accel.gather"), {&data, &idx}, {{DType::F32, {2, 2, 2}}});
   CHECK(values<float>(out[0]) == std::vector<float>{1, 2, 5, 6, 3, 4, 5, 6});
   Tensor col = i32({1}, {-2});
   out = run(makeOp("accel.gather", {{"axis", int64_t(1)}}), {&data, &col},
             {{DType::F32, {3, 1}}});
   CHECK(values<float>(out[0]) == std::vector<float>{1, 3, 5});
   Tensor bad = i64({3}, {0, 3, 1});
-  std::string msg = runError(makeOp("accel.gather"), {&data, &bad},
-                             {{DType::F32, {3, 2}}});
+  std::string msg =
+      runError(makeOp("accel.gather"), {&data, &bad}, {{DType::F32, {3, 2}}});
   CHECK(msg == "accel.gather: index 3 at position 1 is out of range for axis "
                "0 of size 3");
   Tensor tooNeg = i64({1}, {-4});
-  CHECK(runError(makeOp("accel.gather"), {&data, &tooNeg},
-                 {{DType::F32, {1, 2}}})
-            .find("index -4") != std::string::npos);
+  CHECK(
+      runError(makeOp("accel.gather"), {&data, &tooNeg}, {{DType::F32, {1, 2}}})
+          .find("index -4") != std::string::npos);
 }
 
 TEST_CASE("expand broadcasts to the result shape", "[runtime][data]") {
@@ -126,28 +126,27 @@ TEST_CASE("pad constant, reflect and edge", "[runtime][data]") {
   auto pads = std::vector<int64_t>{1, 2, 0, 1};
   auto out = run(makeOp("accel.pad", {{"pads", pads}, {"value", 9.0}}), {&x},
                  {{DType::F32, {3, 6}}});
-  CHECK(values<float>(out[0]) ==
-        std::vector<float>{9, 9, 9, 9, 9, 9, 9, 9, 1, 2, 3, 9, 9, 9, 4, 5, 6,
-                           9});
-  out = run(makeOp("accel.pad", {{"pads", pads},
-                                 {"mode", std::string("reflect")}}),
-            {&x}, {{DType::F32, {3, 6}}});
-  CHECK(values<float>(out[0]) ==
-        std::vector<float>{6, 5, 4, 5, 6, 5, 3, 2, 1, 2, 3, 2, 6, 5, 4, 5, 6,
-                           5});
-  out = run(makeOp("accel.pad", {{"pads", pads}, {"mode", std::string("edge")}}),
-            {&x}, {{DType::F32, {3, 6}}});
-  CHECK(values<float>(out[0]) ==
-        std::vector<float>{1, 1, 1, 2, 3, 3, 1, 1, 1, 2, 3, 3, 4, 4, 4, 5, 6,
-                           6});
+  CHECK(values<float>(out[0]) == std::vector<float>{9, 9, 9, 9, 9, 9, 9, 9, 1,
+                                                    2, 3, 9, 9, 9, 4, 5, 6, 9});
+  out = run(
+      makeOp("accel.pad", {{"pads", pads}, {"mode", std::string("reflect")}}),
+      {&x}, {{DType::F32, {3, 6}}});
+  CHECK(values<float>(out[0]) == std::vector<float>{6, 5, 4, 5, 6, 5, 3, 2, 1,
+                                                    2, 3, 2, 6, 5, 4, 5, 6, 5});
+  out =
+      run(makeOp("accel.pad", {{"pads", pads}, {"mode", std::string("edge")}}),
+          {&x}, {{DType::F32, {3, 6}}});
+  CHECK(values<float>(out[0]) == std::vector<float>{1, 1, 1, 2, 3, 3, 1, 1, 1,
+                                                    2, 3, 3, 4, 4, 4, 5, 6, 6});
   // Integer constant padding converts the value with cast rules.
   Tensor xi = make<int8_t>(DType::I8, {2}, {1, 2});
-  out = run(makeOp("accel.pad", {{"pads", std::vector<int64_t>{1, 1}},
-                                 {"value", -3.7}}),
+  out = run(makeOp("accel.pad",
+                   {{"pads", std::vector<int64_t>{1, 1}}, {"value", -3.7}}),
             {&xi}, {{DType::I8, {4}}});
   CHECK(values<int8_t>(out[0]) == std::vector<int8_t>{-3, 1, 2, -3});
-  CHECK(runError(makeOp("accel.pad", {{"pads", std::vector<int64_t>{0, 3, 0, 0}},
-                                      {"mode", std::string("reflect")}}),
-                 {&x}, {{DType::F32, {2, 6}}})
-            .find("reflect padding") != std::string::npos);
+  CHECK(
+      runError(makeOp("accel.pad", {{"pads", std::vector<int64_t>{0, 3, 0, 0}},
+                                    {"mode", std::string("reflect")}}),
+               {&x}, {{DType::F32, {2, 6}}})
+          .find("reflect padding") != std::string::npos);
 }

@@ -21,8 +21,7 @@ TEST_CASE("add broadcasts numpy style", "[runtime][elementwise]") {
   Tensor a = f32({2, 3}, {1, 2, 3, 4, 5, 6});
   Tensor b = f32({3}, {10, 20, 30});
   auto out = run(makeOp("accel.add"), {&a, &b}, {{DType::F32, {2, 3}}});
-  CHECK(values<float>(out[0]) ==
-        std::vector<float>{11, 22, 33, 14, 25, 36});
+  CHECK(values<float>(out[0]) == std::vector<float>{11, 22, 33, 14, 25, 36});
   // Both operands broadcast: [2,1] x [1,3].
   Tensor c = f32({2, 1}, {1, 2});
   Tensor d = f32({1, 3}, {10, 20, 30});
@@ -85,8 +84,8 @@ TEST_CASE("integer arithmetic wraps and divides toward zero",
 TEST_CASE("integer division by zero is an error", "[runtime][elementwise]") {
   Tensor a = i32({2}, {1, 2});
   Tensor b = i32({2}, {1, 0});
-  std::string msg = runError(makeOp("accel.div"), {&a, &b},
-                             {{DType::I32, {2}}});
+  std::string msg =
+      runError(makeOp("accel.div"), {&a, &b}, {{DType::I32, {2}}});
   CHECK(msg.find("accel.div") == 0);
   CHECK(msg.find("division by zero") != std::string::npos);
   Tensor z = i32({1}, {0});
@@ -152,8 +151,7 @@ TEST_CASE("where selects with three-way broadcasting",
   Tensor x = i64({2, 3}, {1, 2, 3, 4, 5, 6});
   Tensor y = i64({}, {-1});
   auto out = run(makeOp("accel.where"), {&c, &x, &y}, {{DType::I64, {2, 3}}});
-  CHECK(values<int64_t>(out[0]) ==
-        std::vector<int64_t>{1, 2, 3, -1, -1, -1});
+  CHECK(values<int64_t>(out[0]) == std::vector<int64_t>{1, 2, 3, -1, -1, -1});
   Tensor notBool = i64({2, 1}, {1, 0});
   CHECK(runError(makeOp("accel.where"), {&notBool, &x, &y},
                  {{DType::I64, {2, 3}}})
@@ -168,8 +166,10 @@ TEST_CASE("unary ops use numerics definitions", "[runtime][elementwise]") {
     const char *kind;
     float (*ref)(float);
   } cases[] = {
-      {"accel.exp", numerics::expF32},     {"accel.erf", numerics::erfF32},
-      {"accel.tanh", numerics::tanhF32},   {"accel.sigmoid", numerics::sigmoidF32},
+      {"accel.exp", numerics::expF32},
+      {"accel.erf", numerics::erfF32},
+      {"accel.tanh", numerics::tanhF32},
+      {"accel.sigmoid", numerics::sigmoidF32},
       {"accel.gelu", numerics::geluErfF32},
   };
   for (const Case &c : cases) {

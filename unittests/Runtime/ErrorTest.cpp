@@ -38,9 +38,9 @@ TEST_CASE("operand and result counts", "[runtime][errors]") {
   CHECK(runError(makeOp("accel.fully_connected"), {nullptr, &x, &x},
                  {{DType::F32, {2}}}) ==
         "accel.fully_connected: operand 0 is missing");
-  CHECK(runError(makeOp("accel.concat", {{"axis", int64_t(0)}}), {&x, nullptr, &x},
-                 {{DType::F32, {4}}}) ==
-        "accel.concat: operand 1 is missing");
+  CHECK(runError(makeOp("accel.concat", {{"axis", int64_t(0)}}),
+                 {&x, nullptr, &x},
+                 {{DType::F32, {4}}}) == "accel.concat: operand 1 is missing");
   CHECK(runError(makeOp("accel.relu"), {&x}, {}) ==
         "accel.relu: expected 1 result descriptors, got 0");
   CHECK(runError(makeOp("accel.relu"), {&x}, {{DType::F32, {-2}}})
@@ -73,33 +73,38 @@ TEST_CASE("declared results are checked", "[runtime][errors]") {
 TEST_CASE("attribute errors", "[runtime][errors]") {
   Tensor x = f32({1, 1, 4, 4}, std::vector<float>(16, 1));
   Tensor w = f32({1, 1, 3, 3}, std::vector<float>(9, 1));
-  CHECK(runError(makeOp("accel.conv", {{"pads", std::vector<int64_t>(4, 0)},
-                                       {"dilations", std::vector<int64_t>{1, 1}}}),
-                 {&x, &w}, {{DType::F32, {1, 1, 2, 2}}}) ==
+  CHECK(runError(
+            makeOp("accel.conv", {{"pads", std::vector<int64_t>(4, 0)},
+                                  {"dilations", std::vector<int64_t>{1, 1}}}),
+            {&x, &w}, {{DType::F32, {1, 1, 2, 2}}}) ==
         "accel.conv: missing required attribute 'strides'");
-  CHECK(runError(makeOp("accel.conv", {{"strides", int64_t(1)},
-                                       {"pads", std::vector<int64_t>(4, 0)},
-                                       {"dilations", std::vector<int64_t>{1, 1}}}),
-                 {&x, &w}, {{DType::F32, {1, 1, 2, 2}}}) ==
+  CHECK(runError(
+            makeOp("accel.conv", {{"strides", int64_t(1)},
+                                  {"pads", std::vector<int64_t>(4, 0)},
+                                  {"dilations", std::vector<int64_t>{1, 1}}}),
+            {&x, &w}, {{DType::F32, {1, 1, 2, 2}}}) ==
         "accel.conv: attribute 'strides' must be an integer array, got an "
         "integer");
-  CHECK(runError(makeOp("accel.conv", {{"strides", std::vector<int64_t>{1}},
-                                       {"pads", std::vector<int64_t>(4, 0)},
-                                       {"dilations", std::vector<int64_t>{1, 1}}}),
-                 {&x, &w}, {{DType::F32, {1, 1, 2, 2}}})
+  CHECK(runError(
+            makeOp("accel.conv", {{"strides", std::vector<int64_t>{1}},
+                                  {"pads", std::vector<int64_t>(4, 0)},
+                                  {"dilations", std::vector<int64_t>{1, 1}}}),
+            {&x, &w}, {{DType::F32, {1, 1, 2, 2}}})
             .find("strides and dilations need 2 entries") != std::string::npos);
-  CHECK(runError(makeOp("accel.conv", {{"strides", std::vector<int64_t>{1, 1}},
-                                       {"pads", std::vector<int64_t>(4, 0)},
-                                       {"dilations", std::vector<int64_t>{1, 1}},
-                                       {"groups", int64_t(2)}}),
-                 {&x, &w}, {{DType::F32, {1, 1, 2, 2}}})
-            .find("groups = 2 must divide") != std::string::npos);
-  CHECK(runError(makeOp("accel.conv", {{"strides", std::vector<int64_t>{1, 1}},
-                                       {"pads", std::vector<int64_t>(4, 0)},
-                                       {"dilations", std::vector<int64_t>{1, 1}},
-                                       {"activation", std::string("swish")}}),
-                 {&x, &w}, {{DType::F32, {1, 1, 2, 2}}}) ==
-        "accel.conv: unknown activation 'swish'");
+  CHECK(
+      runError(makeOp("accel.conv", {{"strides", std::vector<int64_t>{1, 1}},
+                                     {"pads", std::vector<int64_t>(4, 0)},
+                                     {"dilations", std::vector<int64_t>{1, 1}},
+                                     {"groups", int64_t(2)}}),
+               {&x, &w}, {{DType::F32, {1, 1, 2, 2}}})
+          .find("groups = 2 must divide") != std::string::npos);
+  CHECK(
+      runError(makeOp("accel.conv", {{"strides", std::vector<int64_t>{1, 1}},
+                                     {"pads", std::vector<int64_t>(4, 0)},
+                                     {"dilations", std::vector<int64_t>{1, 1}},
+                                     {"activation", std::string("swish")}}),
+               {&x, &w}, {{DType::F32, {1, 1, 2, 2}}}) ==
+      "accel.conv: unknown activation 'swish'");
   Tensor v = f32({2}, {1, 2});
   CHECK(runError(makeOp("accel.gelu", {{"approximate", std::string("fast")}}),
                  {&v}, {{DType::F32, {2}}}) ==
@@ -107,13 +112,14 @@ TEST_CASE("attribute errors", "[runtime][errors]") {
   CHECK(runError(makeOp("accel.softmax", {{"axis", int64_t(3)}}), {&v},
                  {{DType::F32, {2}}}) ==
         "accel.softmax: axis 3 is out of range for rank 1");
-  CHECK(runError(makeOp("accel.reduce_sum", {{"axes", std::vector<int64_t>{1}}}),
-                 {&v}, {{DType::F32, {1}}}) ==
-        "accel.reduce_sum: axis 1 is out of range for rank 1");
+  CHECK(
+      runError(makeOp("accel.reduce_sum", {{"axes", std::vector<int64_t>{1}}}),
+               {&v}, {{DType::F32, {1}}}) ==
+      "accel.reduce_sum: axis 1 is out of range for rank 1");
   CHECK(runError(makeOp("accel.pad", {{"pads", std::vector<int64_t>{1, 1}},
                                       {"mode", std::string("wrap")}}),
-                 {&v}, {{DType::F32, {4}}}) ==
-        "accel.pad: unknown pad mode 'wrap'");
+                 {&v},
+                 {{DType::F32, {4}}}) == "accel.pad: unknown pad mode 'wrap'");
   CHECK(runError(makeOp("accel.embedding_bag", {{"mode", std::string("max")}}),
                  {&v, &v}, {{DType::F32, {1, 2}}})
             .find("table must be rank 2") != std::string::npos);

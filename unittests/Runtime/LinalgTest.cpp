@@ -24,15 +24,12 @@ std::vector<float> ramp(size_t n, float scale = 0.1f, float offset = -1.0f) {
 }
 
 /// Reference NCHW 2-D convolution in double.
-std::vector<double> naiveConv2d(const std::vector<float> &x,
-                                const std::vector<float> &w,
-                                const std::vector<float> &b, int64_t n,
-                                int64_t c, int64_t h, int64_t wd, int64_t f,
-                                int64_t kh, int64_t kw, int64_t groups,
-                                std::vector<int64_t> st,
-                                std::vector<int64_t> pads,
-                                std::vector<int64_t> dil, int64_t &oh,
-                                int64_t &ow) {
+std::vector<double>
+naiveConv2d(const std::vector<float> &x, const std::vector<float> &w,
+            const std::vector<float> &b, int64_t n, int64_t c, int64_t h,
+            int64_t wd, int64_t f, int64_t kh, int64_t kw, int64_t groups,
+            std::vector<int64_t> st, std::vector<int64_t> pads,
+            std::vector<int64_t> dil, int64_t &oh, int64_t &ow) {
   oh = (h + pads[0] + pads[2] - (dil[0] * (kh - 1) + 1)) / st[0] + 1;
   ow = (wd + pads[1] + pads[3] - (dil[1] * (kw - 1) + 1)) / st[1] + 1;
   const int64_t cg = c / groups, fg = f / groups;
@@ -78,8 +75,7 @@ TEST_CASE("matmul 2-D and batch broadcasting", "[runtime][linalg]") {
           double acc = 0;
           for (int k = 0; k < 3; ++k)
             acc += double(av[(i * 2 + r) * 3 + k]) * bv[(j * 3 + k) * 2 + c];
-          CHECK(got[((i * 3 + j) * 2 + r) * 2 + c] ==
-                Approx(acc).margin(1e-5));
+          CHECK(got[((i * 3 + j) * 2 + r) * 2 + c] == Approx(acc).margin(1e-5));
         }
 }
 
@@ -112,11 +108,11 @@ TEST_CASE("fully_connected: transposes, alpha, beta, bias, activation",
   Tensor xT = f32({2, 3}, {1, 3, 5, 2, 4, 6});
   Tensor w = f32({2, 2}, {1, -1, 2, 0}); // K x N
   Tensor bias = f32({2}, {10, -100});
-  auto op = makeOp("accel.fully_connected",
-                   {{"transpose_input", int64_t(1)},
-                    {"alpha", 2.0},
-                    {"beta", 0.5},
-                    {"activation", std::string("relu")}});
+  auto op =
+      makeOp("accel.fully_connected", {{"transpose_input", int64_t(1)},
+                                       {"alpha", 2.0},
+                                       {"beta", 0.5},
+                                       {"activation", std::string("relu")}});
   auto out = run(op, {&xT, &w, &bias}, {{DType::F32, {3, 2}}});
   // x rows: [1,2] -> [5,-1]; [3,4] -> [11,-3]; [5,6] -> [17,-5]
   // 2*y + 0.5*b, relu: [15, 0], [27, 0], [39, 0]
@@ -124,18 +120,18 @@ TEST_CASE("fully_connected: transposes, alpha, beta, bias, activation",
   // transpose_weight, no bias, clip activation.
   Tensor x = f32({1, 2}, {1, 2});
   Tensor wt = f32({3, 2}, {1, 1, -1, 0, 3, 3}); // N x K
-  auto op2 = makeOp("accel.fully_connected",
-                    {{"transpose_weight", int64_t(1)},
-                     {"activation", std::string("clip")},
-                     {"activation_min", -0.5},
-                     {"activation_max", 6.0}});
+  auto op2 =
+      makeOp("accel.fully_connected", {{"transpose_weight", int64_t(1)},
+                                       {"activation", std::string("clip")},
+                                       {"activation_min", -0.5},
+                                       {"activation_max", 6.0}});
   out = run(op2, {&x, &wt, nullptr}, {{DType::F32, {1, 3}}});
   CHECK(values<float>(out[0]) == std::vector<float>{3, -0.5f, 6});
   // 2-D bias [M, 1] broadcast along N; sigmoid activation.
   Tensor b2 = f32({1, 1}, {-3});
-  auto op3 = makeOp("accel.fully_connected",
-                    {{"transpose_weight", int64_t(1)},
-                     {"activation", std::string("sigmoid")}});
+  auto op3 =
+      makeOp("accel.fully_connected", {{"transpose_weight", int64_t(1)},
+                                       {"activation", std::string("sigmoid")}});
   out = run(op3, {&x, &wt, &b2}, {{DType::F32, {1, 3}}});
   CHECK(values<float>(out[0])[0] == nnaccel::numerics::sigmoidF32(0.0f));
 }
@@ -148,14 +144,14 @@ TEST_CASE("conv 2-D matches a naive loop", "[runtime][linalg]") {
       {3, 4, 7, 6, 3, 3, 1, {1, 1}, {1, 1, 1, 1}, {1, 1}},
       {3, 4, 9, 8, 3, 2, 1, {2, 2}, {0, 1, 2, 0}, {1, 1}},
       {2, 2, 9, 9, 3, 3, 1, {1, 2}, {2, 2, 2, 2}, {2, 3}},
-      {4, 6, 6, 6, 3, 3, 2, {1, 1}, {1, 1, 1, 1}, {1, 1}},  // groups
+      {4, 6, 6, 6, 3, 3, 2, {1, 1}, {1, 1, 1, 1}, {1, 1}},   // groups
       {8, 8, 10, 10, 3, 3, 8, {2, 2}, {1, 1, 1, 1}, {1, 1}}, // depthwise
       {16, 5, 4, 4, 1, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}},  // pointwise
   };
   for (const Case &c : cases) {
     std::vector<float> xv = ramp(2 * c.c * c.h * c.w, 0.13f, -1.2f);
-    std::vector<float> wv = ramp(c.f * (c.c / c.groups) * c.kh * c.kw, 0.07f,
-                                 -0.6f);
+    std::vector<float> wv =
+        ramp(c.f * (c.c / c.groups) * c.kh * c.kw, 0.07f, -0.6f);
     std::vector<float> bv = ramp(c.f, 0.5f, -2.0f);
     int64_t oh, ow;
     std::vector<double> want =
@@ -189,9 +185,10 @@ TEST_CASE("conv 1-D and 3-D, fused relu", "[runtime][linalg]") {
     xv[i] = float(i);
   Tensor x3 = f32({1, 1, 3, 3, 3}, xv);
   Tensor w3 = f32({1, 1, 2, 2, 2}, std::vector<float>(8, 1.0f));
-  auto op3 = makeOp("accel.conv", {{"strides", std::vector<int64_t>{1, 1, 1}},
-                                   {"pads", std::vector<int64_t>(6, 0)},
-                                   {"dilations", std::vector<int64_t>{1, 1, 1}}});
+  auto op3 =
+      makeOp("accel.conv", {{"strides", std::vector<int64_t>{1, 1, 1}},
+                            {"pads", std::vector<int64_t>(6, 0)},
+                            {"dilations", std::vector<int64_t>{1, 1, 1}}});
   out = run(op3, {&x3, &w3}, {{DType::F32, {1, 1, 2, 2, 2}}});
   // Window at origin: 0+1+3+4+9+10+12+13 = 52; each step in w adds 8, in h
   // 24, in d 72.
@@ -202,29 +199,29 @@ TEST_CASE("conv 1-D and 3-D, fused relu", "[runtime][linalg]") {
 TEST_CASE("max_pool: padding never wins, dilation, ceil_mode",
           "[runtime][linalg]") {
   Tensor x = f32({1, 1, 3, 3}, {-1, -2, -3, -4, -5, -6, -7, -8, -9});
-  auto op = makeOp("accel.max_pool",
-                   {{"kernel_shape", std::vector<int64_t>{2, 2}},
-                    {"strides", std::vector<int64_t>{2, 2}},
-                    {"pads", std::vector<int64_t>{1, 1, 1, 1}},
-                    {"dilations", std::vector<int64_t>{1, 1}}});
+  auto op =
+      makeOp("accel.max_pool", {{"kernel_shape", std::vector<int64_t>{2, 2}},
+                                {"strides", std::vector<int64_t>{2, 2}},
+                                {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                                {"dilations", std::vector<int64_t>{1, 1}}});
   auto out = run(op, {&x}, {{DType::F32, {1, 1, 2, 2}}});
   CHECK(values<float>(out[0]) == std::vector<float>{-1, -2, -4, -5});
   // ceil_mode: 5 wide, k 2, s 2 -> floor 2, ceil 3 (last window clipped).
   Tensor y = f32({1, 1, 1, 5}, {1, 5, 2, 4, 3});
-  auto opc = makeOp("accel.max_pool",
-                    {{"kernel_shape", std::vector<int64_t>{1, 2}},
-                     {"strides", std::vector<int64_t>{1, 2}},
-                     {"pads", std::vector<int64_t>{0, 0, 0, 0}},
-                     {"dilations", std::vector<int64_t>{1, 1}},
-                     {"ceil_mode", int64_t(1)}});
+  auto opc =
+      makeOp("accel.max_pool", {{"kernel_shape", std::vector<int64_t>{1, 2}},
+                                {"strides", std::vector<int64_t>{1, 2}},
+                                {"pads", std::vector<int64_t>{0, 0, 0, 0}},
+                                {"dilations", std::vector<int64_t>{1, 1}},
+                                {"ceil_mode", int64_t(1)}});
   out = run(opc, {&y}, {{DType::F32, {1, 1, 1, 3}}});
   CHECK(values<float>(out[0]) == std::vector<float>{5, 4, 3});
   // Dilation 2 over a 1-D row: windows {0,2}, {1,3}, {2,4}.
-  auto opd = makeOp("accel.max_pool",
-                    {{"kernel_shape", std::vector<int64_t>{2}},
-                     {"strides", std::vector<int64_t>{1}},
-                     {"pads", std::vector<int64_t>{0, 0}},
-                     {"dilations", std::vector<int64_t>{2}}});
+  auto opd =
+      makeOp("accel.max_pool", {{"kernel_shape", std::vector<int64_t>{2}},
+                                {"strides", std::vector<int64_t>{1}},
+                                {"pads", std::vector<int64_t>{0, 0}},
+                                {"dilations", std::vector<int64_t>{2}}});
   Tensor r = f32({1, 1, 5}, {1, 5, 2, 4, 3});
   out = run(opd, {&r}, {{DType::F32, {1, 1, 3}}});
   CHECK(values<float>(out[0]) == std::vector<float>{2, 5, 3});
@@ -252,19 +249,19 @@ TEST_CASE("avg_pool: count_include_pad and ceil_mode", "[runtime][linalg]") {
   // ceil_mode with count_include_pad: the last window is clipped to the
   // padded input, so it divides by the clipped size.
   Tensor y = f32({1, 1, 1, 5}, {1, 2, 3, 4, 5});
-  auto opc = makeOp("accel.avg_pool",
-                    {{"kernel_shape", std::vector<int64_t>{1, 2}},
-                     {"strides", std::vector<int64_t>{1, 2}},
-                     {"pads", std::vector<int64_t>{0, 0, 0, 0}},
-                     {"count_include_pad", int64_t(1)},
-                     {"ceil_mode", int64_t(1)}});
+  auto opc =
+      makeOp("accel.avg_pool", {{"kernel_shape", std::vector<int64_t>{1, 2}},
+                                {"strides", std::vector<int64_t>{1, 2}},
+                                {"pads", std::vector<int64_t>{0, 0, 0, 0}},
+                                {"count_include_pad", int64_t(1)},
+                                {"ceil_mode", int64_t(1)}});
   out = run(opc, {&y}, {{DType::F32, {1, 1, 1, 3}}});
   CHECK(values<float>(out[0]) == std::vector<float>{1.5f, 3.5f, 5});
 }
 
 TEST_CASE("global_avg_pool", "[runtime][linalg]") {
   Tensor x = f32({1, 2, 2, 2}, {1, 2, 3, 4, 10, 20, 30, 40});
-  auto out = run(makeOp("accel.global_avg_pool"), {&x},
-                 {{DType::F32, {1, 2, 1, 1}}});
+  auto out =
+      run(makeOp("accel.global_avg_pool"), {&x}, {{DType::F32, {1, 2, 1, 1}}});
   CHECK(values<float>(out[0]) == std::vector<float>{2.5f, 25});
 }

@@ -23,15 +23,16 @@ TEST_CASE("layer_norm over trailing axes with and without bias",
   Tensor x = f32({2, 4}, {1, 2, 3, 4, -1, -1, 1, 1});
   Tensor g = f32({4}, {1, 1, 2, 2});
   Tensor b = f32({4}, {0, 1, 0, 1});
-  auto out = run(makeOp("accel.layer_norm", {{"epsilon", 0.0}}),
-                 {&x, &g, &b}, {{DType::F32, {2, 4}}});
+  auto out = run(makeOp("accel.layer_norm", {{"epsilon", 0.0}}), {&x, &g, &b},
+                 {{DType::F32, {2, 4}}});
   const double s = 1.0 / std::sqrt(1.25);
   checkClose(values<float>(out[0]),
              {-1.5 * s, -0.5 * s + 1, 1.0 * s, 3.0 * s + 1, -1, 0, 2, 3});
   // axis 0 normalises everything; scale [1] broadcasts.
   Tensor one = f32({1}, {1});
-  out = run(makeOp("accel.layer_norm", {{"axis", int64_t(0)}, {"epsilon", 0.0}}),
-            {&x, &one}, {{DType::F32, {2, 4}}});
+  out =
+      run(makeOp("accel.layer_norm", {{"axis", int64_t(0)}, {"epsilon", 0.0}}),
+          {&x, &one}, {{DType::F32, {2, 4}}});
   double mean = 10.0 / 8, var = 0;
   for (float v : values<float>(x))
     var += (v - mean) * (v - mean) / 8;
@@ -60,12 +61,10 @@ TEST_CASE("softmax and log_softmax along an axis", "[runtime][norm]") {
   CHECK(v[3] == Approx(1.0));
 }
 
-TEST_CASE("reductions: axes, keepdims, all axes, integers",
-          "[runtime][norm]") {
+TEST_CASE("reductions: axes, keepdims, all axes, integers", "[runtime][norm]") {
   Tensor x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
-  auto out = run(makeOp("accel.reduce_sum",
-                        {{"axes", std::vector<int64_t>{1}},
-                         {"keepdims", int64_t(0)}}),
+  auto out = run(makeOp("accel.reduce_sum", {{"axes", std::vector<int64_t>{1}},
+                                             {"keepdims", int64_t(0)}}),
                  {&x}, {{DType::F32, {2}}});
   CHECK(values<float>(out[0]) == std::vector<float>{6, 15});
   out = run(makeOp("accel.reduce_mean", {{"axes", std::vector<int64_t>{0}}}),

@@ -31,8 +31,8 @@ Tensor conv(const Tensor &x, int64_t filters, int64_t k, int64_t stride,
   const int64_t pad = k / 2;
   const int64_t oh = (s[2] + 2 * pad - k) / stride + 1;
   const int64_t ow = (s[3] + 2 * pad - k) / stride + 1;
-  Tensor w = filled(TensorDesc(DType::F32, {filters, s[1] / groups, k, k}),
-                    0.01f);
+  Tensor w =
+      filled(TensorDesc(DType::F32, {filters, s[1] / groups, k, k}), 0.01f);
   Tensor b = filled(TensorDesc(DType::F32, {filters}), 0.001f);
   std::map<std::string, AttrValue, std::less<>> attrs = {
       {"strides", std::vector<int64_t>{stride, stride}},
@@ -51,8 +51,8 @@ Tensor conv(const Tensor &x, int64_t filters, int64_t k, int64_t stride,
 
 TEST_CASE("MobileNetV2 96x96 conv stack timing", "[.perf]") {
   // (expansion t, output channels c, repeats n, first stride s)
-  const int64_t cfg[7][4] = {{1, 16, 1, 1},  {6, 24, 2, 2},  {6, 32, 3, 2},
-                             {6, 64, 4, 2},  {6, 96, 3, 1},  {6, 160, 3, 2},
+  const int64_t cfg[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2},
+                             {6, 64, 4, 2}, {6, 96, 3, 1}, {6, 160, 3, 2},
                              {6, 320, 1, 1}};
   Tensor input = filled(TensorDesc(DType::F32, {1, 3, 96, 96}), 0.1f);
   auto start = std::chrono::steady_clock::now();
@@ -71,12 +71,12 @@ TEST_CASE("MobileNetV2 96x96 conv stack timing", "[.perf]") {
   x = conv(x, 1280, 1, 1, 1, true);
   Tensor pooled = run(makeOp("accel.global_avg_pool"), {&x},
                       {{DType::F32, {1, 1280, 1, 1}}})[0];
-  Tensor flat = run(makeOp("accel.reshape"), {&pooled},
-                    {{DType::F32, {1, 1280}}})[0];
+  Tensor flat =
+      run(makeOp("accel.reshape"), {&pooled}, {{DType::F32, {1, 1280}}})[0];
   Tensor fcw = filled(TensorDesc(DType::F32, {1000, 1280}), 0.001f);
-  Tensor logits = run(makeOp("accel.fully_connected",
-                             {{"transpose_weight", int64_t(1)}}),
-                      {&flat, &fcw}, {{DType::F32, {1, 1000}}})[0];
+  Tensor logits =
+      run(makeOp("accel.fully_connected", {{"transpose_weight", int64_t(1)}}),
+          {&flat, &fcw}, {{DType::F32, {1, 1000}}})[0];
   auto ms = std::chrono::duration<double, std::milli>(
                 std::chrono::steady_clock::now() - start)
                 .count();

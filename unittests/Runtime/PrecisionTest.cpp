@@ -56,8 +56,8 @@ TEST_CASE("cast between integers and bools", "[runtime][precision]") {
   CHECK(values<int64_t>(out[0]) == std::vector<int64_t>{200});
   // f64 -> f16 rounds once (no double rounding through f32):
   // 1 + 2^-11 + 2^-40 is just above the f16 tie at 1 + 2^-11.
-  Tensor d = make<double>(DType::F64, {1}, {1.0 + std::ldexp(1.0, -11) +
-                                            std::ldexp(1.0, -40)});
+  Tensor d = make<double>(DType::F64, {1},
+                          {1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40)});
   out = run(makeOp("accel.cast"), {&d}, {{DType::F16, {1}}});
   CHECK(numerics::fp16ToFp32(values<uint16_t>(out[0])[0]) ==
         1.0f + std::ldexp(1.0f, -10));
@@ -82,25 +82,24 @@ TEST_CASE("quantize and dequantize: ONNX examples", "[runtime][precision]") {
   // ONNX QuantizeLinear example: x = [0, 2, 3, 1000, -254, -1000],
   // scale 2, zero point 128, uint8 -> [128, 129, 130, 255, 1, 0].
   Tensor x = f32({6}, {0, 2, 3, 1000, -254, -1000});
-  auto q = run(makeOp("accel.quantize", {{"scale", 2.0},
-                                         {"zero_point", int64_t(128)}}),
-               {&x}, {{DType::U8, {6}}});
+  auto q = run(
+      makeOp("accel.quantize", {{"scale", 2.0}, {"zero_point", int64_t(128)}}),
+      {&x}, {{DType::U8, {6}}});
   CHECK(values<uint8_t>(q[0]) ==
         std::vector<uint8_t>{128, 129, 130, 255, 1, 0});
   // int8 with rounding half to even: 2.5 -> 2, 3.5 -> 4, -2.5 -> -2.
   Tensor y = f32({4}, {2.5f, 3.5f, -2.5f, 500});
-  q = run(makeOp("accel.quantize", {{"scale", 1.0}}), {&y},
-          {{DType::I8, {4}}});
+  q = run(makeOp("accel.quantize", {{"scale", 1.0}}), {&y}, {{DType::I8, {4}}});
   CHECK(values<int8_t>(q[0]) == std::vector<int8_t>{2, 4, -2, 127});
   // narrow storage range
-  q = run(makeOp("accel.quantize", {{"scale", 1.0},
-                                    {"storage_min", int64_t(-127)}}),
+  q = run(makeOp("accel.quantize",
+                 {{"scale", 1.0}, {"storage_min", int64_t(-127)}}),
           {&x}, {{DType::I8, {6}}});
   CHECK(values<int8_t>(q[0])[5] == -127);
   // ONNX DequantizeLinear example: [0, 3, 128, 255], scale 2, zp 128.
   Tensor c = make<uint8_t>(DType::U8, {4}, {0, 3, 128, 255});
-  auto d = run(makeOp("accel.dequantize", {{"scale", 2.0},
-                                           {"zero_point", int64_t(128)}}),
+  auto d = run(makeOp("accel.dequantize",
+                      {{"scale", 2.0}, {"zero_point", int64_t(128)}}),
                {&c}, {{DType::F32, {4}}});
   CHECK(values<float>(d[0]) == std::vector<float>{-256, -250, 0, 254});
   Tensor acc = i32({2}, {1000000, -7});
@@ -111,26 +110,25 @@ TEST_CASE("quantize and dequantize: ONNX examples", "[runtime][precision]") {
 
 TEST_CASE("per-axis quantisation", "[runtime][precision]") {
   Tensor w = f32({2, 3}, {1, 2, 3, 1, 2, 3});
-  auto q = run(makeOp("accel.quantize",
-                      {{"scales", std::vector<double>{1.0, 0.5}},
-                       {"zero_points", std::vector<int64_t>{0, -1}},
-                       {"axis", int64_t(0)}}),
-               {&w}, {{DType::I8, {2, 3}}});
+  auto q = run(
+      makeOp("accel.quantize", {{"scales", std::vector<double>{1.0, 0.5}},
+                                {"zero_points", std::vector<int64_t>{0, -1}},
+                                {"axis", int64_t(0)}}),
+      {&w}, {{DType::I8, {2, 3}}});
   CHECK(values<int8_t>(q[0]) == std::vector<int8_t>{1, 2, 3, 1, 3, 5});
-  auto d = run(makeOp("accel.dequantize",
-                      {{"scales", std::vector<double>{1.0, 0.5}},
-                       {"zero_points", std::vector<int64_t>{0, -1}},
-                       {"axis", int64_t(-2)}}),
-               {&q[0]}, {{DType::F32, {2, 3}}});
+  auto d = run(
+      makeOp("accel.dequantize", {{"scales", std::vector<double>{1.0, 0.5}},
+                                  {"zero_points", std::vector<int64_t>{0, -1}},
+                                  {"axis", int64_t(-2)}}),
+      {&q[0]}, {{DType::F32, {2, 3}}});
   CHECK(values<float>(d[0]) == values<float>(w));
   // Along the last axis.
   q = run(makeOp("accel.quantize", {{"scales", std::vector<double>{1, 2, 4}},
                                     {"axis", int64_t(1)}}),
           {&w}, {{DType::U8, {2, 3}}});
   CHECK(values<uint8_t>(q[0]) == std::vector<uint8_t>{1, 1, 1, 1, 1, 1});
-  CHECK(runError(makeOp("accel.quantize",
-                        {{"scales", std::vector<double>{1.0}},
-                         {"axis", int64_t(0)}}),
+  CHECK(runError(makeOp("accel.quantize", {{"scales", std::vector<double>{1.0}},
+                                           {"axis", int64_t(0)}}),
                  {&w}, {{DType::I8, {2, 3}}})
             .find("needs that many scales") != std::string::npos);
 }

@@ -21,7 +21,9 @@ std::vector<float> ramp(size_t n, float scale, float offset) {
   return v;
 }
 double sig(double x) { return 1 / (1 + std::exp(-x)); }
-double clipTo(double v, double c) { return c > 0 ? std::max(-c, std::min(c, v)) : v; }
+double clipTo(double v, double c) {
+  return c > 0 ? std::max(-c, std::min(c, v)) : v;
+}
 
 /// ONNX LSTM, layout 0, one direction over time order `ts`.
 void refLstm(const std::vector<float> &x, const std::vector<float> &w,
@@ -81,7 +83,9 @@ void refGru(const std::vector<float> &x, const std::vector<float> &w,
   for (int64_t i = 0; i < B * H; ++i)
     h[i] = h0.empty() ? 0 : h0[d * B * H + i];
   const float *W = w.data() + d * 3 * H * I, *R = r.data() + d * 3 * H * H;
-  auto bias = [&](int64_t k) { return b.empty() ? 0.0 : double(b[d * 6 * H + k]); };
+  auto bias = [&](int64_t k) {
+    return b.empty() ? 0.0 : double(b[d * 6 * H + k]);
+  };
   for (int64_t s = 0; s < S; ++s) {
     int64_t t = reverse ? S - 1 - s : s;
     std::vector<double> hn(B * H);
@@ -108,8 +112,8 @@ void refGru(const std::vector<float> &x, const std::vector<float> &w,
       for (int64_t j = 0; j < H; ++j) {
         double pre = lbr ? xw(2 * H + j) + bias(2 * H + j) +
                                rg[j] * (rv(2 * H + j, hb) + bias(5 * H + j))
-                         : xw(2 * H + j) + bias(2 * H + j) +
-                               rv(2 * H + j, rh) + bias(5 * H + j);
+                         : xw(2 * H + j) + bias(2 * H + j) + rv(2 * H + j, rh) +
+                               bias(5 * H + j);
         double hh = std::tanh(pre);
         hn[bb * H + j] = (1 - z[j]) * hh + z[j] * hb[j];
       }
@@ -140,9 +144,9 @@ TEST_CASE("embedding_bag: 2-D indices, offsets, lengths, weights, mean",
 
   Tensor lengths = i32({3}, {2, 0, 3});
   Tensor weights = f32({5}, {1, 0.5f, 2, 1, -1});
-  out = run(makeOp("accel.embedding_bag", {{"mode", std::string("mean")}}),
-            {&table, &flat, nullptr, &lengths, &weights},
-            {{DType::F32, {3, 2}}});
+  out =
+      run(makeOp("accel.embedding_bag", {{"mode", std::string("mean")}}),
+          {&table, &flat, nullptr, &lengths, &weights}, {{DType::F32, {3, 2}}});
   // Bag 0: 100 + 0.5 * 1 = 100.5 (/2); bag 1 empty; bag 2: 2*10 + 1000 - 10.
   checkClose(values<float>(out[0]),
              {50.25, 100.5, 0, 0, 1010.0 / 3, 2020.0 / 3});
@@ -175,11 +179,11 @@ TEST_CASE("lstm one step by hand", "[runtime][sequence]") {
   Tensor x = f32({1, 1, 1}, {1});
   Tensor w = f32({1, 4, 1}, {1, 2, 3, 4});
   Tensor r = f32({1, 4, 1}, {0, 0, 0, 0});
-  auto out = run(makeOp("accel.lstm", {{"hidden_size", int64_t(1)}}),
-                 {&x, &w, &r},
-                 {{DType::F32, {1, 1, 1, 1}},
-                  {DType::F32, {1, 1, 1}},
-                  {DType::F32, {1, 1, 1}}});
+  auto out =
+      run(makeOp("accel.lstm", {{"hidden_size", int64_t(1)}}), {&x, &w, &r},
+          {{DType::F32, {1, 1, 1, 1}},
+           {DType::F32, {1, 1, 1}},
+           {DType::F32, {1, 1, 1}}});
   double c = sig(1) * std::tanh(4.0), h = sig(2) * std::tanh(c);
   checkClose(values<float>(out[0]), {h}, 1e-6);
   checkClose(values<float>(out[1]), {h}, 1e-6);

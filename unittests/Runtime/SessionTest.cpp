@@ -8,11 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nnaccel/Runtime/Session.h"
 #include "nnaccel/ISA/Asm.h"
 #include "nnaccel/ISA/Encoding.h"
 #include "nnaccel/Package/Package.h"
 #include "nnaccel/Runtime/RequestQueue.h"
-#include "nnaccel/Runtime/Session.h"
 
 #include <catch2/catch.hpp>
 
@@ -227,8 +227,8 @@ void buildMixedModel(pkg::PackageBuilder &b, const std::vector<float> &w) {
   v.inputs = {x};
   v.outputs = {y};
   v.partitions.push_back(pre);
-  v.partitions.push_back(
-      cardPartition(assemble(reluAsm(0x0, 0x1000)), {in(t, 0x0), out(u, 0x1000)}));
+  v.partitions.push_back(cardPartition(assemble(reluAsm(0x0, 0x1000)),
+                                       {in(t, 0x0), out(u, 0x1000)}));
   v.partitions.push_back(post);
   m.variants.push_back(v);
 }
@@ -310,7 +310,8 @@ TEST_CASE("bucketed variants pad inputs and slice outputs", "[session]") {
       REQUIRE(y[i] == relu(x[i]));
     REQUIRE(session->getLastStats().variant == (rows <= 4 ? "n4" : "n8"));
   }
-  std::string e = runError(*session, {{"x", f32Tensor({9, 4}, ramp(36, 0, 1))}});
+  std::string e =
+      runError(*session, {{"x", f32Tensor({9, 4}, ramp(36, 0, 1))}});
   REQUIRE(e.find("no variant fits") != std::string::npos);
 }
 
@@ -349,8 +350,8 @@ TEST_CASE("card partition: inputs to DRAM, program, outputs back",
       REQUIRE(ys[i] == relu(xs[i]));
     RunStats s = session->getLastStats();
     REQUIRE(s.deviceCycles > 0);
-    REQUIRE(s.deviceMicros == Approx(static_cast<double>(s.deviceCycles) /
-                                     1000.0));
+    REQUIRE(s.deviceMicros ==
+            Approx(static_cast<double>(s.deviceCycles) / 1000.0));
     REQUIRE(s.target == "default");
     REQUIRE(s.bytesToCard == 256);
     REQUIRE(s.bytesFromCard == 256);
@@ -382,9 +383,9 @@ TEST_CASE("weights are uploaded once per session", "[session][card]") {
   int32_t y = v.addValue({"y", f32Type({1, 64}), -1});
   v.inputs = {x};
   v.outputs = {y};
-  v.partitions.push_back(cardPartition(assemble(addAsm(0x0, 0x1000, 0x2000)),
-                                       {in(x, 0x0), in(wv, 0x1000),
-                                        out(y, 0x2000)}));
+  v.partitions.push_back(
+      cardPartition(assemble(addAsm(0x0, 0x1000, 0x2000)),
+                    {in(x, 0x0), in(wv, 0x1000), out(y, 0x2000)}));
   m.variants.push_back(v);
   auto session = makeSession(loadModel(b));
   for (int run = 0; run < 3; ++run) {
@@ -426,9 +427,9 @@ TEST_CASE("two card partitions on one card with overlapping DRAM plans",
   v.outputs = {y};
   v.partitions.push_back(cardPartition(assemble(reluAsm(0x0, 0x1000)),
                                        {in(x, 0x0), out(u, 0x1000)}));
-  v.partitions.push_back(cardPartition(assemble(addAsm(0x0, 0x1000, 0x2000)),
-                                       {in(wv, 0x0), in(u, 0x1000),
-                                        out(y, 0x2000)}));
+  v.partitions.push_back(
+      cardPartition(assemble(addAsm(0x0, 0x1000, 0x2000)),
+                    {in(wv, 0x0), in(u, 0x1000), out(y, 0x2000)}));
   m.variants.push_back(v);
   auto session = makeSession(loadModel(b));
   for (int run = 0; run < 3; ++run) {
@@ -540,7 +541,8 @@ TEST_CASE("load-time errors: unknown op, missing target, bad programs",
     pkg::PackageBuilder b;
     buildHostModel(b, {1, 2, 3, 4, 5, 6});
     auto &ops =
-        std::get<pkg::HostPartitionDesc>(b.model().variants[0].partitions[0]).ops;
+        std::get<pkg::HostPartitionDesc>(b.model().variants[0].partitions[0])
+            .ops;
     ops[1].kind = "accel.frobnicate";
     std::string e = loadError(b);
     INFO(e);
@@ -569,8 +571,9 @@ TEST_CASE("load-time errors: unknown op, missing target, bad programs",
     std::memset(code.data() + 32 + 32, 0xFF, 32);
     std::string e = loadError(b);
     INFO(e);
-    REQUIRE(e.find("variant 'default' partition 1: program for card 0 core 0")
-            != std::string::npos);
+    REQUIRE(
+        e.find("variant 'default' partition 1: program for card 0 core 0") !=
+        std::string::npos);
   }
   SECTION("core the target does not have") {
     pkg::PackageBuilder b;
@@ -613,7 +616,8 @@ TEST_CASE("emulator faults become run errors naming the partition",
       "halt\n");
   auto session = makeSession(loadModel(b));
   for (int attempt = 0; attempt < 2; ++attempt) {
-    std::string e = runError(*session, {{"x", f32Tensor({1, 64}, ramp(64, 0, 1))}});
+    std::string e =
+        runError(*session, {{"x", f32Tensor({1, 64}, ramp(64, 0, 1))}});
     INFO(e);
     REQUIRE(e.rfind("partition 1 (card 0): ", 0) == 0);
     REQUIRE(e.find("deadlock") != std::string::npos);

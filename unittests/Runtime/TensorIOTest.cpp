@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compare.h"
 #include "TensorIO.h"
+#include "Compare.h"
 
 #include <catch2/catch.hpp>
 
@@ -121,14 +121,17 @@ class TempDir {
 public:
   TempDir() {
     path = std::filesystem::temp_directory_path() /
-           ("nnaccel-tensorio-" + std::to_string(reinterpret_cast<uintptr_t>(this)));
+           ("nnaccel-tensorio-" +
+            std::to_string(reinterpret_cast<uintptr_t>(this)));
     std::filesystem::create_directories(path);
   }
   ~TempDir() {
     std::error_code ec;
     std::filesystem::remove_all(path, ec);
   }
-  std::string file(const std::string &name) const { return (path / name).string(); }
+  std::string file(const std::string &name) const {
+    return (path / name).string();
+  }
 
 private:
   std::filesystem::path path;
@@ -323,9 +326,9 @@ TEST_CASE(".npy errors", "[tensorio]") {
   };
   std::vector<uint8_t> data(16, 0);
   REQUIRE(err({'x', 'y'}) == "e.npy: not a .npy file (bad magic)");
-  REQUIRE(err(npy("{'descr': '<f4', 'fortran_order': True, 'shape': (4,), }",
-                  data))
-              .find("Fortran-order") != std::string::npos);
+  REQUIRE(
+      err(npy("{'descr': '<f4', 'fortran_order': True, 'shape': (4,), }", data))
+          .find("Fortran-order") != std::string::npos);
   REQUIRE(err(npy("{'descr': '>f4', 'fortran_order': False, 'shape': (4,), }",
                   data))
               .find("unsupported .npy dtype '>f4'") != std::string::npos);
@@ -336,10 +339,11 @@ TEST_CASE(".npy errors", "[tensorio]") {
                   data)) ==
           "e.npy: .npy data has 16 bytes, f32[5] needs 20 (truncated file)");
   REQUIRE(err(npy("{'descr': '<f4', 'shape': (4,), }", data))
-              .find("lacks descr, fortran_order or shape") != std::string::npos);
-  REQUIRE(err(npy("{'descr': '<f4', 'fortran_order': False, 'shape': 4, }",
-                  data))
-              .find("shape is not a tuple") != std::string::npos);
+              .find("lacks descr, fortran_order or shape") !=
+          std::string::npos);
+  REQUIRE(
+      err(npy("{'descr': '<f4', 'fortran_order': False, 'shape': 4, }", data))
+          .find("shape is not a tuple") != std::string::npos);
   std::vector<uint8_t> cut = npy("{'descr': '<f4'}", {});
   cut.resize(14); // header length says 16, only 4 header bytes present
   REQUIRE(err(cut) == "e.npy: truncated .npy header");
@@ -408,7 +412,8 @@ TEST_CASE("output comparison", "[tensorio]") {
   // f64 reference against f32 output is fine; shapes must match.
   std::vector<double> refD = {1.0, -2.0, 0.0, 100.0};
   REQUIRE(compareTensors(r, make(DType::F64, {4}, refD.data()), tol).pass);
-  Comparison shape = compareTensors(r, make(DType::F64, {2, 2}, refD.data()), tol);
+  Comparison shape =
+      compareTensors(r, make(DType::F64, {2, 2}, refD.data()), tol);
   REQUIRE(!shape.pass);
   REQUIRE(shape.error == "shape f32[4] vs reference f64[2x2]");
 

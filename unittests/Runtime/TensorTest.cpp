@@ -49,10 +49,10 @@ TEST_CASE("copies share bytes and write copy-on-write", "[runtime][tensor]") {
 }
 
 TEST_CASE("views never write to their owner's memory", "[runtime][tensor]") {
-  auto storage = std::make_shared<std::vector<float>>(
-      std::vector<float>{1, 2, 3, 4});
-  Tensor v = Tensor::view(TensorDesc(DType::F32, {2, 2}), storage->data(),
-                          storage);
+  auto storage =
+      std::make_shared<std::vector<float>>(std::vector<float>{1, 2, 3, 4});
+  Tensor v =
+      Tensor::view(TensorDesc(DType::F32, {2, 2}), storage->data(), storage);
   CHECK(v.isView());
   CHECK(v.as<float>()[3] == 4);
   v.mutableAs<float>()[3] = 7;

@@ -1,4 +1,5 @@
-//===- Emulator.h - Functional, cycle-modelled soft-NPU emulator -*- C++ -*-===//
+//===- Emulator.h - Functional, cycle-modelled soft-NPU emulator -*- C++
+//-*-===//
 //
 // The emulator runs one isa::Program per core on a machine described by an
 // isa::TargetDesc: every core's dispatcher and ld/ex/st queues with the ISA's
@@ -59,7 +60,8 @@ class Machine;
 
 class Emulator {
 public:
-  explicit Emulator(const isa::TargetDesc &target, EmulatorOptions options = {});
+  explicit Emulator(const isa::TargetDesc &target,
+                    EmulatorOptions options = {});
   ~Emulator();
   Emulator(const Emulator &) = delete;
   Emulator &operator=(const Emulator &) = delete;

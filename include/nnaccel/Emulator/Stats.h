@@ -43,35 +43,35 @@ struct ByteCounters {
 struct CoreStats {
   unsigned card = 0;
   unsigned core = 0;
-  bool active = false;              ///< had a program
-  uint64_t finishCycle = 0;         ///< halt dispatched and all queues drained
-  uint64_t dispatched = 0;          ///< instructions dispatched (loop bodies repeat)
-  uint64_t dispatchStallCycles = 0; ///< dispatcher waiting for a full queue
-  uint64_t barrierWaitCycles = 0;   ///< drain + wait for the other cores
+  bool active = false;      ///< had a program
+  uint64_t finishCycle = 0; ///< halt dispatched and all queues drained
+  uint64_t dispatched = 0;  ///< instructions dispatched (loop bodies repeat)
+  uint64_t dispatchStallCycles = 0;   ///< dispatcher waiting for a full queue
+  uint64_t barrierWaitCycles = 0;     ///< drain + wait for the other cores
   std::array<QueueStats, 3> queues{}; ///< ld, ex, st
-  uint64_t macs = 0;                ///< multiply-accumulates done by `mm`
-  double peakMacCycles = 0;         ///< sum of macs / macs_per_cycle[wt]
-  double macUtilization = 0;        ///< peakMacCycles / finishCycle
-  ByteCounters bytes;               ///< traffic issued by this core
+  uint64_t macs = 0;                  ///< multiply-accumulates done by `mm`
+  double peakMacCycles = 0;           ///< sum of macs / macs_per_cycle[wt]
+  double macUtilization = 0;          ///< peakMacCycles / finishCycle
+  ByteCounters bytes;                 ///< traffic issued by this core
 };
 
 struct CardStats {
   unsigned card = 0;
-  ByteCounters bytes;               ///< sum over the card's cores
-  uint64_t linkBytesSent = 0;       ///< to other cards
+  ByteCounters bytes;         ///< sum over the card's cores
+  uint64_t linkBytesSent = 0; ///< to other cards
   uint64_t linkBytesReceived = 0;
-  uint64_t hostBytesSent = 0;       ///< to the host (peer 255)
+  uint64_t hostBytesSent = 0; ///< to the host (peer 255)
   uint64_t hostBytesReceived = 0;
 };
 
 struct Stats {
   std::string target;
   double clockMHz = 0;
-  uint64_t totalCycles = 0;         ///< max finish cycle over all cores
-  uint64_t instructions = 0;        ///< instructions dispatched, all cores
+  uint64_t totalCycles = 0;  ///< max finish cycle over all cores
+  uint64_t instructions = 0; ///< instructions dispatched, all cores
   uint64_t macs = 0;
-  double macUtilization = 0;        ///< over active cores
-  std::vector<CoreStats> cores;     ///< every core of every card
+  double macUtilization = 0;    ///< over active cores
+  std::vector<CoreStats> cores; ///< every core of every card
   std::vector<CardStats> cards;
 
   double microseconds() const {

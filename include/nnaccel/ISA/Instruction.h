@@ -45,12 +45,12 @@ enum class FieldKind : uint8_t {
 
 /// Static description of one field of an instruction word.
 struct FieldDesc {
-  const char *name;   ///< e.g. "src.addr", "rows"
+  const char *name; ///< e.g. "src.addr", "rows"
   FieldKind kind;
-  uint8_t width;      ///< bits in the encoding
-  EnumKind enumKind;  ///< for Enum / MemSpace fields
-  bool positional;    ///< written positionally in assembly (else key=value)
-  uint16_t offset;    ///< first bit in the 256-bit word
+  uint8_t width;     ///< bits in the encoding
+  EnumKind enumKind; ///< for Enum / MemSpace fields
+  bool positional;   ///< written positionally in assembly (else key=value)
+  uint16_t offset;   ///< first bit in the 256-bit word
 
   /// Smallest and largest encodable value (sign-aware).
   int64_t minValue() const;
@@ -76,10 +76,10 @@ inline constexpr unsigned MaxFields = 40;
 struct InstrDesc {
   Opcode opcode;
   const char *mnemonic;
-  Queue queue;           ///< Ctl for `sync` (its queue is a field)
+  Queue queue; ///< Ctl for `sync` (its queue is a field)
   const FieldDesc *fields;
   unsigned numFields;
-  unsigned usedBits;     ///< header + fields; the rest of the word is reserved
+  unsigned usedBits; ///< header + fields; the rest of the word is reserved
 
   /// Index of the field called `name`, if any.
   std::optional<unsigned> fieldIndex(std::string_view name) const;

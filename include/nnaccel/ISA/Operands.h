@@ -13,8 +13,8 @@
 #include "nnaccel/ISA/Instruction.h"
 
 #include <array>
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -25,13 +25,13 @@ using ScalarRegs = std::array<int64_t, 32>;
 struct MemAccess {
   const char *operand; ///< operand name ("src", "dst", "a", ...)
   Space space;
-  int64_t start;       ///< effective byte address (may be negative: invalid)
-  int64_t end;         ///< one past the last byte
+  int64_t start; ///< effective byte address (may be negative: invalid)
+  int64_t end;   ///< one past the last byte
   bool read;
   bool write;
-  unsigned align;      ///< element alignment the address must satisfy
-  unsigned reg;        ///< scalar register added to the address (0: none)
-  bool exact;          ///< false when the extent depends on memory contents
+  unsigned align; ///< element alignment the address must satisfy
+  unsigned reg;   ///< scalar register added to the address (0: none)
+  bool exact;     ///< false when the extent depends on memory contents
 };
 
 /// Memory accesses of `inst` (chain operands excluded). Effective addresses

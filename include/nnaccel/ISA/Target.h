@@ -23,10 +23,11 @@ namespace nnaccel::isa {
 
 /// One memory of the machine model.
 struct MemoryDesc {
-  uint64_t bytes = 0;          ///< capacity (per card for dram/shared, per core otherwise)
-  uint32_t align = 1;          ///< required operand address alignment (power of 2)
-  double bytesPerCycle = 0;    ///< sustained bandwidth seen by one DMA engine
-  uint32_t latencyCycles = 0;  ///< first-byte latency
+  uint64_t bytes =
+      0; ///< capacity (per card for dram/shared, per core otherwise)
+  uint32_t align = 1;       ///< required operand address alignment (power of 2)
+  double bytesPerCycle = 0; ///< sustained bandwidth seen by one DMA engine
+  uint32_t latencyCycles = 0; ///< first-byte latency
 };
 
 struct TargetDesc {
@@ -38,10 +39,10 @@ struct TargetDesc {
   uint32_t coresPerCard = 1;
 
   // Per core.
-  uint32_t nativeDim = 0;        ///< N: matrix tiles are N x N
-  uint32_t matrixLanes = 0;      ///< L: dot-product lanes per engine
-  uint32_t mfuCount = 0;         ///< multifunction units (chain stages)
-  uint32_t vectorLanes = 0;      ///< elements per cycle per MFU
+  uint32_t nativeDim = 0;   ///< N: matrix tiles are N x N
+  uint32_t matrixLanes = 0; ///< L: dot-product lanes per engine
+  uint32_t mfuCount = 0;    ///< multifunction units (chain stages)
+  uint32_t vectorLanes = 0; ///< elements per cycle per MFU
   uint32_t vrfRegisters = 0;
   uint32_t vrfRegisterBytes = 0;
   uint32_t maxChainLength = 0;

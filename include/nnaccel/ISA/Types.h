@@ -103,10 +103,10 @@ unsigned elementAlign(DType t);
 /// Whole-byte element size for scalar types (0 for sub-byte and block types).
 unsigned elementBytes(DType t);
 
-bool isFloat(DType t);      // f32 f16 bf16 fp8*: element-wise floating point
-bool isBlock(DType t);      // msfp8 msfp9 mxint8
-bool isInteger(DType t);    // i64 i32 i16 i8 u8 i4 u4
-bool isSubByte(DType t);    // i4 u4
+bool isFloat(DType t);   // f32 f16 bf16 fp8*: element-wise floating point
+bool isBlock(DType t);   // msfp8 msfp9 mxint8
+bool isInteger(DType t); // i64 i32 i16 i8 u8 i4 u4
+bool isSubByte(DType t); // i4 u4
 
 } // namespace nnaccel::isa
 

@@ -18,8 +18,7 @@
 namespace nnaccel {
 namespace numerics {
 
-//===--- Float multiplier
-//--------------------------------------------------===//
+//===--- Float multiplier -------------------------------------------------===//
 /// t = float(acc) (round to nearest even for |acc| > 2^24);
 /// t = t * multiplier (fp32); r = roundHalfEven(t);
 /// q = saturate(r + zeroPoint, range). NaN (only from a NaN multiplier)
@@ -36,8 +35,7 @@ void requantizeFloatPerChannelToInt8(Span<const int32_t> acc,
                                      size_t innerSize, int32_t zeroPoint,
                                      Span<int8_t> out);
 
-//===--- Fixed-point multiplier
-//--------------------------------------------===//
+//===--- Fixed-point multiplier -------------------------------------------===//
 /// real multiplier ~= multiplier * 2^(shift - 31), multiplier a Q0.31 value
 /// in [2^30, 2^31) (or 0). shift > 0 is a left shift, shift < 0 a rounding
 /// right shift.

@@ -1,4 +1,5 @@
-//===- Status.h - Status and Expected<T> for the package library -*- C++ -*-===//
+//===- Status.h - Status and Expected<T> for the package library -*- C++
+//-*-===//
 //
 // Loading a package is done on untrusted bytes, so every fallible entry point
 // of nnaccel::package reports failure as a value: a Status (ok, or an error

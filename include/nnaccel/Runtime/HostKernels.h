@@ -1,4 +1,5 @@
-//===- HostKernels.h - Host reference kernels for accel ops ------*- C++ -*-===//
+//===- HostKernels.h - Host reference kernels for accel ops ------*- C++
+//-*-===//
 //
 // Runs one accel op on the host CPU ("host fallback"). Every accel op except
 // accel.constant (constants are values), accel.host_partition and
@@ -44,8 +45,7 @@ Status runHostOp(const HostOp &op, Span<const Tensor *const> inputs,
                  std::vector<Tensor> &outputs,
                  const std::vector<TensorDesc> &outputDescs);
 /// Convenience overload for braced lists of inputs.
-Status runHostOp(const HostOp &op,
-                 std::initializer_list<const Tensor *> inputs,
+Status runHostOp(const HostOp &op, std::initializer_list<const Tensor *> inputs,
                  std::vector<Tensor> &outputs,
                  const std::vector<TensorDesc> &outputDescs);
 

@@ -1,4 +1,5 @@
-//===- HostOp.h - One accel op as the host runtime sees it -------*- C++ -*-===//
+//===- HostOp.h - One accel op as the host runtime sees it -------*- C++
+//-*-===//
 //
 // A host partition in a model package is a list of HostOps: the accel op
 // name ("accel.conv"), its attributes, and a source location for
@@ -55,12 +56,10 @@ struct HostOp {
   /// type; the *Or variants return `fallback` when it is absent (and still
   /// fail on a type mismatch).
   Status getInt(std::string_view name, int64_t &out) const;
-  Status getIntOr(std::string_view name, int64_t fallback,
-                  int64_t &out) const;
+  Status getIntOr(std::string_view name, int64_t fallback, int64_t &out) const;
   /// Accepts double or int64_t values.
   Status getFloat(std::string_view name, double &out) const;
-  Status getFloatOr(std::string_view name, double fallback,
-                    double &out) const;
+  Status getFloatOr(std::string_view name, double fallback, double &out) const;
   Status getString(std::string_view name, std::string &out) const;
   Status getStringOr(std::string_view name, std::string_view fallback,
                      std::string &out) const;

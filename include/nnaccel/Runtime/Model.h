@@ -1,4 +1,5 @@
-//===- Model.h - A loaded, immutable model package ---------------*- C++ -*-===//
+//===- Model.h - A loaded, immutable model package ---------------*- C++
+//-*-===//
 //
 // Model is the runtime's view of a .nnpkg package: the validated, memory-
 // mapped Package plus everything the runtime derives from it once at load

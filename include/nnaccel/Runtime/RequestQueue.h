@@ -1,4 +1,5 @@
-//===- RequestQueue.h - Serving requests from worker threads -----*- C++ -*-===//
+//===- RequestQueue.h - Serving requests from worker threads -----*- C++
+//-*-===//
 //
 // RequestQueue is the runtime's minimal server: N worker threads, each with
 // its own Session (and so its own emulator) over one shared immutable
@@ -53,8 +54,7 @@ public:
 
   /// Queues a request (inputs by name, as Session::run). Thread-safe. After
   /// shutdown() the future is ready at once with an error.
-  std::future<Expected<RunResult>>
-  submit(std::map<std::string, Tensor> inputs);
+  std::future<Expected<RunResult>> submit(std::map<std::string, Tensor> inputs);
 
   /// Stops accepting requests, completes the queued ones, joins the workers.
   /// Idempotent; thread-safe.

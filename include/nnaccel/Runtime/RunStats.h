@@ -1,4 +1,5 @@
-//===- RunStats.h - What one request cost ------------------------*- C++ -*-===//
+//===- RunStats.h - What one request cost ------------------------*- C++
+//-*-===//
 //
 // The figures a Session records per run: modelled device time (cycles of
 // the package's target, and microseconds at its clock) summed over the card
@@ -20,7 +21,7 @@ namespace nnaccel {
 namespace runtime {
 
 struct PartitionStats {
-  unsigned index = 0;   ///< position in the variant's partition list
+  unsigned index = 0; ///< position in the variant's partition list
   bool onCard = false;
   unsigned card = 0;    ///< meaningful when onCard
   unsigned hostOps = 0; ///< ops run (host partitions)
@@ -37,14 +38,14 @@ struct PartitionStats {
 };
 
 struct RunStats {
-  std::string variant;       ///< name of the variant that ran
-  std::string target;        ///< target name ("" for host-only packages)
-  double clockMHz = 0;       ///< the target's clock
-  uint64_t deviceCycles = 0; ///< sum of the card partitions' cycles
-  double deviceMicros = 0;   ///< deviceCycles at clockMHz
-  double hostMicros = 0;     ///< wall time of the host partitions
+  std::string variant;        ///< name of the variant that ran
+  std::string target;         ///< target name ("" for host-only packages)
+  double clockMHz = 0;        ///< the target's clock
+  uint64_t deviceCycles = 0;  ///< sum of the card partitions' cycles
+  double deviceMicros = 0;    ///< deviceCycles at clockMHz
+  double hostMicros = 0;      ///< wall time of the host partitions
   double emulationMicros = 0; ///< wall time of the card partitions
-  double wallMicros = 0;     ///< wall time of the whole run
+  double wallMicros = 0;      ///< wall time of the whole run
   uint64_t bytesToCard = 0;
   uint64_t weightBytesToCard = 0;
   uint64_t bytesFromCard = 0;

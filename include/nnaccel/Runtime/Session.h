@@ -1,4 +1,5 @@
-//===- Session.h - Executing a model package ---------------------*- C++ -*-===//
+//===- Session.h - Executing a model package ---------------------*- C++
+//-*-===//
 //
 // A Session runs requests on one loaded Model. It owns the mutable state of
 // execution: one functional emulator (the "card") with its programs and the
@@ -65,7 +66,8 @@ public:
   /// (Model::getOutputs() has their names). Errors name the input, the
   /// partition, or the op that failed; a failed run leaves the session
   /// usable.
-  Expected<std::vector<Tensor>> run(const std::map<std::string, Tensor> &inputs);
+  Expected<std::vector<Tensor>>
+  run(const std::map<std::string, Tensor> &inputs);
   /// As above with the inputs in signature order.
   Expected<std::vector<Tensor>> run(const std::vector<Tensor> &inputs);
 

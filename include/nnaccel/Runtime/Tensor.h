@@ -1,4 +1,5 @@
-//===- Tensor.h - Host runtime tensors ---------------------------*- C++ -*-===//
+//===- Tensor.h - Host runtime tensors ---------------------------*- C++
+//-*-===//
 //
 // The runtime's tensor: an element type and a static shape (TensorDesc) plus
 // dense row-major bytes. The bytes are either owned by the tensor or a

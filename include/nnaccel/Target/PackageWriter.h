@@ -27,8 +27,7 @@ struct PackageWriterOptions {
 /// Writes `func` of `module` (after accel-outline-partitions and
 /// accel-lower-to-npu) to `path`. Errors are reported at the offending op.
 LogicalResult writePackage(ModuleOp module, func::FuncOp func,
-                           const PackageWriterOptions &options,
-                           StringRef path);
+                           const PackageWriterOptions &options, StringRef path);
 
 } // namespace mlir::nnaccel
 

@@ -149,14 +149,18 @@ void emitBinary(ProgramEmitter &emitter, Opcode opcode,
   int64_t bRows = bcast == Bcast::Row || bcast == Bcast::Scalar ? 1 : rows;
   int64_t bCols = bcast == Bcast::Col || bcast == Bcast::Scalar ? 1 : cols;
   reads.push_back(footprint(b, bRows, bCols));
-  inst.with("dt", kDt).with("at", kDt).with("bt", kDt).with("rows", rows)
-      .with("cols", cols).with("bcast", static_cast<int64_t>(bcast));
+  inst.with("dt", kDt)
+      .with("at", kDt)
+      .with("bt", kDt)
+      .with("rows", rows)
+      .with("cols", cols)
+      .with("bcast", static_cast<int64_t>(bcast));
   emitter.emit(inst, std::move(reads), std::move(writes));
 }
 
 /// What a binary op reading `a` and `b` (with `bcast`) touches.
-std::vector<MemRegion> operandReads(const Block &a, const Block &b,
-                                    Bcast bcast, int64_t rows, int64_t cols) {
+std::vector<MemRegion> operandReads(const Block &a, const Block &b, Bcast bcast,
+                                    int64_t rows, int64_t cols) {
   int64_t bRows = bcast == Bcast::Row || bcast == Bcast::Scalar ? 1 : rows;
   int64_t bCols = bcast == Bcast::Col || bcast == Bcast::Scalar ? 1 : cols;
   return {footprint(a, rows, cols), footprint(b, bRows, bCols)};
@@ -170,25 +174,42 @@ void emitActivation(ProgramEmitter &emitter, const ActivationSpec &act,
     Instruction inst(opcode);
     withMem(inst, "dst", block.space, block.addr);
     withMem(inst, "a", block.space, block.addr);
-    inst.with("dt", kDt).with("at", kDt).with("rows", rows).with("cols", cols)
-        .with("dpitch", block.pitch).with("apitch", block.pitch);
+    inst.with("dt", kDt)
+        .with("at", kDt)
+        .with("rows", rows)
+        .with("cols", cols)
+        .with("dpitch", block.pitch)
+        .with("apitch", block.pitch);
     emitter.emit(inst, {where}, {where});
   };
   auto scalar = [&](Opcode opcode, float value) {
     Instruction inst(opcode);
     withMem(inst, "dst", block.space, block.addr);
     withMem(inst, "a", block.space, block.addr);
-    inst.with("dt", kDt).with("at", kDt).with("rows", rows).with("cols", cols)
-        .with("dpitch", block.pitch).with("apitch", block.pitch)
+    inst.with("dt", kDt)
+        .with("at", kDt)
+        .with("rows", rows)
+        .with("cols", cols)
+        .with("dpitch", block.pitch)
+        .with("apitch", block.pitch)
         .with("imm", floatBits(value));
     emitter.emit(inst, {where}, {where});
   };
   switch (act.kind) {
-  case ActivationSpec::None: break;
-  case ActivationSpec::Relu: unary(Opcode::VRelu); break;
-  case ActivationSpec::Sigmoid: unary(Opcode::VSigm); break;
-  case ActivationSpec::Tanh: unary(Opcode::VTanh); break;
-  case ActivationSpec::Gelu: unary(Opcode::VGelu); break;
+  case ActivationSpec::None:
+    break;
+  case ActivationSpec::Relu:
+    unary(Opcode::VRelu);
+    break;
+  case ActivationSpec::Sigmoid:
+    unary(Opcode::VSigm);
+    break;
+  case ActivationSpec::Tanh:
+    unary(Opcode::VTanh);
+    break;
+  case ActivationSpec::Gelu:
+    unary(Opcode::VGelu);
+    break;
   case ActivationSpec::Clip:
     if (act.min)
       scalar(Opcode::VsMax, *act.min);
@@ -213,10 +234,17 @@ void emitLoad(ProgramEmitter &emitter, const DmaLoad &load,
   withMem(inst, "dst", load.dstSpace, load.dst);
   withMem(inst, "src", Space::Dram, load.src);
   int64_t dpitch = load.dpitch ? load.dpitch : load.x * kF32;
-  inst.with("dt", kDt).with("x", load.x).with("y", load.y).with("z", load.z)
-      .with("sy", load.sy ? load.sy : load.x * kF32).with("sz", load.sz)
-      .with("dpitch", dpitch).with("pt", load.pt).with("pb", load.pb)
-      .with("pl", load.pl).with("pr", load.pr);
+  inst.with("dt", kDt)
+      .with("x", load.x)
+      .with("y", load.y)
+      .with("z", load.z)
+      .with("sy", load.sy ? load.sy : load.x * kF32)
+      .with("sz", load.sz)
+      .with("dpitch", dpitch)
+      .with("pt", load.pt)
+      .with("pb", load.pb)
+      .with("pl", load.pl)
+      .with("pr", load.pr);
   int64_t rowsOut = load.z * (load.pt + load.y + load.pb);
   int64_t colsOut = load.pl + load.x + load.pr;
   MemRegion written = region(load.dstSpace, load.dst,
@@ -238,12 +266,16 @@ void emitStore(ProgramEmitter &emitter, const DmaStore &store,
   withMem(inst, "dst", Space::Dram, store.dst);
   withMem(inst, "src", store.srcSpace, store.src);
   int64_t spitch = store.spitch ? store.spitch : store.x * kF32;
-  inst.with("dt", kDt).with("x", store.x).with("y", store.y)
-      .with("z", store.z).with("dy", store.dy ? store.dy : store.x * kF32)
-      .with("dz", store.dz).with("spitch", spitch);
-  MemRegion read = region(store.srcSpace, store.src,
-                          uint64_t((store.z * store.y - 1) * spitch +
-                                   store.x * kF32));
+  inst.with("dt", kDt)
+      .with("x", store.x)
+      .with("y", store.y)
+      .with("z", store.z)
+      .with("dy", store.dy ? store.dy : store.x * kF32)
+      .with("dz", store.dz)
+      .with("spitch", spitch);
+  MemRegion read =
+      region(store.srcSpace, store.src,
+             uint64_t((store.z * store.y - 1) * spitch + store.x * kF32));
   emitter.emit(inst, {read}, {dstTensor});
 }
 
@@ -259,17 +291,18 @@ struct PointwiseSpec {
 };
 
 struct PointwiseLayout {
-  int64_t tile;        // N
-  int64_t rowsPerChunk; // filters per chunk (m of mm)
+  int64_t tile;                     // N
+  int64_t rowsPerChunk;             // filters per chunk (m of mm)
   uint64_t biasBase = 0, aBase = 0; // vrf
   uint64_t accSlot[2];
   int64_t mrfSlots;
   uint64_t mrfTileBytes;
 };
 
-std::optional<PointwiseLayout>
-pointwiseLayout(const TargetDesc &target, int64_t c, int64_t f, int64_t hw,
-                bool hasBias, std::string &reason) {
+std::optional<PointwiseLayout> pointwiseLayout(const TargetDesc &target,
+                                               int64_t c, int64_t f, int64_t hw,
+                                               bool hasBias,
+                                               std::string &reason) {
   PointwiseLayout layout;
   layout.tile = target.nativeDim;
   uint64_t vrfBytes =
@@ -285,9 +318,8 @@ pointwiseLayout(const TargetDesc &target, int64_t c, int64_t f, int64_t hw,
     return std::nullopt;
   }
   int64_t byVrf = static_cast<int64_t>((vrfBytes - biasBytes) / (c * kF32));
-  int64_t byAcc = static_cast<int64_t>(
-      target.memory(Space::Acc).bytes / 2 /
-      alignUp(layout.tile * kF32, accAlign));
+  int64_t byAcc = static_cast<int64_t>(target.memory(Space::Acc).bytes / 2 /
+                                       alignUp(layout.tile * kF32, accAlign));
   int64_t rows = std::min<int64_t>({f, byVrf, byAcc, kMaxDmaYZ});
   if (rows < f) {
     // Every chunk's filter rows (weights) and output rows must start at an
@@ -308,8 +340,8 @@ pointwiseLayout(const TargetDesc &target, int64_t c, int64_t f, int64_t hw,
   layout.accSlot[1] = accBytes;
   layout.mrfTileBytes = alignUp(layout.tile * layout.tile * kF32,
                                 target.memory(Space::Mrf).align);
-  layout.mrfSlots =
-      static_cast<int64_t>(target.memory(Space::Mrf).bytes / layout.mrfTileBytes);
+  layout.mrfSlots = static_cast<int64_t>(target.memory(Space::Mrf).bytes /
+                                         layout.mrfTileBytes);
   if (layout.mrfSlots < 2) {
     reason = "the matrix register file holds fewer than two weight tiles";
     return std::nullopt;
@@ -347,8 +379,7 @@ void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
   const MemRegion wDram = region(Space::Dram, spec.weight, f * c * kF32);
 
   if (spec.bias)
-    emitLoad(emitter,
-             {Space::Vrf, layout.biasBase, *spec.bias, /*x=*/f},
+    emitLoad(emitter, {Space::Vrf, layout.biasBase, *spec.bias, /*x=*/f},
              region(Space::Dram, *spec.bias, f * kF32));
 
   int64_t outputTile = 0;
@@ -390,20 +421,26 @@ void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
           withMem(mm, "dst", Space::Acc, acc.addr);
           withMem(mm, "a", Space::Vrf, layout.aBase + uint64_t(c0 * kF32));
           withMem(mm, "w", Space::Mrf, w);
-          mm.with("dt", kDt).with("at", kDt).with("wt", kDt).with("m", fc)
-              .with("k", kt).with("n", nt).with("dpitch", acc.pitch)
-              .with("apitch", c * kF32).with("acc", t > 0 ? 1 : 0);
-          emitter.emit(mm,
-                       {region(Space::Vrf, layout.aBase,
-                               uint64_t(fc * c * kF32)),
-                        wTile},
-                       {footprint(acc, fc, nt)});
+          mm.with("dt", kDt)
+              .with("at", kDt)
+              .with("wt", kDt)
+              .with("m", fc)
+              .with("k", kt)
+              .with("n", nt)
+              .with("dpitch", acc.pitch)
+              .with("apitch", c * kF32)
+              .with("acc", t > 0 ? 1 : 0);
+          emitter.emit(
+              mm,
+              {region(Space::Vrf, layout.aBase, uint64_t(fc * c * kF32)),
+               wTile},
+              {footprint(acc, fc, nt)});
         }
         if (spec.bias)
-          emitBinary(emitter, Opcode::VAdd, acc, acc,
-                     Block{Space::Vrf, layout.biasBase + uint64_t(f0 * kF32),
-                           kF32},
-                     Bcast::Col, fc, nt);
+          emitBinary(
+              emitter, Opcode::VAdd, acc, acc,
+              Block{Space::Vrf, layout.biasBase + uint64_t(f0 * kF32), kF32},
+              Bcast::Col, fc, nt);
         emitActivation(emitter, spec.activation, acc, fc, nt);
         emitStore(emitter,
                   {y + uint64_t((f0 * hw + p0) * kF32), Space::Acc, acc.addr,
@@ -459,7 +496,7 @@ struct DepthwiseLayout {
   uint64_t weightBase = 0, biasBase = 0;
   Space tempSpace;
   uint64_t temp[2] = {0, 0}, wexp = 0; // single-buffered
-  uint64_t in[2], out[2], compact[2];      // acc, double-buffered
+  uint64_t in[2], out[2], compact[2];  // acc, double-buffered
 };
 
 std::optional<DepthwiseLayout> depthwiseLayout(const TargetDesc &target,
@@ -479,24 +516,24 @@ std::optional<DepthwiseLayout> depthwiseLayout(const TargetDesc &target,
   // VRF if they fit there, else in ACC too.
   int64_t accPerChannel = 2 * (sizes.in + sizes.out + sizes.compact);
   int64_t tempPerChannel = 2 * sizes.out + sizes.wexp;
-  int64_t withVrfTemps = std::min(accBytes / accPerChannel,
-                                  (vrfBytes - fixed) / tempPerChannel);
+  int64_t withVrfTemps =
+      std::min(accBytes / accPerChannel, (vrfBytes - fixed) / tempPerChannel);
   int64_t withAccTemps = accBytes / (accPerChannel + tempPerChannel);
   DepthwiseLayout layout;
   // Prefer the VRF for the temporaries (ACC keeps the double buffers) unless
   // that makes the chunks smaller.
-  layout.tempSpace = std::min(withVrfTemps, spec.c) >=
-                             std::min(withAccTemps, spec.c)
-                         ? Space::Vrf
-                         : Space::Acc;
+  layout.tempSpace =
+      std::min(withVrfTemps, spec.c) >= std::min(withAccTemps, spec.c)
+          ? Space::Vrf
+          : Space::Acc;
   int64_t channels = std::min<int64_t>(
       {std::max(withVrfTemps, withAccTemps), spec.c, kMaxDmaYZ});
   if (channels < spec.c) {
     // Chunk bases in DRAM (input and output planes) must stay aligned.
     int64_t dramAlign = static_cast<int64_t>(target.memory(Space::Dram).align);
-    int64_t step = std::lcm(
-        alignedCount(spec.h * spec.w * kF32, dramAlign),
-        alignedCount(spec.ho() * spec.wo() * kF32, dramAlign));
+    int64_t step =
+        std::lcm(alignedCount(spec.h * spec.w * kF32, dramAlign),
+                 alignedCount(spec.ho() * spec.wo() * kF32, dramAlign));
     channels = channels / step * step;
   }
   if (channels < 1) {
@@ -578,15 +615,13 @@ void emitNineTaps(ProgramEmitter &emitter,
   // dst = p_t + dst.
   auto accumulate = [&](const Block &dst, int t) {
     auto [window, weight] = tap(t);
-    emitBinary(emitter, Opcode::VMul, std::nullopt, window, weight,
-               Bcast::Col, rows, cols);
-    emitBinary(emitter, Opcode::VAdd, dst, std::nullopt, dst, Bcast::None,
-               rows, cols,
-               operandReads(window, weight, Bcast::Col, rows, cols));
+    emitBinary(emitter, Opcode::VMul, std::nullopt, window, weight, Bcast::Col,
+               rows, cols);
+    emitBinary(emitter, Opcode::VAdd, dst, std::nullopt, dst, Bcast::None, rows,
+               cols, operandReads(window, weight, Bcast::Col, rows, cols));
   };
   auto add = [&](const Block &dst, const Block &other) {
-    emitBinary(emitter, Opcode::VAdd, dst, dst, other, Bcast::None, rows,
-               cols);
+    emitBinary(emitter, Opcode::VAdd, dst, dst, other, Bcast::None, rows, cols);
   };
   product(out, 0);
   accumulate(out, 8);
@@ -651,10 +686,10 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
         };
         emitNineTaps(emitter, tap, out, temp, cc, cols);
         if (spec.bias)
-          emitBinary(emitter, Opcode::VAdd, out, out,
-                     Block{Space::Vrf, layout.biasBase + uint64_t(c0 * kF32),
-                           kF32},
-                     Bcast::Col, cc, cols);
+          emitBinary(
+              emitter, Opcode::VAdd, out, out,
+              Block{Space::Vrf, layout.biasBase + uint64_t(c0 * kF32), kF32},
+              Bcast::Col, cc, cols);
         emitActivation(emitter, spec.activation, out, cc, cols);
         emitStore(emitter,
                   {y + uint64_t(c0 * h * w * kF32), Space::Acc, out.addr,
@@ -679,8 +714,10 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
       {
         Instruction fill(Opcode::VFill);
         withMem(fill, "dst", wexp.space, wexp.addr);
-        fill.with("dt", kDt).with("rows", planes * cc)
-            .with("cols", rowsPerChannel).with("dpitch", wexp.pitch)
+        fill.with("dt", kDt)
+            .with("rows", planes * cc)
+            .with("cols", rowsPerChannel)
+            .with("dpitch", wexp.pitch)
             .with("imm", 0);
         emitter.emit(fill, {}, {footprint(wexp, planes * cc, rowsPerChannel)});
       }
@@ -721,11 +758,20 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
       Opcode moveOp = Opcode::VMov;
       std::optional<float> moveImm;
       switch (act.kind) {
-      case ActivationSpec::None: break;
-      case ActivationSpec::Relu: moveOp = Opcode::VRelu; break;
-      case ActivationSpec::Sigmoid: moveOp = Opcode::VSigm; break;
-      case ActivationSpec::Tanh: moveOp = Opcode::VTanh; break;
-      case ActivationSpec::Gelu: moveOp = Opcode::VGelu; break;
+      case ActivationSpec::None:
+        break;
+      case ActivationSpec::Relu:
+        moveOp = Opcode::VRelu;
+        break;
+      case ActivationSpec::Sigmoid:
+        moveOp = Opcode::VSigm;
+        break;
+      case ActivationSpec::Tanh:
+        moveOp = Opcode::VTanh;
+        break;
+      case ActivationSpec::Gelu:
+        moveOp = Opcode::VGelu;
+        break;
       case ActivationSpec::Clip:
         if (act.min) {
           moveOp = Opcode::VsMax;
@@ -742,8 +788,12 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
         Instruction move(moveOp);
         withMem(move, "dst", to.space, to.addr);
         withMem(move, "a", from.space, from.addr);
-        move.with("dt", kDt).with("at", kDt).with("rows", ho).with("cols", w)
-            .with("dpitch", to.pitch).with("apitch", from.pitch);
+        move.with("dt", kDt)
+            .with("at", kDt)
+            .with("rows", ho)
+            .with("cols", w)
+            .with("dpitch", to.pitch)
+            .with("apitch", from.pitch);
         if (moveImm)
           move.with("imm", floatBits(*moveImm));
         emitter.emit(move, {footprint(from, ho, w)}, {footprint(to, ho, w)});
@@ -788,8 +838,8 @@ struct DenseSpec {
 };
 
 struct DenseLayout {
-  uint64_t in = 0;      // acc: all padded input planes of one image
-  uint64_t out[2];      // acc: one output plane, double-buffered
+  uint64_t in = 0; // acc: all padded input planes of one image
+  uint64_t out[2]; // acc: one output plane, double-buffered
   uint64_t weightBase = 0, biasBase = 0; // vrf
 };
 
@@ -852,8 +902,8 @@ bool canEmitDense(const TargetDesc &target, const DenseSpec &spec,
 void emitDense(ProgramEmitter &emitter, const TargetDesc &target,
                const DenseSpec &spec) {
   DenseLayout layout = *denseLayout(target, spec);
-  const int64_t c = spec.c, f = spec.f, h = spec.h, w = spec.w,
-                ho = spec.ho(), wo = spec.wo(), wp = w + 2;
+  const int64_t c = spec.c, f = spec.f, h = spec.h, w = spec.w, ho = spec.ho(),
+                wo = spec.wo(), wp = w + 2;
   const int64_t planeIn = (h + 2) * wp * kF32;
   emitLoad(emitter, {Space::Vrf, layout.weightBase, spec.weight, f * c * 9},
            region(Space::Dram, spec.weight, f * c * 9 * kF32));
@@ -876,8 +926,8 @@ void emitDense(ProgramEmitter &emitter, const TargetDesc &target,
         for (int t = 0; t < 9; ++t) {
           int64_t di = t / 3, dj = t % 3;
           Block window{Space::Acc,
-                       layout.in + uint64_t(channel * planeIn +
-                                            (di * wp + dj) * kF32),
+                       layout.in +
+                           uint64_t(channel * planeIn + (di * wp + dj) * kF32),
                        spec.stride * wp * kF32};
           Block weight{Space::Vrf,
                        layout.weightBase +
@@ -890,15 +940,14 @@ void emitDense(ProgramEmitter &emitter, const TargetDesc &target,
           }
           emitBinary(emitter, Opcode::VMul, std::nullopt, window, weight,
                      Bcast::Scalar, ho, w);
-          emitBinary(emitter, Opcode::VAdd, out, std::nullopt, out,
-                     Bcast::None, ho, w,
-                     operandReads(window, weight, Bcast::Scalar, ho, w));
+          emitBinary(emitter, Opcode::VAdd, out, std::nullopt, out, Bcast::None,
+                     ho, w, operandReads(window, weight, Bcast::Scalar, ho, w));
         }
       if (spec.bias)
-        emitBinary(emitter, Opcode::VAdd, out, out,
-                   Block{Space::Vrf, layout.biasBase + uint64_t(filter * kF32),
-                         kF32},
-                   Bcast::Scalar, ho, w);
+        emitBinary(
+            emitter, Opcode::VAdd, out, out,
+            Block{Space::Vrf, layout.biasBase + uint64_t(filter * kF32), kF32},
+            Bcast::Scalar, ho, w);
       emitActivation(emitter, spec.activation, out, ho, w);
       uint64_t dst = y + uint64_t(filter * ho * wo * kF32);
       if (spec.stride == 1)
@@ -927,11 +976,21 @@ bool isF32(Type type) {
 ActivationSpec getActivation(ConvOp op) {
   ActivationSpec spec;
   switch (op.getActivation()) {
-  case Activation::none: spec.kind = ActivationSpec::None; break;
-  case Activation::relu: spec.kind = ActivationSpec::Relu; break;
-  case Activation::sigmoid: spec.kind = ActivationSpec::Sigmoid; break;
-  case Activation::tanh: spec.kind = ActivationSpec::Tanh; break;
-  case Activation::gelu: spec.kind = ActivationSpec::Gelu; break;
+  case Activation::none:
+    spec.kind = ActivationSpec::None;
+    break;
+  case Activation::relu:
+    spec.kind = ActivationSpec::Relu;
+    break;
+  case Activation::sigmoid:
+    spec.kind = ActivationSpec::Sigmoid;
+    break;
+  case Activation::tanh:
+    spec.kind = ActivationSpec::Tanh;
+    break;
+  case Activation::gelu:
+    spec.kind = ActivationSpec::Gelu;
+    break;
   case Activation::clip:
     spec.kind = ActivationSpec::Clip;
     if (auto min = op.getActivationMin())

@@ -5,7 +5,8 @@
 // destination tensor, both dense row-major in card DRAM:
 //
 //   for every index i of a box of sizes d[0..n):
-//     dst[dstOffset + sum i_k * dstStride_k] = src[srcOffset + sum i_k * srcStride_k]
+//     dst[dstOffset + sum i_k * dstStride_k] = src[srcOffset + sum i_k *
+//     srcStride_k]
 //
 // reshape is one contiguous copy; transpose permutes the source strides;
 // slice scales them by the steps and offsets the start; expand gives
@@ -175,8 +176,8 @@ bool planLeaves(const BoxCopy &copy, int64_t slotElems, int64_t alignBytes,
   bool gather = inner.src != 1;
   if (!gather) {
     xDim = n - 1;
-    xChunk = alignedChunk(inner.size, std::min(kMaxX, slotElems) - margin,
-                          {1}, alignElems);
+    xChunk = alignedChunk(inner.size, std::min(kMaxX, slotElems) - margin, {1},
+                          alignElems);
     if (xChunk < 1) {
       reason = "the VRF is too small for the copy";
       return false;
@@ -211,13 +212,14 @@ bool planLeaves(const BoxCopy &copy, int64_t slotElems, int64_t alignBytes,
                         alignElems);
   };
   if (yDim >= 0)
-    yChunk = chunkOf(yDim, std::min(kMaxYZ, slotElems / (gather ? 1 + margin
-                                                                : xChunk + margin)));
+    yChunk = chunkOf(
+        yDim,
+        std::min(kMaxYZ, slotElems / (gather ? 1 + margin : xChunk + margin)));
   if (zDim >= 0)
-    zChunk = chunkOf(zDim, std::min(kMaxYZ,
-                                    slotElems / ((gather ? 1 + margin
-                                                         : xChunk + margin) *
-                                                 yChunk)));
+    zChunk = chunkOf(
+        zDim,
+        std::min(kMaxYZ, slotElems / ((gather ? 1 + margin : xChunk + margin) *
+                                      yChunk)));
   if (gather && zDim >= 0 && dims[zDim].dst < yChunk) {
     reason = "the destination rows overlap";
     return false;
@@ -350,11 +352,9 @@ Instruction &setMem(Instruction &inst, const std::string &name, Space space,
 void emitBoxCopy(KernelContext &context, const BoxCopy &copy, int &slot) {
   const int64_t slotSize = slotBytes(context.target);
   const MemRegion srcRegion{Space::Dram, copy.srcBase,
-                            copy.srcBase +
-                                uint64_t(copy.srcElements * kF32)};
+                            copy.srcBase + uint64_t(copy.srcElements * kF32)};
   const MemRegion dstRegion{Space::Dram, copy.dstBase,
-                            copy.dstBase +
-                                uint64_t(copy.dstElements * kF32)};
+                            copy.dstBase + uint64_t(copy.dstElements * kF32)};
   std::string reason;
   bool shifted = !planLeaves(copy, slotSize / kF32, dramAlign(context.target),
                              /*shifted=*/false, reason, [](const Leaf &) {});
@@ -368,17 +368,25 @@ void emitBoxCopy(KernelContext &context, const BoxCopy &copy, int &slot) {
                setMem(load, "dst", Space::Vrf, vrf);
                setMem(load, "src", Space::Dram,
                       copy.srcBase + uint64_t(leaf.srcOffset));
-               load.with("dt", kDt).with("x", leaf.ldX).with("y", leaf.ldY)
-                   .with("z", leaf.ldZ).with("sy", leaf.sy)
-                   .with("sz", leaf.sz).with("dpitch", leaf.dpitch);
+               load.with("dt", kDt)
+                   .with("x", leaf.ldX)
+                   .with("y", leaf.ldY)
+                   .with("z", leaf.ldZ)
+                   .with("sy", leaf.sy)
+                   .with("sz", leaf.sz)
+                   .with("dpitch", leaf.dpitch);
                context.emitter.emit(load, {srcRegion}, {staged});
                Instruction store(Opcode::DmaSt);
                setMem(store, "dst", Space::Dram,
                       copy.dstBase + uint64_t(leaf.dstOffset));
                setMem(store, "src", Space::Vrf, vrf + uint64_t(leaf.shift));
-               store.with("dt", kDt).with("x", leaf.stX).with("y", leaf.stY)
-                   .with("z", leaf.stZ).with("dy", leaf.dy)
-                   .with("dz", leaf.dz).with("spitch", leaf.spitch);
+               store.with("dt", kDt)
+                   .with("x", leaf.stX)
+                   .with("y", leaf.stY)
+                   .with("z", leaf.stZ)
+                   .with("dy", leaf.dy)
+                   .with("dz", leaf.dz)
+                   .with("spitch", leaf.spitch);
                context.emitter.emit(store, {staged}, {dstRegion});
              });
 }
@@ -410,8 +418,8 @@ LogicalResult checkTypes(Operation *op, std::string &reason) {
       return failure();
     }
     if (!tensor.getElementType().isF32()) {
-      reason = op->getName().getStringRef().str() +
-               " runs on the card in f32 only";
+      reason =
+          op->getName().getStringRef().str() + " runs on the card in f32 only";
       return failure();
     }
     if (tensor.getNumElements() == 0) {
@@ -566,13 +574,12 @@ std::optional<DmaPad> planDmaPad(PadOp op, const TargetDesc &target) {
     return std::nullopt;
   int64_t slotElems = slotBytes(target) / kF32;
   // The store writes planes * outH rows of outW; the load z planes of h.
-  int64_t limit = std::min({slotElems / (outH * outW), kMaxYZ / outH,
-                            kMaxYZ});
+  int64_t limit = std::min({slotElems / (outH * outW), kMaxYZ / outH, kMaxYZ});
   if (limit < 1)
     return std::nullopt;
   int64_t alignElems = std::max<int64_t>(dramAlign(target) / kF32, 1);
-  pad.planesPerChunk = alignedChunk(pad.planes, limit,
-                                    {pad.h * pad.w, outH * outW}, alignElems);
+  pad.planesPerChunk =
+      alignedChunk(pad.planes, limit, {pad.h * pad.w, outH * outW}, alignElems);
   if (pad.planesPerChunk < pad.planes &&
       ((pad.planesPerChunk * pad.h * pad.w) % alignElems ||
        (pad.planesPerChunk * outH * outW) % alignElems))
@@ -600,16 +607,27 @@ void emitDmaPad(PadOp op, const DmaPad &pad, KernelContext &context) {
     Instruction load(Opcode::DmaLd);
     setMem(load, "dst", Space::Vrf, vrf);
     setMem(load, "src", Space::Dram, src + uint64_t(p * pad.h * pad.w * kF32));
-    load.with("dt", kDt).with("x", pad.w).with("y", pad.h).with("z", planes)
-        .with("sy", pad.w * kF32).with("sz", pad.h * pad.w * kF32)
-        .with("dpitch", outW * kF32).with("pt", pad.pt).with("pb", pad.pb)
-        .with("pl", pad.pl).with("pr", pad.pr);
+    load.with("dt", kDt)
+        .with("x", pad.w)
+        .with("y", pad.h)
+        .with("z", planes)
+        .with("sy", pad.w * kF32)
+        .with("sz", pad.h * pad.w * kF32)
+        .with("dpitch", outW * kF32)
+        .with("pt", pad.pt)
+        .with("pb", pad.pb)
+        .with("pl", pad.pl)
+        .with("pr", pad.pr);
     context.emitter.emit(load, {srcRegion}, {staged});
     Instruction store(Opcode::DmaSt);
     setMem(store, "dst", Space::Dram, dst + uint64_t(p * outH * outW * kF32));
     setMem(store, "src", Space::Vrf, vrf);
-    store.with("dt", kDt).with("x", outW).with("y", planes * outH)
-        .with("z", 1).with("dy", outW * kF32).with("spitch", outW * kF32);
+    store.with("dt", kDt)
+        .with("x", outW)
+        .with("y", planes * outH)
+        .with("z", 1)
+        .with("dy", outW * kF32)
+        .with("spitch", outW * kF32);
     context.emitter.emit(store, {staged}, {dstRegion});
   }
 }
@@ -618,8 +636,7 @@ void emitDmaPad(PadOp op, const DmaPad &pad, KernelContext &context) {
 /// `cols` is a 16-bit field).
 int64_t fillChunk(const TargetDesc &target, int64_t elements) {
   int64_t alignElems = std::max<int64_t>(dramAlign(target) / kF32, 1);
-  int64_t limit = std::min<int64_t>({slotBytes(target) / kF32, kMaxX,
-                                     0x3FFF});
+  int64_t limit = std::min<int64_t>({slotBytes(target) / kF32, kMaxX, 0x3FFF});
   limit = limit / alignElems * alignElems;
   return std::min(elements, std::max<int64_t>(limit, 1));
 }
@@ -637,15 +654,21 @@ void emitPadFill(PadOp op, KernelContext &context) {
   float value = op.getValue().convertToFloat();
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
-  fill.with("dt", kDt).with("rows", 1).with("cols", chunk)
-      .with("dpitch", chunk * kF32).with("imm", bits);
+  fill.with("dt", kDt)
+      .with("rows", 1)
+      .with("cols", chunk)
+      .with("dpitch", chunk * kF32)
+      .with("imm", bits);
   context.emitter.emit(fill, {}, {fillRegion});
   for (int64_t e = 0; e < elements; e += chunk) {
     int64_t count = std::min(chunk, elements - e);
     Instruction store(Opcode::DmaSt);
     setMem(store, "dst", Space::Dram, dst + uint64_t(e * kF32));
     setMem(store, "src", Space::Vrf, 0);
-    store.with("dt", kDt).with("x", count).with("y", 1).with("z", 1)
+    store.with("dt", kDt)
+        .with("x", count)
+        .with("y", 1)
+        .with("z", 1)
         .with("spitch", count * kF32);
     context.emitter.emit(store, {fillRegion}, {dstRegion});
   }
@@ -725,9 +748,8 @@ LogicalResult emitPad(Operation *operation, KernelContext &context) {
 
 void mlir::nnaccel::npu_lowering::registerDataMovementKernels(
     KernelTable &table) {
-  table[ReshapeOp::getOperationName()] = {
-      checkCopies<ReshapeOp, reshapeCopies>,
-      emitCopies<ReshapeOp, reshapeCopies>};
+  table[ReshapeOp::getOperationName()] = {checkCopies<ReshapeOp, reshapeCopies>,
+                                          emitCopies<ReshapeOp, reshapeCopies>};
   table[ExpandOp::getOperationName()] = {checkCopies<ExpandOp, expandCopies>,
                                          emitCopies<ExpandOp, expandCopies>};
   table[TransposeOp::getOperationName()] = {

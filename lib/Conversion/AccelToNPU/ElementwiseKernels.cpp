@@ -69,8 +69,8 @@ using ::nnaccel::isa::TargetDesc;
 namespace {
 constexpr int64_t kF32 = 4;
 constexpr int64_t kDt = static_cast<int64_t>(DType::F32);
-constexpr int64_t kMaxX = 0xFFFF;  // DMA x: 16 bits
-constexpr int64_t kMaxYZ = 0xFFF;  // DMA y/z: 12 bits
+constexpr int64_t kMaxX = 0xFFFF;     // DMA x: 16 bits
+constexpr int64_t kMaxYZ = 0xFFF;     // DMA y/z: 12 bits
 constexpr int64_t kMaxPitch = 0xFFFF; // vector pitches: 16-bit byte counts
 /// Widest row chosen when the op does not fix the view (flattened tensors).
 constexpr int64_t kMaxFlatCols = 1024;
@@ -78,17 +78,30 @@ constexpr int64_t kMaxFlatCols = 1024;
 /// What the kernel computes, independent of MLIR.
 struct EltwiseSpec {
   enum Kind {
-    Add, Sub, Mul, Div, Max, Min, // binary
-    Square, Sqrt,                 // pow 2 / pow 0.5 and sqrt
-    Relu, Sigmoid, Tanh, Exp, Gelu, Abs, Neg, Clip
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Max,
+    Min, // binary
+    Square,
+    Sqrt, // pow 2 / pow 0.5 and sqrt
+    Relu,
+    Sigmoid,
+    Tanh,
+    Exp,
+    Gelu,
+    Abs,
+    Neg,
+    Clip
   } kind;
   /// Shape of the second operand `b` (after swapping a broadcast lhs).
   enum BKind { None, Full, Row, Col, Scalar, Imm } b = None;
   /// b was the lhs: compute b op a (matters for sub and div).
   bool reversed = false;
-  float imm = 0;                          // BKind::Imm
-  std::optional<float> clipMin, clipMax;  // Clip
-  int64_t rows = 0, cols = 0;             // the output view
+  float imm = 0;                         // BKind::Imm
+  std::optional<float> clipMin, clipMax; // Clip
+  int64_t rows = 0, cols = 0;            // the output view
   uint64_t aAddr = 0, bAddr = 0, outAddr = 0;
 };
 
@@ -135,8 +148,7 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
       static_cast<int64_t>(target.memory(Space::Dram).align) / kF32, 1);
   int64_t slack = spec.b == EltwiseSpec::Col ? (alignElems - 1) * kF32 : 0;
   int64_t rows = std::min<int64_t>(
-      {spec.rows, kMaxYZ,
-       (static_cast<int64_t>(slotBytes) - slack) / perRow});
+      {spec.rows, kMaxYZ, (static_cast<int64_t>(slotBytes) - slack) / perRow});
   if (rows < 1)
     return std::nullopt;
   if (rows < spec.rows) {
@@ -169,8 +181,12 @@ Instruction unary(Opcode opcode, uint64_t vrf, int64_t rows, int64_t cols) {
   Instruction inst(opcode);
   setMem(inst, "dst", Space::Vrf, vrf);
   setMem(inst, "a", Space::Vrf, vrf);
-  inst.with("dt", kDt).with("at", kDt).with("rows", rows).with("cols", cols)
-      .with("dpitch", cols * kF32).with("apitch", cols * kF32);
+  inst.with("dt", kDt)
+      .with("at", kDt)
+      .with("rows", rows)
+      .with("cols", cols)
+      .with("dpitch", cols * kF32)
+      .with("apitch", cols * kF32);
   return inst;
 }
 
@@ -179,8 +195,12 @@ Instruction scalarOp(Opcode opcode, uint64_t vrf, int64_t rows, int64_t cols,
   Instruction inst(opcode);
   setMem(inst, "dst", Space::Vrf, vrf);
   setMem(inst, "a", Space::Vrf, vrf);
-  inst.with("dt", kDt).with("at", kDt).with("rows", rows).with("cols", cols)
-      .with("dpitch", cols * kF32).with("apitch", cols * kF32)
+  inst.with("dt", kDt)
+      .with("at", kDt)
+      .with("rows", rows)
+      .with("cols", cols)
+      .with("dpitch", cols * kF32)
+      .with("apitch", cols * kF32)
       .with("imm", floatBits(imm));
   return inst;
 }
@@ -189,31 +209,47 @@ Instruction load(uint64_t vrf, uint64_t dram, int64_t rows, int64_t cols) {
   Instruction inst(Opcode::DmaLd);
   setMem(inst, "dst", Space::Vrf, vrf);
   setMem(inst, "src", Space::Dram, dram);
-  inst.with("dt", kDt).with("x", cols).with("y", rows).with("z", 1)
-      .with("sy", cols * kF32).with("dpitch", cols * kF32);
+  inst.with("dt", kDt)
+      .with("x", cols)
+      .with("y", rows)
+      .with("z", 1)
+      .with("sy", cols * kF32)
+      .with("dpitch", cols * kF32);
   return inst;
 }
 
 Opcode binaryOpcode(EltwiseSpec::Kind kind) {
   switch (kind) {
-  case EltwiseSpec::Sub: return Opcode::VSub;
+  case EltwiseSpec::Sub:
+    return Opcode::VSub;
   case EltwiseSpec::Mul:
-  case EltwiseSpec::Div: return Opcode::VMul;
-  case EltwiseSpec::Max: return Opcode::VMax;
-  case EltwiseSpec::Min: return Opcode::VMin;
-  default: return Opcode::VAdd;
+  case EltwiseSpec::Div:
+    return Opcode::VMul;
+  case EltwiseSpec::Max:
+    return Opcode::VMax;
+  case EltwiseSpec::Min:
+    return Opcode::VMin;
+  default:
+    return Opcode::VAdd;
   }
 }
 
 Opcode unaryOpcode(EltwiseSpec::Kind kind) {
   switch (kind) {
-  case EltwiseSpec::Relu: return Opcode::VRelu;
-  case EltwiseSpec::Sigmoid: return Opcode::VSigm;
-  case EltwiseSpec::Tanh: return Opcode::VTanh;
-  case EltwiseSpec::Exp: return Opcode::VExp;
-  case EltwiseSpec::Gelu: return Opcode::VGelu;
-  case EltwiseSpec::Abs: return Opcode::VAbs;
-  default: return Opcode::VNeg;
+  case EltwiseSpec::Relu:
+    return Opcode::VRelu;
+  case EltwiseSpec::Sigmoid:
+    return Opcode::VSigm;
+  case EltwiseSpec::Tanh:
+    return Opcode::VTanh;
+  case EltwiseSpec::Exp:
+    return Opcode::VExp;
+  case EltwiseSpec::Gelu:
+    return Opcode::VGelu;
+  case EltwiseSpec::Abs:
+    return Opcode::VAbs;
+  default:
+    return Opcode::VNeg;
   }
 }
 
@@ -297,11 +333,21 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
         float imm = spec.imm;
         Opcode vs = Opcode::VsAdd;
         switch (opcode) {
-        case Opcode::VSub: vs = Opcode::VsAdd; imm = -imm; break;
-        case Opcode::VMul: vs = Opcode::VsMul; break;
-        case Opcode::VMax: vs = Opcode::VsMax; break;
-        case Opcode::VMin: vs = Opcode::VsMin; break;
-        default: break;
+        case Opcode::VSub:
+          vs = Opcode::VsAdd;
+          imm = -imm;
+          break;
+        case Opcode::VMul:
+          vs = Opcode::VsMul;
+          break;
+        case Opcode::VMax:
+          vs = Opcode::VsMax;
+          break;
+        case Opcode::VMin:
+          vs = Opcode::VsMin;
+          break;
+        default:
+          break;
         }
         // Division by a constant: multiply by its correctly rounded inverse
         // (what v.recip would compute).
@@ -310,8 +356,8 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
         inPlace(scalarOp(vs, aBuf, rc, cols, imm));
         break;
       }
-      if (invertB && (spec.b == EltwiseSpec::Full ||
-                      spec.b == EltwiseSpec::Col)) {
+      if (invertB &&
+          (spec.b == EltwiseSpec::Full || spec.b == EltwiseSpec::Col)) {
         int64_t bCols = spec.b == EltwiseSpec::Full ? cols : rc;
         int64_t bRows = spec.b == EltwiseSpec::Full ? rc : 1;
         emitter.emit(unary(Opcode::VRecip, bTile.begin, bRows, bCols), {bTile},
@@ -324,14 +370,27 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
       Bcast bcast = Bcast::None;
       int64_t bpitch = cols * kF32;
       switch (spec.b) {
-      case EltwiseSpec::Row: bcast = Bcast::Row; break;
-      case EltwiseSpec::Col: bcast = Bcast::Col; bpitch = kF32; break;
-      case EltwiseSpec::Scalar: bcast = Bcast::Scalar; break;
-      default: break;
+      case EltwiseSpec::Row:
+        bcast = Bcast::Row;
+        break;
+      case EltwiseSpec::Col:
+        bcast = Bcast::Col;
+        bpitch = kF32;
+        break;
+      case EltwiseSpec::Scalar:
+        bcast = Bcast::Scalar;
+        break;
+      default:
+        break;
       }
-      inst.with("dt", kDt).with("at", kDt).with("bt", kDt).with("rows", rc)
-          .with("cols", cols).with("dpitch", cols * kF32)
-          .with("apitch", cols * kF32).with("bpitch", bpitch)
+      inst.with("dt", kDt)
+          .with("at", kDt)
+          .with("bt", kDt)
+          .with("rows", rc)
+          .with("cols", cols)
+          .with("dpitch", cols * kF32)
+          .with("apitch", cols * kF32)
+          .with("bpitch", bpitch)
           .with("bcast", static_cast<int64_t>(bcast));
       emitter.emit(inst, {aTile, bTile}, {aTile});
       break;
@@ -341,9 +400,14 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
       setMem(inst, "dst", Space::Vrf, aBuf);
       setMem(inst, "a", Space::Vrf, aBuf);
       setMem(inst, "b", Space::Vrf, aBuf);
-      inst.with("dt", kDt).with("at", kDt).with("bt", kDt).with("rows", rc)
-          .with("cols", cols).with("dpitch", cols * kF32)
-          .with("apitch", cols * kF32).with("bpitch", cols * kF32);
+      inst.with("dt", kDt)
+          .with("at", kDt)
+          .with("bt", kDt)
+          .with("rows", rc)
+          .with("cols", cols)
+          .with("dpitch", cols * kF32)
+          .with("apitch", cols * kF32)
+          .with("bpitch", cols * kF32);
       inPlace(inst);
       break;
     }
@@ -366,8 +430,12 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
     setMem(store, "dst", Space::Dram,
            spec.outAddr + uint64_t(row * cols * kF32));
     setMem(store, "src", Space::Vrf, aBuf);
-    store.with("dt", kDt).with("x", cols).with("y", rc).with("z", 1)
-        .with("dy", cols * kF32).with("spitch", cols * kF32);
+    store.with("dt", kDt)
+        .with("x", cols)
+        .with("y", rc)
+        .with("z", 1)
+        .with("dy", cols * kF32)
+        .with("spitch", cols * kF32);
     emitter.emit(store, {aTile}, {outDram});
   }
 }
@@ -381,13 +449,11 @@ RankedTensorType tensorType(Value value) {
 }
 
 /// How operand `value` relates to the output shape `out`.
-std::optional<EltwiseSpec::BKind> classify(Value value,
-                                           ArrayRef<int64_t> out) {
+std::optional<EltwiseSpec::BKind> classify(Value value, ArrayRef<int64_t> out) {
   RankedTensorType type = tensorType(value);
   int64_t numel = type.getNumElements();
-  int64_t outNumel =
-      std::accumulate(out.begin(), out.end(), int64_t{1},
-                      std::multiplies<int64_t>());
+  int64_t outNumel = std::accumulate(out.begin(), out.end(), int64_t{1},
+                                     std::multiplies<int64_t>());
   if (numel == outNumel)
     return EltwiseSpec::Full;
   if (numel == 1) {
@@ -428,8 +494,8 @@ std::optional<EltwiseSpec> makeSpec(Operation *op, const TargetDesc &target,
       return std::nullopt;
     }
     if (!tensor.getElementType().isF32()) {
-      reason = op->getName().getStringRef().str() +
-               " runs on the card in f32 only";
+      reason =
+          op->getName().getStringRef().str() + " runs on the card in f32 only";
       return std::nullopt;
     }
   }
@@ -443,12 +509,18 @@ std::optional<EltwiseSpec> makeSpec(Operation *op, const TargetDesc &target,
 
   EltwiseSpec spec;
   bool binary = true;
-  if (isa<AddOp>(op)) spec.kind = EltwiseSpec::Add;
-  else if (isa<SubOp>(op)) spec.kind = EltwiseSpec::Sub;
-  else if (isa<MulOp>(op)) spec.kind = EltwiseSpec::Mul;
-  else if (isa<DivOp>(op)) spec.kind = EltwiseSpec::Div;
-  else if (isa<MaxOp>(op)) spec.kind = EltwiseSpec::Max;
-  else if (isa<MinOp>(op)) spec.kind = EltwiseSpec::Min;
+  if (isa<AddOp>(op))
+    spec.kind = EltwiseSpec::Add;
+  else if (isa<SubOp>(op))
+    spec.kind = EltwiseSpec::Sub;
+  else if (isa<MulOp>(op))
+    spec.kind = EltwiseSpec::Mul;
+  else if (isa<DivOp>(op))
+    spec.kind = EltwiseSpec::Div;
+  else if (isa<MaxOp>(op))
+    spec.kind = EltwiseSpec::Max;
+  else if (isa<MinOp>(op))
+    spec.kind = EltwiseSpec::Min;
   else {
     binary = false;
     if (auto pow = dyn_cast<PowOp>(op)) {
@@ -472,13 +544,20 @@ std::optional<EltwiseSpec> makeSpec(Operation *op, const TargetDesc &target,
         reason = "pow with a broadcast base is not lowered to the card";
         return std::nullopt;
       }
-    } else if (isa<SqrtOp>(op)) spec.kind = EltwiseSpec::Sqrt;
-    else if (isa<ReluOp>(op)) spec.kind = EltwiseSpec::Relu;
-    else if (isa<SigmoidOp>(op)) spec.kind = EltwiseSpec::Sigmoid;
-    else if (isa<TanhOp>(op)) spec.kind = EltwiseSpec::Tanh;
-    else if (isa<ExpOp>(op)) spec.kind = EltwiseSpec::Exp;
-    else if (isa<AbsOp>(op)) spec.kind = EltwiseSpec::Abs;
-    else if (isa<NegOp>(op)) spec.kind = EltwiseSpec::Neg;
+    } else if (isa<SqrtOp>(op))
+      spec.kind = EltwiseSpec::Sqrt;
+    else if (isa<ReluOp>(op))
+      spec.kind = EltwiseSpec::Relu;
+    else if (isa<SigmoidOp>(op))
+      spec.kind = EltwiseSpec::Sigmoid;
+    else if (isa<TanhOp>(op))
+      spec.kind = EltwiseSpec::Tanh;
+    else if (isa<ExpOp>(op))
+      spec.kind = EltwiseSpec::Exp;
+    else if (isa<AbsOp>(op))
+      spec.kind = EltwiseSpec::Abs;
+    else if (isa<NegOp>(op))
+      spec.kind = EltwiseSpec::Neg;
     else if (auto gelu = dyn_cast<GeluOp>(op)) {
       if (gelu.getApproximate() != GeluApproximation::none) {
         reason = "only the exact (erf) gelu is in the NPU ISA";

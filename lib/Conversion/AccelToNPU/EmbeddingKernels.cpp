@@ -52,8 +52,8 @@ using ::nnaccel::isa::TargetDesc;
 
 namespace {
 constexpr int64_t kF32 = 4;
-constexpr int64_t kMaxDmaRows = 4095;   // 12-bit DMA y
-constexpr int64_t kMax16 = 0xFFFF;      // 16-bit counts and pitches
+constexpr int64_t kMaxDmaRows = 4095; // 12-bit DMA y
+constexpr int64_t kMax16 = 0xFFFF;    // 16-bit counts and pitches
 // Store chunks of this many rows start at 64-byte multiples for any row size
 // that is a multiple of 4 bytes (4032 * 4 = 64 * 252).
 constexpr int64_t kStoreChunkRows = 4032;
@@ -110,8 +110,11 @@ void storeRows(ProgramEmitter &emitter, uint64_t acc, uint64_t dram,
     Instruction st(Opcode::DmaSt);
     mem(st, "dst", Space::Dram, dram + uint64_t(row * cols * kF32));
     mem(st, "src", Space::Acc, src);
-    st.with("dt", static_cast<int64_t>(DType::F32)).with("x", cols)
-        .with("y", n).with("z", 1).with("dy", cols * kF32)
+    st.with("dt", static_cast<int64_t>(DType::F32))
+        .with("x", cols)
+        .with("y", n)
+        .with("z", 1)
+        .with("dy", cols * kF32)
         .with("spitch", cols * kF32);
     emitter.emit(st, {{Space::Acc, src, src + uint64_t(n * cols * kF32)}},
                  {dramAll});
@@ -158,7 +161,8 @@ LogicalResult checkEmbeddingBag(Operation *operation, const TargetDesc &target,
                                 std::string &reason) {
   auto op = cast<EmbeddingBagOp>(operation);
   auto table = cast<RankedTensorType>(op.getTable().getType());
-  if (!table.getElementType().isF32() || !op.getType().getElementType().isF32()) {
+  if (!table.getElementType().isF32() ||
+      !op.getType().getElementType().isF32()) {
     reason = "embedding_bag runs on the card with f32 tables only";
     return failure();
   }
@@ -212,8 +216,10 @@ LogicalResult emitEmbeddingBag(Operation *operation, KernelContext &context) {
   auto fill = [&](uint64_t at, int64_t count, int64_t value) {
     Instruction vfill(Opcode::VFill);
     mem(vfill, "dst", Space::Acc, at);
-    vfill.with("dt", static_cast<int64_t>(DType::I32)).with("rows", 1)
-        .with("cols", count).with("dpitch", count * 4)
+    vfill.with("dt", static_cast<int64_t>(DType::I32))
+        .with("rows", 1)
+        .with("cols", count)
+        .with("dpitch", count * 4)
         .with("imm", static_cast<int64_t>(static_cast<uint32_t>(value)));
     emitter.emit(vfill, {}, {{Space::Acc, at, at + uint64_t(count * 4)}});
   };
@@ -229,11 +235,14 @@ LogicalResult emitEmbeddingBag(Operation *operation, KernelContext &context) {
       mem(ld, "src", Space::Dram, src + uint64_t(i * esz));
       ld.with("dt", static_cast<int64_t>(DType::I32));
       if (esz == 4)
-        ld.with("x", n).with("y", 1).with("z", 1).with("sy", n * 4)
+        ld.with("x", n)
+            .with("y", 1)
+            .with("z", 1)
+            .with("sy", n * 4)
             .with("dpitch", n * 4);
       else
-        ld.with("x", 1).with("y", n).with("z", 1).with("sy", esz)
-            .with("dpitch", 4);
+        ld.with("x", 1).with("y", n).with("z", 1).with("sy", esz).with("dpitch",
+                                                                       4);
       emitter.emit(ld, {srcRegion},
                    {{Space::Acc, layout.list + uint64_t(i * 4),
                      layout.list + uint64_t((i + n) * 4)}});
@@ -276,14 +285,17 @@ LogicalResult emitEmbeddingBag(Operation *operation, KernelContext &context) {
   if (weights)
     indirect(gather, "wts", Space::Dram, kWtsReg);
   gather.with("dt", static_cast<int64_t>(DType::F32))
-      .with("fmt", static_cast<int64_t>(EmbFmt::F32)).with("dim", shape.dim)
-      .with("rowbytes", shape.dim * kF32).with("nrows", shape.rows)
-      .with("nseg", shape.bags).with("ityp", isz == 8 ? 1 : 0)
+      .with("fmt", static_cast<int64_t>(EmbFmt::F32))
+      .with("dim", shape.dim)
+      .with("rowbytes", shape.dim * kF32)
+      .with("nrows", shape.rows)
+      .with("nseg", shape.bags)
+      .with("ityp", isz == 8 ? 1 : 0)
       .with("offs", offsets ? 1 : 0)
-      .with("pool", static_cast<int64_t>(op.getMode() == BagMode::mean
-                                             ? Pool::Mean
-                                             : Pool::Sum))
-      .with("weighted", weights ? 1 : 0).with("dpitch", shape.dim * kF32);
+      .with("pool", static_cast<int64_t>(
+                        op.getMode() == BagMode::mean ? Pool::Mean : Pool::Sum))
+      .with("weighted", weights ? 1 : 0)
+      .with("dpitch", shape.dim * kF32);
   MemRegion outAcc{Space::Acc, layout.out,
                    layout.out + uint64_t(shape.bags * shape.dim * kF32)};
   emitter.emit(gather, reads, {outAcc});
@@ -358,8 +370,14 @@ std::optional<ConstGather> planConstGather(GatherOp op,
   }
   plan.elementBytes = bits / 8;
   switch (plan.elementBytes) {
-  case 1: plan.word = DType::U8; plan.wordBytes = 1; break;
-  case 2: plan.word = DType::I16; plan.wordBytes = 2; break;
+  case 1:
+    plan.word = DType::U8;
+    plan.wordBytes = 1;
+    break;
+  case 2:
+    plan.word = DType::I16;
+    plan.wordBytes = 2;
+    break;
   default:
     if (plan.elementBytes % 4 != 0) {
       reason = "gather of " + std::to_string(bits) + "-bit elements";
@@ -402,8 +420,7 @@ std::optional<ConstGather> planConstGather(GatherOp op,
 }
 
 /// Plain gather of rows of a 2-D float table by data-dependent indices.
-bool canGatherRows(GatherOp op, const TargetDesc &target,
-                   std::string &reason) {
+bool canGatherRows(GatherOp op, const TargetDesc &target, std::string &reason) {
   auto dataType = cast<RankedTensorType>(op.getData().getType());
   // The I64Attr getter is unsigned; read it signed so -1 normalises.
   int64_t rawAxis = static_cast<int64_t>(op.getAxis());
@@ -414,8 +431,8 @@ bool canGatherRows(GatherOp op, const TargetDesc &target,
              "rows (axis 0) of a 2-D f32 table";
     return false;
   }
-  int64_t n = cast<RankedTensorType>(op.getIndices().getType())
-                  .getNumElements();
+  int64_t n =
+      cast<RankedTensorType>(op.getIndices().getType()).getNumElements();
   int64_t dim = dataType.getDimSize(1);
   if (n < 1 || n > kMax16 || dim * kF32 > kMax16 ||
       dataType.getDimSize(0) > 0xFFFFFFFFll ||
@@ -456,8 +473,11 @@ void emitConstGather(GatherOp op, ArrayRef<int64_t> indices,
     Instruction ld(Opcode::DmaLd);
     mem(ld, "dst", Space::Acc, plan.stage);
     mem(ld, "src", Space::Dram, data + uint64_t(row * plan.dataRowBytes()));
-    ld.with("dt", dt).with("x", plan.dataRowBytes() / plan.wordBytes)
-        .with("y", rows).with("z", 1).with("sy", plan.dataRowBytes())
+    ld.with("dt", dt)
+        .with("x", plan.dataRowBytes() / plan.wordBytes)
+        .with("y", rows)
+        .with("z", 1)
+        .with("sy", plan.dataRowBytes())
         .with("dpitch", plan.dataRowBytes());
     emitter.emit(ld, {dataDram}, {staged});
 
@@ -475,8 +495,11 @@ void emitConstGather(GatherOp op, ArrayRef<int64_t> indices,
             plan.pick + uint64_t(position) * plan.sliceBytes());
         mem(mov, "a", Space::Acc,
             plan.stage + uint64_t(index * plan.sliceBytes()));
-        mov.with("dt", dt).with("at", dt).with("rows", rows)
-            .with("cols", wordsPerSlice).with("dpitch", plan.outRowBytes())
+        mov.with("dt", dt)
+            .with("at", dt)
+            .with("rows", rows)
+            .with("cols", wordsPerSlice)
+            .with("dpitch", plan.outRowBytes())
             .with("apitch", plan.dataRowBytes());
         emitter.emit(mov, {staged}, {srcRegion});
       }
@@ -486,8 +509,11 @@ void emitConstGather(GatherOp op, ArrayRef<int64_t> indices,
     Instruction st(Opcode::DmaSt);
     mem(st, "dst", Space::Dram, result + uint64_t(row * plan.outRowBytes()));
     mem(st, "src", Space::Acc, src);
-    st.with("dt", dt).with("x", plan.outRowBytes() / plan.wordBytes)
-        .with("y", rows).with("z", 1).with("dy", plan.outRowBytes())
+    st.with("dt", dt)
+        .with("x", plan.outRowBytes() / plan.wordBytes)
+        .with("y", rows)
+        .with("z", 1)
+        .with("dy", plan.outRowBytes())
         .with("spitch", spitch);
     if (plan.count == 1)
       st.with("x", wordsPerSlice);
@@ -499,8 +525,8 @@ void emitRowGather(GatherOp op, KernelContext &context) {
   ProgramEmitter &emitter = context.emitter;
   auto dataType = cast<RankedTensorType>(op.getData().getType());
   int64_t rows = dataType.getDimSize(0), dim = dataType.getDimSize(1);
-  int64_t n = cast<RankedTensorType>(op.getIndices().getType())
-                  .getNumElements();
+  int64_t n =
+      cast<RankedTensorType>(op.getIndices().getType()).getNumElements();
   const uint64_t table = context.addressOf(op.getData());
   const uint64_t indices = context.addressOf(op.getIndices());
   loadImmediate(emitter, kIdxReg, indices);
@@ -509,8 +535,11 @@ void emitRowGather(GatherOp op, KernelContext &context) {
   mem(gather, "table", Space::Dram, table);
   indirect(gather, "idx", Space::Dram, kIdxReg);
   gather.with("dt", static_cast<int64_t>(DType::F32))
-      .with("fmt", static_cast<int64_t>(EmbFmt::F32)).with("dim", dim)
-      .with("rowbytes", dim * kF32).with("nrows", rows).with("nseg", n)
+      .with("fmt", static_cast<int64_t>(EmbFmt::F32))
+      .with("dim", dim)
+      .with("rowbytes", dim * kF32)
+      .with("nrows", rows)
+      .with("nseg", n)
       .with("ityp", indexBytes(op.getIndices()) == 8 ? 1 : 0)
       .with("pool", static_cast<int64_t>(Pool::None))
       .with("dpitch", dim * kF32);
@@ -538,8 +567,7 @@ LogicalResult emitGather(Operation *operation, KernelContext &context) {
 }
 } // namespace
 
-void mlir::nnaccel::npu_lowering::registerEmbeddingKernels(
-    KernelTable &table) {
+void mlir::nnaccel::npu_lowering::registerEmbeddingKernels(KernelTable &table) {
   table[EmbeddingBagOp::getOperationName()] = {checkEmbeddingBag,
                                                emitEmbeddingBag};
   table[GatherOp::getOperationName()] = {checkGather, emitGather};

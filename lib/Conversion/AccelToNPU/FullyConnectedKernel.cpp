@@ -37,12 +37,12 @@ constexpr int64_t kF32 = 4;
 
 /// On-chip layout of the kernel for a target.
 struct Layout {
-  int64_t tile;          // N: k and n tile size
-  int64_t rowsPerChunk;  // mc
-  uint64_t xBase = 0;    // vrf: resident X chunk, mc x k
-  uint64_t biasBase;     // vrf: bias tile, 1 x N
-  uint64_t wSlot[2];     // mrf: weight tiles, N x N
-  uint64_t accSlot[2];   // acc: result tiles, mc x N
+  int64_t tile;         // N: k and n tile size
+  int64_t rowsPerChunk; // mc
+  uint64_t xBase = 0;   // vrf: resident X chunk, mc x k
+  uint64_t biasBase;    // vrf: bias tile, 1 x N
+  uint64_t wSlot[2];    // mrf: weight tiles, N x N
+  uint64_t accSlot[2];  // acc: result tiles, mc x N
 };
 
 uint64_t alignUp(uint64_t value, uint64_t align) {
@@ -104,8 +104,11 @@ Instruction unaryInPlace(Opcode opcode, uint64_t acc, int64_t rows,
   Instruction inst(opcode);
   inst = memOperand(inst, "dst", Space::Acc, acc);
   inst = memOperand(inst, "a", Space::Acc, acc);
-  return inst.with("dt", kDt).with("at", kDt).with("rows", rows)
-      .with("cols", cols).with("dpitch", cols * kF32)
+  return inst.with("dt", kDt)
+      .with("at", kDt)
+      .with("rows", rows)
+      .with("cols", cols)
+      .with("dpitch", cols * kF32)
       .with("apitch", cols * kF32);
 }
 } // namespace
@@ -146,24 +149,28 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
   const int64_t kTiles = (spec.k + tile - 1) / tile;
   const int64_t nTiles = (spec.n + tile - 1) / tile;
   const MemRegion xDram{Space::Dram, spec.input,
-                     spec.input + uint64_t(spec.m * spec.k * kF32)};
+                        spec.input + uint64_t(spec.m * spec.k * kF32)};
   const MemRegion wDram{Space::Dram, spec.weight,
-                     spec.weight + uint64_t(spec.n * spec.k * kF32)};
+                        spec.weight + uint64_t(spec.n * spec.k * kF32)};
   const MemRegion yDram{Space::Dram, spec.output,
-                     spec.output + uint64_t(spec.m * spec.n * kF32)};
+                        spec.output + uint64_t(spec.m * spec.n * kF32)};
   int64_t weightTile = 0, outputTile = 0;
 
   for (int64_t row = 0; row < spec.m; row += layout.rowsPerChunk) {
     int64_t mc = std::min(layout.rowsPerChunk, spec.m - row);
     // The whole X chunk in one DMA: mc rows of k floats.
     MemRegion xTile{Space::Vrf, layout.xBase,
-                 layout.xBase + uint64_t(mc * spec.k * kF32)};
+                    layout.xBase + uint64_t(mc * spec.k * kF32)};
     Instruction loadX(Opcode::DmaLd);
     loadX = memOperand(loadX, "dst", Space::Vrf, layout.xBase);
     loadX = memOperand(loadX, "src", Space::Dram,
                        spec.input + uint64_t(row * spec.k * kF32));
-    loadX.with("dt", kDt).with("x", spec.k).with("y", mc).with("z", 1)
-        .with("sy", spec.k * kF32).with("dpitch", spec.k * kF32);
+    loadX.with("dt", kDt)
+        .with("x", spec.k)
+        .with("y", mc)
+        .with("z", 1)
+        .with("sy", spec.k * kF32)
+        .with("dpitch", spec.k * kF32);
     emitter.emit(loadX, {xDram}, {xTile});
 
     for (int64_t j = 0; j < nTiles; ++j, ++outputTile) {
@@ -184,15 +191,24 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
           loadW = memOperand(
               loadW, "src", Space::Dram,
               spec.weight + uint64_t((t * tile * spec.n + j * tile) * kF32));
-          loadW.with("dt", kDt).with("x", 1).with("y", kt).with("z", nt)
-              .with("sy", spec.n * kF32).with("sz", kF32).with("dpitch", kF32);
+          loadW.with("dt", kDt)
+              .with("x", 1)
+              .with("y", kt)
+              .with("z", nt)
+              .with("sy", spec.n * kF32)
+              .with("sz", kF32)
+              .with("dpitch", kF32);
         } else {
           // nt weight rows of kt floats, from row j*N, column t*N.
           loadW = memOperand(
               loadW, "src", Space::Dram,
               spec.weight + uint64_t((j * tile * spec.k + t * tile) * kF32));
-          loadW.with("dt", kDt).with("x", kt).with("y", nt).with("z", 1)
-              .with("sy", spec.k * kF32).with("dpitch", kt * kF32);
+          loadW.with("dt", kDt)
+              .with("x", kt)
+              .with("y", nt)
+              .with("z", 1)
+              .with("sy", spec.k * kF32)
+              .with("dpitch", kt * kF32);
         }
         emitter.emit(loadW, {wDram}, {wTile});
 
@@ -201,9 +217,15 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
         mm = memOperand(mm, "a", Space::Vrf,
                         layout.xBase + uint64_t(t * tile * kF32));
         mm = memOperand(mm, "w", Space::Mrf, w);
-        mm.with("dt", kDt).with("at", kDt).with("wt", kDt).with("m", mc)
-            .with("k", kt).with("n", nt).with("dpitch", nt * kF32)
-            .with("apitch", spec.k * kF32).with("acc", t > 0 ? 1 : 0);
+        mm.with("dt", kDt)
+            .with("at", kDt)
+            .with("wt", kDt)
+            .with("m", mc)
+            .with("k", kt)
+            .with("n", nt)
+            .with("dpitch", nt * kF32)
+            .with("apitch", spec.k * kF32)
+            .with("acc", t > 0 ? 1 : 0);
         emitter.emit(mm, {xTile, wTile}, {accTile});
       }
 
@@ -214,19 +236,28 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
         loadB = memOperand(loadB, "dst", Space::Vrf, bias);
         loadB = memOperand(loadB, "src", Space::Dram,
                            *spec.bias + uint64_t(j * tile * kF32));
-        loadB.with("dt", kDt).with("x", nt).with("y", 1).with("z", 1)
-            .with("sy", nt * kF32).with("dpitch", nt * kF32);
-        emitter.emit(loadB,
-                     {{Space::Dram, *spec.bias,
-                       *spec.bias + uint64_t(spec.n * kF32)}},
-                     {biasTile});
+        loadB.with("dt", kDt)
+            .with("x", nt)
+            .with("y", 1)
+            .with("z", 1)
+            .with("sy", nt * kF32)
+            .with("dpitch", nt * kF32);
+        emitter.emit(
+            loadB,
+            {{Space::Dram, *spec.bias, *spec.bias + uint64_t(spec.n * kF32)}},
+            {biasTile});
         Instruction add(Opcode::VAdd);
         add = memOperand(add, "dst", Space::Acc, acc);
         add = memOperand(add, "a", Space::Acc, acc);
         add = memOperand(add, "b", Space::Vrf, bias);
-        add.with("dt", kDt).with("at", kDt).with("bt", kDt).with("rows", mc)
-            .with("cols", nt).with("dpitch", nt * kF32)
-            .with("apitch", nt * kF32).with("bpitch", nt * kF32)
+        add.with("dt", kDt)
+            .with("at", kDt)
+            .with("bt", kDt)
+            .with("rows", mc)
+            .with("cols", nt)
+            .with("dpitch", nt * kF32)
+            .with("apitch", nt * kF32)
+            .with("bpitch", nt * kF32)
             .with("bcast", static_cast<int64_t>(::nnaccel::isa::Bcast::Row));
         emitter.emit(add, {accTile, biasTile}, {accTile});
       }
@@ -239,17 +270,30 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
         Instruction inst(opcode);
         inst = memOperand(inst, "dst", Space::Acc, acc);
         inst = memOperand(inst, "a", Space::Acc, acc);
-        inst.with("dt", kDt).with("at", kDt).with("rows", mc).with("cols", nt)
-            .with("dpitch", nt * kF32).with("apitch", nt * kF32)
+        inst.with("dt", kDt)
+            .with("at", kDt)
+            .with("rows", mc)
+            .with("cols", nt)
+            .with("dpitch", nt * kF32)
+            .with("apitch", nt * kF32)
             .with("imm", floatBits(value));
         emitter.emit(inst, {accTile}, {accTile});
       };
       switch (act.kind) {
-      case ActivationSpec::None: break;
-      case ActivationSpec::Relu: emitUnary(Opcode::VRelu); break;
-      case ActivationSpec::Sigmoid: emitUnary(Opcode::VSigm); break;
-      case ActivationSpec::Tanh: emitUnary(Opcode::VTanh); break;
-      case ActivationSpec::Gelu: emitUnary(Opcode::VGelu); break;
+      case ActivationSpec::None:
+        break;
+      case ActivationSpec::Relu:
+        emitUnary(Opcode::VRelu);
+        break;
+      case ActivationSpec::Sigmoid:
+        emitUnary(Opcode::VSigm);
+        break;
+      case ActivationSpec::Tanh:
+        emitUnary(Opcode::VTanh);
+        break;
+      case ActivationSpec::Gelu:
+        emitUnary(Opcode::VGelu);
+        break;
       case ActivationSpec::Clip:
         if (act.min)
           emitScalar(Opcode::VsMax, *act.min);
@@ -259,12 +303,16 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
       }
 
       Instruction store(Opcode::DmaSt);
-      store = memOperand(store, "dst", Space::Dram,
-                         spec.output +
-                             uint64_t((row * spec.n + j * tile) * kF32));
+      store =
+          memOperand(store, "dst", Space::Dram,
+                     spec.output + uint64_t((row * spec.n + j * tile) * kF32));
       store = memOperand(store, "src", Space::Acc, acc);
-      store.with("dt", kDt).with("x", nt).with("y", mc).with("z", 1)
-          .with("dy", spec.n * kF32).with("spitch", nt * kF32);
+      store.with("dt", kDt)
+          .with("x", nt)
+          .with("y", mc)
+          .with("z", 1)
+          .with("dy", spec.n * kF32)
+          .with("spitch", nt * kF32);
       emitter.emit(store, {accTile}, {yDram});
     }
   }

@@ -40,9 +40,8 @@ struct FullyConnectedSpec {
 
 /// Checks that the kernel can run `spec`'s shape on `target`; the reason
 /// otherwise. Addresses are not looked at.
-bool canEmitFullyConnected(const ::nnaccel::isa::TargetDesc &target,
-                           int64_t m, int64_t k, int64_t n,
-                           std::string &reason);
+bool canEmitFullyConnected(const ::nnaccel::isa::TargetDesc &target, int64_t m,
+                           int64_t k, int64_t n, std::string &reason);
 
 /// Appends the instructions of `spec` to `emitter`.
 void emitFullyConnected(ProgramEmitter &emitter,

@@ -59,11 +59,21 @@ LogicalResult checkFullyConnected(Operation *operation,
 ActivationSpec getActivation(FullyConnectedOp op) {
   ActivationSpec spec;
   switch (op.getActivation()) {
-  case Activation::none: spec.kind = ActivationSpec::None; break;
-  case Activation::relu: spec.kind = ActivationSpec::Relu; break;
-  case Activation::sigmoid: spec.kind = ActivationSpec::Sigmoid; break;
-  case Activation::tanh: spec.kind = ActivationSpec::Tanh; break;
-  case Activation::gelu: spec.kind = ActivationSpec::Gelu; break;
+  case Activation::none:
+    spec.kind = ActivationSpec::None;
+    break;
+  case Activation::relu:
+    spec.kind = ActivationSpec::Relu;
+    break;
+  case Activation::sigmoid:
+    spec.kind = ActivationSpec::Sigmoid;
+    break;
+  case Activation::tanh:
+    spec.kind = ActivationSpec::Tanh;
+    break;
+  case Activation::gelu:
+    spec.kind = ActivationSpec::Gelu;
+    break;
   case Activation::clip:
     spec.kind = ActivationSpec::Clip;
     if (auto min = op.getActivationMin())

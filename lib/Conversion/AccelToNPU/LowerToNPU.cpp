@@ -113,8 +113,8 @@ struct AccelLowerToNPUPass
     const ::nnaccel::isa::TargetDesc *targetDesc =
         npu::loadTarget(target, error);
     if (!targetDesc) {
-      getOperation().emitError() << "cannot load target '" << target
-                                 << "': " << error;
+      getOperation().emitError()
+          << "cannot load target '" << target << "': " << error;
       return signalPassFailure();
     }
     SmallVector<CardPartitionOp> partitions;
@@ -160,10 +160,11 @@ struct AccelLowerToNPUPass
     DramAllocator allocator(dram.bytes, dram.align);
     llvm::DenseMap<Value, uint64_t> address;
     auto place = [&](Value value, Operation *user) -> LogicalResult {
-      std::optional<uint64_t> at = allocator.allocate(getByteSize(value.getType()));
+      std::optional<uint64_t> at =
+          allocator.allocate(getByteSize(value.getType()));
       if (!at)
-        return user->emitOpError() << "does not fit the card's "
-                                   << dram.bytes << " bytes of DRAM";
+        return user->emitOpError()
+               << "does not fit the card's " << dram.bytes << " bytes of DRAM";
       address[value] = *at;
       return success();
     };
@@ -192,8 +193,7 @@ struct AccelLowerToNPUPass
         if (failed(place(result, &op)))
           return failure();
       size_t before = emitter.size();
-      const npu_lowering::KernelEntry *kernel =
-          npu_lowering::lookupKernel(&op);
+      const npu_lowering::KernelEntry *kernel = npu_lowering::lookupKernel(&op);
       if (!kernel)
         return op.emitOpError("has no NPU lowering (it should have been "
                               "placed on the host)");

@@ -36,7 +36,7 @@ constexpr int64_t kF32 = 4;
 
 /// A matmul as a sequence of equally shaped GEMMs.
 struct MatMulPlan {
-  int64_t batches = 1;   // GEMMs
+  int64_t batches = 1; // GEMMs
   int64_t m = 0, k = 0, n = 0;
   // Byte offsets between consecutive GEMMs' operands (0: shared operand).
   int64_t lhsStride = 0, rhsStride = 0, outStride = 0;

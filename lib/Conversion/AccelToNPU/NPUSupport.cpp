@@ -22,14 +22,14 @@ mlir::nnaccel::canLowerToNPU(Operation *op,
                              std::string &reason) {
   const npu_lowering::KernelEntry *kernel = npu_lowering::lookupKernel(op);
   if (!kernel) {
-    reason = ("no NPU lowering for " + op->getName().getStringRef() + " yet")
-                 .str();
+    reason =
+        ("no NPU lowering for " + op->getName().getStringRef() + " yet").str();
     return failure();
   }
   return kernel->check(op, target, reason);
 }
 
 bool mlir::nnaccel::isHeavyOp(Operation *op) {
-  return isa<MatMulOp, FullyConnectedOp, ConvOp, EmbeddingBagOp, LSTMOp,
-             GRUOp>(op);
+  return isa<MatMulOp, FullyConnectedOp, ConvOp, EmbeddingBagOp, LSTMOp, GRUOp>(
+      op);
 }

@@ -69,7 +69,7 @@ struct RowKernelSpec {
   RowKernel kind = RowKernel::Softmax;
   int64_t planes = 1, rows = 0, cols = 0;
   bool alongRows = false;
-  uint64_t input = 0, output = 0;     // DRAM addresses
+  uint64_t input = 0, output = 0;      // DRAM addresses
   std::optional<uint64_t> scale, bias; // layer_norm, `cols` floats each
   float epsilon = 0.0f;
 };
@@ -151,9 +151,8 @@ std::optional<RowLayout> planRowKernel(const TargetDesc &target,
   if (!spec.alongRows)
     chunk = std::min<int64_t>(chunk, kMaxPitch / kF32);
   if (chunk < units) {
-    int64_t granule =
-        std::lcm(alignGranule(unitInBytes, dramAlign),
-                 alignGranule(unitOutBytes, dramAlign));
+    int64_t granule = std::lcm(alignGranule(unitInBytes, dramAlign),
+                               alignGranule(unitOutBytes, dramAlign));
     chunk = chunk / granule * granule;
   }
   if (chunk < 1) {
@@ -219,9 +218,15 @@ void emitBinary(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
   inst = withMem(inst, "dst", dst.space, dst.address);
   inst = withMem(inst, "a", a.space, a.address);
   inst = withMem(inst, "b", b.space, b.address);
-  inst.with("dt", kDt).with("at", kDt).with("bt", kDt).with("rows", a.rows)
-      .with("cols", a.cols).with("dpitch", dst.pitch).with("apitch", a.pitch)
-      .with("bpitch", b.pitch).with("bcast", static_cast<int64_t>(bcast));
+  inst.with("dt", kDt)
+      .with("at", kDt)
+      .with("bt", kDt)
+      .with("rows", a.rows)
+      .with("cols", a.cols)
+      .with("dpitch", dst.pitch)
+      .with("apitch", a.pitch)
+      .with("bpitch", b.pitch)
+      .with("bcast", static_cast<int64_t>(bcast));
   emitter.emit(inst, {a.footprint(), b.footprint()}, {dst.footprint()});
 }
 
@@ -231,8 +236,12 @@ void emitUnary(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
   Instruction inst(opcode);
   inst = withMem(inst, "dst", dst.space, dst.address);
   inst = withMem(inst, "a", a.space, a.address);
-  inst.with("dt", kDt).with("at", kDt).with("rows", a.rows)
-      .with("cols", a.cols).with("dpitch", dst.pitch).with("apitch", a.pitch);
+  inst.with("dt", kDt)
+      .with("at", kDt)
+      .with("rows", a.rows)
+      .with("cols", a.cols)
+      .with("dpitch", dst.pitch)
+      .with("apitch", a.pitch);
   if (imm)
     inst.with("imm", floatBits(*imm));
   emitter.emit(inst, {a.footprint()}, {dst.footprint()});
@@ -245,8 +254,12 @@ void emitReduce(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
   Instruction inst(opcode);
   inst = withMem(inst, "dst", dst.space, dst.address);
   inst = withMem(inst, "a", a.space, a.address);
-  inst.with("dt", kDt).with("at", kDt).with("rows", a.rows)
-      .with("cols", a.cols).with("dpitch", dst.pitch).with("apitch", a.pitch)
+  inst.with("dt", kDt)
+      .with("at", kDt)
+      .with("rows", a.rows)
+      .with("cols", a.cols)
+      .with("dpitch", dst.pitch)
+      .with("apitch", a.pitch)
       .with("axis", static_cast<int64_t>(axis));
   emitter.emit(inst, {a.footprint()}, {dst.footprint()});
 }
@@ -259,8 +272,12 @@ void emitLoad(ProgramEmitter &emitter, const Block &dst, uint64_t src,
   Instruction inst(Opcode::DmaLd);
   inst = withMem(inst, "dst", dst.space, dst.address);
   inst = withMem(inst, "src", Space::Dram, src);
-  inst.with("dt", kDt).with("x", dst.cols).with("y", rows).with("z", planes)
-      .with("sy", dst.cols * kF32).with("sz", planes > 1 ? planePitch : 0)
+  inst.with("dt", kDt)
+      .with("x", dst.cols)
+      .with("y", rows)
+      .with("z", planes)
+      .with("sy", dst.cols * kF32)
+      .with("sz", planes > 1 ? planePitch : 0)
       .with("dpitch", dst.pitch);
   emitter.emit(inst, {srcTensor}, {dst.footprint()});
 }
@@ -271,8 +288,12 @@ void emitStore(ProgramEmitter &emitter, uint64_t dst, const Block &src,
   Instruction inst(Opcode::DmaSt);
   inst = withMem(inst, "dst", Space::Dram, dst);
   inst = withMem(inst, "src", src.space, src.address);
-  inst.with("dt", kDt).with("x", src.cols).with("y", src.rows).with("z", 1)
-      .with("dy", src.cols * kF32).with("spitch", src.pitch);
+  inst.with("dt", kDt)
+      .with("x", src.cols)
+      .with("y", src.rows)
+      .with("z", 1)
+      .with("dy", src.cols * kF32)
+      .with("spitch", src.pitch);
   emitter.emit(inst, {src.footprint()}, {dstTensor});
 }
 
@@ -288,9 +309,9 @@ void emitRowKernel(ProgramEmitter &emitter, const TargetDesc &target,
   const int64_t inBytes = spec.planes * spec.rows * rowBytes;
   const MemRegion inDram = region(Space::Dram, spec.input, inBytes);
   const bool reduce = isReduction(spec.kind);
-  const int64_t outBytes =
-      !reduce ? inBytes
-              : spec.alongRows ? spec.planes * rowBytes : spec.rows * kF32;
+  const int64_t outBytes = !reduce          ? inBytes
+                           : spec.alongRows ? spec.planes * rowBytes
+                                            : spec.rows * kF32;
   const MemRegion outDram = region(Space::Dram, spec.output, outBytes);
   const Opcode reduceOp =
       spec.kind == RowKernel::ReduceMax ? Opcode::VRmax : Opcode::VRsum;
@@ -492,8 +513,8 @@ FailureOr<RowKernelSpec> buildReduceSpec(ReduceOpT op, RowKernel kind,
   llvm::sort(axes);
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
   if (axes.back() - axes.front() + 1 != static_cast<int64_t>(axes.size())) {
-    reason = (name + " over non-adjacent axes is not lowered to the card")
-                 .str();
+    reason =
+        (name + " over non-adjacent axes is not lowered to the card").str();
     return failure();
   }
   // [P, S, D]: the axes before, inside and after the reduced run.

@@ -67,9 +67,8 @@ uint64_t alignUp(uint64_t value, uint64_t align) {
 int64_t rowsPerChunk(const TargetDesc &target, int64_t rows, int64_t plane) {
   int64_t accBytes = static_cast<int64_t>(target.memory(Space::Acc).bytes);
   int64_t vrfBytes = int64_t(target.vrfRegisters) * target.vrfRegisterBytes;
-  int64_t chunk = std::min<int64_t>(
-      {rows, accBytes / 2 / (plane * kF32), (vrfBytes / 2 - 64) / kF32,
-       kMaxDmaY});
+  int64_t chunk = std::min<int64_t>({rows, accBytes / 2 / (plane * kF32),
+                                     (vrfBytes / 2 - 64) / kF32, kMaxDmaY});
   if (chunk < rows) {
     // Chunk r0 reads from r0 * plane * 4 and writes r0 * 4: both aligned
     // when r0 is a multiple of align / 4.
@@ -80,8 +79,7 @@ int64_t rowsPerChunk(const TargetDesc &target, int64_t rows, int64_t plane) {
   return std::max<int64_t>(chunk, 0);
 }
 
-LogicalResult checkGlobalAvgPool(Operation *operation,
-                                 const TargetDesc &target,
+LogicalResult checkGlobalAvgPool(Operation *operation, const TargetDesc &target,
                                  std::string &reason) {
   auto op = cast<GlobalAvgPoolOp>(operation);
   auto type = cast<RankedTensorType>(op.getInput().getType());
@@ -94,8 +92,8 @@ LogicalResult checkGlobalAvgPool(Operation *operation,
     reason = "global_avg_pool needs a static N x C x spatial input";
     return failure();
   }
-  int64_t plane = type.getNumElements() / (type.getDimSize(0) *
-                                           type.getDimSize(1));
+  int64_t plane =
+      type.getNumElements() / (type.getDimSize(0) * type.getDimSize(1));
   if (plane < 1 || plane * kF32 > kMaxPitch) {
     reason = "channel planes of " + std::to_string(plane) +
              " elements exceed the 64 KiB vector operand pitch";
@@ -139,8 +137,12 @@ LogicalResult emitGlobalAvgPool(Operation *operation, KernelContext &context) {
     Instruction load(Opcode::DmaLd);
     withMem(load, "dst", Space::Acc, slot);
     withMem(load, "src", Space::Dram, input + uint64_t(r0 * plane * kF32));
-    load.with("dt", kDt).with("x", plane).with("y", rc).with("z", 1)
-        .with("sy", plane * kF32).with("dpitch", plane * kF32);
+    load.with("dt", kDt)
+        .with("x", plane)
+        .with("y", rc)
+        .with("z", 1)
+        .with("sy", plane * kF32)
+        .with("dpitch", plane * kF32);
     emitter.emit(load, {xDram}, {slotRegion});
 
     // Not chained into the scale: the next load into this slot waits for
@@ -148,8 +150,12 @@ LogicalResult emitGlobalAvgPool(Operation *operation, KernelContext &context) {
     Instruction sum(Opcode::VRsum);
     withMem(sum, "dst", Space::Vrf, mean);
     withMem(sum, "a", Space::Acc, slot);
-    sum.with("dt", kDt).with("at", kDt).with("rows", rc).with("cols", plane)
-        .with("dpitch", kF32).with("apitch", plane * kF32)
+    sum.with("dt", kDt)
+        .with("at", kDt)
+        .with("rows", rc)
+        .with("cols", plane)
+        .with("dpitch", kF32)
+        .with("apitch", plane * kF32)
         .with("axis", static_cast<int64_t>(Axis::Cols));
     emitter.emit(sum, {slotRegion}, {meanRegion});
 
@@ -157,16 +163,24 @@ LogicalResult emitGlobalAvgPool(Operation *operation, KernelContext &context) {
     Instruction mul(Opcode::VsMul);
     withMem(mul, "dst", Space::Vrf, mean);
     withMem(mul, "a", Space::Vrf, mean);
-    mul.with("dt", kDt).with("at", kDt).with("rows", 1).with("cols", rc)
-        .with("dpitch", rc * kF32).with("apitch", rc * kF32)
+    mul.with("dt", kDt)
+        .with("at", kDt)
+        .with("rows", 1)
+        .with("cols", rc)
+        .with("dpitch", rc * kF32)
+        .with("apitch", rc * kF32)
         .with("imm", scaleBits);
     emitter.emit(mul, {meanRegion}, {meanRegion});
 
     Instruction store(Opcode::DmaSt);
     withMem(store, "dst", Space::Dram, output + uint64_t(r0 * kF32));
     withMem(store, "src", Space::Vrf, mean);
-    store.with("dt", kDt).with("x", rc).with("y", 1).with("z", 1)
-        .with("dy", rc * kF32).with("spitch", rc * kF32);
+    store.with("dt", kDt)
+        .with("x", rc)
+        .with("y", 1)
+        .with("z", 1)
+        .with("dy", rc * kF32)
+        .with("spitch", rc * kF32);
     emitter.emit(store, {meanRegion}, {yDram});
   }
   return success();
@@ -248,8 +262,8 @@ std::optional<WindowPoolSpec> getWindowPool(PoolOp op, bool isMax,
   spec.wo = resultType.getDimSize(3);
   // Bottom rows that round the padded height up to a multiple of the stride
   // (never read by a valid output).
-  spec.pb += (spec.stride - (spec.h + spec.pt + spec.pb) % spec.stride) %
-             spec.stride;
+  spec.pb +=
+      (spec.stride - (spec.h + spec.pt + spec.pb) % spec.stride) % spec.stride;
   if (spec.pt > 7 || spec.pl > 7 || spec.pb > 7 || spec.pr > 7) {
     reason = name + " padding exceeds the DMA's 7 padding elements";
     return std::nullopt;
@@ -279,9 +293,8 @@ int64_t windowChunk(const TargetDesc &target, const WindowPoolSpec &spec) {
     return 0;
   int64_t perChannel =
       2 * (spec.inBytes() + spec.outBytes() + spec.compactBytes());
-  int64_t chunk = std::min<int64_t>(
-      {spec.planes, accBytes / perChannel,
-       kMaxDmaY / std::max<int64_t>(spec.ho, 1)});
+  int64_t chunk = std::min<int64_t>({spec.planes, accBytes / perChannel,
+                                     kMaxDmaY / std::max<int64_t>(spec.ho, 1)});
   if (chunk < spec.planes) {
     int64_t align = static_cast<int64_t>(target.memory(Space::Dram).align);
     auto count = [&](int64_t bytes) { return align / std::gcd(align, bytes); };
@@ -323,7 +336,8 @@ struct Operand {
 };
 
 MemRegion span(const Operand &o, int64_t rows, int64_t cols) {
-  return {o.space, o.addr, o.addr + uint64_t((rows - 1) * o.pitch + cols * kF32)};
+  return {o.space, o.addr,
+          o.addr + uint64_t((rows - 1) * o.pitch + cols * kF32)};
 }
 
 void emitVector(ProgramEmitter &emitter, Opcode opcode, const Operand &dst,
@@ -333,12 +347,17 @@ void emitVector(ProgramEmitter &emitter, Opcode opcode, const Operand &dst,
   Instruction inst(opcode);
   withMem(inst, "dst", dst.space, dst.addr);
   withMem(inst, "a", a.space, a.addr);
-  inst.with("dt", kDt).with("at", kDt).with("rows", rows).with("cols", cols)
-      .with("dpitch", dst.pitch).with("apitch", a.pitch);
+  inst.with("dt", kDt)
+      .with("at", kDt)
+      .with("rows", rows)
+      .with("cols", cols)
+      .with("dpitch", dst.pitch)
+      .with("apitch", a.pitch);
   std::vector<MemRegion> reads{span(a, rows, cols)};
   if (b) {
     withMem(inst, "b", b->space, b->addr);
-    inst.with("bt", kDt).with("bpitch", b->pitch)
+    inst.with("bt", kDt)
+        .with("bpitch", b->pitch)
         .with("bcast", static_cast<int64_t>(bcast));
     reads.push_back(bcast == Bcast::Row ? span(*b, 1, cols)
                                         : span(*b, rows, cols));
@@ -352,8 +371,11 @@ void emitFill(ProgramEmitter &emitter, const Operand &dst, int64_t rows,
               int64_t cols, float value) {
   Instruction fill(Opcode::VFill);
   withMem(fill, "dst", dst.space, dst.addr);
-  fill.with("dt", kDt).with("rows", rows).with("cols", cols)
-      .with("dpitch", dst.pitch).with("imm", floatImm(value));
+  fill.with("dt", kDt)
+      .with("rows", rows)
+      .with("cols", cols)
+      .with("dpitch", dst.pitch)
+      .with("imm", floatImm(value));
   emitter.emit(fill, {}, {span(dst, rows, cols)});
 }
 
@@ -364,14 +386,12 @@ void emitWindows(ProgramEmitter &emitter, Opcode opcode,
                  const Operand &out, int64_t rows) {
   auto window = [&](int64_t t) {
     int64_t di = t / spec.kw, dj = t % spec.kw;
-    return Operand{in.space,
-                   in.addr + uint64_t((di * spec.wp() + dj) * kF32),
+    return Operand{in.space, in.addr + uint64_t((di * spec.wp() + dj) * kF32),
                    in.pitch};
   };
   int64_t taps = spec.kh * spec.kw, cols = spec.cols();
   if (taps == 1) {
-    emitVector(emitter, Opcode::VMov, out, window(0), std::nullopt, rows,
-               cols);
+    emitVector(emitter, Opcode::VMov, out, window(0), std::nullopt, rows, cols);
     return;
   }
   emitVector(emitter, opcode, out, window(0), window(1), rows, cols);
@@ -437,20 +457,26 @@ LogicalResult emitWindowPool(Operation *operation, KernelContext &context) {
     Instruction load(Opcode::DmaLd);
     withMem(load, "dst", Space::Acc, in.addr);
     withMem(load, "src", Space::Dram, input + uint64_t(p0 * h * w * kF32));
-    load.with("dt", kDt).with("x", w).with("y", h).with("z", cc)
-        .with("sy", w * kF32).with("sz", h * w * kF32).with("dpitch", wp * kF32)
-        .with("pt", spec.pt).with("pb", spec.pb).with("pl", spec.pl)
+    load.with("dt", kDt)
+        .with("x", w)
+        .with("y", h)
+        .with("z", cc)
+        .with("sy", w * kF32)
+        .with("sz", h * w * kF32)
+        .with("dpitch", wp * kF32)
+        .with("pt", spec.pt)
+        .with("pb", spec.pb)
+        .with("pl", spec.pl)
         .with("pr", spec.pr);
-    emitter.emit(load, {xDram},
-                 {{Space::Acc, in.addr,
-                   in.addr + uint64_t(cc * spec.inBytes())}});
+    emitter.emit(
+        load, {xDram},
+        {{Space::Acc, in.addr, in.addr + uint64_t(cc * spec.inBytes())}});
     if (mask)
       // Each channel plane is one row of the chunk; the mask is broadcast.
-      emitVector(emitter, Opcode::VAdd,
+      emitVector(emitter, Opcode::VAdd, {Space::Acc, in.addr, spec.inBytes()},
                  {Space::Acc, in.addr, spec.inBytes()},
-                 {Space::Acc, in.addr, spec.inBytes()},
-                 Operand{Space::Vrf, 0, spec.inBytes()}, cc,
-                 spec.hp() * wp, Bcast::Row);
+                 Operand{Space::Vrf, 0, spec.inBytes()}, cc, spec.hp() * wp,
+                 Bcast::Row);
 
     // Vector row q = channel * rowsPerPlane + output row; the last channel
     // stops at its last valid row so no window reads past the chunk.
@@ -475,11 +501,19 @@ LogicalResult emitWindowPool(Operation *operation, KernelContext &context) {
     withMem(store, "dst", Space::Dram, output + uint64_t(p0 * ho * wo * kF32));
     withMem(store, "src", Space::Acc, compact.addr);
     if (s == 1)
-      store.with("x", wo).with("y", ho).with("z", cc).with("dy", wo * kF32)
-          .with("dz", ho * wo * kF32).with("spitch", spec.pitch());
+      store.with("x", wo)
+          .with("y", ho)
+          .with("z", cc)
+          .with("dy", wo * kF32)
+          .with("dz", ho * wo * kF32)
+          .with("spitch", spec.pitch());
     else
-      store.with("x", 1).with("y", wo).with("z", cc * ho).with("dy", kF32)
-          .with("dz", wo * kF32).with("spitch", s * kF32);
+      store.with("x", 1)
+          .with("y", wo)
+          .with("z", cc * ho)
+          .with("dy", kF32)
+          .with("dz", wo * kF32)
+          .with("spitch", s * kF32);
     store.with("dt", kDt);
     emitter.emit(store,
                  {{Space::Acc, compact.addr,
@@ -493,8 +527,8 @@ LogicalResult emitWindowPool(Operation *operation, KernelContext &context) {
 void mlir::nnaccel::npu_lowering::registerPoolKernels(KernelTable &table) {
   table[GlobalAvgPoolOp::getOperationName()] = {checkGlobalAvgPool,
                                                 emitGlobalAvgPool};
-  table[MaxPoolOp::getOperationName()] = {
-      checkWindowPool<MaxPoolOp, true>, emitWindowPool<MaxPoolOp, true>};
-  table[AvgPoolOp::getOperationName()] = {
-      checkWindowPool<AvgPoolOp, false>, emitWindowPool<AvgPoolOp, false>};
+  table[MaxPoolOp::getOperationName()] = {checkWindowPool<MaxPoolOp, true>,
+                                          emitWindowPool<MaxPoolOp, true>};
+  table[AvgPoolOp::getOperationName()] = {checkWindowPool<AvgPoolOp, false>,
+                                          emitWindowPool<AvgPoolOp, false>};
 }

@@ -9,7 +9,6 @@
 
 #include "ProgramEmitter.h"
 
-
 using namespace mlir::nnaccel::npu_lowering;
 using ::nnaccel::isa::Instruction;
 using ::nnaccel::isa::Opcode;
@@ -19,10 +18,14 @@ namespace {
 /// Position of a data queue in the pipeline ld -> ex -> st.
 int stage(Queue queue) {
   switch (queue) {
-  case Queue::Ld: return 0;
-  case Queue::Ex: return 1;
-  case Queue::St: return 2;
-  case Queue::Ctl: return -1;
+  case Queue::Ld:
+    return 0;
+  case Queue::Ex:
+    return 1;
+  case Queue::St:
+    return 2;
+  case Queue::Ctl:
+    return -1;
   }
   return -1;
 }
@@ -38,7 +41,8 @@ bool ProgramEmitter::addToken(size_t producer, Queue queue,
   bool forward = stage(queue) > stage(from);
   program[producer].flags |=
       forward ? ::nnaccel::isa::FlagPushNext : ::nnaccel::isa::FlagPushPrev;
-  consumer.flags |= forward ? ::nnaccel::isa::FlagPopPrev : ::nnaccel::isa::FlagPopNext;
+  consumer.flags |=
+      forward ? ::nnaccel::isa::FlagPopPrev : ::nnaccel::isa::FlagPopNext;
   synced[key] = static_cast<int64_t>(producer);
   return true;
 }

@@ -55,7 +55,8 @@ private:
   /// Makes `consumer` (not yet appended; it will execute on `queue`) wait
   /// for the instruction at program index `producer` in an adjacent queue.
   /// Returns false when an earlier token already implies the order.
-  bool addToken(size_t producer, npu_isa::Queue queue, npu_isa::Instruction &consumer);
+  bool addToken(size_t producer, npu_isa::Queue queue,
+                npu_isa::Instruction &consumer);
 
   std::vector<npu_isa::Instruction> program;
   std::vector<Access> accesses;

@@ -90,14 +90,14 @@ LstmShape getShape(LSTMOp op) {
 
 /// On-chip placement of the kernel.
 struct LstmLayout {
-  int64_t tile;        // N
-  int64_t stepsPerChunk; // Tc
+  int64_t tile;                   // N
+  int64_t stepsPerChunk;          // Tc
   int64_t nTiles, hTiles, iTiles; // tiles of 4H (outputs), H and I (k)
-  uint64_t tileBytes;  // one N x N f32 MRF tile, aligned
+  uint64_t tileBytes;             // one N x N f32 MRF tile, aligned
   enum RMode { Resident, ReloadPerChunk, Streamed } rMode;
-  uint64_t rBase = 0;  // mrf: R tiles (Resident/ReloadPerChunk)
-  uint64_t slot[2];    // mrf: streamed W (and R) tiles
-  uint64_t xBase = 0;  // vrf: X chunk, Tc*B x I
+  uint64_t rBase = 0; // mrf: R tiles (Resident/ReloadPerChunk)
+  uint64_t slot[2];   // mrf: streamed W (and R) tiles
+  uint64_t xBase = 0; // vrf: X chunk, Tc*B x I
   // acc: gate pre-activations G (Tc*B x 4H), biases (8H), c, h[2], tmp[2]
   uint64_t gates = 0, bias, cState, h[2], tmp[2], end;
 };
@@ -120,16 +120,16 @@ std::optional<LstmLayout> computeLayout(const TargetDesc &target,
     l.slot[0] = rBytes;
     l.slot[1] = rBytes + l.tileBytes;
   } else {
-    l.rMode = rBytes <= mrfBytes ? LstmLayout::ReloadPerChunk
-                                 : LstmLayout::Streamed;
+    l.rMode =
+        rBytes <= mrfBytes ? LstmLayout::ReloadPerChunk : LstmLayout::Streamed;
     l.slot[0] = 0;
     l.slot[1] = l.tileBytes;
   }
 
   // Fixed ACC state after the gate chunk; the chunk gets the rest.
   uint64_t state = uint64_t(s.batch * s.hidden * kF32);
-  uint64_t fixed = alignUp(uint64_t(8 * s.hidden * kF32), 64) +
-                   5 * alignUp(state, 64);
+  uint64_t fixed =
+      alignUp(uint64_t(8 * s.hidden * kF32), 64) + 5 * alignUp(state, 64);
   uint64_t accBytes = target.memory(Space::Acc).bytes;
   uint64_t vrfBytes =
       uint64_t(target.vrfRegisters) * uint64_t(target.vrfRegisterBytes);
@@ -218,8 +218,8 @@ LogicalResult checkLstm(Operation *operation, const TargetDesc &target,
 class LstmEmitter {
 public:
   LstmEmitter(LSTMOp op, KernelContext &context)
-      : op(op), context(context), emitter(context.emitter),
-        s(getShape(op)), l(*computeLayout(context.target, s)) {}
+      : op(op), context(context), emitter(context.emitter), s(getShape(op)),
+        l(*computeLayout(context.target, s)) {}
 
   void emit() {
     for (int64_t d = 0; d < s.dirs; ++d)
@@ -260,8 +260,12 @@ private:
     mem(ld, "dst", Space::Mrf, dst);
     mem(ld, "src", Space::Dram,
         base + uint64_t((j * l.tile * k + t * l.tile) * kF32));
-    ld.with("dt", kDt).with("x", kt).with("y", nt).with("z", 1)
-        .with("sy", k * kF32).with("dpitch", kt * kF32);
+    ld.with("dt", kDt)
+        .with("x", kt)
+        .with("y", nt)
+        .with("z", 1)
+        .with("sy", k * kF32)
+        .with("dpitch", kt * kF32);
     emitter.emit(ld, {whole}, {tile});
     return tile;
   }
@@ -277,16 +281,21 @@ private:
   }
 
   void mm(uint64_t dst, MemRegion dstRegion, Space aSpace, uint64_t a,
-          MemRegion aRegion, int64_t apitch, MemRegion wTile,
-          MemRegion wRead, int64_t rows, int64_t k, int64_t n,
-          bool accumulate) {
+          MemRegion aRegion, int64_t apitch, MemRegion wTile, MemRegion wRead,
+          int64_t rows, int64_t k, int64_t n, bool accumulate) {
     Instruction inst(Opcode::Mm);
     mem(inst, "dst", Space::Acc, dst);
     mem(inst, "a", aSpace, a);
     mem(inst, "w", Space::Mrf, wTile.begin);
-    inst.with("dt", kDt).with("at", kDt).with("wt", kDt).with("m", rows)
-        .with("k", k).with("n", n).with("dpitch", gatePitch())
-        .with("apitch", apitch).with("acc", accumulate ? 1 : 0);
+    inst.with("dt", kDt)
+        .with("at", kDt)
+        .with("wt", kDt)
+        .with("m", rows)
+        .with("k", k)
+        .with("n", n)
+        .with("dpitch", gatePitch())
+        .with("apitch", apitch)
+        .with("acc", accumulate ? 1 : 0);
     emitter.emit(inst, {aRegion, wRead}, {dstRegion});
   }
 
@@ -298,9 +307,14 @@ private:
     mem(inst, "dst", Space::Acc, dst);
     mem(inst, "a", Space::Acc, a);
     mem(inst, "b", Space::Acc, b);
-    inst.with("dt", kDt).with("at", kDt).with("bt", kDt)
-        .with("rows", s.batch).with("cols", cols).with("dpitch", dpitch)
-        .with("apitch", apitch).with("bpitch", bpitch)
+    inst.with("dt", kDt)
+        .with("at", kDt)
+        .with("bt", kDt)
+        .with("rows", s.batch)
+        .with("cols", cols)
+        .with("dpitch", dpitch)
+        .with("apitch", apitch)
+        .with("bpitch", bpitch)
         .with("bcast", static_cast<int64_t>(bcast));
     auto extent = [&](uint64_t base, int64_t pitch, int64_t rows) {
       return acc(base, uint64_t((rows - 1) * pitch + cols * kF32));
@@ -316,13 +330,16 @@ private:
     Instruction inst(opcode);
     mem(inst, "dst", Space::Acc, dst);
     mem(inst, "a", Space::Acc, a);
-    inst.with("dt", kDt).with("at", kDt).with("rows", s.batch)
-        .with("cols", cols).with("dpitch", dpitch).with("apitch", apitch);
+    inst.with("dt", kDt)
+        .with("at", kDt)
+        .with("rows", s.batch)
+        .with("cols", cols)
+        .with("dpitch", dpitch)
+        .with("apitch", apitch);
     if (imm)
       inst.with("imm", floatBits(*imm));
-    emitter.emit(
-        inst, {acc(a, uint64_t((s.batch - 1) * apitch + cols * kF32))},
-        {acc(dst, uint64_t((s.batch - 1) * dpitch + cols * kF32))});
+    emitter.emit(inst, {acc(a, uint64_t((s.batch - 1) * apitch + cols * kF32))},
+                 {acc(dst, uint64_t((s.batch - 1) * dpitch + cols * kF32))});
   }
 
   /// Loads a B x H slice of `value` (direction d) into ACC, or zeros.
@@ -330,7 +347,9 @@ private:
     if (!value) {
       Instruction fill(Opcode::VFill);
       mem(fill, "dst", Space::Acc, dst);
-      fill.with("dt", kDt).with("rows", s.batch).with("cols", s.hidden)
+      fill.with("dt", kDt)
+          .with("rows", s.batch)
+          .with("cols", s.hidden)
           .with("dpitch", s.hidden * kF32);
       emitter.emit(fill, {}, {acc(dst, stateBytes())});
       return;
@@ -339,8 +358,12 @@ private:
     mem(ld, "dst", Space::Acc, dst);
     mem(ld, "src", Space::Dram,
         context.addressOf(value) + uint64_t(d) * stateBytes());
-    ld.with("dt", kDt).with("x", s.hidden).with("y", s.batch).with("z", 1)
-        .with("sy", s.hidden * kF32).with("dpitch", s.hidden * kF32);
+    ld.with("dt", kDt)
+        .with("x", s.hidden)
+        .with("y", s.batch)
+        .with("z", 1)
+        .with("sy", s.hidden * kF32)
+        .with("dpitch", s.hidden * kF32);
     emitter.emit(ld, {dram(value)}, {acc(dst, stateBytes())});
   }
 
@@ -348,16 +371,20 @@ private:
     Instruction st(Opcode::DmaSt);
     mem(st, "dst", Space::Dram, context.addressOf(value) + offset);
     mem(st, "src", Space::Acc, src);
-    st.with("dt", kDt).with("x", s.hidden).with("y", s.batch).with("z", 1)
-        .with("dy", s.hidden * kF32).with("spitch", s.hidden * kF32);
+    st.with("dt", kDt)
+        .with("x", s.hidden)
+        .with("y", s.batch)
+        .with("z", 1)
+        .with("dy", s.hidden * kF32)
+        .with("spitch", s.hidden * kF32);
     emitter.emit(st, {acc(src, stateBytes())}, {dram(value)});
   }
 
   void emitDirection(int64_t d) {
-    const uint64_t wBase =
-        context.addressOf(op.getW()) + uint64_t(d * 4 * s.hidden * s.input * kF32);
-    const uint64_t rBase =
-        context.addressOf(op.getR()) + uint64_t(d * 4 * s.hidden * s.hidden * kF32);
+    const uint64_t wBase = context.addressOf(op.getW()) +
+                           uint64_t(d * 4 * s.hidden * s.input * kF32);
+    const uint64_t rBase = context.addressOf(op.getR()) +
+                           uint64_t(d * 4 * s.hidden * s.hidden * kF32);
     const MemRegion wDram = dram(op.getW()), rDram = dram(op.getR());
     const int64_t hPitch = s.hidden * kF32;
 
@@ -366,8 +393,12 @@ private:
       mem(ld, "dst", Space::Acc, l.bias);
       mem(ld, "src", Space::Dram,
           context.addressOf(b) + uint64_t(d * 8 * s.hidden * kF32));
-      ld.with("dt", kDt).with("x", 8 * s.hidden).with("y", 1).with("z", 1)
-          .with("sy", 8 * s.hidden * kF32).with("dpitch", 8 * s.hidden * kF32);
+      ld.with("dt", kDt)
+          .with("x", 8 * s.hidden)
+          .with("y", 1)
+          .with("z", 1)
+          .with("sy", 8 * s.hidden * kF32)
+          .with("dpitch", 8 * s.hidden * kF32);
       emitter.emit(ld, {dram(b)}, {acc(l.bias, uint64_t(8 * s.hidden * kF32))});
     }
     int current = 0; // h slot holding h_{t-1}
@@ -379,8 +410,8 @@ private:
     for (int64_t first = 0; first < s.seq; first += l.stepsPerChunk) {
       const int64_t steps = std::min(l.stepsPerChunk, s.seq - first);
       // The chunk covers times [tLo, tLo + steps) whichever the direction.
-      const int64_t tLo = std::min(timeIndex(d, first),
-                                   timeIndex(d, first + steps - 1));
+      const int64_t tLo =
+          std::min(timeIndex(d, first), timeIndex(d, first + steps - 1));
       const int64_t rows = steps * s.batch;
 
       // XW phase: G[rows x 4H] = X[tLo .. tLo+steps) . W^T.
@@ -391,19 +422,23 @@ private:
       mem(ldx, "src", Space::Dram,
           context.addressOf(op.getX()) +
               uint64_t(tLo * s.batch * s.input * kF32));
-      ldx.with("dt", kDt).with("x", s.input).with("y", rows).with("z", 1)
-          .with("sy", s.input * kF32).with("dpitch", s.input * kF32);
+      ldx.with("dt", kDt)
+          .with("x", s.input)
+          .with("y", rows)
+          .with("z", 1)
+          .with("sy", s.input * kF32)
+          .with("dpitch", s.input * kF32);
       emitter.emit(ldx, {dram(op.getX())}, {xVrf});
       MemRegion gates = acc(l.gates, uint64_t(rows * gatePitch()));
       for (int64_t j = 0; j < l.nTiles; ++j) {
         int64_t nt = std::min(l.tile, 4 * s.hidden - j * l.tile);
         for (int64_t t = 0; t < l.iTiles; ++t) {
           int64_t kt = std::min(l.tile, s.input - t * l.tile);
-          MemRegion w = loadTile(wBase, wDram, s.input, j, t,
-                                 l.slot[streamed++ % 2]);
+          MemRegion w =
+              loadTile(wBase, wDram, s.input, j, t, l.slot[streamed++ % 2]);
           mm(l.gates + uint64_t(j * l.tile * kF32), gates, Space::Vrf,
-             l.xBase + uint64_t(t * l.tile * kF32), xVrf, s.input * kF32, w,
-             w, rows, kt, nt, t > 0);
+             l.xBase + uint64_t(t * l.tile * kF32), xVrf, s.input * kF32, w, w,
+             rows, kt, nt, t > 0);
         }
       }
       if (l.rMode == LstmLayout::ReloadPerChunk)
@@ -465,14 +500,14 @@ private:
         // c = f*c + i*c~ (two rounded products, then the sum, as the host).
         binary(Opcode::VMul, l.tmp[0], hPitch, gf, gatePitch(), l.cState,
                hPitch, s.hidden);
-        binary(Opcode::VMul, l.tmp[1], hPitch, gi, gatePitch(), gc,
-               gatePitch(), s.hidden);
+        binary(Opcode::VMul, l.tmp[1], hPitch, gi, gatePitch(), gc, gatePitch(),
+               s.hidden);
         binary(Opcode::VAdd, l.cState, hPitch, l.tmp[0], hPitch, l.tmp[1],
                hPitch, s.hidden);
         // h = o * tanh(c)
         unary(Opcode::VTanh, l.tmp[0], hPitch, l.cState, hPitch, s.hidden);
-        binary(Opcode::VMul, hNext, hPitch, go, gatePitch(), l.tmp[0],
-               hPitch, s.hidden);
+        binary(Opcode::VMul, hNext, hPitch, go, gatePitch(), l.tmp[0], hPitch,
+               s.hidden);
         store(op.getY(), uint64_t((time * s.dirs + d)) * stateBytes(), hNext);
         current = 1 - current;
       }
@@ -488,7 +523,6 @@ LogicalResult emitLstm(Operation *operation, KernelContext &context) {
 }
 } // namespace
 
-void mlir::nnaccel::npu_lowering::registerRecurrentKernels(
-    KernelTable &table) {
+void mlir::nnaccel::npu_lowering::registerRecurrentKernels(KernelTable &table) {
   table[LSTMOp::getOperationName()] = {checkLstm, emitLstm};
 }

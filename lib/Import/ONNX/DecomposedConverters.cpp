@@ -30,8 +30,8 @@ public:
     auto type = RankedTensorType::get({}, elementType);
     Attribute attr;
     if (auto floatType = dyn_cast<FloatType>(elementType))
-      attr = DenseElementsAttr::get(type, FloatAttr::get(floatType, value)
-                                              .getValue());
+      attr = DenseElementsAttr::get(
+          type, FloatAttr::get(floatType, value).getValue());
     else
       attr = DenseElementsAttr::get(
           type, APInt(elementType.getIntOrFloatBitWidth(),
@@ -50,9 +50,8 @@ public:
     if (failed(status))
       return lhs;
     SmallVector<Type> inferred;
-    if (failed(inferBroadcastResult(ctx.getLoc(),
-                                    {lhs.getType(), rhs.getType()}, {},
-                                    inferred))) {
+    if (failed(inferBroadcastResult(
+            ctx.getLoc(), {lhs.getType(), rhs.getType()}, {}, inferred))) {
       status = failure();
       return lhs;
     }
@@ -150,8 +149,7 @@ LogicalResult convertElu(NodeContext &ctx) {
   Composer c(ctx);
   Value x = ctx.getInput(0);
   Value alpha = c.scalarLike(ctx.getFloatAttr("alpha", 1.0f), x);
-  Value expm1 =
-      c.binary<SubOp>(c.unary<ExpOp>(x), c.scalarLike(1.0, x));
+  Value expm1 = c.binary<SubOp>(c.unary<ExpOp>(x), c.scalarLike(1.0, x));
   Value negative = c.compare(CompareKind::lt, x, c.scalarLike(0.0, x));
   return c.finish(c.where(negative, c.binary<MulOp>(alpha, expm1), x));
 }
@@ -183,9 +181,9 @@ LogicalResult convertCelu(NodeContext &ctx) {
   Value zero = c.scalarLike(0.0, x);
   Value expm1 = c.binary<SubOp>(c.unary<ExpOp>(c.binary<DivOp>(x, alpha)),
                                 c.scalarLike(1.0, x));
-  return c.finish(c.binary<AddOp>(
-      c.binary<MaxOp>(zero, x),
-      c.binary<MinOp>(zero, c.binary<MulOp>(alpha, expm1))));
+  return c.finish(
+      c.binary<AddOp>(c.binary<MaxOp>(zero, x),
+                      c.binary<MinOp>(zero, c.binary<MulOp>(alpha, expm1))));
 }
 
 LogicalResult convertThresholdedRelu(NodeContext &ctx) {
@@ -205,8 +203,8 @@ Value hardSigmoid(Composer &c, Value x, float alpha, float beta) {
   if (failed(c.status))
     return linear;
   Builder &b = c.ctx.getBuilder();
-  return c.ctx.create<ClipOp>(linear.getType(), linear,
-                              b.getF32FloatAttr(0.0f), b.getF32FloatAttr(1.0f));
+  return c.ctx.create<ClipOp>(linear.getType(), linear, b.getF32FloatAttr(0.0f),
+                              b.getF32FloatAttr(1.0f));
 }
 
 LogicalResult convertHardSigmoid(NodeContext &ctx) {
@@ -256,8 +254,8 @@ LogicalResult convertLogic(NodeContext &ctx, StringRef kind) {
   Value rhs = c.cast(ctx.getInput(1), i8);
   if (kind == "xor")
     return c.finish(c.compare(CompareKind::ne, lhs, rhs));
-  Value result = kind == "and" ? c.binary<MinOp>(lhs, rhs)
-                               : c.binary<MaxOp>(lhs, rhs);
+  Value result =
+      kind == "and" ? c.binary<MinOp>(lhs, rhs) : c.binary<MaxOp>(lhs, rhs);
   if (failed(c.status))
     return failure();
   return c.finish(c.cast(result, i1));
@@ -276,8 +274,8 @@ LogicalResult convertMean(NodeContext &ctx) {
 
 LogicalResult convertCastLike(NodeContext &ctx) {
   Composer c(ctx);
-  return c.finish(c.cast(ctx.getInput(0),
-                         Composer::getElementType(ctx.getInput(1))));
+  return c.finish(
+      c.cast(ctx.getInput(0), Composer::getElementType(ctx.getInput(1))));
 }
 
 /// Trilu with a compile-time diagonal: a constant mask selects the kept
@@ -336,9 +334,8 @@ LogicalResult convertSplit(NodeContext &ctx) {
   }
   if (static_cast<int64_t>(sizes.size()) != outputs ||
       std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != dim)
-    return ctx.emitError() << "split sizes do not add up to dimension "
-                           << *axis << " (" << dim << ") over " << outputs
-                           << " outputs";
+    return ctx.emitError() << "split sizes do not add up to dimension " << *axis
+                           << " (" << dim << ") over " << outputs << " outputs";
   Builder &b = ctx.getBuilder();
   int64_t begin = 0;
   for (int64_t i = 0; i < outputs; ++i) {
@@ -431,9 +428,12 @@ void mlir::nnaccel::onnx_import::registerDecomposedConverters(
   add("CastLike", 15, convertCastLike);
   add("Trilu", 14, convertTrilu);
   add("Split", 2, convertSplit);
-  add("ReduceL1", 1, [](NodeContext &c) { return convertDerivedReduce(c, "l1"); });
-  add("ReduceL2", 1, [](NodeContext &c) { return convertDerivedReduce(c, "l2"); });
+  add("ReduceL1", 1,
+      [](NodeContext &c) { return convertDerivedReduce(c, "l1"); });
+  add("ReduceL2", 1,
+      [](NodeContext &c) { return convertDerivedReduce(c, "l2"); });
   add("ReduceSumSquare", 1,
       [](NodeContext &c) { return convertDerivedReduce(c, "sumsquare"); });
-  add("ReduceMin", 1, [](NodeContext &c) { return convertDerivedReduce(c, "min"); });
+  add("ReduceMin", 1,
+      [](NodeContext &c) { return convertDerivedReduce(c, "min"); });
 }

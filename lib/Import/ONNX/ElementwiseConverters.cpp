@@ -14,17 +14,15 @@ using namespace mlir::nnaccel::accel;
 
 namespace {
 /// A binary op; variadic ONNX forms (Max, Min, Sum) fold left.
-template <typename OpTy>
-LogicalResult convertVariadic(NodeContext &ctx) {
+template <typename OpTy> LogicalResult convertVariadic(NodeContext &ctx) {
   if (ctx.getNumInputs() < 1)
     return ctx.emitError() << "needs at least one input";
   Value result = ctx.getInput(0);
   for (int64_t i = 1; i < ctx.getNumInputs(); ++i) {
     Value rhs = ctx.getInput(i);
     SmallVector<Type> inferred;
-    if (failed(inferBroadcastResult(ctx.getLoc(),
-                                    {result.getType(), rhs.getType()}, {},
-                                    inferred)))
+    if (failed(inferBroadcastResult(
+            ctx.getLoc(), {result.getType(), rhs.getType()}, {}, inferred)))
       return failure();
     result = ctx.create<OpTy>(inferred.front(), result, rhs);
   }
@@ -32,8 +30,7 @@ LogicalResult convertVariadic(NodeContext &ctx) {
   return success();
 }
 
-template <typename OpTy>
-LogicalResult convertBinary(NodeContext &ctx) {
+template <typename OpTy> LogicalResult convertBinary(NodeContext &ctx) {
   if (ctx.getNumInputs() != 2)
     return ctx.emitError() << "expects 2 inputs, got " << ctx.getNumInputs();
   // Before opset 7, `broadcast = 1` aligned B with A starting at `axis`
@@ -51,8 +48,7 @@ LogicalResult convertBinary(NodeContext &ctx) {
     if (failed(inferBroadcastResult(ctx.getLoc(), {a, rhs.getType()}, {},
                                     inferred)))
       return failure();
-    ctx.setOutput(0,
-                  ctx.create<OpTy>(inferred.front(), ctx.getInput(0), rhs));
+    ctx.setOutput(0, ctx.create<OpTy>(inferred.front(), ctx.getInput(0), rhs));
     return success();
   }
   return convertVariadic<OpTy>(ctx);
@@ -62,17 +58,16 @@ LogicalResult convertCompare(NodeContext &ctx, CompareKind kind) {
   if (ctx.getNumInputs() != 2)
     return ctx.emitError() << "expects 2 inputs";
   SmallVector<Type> inferred;
-  if (failed(inferBroadcastResult(
-          ctx.getLoc(), {ctx.getInputType(0), ctx.getInputType(1)},
-          ctx.getBuilder().getI1Type(), inferred)))
+  if (failed(inferBroadcastResult(ctx.getLoc(),
+                                  {ctx.getInputType(0), ctx.getInputType(1)},
+                                  ctx.getBuilder().getI1Type(), inferred)))
     return failure();
   ctx.setOutput(0, ctx.create<CompareOp>(inferred.front(), kind,
                                          ctx.getInput(0), ctx.getInput(1)));
   return success();
 }
 
-template <typename OpTy>
-LogicalResult convertUnary(NodeContext &ctx) {
+template <typename OpTy> LogicalResult convertUnary(NodeContext &ctx) {
   Value input = ctx.getInput(0);
   if (!input)
     return ctx.emitError() << "expects 1 input";
@@ -85,8 +80,7 @@ bool isFloatInput(NodeContext &ctx) {
   return isa<FloatType>(ctx.getInputType(0).getElementType());
 }
 
-template <typename OpTy>
-LogicalResult convertFloatUnary(NodeContext &ctx) {
+template <typename OpTy> LogicalResult convertFloatUnary(NodeContext &ctx) {
   if (!ctx.getInput(0) || !isFloatInput(ctx))
     return ctx.emitError() << "expects one floating point input";
   return convertUnary<OpTy>(ctx);
@@ -112,10 +106,10 @@ LogicalResult convertClip(NodeContext &ctx) {
   }
   Builder &b = ctx.getBuilder();
   Value input = ctx.getInput(0);
-  ctx.setOutput(0, ctx.create<ClipOp>(
-                       input.getType(), input,
-                       min ? b.getF32FloatAttr(*min) : FloatAttr(),
-                       max ? b.getF32FloatAttr(*max) : FloatAttr()));
+  ctx.setOutput(
+      0, ctx.create<ClipOp>(input.getType(), input,
+                            min ? b.getF32FloatAttr(*min) : FloatAttr(),
+                            max ? b.getF32FloatAttr(*max) : FloatAttr()));
   return success();
 }
 
@@ -132,10 +126,10 @@ LogicalResult convertCast(NodeContext &ctx) {
 
 LogicalResult convertWhere(NodeContext &ctx) {
   SmallVector<Type> inferred;
-  if (failed(inferBroadcastResult(ctx.getLoc(),
-                                  {ctx.getInputType(0), ctx.getInputType(1),
-                                   ctx.getInputType(2)},
-                                  {}, inferred, /*firstValue=*/1)))
+  if (failed(inferBroadcastResult(
+          ctx.getLoc(),
+          {ctx.getInputType(0), ctx.getInputType(1), ctx.getInputType(2)}, {},
+          inferred, /*firstValue=*/1)))
     return failure();
   ctx.setOutput(0, ctx.create<WhereOp>(inferred.front(), ctx.getInput(0),
                                        ctx.getInput(1), ctx.getInput(2)));
@@ -184,11 +178,16 @@ void mlir::nnaccel::onnx_import::registerElementwiseConverters(
   add("Max", 6, convertVariadic<MaxOp>);
   add("Min", 6, convertVariadic<MinOp>);
   add("Sum", 6, convertVariadic<AddOp>);
-  add("Equal", 7, [](NodeContext &c) { return convertCompare(c, CompareKind::eq); });
-  add("Less", 7, [](NodeContext &c) { return convertCompare(c, CompareKind::lt); });
-  add("LessOrEqual", 12, [](NodeContext &c) { return convertCompare(c, CompareKind::le); });
-  add("Greater", 7, [](NodeContext &c) { return convertCompare(c, CompareKind::gt); });
-  add("GreaterOrEqual", 12, [](NodeContext &c) { return convertCompare(c, CompareKind::ge); });
+  add("Equal", 7,
+      [](NodeContext &c) { return convertCompare(c, CompareKind::eq); });
+  add("Less", 7,
+      [](NodeContext &c) { return convertCompare(c, CompareKind::lt); });
+  add("LessOrEqual", 12,
+      [](NodeContext &c) { return convertCompare(c, CompareKind::le); });
+  add("Greater", 7,
+      [](NodeContext &c) { return convertCompare(c, CompareKind::gt); });
+  add("GreaterOrEqual", 12,
+      [](NodeContext &c) { return convertCompare(c, CompareKind::ge); });
   add("Where", 9, convertWhere);
   add("Relu", 6, convertUnary<ReluOp>);
   add("Neg", 6, convertUnary<NegOp>);

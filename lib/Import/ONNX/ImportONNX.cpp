@@ -160,13 +160,13 @@ LogicalResult ModelImporter::checkArity(const onnx::NodeProto &node,
   if (node.input_size() < schema->min_input() ||
       node.input_size() > schema->max_input())
     return error() << "has " << node.input_size() << " inputs, the schema "
-                   << "at opset " << opset << " allows "
-                   << schema->min_input() << " to " << schema->max_input();
+                   << "at opset " << opset << " allows " << schema->min_input()
+                   << " to " << schema->max_input();
   if (node.output_size() < schema->min_output() ||
       node.output_size() > schema->max_output())
     return error() << "has " << node.output_size() << " outputs, the schema "
-                   << "at opset " << opset << " allows "
-                   << schema->min_output() << " to " << schema->max_output();
+                   << "at opset " << opset << " allows " << schema->min_output()
+                   << " to " << schema->max_output();
   const auto &formals = schema->inputs();
   for (int i = 0; i < node.input_size(); ++i) {
     size_t formal = std::min<size_t>(i, formals.size() - 1);
@@ -252,9 +252,9 @@ ModelImporter::getInputType(const onnx::ValueInfoProto &info) {
       int64_t given = fixed->second[i];
       if (known && dim.dim_value() != given)
         return emitError(loc)
-               << "--input-shape sets dimension " << i << " of '"
-               << info.name() << "' to " << given
-               << " but the model fixes it to " << dim.dim_value();
+               << "--input-shape sets dimension " << i << " of '" << info.name()
+               << "' to " << given << " but the model fixes it to "
+               << dim.dim_value();
       dims.push_back(given);
       continue;
     }
@@ -287,9 +287,9 @@ ModelImporter::import(std::shared_ptr<onnx::ModelProto> model) {
       return input.name() == entry.getKey();
     });
     if (!found)
-      return (emitError(getFileLoc()) << "--input-shape names '"
-                                      << entry.getKey()
-                                      << "', which is not a graph input",
+      return (emitError(getFileLoc())
+                  << "--input-shape names '" << entry.getKey()
+                  << "', which is not a graph input",
               nullptr);
   }
 
@@ -308,9 +308,9 @@ ModelImporter::import(std::shared_ptr<onnx::ModelProto> model) {
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(getFileLoc());
   builder.setInsertionPointToEnd(module->getBody());
-  auto func = builder.create<func::FuncOp>(
-      getFileLoc(), options.functionName,
-      builder.getFunctionType(inputTypes, {}));
+  auto func =
+      builder.create<func::FuncOp>(getFileLoc(), options.functionName,
+                                   builder.getFunctionType(inputTypes, {}));
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
 
@@ -321,8 +321,8 @@ ModelImporter::import(std::shared_ptr<onnx::ModelProto> model) {
   }
   std::shared_ptr<const void> owner = model;
   for (const onnx::TensorProto &tensor : graph.initializer()) {
-    Location loc = NameLoc::get(builder.getStringAttr(tensor.name()),
-                                getFileLoc());
+    Location loc =
+        NameLoc::get(builder.getStringAttr(tensor.name()), getFileLoc());
     FailureOr<ElementsAttr> attr =
         importTensor(tensor, baseDir, owner, context, loc);
     if (failed(attr))
@@ -354,8 +354,8 @@ ModelImporter::import(std::shared_ptr<onnx::ModelProto> model) {
       return {};
     for (const std::string &input : node.input()) {
       if (!input.empty() && !values.count(input))
-        return (emitError(loc) << "node '" << name << "' ("
-                               << node.op_type() << "): input '" << input
+        return (emitError(loc) << "node '" << name << "' (" << node.op_type()
+                               << "): input '" << input
                                << "' is not produced by any earlier node, "
                                   "initializer or graph input",
                 nullptr);
@@ -376,8 +376,8 @@ ModelImporter::import(std::shared_ptr<onnx::ModelProto> model) {
     results.push_back(value);
   }
   builder.create<func::ReturnOp>(getFileLoc(), results);
-  func.setType(builder.getFunctionType(inputTypes,
-                                       ValueRange(results).getTypes()));
+  func.setType(
+      builder.getFunctionType(inputTypes, ValueRange(results).getTypes()));
   for (auto [index, output] : llvm::enumerate(graph.output()))
     func.setResultAttr(index, "onnx.name",
                        builder.getStringAttr(output.name()));
@@ -419,12 +419,11 @@ mlir::nnaccel::importONNXBuffer(StringRef buffer, StringRef modelPath,
     try {
       status = onnx::OnnxParser::Parse(*model, text.c_str());
     } catch (const std::exception &e) {
-      return (emitError(fileLoc) << "invalid ONNX text: " << e.what(),
-              nullptr);
+      return (emitError(fileLoc) << "invalid ONNX text: " << e.what(), nullptr);
     }
     if (!status.IsOK())
-      return (emitError(fileLoc) << "invalid ONNX text: "
-                                 << status.ErrorMessage(),
+      return (emitError(fileLoc)
+                  << "invalid ONNX text: " << status.ErrorMessage(),
               nullptr);
   } else if (buffer.size() > INT_MAX ||
              !model->ParseFromArray(buffer.data(),

@@ -109,8 +109,7 @@ public:
   }
 
   /// Builds an op, folding it when its operands are constants.
-  template <typename OpTy, typename... Args>
-  Value create(Args &&...args) {
+  template <typename OpTy, typename... Args> Value create(Args &&...args) {
     return builder.createOrFold<OpTy>(loc, std::forward<Args>(args)...);
   }
 

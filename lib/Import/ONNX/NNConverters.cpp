@@ -40,8 +40,8 @@ LogicalResult convertGemm(NodeContext &ctx) {
 }
 
 LogicalResult convertMatMul(NodeContext &ctx) {
-  return setSingle(ctx, ctx.createInferred1<MatMulOp>(
-                            {ctx.getInput(0), ctx.getInput(1)}));
+  return setSingle(
+      ctx, ctx.createInferred1<MatMulOp>({ctx.getInput(0), ctx.getInput(1)}));
 }
 
 /// Window attributes shared by Conv and pooling, with auto_pad resolved.
@@ -54,7 +54,8 @@ FailureOr<Window> getWindow(NodeContext &ctx, ArrayRef<int64_t> spatial,
   size_t rank = spatial.size();
   Window w;
   w.kernel.assign(kernel.begin(), kernel.end());
-  w.strides = ctx.getIntsAttr("strides").value_or(SmallVector<int64_t>(rank, 1));
+  w.strides =
+      ctx.getIntsAttr("strides").value_or(SmallVector<int64_t>(rank, 1));
   w.dilations =
       ctx.getIntsAttr("dilations").value_or(SmallVector<int64_t>(rank, 1));
   w.pads = ctx.getIntsAttr("pads").value_or(SmallVector<int64_t>(2 * rank, 0));
@@ -103,19 +104,17 @@ LogicalResult convertConv(NodeContext &ctx) {
   SmallVector<Value> operands{ctx.getInput(0), ctx.getInput(1)};
   if (ctx.hasInput(2))
     operands.push_back(ctx.getInput(2));
-  return setSingle(ctx,
-                   ctx.createInferred1<ConvOp>(
-                       operands,
-                       {named(ctx, "strides", b.getDenseI64ArrayAttr(w->strides)),
-                        named(ctx, "pads", b.getDenseI64ArrayAttr(w->pads)),
-                        named(ctx, "dilations",
-                              b.getDenseI64ArrayAttr(w->dilations)),
-                        named(ctx, "groups",
-                              b.getI64IntegerAttr(ctx.getIntAttr("group", 1)))}));
+  return setSingle(
+      ctx, ctx.createInferred1<ConvOp>(
+               operands,
+               {named(ctx, "strides", b.getDenseI64ArrayAttr(w->strides)),
+                named(ctx, "pads", b.getDenseI64ArrayAttr(w->pads)),
+                named(ctx, "dilations", b.getDenseI64ArrayAttr(w->dilations)),
+                named(ctx, "groups",
+                      b.getI64IntegerAttr(ctx.getIntAttr("group", 1)))}));
 }
 
-template <typename OpTy>
-LogicalResult convertPool(NodeContext &ctx) {
+template <typename OpTy> LogicalResult convertPool(NodeContext &ctx) {
   if (ctx.hasOutput(1))
     return ctx.emitError() << "the Indices output is not supported";
   RankedTensorType input = ctx.getInputType(0);
@@ -139,8 +138,9 @@ LogicalResult convertPool(NodeContext &ctx) {
   } else {
     if (llvm::any_of(w->dilations, [](int64_t d) { return d != 1; }))
       return ctx.emitError() << "dilated average pooling is not supported";
-    attrs.push_back(named(ctx, "count_include_pad",
-                          b.getBoolAttr(ctx.getIntAttr("count_include_pad", 0))));
+    attrs.push_back(
+        named(ctx, "count_include_pad",
+              b.getBoolAttr(ctx.getIntAttr("count_include_pad", 0))));
   }
   return setSingle(ctx, ctx.createInferred1<OpTy>({ctx.getInput(0)}, attrs));
 }
@@ -189,10 +189,9 @@ LogicalResult convertLayerNorm(NodeContext &ctx) {
   int64_t rawAxis = ctx.getIntAttr("axis", -1);
   float epsilon = ctx.getFloatAttr("epsilon", 1e-5f);
   OpBuilder &b = ctx.getBuilder();
-  auto op = b.create<LayerNormOp>(ctx.getLoc(), input.getType(), input,
-                                  ctx.getInput(1), ctx.getInput(2),
-                                  b.getI64IntegerAttr(rawAxis),
-                                  b.getF32FloatAttr(epsilon));
+  auto op = b.create<LayerNormOp>(
+      ctx.getLoc(), input.getType(), input, ctx.getInput(1), ctx.getInput(2),
+      b.getI64IntegerAttr(rawAxis), b.getF32FloatAttr(epsilon));
   if (failed(op.verify()))
     return failure();
   ctx.setOutput(0, op);
@@ -212,8 +211,8 @@ LogicalResult convertLayerNorm(NodeContext &ctx) {
   SmallVector<NamedAttribute> reduceAttrs{
       named(ctx, "axes", b.getDenseI64ArrayAttr(axes)),
       named(ctx, "keepdims", b.getBoolAttr(true))};
-  FailureOr<Value> mean = ctx.createInferred1<ReduceMeanOp>({input},
-                                                            reduceAttrs);
+  FailureOr<Value> mean =
+      ctx.createInferred1<ReduceMeanOp>({input}, reduceAttrs);
   if (failed(mean))
     return failure();
   Value centered = ctx.create<SubOp>(input.getType(), input, *mean);
@@ -225,13 +224,13 @@ LogicalResult convertLayerNorm(NodeContext &ctx) {
   Type statType = variance->getType();
   auto scalarType = RankedTensorType::get({}, b.getF32Type());
   Value eps = b.create<ConstantOp>(
-      ctx.getLoc(), cast<ElementsAttr>(DenseElementsAttr::get(scalarType,
-                                                              epsilon)));
+      ctx.getLoc(),
+      cast<ElementsAttr>(DenseElementsAttr::get(scalarType, epsilon)));
   Value one = b.create<ConstantOp>(
       ctx.getLoc(),
       cast<ElementsAttr>(DenseElementsAttr::get(scalarType, 1.0f)));
-  Value stddev = ctx.create<SqrtOp>(
-      statType, ctx.create<AddOp>(statType, *variance, eps));
+  Value stddev =
+      ctx.create<SqrtOp>(statType, ctx.create<AddOp>(statType, *variance, eps));
   ctx.setOutput(1, *mean);
   ctx.setOutput(2, ctx.create<DivOp>(statType, one, stddev));
   return success();
@@ -239,8 +238,7 @@ LogicalResult convertLayerNorm(NodeContext &ctx) {
 
 /// Softmax/LogSoftmax. Before opset 13 the input is coerced to 2-D at
 /// `axis` (default 1) and normalised over the flattened trailing part.
-template <typename OpTy>
-LogicalResult convertSoftmax(NodeContext &ctx) {
+template <typename OpTy> LogicalResult convertSoftmax(NodeContext &ctx) {
   Value input = ctx.getInput(0);
   RankedTensorType type = ctx.getInputType(0);
   int64_t rank = type.getRank();
@@ -251,8 +249,8 @@ LogicalResult convertSoftmax(NodeContext &ctx) {
     return failure();
   OpBuilder &b = ctx.getBuilder();
   if (!legacy || *axis == rank - 1) {
-    ctx.setOutput(0, b.create<OpTy>(ctx.getLoc(), input,
-                                    b.getI64IntegerAttr(*axis)));
+    ctx.setOutput(
+        0, b.create<OpTy>(ctx.getLoc(), input, b.getI64IntegerAttr(*axis)));
     return success();
   }
   int64_t outer = 1, inner = 1;
@@ -309,7 +307,10 @@ void mlir::nnaccel::onnx_import::registerNNConverters(ConverterTable &table) {
   add("LayerNormalization", 17, convertLayerNorm);
   add("Softmax", 1, convertSoftmax<SoftmaxOp>);
   add("LogSoftmax", 1, convertSoftmax<LogSoftmaxOp>);
-  add("ReduceSum", 1, [](NodeContext &c) { return convertReduce<ReduceSumOp>(c, 13); });
-  add("ReduceMean", 1, [](NodeContext &c) { return convertReduce<ReduceMeanOp>(c, 18); });
-  add("ReduceMax", 1, [](NodeContext &c) { return convertReduce<ReduceMaxOp>(c, 18); });
+  add("ReduceSum", 1,
+      [](NodeContext &c) { return convertReduce<ReduceSumOp>(c, 13); });
+  add("ReduceMean", 1,
+      [](NodeContext &c) { return convertReduce<ReduceMeanOp>(c, 18); });
+  add("ReduceMax", 1,
+      [](NodeContext &c) { return convertReduce<ReduceMaxOp>(c, 18); });
 }

@@ -13,8 +13,8 @@ using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::onnx_import;
 
 InFlightDiagnostic NodeContext::emitError() {
-  return mlir::emitError(loc) << "node '" << name << "' ("
-                              << node.op_type() << "): ";
+  return mlir::emitError(loc)
+         << "node '" << name << "' (" << node.op_type() << "): ";
 }
 
 Value NodeContext::getInput(int64_t index) const {
@@ -44,13 +44,11 @@ FailureOr<SmallVector<int64_t>> NodeContext::getConstantInts(int64_t index,
   return result;
 }
 
-FailureOr<float> NodeContext::getConstantFloat(int64_t index,
-                                               StringRef what) {
+FailureOr<float> NodeContext::getConstantFloat(int64_t index, StringRef what) {
   DenseFPElementsAttr attr;
   if (!matchPattern(getInput(index), m_Constant(&attr)) ||
       attr.getNumElements() != 1) {
-    emitError() << what << " (input " << index
-                << ") must be a constant scalar";
+    emitError() << what << " (input " << index << ") must be a constant scalar";
     return failure();
   }
   return (*attr.getValues<APFloat>().begin()).convertToFloat();
@@ -145,15 +143,15 @@ Value NodeContext::createI64Constant(ArrayRef<int64_t> data,
       shape ? SmallVector<int64_t>(*shape)
             : SmallVector<int64_t>{static_cast<int64_t>(data.size())};
   auto type = RankedTensorType::get(dims, builder.getI64Type());
-  return builder.create<accel::ConstantOp>(
-      loc, DenseElementsAttr::get(type, data));
+  return builder.create<accel::ConstantOp>(loc,
+                                           DenseElementsAttr::get(type, data));
 }
 
 Value NodeContext::createF32Constant(ArrayRef<float> data,
                                      ArrayRef<int64_t> shape) {
   auto type = RankedTensorType::get(shape, builder.getF32Type());
-  return builder.create<accel::ConstantOp>(
-      loc, DenseElementsAttr::get(type, data));
+  return builder.create<accel::ConstantOp>(loc,
+                                           DenseElementsAttr::get(type, data));
 }
 
 Value NodeContext::reshape(Value value, ArrayRef<int64_t> shape) {

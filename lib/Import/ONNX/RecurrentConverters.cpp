@@ -89,8 +89,7 @@ LogicalResult convertLSTM(NodeContext &ctx) {
                      b.getI64IntegerAttr(ctx.getIntAttr("hidden_size", 0))),
       b.getNamedAttr("direction",
                      RNNDirectionAttr::get(ctx.getContext(), *direction)),
-      b.getNamedAttr("operandSegmentSizes",
-                     b.getDenseI32ArrayAttr(segments))};
+      b.getNamedAttr("operandSegmentSizes", b.getDenseI32ArrayAttr(segments))};
   if (ctx.getAttr("clip"))
     attrs.push_back(
         b.getNamedAttr("clip", b.getF32FloatAttr(ctx.getFloatAttr("clip", 0))));
@@ -117,8 +116,7 @@ LogicalResult convertGRU(NodeContext &ctx) {
                      RNNDirectionAttr::get(ctx.getContext(), *direction)),
       b.getNamedAttr("linear_before_reset",
                      b.getBoolAttr(ctx.getIntAttr("linear_before_reset", 0))),
-      b.getNamedAttr("operandSegmentSizes",
-                     b.getDenseI32ArrayAttr(segments))};
+      b.getNamedAttr("operandSegmentSizes", b.getDenseI32ArrayAttr(segments))};
   if (ctx.getAttr("clip"))
     attrs.push_back(
         b.getNamedAttr("clip", b.getF32FloatAttr(ctx.getFloatAttr("clip", 0))));

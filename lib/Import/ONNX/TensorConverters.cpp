@@ -31,9 +31,9 @@ LogicalResult setSingle(NodeContext &ctx, FailureOr<Value> value) {
 LogicalResult convertConstant(NodeContext &ctx) {
   OpBuilder &b = ctx.getBuilder();
   if (const onnx::AttributeProto *value = ctx.getAttr("value")) {
-    FailureOr<ElementsAttr> attr = importTensor(
-        value->t(), ctx.baseDir, /*protoOwner=*/nullptr, ctx.getContext(),
-        ctx.getLoc());
+    FailureOr<ElementsAttr> attr =
+        importTensor(value->t(), ctx.baseDir, /*protoOwner=*/nullptr,
+                     ctx.getContext(), ctx.getLoc());
     if (failed(attr))
       return failure();
     ctx.setOutput(0, b.create<ConstantOp>(ctx.getLoc(), *attr));
@@ -73,9 +73,9 @@ LogicalResult convertReshape(NodeContext &ctx) {
   for (auto [i, dim] : llvm::enumerate(dims)) {
     if (dim == 0 && !allowZero) {
       if (static_cast<int64_t>(i) >= type.getRank())
-        return ctx.emitError() << "shape entry " << i
-                               << " copies a dimension the input (rank "
-                               << type.getRank() << ") does not have";
+        return ctx.emitError()
+               << "shape entry " << i << " copies a dimension the input (rank "
+               << type.getRank() << ") does not have";
       dim = type.getDimSize(i);
     }
     if (dim == -1) {
@@ -90,9 +90,9 @@ LogicalResult convertReshape(NodeContext &ctx) {
   }
   if (inferAt >= 0) {
     if (known == 0 || type.getNumElements() % known != 0)
-      return ctx.emitError() << "cannot infer the -1 dimension: "
-                             << type.getNumElements()
-                             << " elements do not divide by " << known;
+      return ctx.emitError()
+             << "cannot infer the -1 dimension: " << type.getNumElements()
+             << " elements do not divide by " << known;
     dims[inferAt] = type.getNumElements() / known;
   }
   auto result = type.clone(dims);
@@ -192,10 +192,11 @@ LogicalResult convertTranspose(NodeContext &ctx) {
   else
     for (int64_t i = type.getRank() - 1; i >= 0; --i)
       perm.push_back(i);
-  return setSingle(ctx, ctx.createInferred1<TransposeOp>(
-                            {ctx.getInput(0)},
-                            {named(ctx, "permutation",
-                                   ctx.getBuilder().getDenseI64ArrayAttr(perm))}));
+  return setSingle(ctx,
+                   ctx.createInferred1<TransposeOp>(
+                       {ctx.getInput(0)},
+                       {named(ctx, "permutation",
+                              ctx.getBuilder().getDenseI64ArrayAttr(perm))}));
 }
 
 LogicalResult convertConcat(NodeContext &ctx) {
@@ -278,18 +279,19 @@ LogicalResult convertSlice(NodeContext &ctx) {
     fullSteps[*axis] = step;
   }
   Builder &b = ctx.getBuilder();
-  return setSingle(ctx, ctx.createInferred1<SliceOp>(
-                            {ctx.getInput(0)},
-                            {named(ctx, "starts", b.getDenseI64ArrayAttr(fullStarts)),
-                             named(ctx, "ends", b.getDenseI64ArrayAttr(fullEnds)),
-                             named(ctx, "steps", b.getDenseI64ArrayAttr(fullSteps))}));
+  return setSingle(
+      ctx, ctx.createInferred1<SliceOp>(
+               {ctx.getInput(0)},
+               {named(ctx, "starts", b.getDenseI64ArrayAttr(fullStarts)),
+                named(ctx, "ends", b.getDenseI64ArrayAttr(fullEnds)),
+                named(ctx, "steps", b.getDenseI64ArrayAttr(fullSteps))}));
 }
 
 LogicalResult convertGather(NodeContext &ctx) {
-  return setSingle(
-      ctx, ctx.createInferred1<GatherOp>(
-               {ctx.getInput(0), ctx.getInput(1)},
-               {named(ctx, "axis", ctx.getBuilder().getI64IntegerAttr(
+  return setSingle(ctx, ctx.createInferred1<GatherOp>(
+                            {ctx.getInput(0), ctx.getInput(1)},
+                            {named(ctx, "axis",
+                                   ctx.getBuilder().getI64IntegerAttr(
                                        ctx.getIntAttr("axis", 0)))}));
 }
 
@@ -347,9 +349,10 @@ LogicalResult convertConstantOfShape(NodeContext &ctx) {
         RankedTensorType::get({1}, ctx.getBuilder().getF32Type()), 0.0f);
   }
   auto type = RankedTensorType::get(*shape, value.getElementType());
-  ctx.setOutput(0, ctx.getBuilder().create<ConstantOp>(
-                       ctx.getLoc(), DenseElementsAttr::get(
-                                         type, value.getSplatValue<Attribute>())));
+  ctx.setOutput(
+      0, ctx.getBuilder().create<ConstantOp>(
+             ctx.getLoc(),
+             DenseElementsAttr::get(type, value.getSplatValue<Attribute>())));
   return success();
 }
 

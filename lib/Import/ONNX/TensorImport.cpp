@@ -32,16 +32,26 @@ Type mlir::nnaccel::onnx_import::convertElementType(int32_t onnxType,
                                                     MLIRContext *context) {
   Builder b(context);
   switch (onnxType) {
-  case onnx::TensorProto::FLOAT: return b.getF32Type();
-  case onnx::TensorProto::FLOAT16: return b.getF16Type();
-  case onnx::TensorProto::BFLOAT16: return b.getBF16Type();
-  case onnx::TensorProto::DOUBLE: return b.getF64Type();
-  case onnx::TensorProto::INT8: return b.getIntegerType(8);
-  case onnx::TensorProto::INT16: return b.getIntegerType(16);
-  case onnx::TensorProto::INT32: return b.getI32Type();
-  case onnx::TensorProto::INT64: return b.getI64Type();
-  case onnx::TensorProto::BOOL: return b.getI1Type();
-  default: return {};
+  case onnx::TensorProto::FLOAT:
+    return b.getF32Type();
+  case onnx::TensorProto::FLOAT16:
+    return b.getF16Type();
+  case onnx::TensorProto::BFLOAT16:
+    return b.getBF16Type();
+  case onnx::TensorProto::DOUBLE:
+    return b.getF64Type();
+  case onnx::TensorProto::INT8:
+    return b.getIntegerType(8);
+  case onnx::TensorProto::INT16:
+    return b.getIntegerType(16);
+  case onnx::TensorProto::INT32:
+    return b.getI32Type();
+  case onnx::TensorProto::INT64:
+    return b.getI64Type();
+  case onnx::TensorProto::BOOL:
+    return b.getI1Type();
+  default:
+    return {};
   }
 }
 
@@ -79,14 +89,14 @@ static FailureOr<TensorBytes> readExternal(const onnx::TensorProto &tensor,
       location = entry.value();
     else if (entry.key() == "offset" &&
              StringRef(entry.value()).getAsInteger(10, offset))
-      return emitError(loc) << "tensor '" << tensor.name()
-                            << "': bad external data offset '"
-                            << entry.value() << "'";
+      return emitError(loc)
+             << "tensor '" << tensor.name() << "': bad external data offset '"
+             << entry.value() << "'";
     else if (entry.key() == "length" &&
              StringRef(entry.value()).getAsInteger(10, length))
-      return emitError(loc) << "tensor '" << tensor.name()
-                            << "': bad external data length '"
-                            << entry.value() << "'";
+      return emitError(loc)
+             << "tensor '" << tensor.name() << "': bad external data length '"
+             << entry.value() << "'";
   }
   if (location.empty())
     return emitError(loc) << "tensor '" << tensor.name()
@@ -102,11 +112,11 @@ static FailureOr<TensorBytes> readExternal(const onnx::TensorProto &tensor,
     length = static_cast<int64_t>(fileSize) - offset;
   if (offset < 0 || length != expected ||
       static_cast<uint64_t>(offset + length) > fileSize)
-    return emitError(loc) << "tensor '" << tensor.name()
-                          << "': external data [" << offset << ", "
-                          << offset + length << ") of '" << path
-                          << "' (size " << fileSize << ") does not hold the "
-                          << expected << " bytes the tensor needs";
+    return emitError(loc) << "tensor '" << tensor.name() << "': external data ["
+                          << offset << ", " << offset + length << ") of '"
+                          << path << "' (size " << fileSize
+                          << ") does not hold the " << expected
+                          << " bytes the tensor needs";
   auto buffer = llvm::MemoryBuffer::getFileSlice(path, length, offset,
                                                  /*IsVolatile=*/false);
   if (!buffer)
@@ -119,9 +129,8 @@ static FailureOr<TensorBytes> readExternal(const onnx::TensorProto &tensor,
 
 /// Gathers a tensor's bytes from whichever field holds them.
 static FailureOr<TensorBytes>
-getTensorBytes(const onnx::TensorProto &tensor, Type elementType,
-               int64_t count, StringRef baseDir,
-               const std::shared_ptr<const void> &protoOwner,
+getTensorBytes(const onnx::TensorProto &tensor, Type elementType, int64_t count,
+               StringRef baseDir, const std::shared_ptr<const void> &protoOwner,
                std::vector<char> &scratch, Location loc) {
   int64_t width = getStorageBytes(elementType);
   int64_t expected = count * width;
@@ -142,17 +151,14 @@ getTensorBytes(const onnx::TensorProto &tensor, Type elementType,
   auto copyField = [&](const auto &field, auto convert) -> LogicalResult {
     if (field.size() != count) {
       emitError(loc) << "tensor '" << tensor.name() << "' holds "
-                     << field.size() << " values but its shape needs "
-                     << count;
+                     << field.size() << " values but its shape needs " << count;
       return failure();
     }
     for (int64_t i = 0; i < count; ++i)
       convert(field.Get(i), scratch.data() + i * width);
     return success();
   };
-  auto store = [&](auto value, char *out) {
-    std::memcpy(out, &value, width);
-  };
+  auto store = [&](auto value, char *out) { std::memcpy(out, &value, width); };
   LogicalResult result = failure();
   if (elementType.isF32())
     result = copyField(tensor.float_data(),
@@ -194,8 +200,7 @@ static std::string getResourceKey(StringRef name) {
   return key;
 }
 
-FailureOr<ElementsAttr>
-mlir::nnaccel::onnx_import::importTensor(
+FailureOr<ElementsAttr> mlir::nnaccel::onnx_import::importTensor(
     const onnx::TensorProto &tensor, StringRef baseDir,
     const std::shared_ptr<const void> &protoOwner, MLIRContext *context,
     Location loc) {
@@ -215,9 +220,8 @@ mlir::nnaccel::onnx_import::importTensor(
   int64_t count = type.getNumElements();
 
   std::vector<char> scratch;
-  FailureOr<TensorBytes> bytes =
-      getTensorBytes(tensor, elementType, count, baseDir, protoOwner, scratch,
-                     loc);
+  FailureOr<TensorBytes> bytes = getTensorBytes(
+      tensor, elementType, count, baseDir, protoOwner, scratch, loc);
   if (failed(bytes))
     return failure();
 
@@ -230,8 +234,8 @@ mlir::nnaccel::onnx_import::importTensor(
   if (count <= kMaxInlineElements) {
     bool detectedSplat;
     if (!DenseElementsAttr::isValidRawBuffer(type, bytes->data, detectedSplat))
-      return emitError(loc) << "tensor '" << tensor.name()
-                            << "' has malformed data";
+      return emitError(loc)
+             << "tensor '" << tensor.name() << "' has malformed data";
     return cast<ElementsAttr>(
         DenseElementsAttr::getFromRawBuffer(type, bytes->data));
   }
@@ -249,8 +253,8 @@ mlir::nnaccel::onnx_import::importTensor(
         [owner](void *, size_t, size_t) mutable { owner.reset(); },
         /*dataIsMutable=*/false);
   } else {
-    blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes->data,
-                                                         alignment);
+    blob =
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes->data, alignment);
   }
   return cast<ElementsAttr>(
       DenseResourceElementsAttr::get(type, key, std::move(blob)));
