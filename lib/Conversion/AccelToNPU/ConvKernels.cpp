@@ -47,7 +47,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusedActivation.h"
 #include "KernelRegistry.h"
+#include "KernelUtils.h"
 #include "Kernels.h"
 
 #include "Accel/AccelOps.h"
@@ -69,8 +71,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-constexpr int64_t kF32 = 4;
-constexpr int64_t kDt = static_cast<int64_t>(DType::F32);
 constexpr int64_t kMaxPitch = 0xFFFF; // 16-bit byte pitches of mm/vector ops
 constexpr int64_t kMaxDmaYZ = 4095;   // 12-bit DMA y/z counts
 
@@ -84,16 +84,6 @@ Instruction &withMem(Instruction &inst, const char *name, Space space,
   inst.with(prefix + ".space", static_cast<int64_t>(space));
   inst.with(prefix + ".addr", static_cast<int64_t>(address));
   return inst;
-}
-
-int64_t floatBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
-uint64_t alignUp(uint64_t value, uint64_t align) {
-  return (value + align - 1) / align * align;
 }
 
 /// Smallest count c such that c * bytes is a multiple of `align`.
@@ -169,54 +159,8 @@ std::vector<MemRegion> operandReads(const Block &a, const Block &b, Bcast bcast,
 /// Applies `act` to a rows x cols block in place.
 void emitActivation(ProgramEmitter &emitter, const ActivationSpec &act,
                     const Block &block, int64_t rows, int64_t cols) {
-  MemRegion where = footprint(block, rows, cols);
-  auto unary = [&](Opcode opcode) {
-    Instruction inst(opcode);
-    withMem(inst, "dst", block.space, block.addr);
-    withMem(inst, "a", block.space, block.addr);
-    inst.with("dt", kDt)
-        .with("at", kDt)
-        .with("rows", rows)
-        .with("cols", cols)
-        .with("dpitch", block.pitch)
-        .with("apitch", block.pitch);
-    emitter.emit(inst, {where}, {where});
-  };
-  auto scalar = [&](Opcode opcode, float value) {
-    Instruction inst(opcode);
-    withMem(inst, "dst", block.space, block.addr);
-    withMem(inst, "a", block.space, block.addr);
-    inst.with("dt", kDt)
-        .with("at", kDt)
-        .with("rows", rows)
-        .with("cols", cols)
-        .with("dpitch", block.pitch)
-        .with("apitch", block.pitch)
-        .with("imm", floatBits(value));
-    emitter.emit(inst, {where}, {where});
-  };
-  switch (act.kind) {
-  case ActivationSpec::None:
-    break;
-  case ActivationSpec::Relu:
-    unary(Opcode::VRelu);
-    break;
-  case ActivationSpec::Sigmoid:
-    unary(Opcode::VSigm);
-    break;
-  case ActivationSpec::Tanh:
-    unary(Opcode::VTanh);
-    break;
-  case ActivationSpec::Gelu:
-    unary(Opcode::VGelu);
-    break;
-  case ActivationSpec::Clip:
-    if (act.min)
-      scalar(Opcode::VsMax, *act.min);
-    if (act.max)
-      scalar(Opcode::VsMin, *act.max);
-    break;
-  }
+  emitActivationInPlace(emitter, act, block.space, block.addr, block.pitch,
+                        rows, cols);
 }
 
 /// A DMA load of a z x y x x box (f32) with optional zero padding.
@@ -973,35 +917,6 @@ bool isF32(Type type) {
   return cast<RankedTensorType>(type).getElementType().isF32();
 }
 
-ActivationSpec getActivation(ConvOp op) {
-  ActivationSpec spec;
-  switch (op.getActivation()) {
-  case Activation::none:
-    spec.kind = ActivationSpec::None;
-    break;
-  case Activation::relu:
-    spec.kind = ActivationSpec::Relu;
-    break;
-  case Activation::sigmoid:
-    spec.kind = ActivationSpec::Sigmoid;
-    break;
-  case Activation::tanh:
-    spec.kind = ActivationSpec::Tanh;
-    break;
-  case Activation::gelu:
-    spec.kind = ActivationSpec::Gelu;
-    break;
-  case Activation::clip:
-    spec.kind = ActivationSpec::Clip;
-    if (auto min = op.getActivationMin())
-      spec.min = min->convertToFloat();
-    if (auto max = op.getActivationMax())
-      spec.max = max->convertToFloat();
-    break;
-  }
-  return spec;
-}
-
 enum class ConvKind { Pointwise, Depthwise, Dense };
 
 /// Classifies `op`; fills the spec of its kind (addresses left 0) or the
@@ -1030,7 +945,7 @@ std::optional<ConvKind> classify(ConvOp op, PointwiseSpec &pointwise,
   int64_t n = in[0], c = in[1], h = in[2], w = in[3], f = ws[0];
   int64_t groups = op.getGroups();
   ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads();
-  ActivationSpec act = getActivation(op);
+  ActivationSpec act = getFusedActivation(op);
   if (groups == 1 && ws[2] == 1 && ws[3] == 1) {
     if (llvm::any_of(strides, [](int64_t s) { return s != 1; }) ||
         llvm::any_of(pads, [](int64_t p) { return p != 0; })) {

@@ -40,6 +40,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelRegistry.h"
+#include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
 
@@ -62,8 +63,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-constexpr int64_t kF32 = 4;
-constexpr int64_t kDt = static_cast<int64_t>(DType::F32);
 /// DMA field limits (docs/isa.md §8.2, §8.5): x is 16 bits, y and z 12.
 constexpr int64_t kMaxX = 0xFFFF;
 constexpr int64_t kMaxYZ = 0xFFF;
@@ -339,12 +338,6 @@ int64_t slotBytes(const TargetDesc &target) {
 
 int64_t dramAlign(const TargetDesc &target) {
   return static_cast<int64_t>(target.memory(Space::Dram).align);
-}
-
-Instruction &setMem(Instruction &inst, const std::string &name, Space space,
-                    uint64_t address) {
-  return inst.with(name + ".space", static_cast<int64_t>(space))
-      .with(name + ".addr", static_cast<int64_t>(address));
 }
 
 /// Emits the leaves of `copy`, alternating VRF slots; `slot` carries the

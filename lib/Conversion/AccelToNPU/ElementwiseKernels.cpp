@@ -45,6 +45,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelRegistry.h"
+#include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
 #include "Accel/ConstantUtils.h"
@@ -67,8 +68,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-constexpr int64_t kF32 = 4;
-constexpr int64_t kDt = static_cast<int64_t>(DType::F32);
 constexpr int64_t kMaxX = 0xFFFF;     // DMA x: 16 bits
 constexpr int64_t kMaxYZ = 0xFFF;     // DMA y/z: 12 bits
 constexpr int64_t kMaxPitch = 0xFFFF; // vector pitches: 16-bit byte counts
@@ -112,10 +111,6 @@ struct Layout {
   uint64_t bOffset = 0;      // b chunk offset inside a slot
   int64_t rowsPerChunk = 0;
 };
-
-uint64_t alignUp(uint64_t value, uint64_t align) {
-  return (value + align - 1) / align * align;
-}
 
 bool isBinary(EltwiseSpec::Kind kind) { return kind <= EltwiseSpec::Min; }
 
@@ -162,18 +157,6 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   layout.rowsPerChunk = rows;
   layout.bOffset = alignUp(rows * rowBytes, 4);
   return layout;
-}
-
-Instruction &setMem(Instruction &inst, const std::string &name, Space space,
-                    uint64_t address) {
-  return inst.with(name + ".space", static_cast<int64_t>(space))
-      .with(name + ".addr", static_cast<int64_t>(address));
-}
-
-int64_t floatBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
 }
 
 /// A unary MFU op in place on rows x cols at `vrf`.

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelRegistry.h"
+#include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
 
@@ -51,7 +52,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-constexpr int64_t kF32 = 4;
 constexpr int64_t kMaxDmaRows = 4095; // 12-bit DMA y
 constexpr int64_t kMax16 = 0xFFFF;    // 16-bit counts and pitches
 // Store chunks of this many rows start at 64-byte multiples for any row size
@@ -60,10 +60,6 @@ constexpr int64_t kStoreChunkRows = 4032;
 
 // Scalar registers holding the register-indirect list addresses.
 constexpr int64_t kIdxReg = 1, kLenReg = 2, kWtsReg = 3;
-
-uint64_t alignUp(uint64_t value, uint64_t align) {
-  return (value + align - 1) / align * align;
-}
 
 Instruction &mem(Instruction &inst, const char *name, Space space,
                  uint64_t address, int64_t reg = 0) {

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelUtils.h"
 #include "Kernels.h"
 
 #include <algorithm>
@@ -33,7 +34,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-constexpr int64_t kF32 = 4;
 
 /// On-chip layout of the kernel for a target.
 struct Layout {
@@ -44,10 +44,6 @@ struct Layout {
   uint64_t wSlot[2];    // mrf: weight tiles, N x N
   uint64_t accSlot[2];  // acc: result tiles, mc x N
 };
-
-uint64_t alignUp(uint64_t value, uint64_t align) {
-  return (value + align - 1) / align * align;
-}
 
 std::optional<Layout> computeLayout(const TargetDesc &target, int64_t m,
                                     int64_t k) {
@@ -90,28 +86,50 @@ Instruction memOperand(Instruction inst, const char *name, Space space,
   return inst;
 }
 
-int64_t floatBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
-constexpr int64_t kDt = static_cast<int64_t>(DType::F32);
-
-/// An MFU op on an mc x cols tile in place in ACC.
-Instruction unaryInPlace(Opcode opcode, uint64_t acc, int64_t rows,
-                         int64_t cols) {
-  Instruction inst(opcode);
-  inst = memOperand(inst, "dst", Space::Acc, acc);
-  inst = memOperand(inst, "a", Space::Acc, acc);
-  return inst.with("dt", kDt)
-      .with("at", kDt)
-      .with("rows", rows)
-      .with("cols", cols)
-      .with("dpitch", cols * kF32)
-      .with("apitch", cols * kF32);
-}
 } // namespace
+
+void mlir::nnaccel::npu_lowering::emitActivationInPlace(
+    ProgramEmitter &emitter, const ActivationSpec &act, Space space,
+    uint64_t address, int64_t pitch, int64_t rows, int64_t cols) {
+  MemRegion where{space, address,
+                  address + uint64_t((rows - 1) * pitch + cols * kF32)};
+  auto apply = [&](Opcode opcode, std::optional<float> immediate) {
+    Instruction inst(opcode);
+    setMem(inst, "dst", space, address);
+    setMem(inst, "a", space, address);
+    inst.with("dt", kDt)
+        .with("at", kDt)
+        .with("rows", rows)
+        .with("cols", cols)
+        .with("dpitch", pitch)
+        .with("apitch", pitch);
+    if (immediate)
+      inst.with("imm", floatBits(*immediate));
+    emitter.emit(inst, {where}, {where});
+  };
+  switch (act.kind) {
+  case ActivationSpec::None:
+    break;
+  case ActivationSpec::Relu:
+    apply(Opcode::VRelu, std::nullopt);
+    break;
+  case ActivationSpec::Sigmoid:
+    apply(Opcode::VSigm, std::nullopt);
+    break;
+  case ActivationSpec::Tanh:
+    apply(Opcode::VTanh, std::nullopt);
+    break;
+  case ActivationSpec::Gelu:
+    apply(Opcode::VGelu, std::nullopt);
+    break;
+  case ActivationSpec::Clip:
+    if (act.min)
+      apply(Opcode::VsMax, act.min);
+    if (act.max)
+      apply(Opcode::VsMin, act.max);
+    break;
+  }
+}
 
 bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
     const TargetDesc &target, int64_t m, int64_t k, int64_t n,
@@ -262,45 +280,8 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
         emitter.emit(add, {accTile, biasTile}, {accTile});
       }
 
-      const ActivationSpec &act = spec.activation;
-      auto emitUnary = [&](Opcode opcode) {
-        emitter.emit(unaryInPlace(opcode, acc, mc, nt), {accTile}, {accTile});
-      };
-      auto emitScalar = [&](Opcode opcode, float value) {
-        Instruction inst(opcode);
-        inst = memOperand(inst, "dst", Space::Acc, acc);
-        inst = memOperand(inst, "a", Space::Acc, acc);
-        inst.with("dt", kDt)
-            .with("at", kDt)
-            .with("rows", mc)
-            .with("cols", nt)
-            .with("dpitch", nt * kF32)
-            .with("apitch", nt * kF32)
-            .with("imm", floatBits(value));
-        emitter.emit(inst, {accTile}, {accTile});
-      };
-      switch (act.kind) {
-      case ActivationSpec::None:
-        break;
-      case ActivationSpec::Relu:
-        emitUnary(Opcode::VRelu);
-        break;
-      case ActivationSpec::Sigmoid:
-        emitUnary(Opcode::VSigm);
-        break;
-      case ActivationSpec::Tanh:
-        emitUnary(Opcode::VTanh);
-        break;
-      case ActivationSpec::Gelu:
-        emitUnary(Opcode::VGelu);
-        break;
-      case ActivationSpec::Clip:
-        if (act.min)
-          emitScalar(Opcode::VsMax, *act.min);
-        if (act.max)
-          emitScalar(Opcode::VsMin, *act.max);
-        break;
-      }
+      emitActivationInPlace(emitter, spec.activation, Space::Acc, acc,
+                            nt * kF32, mc, nt);
 
       Instruction store(Opcode::DmaSt);
       store =

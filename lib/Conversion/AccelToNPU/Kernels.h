@@ -27,6 +27,13 @@ struct ActivationSpec {
   std::optional<float> min, max; // clip bounds
 };
 
+/// Applies `act` in place to a rows x cols f32 block at `address` of
+/// `space` whose rows are `pitch` bytes apart (the MFU ops of a fused
+/// activation: v.relu / v.sigm / v.tanh / v.gelu, or vs.max + vs.min).
+void emitActivationInPlace(ProgramEmitter &emitter, const ActivationSpec &act,
+                           ::nnaccel::isa::Space space, uint64_t address,
+                           int64_t pitch, int64_t rows, int64_t cols);
+
 /// Y[m x n] = act(X[m x k] . W^T + bias), W stored as n rows of k (f32).
 struct FullyConnectedSpec {
   int64_t m = 0, k = 0, n = 0;

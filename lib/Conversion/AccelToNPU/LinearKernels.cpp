@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusedActivation.h"
 #include "KernelRegistry.h"
 #include "Kernels.h"
 
@@ -56,35 +57,6 @@ LogicalResult checkFullyConnected(Operation *operation,
   return success();
 }
 
-ActivationSpec getActivation(FullyConnectedOp op) {
-  ActivationSpec spec;
-  switch (op.getActivation()) {
-  case Activation::none:
-    spec.kind = ActivationSpec::None;
-    break;
-  case Activation::relu:
-    spec.kind = ActivationSpec::Relu;
-    break;
-  case Activation::sigmoid:
-    spec.kind = ActivationSpec::Sigmoid;
-    break;
-  case Activation::tanh:
-    spec.kind = ActivationSpec::Tanh;
-    break;
-  case Activation::gelu:
-    spec.kind = ActivationSpec::Gelu;
-    break;
-  case Activation::clip:
-    spec.kind = ActivationSpec::Clip;
-    if (auto min = op.getActivationMin())
-      spec.min = min->convertToFloat();
-    if (auto max = op.getActivationMax())
-      spec.max = max->convertToFloat();
-    break;
-  }
-  return spec;
-}
-
 LogicalResult emitFullyConnectedOp(Operation *operation,
                                    KernelContext &context) {
   auto op = cast<FullyConnectedOp>(operation);
@@ -100,7 +72,7 @@ LogicalResult emitFullyConnectedOp(Operation *operation,
   spec.output = context.addressOf(op.getResult());
   if (Value bias = op.getBias())
     spec.bias = context.addressOf(bias);
-  spec.activation = getActivation(op);
+  spec.activation = getFusedActivation(op);
   emitFullyConnected(context.emitter, context.target, spec);
   return success();
 }

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelRegistry.h"
+#include "KernelUtils.h"
 #include "Kernels.h"
 
 #include "Accel/AccelOps.h"
@@ -32,7 +33,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-constexpr int64_t kF32 = 4;
 
 /// A matmul as a sequence of equally shaped GEMMs.
 struct MatMulPlan {

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelRegistry.h"
+#include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
 
@@ -48,8 +49,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-constexpr int64_t kF32 = 4;
-constexpr int64_t kDt = static_cast<int64_t>(DType::F32);
 /// DMA y and z are 12-bit counts.
 constexpr int64_t kMaxDmaRows = 4095;
 /// Vector and DMA-store row pitches are 16-bit byte counts.

@@ -1,0 +1,48 @@
+//===- KernelUtils.h - small helpers shared by NPU kernels ------*- C++ -*-===//
+//
+// Field helpers and constants every kernel needs when it builds ISA
+// instructions: the f32 element size and type code, float immediates,
+// alignment, memory operands, and fused activations applied in place. Kept
+// here so the kernels share one definition of each.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELUTILS_H
+#define NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELUTILS_H
+
+#include "nnaccel/ISA/Instruction.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace mlir::nnaccel::npu_lowering {
+
+/// Bytes of an f32 element and its ISA type code.
+inline constexpr int64_t kF32 = 4;
+inline constexpr int64_t kDt = static_cast<int64_t>(::nnaccel::isa::DType::F32);
+
+/// IEEE bits of `value` for F32Imm fields.
+inline int64_t floatBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+/// `value` rounded up to a multiple of `align`.
+inline uint64_t alignUp(uint64_t value, uint64_t align) {
+  return (value + align - 1) / align * align;
+}
+
+/// Sets memory operand `name` (its .space and .addr fields).
+inline ::nnaccel::isa::Instruction &setMem(::nnaccel::isa::Instruction &inst,
+                                           const std::string &name,
+                                           ::nnaccel::isa::Space space,
+                                           uint64_t address) {
+  return inst.with(name + ".space", static_cast<int64_t>(space))
+      .with(name + ".addr", static_cast<int64_t>(address));
+}
+
+} // namespace mlir::nnaccel::npu_lowering
+
+#endif // NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELUTILS_H
