@@ -11,60 +11,10 @@
 import ast
 import struct
 import sys
+import os
 
-
-def write_npy(path, dims, values):
-    shape = ", ".join("%d" % d for d in dims) + ("," if len(dims) == 1 else "")
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % shape
-    total = 10 + len(header) + 1
-    header += " " * ((64 - total % 64) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00")
-        f.write(struct.pack("<H", len(header)))
-        f.write(header.encode("latin1"))
-        f.write(struct.pack("<%df" % len(values), *values))
-
-
-def read_npy(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:6] != b"\x93NUMPY":
-        sys.exit("%s: not a .npy file" % path)
-    major = data[6]
-    if major == 1:
-        (hlen,) = struct.unpack_from("<H", data, 8)
-        start = 10
-    else:
-        (hlen,) = struct.unpack_from("<I", data, 8)
-        start = 12
-    header = ast.literal_eval(data[start:start + hlen].decode("latin1"))
-    if header["descr"] != "<f4" or header["fortran_order"]:
-        sys.exit("%s: only little-endian C-order f32 is supported" % path)
-    dims = list(header["shape"])
-    return dims, data[start + hlen:]
-
-
-def varint(value):
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def write_pb(path, dims, raw):
-    # TensorProto: dims = 1 (int64, packed), data_type = 2 (FLOAT = 1),
-    # raw_data = 9.
-    packed = b"".join(varint(d) for d in dims)
-    msg = b"\x0a" + varint(len(packed)) + packed if dims else b""
-    msg += b"\x10\x01"
-    msg += b"\x4a" + varint(len(raw)) + raw
-    with open(path, "wb") as f:
-        f.write(msg)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tensorfiles import read_npy, write_npy, write_pb  # noqa: E402
 
 
 def main(argv):

@@ -17,44 +17,8 @@ import os
 import struct
 import sys
 
-
-def varint(value):
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def write_pb(path, dims, raw):
-    # TensorProto: dims (field 1, varint), data_type (2) = 1 (FLOAT),
-    # raw_data (9, length-delimited).
-    msg = bytearray()
-    for d in dims:
-        msg += b"\x08" + varint(d)
-    msg += b"\x10\x01"
-    msg += b"\x4a" + varint(len(raw)) + raw
-    with open(path, "wb") as f:
-        f.write(bytes(msg))
-
-
-def read_npy(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:6] != b"\x93NUMPY":
-        sys.exit("%s: not a .npy file" % path)
-    if data[6] == 1:
-        (hlen,) = struct.unpack_from("<H", data, 8)
-        start = 10
-    else:
-        (hlen,) = struct.unpack_from("<I", data, 8)
-        start = 12
-    header = ast.literal_eval(data[start:start + hlen].decode("latin1"))
-    if header["descr"] != "<f4" or header["fortran_order"]:
-        sys.exit("%s: only little-endian C-order f32 is supported" % path)
-    return list(header["shape"]), data[start + hlen:]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tensorfiles import read_npy, write_npy, write_pb  # noqa: E402
 
 
 def random_values(count, seed, scale):

@@ -1,0 +1,60 @@
+"""Tensor file helpers shared by the end-to-end tests' input scripts.
+
+Pure Python (no numpy): f32 .npy files (write / read) and ONNX
+TensorProto .pb files with raw f32 data (what nnaccel-run --expect reads).
+"""
+import ast
+import struct
+import sys
+
+
+def write_npy(path, dims, values):
+    shape = "".join("%d, " % d for d in dims).rstrip(" ")
+    if len(dims) > 1:
+        shape = shape.rstrip(",")
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % shape
+    pad = (64 - (10 + len(header) + 1) % 64) % 64
+    header += " " * pad + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
+        f.write(header.encode("latin1"))
+        f.write(struct.pack("<%df" % len(values), *values))
+
+
+def read_npy(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:6] != b"\x93NUMPY":
+        sys.exit("%s: not a .npy file" % path)
+    if data[6] == 1:
+        (hlen,) = struct.unpack_from("<H", data, 8)
+        start = 10
+    else:
+        (hlen,) = struct.unpack_from("<I", data, 8)
+        start = 12
+    header = ast.literal_eval(data[start:start + hlen].decode("latin1"))
+    if header["descr"] != "<f4" or header["fortran_order"]:
+        sys.exit("%s: only little-endian C-order f32 is supported" % path)
+    return list(header["shape"]), data[start + hlen:]
+
+
+def varint(value):
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def write_pb(path, dims, raw):
+    # TensorProto: dims (1, varint each), data_type (2) = 1 (FLOAT),
+    # raw_data (9, length-delimited).
+    msg = bytearray()
+    for d in dims:
+        msg += b"\x08" + varint(d)
+    msg += b"\x10\x01"
+    msg += b"\x4a" + varint(len(raw)) + raw
+    with open(path, "wb") as f:
+        f.write(bytes(msg))
