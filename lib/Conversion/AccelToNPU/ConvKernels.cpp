@@ -78,14 +78,6 @@ constexpr int64_t kMaxDmaYZ = 4095;   // 12-bit DMA y/z counts
 // Instruction helpers
 //===----------------------------------------------------------------------===//
 
-Instruction &withMem(Instruction &inst, const char *name, Space space,
-                     uint64_t address) {
-  std::string prefix(name);
-  inst.with(prefix + ".space", static_cast<int64_t>(space));
-  inst.with(prefix + ".addr", static_cast<int64_t>(address));
-  return inst;
-}
-
 /// Smallest count c such that c * bytes is a multiple of `align`.
 int64_t alignedCount(int64_t bytes, int64_t align) {
   return align / std::gcd(align, bytes);
@@ -123,19 +115,19 @@ void emitBinary(ProgramEmitter &emitter, Opcode opcode,
   Instruction inst(opcode);
   std::vector<MemRegion> reads = std::move(chainedReads), writes;
   if (dst) {
-    withMem(inst, "dst", dst->space, dst->addr).with("dpitch", dst->pitch);
+    setMem(inst, "dst", dst->space, dst->addr).with("dpitch", dst->pitch);
     writes.push_back(footprint(*dst, rows, cols));
   } else {
-    withMem(inst, "dst", Space::Chain, 0).with("dpitch", cols * kF32);
+    setMem(inst, "dst", Space::Chain, 0).with("dpitch", cols * kF32);
     inst.flags |= ::nnaccel::isa::FlagChain;
   }
   if (a) {
-    withMem(inst, "a", a->space, a->addr).with("apitch", a->pitch);
+    setMem(inst, "a", a->space, a->addr).with("apitch", a->pitch);
     reads.push_back(footprint(*a, rows, cols));
   } else {
-    withMem(inst, "a", Space::Chain, 0).with("apitch", cols * kF32);
+    setMem(inst, "a", Space::Chain, 0).with("apitch", cols * kF32);
   }
-  withMem(inst, "b", b.space, b.addr).with("bpitch", b.pitch);
+  setMem(inst, "b", b.space, b.addr).with("bpitch", b.pitch);
   int64_t bRows = bcast == Bcast::Row || bcast == Bcast::Scalar ? 1 : rows;
   int64_t bCols = bcast == Bcast::Col || bcast == Bcast::Scalar ? 1 : cols;
   reads.push_back(footprint(b, bRows, bCols));
@@ -175,8 +167,8 @@ struct DmaLoad {
 void emitLoad(ProgramEmitter &emitter, const DmaLoad &load,
               const MemRegion &srcTensor) {
   Instruction inst(Opcode::DmaLd);
-  withMem(inst, "dst", load.dstSpace, load.dst);
-  withMem(inst, "src", Space::Dram, load.src);
+  setMem(inst, "dst", load.dstSpace, load.dst);
+  setMem(inst, "src", Space::Dram, load.src);
   int64_t dpitch = load.dpitch ? load.dpitch : load.x * kF32;
   inst.with("dt", kDt)
       .with("x", load.x)
@@ -207,8 +199,8 @@ struct DmaStore {
 void emitStore(ProgramEmitter &emitter, const DmaStore &store,
                const MemRegion &dstTensor) {
   Instruction inst(Opcode::DmaSt);
-  withMem(inst, "dst", Space::Dram, store.dst);
-  withMem(inst, "src", store.srcSpace, store.src);
+  setMem(inst, "dst", Space::Dram, store.dst);
+  setMem(inst, "src", store.srcSpace, store.src);
   int64_t spitch = store.spitch ? store.spitch : store.x * kF32;
   inst.with("dt", kDt)
       .with("x", store.x)
@@ -362,9 +354,9 @@ void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
             resident[slot] = tileId;
           }
           Instruction mm(Opcode::Mm);
-          withMem(mm, "dst", Space::Acc, acc.addr);
-          withMem(mm, "a", Space::Vrf, layout.aBase + uint64_t(c0 * kF32));
-          withMem(mm, "w", Space::Mrf, w);
+          setMem(mm, "dst", Space::Acc, acc.addr);
+          setMem(mm, "a", Space::Vrf, layout.aBase + uint64_t(c0 * kF32));
+          setMem(mm, "w", Space::Mrf, w);
           mm.with("dt", kDt)
               .with("at", kDt)
               .with("wt", kDt)
@@ -657,7 +649,7 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
       int64_t planes = spec.bias ? 10 : 9;
       {
         Instruction fill(Opcode::VFill);
-        withMem(fill, "dst", wexp.space, wexp.addr);
+        setMem(fill, "dst", wexp.space, wexp.addr);
         fill.with("dt", kDt)
             .with("rows", planes * cc)
             .with("cols", rowsPerChannel)
@@ -730,8 +722,8 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
         Block to{Space::Acc, compact.addr + uint64_t(p * ho * w * kF32),
                  w * kF32};
         Instruction move(moveOp);
-        withMem(move, "dst", to.space, to.addr);
-        withMem(move, "a", from.space, from.addr);
+        setMem(move, "dst", to.space, to.addr);
+        setMem(move, "a", from.space, from.addr);
         move.with("dt", kDt)
             .with("at", kDt)
             .with("rows", ho)

@@ -173,18 +173,11 @@ Instruction unary(Opcode opcode, uint64_t vrf, int64_t rows, int64_t cols) {
   return inst;
 }
 
+/// A vector-scalar op (vs.*) in place: the unary form plus the immediate.
 Instruction scalarOp(Opcode opcode, uint64_t vrf, int64_t rows, int64_t cols,
                      float imm) {
-  Instruction inst(opcode);
-  setMem(inst, "dst", Space::Vrf, vrf);
-  setMem(inst, "a", Space::Vrf, vrf);
-  inst.with("dt", kDt)
-      .with("at", kDt)
-      .with("rows", rows)
-      .with("cols", cols)
-      .with("dpitch", cols * kF32)
-      .with("apitch", cols * kF32)
-      .with("imm", floatBits(imm));
+  Instruction inst = unary(opcode, vrf, rows, cols);
+  inst.with("imm", floatBits(imm));
   return inst;
 }
 

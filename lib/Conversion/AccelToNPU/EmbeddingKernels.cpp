@@ -61,16 +61,6 @@ constexpr int64_t kStoreChunkRows = 4032;
 // Scalar registers holding the register-indirect list addresses.
 constexpr int64_t kIdxReg = 1, kLenReg = 2, kWtsReg = 3;
 
-Instruction &mem(Instruction &inst, const char *name, Space space,
-                 uint64_t address, int64_t reg = 0) {
-  std::string prefix(name);
-  inst.with(prefix + ".space", static_cast<int64_t>(space));
-  inst.with(prefix + ".addr", static_cast<int64_t>(address));
-  if (reg)
-    inst.with(prefix + ".reg", reg);
-  return inst;
-}
-
 Instruction &indirect(Instruction &inst, const char *name, Space space,
                       int64_t reg) {
   std::string prefix(name);
@@ -104,8 +94,8 @@ void storeRows(ProgramEmitter &emitter, uint64_t acc, uint64_t dram,
     int64_t n = std::min(kStoreChunkRows, rows - row);
     uint64_t src = acc + uint64_t(row * cols * kF32);
     Instruction st(Opcode::DmaSt);
-    mem(st, "dst", Space::Dram, dram + uint64_t(row * cols * kF32));
-    mem(st, "src", Space::Acc, src);
+    setMem(st, "dst", Space::Dram, dram + uint64_t(row * cols * kF32));
+    setMem(st, "src", Space::Acc, src);
     st.with("dt", static_cast<int64_t>(DType::F32))
         .with("x", cols)
         .with("y", n)
@@ -211,7 +201,7 @@ LogicalResult emitEmbeddingBag(Operation *operation, KernelContext &context) {
   bool offsets = false;
   auto fill = [&](uint64_t at, int64_t count, int64_t value) {
     Instruction vfill(Opcode::VFill);
-    mem(vfill, "dst", Space::Acc, at);
+    setMem(vfill, "dst", Space::Acc, at);
     vfill.with("dt", static_cast<int64_t>(DType::I32))
         .with("rows", 1)
         .with("cols", count)
@@ -227,8 +217,8 @@ LogicalResult emitEmbeddingBag(Operation *operation, KernelContext &context) {
     for (int64_t i = 0; i < count; i += kStoreChunkRows) {
       int64_t n = std::min(kStoreChunkRows, count - i);
       Instruction ld(Opcode::DmaLd);
-      mem(ld, "dst", Space::Acc, layout.list + uint64_t(i * 4));
-      mem(ld, "src", Space::Dram, src + uint64_t(i * esz));
+      setMem(ld, "dst", Space::Acc, layout.list + uint64_t(i * 4));
+      setMem(ld, "src", Space::Dram, src + uint64_t(i * esz));
       ld.with("dt", static_cast<int64_t>(DType::I32));
       if (esz == 4)
         ld.with("x", n)
@@ -274,8 +264,8 @@ LogicalResult emitEmbeddingBag(Operation *operation, KernelContext &context) {
   }
 
   Instruction gather(Opcode::EmbGather);
-  mem(gather, "dst", Space::Acc, layout.out);
-  mem(gather, "table", Space::Dram, context.addressOf(op.getTable()));
+  setMem(gather, "dst", Space::Acc, layout.out);
+  setMem(gather, "table", Space::Dram, context.addressOf(op.getTable()));
   indirect(gather, "idx", Space::Dram, kIdxReg);
   indirect(gather, "len", listSpace, kLenReg);
   if (weights)
@@ -467,8 +457,8 @@ void emitConstGather(GatherOp op, ArrayRef<int64_t> indices,
     MemRegion staged{Space::Acc, plan.stage,
                      plan.stage + uint64_t(rows * plan.dataRowBytes())};
     Instruction ld(Opcode::DmaLd);
-    mem(ld, "dst", Space::Acc, plan.stage);
-    mem(ld, "src", Space::Dram, data + uint64_t(row * plan.dataRowBytes()));
+    setMem(ld, "dst", Space::Acc, plan.stage);
+    setMem(ld, "src", Space::Dram, data + uint64_t(row * plan.dataRowBytes()));
     ld.with("dt", dt)
         .with("x", plan.dataRowBytes() / plan.wordBytes)
         .with("y", rows)
@@ -487,10 +477,10 @@ void emitConstGather(GatherOp op, ArrayRef<int64_t> indices,
                    plan.pick + uint64_t(rows * plan.outRowBytes())};
       for (auto [position, index] : llvm::enumerate(indices)) {
         Instruction mov(Opcode::VMov);
-        mem(mov, "dst", Space::Acc,
-            plan.pick + uint64_t(position) * plan.sliceBytes());
-        mem(mov, "a", Space::Acc,
-            plan.stage + uint64_t(index * plan.sliceBytes()));
+        setMem(mov, "dst", Space::Acc,
+               plan.pick + uint64_t(position) * plan.sliceBytes());
+        setMem(mov, "a", Space::Acc,
+               plan.stage + uint64_t(index * plan.sliceBytes()));
         mov.with("dt", dt)
             .with("at", dt)
             .with("rows", rows)
@@ -503,8 +493,8 @@ void emitConstGather(GatherOp op, ArrayRef<int64_t> indices,
       spitch = plan.outRowBytes();
     }
     Instruction st(Opcode::DmaSt);
-    mem(st, "dst", Space::Dram, result + uint64_t(row * plan.outRowBytes()));
-    mem(st, "src", Space::Acc, src);
+    setMem(st, "dst", Space::Dram, result + uint64_t(row * plan.outRowBytes()));
+    setMem(st, "src", Space::Acc, src);
     st.with("dt", dt)
         .with("x", plan.outRowBytes() / plan.wordBytes)
         .with("y", rows)
@@ -527,8 +517,8 @@ void emitRowGather(GatherOp op, KernelContext &context) {
   const uint64_t indices = context.addressOf(op.getIndices());
   loadImmediate(emitter, kIdxReg, indices);
   Instruction gather(Opcode::EmbGather);
-  mem(gather, "dst", Space::Acc, 0);
-  mem(gather, "table", Space::Dram, table);
+  setMem(gather, "dst", Space::Acc, 0);
+  setMem(gather, "table", Space::Dram, table);
   indirect(gather, "idx", Space::Dram, kIdxReg);
   gather.with("dt", static_cast<int64_t>(DType::F32))
       .with("fmt", static_cast<int64_t>(EmbFmt::F32))

@@ -78,14 +78,6 @@ std::optional<Layout> computeLayout(const TargetDesc &target, int64_t m,
   return layout;
 }
 
-Instruction memOperand(Instruction inst, const char *name, Space space,
-                       uint64_t address) {
-  std::string prefix(name);
-  inst.with(prefix + ".space", static_cast<int64_t>(space));
-  inst.with(prefix + ".addr", static_cast<int64_t>(address));
-  return inst;
-}
-
 } // namespace
 
 void mlir::nnaccel::npu_lowering::emitActivationInPlace(
@@ -180,9 +172,9 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
     MemRegion xTile{Space::Vrf, layout.xBase,
                     layout.xBase + uint64_t(mc * spec.k * kF32)};
     Instruction loadX(Opcode::DmaLd);
-    loadX = memOperand(loadX, "dst", Space::Vrf, layout.xBase);
-    loadX = memOperand(loadX, "src", Space::Dram,
-                       spec.input + uint64_t(row * spec.k * kF32));
+    setMem(loadX, "dst", Space::Vrf, layout.xBase);
+    setMem(loadX, "src", Space::Dram,
+           spec.input + uint64_t(row * spec.k * kF32));
     loadX.with("dt", kDt)
         .with("x", spec.k)
         .with("y", mc)
@@ -200,15 +192,14 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
         uint64_t w = layout.wSlot[weightTile % 2];
         MemRegion wTile{Space::Mrf, w, w + uint64_t(nt * kt * kF32)};
         Instruction loadW(Opcode::DmaLd);
-        loadW = memOperand(loadW, "dst", Space::Mrf, w);
+        setMem(loadW, "dst", Space::Mrf, w);
         if (spec.weightKxN) {
           // The kt x nt block at row t*N, column j*N of a k x n weight,
           // transposed: one-element rows (x = 1) walk down a column (sy =
           // one weight row) and each column becomes one plane (sz = one
           // element), i.e. one contiguous MRF row of kt floats.
-          loadW = memOperand(
-              loadW, "src", Space::Dram,
-              spec.weight + uint64_t((t * tile * spec.n + j * tile) * kF32));
+          setMem(loadW, "src", Space::Dram,
+                 spec.weight + uint64_t((t * tile * spec.n + j * tile) * kF32));
           loadW.with("dt", kDt)
               .with("x", 1)
               .with("y", kt)
@@ -218,9 +209,8 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
               .with("dpitch", kF32);
         } else {
           // nt weight rows of kt floats, from row j*N, column t*N.
-          loadW = memOperand(
-              loadW, "src", Space::Dram,
-              spec.weight + uint64_t((j * tile * spec.k + t * tile) * kF32));
+          setMem(loadW, "src", Space::Dram,
+                 spec.weight + uint64_t((j * tile * spec.k + t * tile) * kF32));
           loadW.with("dt", kDt)
               .with("x", kt)
               .with("y", nt)
@@ -231,10 +221,9 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
         emitter.emit(loadW, {wDram}, {wTile});
 
         Instruction mm(Opcode::Mm);
-        mm = memOperand(mm, "dst", Space::Acc, acc);
-        mm = memOperand(mm, "a", Space::Vrf,
-                        layout.xBase + uint64_t(t * tile * kF32));
-        mm = memOperand(mm, "w", Space::Mrf, w);
+        setMem(mm, "dst", Space::Acc, acc);
+        setMem(mm, "a", Space::Vrf, layout.xBase + uint64_t(t * tile * kF32));
+        setMem(mm, "w", Space::Mrf, w);
         mm.with("dt", kDt)
             .with("at", kDt)
             .with("wt", kDt)
@@ -251,9 +240,9 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
         uint64_t bias = layout.biasBase;
         MemRegion biasTile{Space::Vrf, bias, bias + uint64_t(nt * kF32)};
         Instruction loadB(Opcode::DmaLd);
-        loadB = memOperand(loadB, "dst", Space::Vrf, bias);
-        loadB = memOperand(loadB, "src", Space::Dram,
-                           *spec.bias + uint64_t(j * tile * kF32));
+        setMem(loadB, "dst", Space::Vrf, bias);
+        setMem(loadB, "src", Space::Dram,
+               *spec.bias + uint64_t(j * tile * kF32));
         loadB.with("dt", kDt)
             .with("x", nt)
             .with("y", 1)
@@ -265,9 +254,9 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
             {{Space::Dram, *spec.bias, *spec.bias + uint64_t(spec.n * kF32)}},
             {biasTile});
         Instruction add(Opcode::VAdd);
-        add = memOperand(add, "dst", Space::Acc, acc);
-        add = memOperand(add, "a", Space::Acc, acc);
-        add = memOperand(add, "b", Space::Vrf, bias);
+        setMem(add, "dst", Space::Acc, acc);
+        setMem(add, "a", Space::Acc, acc);
+        setMem(add, "b", Space::Vrf, bias);
         add.with("dt", kDt)
             .with("at", kDt)
             .with("bt", kDt)
@@ -284,10 +273,9 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
                             nt * kF32, mc, nt);
 
       Instruction store(Opcode::DmaSt);
-      store =
-          memOperand(store, "dst", Space::Dram,
-                     spec.output + uint64_t((row * spec.n + j * tile) * kF32));
-      store = memOperand(store, "src", Space::Acc, acc);
+      setMem(store, "dst", Space::Dram,
+             spec.output + uint64_t((row * spec.n + j * tile) * kF32));
+      setMem(store, "src", Space::Acc, acc);
       store.with("dt", kDt)
           .with("x", nt)
           .with("y", mc)

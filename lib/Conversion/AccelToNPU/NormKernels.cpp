@@ -182,20 +182,6 @@ std::optional<RowLayout> planRowKernel(const TargetDesc &target,
 // Instruction builders
 //===----------------------------------------------------------------------===//
 
-Instruction withMem(Instruction inst, const char *name, Space space,
-                    uint64_t address) {
-  std::string prefix(name);
-  inst.with(prefix + ".space", static_cast<int64_t>(space));
-  inst.with(prefix + ".addr", static_cast<int64_t>(address));
-  return inst;
-}
-
-int64_t floatBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
 MemRegion region(Space space, uint64_t begin, int64_t bytes) {
   return {space, begin, begin + uint64_t(bytes)};
 }
@@ -214,9 +200,9 @@ struct Block {
 void emitBinary(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
                 const Block &a, const Block &b, Bcast bcast) {
   Instruction inst(opcode);
-  inst = withMem(inst, "dst", dst.space, dst.address);
-  inst = withMem(inst, "a", a.space, a.address);
-  inst = withMem(inst, "b", b.space, b.address);
+  setMem(inst, "dst", dst.space, dst.address);
+  setMem(inst, "a", a.space, a.address);
+  setMem(inst, "b", b.space, b.address);
   inst.with("dt", kDt)
       .with("at", kDt)
       .with("bt", kDt)
@@ -233,8 +219,8 @@ void emitBinary(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
 void emitUnary(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
                const Block &a, std::optional<float> imm = std::nullopt) {
   Instruction inst(opcode);
-  inst = withMem(inst, "dst", dst.space, dst.address);
-  inst = withMem(inst, "a", a.space, a.address);
+  setMem(inst, "dst", dst.space, dst.address);
+  setMem(inst, "a", a.space, a.address);
   inst.with("dt", kDt)
       .with("at", kDt)
       .with("rows", a.rows)
@@ -251,8 +237,8 @@ void emitUnary(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
 void emitReduce(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
                 const Block &a, Axis axis) {
   Instruction inst(opcode);
-  inst = withMem(inst, "dst", dst.space, dst.address);
-  inst = withMem(inst, "a", a.space, a.address);
+  setMem(inst, "dst", dst.space, dst.address);
+  setMem(inst, "a", a.space, a.address);
   inst.with("dt", kDt)
       .with("at", kDt)
       .with("rows", a.rows)
@@ -269,8 +255,8 @@ void emitLoad(ProgramEmitter &emitter, const Block &dst, uint64_t src,
               int64_t planes, int64_t rows, int64_t planePitch,
               MemRegion srcTensor) {
   Instruction inst(Opcode::DmaLd);
-  inst = withMem(inst, "dst", dst.space, dst.address);
-  inst = withMem(inst, "src", Space::Dram, src);
+  setMem(inst, "dst", dst.space, dst.address);
+  setMem(inst, "src", Space::Dram, src);
   inst.with("dt", kDt)
       .with("x", dst.cols)
       .with("y", rows)
@@ -285,8 +271,8 @@ void emitLoad(ProgramEmitter &emitter, const Block &dst, uint64_t src,
 void emitStore(ProgramEmitter &emitter, uint64_t dst, const Block &src,
                MemRegion dstTensor) {
   Instruction inst(Opcode::DmaSt);
-  inst = withMem(inst, "dst", Space::Dram, dst);
-  inst = withMem(inst, "src", src.space, src.address);
+  setMem(inst, "dst", Space::Dram, dst);
+  setMem(inst, "src", src.space, src.address);
   inst.with("dt", kDt)
       .with("x", src.cols)
       .with("y", src.rows)

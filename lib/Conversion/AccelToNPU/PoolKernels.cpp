@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelRegistry.h"
+#include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
 
@@ -45,22 +46,8 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-constexpr int64_t kF32 = 4;
-constexpr int64_t kDt = static_cast<int64_t>(DType::F32);
 constexpr int64_t kMaxPitch = 0xFFFF; // 16-bit vector operand pitches
 constexpr int64_t kMaxDmaY = 4095;    // 12-bit DMA y count
-
-Instruction &withMem(Instruction &inst, const char *name, Space space,
-                     uint64_t address) {
-  std::string prefix(name);
-  inst.with(prefix + ".space", static_cast<int64_t>(space));
-  inst.with(prefix + ".addr", static_cast<int64_t>(address));
-  return inst;
-}
-
-uint64_t alignUp(uint64_t value, uint64_t align) {
-  return (value + align - 1) / align * align;
-}
 
 /// Rows (channels) per chunk: two input slots fit ACC, the means of one
 /// chunk fit the VRF, and chunk bases stay aligned in DRAM. 0 if none.
@@ -135,8 +122,8 @@ LogicalResult emitGlobalAvgPool(Operation *operation, KernelContext &context) {
     MemRegion meanRegion{Space::Vrf, mean, mean + uint64_t(rc * kF32)};
 
     Instruction load(Opcode::DmaLd);
-    withMem(load, "dst", Space::Acc, slot);
-    withMem(load, "src", Space::Dram, input + uint64_t(r0 * plane * kF32));
+    setMem(load, "dst", Space::Acc, slot);
+    setMem(load, "src", Space::Dram, input + uint64_t(r0 * plane * kF32));
     load.with("dt", kDt)
         .with("x", plane)
         .with("y", rc)
@@ -148,8 +135,8 @@ LogicalResult emitGlobalAvgPool(Operation *operation, KernelContext &context) {
     // Not chained into the scale: the next load into this slot waits for
     // the reduction, and only a chain's last member may push that token.
     Instruction sum(Opcode::VRsum);
-    withMem(sum, "dst", Space::Vrf, mean);
-    withMem(sum, "a", Space::Acc, slot);
+    setMem(sum, "dst", Space::Vrf, mean);
+    setMem(sum, "a", Space::Acc, slot);
     sum.with("dt", kDt)
         .with("at", kDt)
         .with("rows", rc)
@@ -161,8 +148,8 @@ LogicalResult emitGlobalAvgPool(Operation *operation, KernelContext &context) {
 
     // The means are contiguous: scale them as one row.
     Instruction mul(Opcode::VsMul);
-    withMem(mul, "dst", Space::Vrf, mean);
-    withMem(mul, "a", Space::Vrf, mean);
+    setMem(mul, "dst", Space::Vrf, mean);
+    setMem(mul, "a", Space::Vrf, mean);
     mul.with("dt", kDt)
         .with("at", kDt)
         .with("rows", 1)
@@ -173,8 +160,8 @@ LogicalResult emitGlobalAvgPool(Operation *operation, KernelContext &context) {
     emitter.emit(mul, {meanRegion}, {meanRegion});
 
     Instruction store(Opcode::DmaSt);
-    withMem(store, "dst", Space::Dram, output + uint64_t(r0 * kF32));
-    withMem(store, "src", Space::Vrf, mean);
+    setMem(store, "dst", Space::Dram, output + uint64_t(r0 * kF32));
+    setMem(store, "src", Space::Vrf, mean);
     store.with("dt", kDt)
         .with("x", rc)
         .with("y", 1)
@@ -345,8 +332,8 @@ void emitVector(ProgramEmitter &emitter, Opcode opcode, const Operand &dst,
                 int64_t cols, Bcast bcast = Bcast::None,
                 std::optional<float> imm = std::nullopt) {
   Instruction inst(opcode);
-  withMem(inst, "dst", dst.space, dst.addr);
-  withMem(inst, "a", a.space, a.addr);
+  setMem(inst, "dst", dst.space, dst.addr);
+  setMem(inst, "a", a.space, a.addr);
   inst.with("dt", kDt)
       .with("at", kDt)
       .with("rows", rows)
@@ -355,7 +342,7 @@ void emitVector(ProgramEmitter &emitter, Opcode opcode, const Operand &dst,
       .with("apitch", a.pitch);
   std::vector<MemRegion> reads{span(a, rows, cols)};
   if (b) {
-    withMem(inst, "b", b->space, b->addr);
+    setMem(inst, "b", b->space, b->addr);
     inst.with("bt", kDt)
         .with("bpitch", b->pitch)
         .with("bcast", static_cast<int64_t>(bcast));
@@ -370,7 +357,7 @@ void emitVector(ProgramEmitter &emitter, Opcode opcode, const Operand &dst,
 void emitFill(ProgramEmitter &emitter, const Operand &dst, int64_t rows,
               int64_t cols, float value) {
   Instruction fill(Opcode::VFill);
-  withMem(fill, "dst", dst.space, dst.addr);
+  setMem(fill, "dst", dst.space, dst.addr);
   fill.with("dt", kDt)
       .with("rows", rows)
       .with("cols", cols)
@@ -455,8 +442,8 @@ LogicalResult emitWindowPool(Operation *operation, KernelContext &context) {
     Operand compact{Space::Acc, base + slotIn + slotOut, spec.pitch()};
 
     Instruction load(Opcode::DmaLd);
-    withMem(load, "dst", Space::Acc, in.addr);
-    withMem(load, "src", Space::Dram, input + uint64_t(p0 * h * w * kF32));
+    setMem(load, "dst", Space::Acc, in.addr);
+    setMem(load, "src", Space::Dram, input + uint64_t(p0 * h * w * kF32));
     load.with("dt", kDt)
         .with("x", w)
         .with("y", h)
@@ -498,8 +485,8 @@ LogicalResult emitWindowPool(Operation *operation, KernelContext &context) {
     }
     // Every stride-th column; output rows are contiguous in DRAM.
     Instruction store(Opcode::DmaSt);
-    withMem(store, "dst", Space::Dram, output + uint64_t(p0 * ho * wo * kF32));
-    withMem(store, "src", Space::Acc, compact.addr);
+    setMem(store, "dst", Space::Dram, output + uint64_t(p0 * ho * wo * kF32));
+    setMem(store, "src", Space::Acc, compact.addr);
     if (s == 1)
       store.with("x", wo)
           .with("y", ho)

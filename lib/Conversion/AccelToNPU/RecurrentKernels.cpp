@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelRegistry.h"
+#include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
 
@@ -48,28 +49,8 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-constexpr int64_t kF32 = 4;
-constexpr int64_t kDt = static_cast<int64_t>(DType::F32);
 constexpr int64_t kMaxDmaRows = 4095; // 12-bit DMA y
 constexpr int64_t kMax16 = 0xFFFF;    // 16-bit element counts and pitches
-
-uint64_t alignUp(uint64_t value, uint64_t align) {
-  return (value + align - 1) / align * align;
-}
-
-Instruction &mem(Instruction &inst, const char *name, Space space,
-                 uint64_t address) {
-  std::string prefix(name);
-  inst.with(prefix + ".space", static_cast<int64_t>(space));
-  inst.with(prefix + ".addr", static_cast<int64_t>(address));
-  return inst;
-}
-
-int64_t floatBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
 
 struct LstmShape {
   int64_t seq, batch, input, hidden, dirs;
@@ -257,9 +238,9 @@ private:
     int64_t kt = std::min(l.tile, k - t * l.tile);
     MemRegion tile{Space::Mrf, dst, dst + uint64_t(nt * kt * kF32)};
     Instruction ld(Opcode::DmaLd);
-    mem(ld, "dst", Space::Mrf, dst);
-    mem(ld, "src", Space::Dram,
-        base + uint64_t((j * l.tile * k + t * l.tile) * kF32));
+    setMem(ld, "dst", Space::Mrf, dst);
+    setMem(ld, "src", Space::Dram,
+           base + uint64_t((j * l.tile * k + t * l.tile) * kF32));
     ld.with("dt", kDt)
         .with("x", kt)
         .with("y", nt)
@@ -284,9 +265,9 @@ private:
           MemRegion aRegion, int64_t apitch, MemRegion wTile, MemRegion wRead,
           int64_t rows, int64_t k, int64_t n, bool accumulate) {
     Instruction inst(Opcode::Mm);
-    mem(inst, "dst", Space::Acc, dst);
-    mem(inst, "a", aSpace, a);
-    mem(inst, "w", Space::Mrf, wTile.begin);
+    setMem(inst, "dst", Space::Acc, dst);
+    setMem(inst, "a", aSpace, a);
+    setMem(inst, "w", Space::Mrf, wTile.begin);
     inst.with("dt", kDt)
         .with("at", kDt)
         .with("wt", kDt)
@@ -304,9 +285,9 @@ private:
               int64_t apitch, uint64_t b, int64_t bpitch, int64_t cols,
               Bcast bcast = Bcast::None) {
     Instruction inst(opcode);
-    mem(inst, "dst", Space::Acc, dst);
-    mem(inst, "a", Space::Acc, a);
-    mem(inst, "b", Space::Acc, b);
+    setMem(inst, "dst", Space::Acc, dst);
+    setMem(inst, "a", Space::Acc, a);
+    setMem(inst, "b", Space::Acc, b);
     inst.with("dt", kDt)
         .with("at", kDt)
         .with("bt", kDt)
@@ -328,8 +309,8 @@ private:
   void unary(Opcode opcode, uint64_t dst, int64_t dpitch, uint64_t a,
              int64_t apitch, int64_t cols, std::optional<float> imm = {}) {
     Instruction inst(opcode);
-    mem(inst, "dst", Space::Acc, dst);
-    mem(inst, "a", Space::Acc, a);
+    setMem(inst, "dst", Space::Acc, dst);
+    setMem(inst, "a", Space::Acc, a);
     inst.with("dt", kDt)
         .with("at", kDt)
         .with("rows", s.batch)
@@ -346,7 +327,7 @@ private:
   void initState(Value value, int64_t d, uint64_t dst) {
     if (!value) {
       Instruction fill(Opcode::VFill);
-      mem(fill, "dst", Space::Acc, dst);
+      setMem(fill, "dst", Space::Acc, dst);
       fill.with("dt", kDt)
           .with("rows", s.batch)
           .with("cols", s.hidden)
@@ -355,9 +336,9 @@ private:
       return;
     }
     Instruction ld(Opcode::DmaLd);
-    mem(ld, "dst", Space::Acc, dst);
-    mem(ld, "src", Space::Dram,
-        context.addressOf(value) + uint64_t(d) * stateBytes());
+    setMem(ld, "dst", Space::Acc, dst);
+    setMem(ld, "src", Space::Dram,
+           context.addressOf(value) + uint64_t(d) * stateBytes());
     ld.with("dt", kDt)
         .with("x", s.hidden)
         .with("y", s.batch)
@@ -369,8 +350,8 @@ private:
 
   void store(Value value, uint64_t offset, uint64_t src) {
     Instruction st(Opcode::DmaSt);
-    mem(st, "dst", Space::Dram, context.addressOf(value) + offset);
-    mem(st, "src", Space::Acc, src);
+    setMem(st, "dst", Space::Dram, context.addressOf(value) + offset);
+    setMem(st, "src", Space::Acc, src);
     st.with("dt", kDt)
         .with("x", s.hidden)
         .with("y", s.batch)
@@ -390,9 +371,9 @@ private:
 
     if (Value b = op.getB()) {
       Instruction ld(Opcode::DmaLd);
-      mem(ld, "dst", Space::Acc, l.bias);
-      mem(ld, "src", Space::Dram,
-          context.addressOf(b) + uint64_t(d * 8 * s.hidden * kF32));
+      setMem(ld, "dst", Space::Acc, l.bias);
+      setMem(ld, "src", Space::Dram,
+             context.addressOf(b) + uint64_t(d * 8 * s.hidden * kF32));
       ld.with("dt", kDt)
           .with("x", 8 * s.hidden)
           .with("y", 1)
@@ -418,10 +399,10 @@ private:
       MemRegion xVrf{Space::Vrf, l.xBase,
                      l.xBase + uint64_t(rows * s.input * kF32)};
       Instruction ldx(Opcode::DmaLd);
-      mem(ldx, "dst", Space::Vrf, l.xBase);
-      mem(ldx, "src", Space::Dram,
-          context.addressOf(op.getX()) +
-              uint64_t(tLo * s.batch * s.input * kF32));
+      setMem(ldx, "dst", Space::Vrf, l.xBase);
+      setMem(ldx, "src", Space::Dram,
+             context.addressOf(op.getX()) +
+                 uint64_t(tLo * s.batch * s.input * kF32));
       ldx.with("dt", kDt)
           .with("x", s.input)
           .with("y", rows)
