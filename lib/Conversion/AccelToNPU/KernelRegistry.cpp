@@ -6,6 +6,8 @@
 
 #include "KernelRegistry.h"
 
+#include "mlir/IR/BuiltinTypes.h"
+
 using namespace mlir;
 using namespace mlir::nnaccel::npu_lowering;
 
@@ -25,4 +27,27 @@ const KernelEntry *mlir::nnaccel::npu_lowering::lookupKernel(Operation *op) {
   }();
   auto it = table.find(op->getName().getStringRef());
   return it == table.end() ? nullptr : &it->second;
+}
+
+std::optional<ElementFormat>
+mlir::nnaccel::npu_lowering::getElementFormat(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    type = shaped.getElementType();
+  if (type.isF32())
+    return kF32Format;
+  if (type.isF16())
+    return kF16Format;
+  if (type.isBF16())
+    return kBF16Format;
+  return std::nullopt;
+}
+
+bool mlir::nnaccel::npu_lowering::allCardFloat(TypeRange types,
+                                               llvm::StringRef what,
+                                               std::string &reason) {
+  if (llvm::all_of(
+          types, [](Type type) { return getElementFormat(type).has_value(); }))
+    return true;
+  reason = (what + " runs on the card in f32, f16 or bf16 only").str();
+  return false;
 }

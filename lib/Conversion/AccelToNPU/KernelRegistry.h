@@ -13,6 +13,7 @@
 #ifndef NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELREGISTRY_H
 #define NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELREGISTRY_H
 
+#include "KernelUtils.h"
 #include "ProgramEmitter.h"
 
 #include "nnaccel/ISA/Target.h"
@@ -45,6 +46,14 @@ struct KernelEntry {
 };
 
 using KernelTable = llvm::StringMap<KernelEntry>;
+
+/// The storage format of a float element type the card computes in (f32,
+/// f16, bf16), or nullopt. Takes a tensor type or an element type.
+std::optional<ElementFormat> getElementFormat(Type type);
+
+/// True when every type in `types` has a card float format; else sets
+/// `reason` ("<what> runs on the card in f32, f16 or bf16 only").
+bool allCardFloat(TypeRange types, llvm::StringRef what, std::string &reason);
 
 /// The kernel of `op`'s name, or null.
 const KernelEntry *lookupKernel(Operation *op);

@@ -22,6 +22,25 @@ namespace mlir::nnaccel::npu_lowering {
 inline constexpr int64_t kF32 = 4;
 inline constexpr int64_t kDt = static_cast<int64_t>(::nnaccel::isa::DType::F32);
 
+/// Storage of one element type the kernels handle: bytes per element and
+/// the ISA dtype code. Kernels size buffers and fill `dt`/`at`/`bt` fields
+/// from this instead of assuming f32, so one kernel serves f32, f16 and
+/// bf16 (and later the quantised types).
+struct ElementFormat {
+  int64_t bytes = 4;
+  int64_t dt = kDt;
+  bool operator==(const ElementFormat &other) const {
+    return bytes == other.bytes && dt == other.dt;
+  }
+};
+
+inline constexpr ElementFormat kF32Format{
+    kF32, static_cast<int64_t>(::nnaccel::isa::DType::F32)};
+inline constexpr ElementFormat kF16Format{
+    2, static_cast<int64_t>(::nnaccel::isa::DType::F16)};
+inline constexpr ElementFormat kBF16Format{
+    2, static_cast<int64_t>(::nnaccel::isa::DType::BF16)};
+
 /// IEEE bits of `value` for F32Imm fields.
 inline int64_t floatBits(float value) {
   uint32_t bits;
