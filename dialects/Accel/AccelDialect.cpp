@@ -60,11 +60,19 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attr.getName() == getDramAddressAttrName()) {
-    auto address = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!address || address.getInt() < 0)
-      return op->emitOpError() << "'" << getDramAddressAttrName()
-                               << "' must be a non-negative integer";
-    return success();
+    // One address for a single-result op, one per result otherwise.
+    if (auto address = dyn_cast<IntegerAttr>(attr.getValue());
+        address && address.getInt() >= 0 && op->getNumResults() <= 1)
+      return success();
+    if (auto addresses = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+        addresses && addresses.size() == int64_t(op->getNumResults()) &&
+        llvm::all_of(addresses.asArrayRef(),
+                     [](int64_t address) { return address >= 0; }))
+      return success();
+    return op->emitOpError()
+           << "'" << getDramAddressAttrName()
+           << "' must be a non-negative integer (one result) or an array of "
+              "one non-negative integer per result";
   }
   if (attr.getName() == getHostReasonAttrName()) {
     if (!isa<StringAttr>(attr.getValue()))

@@ -149,6 +149,15 @@ void ProgramOp::build(OpBuilder &builder, OperationState &state, StringRef name,
   body->push_back(new Block());
 }
 
+LogicalResult DramTensorOp::verify() {
+  if (getAddressAttr().getInt() < 0)
+    return emitOpError("address ")
+           << getAddressAttr().getInt() << " is negative";
+  if (!getType().hasStaticShape())
+    return emitOpError("needs a statically shaped tensor, got ") << getType();
+  return success();
+}
+
 LogicalResult ProgramOp::verify() {
   // The binary header stores card and core as 16-bit fields.
   if (getCardAttr().getInt() < 0 || getCardAttr().getInt() > UINT16_MAX)

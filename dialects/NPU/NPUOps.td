@@ -14,6 +14,7 @@ include "NPUAttrs.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def NPU_ProgramOp : NPU_Op<"program", [
     IsolatedFromAbove, Symbol, SingleBlock, NoTerminator,
@@ -68,6 +69,27 @@ def NPU_ProgramOp : NPU_Op<"program", [
     /// The instructions, in program order.
     ::mlir::Block &getBodyBlock() { return getBody().front(); }
   }];
+}
+
+def NPU_DramTensorOp : NPU_Op<"dram_tensor", [Pure]> {
+  let summary = "a tensor that a card's programs leave in its DRAM";
+  let description = [{
+    The result of a lowered op inside an `accel.card_partition`: the value
+    is no longer computed by IR but by the partition's `npu.program`s, which
+    write it, densely packed in row-major order, at byte `address` of the
+    card's DRAM. `accel-lower-to-npu` replaces every op it lowers with these,
+    so a lowered partition body is its memory contract: inputs (block
+    arguments, at `input_addresses`), weights (constants with
+    `accel.dram_address`) and the tensors the programs produce.
+
+    ```mlir
+    %y = npu.dram_tensor at 4096 : tensor<1x32xf32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$address);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "`at` $address attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 include "NPUInstructionOps.td"

@@ -10,6 +10,7 @@
 
 #include "nnaccel/Conversion/Passes.h"
 #include "nnaccel/Import/ONNX/ImportONNX.h"
+#include "nnaccel/Pipelines/Pipelines.h"
 #include "nnaccel/Target/PackageWriter.h"
 #include "nnaccel/Transforms/Passes.h"
 
@@ -138,21 +139,24 @@ std::string getPrecisions(Block &body) {
   return text;
 }
 
-/// Collects the report of a compiled function and prints / writes it.
-LogicalResult emitReport(ModuleOp module, func::FuncOp func,
-                         const ::nnaccel::isa::TargetDesc &target) {
+/// What a partition holds, taken before lowering replaces its ops.
+struct PartitionSummary {
+  Operation *partition;
   std::vector<PlacedOp> ops;
-  llvm::json::Array partitions;
-  int index = 0;
-  uint64_t totalCycles = 0;
+  std::map<std::string, int> kinds;
+  std::string precision;
+};
+
+/// Summarises every partition of `func` after placement and outlining.
+std::vector<PartitionSummary> summarizePartitions(func::FuncOp func) {
+  std::vector<PartitionSummary> summaries;
   for (Operation &op : func.getBody().front()) {
     auto host = dyn_cast<accel::HostPartitionOp>(op);
     auto card = dyn_cast<accel::CardPartitionOp>(op);
     if (!host && !card)
       continue;
     Block &body = host ? host.getBody().front() : card.getBody().front();
-    std::map<std::string, int> kinds;
-    llvm::json::Array opList;
+    PartitionSummary summary{&op, {}, {}, getPrecisions(body)};
     for (Operation &inner : body.without_terminator()) {
       if (isa<accel::ConstantOp>(inner))
         continue;
@@ -161,22 +165,44 @@ LogicalResult emitReport(ModuleOp module, func::FuncOp func,
               accel::AccelDialect::getHostReasonAttrName()))
         reason = r.str();
       PlacedOp placed{getOpName(&inner), inner.getName().getStringRef().str(),
-                      reason, host ? -1 : int64_t(card.getCard()), index};
-      ++kinds[placed.kind];
+                      reason, host ? -1 : int64_t(card.getCard()),
+                      int(summaries.size())};
+      ++summary.kinds[placed.kind];
+      summary.ops.push_back(std::move(placed));
+    }
+    summaries.push_back(std::move(summary));
+  }
+  return summaries;
+}
+
+/// Prints / writes the report: the partitions summarised before lowering
+/// with what their lowered programs cost.
+LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
+                         const ::nnaccel::isa::TargetDesc &target) {
+  std::vector<PlacedOp> ops;
+  llvm::json::Array partitions;
+  int index = 0;
+  uint64_t totalCycles = 0;
+  for (const PartitionSummary &summary : summaries) {
+    auto host = dyn_cast<accel::HostPartitionOp>(summary.partition);
+    auto card = dyn_cast<accel::CardPartitionOp>(summary.partition);
+    const std::map<std::string, int> &kinds = summary.kinds;
+    llvm::json::Array opList;
+    for (const PlacedOp &placed : summary.ops) {
       llvm::json::Object entry{
           {"name", placed.name}, {"op", placed.kind}, {"card", placed.card}};
       if (host)
-        entry["reason"] = reason;
+        entry["reason"] = placed.reason;
       else
         entry["core"] = 0;
       opList.push_back(std::move(entry));
-      ops.push_back(std::move(placed));
+      ops.push_back(placed);
     }
     llvm::json::Object part{{"index", index},
                             {"kind", host ? "host" : "card"},
                             {"ops", std::move(opList)}};
     uint64_t instructions = 0, cycles = 0, dramBytes = 0;
-    std::string precision = getPrecisions(body);
+    const std::string &precision = summary.precision;
     part["precision"] = precision;
     if (card) {
       part["card"] = card.getCard();
@@ -300,25 +326,27 @@ int main(int argc, char **argv) {
     return 1;
 
   progress.stage("placing, partitioning and lowering");
-  PassManager pm(&context);
-  AccelAssignPlacementOptions placement;
-  placement.target = targetSpec;
-  placement.forceHost = forceHost;
-  pm.addNestedPass<func::FuncOp>(createAccelAssignPlacement(placement));
-  pm.addNestedPass<func::FuncOp>(createAccelOutlinePartitions());
-  AccelLowerToNPUOptions lowering;
-  lowering.target = targetSpec;
-  pm.addPass(createAccelLowerToNPU(lowering));
-  if (failed(pm.run(*module)))
+  LowerPipelineOptions pipeline;
+  pipeline.target = targetSpec.getValue();
+  pipeline.forceHost = ArrayRef<std::string>(forceHost);
+  PassManager partitionPM(&context);
+  buildPartitionPipeline(partitionPM, pipeline);
+  if (failed(partitionPM.run(*module)))
     return 1;
   auto func = module->lookupSymbol<func::FuncOp>("main");
   if (!func) {
     llvm::errs() << "error: the imported module has no @main\n";
     return 1;
   }
+  // The report needs each partition's ops, which lowering replaces.
+  std::vector<PartitionSummary> summaries = summarizePartitions(func);
+  PassManager codegenPM(&context);
+  buildCardCodegenPipeline(codegenPM, pipeline);
+  if (failed(codegenPM.run(*module)))
+    return 1;
   if ((report || !reportJson.empty()) &&
-      failed(
-          emitReport(*module, func, *npu::loadTarget(targetSpec, targetError))))
+      failed(emitReport(*module, summaries,
+                        *npu::loadTarget(targetSpec, targetError))))
     return 1;
 
   std::string error;

@@ -12,6 +12,7 @@
 #include "NPU/NPUDialect.h"
 #include "NPU/NPUTarget.h"
 #include "nnaccel/Conversion/Passes.h"
+#include "nnaccel/Pipelines/Pipelines.h"
 #include "nnaccel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,6 +27,7 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::nnaccel::registerNNAccelTransformsPasses();
   mlir::nnaccel::registerNNAccelConversionPasses();
+  mlir::nnaccel::registerNNAccelPipelines();
   mlir::nnaccel::npu::registerNPUTargetCLOptions();
 
   mlir::DialectRegistry registry;

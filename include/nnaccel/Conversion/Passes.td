@@ -9,21 +9,49 @@
 
 include "mlir/Pass/PassBase.td"
 
+def AccelPlanCardMemory : Pass<"accel-plan-card-memory", "ModuleOp"> {
+  let summary = "Plan where every tensor of a card partition lives in DRAM";
+  let description = [{
+    For every `accel.card_partition`: first lays weights out for the matrix
+    unit (a constant K x N `fully_connected` weight is replaced by its
+    N x K transpose, computed at compile time), then assigns each tensor a
+    DRAM address with first-fit allocation in program order. Inputs,
+    weights and results live for the whole program; every other value is
+    freed after its last reader, so later values reuse its space.
+
+    The plan is recorded in the IR: `input_addresses` / `output_addresses`
+    and `accel.dram_bytes` (the peak) on the partition, `accel.dram_address`
+    on every constant and every op of the body (an array for ops with
+    several results). A tensor that does not fit the target's DRAM is an
+    error at the op that produces it.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"default\"",
+           "Target description: a name in targets/ or a JSON path">
+  ];
+  let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect"];
+  let statistics = [
+    Statistic<"dramBytes", "dram-bytes", "Card DRAM bytes planned">
+  ];
+}
+
 def AccelLowerToNPU : Pass<"accel-lower-to-npu", "ModuleOp"> {
   let summary = "Lower card partitions to per-core npu programs";
   let description = [{
-    For every `accel.card_partition`: plans the card's DRAM (inputs,
-    weights, results and intermediates; intermediates reuse space after
-    their last use), generates each op's kernel for the target (tiling to
-    the native dimension, double-buffered on-chip memories, dependency
-    tokens between the ld/ex/st queues) into one `npu.program` per core,
-    added at module level and listed in the partition's `programs`. Input and output
-    addresses are recorded on the partition, weight addresses as
-    `accel.dram_address` on the constants. Weights that the matrix unit needs
-    transposed are transposed at compile time.
+    A dialect conversion of every `accel.card_partition` body: each op is
+    lowered by its kernel for the target (tiling to the native dimension,
+    double-buffered on-chip memories, dependency tokens between the
+    ld/ex/st queues) into one `npu.program` per core, added at module level
+    and listed in the partition's `programs`, and is replaced by
+    `npu.dram_tensor`s that name where the program leaves its results. The
+    lowered body is thus the partition's memory contract: block arguments,
+    constants with `accel.dram_address`, and the tensors it yields.
 
-    Every op in a card partition must be lowerable (accel-assign-placement
-    guarantees it); anything else is an error naming the op.
+    Addresses come from the memory plan of `accel-plan-card-memory`; a
+    partition without one is planned first. Every op in a card partition
+    must be lowerable (accel-assign-placement guarantees it); anything else
+    is an error naming the op and the reason. Partitions that already list
+    programs are left alone.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"default\"",
@@ -33,7 +61,7 @@ def AccelLowerToNPU : Pass<"accel-lower-to-npu", "ModuleOp"> {
                            "::mlir::nnaccel::npu::NPUDialect"];
   let statistics = [
     Statistic<"numInstructions", "instructions", "NPU instructions emitted">,
-    Statistic<"dramBytes", "dram-bytes", "Card DRAM bytes planned">
+    Statistic<"dramBytes", "dram-bytes", "Card DRAM bytes of the partitions">
   ];
 }
 

@@ -46,7 +46,7 @@ func.func @fc(%x: tensor<2x128xf32>) -> tensor<2x96xf32> {
 // layer's input load waits for the first layer's store (relayed via ex).
 // CHECK-LABEL: func.func @chain
 // CHECK: accel.constant {accel.dram_address = {{[0-9]+}} : i64} dense<{{.*}}> : tensor<4x8xf32>
-// CHECK: accel.fully_connected {{.*}}transpose_weight = true
+// CHECK: npu.dram_tensor at {{[0-9]+}} : tensor<1x4xf32>
 // CHECK: npu.dma.st
 // CHECK: npu.sync ex{{.*}}pop_next
 // CHECK: npu.dma.ld vrf[0x0]{{.*}}pop_next

@@ -11,7 +11,7 @@
 // CHECK: accel.card_partition
 // CHECK-SAME: input_addresses = array<i64: 0, 8192>
 // CHECK-SAME: output_addresses = array<i64: 16384>
-// CHECK: accel.matmul {{.*}}accel.placement = #accel.placement<card = 0>
+// CHECK: npu.dram_tensor at 16384 : tensor<4x16x16xf32>
 // CHECK: npu.program @attn_p0_card0_core0
 // CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 32 y = 16 z = 1 sy = 128 dpitch = 128
 // CHECK-NEXT: npu.dma.ld mrf[0x0], dram[0x2000], f32 x = 1 y = 32 z = 16 sy = 64 sz = 4 dpitch = 4 push_next

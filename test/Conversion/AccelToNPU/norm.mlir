@@ -7,7 +7,7 @@
 // float), read back as col-broadcast operands; 1/sum is one vector op over
 // the 64 sums.
 // CHECK-LABEL: func.func @softmax
-// CHECK: accel.softmax {{.*}}accel.placement = #accel.placement<card = 0>
+// CHECK: npu.dram_tensor at {{[0-9]+}} : tensor<
 // CHECK: npu.program @softmax_p0_card0_core0
 // CHECK-NEXT: npu.dma.ld acc[0x0], dram[0x0], f32 x = 16 y = 64 z = 1 sy = 64 dpitch = 64 push_next
 // CHECK-NEXT: npu.v.rmax vrf[0x0], acc[0x0], f32, f32 rows = 64 cols = 16 dpitch = 4 apitch = 64 pop_prev

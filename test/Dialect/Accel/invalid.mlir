@@ -1158,3 +1158,19 @@ func.func @placement_bad_memory(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = accel.relu %x {accel.placement = #accel.placement<card = 0, memory = l2>} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @dram_address_negative(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.dram_address' must be a non-negative integer (one result) or an array of one non-negative integer per result}}
+  %0 = accel.relu %x {accel.dram_address = -64 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @dram_address_per_result(%x: tensor<3x1x4xf32>, %w: tensor<1x12x4xf32>, %r: tensor<1x12x3xf32>) -> tensor<3x1x1x3xf32> {
+  // expected-error @+1 {{'accel.dram_address' must be a non-negative integer (one result) or an array of one non-negative integer per result}}
+  %y, %h, %c = accel.lstm %x, %w, %r {hidden_size = 3 : i64, accel.dram_address = array<i64: 0, 64>} : (tensor<3x1x4xf32>, tensor<1x12x4xf32>, tensor<1x12x3xf32>) -> (tensor<3x1x1x3xf32>, tensor<1x1x3xf32>, tensor<1x1x3xf32>)
+  return %y : tensor<3x1x1x3xf32>
+}

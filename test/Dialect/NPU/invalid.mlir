@@ -418,3 +418,19 @@ module attributes {npu.target = "default"} {
     npu.nop
   }
 }
+
+// -----
+
+func.func @dram_tensor_negative() -> tensor<4xf32> {
+  // expected-error @below {{'npu.dram_tensor' op address -64 is negative}}
+  %0 = npu.dram_tensor at -64 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @dram_tensor_dynamic() -> tensor<?xf32> {
+  // expected-error @below {{'npu.dram_tensor' op needs a statically shaped tensor, got 'tensor<?xf32>'}}
+  %0 = npu.dram_tensor at 64 : tensor<?xf32>
+  return %0 : tensor<?xf32>
+}

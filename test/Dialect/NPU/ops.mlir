@@ -140,3 +140,12 @@ module attributes {npu.target = "default"} {
     npu.halt
   }
 }
+
+// The result of a lowered op: a tensor the programs leave in DRAM.
+// CHECK-LABEL: func.func @dram_tensor
+// CHECK: npu.dram_tensor at 4096 : tensor<1x32xf32>
+// GENERIC: "npu.dram_tensor"() <{address = 4096 : i64}> : () -> tensor<1x32xf32>
+func.func @dram_tensor() -> tensor<1x32xf32> {
+  %0 = npu.dram_tensor at 4096 : tensor<1x32xf32>
+  return %0 : tensor<1x32xf32>
+}

@@ -1,0 +1,50 @@
+//===- Pipelines.h - nnaccel pass pipelines ---------------------*- C++ -*-===//
+//
+// The pass pipelines users run by name (`nnaccel-opt --nnaccel-lower`) and
+// that nnaccel-compile builds, so both lower models the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNACCEL_PIPELINES_PIPELINES_H
+#define NNACCEL_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace mlir::nnaccel {
+
+struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("Target description: a name in targets/ or a JSON path"),
+      llvm::cl::init("default")};
+  Option<int64_t> card{*this, "card",
+                       llvm::cl::desc("Card that card-placed ops go to"),
+                       llvm::cl::init(0)};
+  ListOption<std::string> forceHost{
+      *this, "force-host",
+      llvm::cl::desc("Op names (e.g. accel.softmax) to keep on the host")};
+};
+
+/// Placement and partitioning: accel-assign-placement and
+/// accel-outline-partitions on every function. After it, each op's home
+/// (card or host, and why) is final.
+void buildPartitionPipeline(OpPassManager &pm,
+                            const LowerPipelineOptions &options);
+
+/// Code generation for the card partitions: accel-plan-card-memory and
+/// accel-lower-to-npu. Ends in verified npu programs.
+void buildCardCodegenPipeline(OpPassManager &pm,
+                              const LowerPipelineOptions &options);
+
+/// `nnaccel-lower`: the two above, accel IR in, npu programs out.
+void buildLowerPipeline(OpPassManager &pm, const LowerPipelineOptions &options);
+
+/// Registers `nnaccel-lower` for nnaccel-opt.
+void registerNNAccelPipelines();
+
+} // namespace mlir::nnaccel
+
+#endif // NNACCEL_PIPELINES_PIPELINES_H

@@ -1,0 +1,50 @@
+//===- Pipelines.cpp - nnaccel pass pipelines -----------------------------===//
+//
+// See Pipelines.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnaccel/Pipelines/Pipelines.h"
+
+#include "nnaccel/Conversion/Passes.h"
+#include "nnaccel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+using namespace mlir::nnaccel;
+
+void mlir::nnaccel::buildPartitionPipeline(
+    OpPassManager &pm, const LowerPipelineOptions &options) {
+  AccelAssignPlacementOptions placement;
+  placement.target = options.target;
+  placement.card = options.card;
+  placement.forceHost = options.forceHost;
+  pm.addNestedPass<func::FuncOp>(createAccelAssignPlacement(placement));
+  pm.addNestedPass<func::FuncOp>(createAccelOutlinePartitions());
+}
+
+void mlir::nnaccel::buildCardCodegenPipeline(
+    OpPassManager &pm, const LowerPipelineOptions &options) {
+  AccelPlanCardMemoryOptions memory;
+  memory.target = options.target;
+  pm.addPass(createAccelPlanCardMemory(memory));
+  AccelLowerToNPUOptions lowering;
+  lowering.target = options.target;
+  pm.addPass(createAccelLowerToNPU(lowering));
+}
+
+void mlir::nnaccel::buildLowerPipeline(OpPassManager &pm,
+                                       const LowerPipelineOptions &options) {
+  buildPartitionPipeline(pm, options);
+  buildCardCodegenPipeline(pm, options);
+}
+
+void mlir::nnaccel::registerNNAccelPipelines() {
+  PassPipelineRegistration<LowerPipelineOptions>(
+      "nnaccel-lower",
+      "Place accel ops on the card or the host, outline partitions, plan "
+      "card memory and lower card partitions to npu programs",
+      buildLowerPipeline);
+}

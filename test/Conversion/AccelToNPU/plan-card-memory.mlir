@@ -1,0 +1,85 @@
+// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory | FileCheck %s --check-prefix=PLAN
+// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory --accel-lower-to-npu | FileCheck %s --check-prefix=LOWER
+// RUN: nnaccel-opt %s -split-input-file --accel-lower-to-npu | FileCheck %s --check-prefix=LOWER
+
+// The DRAM plan of a partition, recorded in the IR: inputs first (64-byte
+// aligned), then every weight, then each result in program order. %1 is
+// freed after its last reader (%2), so %3 reuses its block; the yielded
+// value keeps its own. dram_bytes is the peak.
+// PLAN-LABEL: func.func @chain
+// PLAN: accel.card_partition
+// PLAN-SAME: accel.dram_bytes = 1280 : i64
+// PLAN-SAME: input_addresses = array<i64: 0>
+// PLAN-SAME: output_addresses = array<i64: 1024>
+// PLAN: accel.constant {accel.dram_address = 256 : i64}
+// PLAN: accel.relu %{{.*}} {accel.dram_address = 512 : i64}
+// PLAN: accel.tanh %{{.*}} {accel.dram_address = 768 : i64}
+// PLAN: accel.add %{{.*}} {accel.dram_address = 512 : i64}
+// PLAN: accel.mul %{{.*}} {accel.dram_address = 1024 : i64}
+
+// Lowered, the body keeps inputs and weights and names where the program
+// leaves each result; the ops themselves are now instructions.
+// LOWER-LABEL: func.func @chain
+// LOWER: accel.card_partition
+// LOWER-SAME: programs = [@chain_p0_card0_core0]
+// LOWER: accel.constant {accel.dram_address = 256 : i64}
+// LOWER-NOT: accel.relu
+// LOWER: npu.dram_tensor at 512 : tensor<64xf32>
+// LOWER: npu.dram_tensor at 768 : tensor<64xf32>
+// LOWER: npu.dram_tensor at 512 : tensor<64xf32>
+// LOWER: %[[R:.*]] = npu.dram_tensor at 1024 : tensor<64xf32>
+// LOWER: accel.yield %[[R]]
+// LOWER: npu.program @chain_p0_card0_core0
+func.func @chain(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%a: tensor<64xf32>):
+    %c = accel.constant dense<2.0> : tensor<64xf32>
+    %1 = accel.relu %a : tensor<64xf32>
+    %2 = accel.tanh %1 : tensor<64xf32>
+    %3 = accel.add %2, %c : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %4 = accel.mul %3, %2 : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    accel.yield %4 : tensor<64xf32>
+  }
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+// A K x N fully_connected weight is laid out for the matrix unit: its
+// N x K transpose replaces it (the original is dropped, so it takes neither
+// DRAM nor package space).
+// PLAN-LABEL: func.func @transpose
+// PLAN-NOT: tensor<8x4xf32>
+// PLAN: accel.constant {accel.dram_address = 64 : i64} dense<1.000000e+00> : tensor<4x8xf32>
+// PLAN-NOT: tensor<8x4xf32>
+// PLAN: accel.fully_connected {{.*}}accel.dram_address = 192 : i64{{.*}}transpose_weight = true
+// LOWER-LABEL: func.func @transpose
+// LOWER: accel.constant {accel.dram_address = 64 : i64} {{.*}} : tensor<4x8xf32>
+// LOWER: npu.dram_tensor at 192 : tensor<1x4xf32>
+func.func @transpose(%x: tensor<1x8xf32>) -> tensor<1x4xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<1x8xf32>) -> tensor<1x4xf32> {
+  ^bb0(%a: tensor<1x8xf32>):
+    %w = accel.constant dense<1.0> : tensor<8x4xf32>
+    %1 = accel.fully_connected %a, %w : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
+    accel.yield %1 : tensor<1x4xf32>
+  }
+  return %0 : tensor<1x4xf32>
+}
+
+// -----
+
+// An op with several results gets one address per result.
+// PLAN-LABEL: func.func @lstm
+// PLAN: accel.lstm {{.*}}accel.dram_address = array<i64: 8896, 9088, 9152>
+// LOWER-LABEL: func.func @lstm
+// LOWER: npu.dram_tensor at 8896 : tensor<3x1x1x16xf32>
+// LOWER: npu.dram_tensor at 9088 : tensor<1x1x16xf32>
+// LOWER: npu.dram_tensor at 9152 : tensor<1x1x16xf32>
+func.func @lstm(%x: tensor<3x1x16xf32>, %w: tensor<1x64x16xf32>, %r: tensor<1x64x16xf32>, %b: tensor<1x128xf32>) -> (tensor<3x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>) {
+  %0:3 = accel.card_partition(%x, %w, %r, %b) {card = 0 : i64} : (tensor<3x1x16xf32>, tensor<1x64x16xf32>, tensor<1x64x16xf32>, tensor<1x128xf32>) -> (tensor<3x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>) {
+  ^bb0(%a: tensor<3x1x16xf32>, %aw: tensor<1x64x16xf32>, %ar: tensor<1x64x16xf32>, %ab: tensor<1x128xf32>):
+    %y, %h, %c = accel.lstm %a, %aw, %ar, %ab {hidden_size = 16 : i64} : (tensor<3x1x16xf32>, tensor<1x64x16xf32>, tensor<1x64x16xf32>, tensor<1x128xf32>) -> (tensor<3x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>)
+    accel.yield %y, %h, %c : tensor<3x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>
+  }
+  return %0#0, %0#1, %0#2 : tensor<3x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>
+}
