@@ -8,7 +8,7 @@
 // Peepholes and unaligned per-step slices stay on the host.
 
 // CHECK-DAG: accel.host_reason = "lstm with peepholes is not lowered to the card"
-// CHECK-DAG: accel.host_reason = "per-step or per-direction slices of this lstm would start at unaligned DRAM addresses (batch * hidden_size must be a multiple of 16)"
+// CHECK-DAG: accel.host_reason = "per-step or per-direction slices of this lstm would start at unaligned DRAM addresses (batch * hidden_size * 4 bytes must be a multiple of 64)"
 
 func.func @lstm_fwd(%x: tensor<3x1x16xf32>, %w: tensor<1x64x16xf32>, %r: tensor<1x64x16xf32>, %b: tensor<1x128xf32>) -> (tensor<3x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>) {
   %y, %h, %c = accel.lstm %x, %w, %r, %b {hidden_size = 16 : i64} : (tensor<3x1x16xf32>, tensor<1x64x16xf32>, tensor<1x64x16xf32>, tensor<1x128xf32>) -> (tensor<3x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>)
@@ -24,7 +24,7 @@ func.func @lstm_unaligned(%x: tensor<3x1x4xf32>, %w: tensor<1x12x4xf32>, %r: ten
 }
 
 // CHECK-LABEL: npu.program @lstm_fwd_p0_card0_core0
-// CHECK-NEXT: npu.dma.ld acc[0x300], dram[0x20c0], f32 x = 128 y = 1 z = 1 sy = 512 dpitch = 512
+// CHECK-NEXT: npu.dma.ld acc[0x300], dram[0x20c0], f32 x = 64 y = 2 z = 1 sy = 256 dpitch = 256
 // CHECK-NEXT: npu.v.fill acc[0x540], f32 rows = 1 cols = 16 dpitch = 64
 // CHECK-NEXT: npu.v.fill acc[0x500], f32 rows = 1 cols = 16 dpitch = 64
 // CHECK-NEXT: npu.dma.ld mrf[0x0], dram[0x10c0], f32 x = 16 y = 64 z = 1 sy = 64 dpitch = 64
