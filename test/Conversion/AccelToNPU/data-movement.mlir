@@ -161,7 +161,7 @@ func.func @transpose_shift(%a: tensor<2x16x32xf32>) -> tensor<32x16x2xf32> {
 // PLACE: accel.slice {{.*}}accel.host_reason = "slices with negative steps are not lowered to the card"
 // PLACE: accel.expand {{.*}}accel.host_reason = "broadcasting along the innermost dimension is not lowered to the card"
 // PLACE: accel.pad {{.*}}accel.host_reason = "only constant-mode pad is lowered to the card"
-// PLACE: accel.reshape {{.*}}accel.host_reason = "accel.reshape runs on the card in f32 only"
+// PLACE: accel.reshape {{.*}}accel.host_reason = "accel.reshape runs on the card in f32, f16 or bf16 only"
 func.func @refused(%a: tensor<4x1xf32>, %x: tensor<4x8xf32>, %i: tensor<4x8xi32>, %c: tensor<4x3xf32>) -> (tensor<4x11xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi32>) {
   %0 = accel.concat %c, %x {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x8xf32>) -> tensor<4x11xf32>
   %1 = accel.slice %x {starts = array<i64: 0, 7>, ends = array<i64: 4, -1>, steps = array<i64: 1, -1>} : tensor<4x8xf32> -> tensor<4x8xf32>
