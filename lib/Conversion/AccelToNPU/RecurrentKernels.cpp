@@ -39,7 +39,8 @@
 // N-element tiles whose partial sums are accumulated in f32 (a different
 // rounding order than one long dotF32, well inside the f32 tolerance).
 // Initial states come from the operands or are zero (v.fill). LSTM
-// peepholes are not lowered.
+// peepholes P*c are added to the i and f gates before their clip and
+// sigmoid, and P_o*c' to o after the cell update, as the host does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,7 +74,7 @@ enum class Cell { Lstm, Gru };
 struct RnnOp {
   Cell cell = Cell::Lstm;
   StringRef name;
-  Value x, w, r, b, initialH, initialC;
+  Value x, w, r, b, initialH, initialC, peepholes;
   Value y, yH, yC;
   std::optional<float> clip;
   bool linearBeforeReset = false;
@@ -101,6 +102,7 @@ RnnOp getRnnOp(Operation *operation) {
     rnn.cell = Cell::Lstm;
     rnn.name = "lstm";
     rnn.initialC = op.getInitialC();
+    rnn.peepholes = op.getP();
     rnn.yC = op.getYC();
     return rnn;
   }
@@ -114,7 +116,8 @@ RnnOp getRnnOp(Operation *operation) {
 
 struct RnnShape {
   int64_t seq, batch, input, hidden, dirs;
-  int64_t gates; // 4 (lstm) or 3 (gru)
+  int64_t gates;  // 4 (lstm) or 3 (gru)
+  bool peepholes; // lstm P
   bool reverseOnly;
   ElementFormat format; // of every operand and result
   int64_t gateCols() const { return gates * hidden; }
@@ -128,6 +131,7 @@ RnnShape getShape(const RnnOp &op) {
   shape.input = x.getDimSize(2);
   shape.hidden = op.hidden;
   shape.gates = op.cell == Cell::Lstm ? 4 : 3;
+  shape.peepholes = static_cast<bool>(op.peepholes);
   shape.dirs = op.direction == RNNDirection::bidirectional ? 2 : 1;
   shape.reverseOnly = op.direction == RNNDirection::reverse;
   shape.format = getElementFormat(x).value_or(kF32Format);
@@ -165,9 +169,10 @@ struct RnnLayout {
   // and recurrence, op format, biasPitch apart), then B x H state buffers:
   // lstm c (f32); h in the op format (the mm operand and what is stored),
   // two slots; gru h in f32, two slots, plus format copies hq when the op is
-  // not f32 (else hq = h); tmp scratch; gru aux (r*h or h.R_h^T).
+  // not f32 (else hq = h); tmp scratch; gru aux (r*h or h.R_h^T); the
+  // lstm peephole row (3H, op format).
   uint64_t gates = 0, bias, biasPitch, cState = 0, h[2], hq[2], tmp[2], aux = 0,
-           end;
+           peep = 0, end;
 };
 
 /// Bytes of one B x H state buffer: f32, whatever the op's format.
@@ -216,7 +221,10 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
       alignUp(uint64_t(s.gateCols() * bytes), target.memory(Space::Acc).align);
   const uint64_t state = stateBufferBytes(s);
   const uint64_t biasBytes = alignUp(2 * l.biasPitch, 64);
-  uint64_t fixed = biasBytes + uint64_t(stateBufferCount(s)) * state;
+  const uint64_t peepBytes =
+      s.peepholes ? alignUp(uint64_t(3 * s.hidden * bytes), 64) : 0;
+  uint64_t fixed =
+      biasBytes + uint64_t(stateBufferCount(s)) * state + peepBytes;
   uint64_t accBytes = target.memory(Space::Acc).bytes;
   uint64_t vrfBytes =
       uint64_t(target.vrfRegisters) * uint64_t(target.vrfRegisterBytes);
@@ -253,16 +261,9 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
     l.hq[0] = wide ? l.h[0] : take();
     l.hq[1] = wide ? l.h[1] : take();
   }
-  l.end = cursor;
+  l.peep = cursor;
+  l.end = cursor + peepBytes;
   return l;
-}
-
-const char *dtypeName(const ElementFormat &format) {
-  if (format == kF16Format)
-    return "f16";
-  if (format == kBF16Format)
-    return "bf16";
-  return "f32";
 }
 
 LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
@@ -282,13 +283,11 @@ LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
                  .str();
     return failure();
   }
-  if (auto lstm = dyn_cast<LSTMOp>(operation); lstm && lstm.getP()) {
-    reason = "lstm with peepholes is not lowered to the card";
-    return failure();
-  }
   if (!target.macsPerCycle.count(static_cast<DType>(s.format.dt))) {
-    reason = std::string("the target's matrix unit has no ") +
-             dtypeName(s.format) + " mode";
+    reason = "the target's matrix unit has no " +
+             std::string(
+                 ::nnaccel::isa::dtypeName(static_cast<DType>(s.format.dt))) +
+             " mode";
     return failure();
   }
   if (s.seq < 1 || s.batch < 1 || s.input < 1 || s.hidden < 1) {
@@ -323,7 +322,8 @@ LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
   if (s.dirs == 2)
     ok = ok && aligned(s.gateCols() * s.input * bytes) &&
          aligned(s.gateCols() * s.hidden * bytes) &&
-         aligned(2 * s.gateCols() * bytes) && aligned(state);
+         aligned(2 * s.gateCols() * bytes) && aligned(state) &&
+         (!s.peepholes || aligned(3 * s.hidden * bytes));
   if (layout->stepsPerChunk < s.seq)
     ok = ok && aligned(s.batch * s.input * bytes);
   if (!ok) {
@@ -404,6 +404,10 @@ private:
   AccBlock biasRow(int which, int64_t col) const {
     return {l.bias + uint64_t(which) * l.biasPitch + uint64_t(col * bytes()),
             int64_t(l.biasPitch), s.format, 1};
+  }
+  AccBlock peepholeRow(int64_t col) const {
+    return {l.peep + uint64_t(col * bytes()), 3 * s.hidden * bytes(), s.format,
+            1};
   }
 
   /// Loads rows [row, row + rows) x columns [col, col + cols) of a
@@ -606,17 +610,37 @@ private:
       binary(Opcode::VAdd, gate(g, 0), gate(g, 0), biasRow(1, 0), cols4,
              Bcast::Row);
     }
-    clip(gate(g, 0), cols4);
     // Gate blocks: i [0, H), o [H, 2H), f [2H, 3H), c~ [3H, 4H).
     const AccBlock gi = gate(g, 0), go = gate(g, H), gf = gate(g, 2 * H),
                    gc = gate(g, 3 * H), c = wide(l.cState), t0 = wide(l.tmp[0]),
                    t1 = wide(l.tmp[1]);
-    unary(Opcode::VSigm, gi, gi, 3 * H);
+    // Peepholes (P blocks i, o, f) add P*c to a gate before its clip, as
+    // the host: i and f with the old c here, o with the new c below.
+    auto addPeephole = [&](const AccBlock &gateBlock, int64_t pCol) {
+      binary(Opcode::VMul, t0, c, peepholeRow(pCol), H, Bcast::Row);
+      binary(Opcode::VAdd, gateBlock, gateBlock, t0, H);
+    };
+    if (op.peepholes) {
+      addPeephole(gi, 0);
+      addPeephole(gf, 2 * H);
+      clip(gi, H);
+      clip(gf, 2 * H); // f and c~
+      unary(Opcode::VSigm, gi, gi, H);
+      unary(Opcode::VSigm, gf, gf, H);
+    } else {
+      clip(gate(g, 0), cols4);
+      unary(Opcode::VSigm, gi, gi, 3 * H); // i, o, f
+    }
     unary(Opcode::VTanh, gc, gc, H);
     // c = f*c + i*c~ (two rounded products, then the sum, as the host).
     binary(Opcode::VMul, t0, gf, c, H);
     binary(Opcode::VMul, t1, gi, gc, H);
     binary(Opcode::VAdd, c, t0, t1, H);
+    if (op.peepholes) {
+      addPeephole(go, H);
+      clip(go, H);
+      unary(Opcode::VSigm, go, go, H);
+    }
     // h = o * tanh(c), rounded to the op's format once.
     unary(Opcode::VTanh, t0, c, H);
     binary(Opcode::VMul, narrow(l.hq[1 - current]), go, t0, H);
@@ -694,6 +718,21 @@ private:
           .with("dpitch", l.biasPitch);
       emitter.emit(ld, {dram(op.b)},
                    {acc(l.bias, l.biasPitch + uint64_t(G * bytes()))});
+    }
+    if (op.peepholes) {
+      Instruction ld(Opcode::DmaLd);
+      setMem(ld, "dst", Space::Acc, l.peep);
+      setMem(ld, "src", Space::Dram,
+             context.addressOf(op.peepholes) +
+                 uint64_t(d * 3 * s.hidden * bytes()));
+      ld.with("dt", s.format.dt)
+          .with("x", 3 * s.hidden)
+          .with("y", 1)
+          .with("z", 1)
+          .with("sy", 3 * s.hidden * bytes())
+          .with("dpitch", 3 * s.hidden * bytes());
+      emitter.emit(ld, {dram(op.peepholes)},
+                   {acc(l.peep, uint64_t(3 * s.hidden * bytes()))});
     }
     int current = 0; // h slot holding h_{t-1}
     if (op.cell == Cell::Lstm) {

@@ -5,9 +5,8 @@
 // accumulating onto the step's gates, both biases (bcast=row), sigmoid on
 // the contiguous i/o/f blocks, tanh on c~, the cell update and Y[t] stored
 // while the next step computes (h alternates between two ACC slots).
-// Peepholes and unaligned per-step slices stay on the host.
+// Unaligned per-step slices stay on the host.
 
-// CHECK-DAG: accel.host_reason = "lstm with peepholes is not lowered to the card"
 // CHECK-DAG: accel.host_reason = "per-step or per-direction slices of this lstm would start at unaligned DRAM addresses (batch * hidden_size * 4 bytes must be a multiple of 64)"
 // CHECK-DAG: accel.host_reason = "per-step or per-direction slices of this gru would start at unaligned DRAM addresses (batch * hidden_size * 2 bytes must be a multiple of 64)"
 
@@ -52,6 +51,28 @@ func.func @lstm_unaligned(%x: tensor<3x1x4xf32>, %w: tensor<1x12x4xf32>, %r: ten
 // CHECK-NEXT: npu.dma.st dram[0x2380], acc[0x580], f32 x = 16 y = 1 z = 1 dy = 64 spitch = 64
 // CHECK-NEXT: npu.dma.st dram[0x23c0], acc[0x500], f32 x = 16 y = 1 z = 1 dy = 64 spitch = 64
 // CHECK-NEXT: npu.halt
+
+// Peepholes (P row i, o, f at acc[0x640]): P_i*c and P_f*c are added to
+// the i and f gates before their sigmoids, P_o*c' to o after the cell update.
+// CHECK-LABEL: npu.program @lstm_peephole_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld acc[0x300], dram[0x20c0], f32 x = 64 y = 2 z = 1 sy = 256 dpitch = 256
+// CHECK-NEXT: npu.dma.ld acc[0x640], dram[0x22c0], f32 x = 48 y = 1 z = 1 sy = 192 dpitch = 192
+// CHECK: npu.v.add acc[0x0], acc[0x0], acc[0x400], f32, f32, f32 rows = 1 cols = 64 dpitch = 256 apitch = 256 bpitch = 256 bcast = row
+// CHECK-NEXT: npu.v.mul acc[0x5c0], acc[0x500], acc[0x640], f32, f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 64 bpitch = 192 bcast = row
+// CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], acc[0x5c0], f32, f32, f32 rows = 1 cols = 16 dpitch = 256 apitch = 256 bpitch = 64
+// CHECK-NEXT: npu.v.mul acc[0x5c0], acc[0x500], acc[0x6c0], f32, f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 64 bpitch = 192 bcast = row
+// CHECK-NEXT: npu.v.add acc[0x80], acc[0x80], acc[0x5c0], f32, f32, f32 rows = 1 cols = 16 dpitch = 256 apitch = 256 bpitch = 64
+// CHECK-NEXT: npu.v.sigm acc[0x0], acc[0x0], f32, f32 rows = 1 cols = 16 dpitch = 256 apitch = 256
+// CHECK-NEXT: npu.v.sigm acc[0x80], acc[0x80], f32, f32 rows = 1 cols = 16 dpitch = 256 apitch = 256
+// CHECK-NEXT: npu.v.tanh acc[0xc0], acc[0xc0], f32, f32 rows = 1 cols = 16 dpitch = 256 apitch = 256
+// CHECK-NEXT: npu.v.mul acc[0x5c0], acc[0x80], acc[0x500]
+// CHECK-NEXT: npu.v.mul acc[0x600], acc[0x0], acc[0xc0]
+// CHECK-NEXT: npu.v.add acc[0x500], acc[0x5c0], acc[0x600]
+// CHECK-NEXT: npu.v.mul acc[0x5c0], acc[0x500], acc[0x680], f32, f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 64 bpitch = 192 bcast = row
+// CHECK-NEXT: npu.v.add acc[0x40], acc[0x40], acc[0x5c0], f32, f32, f32 rows = 1 cols = 16 dpitch = 256 apitch = 256 bpitch = 64
+// CHECK-NEXT: npu.v.sigm acc[0x40], acc[0x40], f32, f32 rows = 1 cols = 16 dpitch = 256 apitch = 256
+// CHECK-NEXT: npu.v.tanh acc[0x5c0], acc[0x500]
+// CHECK-NEXT: npu.v.mul acc[0x580], acc[0x40], acc[0x5c0]
 
 // The first layer of examples/models/lstm_small (S = 20, I = 64, H = 256):
 // X . W^T for all 20 steps first (W streamed through two MRF slots), then R
