@@ -90,8 +90,10 @@ std::optional<ConvertTypes> getTypes(Operation *op, std::string &reason) {
   auto input = cast<RankedTensorType>(op->getOperand(0).getType());
   auto result = cast<RankedTensorType>(op->getResult(0).getType());
   std::string what = op->getName().getStringRef().str();
-  if (!allCardFloat({input, result}, what, reason))
+  if (!getElementFormat(input) || !getElementFormat(result)) {
+    reason = what + " runs on the card only between f32, f16 and bf16";
     return std::nullopt;
+  }
   if (!input.hasStaticShape() || input.getNumElements() == 0) {
     reason = what + " of an empty or dynamic tensor is not lowered to the card";
     return std::nullopt;

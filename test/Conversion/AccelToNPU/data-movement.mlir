@@ -182,3 +182,21 @@ func.func @concat_negative_axis(%a: tensor<2x16xf32>, %b: tensor<2x16xf32>) -> t
   %0 = accel.concat %a, %b {axis = -1 : i64} : (tensor<2x16xf32>, tensor<2x16xf32>) -> tensor<2x32xf32>
   return %0 : tensor<2x32xf32>
 }
+
+// -----
+
+// f16 transpose with odd rows (31 elements, 62 bytes): the gathers of
+// columns 1, 3, ... start 2 bytes past an aligned address, so their shifted
+// loads get one element of left padding (pl = 1) and the store reads from
+// a 4-byte aligned VRF address (vrf 0x8004 = slot 1 + (1 + 1) * 2).
+// CHECK-LABEL: npu.program @transpose_half
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x0], f16 x = 1 y = 2 z = 16 sy = 992 sz = 62 dpitch = 2
+// CHECK: npu.dma.st dram[0x7c0], vrf[0x0], f16 x = 2 y = 16 z = 1 dy = 4 spitch = 4
+// CHECK: npu.dma.ld vrf[0x8000], dram[0x0], f16 x = 2 y = 2 z = 16 sy = 992 sz = 62 dpitch = 6 pl = 1
+// CHECK: npu.dma.st dram[0x800], vrf[0x8004], f16 x = 1 y = 2 z = 16 dy = 2 dz = 4 spitch = 6
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f16 x = 3 y = 2 z = 16 sy = 992 sz = 62 dpitch = 6
+// CHECK: npu.dma.st dram[0x840], vrf[0x4], f16 x = 1 y = 2 z = 16 dy = 2 dz = 4 spitch = 6
+func.func @transpose_half(%a: tensor<2x16x31xf16>) -> tensor<31x16x2xf16> {
+  %0 = accel.transpose %a {permutation = array<i64: 2, 1, 0>} : tensor<2x16x31xf16> -> tensor<31x16x2xf16>
+  return %0 : tensor<31x16x2xf16>
+}
