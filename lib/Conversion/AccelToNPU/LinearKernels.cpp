@@ -51,10 +51,14 @@ FailureOr<FullyConnectedSpec> makeSpec(FullyConnectedOp op,
     spec.biasFormat = *getElementFormat(bias.getType());
     spec.bias = 0;
   }
-  // Card memory planning transposes K x N weights, which must be f32
-  // constants for that.
+  // The NPU lowering transposes K x N weights at compile time, which needs
+  // them to be f32 constants.
   if (!op.getTransposeWeight() && !getF32Constant(op.getWeight())) {
-    reason = "a K x N weight must be constant to be transposed for the card";
+    reason = op.getWeight().getDefiningOp<ConstantOp>()
+                 ? "a K x N weight is transposed for the card only when it "
+                   "is f32"
+                 : "a K x N weight must be constant to be transposed for the "
+                   "card";
     return failure();
   }
   spec.activation = getFusedActivation(op);
