@@ -94,10 +94,11 @@ struct Block {
   int64_t pitch;
 };
 
-/// The byte range a rows x cols f32 block touches.
-MemRegion footprint(const Block &block, int64_t rows, int64_t cols) {
+/// The byte range a rows x cols block of `bytes`-sized elements touches.
+MemRegion footprint(const Block &block, int64_t rows, int64_t cols,
+                    int64_t bytes = kF32) {
   return region(block.space, block.addr,
-                uint64_t((rows - 1) * block.pitch + cols * kF32));
+                uint64_t((rows - 1) * block.pitch + cols * bytes));
 }
 
 /// Emits a binary vector op dst = a op b on rows x cols f32 elements; `b`
@@ -155,13 +156,15 @@ void emitActivation(ProgramEmitter &emitter, const ActivationSpec &act,
                         rows, cols);
 }
 
-/// A DMA load of a z x y x x box (f32) with optional zero padding.
+/// A DMA load of a z x y x x box (of `format` elements) with optional zero
+/// padding.
 struct DmaLoad {
   Space dstSpace;
   uint64_t dst;
   uint64_t src; // dram
   int64_t x, y = 1, z = 1, sy = 0, sz = 0, dpitch = 0;
   int64_t pt = 0, pb = 0, pl = 0, pr = 0;
+  ElementFormat format = kF32Format;
 };
 
 void emitLoad(ProgramEmitter &emitter, const DmaLoad &load,
@@ -169,12 +172,13 @@ void emitLoad(ProgramEmitter &emitter, const DmaLoad &load,
   Instruction inst(Opcode::DmaLd);
   setMem(inst, "dst", load.dstSpace, load.dst);
   setMem(inst, "src", Space::Dram, load.src);
-  int64_t dpitch = load.dpitch ? load.dpitch : load.x * kF32;
-  inst.with("dt", kDt)
+  const int64_t e = load.format.bytes;
+  int64_t dpitch = load.dpitch ? load.dpitch : load.x * e;
+  inst.with("dt", load.format.dt)
       .with("x", load.x)
       .with("y", load.y)
       .with("z", load.z)
-      .with("sy", load.sy ? load.sy : load.x * kF32)
+      .with("sy", load.sy ? load.sy : load.x * e)
       .with("sz", load.sz)
       .with("dpitch", dpitch)
       .with("pt", load.pt)
@@ -184,16 +188,17 @@ void emitLoad(ProgramEmitter &emitter, const DmaLoad &load,
   int64_t rowsOut = load.z * (load.pt + load.y + load.pb);
   int64_t colsOut = load.pl + load.x + load.pr;
   MemRegion written = region(load.dstSpace, load.dst,
-                             uint64_t((rowsOut - 1) * dpitch + colsOut * kF32));
+                             uint64_t((rowsOut - 1) * dpitch + colsOut * e));
   emitter.emit(inst, {srcTensor}, {written});
 }
 
-/// A DMA store of z x y rows of x f32 elements (rows dense at spitch).
+/// A DMA store of z x y rows of x elements (rows dense at spitch).
 struct DmaStore {
   uint64_t dst; // dram
   Space srcSpace;
   uint64_t src;
   int64_t x, y = 1, z = 1, dy = 0, dz = 0, spitch = 0;
+  ElementFormat format = kF32Format;
 };
 
 void emitStore(ProgramEmitter &emitter, const DmaStore &store,
@@ -201,17 +206,18 @@ void emitStore(ProgramEmitter &emitter, const DmaStore &store,
   Instruction inst(Opcode::DmaSt);
   setMem(inst, "dst", Space::Dram, store.dst);
   setMem(inst, "src", store.srcSpace, store.src);
-  int64_t spitch = store.spitch ? store.spitch : store.x * kF32;
-  inst.with("dt", kDt)
+  const int64_t e = store.format.bytes;
+  int64_t spitch = store.spitch ? store.spitch : store.x * e;
+  inst.with("dt", store.format.dt)
       .with("x", store.x)
       .with("y", store.y)
       .with("z", store.z)
-      .with("dy", store.dy ? store.dy : store.x * kF32)
+      .with("dy", store.dy ? store.dy : store.x * e)
       .with("dz", store.dz)
       .with("spitch", spitch);
   MemRegion read =
       region(store.srcSpace, store.src,
-             uint64_t((store.z * store.y - 1) * spitch + store.x * kF32));
+             uint64_t((store.z * store.y - 1) * spitch + store.x * e));
   emitter.emit(inst, {read}, {dstTensor});
 }
 
@@ -902,137 +908,664 @@ void emitDense(ProgramEmitter &emitter, const TargetDesc &target,
 }
 
 //===----------------------------------------------------------------------===//
+// General convolution: implicit GEMM
+//===----------------------------------------------------------------------===//
+
+/// A convolution in its general form: 3-D (1-D and 2-D have unit depth and
+/// height), any groups, strides, dilations and paddings, f32/f16/bf16.
+struct GemmSpec {
+  ElementFormat in;                              // input and weight
+  ElementFormat out;                             // result
+  ElementFormat bias;                            // bias (when there is one)
+  int64_t batch = 1, groups = 1, cg = 0, fg = 0; // channels/filters per group
+  int64_t d = 1, h = 1, w = 1, kd = 1, kh = 1, kw = 1;
+  int64_t sd = 1, sh = 1, sw = 1, dd = 1, dh = 1, dw = 1;
+  int64_t pd = 0, ph = 0, pw = 0, pwEnd = 0; // begin pads (+ width end)
+  int64_t od = 1, oh = 1, ow = 1;
+  uint64_t input = 0, weight = 0, output = 0;
+  std::optional<uint64_t> biasAddr;
+  ActivationSpec activation;
+
+  int64_t channels() const { return groups * cg; }
+  int64_t filters() const { return groups * fg; }
+  /// Input "virtual channels" of one output depth slice: (channel, depth
+  /// tap) pairs, each one 2-D plane.
+  int64_t virtualChannels() const { return cg * kd; }
+  int64_t planeTaps() const { return kh * kw; }
+  /// Length of one filter's weight row, the K of the GEMM.
+  int64_t rowTaps() const { return cg * kd * kh * kw; }
+  int64_t outPlane() const { return od * oh * ow; }
+};
+
+/// On-chip buffers of the implicit GEMM for one band of `rows` output rows.
+/// The input planes of a band are staged in f32 with their zero border
+/// (row pitch `wpitch`), each behind `guard` spare rows so the DMA can start
+/// at an aligned DRAM row; output pixel (i, j) of the band is GEMM row
+/// q = i * wv + j (columns j >= ow are computed and dropped), which reads its
+/// tap at q * sw elements past the tap's origin: a vertical step of sh padded
+/// rows is wv * sw = sh * wpitch elements.
+struct GemmLayout {
+  int64_t tile = 0;       // N
+  int64_t kTile = 0;      // taps per K tile (N, less to leave room for skew)
+  int64_t wSkewAlign = 1; // weight elements per aligned DRAM step
+  int64_t rows = 0;       // output rows per band
+  int64_t nF = 0;         // filters per tile
+  int64_t wpitch = 0, wv = 0, guard = 0, slotRows = 0;
+  int64_t vCap = 0; // virtual channels staged at a time
+  uint64_t slotBytes = 0, rawSlotBytes = 0;
+  uint64_t d = 0, xpad = 0, raw = 0; // acc: accumulator, f32 and raw planes
+  Space aSpace = Space::Vrf;
+  uint64_t a32 = 0, a16 = 0;        // patch matrix (f32, input format)
+  uint64_t biasRaw = 0, bias32 = 0; // vrf
+  uint64_t mrfTileBytes = 0;
+  int64_t mrfSlots = 0;
+
+  int64_t bandRows(const GemmSpec &spec, int64_t r) const {
+    return (r - 1) * spec.sh + (spec.kh - 1) * spec.dh + 1;
+  }
+  int64_t gemmRows(const GemmSpec &spec, int64_t r) const {
+    return (r - 1) * wv + spec.ow;
+  }
+};
+
+std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
+                                     const GemmSpec &spec,
+                                     std::string &reason) {
+  GemmLayout l;
+  const int64_t n = target.nativeDim, e = spec.in.bytes;
+  const int64_t dramAlign =
+      static_cast<int64_t>(target.memory(Space::Dram).align);
+  const int64_t vrfBytes =
+      int64_t(target.vrfRegisters) * int64_t(target.vrfRegisterBytes);
+  const int64_t accBytes =
+      static_cast<int64_t>(target.memory(Space::Acc).bytes);
+  l.tile = n;
+  // Weight tiles start at filter row g * fg + f0, tap t0. When some of
+  // those are not at aligned DRAM addresses, the tile's DMA starts up to
+  // wSkewAlign - 1 elements early (the patch matrix gets as many zero
+  // columns), so K tiles leave room for that skew.
+  l.wSkewAlign = alignedCount(e, dramAlign);
+  l.kTile = n;
+  for (int64_t g = 0; g < spec.groups; ++g)
+    for (int64_t f0 = 0; f0 < spec.fg; f0 += std::min(n, spec.fg))
+      if (((g * spec.fg + f0) * spec.rowTaps() * e) % dramAlign != 0 ||
+          (n * e) % dramAlign != 0)
+        l.kTile = n - (l.wSkewAlign - 1);
+  if (l.kTile < 1) {
+    reason = "the native dimension is too small for unaligned weight rows";
+    return std::nullopt;
+  }
+  // The row pitch must make sh rows a whole number of sw steps, and keep
+  // 2-byte rows 4-byte aligned (the ACC alignment).
+  l.wpitch = spec.pw + spec.w + spec.pwEnd;
+  while ((spec.sh * l.wpitch) % spec.sw != 0 || (l.wpitch * e) % 4 != 0)
+    ++l.wpitch;
+  l.wv = spec.sh * l.wpitch / spec.sw;
+  l.guard = alignedCount(spec.w * e, dramAlign) - 1;
+  l.nF = std::min(n, spec.fg);
+  // A skewed tile of weight rows shorter than N would read overlapping rows
+  // (the DMA row stride must cover a row): load such weights one filter at
+  // a time.
+  if (l.kTile < n && spec.rowTaps() < n)
+    l.nF = 1;
+  l.mrfTileBytes =
+      alignUp(uint64_t(n * l.nF * e), target.memory(Space::Mrf).align);
+  l.mrfSlots =
+      static_cast<int64_t>(target.memory(Space::Mrf).bytes / l.mrfTileBytes);
+  if (l.mrfSlots < 2) {
+    reason = "the matrix register file holds fewer than two weight tiles";
+    return std::nullopt;
+  }
+  int64_t biasBytes = 0;
+  if (spec.biasAddr) {
+    biasBytes = alignUp(spec.filters() * spec.bias.bytes, 64);
+    l.bias32 = l.biasRaw;
+    if (!(spec.bias == kF32Format)) {
+      l.bias32 = biasBytes;
+      biasBytes += alignUp(spec.filters() * kF32, 64);
+    }
+  }
+  // Stores of a band start at output row i0: aligned when i0 * ow elements
+  // are, so bands other than the whole plane are multiples of this.
+  const int64_t outAlignRows =
+      alignedCount(spec.ow * spec.out.bytes, dramAlign);
+  // A K tile touches at most this many virtual channels.
+  const int64_t vMin =
+      std::min(spec.virtualChannels(), (l.kTile - 1) / spec.planeTaps() + 2);
+  for (int64_t r = spec.oh; r >= 1; --r) {
+    if (r < spec.oh && r % outAlignRows != 0)
+      continue;
+    int64_t m = l.gemmRows(spec, r);
+    if (r * spec.ow > kMaxDmaYZ || m > 0xFFFF)
+      continue;
+    int64_t slotRows = l.guard + l.bandRows(spec, r);
+    if (slotRows > kMaxDmaYZ)
+      continue;
+    int64_t slot = alignUp(slotRows * l.wpitch * kF32, 64);
+    int64_t rawSlot = e == kF32 ? 0 : alignUp(slotRows * l.wpitch * e, 64);
+    int64_t dBytes = alignUp(m * l.nF * kF32, 64);
+    int64_t a32Bytes = alignUp(m * n * kF32, 64);
+    int64_t aBytes = a32Bytes + (e == kF32 ? 0 : alignUp(m * n * e, 64));
+    // The patch matrix goes to the VRF when it fits there, else to ACC.
+    for (Space aSpace : {Space::Vrf, Space::Acc}) {
+      if (aSpace == Space::Vrf && biasBytes + aBytes > vrfBytes)
+        continue;
+      int64_t accUsed = dBytes + (aSpace == Space::Acc ? aBytes : 0);
+      if (accUsed >= accBytes)
+        continue;
+      int64_t vCap = std::min(spec.virtualChannels(),
+                              (accBytes - accUsed) / (slot + rawSlot));
+      if (vCap < vMin)
+        continue;
+      l.rows = r;
+      l.slotRows = slotRows;
+      l.slotBytes = slot;
+      l.rawSlotBytes = rawSlot;
+      l.vCap = vCap;
+      l.d = 0;
+      l.xpad = dBytes;
+      l.raw = l.xpad + vCap * slot;
+      l.aSpace = aSpace;
+      l.a32 = aSpace == Space::Vrf ? biasBytes : l.raw + vCap * rawSlot;
+      l.a16 = l.a32 + a32Bytes;
+      return l;
+    }
+  }
+  reason = "one output row of this convolution (" + std::to_string(spec.ow) +
+           " pixels x " + std::to_string(l.nF) +
+           " filters) with its input rows does not fit the on-chip memories";
+  return std::nullopt;
+}
+
+bool canEmitGemm(const TargetDesc &target, const GemmSpec &spec,
+                 std::string &reason) {
+  const int64_t eo = spec.out.bytes, n = target.nativeDim;
+  const int64_t dramAlign =
+      static_cast<int64_t>(target.memory(Space::Dram).align);
+  if (!target.macsPerCycle.count(static_cast<DType>(spec.in.dt))) {
+    reason = "the target's matrix unit has no mode for the convolution's "
+             "element type";
+    return false;
+  }
+  if (spec.pw > 7 || spec.pwEnd > 7) {
+    reason = "horizontal padding above 7 exceeds the DMA padding fields";
+    return false;
+  }
+  if (spec.w > 0xFFFF ||
+      (spec.pw + spec.w + spec.pwEnd + spec.sw) * kF32 > kMaxPitch ||
+      spec.sw * kF32 > kMaxPitch || spec.ow * std::min(n, spec.fg) > 0xFFFF) {
+    reason = "rows of " + std::to_string(spec.w) +
+             " elements exceed the DMA counts or the 64 KiB operand pitch";
+    return false;
+  }
+  std::optional<GemmLayout> layout = gemmLayout(target, spec, reason);
+  if (!layout)
+    return false;
+  // Every store base must be aligned: output tiles start at filter planes
+  // g * fg + f0 (+ image and depth slice offsets); band starts are aligned
+  // by the layout. (Weight tiles are skewed instead, see gemmLayout.)
+  for (int64_t g = 0; g < spec.groups; ++g)
+    for (int64_t f0 = 0; f0 < spec.fg; f0 += layout->nF) {
+      int64_t f = g * spec.fg + f0;
+      if ((f * spec.outPlane() * eo) % dramAlign != 0) {
+        reason = "the output plane of filter " + std::to_string(f) +
+                 " starts at an unaligned DRAM address";
+        return false;
+      }
+    }
+  if ((spec.batch > 1 &&
+       (spec.filters() * spec.outPlane() * eo) % dramAlign != 0) ||
+      (spec.od > 1 && (spec.oh * spec.ow * eo) % dramAlign != 0)) {
+    reason = "the outputs of the images or depth slices would start at "
+             "unaligned DRAM addresses";
+    return false;
+  }
+  return true;
+}
+
+/// v.fill of a rows x cols block of `format` elements with zero, in pieces
+/// of at most 65535 rows.
+void emitZero(ProgramEmitter &emitter, const Block &dst, ElementFormat format,
+              int64_t rows, int64_t cols) {
+  for (int64_t r0 = 0; r0 < rows; r0 += 0xFFFF) {
+    int64_t count = std::min<int64_t>(0xFFFF, rows - r0);
+    Block piece{dst.space, dst.addr + uint64_t(r0 * dst.pitch), dst.pitch};
+    Instruction fill(Opcode::VFill);
+    setMem(fill, "dst", piece.space, piece.addr);
+    fill.with("dt", format.dt)
+        .with("rows", count)
+        .with("cols", cols)
+        .with("dpitch", piece.pitch)
+        .with("imm", 0);
+    emitter.emit(fill, {}, {footprint(piece, count, cols, format.bytes)});
+  }
+}
+
+/// dst = a on rows x cols: a bit copy (v.mov) when the formats agree, else
+/// a conversion (v.cvt).
+void emitCopy(ProgramEmitter &emitter, const Block &dst,
+              ElementFormat dstFormat, const Block &a, ElementFormat aFormat,
+              int64_t rows, int64_t cols) {
+  Instruction inst(dstFormat == aFormat ? Opcode::VMov : Opcode::VCvt);
+  setMem(inst, "dst", dst.space, dst.addr);
+  setMem(inst, "a", a.space, a.addr);
+  inst.with("dt", dstFormat.dt)
+      .with("at", aFormat.dt)
+      .with("rows", rows)
+      .with("cols", cols)
+      .with("dpitch", dst.pitch)
+      .with("apitch", a.pitch);
+  emitter.emit(inst, {footprint(a, rows, cols, aFormat.bytes)},
+               {footprint(dst, rows, cols, dstFormat.bytes)});
+}
+
+/// Per (image, output depth slice, group, band of output rows, filter tile):
+/// for each K tile of the filters' weight rows (im2col order: channel, depth
+/// tap, row tap, column tap), gather the patch matrix A[q, t] (GEMM row q,
+/// tap t) from the staged input planes with one strided v.mov per tap (or
+/// per run of adjacent column taps that fits the stride), and accumulate
+/// D[q, f] += A . Wtile^T on the matrix unit (the weight tile is a plain
+/// DMA of the weight rows: the weights need no re-layout). Then bias (per
+/// column), the fused activation, a compaction that drops the padding
+/// columns of D and converts to the output type, and a transposing store
+/// (one element per DMA row) to the NCHW output planes.
+void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
+              const GemmSpec &spec) {
+  std::string unused;
+  const GemmLayout l = *gemmLayout(target, spec, unused);
+  const ElementFormat in = spec.in, out = spec.out;
+  const int64_t e = in.bytes, eo = out.bytes, n = l.tile;
+  const bool narrow = !(in == kF32Format);
+  const int64_t f = spec.filters(), c = spec.channels(), k = spec.rowTaps();
+  const int64_t taps = spec.planeTaps(), vc = spec.virtualChannels();
+  const int64_t rowAlign = l.guard + 1;
+  const MemRegion xDram =
+      region(Space::Dram, spec.input,
+             uint64_t(spec.batch * c * spec.d * spec.h * spec.w * e));
+  const MemRegion wDram = region(Space::Dram, spec.weight, uint64_t(f * k * e));
+  const MemRegion yDram =
+      region(Space::Dram, spec.output,
+             uint64_t(spec.batch * f * spec.outPlane() * eo));
+
+  if (spec.biasAddr) {
+    DmaLoad load{Space::Vrf, l.biasRaw, *spec.biasAddr, f};
+    load.format = spec.bias;
+    emitLoad(
+        emitter, load,
+        region(Space::Dram, *spec.biasAddr, uint64_t(f * spec.bias.bytes)));
+    if (l.bias32 != l.biasRaw)
+      emitCopy(emitter, {Space::Vrf, l.bias32, f * kF32}, kF32Format,
+               {Space::Vrf, l.biasRaw, f * spec.bias.bytes}, spec.bias, 1, f);
+  }
+  // Columns past the padded width and the guard rows are never loaded;
+  // zero them once so every staged value is defined.
+  emitZero(emitter, {Space::Acc, l.xpad, l.wpitch * kF32}, kF32Format,
+           l.vCap * l.slotRows, l.wpitch);
+  if (narrow)
+    emitZero(emitter, {Space::Acc, l.raw, l.wpitch * e}, in,
+             l.vCap * l.slotRows, l.wpitch);
+
+  const int64_t kTiles = (k + l.kTile - 1) / l.kTile,
+                fTiles = (spec.fg + l.nF - 1) / l.nF;
+  std::vector<int64_t> resident(l.mrfSlots, -1);
+  for (int64_t image = 0; image < spec.batch; ++image)
+    for (int64_t o = 0; o < spec.od; ++o)
+      for (int64_t g = 0; g < spec.groups; ++g)
+        for (int64_t i0 = 0; i0 < spec.oh; i0 += l.rows) {
+          const int64_t r = std::min(l.rows, spec.oh - i0);
+          const int64_t band = l.bandRows(spec, r), m = l.gemmRows(spec, r);
+          const int64_t p0 = i0 * spec.sh; // padded input row of band row 0
+          int64_t vBase = -1, vCount = 0;
+          // Stages virtual channels [v0, v0 + vCount) of the band.
+          auto stage = [&](int64_t v0) {
+            vBase = v0;
+            vCount = std::min(l.vCap, vc - v0);
+            for (int64_t v = v0; v < v0 + vCount; ++v) {
+              int64_t channel = g * spec.cg + v / spec.kd;
+              int64_t z = o * spec.sd - spec.pd + (v % spec.kd) * spec.dd;
+              uint64_t slot32 = l.xpad + uint64_t((v - v0) * l.slotBytes);
+              Block target =
+                  narrow ? Block{Space::Acc,
+                                 l.raw + uint64_t((v - v0) * l.rawSlotBytes),
+                                 l.wpitch * e}
+                         : Block{Space::Acc, slot32, l.wpitch * kF32};
+              const uint64_t origin =
+                  target.addr + uint64_t(l.guard * target.pitch);
+              auto zeroRows = [&](int64_t from, int64_t to) {
+                if (from < to)
+                  emitZero(emitter,
+                           {Space::Acc, origin + uint64_t(from * target.pitch),
+                            target.pitch},
+                           in, to - from, l.wpitch);
+              };
+              int64_t r0 = std::max<int64_t>(0, p0 - spec.ph);
+              int64_t r1 = std::min(spec.h, p0 + band - spec.ph);
+              if (z < 0 || z >= spec.d || r1 <= r0) {
+                zeroRows(0, band); // the band lies in the padding
+              } else {
+                int64_t top = r0 + spec.ph - p0;
+                // Start the DMA at the closest aligned DRAM row at or before
+                // r0 (flat row index over all planes); the rows before r0
+                // land in the guard rows and are overwritten or unused.
+                int64_t flat =
+                    ((image * c + channel) * spec.d + z) * spec.h + r0;
+                int64_t delta = flat % rowAlign;
+                DmaLoad load{Space::Acc,
+                             origin + uint64_t((top - delta) * target.pitch),
+                             spec.input + uint64_t((flat - delta) * spec.w * e),
+                             /*x=*/spec.w,
+                             /*y=*/r1 - r0 + delta,
+                             /*z=*/1,
+                             /*sy=*/spec.w * e,
+                             /*sz=*/0,
+                             /*dpitch=*/target.pitch};
+                load.pl = spec.pw;
+                load.pr = spec.pwEnd;
+                load.format = in;
+                emitLoad(emitter, load, xDram);
+                zeroRows(0, top);
+                zeroRows(r1 + spec.ph - p0, band);
+              }
+              if (narrow)
+                emitCopy(emitter,
+                         {Space::Acc,
+                          slot32 + uint64_t(l.guard * l.wpitch * kF32),
+                          l.wpitch * kF32},
+                         kF32Format, {Space::Acc, origin, target.pitch}, in,
+                         band, l.wpitch);
+            }
+          };
+
+          for (int64_t ft = 0; ft < fTiles; ++ft) {
+            const int64_t f0 = ft * l.nF, nf = std::min(l.nF, spec.fg - f0);
+            const Block acc{Space::Acc, l.d, nf * kF32};
+            for (int64_t kt = 0; kt < kTiles; ++kt) {
+              const int64_t t0 = kt * l.kTile, kn = std::min(l.kTile, k - t0);
+              int64_t vFirst = t0 / taps, vLast = (t0 + kn - 1) / taps;
+              if (vBase < 0 || vFirst < vBase || vLast >= vBase + vCount)
+                stage(vFirst);
+              // The weight tile: nf rows of kn taps, straight from DRAM,
+              // starting `skew` taps early at an aligned address; the patch
+              // matrix has `skew` zero columns to match, so the extra
+              // weights (finite: the previous taps) add nothing.
+              const int64_t wFlat = (g * spec.fg + f0) * k + t0;
+              const int64_t skew = wFlat % l.wSkewAlign, kSkewed = kn + skew;
+              int64_t tileId = (g * fTiles + ft) * kTiles + kt;
+              int64_t slot = tileId % l.mrfSlots;
+              uint64_t wAddr = uint64_t(slot) * l.mrfTileBytes;
+              if (resident[slot] != tileId) {
+                DmaLoad load{Space::Mrf,
+                             wAddr,
+                             spec.weight + uint64_t((wFlat - skew) * e),
+                             /*x=*/kSkewed,
+                             /*y=*/nf,
+                             /*z=*/1,
+                             /*sy=*/k * e,
+                             /*sz=*/0,
+                             /*dpitch=*/kSkewed * e};
+                load.format = in;
+                emitLoad(emitter, load, wDram);
+                resident[slot] = tileId;
+              }
+              // Patch matrix: column skew + t - t0 is tap t's window.
+              if (skew > 0)
+                emitZero(emitter, {l.aSpace, l.a32, n * kF32}, kF32Format, m,
+                         skew);
+              for (int64_t t = t0; t < t0 + kn;) {
+                int64_t v = t / taps, rem = t % taps;
+                int64_t th = rem / spec.kw, tw = rem % spec.kw;
+                // Adjacent column taps are one copy when they fit in the
+                // source row pitch (sw elements).
+                int64_t len =
+                    spec.dw == 1
+                        ? std::min({spec.kw - tw, t0 + kn - t, spec.sw})
+                        : 1;
+                Block window{Space::Acc,
+                             l.xpad +
+                                 uint64_t((v - vBase) * l.slotBytes +
+                                          ((l.guard + th * spec.dh) * l.wpitch +
+                                           tw * spec.dw) *
+                                              kF32),
+                             spec.sw * kF32};
+                emitCopy(emitter,
+                         {l.aSpace, l.a32 + uint64_t((skew + t - t0) * kF32),
+                          n * kF32},
+                         kF32Format, window, kF32Format, m, len);
+                t += len;
+              }
+              Block a{l.aSpace, l.a32, n * kF32};
+              if (narrow) {
+                Block a16{l.aSpace, l.a16, n * e};
+                emitCopy(emitter, a16, in, a, kF32Format, m, kSkewed);
+                a = a16;
+              }
+              Instruction mm(Opcode::Mm);
+              setMem(mm, "dst", acc.space, acc.addr);
+              setMem(mm, "a", a.space, a.addr);
+              setMem(mm, "w", Space::Mrf, wAddr);
+              mm.with("dt", kDt)
+                  .with("at", in.dt)
+                  .with("wt", in.dt)
+                  .with("m", m)
+                  .with("k", kSkewed)
+                  .with("n", nf)
+                  .with("dpitch", acc.pitch)
+                  .with("apitch", a.pitch)
+                  .with("acc", kt > 0 ? 1 : 0);
+              emitter.emit(
+                  mm,
+                  {footprint(a, m, kSkewed, e),
+                   region(Space::Mrf, wAddr, uint64_t(nf * kSkewed * e))},
+                  {footprint(acc, m, nf)});
+            }
+            if (spec.biasAddr)
+              emitBinary(emitter, Opcode::VAdd, acc, acc,
+                         Block{Space::Vrf,
+                               l.bias32 + uint64_t((g * spec.fg + f0) * kF32),
+                               nf * kF32},
+                         Bcast::Row, m, nf);
+            emitActivation(emitter, spec.activation, acc, m, nf);
+            // Valid pixels only, dense [r * ow, nf], in the output type (in
+            // the patch buffer, free until the next tile's gathers).
+            const Block compact{l.aSpace, l.a32, spec.ow * nf * eo};
+            const Block rowsOfD{Space::Acc, l.d, l.wv * nf * kF32};
+            if (rowsOfD.pitch <= kMaxPitch && compact.pitch <= kMaxPitch) {
+              emitCopy(emitter, compact, out, rowsOfD, kF32Format, r,
+                       spec.ow * nf);
+            } else {
+              for (int64_t i = 0; i < r; ++i)
+                emitCopy(
+                    emitter,
+                    {compact.space, compact.addr + uint64_t(i * compact.pitch),
+                     compact.pitch},
+                    out,
+                    {rowsOfD.space, rowsOfD.addr + uint64_t(i * rowsOfD.pitch),
+                     rowsOfD.pitch},
+                    kF32Format, 1, spec.ow * nf);
+            }
+            // Transposing store: source row p * nf + filter is one element;
+            // pixel p goes to dz = one element, filters to dy = a plane.
+            DmaStore store{
+                spec.output +
+                    uint64_t(((image * f + g * spec.fg + f0) * spec.outPlane() +
+                              o * spec.oh * spec.ow + i0 * spec.ow) *
+                             eo),
+                compact.space,
+                compact.addr,
+                /*x=*/1,
+                /*y=*/nf,
+                /*z=*/r * spec.ow,
+                /*dy=*/spec.outPlane() * eo,
+                /*dz=*/eo,
+                /*spitch=*/eo};
+            store.format = out;
+            emitStore(emitter, store, yDram);
+          }
+        }
+}
+
+//===----------------------------------------------------------------------===//
 // accel.conv adapter
 //===----------------------------------------------------------------------===//
 
-bool isF32(Type type) {
-  return cast<RankedTensorType>(type).getElementType().isF32();
-}
+enum class ConvKind { Pointwise, Depthwise, Dense, Gemm };
 
-enum class ConvKind { Pointwise, Depthwise, Dense };
+/// The kernel chosen for one accel.conv and its spec (addresses left 0).
+struct ConvPlan {
+  ConvKind kind = ConvKind::Gemm;
+  PointwiseSpec pointwise;
+  DepthwiseSpec depthwise;
+  DenseSpec dense;
+  GemmSpec gemm;
+};
 
-/// Classifies `op`; fills the spec of its kind (addresses left 0) or the
-/// reason it is not lowered.
-std::optional<ConvKind> classify(ConvOp op, PointwiseSpec &pointwise,
-                                 DepthwiseSpec &depthwise, DenseSpec &dense,
+/// Chooses the kernel of `op` on `target`: one of the f32 2-D special
+/// kernels where it applies (they are faster or bit-exact), else the general
+/// implicit GEMM; or the reason none can run it.
+std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
                                  std::string &reason) {
-  if (!isF32(op.getInput().getType()) || !isF32(op.getWeight().getType()) ||
-      !isF32(op.getType()) ||
-      (op.getBias() && !isF32(op.getBias().getType()))) {
-    reason = "conv runs on the card in f32 only so far";
+  SmallVector<Type> types(op->getOperandTypes());
+  types.push_back(op.getType());
+  if (!allCardFloat(types, "conv", reason))
     return std::nullopt;
-  }
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
   auto weightType = cast<RankedTensorType>(op.getWeight().getType());
-  if (inputType.getRank() != 4 || !inputType.hasStaticShape() ||
-      !weightType.hasStaticShape() || !op.getType().hasStaticShape()) {
-    reason = "only static 2-D convolutions (NCHW) are lowered to the card";
+  auto resultType = cast<RankedTensorType>(op.getType());
+  if (!inputType.hasStaticShape() || !weightType.hasStaticShape() ||
+      !resultType.hasStaticShape()) {
+    reason = "only convolutions with static shapes are lowered to the card";
     return std::nullopt;
   }
-  if (llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; })) {
-    reason = "dilated convolutions are not lowered to the card";
+  const int64_t rank = inputType.getRank(), spatial = rank - 2;
+  if (spatial < 1 || spatial > 3) {
+    reason = "only 1-D, 2-D and 3-D convolutions are lowered to the card";
     return std::nullopt;
   }
-  ArrayRef<int64_t> in = inputType.getShape(), ws = weightType.getShape();
-  int64_t n = in[0], c = in[1], h = in[2], w = in[3], f = ws[0];
-  int64_t groups = op.getGroups();
-  ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads();
+  ElementFormat in = *getElementFormat(inputType);
+  if (!(*getElementFormat(weightType) == in)) {
+    reason = "conv runs on the card with input and weight of one element "
+             "type only (the matrix unit multiplies equal types)";
+    return std::nullopt;
+  }
+  ElementFormat out = *getElementFormat(resultType);
+  std::optional<ElementFormat> bias;
+  if (Value b = op.getBias())
+    bias = getElementFormat(b.getType());
+
+  ArrayRef<int64_t> is = inputType.getShape(), ws = weightType.getShape(),
+                    rs = resultType.getShape();
+  ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
+                    dilations = op.getDilations();
+  const int64_t batch = is[0], c = is[1], f = ws[0], groups = op.getGroups();
   ActivationSpec act = getFusedActivation(op);
-  if (groups == 1 && ws[2] == 1 && ws[3] == 1) {
-    if (llvm::any_of(strides, [](int64_t s) { return s != 1; }) ||
-        llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
-      reason = "1x1 convolutions are lowered with stride 1 and no padding "
-               "only";
-      return std::nullopt;
+  ConvPlan plan;
+
+  // The special kernels: f32, 2-D, no dilation.
+  bool allF32 =
+      in == kF32Format && out == kF32Format && (!bias || *bias == kF32Format);
+  if (allF32 && spatial == 2 && target.macsPerCycle.count(DType::F32) &&
+      llvm::all_of(dilations, [](int64_t d) { return d == 1; })) {
+    const int64_t h = is[2], w = is[3];
+    bool unitStrides = llvm::all_of(strides, [](int64_t s) { return s == 1; });
+    bool equalStrides12 =
+        strides[0] == strides[1] && (strides[0] == 1 || strides[0] == 2);
+    bool pads0 = llvm::all_of(pads, [](int64_t p) { return p == 0; });
+    bool pads1 = llvm::all_of(pads, [](int64_t p) { return p == 1; });
+    bool is3x3 = ws[2] == 3 && ws[3] == 3;
+    std::string unused;
+    if (groups == 1 && ws[2] == 1 && ws[3] == 1 && unitStrides && pads0) {
+      PointwiseSpec &spec = plan.pointwise;
+      spec.batch = batch;
+      spec.c = c;
+      spec.f = f;
+      spec.hw = h * w;
+      spec.activation = act;
+      if (bias)
+        spec.bias = 0;
+      if (canEmitPointwise(target, spec, unused)) {
+        plan.kind = ConvKind::Pointwise;
+        return plan;
+      }
     }
-    pointwise.batch = n;
-    pointwise.c = c;
-    pointwise.f = f;
-    pointwise.hw = h * w;
-    pointwise.activation = act;
-    if (op.getBias())
-      pointwise.bias = 0;
-    return ConvKind::Pointwise;
-  }
-  if (groups == c && f == c && ws[1] == 1) {
-    if (ws[2] != 3 || ws[3] != 3 ||
-        llvm::any_of(pads, [](int64_t p) { return p != 1; })) {
-      reason = "depthwise convolutions are lowered for 3x3 kernels with "
-               "padding 1 only";
-      return std::nullopt;
+    if (groups == c && f == c && ws[1] == 1 && is3x3 && pads1 &&
+        equalStrides12) {
+      DepthwiseSpec &spec = plan.depthwise;
+      spec.batch = batch;
+      spec.c = c;
+      spec.h = h;
+      spec.w = w;
+      spec.stride = strides[0];
+      spec.activation = act;
+      if (bias)
+        spec.bias = 0;
+      if (canEmitDepthwise(target, spec, unused)) {
+        plan.kind = ConvKind::Depthwise;
+        return plan;
+      }
     }
-    if (strides[0] != strides[1] || (strides[0] != 1 && strides[0] != 2)) {
-      reason = "depthwise convolutions are lowered with stride 1 or 2 only";
-      return std::nullopt;
+    if (groups == 1 && is3x3 && pads1 && equalStrides12) {
+      DenseSpec &spec = plan.dense;
+      spec.batch = batch;
+      spec.c = c;
+      spec.f = f;
+      spec.h = h;
+      spec.w = w;
+      spec.stride = strides[0];
+      spec.activation = act;
+      if (bias)
+        spec.bias = 0;
+      if (canEmitDense(target, spec, unused)) {
+        plan.kind = ConvKind::Dense;
+        return plan;
+      }
     }
-    depthwise.batch = n;
-    depthwise.c = c;
-    depthwise.h = h;
-    depthwise.w = w;
-    depthwise.stride = strides[0];
-    depthwise.activation = act;
-    if (op.getBias())
-      depthwise.bias = 0;
-    return ConvKind::Depthwise;
   }
-  if (groups == 1 && ws[2] == 3 && ws[3] == 3 &&
-      llvm::all_of(pads, [](int64_t p) { return p == 1; }) &&
-      strides[0] == strides[1] && (strides[0] == 1 || strides[0] == 2)) {
-    dense.batch = n;
-    dense.c = c;
-    dense.f = f;
-    dense.h = h;
-    dense.w = w;
-    dense.stride = strides[0];
-    dense.activation = act;
-    if (op.getBias())
-      dense.bias = 0;
-    return ConvKind::Dense;
+
+  // The general kernel sees every convolution as 3-D: 1-D and 2-D ones have
+  // unit (kernel) depth and height and no padding there.
+  GemmSpec &spec = plan.gemm;
+  spec.in = in;
+  spec.out = out;
+  spec.bias = bias.value_or(kF32Format);
+  if (bias)
+    spec.biasAddr = 0;
+  spec.activation = act;
+  spec.batch = batch;
+  spec.groups = groups;
+  spec.cg = ws[1];
+  spec.fg = f / groups;
+  int64_t *inDims[3] = {&spec.d, &spec.h, &spec.w};
+  int64_t *kDims[3] = {&spec.kd, &spec.kh, &spec.kw};
+  int64_t *sDims[3] = {&spec.sd, &spec.sh, &spec.sw};
+  int64_t *dDims[3] = {&spec.dd, &spec.dh, &spec.dw};
+  int64_t *pDims[3] = {&spec.pd, &spec.ph, &spec.pw};
+  int64_t *oDims[3] = {&spec.od, &spec.oh, &spec.ow};
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t axis = 3 - spatial + i; // innermost axes are height, width
+    *inDims[axis] = is[2 + i];
+    *kDims[axis] = ws[2 + i];
+    *sDims[axis] = strides[i];
+    *dDims[axis] = dilations[i];
+    *pDims[axis] = pads[i];
+    *oDims[axis] = rs[2 + i];
   }
-  if (groups == 1)
-    reason = "dense convolutions are lowered for 3x3 kernels with padding 1 "
-             "and stride 1 or 2 only (this one: " +
-             std::to_string(ws[2]) + "x" + std::to_string(ws[3]) + ")";
-  else
-    reason = "grouped convolutions other than depthwise (groups = " +
-             std::to_string(groups) + ") are not lowered to the card";
-  return std::nullopt;
+  spec.pwEnd = pads[2 * spatial - 1];
+  if (!canEmitGemm(target, spec, reason))
+    return std::nullopt;
+  plan.kind = ConvKind::Gemm;
+  return plan;
 }
 
 LogicalResult checkConv(Operation *operation, const TargetDesc &target,
                         std::string &reason) {
-  auto op = cast<ConvOp>(operation);
-  if (!target.macsPerCycle.count(DType::F32)) {
-    reason = "the target's matrix unit has no f32 mode";
-    return failure();
-  }
-  PointwiseSpec pointwise;
-  DepthwiseSpec depthwise;
-  DenseSpec dense;
-  std::optional<ConvKind> kind =
-      classify(op, pointwise, depthwise, dense, reason);
-  if (!kind)
-    return failure();
-  switch (*kind) {
-  case ConvKind::Pointwise:
-    return success(canEmitPointwise(target, pointwise, reason));
-  case ConvKind::Depthwise:
-    return success(canEmitDepthwise(target, depthwise, reason));
-  case ConvKind::Dense:
-    return success(canEmitDense(target, dense, reason));
-  }
-  return failure();
+  return success(planConv(cast<ConvOp>(operation), target, reason).has_value());
 }
 
 LogicalResult emitConv(Operation *operation, KernelContext &context) {
   auto op = cast<ConvOp>(operation);
-  PointwiseSpec pointwise;
-  DepthwiseSpec depthwise;
-  DenseSpec dense;
   std::string reason;
-  std::optional<ConvKind> kind =
-      classify(op, pointwise, depthwise, dense, reason);
-  if (!kind)
+  std::optional<ConvPlan> plan = planConv(op, context.target, reason);
+  if (!plan)
     return op.emitOpError() << "cannot run on the card: " << reason;
   uint64_t input = context.addressOf(op.getInput());
   uint64_t weight = context.addressOf(op.getWeight());
@@ -1040,27 +1573,31 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
   std::optional<uint64_t> bias;
   if (Value b = op.getBias())
     bias = context.addressOf(b);
-  switch (*kind) {
+  auto bind = [&](auto &spec) {
+    spec.input = input;
+    spec.weight = weight;
+    spec.output = output;
+  };
+  switch (plan->kind) {
   case ConvKind::Pointwise:
-    pointwise.input = input;
-    pointwise.weight = weight;
-    pointwise.output = output;
-    pointwise.bias = bias;
-    emitPointwise(context.emitter, context.target, pointwise);
+    bind(plan->pointwise);
+    plan->pointwise.bias = bias;
+    emitPointwise(context.emitter, context.target, plan->pointwise);
     break;
   case ConvKind::Depthwise:
-    depthwise.input = input;
-    depthwise.weight = weight;
-    depthwise.output = output;
-    depthwise.bias = bias;
-    emitDepthwise(context.emitter, context.target, depthwise);
+    bind(plan->depthwise);
+    plan->depthwise.bias = bias;
+    emitDepthwise(context.emitter, context.target, plan->depthwise);
     break;
   case ConvKind::Dense:
-    dense.input = input;
-    dense.weight = weight;
-    dense.output = output;
-    dense.bias = bias;
-    emitDense(context.emitter, context.target, dense);
+    bind(plan->dense);
+    plan->dense.bias = bias;
+    emitDense(context.emitter, context.target, plan->dense);
+    break;
+  case ConvKind::Gemm:
+    bind(plan->gemm);
+    plan->gemm.biasAddr = bias;
+    emitGemm(context.emitter, context.target, plan->gemm);
     break;
   }
   return success();

@@ -37,6 +37,12 @@
 // expressed; `check` plans every leaf and refuses such copies (they then
 // run on the host).
 //
+// The copies are bit copies, so f32, f16 and bf16 tensors only differ in
+// the element size and the DMA's dtype. A shifted 2-byte load whose data
+// would start 2 bytes off the VRF's 4-byte alignment gets one element of
+// DMA left padding per staged row, so the store reads from an aligned
+// base.
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelRegistry.h"
@@ -82,6 +88,7 @@ struct BoxCopy {
   int64_t srcOffset = 0, dstOffset = 0;
   uint64_t srcBase = 0, dstBase = 0;        // DRAM addresses
   int64_t srcElements = 0, dstElements = 0; // tensor sizes (for regions)
+  ElementFormat format = kF32Format;        // of both tensors
 };
 
 /// One DMA in + DMA out pair (offsets and strides in bytes).
@@ -91,6 +98,7 @@ struct Leaf {
   int64_t ldX, ldY, ldZ, sy, sz, dpitch;
   // dma.st
   int64_t stX, stY, stZ, dy, dz, spitch;
+  int64_t pl = 0;   // dma.ld left padding (elements) realigning a shift
   int64_t elements; // staged in the VRF
   int64_t shift;    // bytes: where the wanted data starts in the VRF rows
 };
@@ -150,8 +158,8 @@ int64_t alignedChunk(int64_t size, int64_t limit, ArrayRef<int64_t> strides,
 /// on each in program order. Returns false with `reason` when the copy
 /// cannot be expressed (negative or broadcast innermost strides, unaligned
 /// offsets, too many transfers).
-bool planLeaves(const BoxCopy &copy, int64_t slotElems, int64_t alignBytes,
-                bool shifted, std::string &reason,
+bool planLeaves(const BoxCopy &copy, int64_t slotBytes, int64_t alignBytes,
+                int64_t vrfAlign, bool shifted, std::string &reason,
                 const std::function<void(const Leaf &)> &visit) {
   SmallVector<Dim> dims = normalize(copy.dims);
   for (const Dim &dim : dims)
@@ -164,10 +172,14 @@ bool planLeaves(const BoxCopy &copy, int64_t slotElems, int64_t alignBytes,
     reason = "the destination is not contiguous along its innermost dimension";
     return false;
   }
-  const int64_t alignElems = std::max<int64_t>(alignBytes / kF32, 1);
-  // Shifted loads start up to alignElems - 1 elements early: rows grow by
-  // that much (contiguous rows) or to alignElems elements (gathers).
-  const int64_t margin = shifted ? alignElems - 1 : 0;
+  const int64_t e = copy.format.bytes;
+  const int64_t slotElems = slotBytes / e;
+  const int64_t alignElems = std::max<int64_t>(alignBytes / e, 1);
+  // Shifted loads start up to alignElems - 1 elements early, plus the left
+  // padding that realigns narrow elements: rows grow by that much
+  // (contiguous rows) or to alignElems elements (gathers).
+  const int64_t maxPad = vrfAlign > e ? vrfAlign / e - 1 : 0;
+  const int64_t margin = shifted ? alignElems - 1 + maxPad : 0;
   // Roles: which normalised dimension each DMA field walks (-1: none).
   int n = static_cast<int>(dims.size());
   int xDim = -1, yDim = -1, zDim = -1;
@@ -257,46 +269,50 @@ bool planLeaves(const BoxCopy &copy, int64_t slotElems, int64_t alignBytes,
     // store then reads from `delta` elements into each staged row.
     int64_t delta = shifted ? srcOff % alignElems : 0;
     srcOff -= delta;
-    if ((srcOff * kF32) % alignBytes || (dstOff * kF32) % alignBytes) {
+    if ((srcOff * e) % alignBytes || (dstOff * e) % alignBytes) {
       reason = "a transfer would start at a DRAM offset that is not a "
                "multiple of " +
                std::to_string(alignBytes) + " bytes";
       return false;
     }
     Leaf leaf;
-    leaf.srcOffset = srcOff * kF32;
-    leaf.dstOffset = dstOff * kF32;
+    leaf.srcOffset = srcOff * e;
+    leaf.dstOffset = dstOff * e;
     if (!gather) {
       leaf.ldX = cx;
       leaf.ldY = cy;
       leaf.ldZ = cz;
-      leaf.sy = yDim >= 0 ? dims[yDim].src * kF32 : 0;
-      leaf.sz = zDim >= 0 ? dims[zDim].src * kF32 : 0;
-      leaf.dpitch = cx * kF32;
+      leaf.sy = yDim >= 0 ? dims[yDim].src * e : 0;
+      leaf.sz = zDim >= 0 ? dims[zDim].src * e : 0;
+      leaf.dpitch = cx * e;
       leaf.stX = cx;
       leaf.stY = cy;
       leaf.stZ = cz;
-      leaf.dy = yDim >= 0 ? dims[yDim].dst * kF32 : 0;
-      leaf.dz = zDim >= 0 ? dims[zDim].dst * kF32 : 0;
-      leaf.spitch = cx * kF32;
+      leaf.dy = yDim >= 0 ? dims[yDim].dst * e : 0;
+      leaf.dz = zDim >= 0 ? dims[zDim].dst * e : 0;
+      leaf.spitch = cx * e;
     } else {
       leaf.ldX = 1;
       leaf.ldY = cy;
       leaf.ldZ = cz;
-      leaf.sy = dims[yDim].src * kF32;
-      leaf.sz = zDim >= 0 ? dims[zDim].src * kF32 : 0;
-      leaf.dpitch = kF32;
+      leaf.sy = dims[yDim].src * e;
+      leaf.sz = zDim >= 0 ? dims[zDim].src * e : 0;
+      leaf.dpitch = e;
       leaf.stX = cy;
       leaf.stY = cz;
       leaf.stZ = 1;
-      leaf.dy = zDim >= 0 ? dims[zDim].dst * kF32 : 0;
+      leaf.dy = zDim >= 0 ? dims[zDim].dst * e : 0;
       leaf.dz = 0;
-      leaf.spitch = cy * kF32;
+      leaf.spitch = cy * e;
     }
-    leaf.shift = delta * kF32;
+    // Left padding so that the data, delta elements into each staged row,
+    // starts VRF-aligned.
+    while ((leaf.pl + delta) * e % vrfAlign)
+      ++leaf.pl;
+    leaf.shift = (leaf.pl + delta) * e;
     if (delta && !gather) {
       leaf.ldX = cx + delta;
-      leaf.dpitch = leaf.spitch = leaf.ldX * kF32;
+      leaf.dpitch = leaf.spitch = (leaf.pl + leaf.ldX) * e;
     } else if (delta) {
       if (cy > 1 && dims[yDim].src < 1 + delta) {
         reason = "a gather would start at a DRAM offset that is not a "
@@ -307,14 +323,14 @@ bool planLeaves(const BoxCopy &copy, int64_t slotElems, int64_t alignBytes,
       // Gather of (1 + delta)-element rows; the store picks the last element
       // of each (x = 1), so it does the element gather itself.
       leaf.ldX = 1 + delta;
-      leaf.dpitch = leaf.spitch = leaf.ldX * kF32;
+      leaf.dpitch = leaf.spitch = (leaf.pl + leaf.ldX) * e;
       leaf.stX = 1;
       leaf.stY = cy;
       leaf.stZ = cz;
       leaf.dz = leaf.dy;
-      leaf.dy = kF32;
+      leaf.dy = e;
     }
-    leaf.elements = leaf.ldX * leaf.ldY * leaf.ldZ;
+    leaf.elements = (leaf.pl + leaf.ldX) * leaf.ldY * leaf.ldZ;
     visit(leaf);
     // Odometer, innermost first.
     int i = n - 1;
@@ -340,48 +356,61 @@ int64_t dramAlign(const TargetDesc &target) {
   return static_cast<int64_t>(target.memory(Space::Dram).align);
 }
 
+int64_t vrfAlign(const TargetDesc &target) {
+  return static_cast<int64_t>(target.memory(Space::Vrf).align);
+}
+
+/// The element format of `op`'s tensors (checked to be one card float).
+ElementFormat formatOf(Operation *op) {
+  return *getElementFormat(op->getResult(0).getType());
+}
+
 /// Emits the leaves of `copy`, alternating VRF slots; `slot` carries the
 /// alternation across the several copies of one op.
 void emitBoxCopy(KernelContext &context, const BoxCopy &copy, int &slot) {
   const int64_t slotSize = slotBytes(context.target);
+  const ElementFormat fmt = copy.format;
   const MemRegion srcRegion{Space::Dram, copy.srcBase,
-                            copy.srcBase + uint64_t(copy.srcElements * kF32)};
+                            copy.srcBase +
+                                uint64_t(copy.srcElements * fmt.bytes)};
   const MemRegion dstRegion{Space::Dram, copy.dstBase,
-                            copy.dstBase + uint64_t(copy.dstElements * kF32)};
+                            copy.dstBase +
+                                uint64_t(copy.dstElements * fmt.bytes)};
   std::string reason;
-  bool shifted = !planLeaves(copy, slotSize / kF32, dramAlign(context.target),
-                             /*shifted=*/false, reason, [](const Leaf &) {});
-  planLeaves(copy, slotSize / kF32, dramAlign(context.target), shifted, reason,
-             [&](const Leaf &leaf) {
-               uint64_t vrf = uint64_t(slot) * uint64_t(slotSize);
-               slot ^= 1;
-               MemRegion staged{Space::Vrf, vrf,
-                                vrf + uint64_t(leaf.elements * kF32)};
-               Instruction load(Opcode::DmaLd);
-               setMem(load, "dst", Space::Vrf, vrf);
-               setMem(load, "src", Space::Dram,
-                      copy.srcBase + uint64_t(leaf.srcOffset));
-               load.with("dt", kDt)
-                   .with("x", leaf.ldX)
-                   .with("y", leaf.ldY)
-                   .with("z", leaf.ldZ)
-                   .with("sy", leaf.sy)
-                   .with("sz", leaf.sz)
-                   .with("dpitch", leaf.dpitch);
-               context.emitter.emit(load, {srcRegion}, {staged});
-               Instruction store(Opcode::DmaSt);
-               setMem(store, "dst", Space::Dram,
-                      copy.dstBase + uint64_t(leaf.dstOffset));
-               setMem(store, "src", Space::Vrf, vrf + uint64_t(leaf.shift));
-               store.with("dt", kDt)
-                   .with("x", leaf.stX)
-                   .with("y", leaf.stY)
-                   .with("z", leaf.stZ)
-                   .with("dy", leaf.dy)
-                   .with("dz", leaf.dz)
-                   .with("spitch", leaf.spitch);
-               context.emitter.emit(store, {staged}, {dstRegion});
-             });
+  const int64_t dram = dramAlign(context.target);
+  const int64_t vrf = vrfAlign(context.target);
+  bool shifted = !planLeaves(copy, slotSize, dram, vrf, /*shifted=*/false,
+                             reason, [](const Leaf &) {});
+  planLeaves(copy, slotSize, dram, vrf, shifted, reason, [&](const Leaf &leaf) {
+    uint64_t vrf = uint64_t(slot) * uint64_t(slotSize);
+    slot ^= 1;
+    MemRegion staged{Space::Vrf, vrf,
+                     vrf + uint64_t(leaf.elements * fmt.bytes)};
+    Instruction load(Opcode::DmaLd);
+    setMem(load, "dst", Space::Vrf, vrf);
+    setMem(load, "src", Space::Dram, copy.srcBase + uint64_t(leaf.srcOffset));
+    load.with("dt", fmt.dt)
+        .with("x", leaf.ldX)
+        .with("y", leaf.ldY)
+        .with("z", leaf.ldZ)
+        .with("sy", leaf.sy)
+        .with("sz", leaf.sz)
+        .with("dpitch", leaf.dpitch);
+    if (leaf.pl)
+      load.with("pl", leaf.pl);
+    context.emitter.emit(load, {srcRegion}, {staged});
+    Instruction store(Opcode::DmaSt);
+    setMem(store, "dst", Space::Dram, copy.dstBase + uint64_t(leaf.dstOffset));
+    setMem(store, "src", Space::Vrf, vrf + uint64_t(leaf.shift));
+    store.with("dt", fmt.dt)
+        .with("x", leaf.stX)
+        .with("y", leaf.stY)
+        .with("z", leaf.stZ)
+        .with("dy", leaf.dy)
+        .with("dz", leaf.dz)
+        .with("spitch", leaf.spitch);
+    context.emitter.emit(store, {staged}, {dstRegion});
+  });
 }
 
 bool checkBoxCopy(const BoxCopy &copy, const TargetDesc &target,
@@ -389,18 +418,19 @@ bool checkBoxCopy(const BoxCopy &copy, const TargetDesc &target,
   // Loads that would start at unaligned source offsets are moved to the
   // aligned address below (and the store skips the extra elements); stores
   // cannot be moved, so unaligned destination offsets are refused.
-  if (planLeaves(copy, slotBytes(target) / kF32, dramAlign(target),
+  if (planLeaves(copy, slotBytes(target), dramAlign(target), vrfAlign(target),
                  /*shifted=*/false, reason, [](const Leaf &) {}))
     return true;
-  return planLeaves(copy, slotBytes(target) / kF32, dramAlign(target),
-                    /*shifted=*/true, reason, [](const Leaf &) {});
+  return planLeaves(copy, slotBytes(target), dramAlign(target),
+                    vrfAlign(target), /*shifted=*/true, reason,
+                    [](const Leaf &) {});
 }
 
 RankedTensorType tensorType(Value value) {
   return cast<RankedTensorType>(value.getType());
 }
 
-/// Common type conditions: f32 ranked static tensors, non-empty.
+/// Common type conditions: static, non-empty tensors of one card float type.
 LogicalResult checkTypes(Operation *op, std::string &reason) {
   SmallVector<Type> types(op->getOperandTypes());
   llvm::append_range(types, op->getResultTypes());
@@ -410,15 +440,19 @@ LogicalResult checkTypes(Operation *op, std::string &reason) {
       reason = "only static shapes are lowered to the card";
       return failure();
     }
-    if (!tensor.getElementType().isF32()) {
-      reason =
-          op->getName().getStringRef().str() + " runs on the card in f32 only";
-      return failure();
-    }
     if (tensor.getNumElements() == 0) {
       reason = "empty tensors are not lowered to the card";
       return failure();
     }
+  }
+  if (!allCardFloat(types, op->getName().getStringRef(), reason))
+    return failure();
+  if (llvm::any_of(types, [&](Type type) {
+        return !(*getElementFormat(type) == formatOf(op));
+      })) {
+    reason = op->getName().getStringRef().str() +
+             " with mixed element types is not lowered to the card";
+    return failure();
   }
   return success();
 }
@@ -431,6 +465,7 @@ BoxCopy makeCopy(Value src, Value dst, const KernelContext *context) {
   BoxCopy copy;
   copy.srcElements = tensorType(src).getNumElements();
   copy.dstElements = tensorType(dst).getNumElements();
+  copy.format = *getElementFormat(dst.getType());
   if (context) {
     copy.srcBase = context->addressOf(src);
     copy.dstBase = context->addressOf(dst);
@@ -565,12 +600,13 @@ std::optional<DmaPad> planDmaPad(PadOp op, const TargetDesc &target) {
   int64_t outH = pad.h + pad.pt + pad.pb, outW = pad.w + pad.pl + pad.pr;
   if (pad.w > kMaxX || pad.h > kMaxYZ || outW > kMaxX)
     return std::nullopt;
-  int64_t slotElems = slotBytes(target) / kF32;
+  const int64_t e = formatOf(op).bytes;
+  int64_t slotElems = slotBytes(target) / e;
   // The store writes planes * outH rows of outW; the load z planes of h.
   int64_t limit = std::min({slotElems / (outH * outW), kMaxYZ / outH, kMaxYZ});
   if (limit < 1)
     return std::nullopt;
-  int64_t alignElems = std::max<int64_t>(dramAlign(target) / kF32, 1);
+  int64_t alignElems = std::max<int64_t>(dramAlign(target) / e, 1);
   pad.planesPerChunk =
       alignedChunk(pad.planes, limit, {pad.h * pad.w, outH * outW}, alignElems);
   if (pad.planesPerChunk < pad.planes &&
@@ -585,51 +621,52 @@ void emitDmaPad(PadOp op, const DmaPad &pad, KernelContext &context) {
   const uint64_t dst = context.addressOf(op.getResult());
   const int64_t outH = pad.h + pad.pt + pad.pb;
   const int64_t outW = pad.w + pad.pl + pad.pr;
+  const ElementFormat fmt = formatOf(op);
+  const int64_t e = fmt.bytes;
   const MemRegion srcRegion{Space::Dram, src,
-                            src + uint64_t(pad.planes * pad.h * pad.w * kF32)};
+                            src + uint64_t(pad.planes * pad.h * pad.w * e)};
   const MemRegion dstRegion{Space::Dram, dst,
-                            dst + uint64_t(pad.planes * outH * outW * kF32)};
+                            dst + uint64_t(pad.planes * outH * outW * e)};
   const int64_t slotSize = slotBytes(context.target);
   int slot = 0;
   for (int64_t p = 0; p < pad.planes; p += pad.planesPerChunk) {
     int64_t planes = std::min(pad.planesPerChunk, pad.planes - p);
     uint64_t vrf = uint64_t(slot) * uint64_t(slotSize);
     slot ^= 1;
-    MemRegion staged{Space::Vrf, vrf,
-                     vrf + uint64_t(planes * outH * outW * kF32)};
+    MemRegion staged{Space::Vrf, vrf, vrf + uint64_t(planes * outH * outW * e)};
     Instruction load(Opcode::DmaLd);
     setMem(load, "dst", Space::Vrf, vrf);
-    setMem(load, "src", Space::Dram, src + uint64_t(p * pad.h * pad.w * kF32));
-    load.with("dt", kDt)
+    setMem(load, "src", Space::Dram, src + uint64_t(p * pad.h * pad.w * e));
+    load.with("dt", fmt.dt)
         .with("x", pad.w)
         .with("y", pad.h)
         .with("z", planes)
-        .with("sy", pad.w * kF32)
-        .with("sz", pad.h * pad.w * kF32)
-        .with("dpitch", outW * kF32)
+        .with("sy", pad.w * e)
+        .with("sz", pad.h * pad.w * e)
+        .with("dpitch", outW * e)
         .with("pt", pad.pt)
         .with("pb", pad.pb)
         .with("pl", pad.pl)
         .with("pr", pad.pr);
     context.emitter.emit(load, {srcRegion}, {staged});
     Instruction store(Opcode::DmaSt);
-    setMem(store, "dst", Space::Dram, dst + uint64_t(p * outH * outW * kF32));
+    setMem(store, "dst", Space::Dram, dst + uint64_t(p * outH * outW * e));
     setMem(store, "src", Space::Vrf, vrf);
-    store.with("dt", kDt)
+    store.with("dt", fmt.dt)
         .with("x", outW)
         .with("y", planes * outH)
         .with("z", 1)
-        .with("dy", outW * kF32)
-        .with("spitch", outW * kF32);
+        .with("dy", outW * e)
+        .with("spitch", outW * e);
     context.emitter.emit(store, {staged}, {dstRegion});
   }
 }
 
 /// Largest fill written per store by the generic pad (one VRF row; vector
 /// `cols` is a 16-bit field).
-int64_t fillChunk(const TargetDesc &target, int64_t elements) {
-  int64_t alignElems = std::max<int64_t>(dramAlign(target) / kF32, 1);
-  int64_t limit = std::min<int64_t>({slotBytes(target) / kF32, kMaxX, 0x3FFF});
+int64_t fillChunk(const TargetDesc &target, int64_t elements, int64_t e) {
+  int64_t alignElems = std::max<int64_t>(dramAlign(target) / e, 1);
+  int64_t limit = std::min<int64_t>({slotBytes(target) / e, kMaxX, 0x3FFF});
   limit = limit / alignElems * alignElems;
   return std::min(elements, std::max<int64_t>(limit, 1));
 }
@@ -637,32 +674,34 @@ int64_t fillChunk(const TargetDesc &target, int64_t elements) {
 void emitPadFill(PadOp op, KernelContext &context) {
   const uint64_t dst = context.addressOf(op.getResult());
   const int64_t elements = op.getType().getNumElements();
-  const MemRegion dstRegion{Space::Dram, dst, dst + uint64_t(elements * kF32)};
-  const int64_t chunk = fillChunk(context.target, elements);
+  const ElementFormat fmt = formatOf(op);
+  const int64_t e = fmt.bytes;
+  const MemRegion dstRegion{Space::Dram, dst, dst + uint64_t(elements * e)};
+  const int64_t chunk = fillChunk(context.target, elements, e);
   // Slot 0 holds the fill row; the interior copy that follows reuses the
   // slots, ordered after these stores by the emitter (write after read).
-  MemRegion fillRegion{Space::Vrf, 0, uint64_t(chunk * kF32)};
+  MemRegion fillRegion{Space::Vrf, 0, uint64_t(chunk * e)};
   Instruction fill(Opcode::VFill);
   setMem(fill, "dst", Space::Vrf, 0);
   float value = op.getValue().convertToFloat();
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
-  fill.with("dt", kDt)
+  fill.with("dt", fmt.dt)
       .with("rows", 1)
       .with("cols", chunk)
-      .with("dpitch", chunk * kF32)
+      .with("dpitch", chunk * e)
       .with("imm", bits);
   context.emitter.emit(fill, {}, {fillRegion});
-  for (int64_t e = 0; e < elements; e += chunk) {
-    int64_t count = std::min(chunk, elements - e);
+  for (int64_t i = 0; i < elements; i += chunk) {
+    int64_t count = std::min(chunk, elements - i);
     Instruction store(Opcode::DmaSt);
-    setMem(store, "dst", Space::Dram, dst + uint64_t(e * kF32));
+    setMem(store, "dst", Space::Dram, dst + uint64_t(i * e));
     setMem(store, "src", Space::Vrf, 0);
-    store.with("dt", kDt)
+    store.with("dt", fmt.dt)
         .with("x", count)
         .with("y", 1)
         .with("z", 1)
-        .with("spitch", count * kF32);
+        .with("spitch", count * e);
     context.emitter.emit(store, {fillRegion}, {dstRegion});
   }
 }

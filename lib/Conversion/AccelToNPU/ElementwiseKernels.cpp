@@ -1,8 +1,8 @@
 //===- ElementwiseKernels.cpp - elementwise accel ops on the vector units -===//
 //
-// NPU kernels for the f32 elementwise ops: binary add/sub/mul/div/max/min
-// (and pow with exponent 2 or 0.5) and unary relu/sigmoid/tanh/exp/gelu/abs/
-// neg/clip/sqrt.
+// NPU kernels for the f32 / f16 / bf16 elementwise ops: binary
+// add/sub/mul/div/max/min (and pow with exponent 2 or 0.5) and unary
+// relu/sigmoid/tanh/exp/gelu/abs/ neg/clip/sqrt.
 //
 // The output is viewed as rows x cols (cols = the innermost dimension when
 // an operand is broadcast along rows or columns, else a divisor of the
@@ -38,6 +38,14 @@
 // where pow gives +0 and +inf); pow(x, 2) is x * x, which is what the host's
 // pow rounds to. Every other op matches the host bit for bit (both sides use
 // lib/Numerics).
+//
+// f16 / bf16: the vector units read their operands in the tensor's type,
+// compute in f32 and round on write, which is what the host's reference
+// does (f32 arithmetic, rounded once to the result type). Steps whose
+// result feeds another rounding step (the reciprocal of a divisor, rsqrt
+// before its reciprocal) write an f32 work buffer instead of rounding in
+// place, so those sequences round to the narrow type only once; the other
+// in-place steps (negation, clip bounds) are exact in any type.
 //
 // erf is not in the ISA and pow with other exponents needs exp/log, which
 // the vector units lack: both stay on the host.
@@ -98,6 +106,7 @@ struct EltwiseSpec {
   enum BKind { None, Full, Row, Col, Scalar, Imm } b = None;
   /// b was the lhs: compute b op a (matters for sub and div).
   bool reversed = false;
+  ElementFormat format = kF32Format;     // of a, b and the result
   float imm = 0;                         // BKind::Imm
   std::optional<float> clipMin, clipMax; // Clip
   int64_t rows = 0, cols = 0;            // the output view
@@ -109,39 +118,72 @@ struct Layout {
   uint64_t resident = 0;     // row vector / scalar b
   uint64_t slot[2] = {0, 0}; // per slot: a chunk, then the b chunk
   uint64_t bOffset = 0;      // b chunk offset inside a slot
+  uint64_t workOffset = 0;   // f32 intermediate offset inside a slot
+  uint64_t residentWide = 0; // f32 inverse of a resident divisor
   int64_t rowsPerChunk = 0;
 };
 
 bool isBinary(EltwiseSpec::Kind kind) { return kind <= EltwiseSpec::Min; }
 
+/// The spec's divide inverts its divisor b (not reversed) or a (reversed).
+bool invertsB(const EltwiseSpec &spec) {
+  return spec.kind == EltwiseSpec::Div && !spec.reversed;
+}
+
+/// Elements per row of the f32 work buffer a chunk needs for intermediates
+/// that must not be rounded to a narrow format: the chunk's reciprocals and
+/// rsqrt (rows x cols) or a per-row divisor's reciprocals (1 per row). In
+/// f32 the intermediates are written in place and need none.
+int64_t workPerRow(const EltwiseSpec &spec) {
+  if (spec.format == kF32Format)
+    return 0;
+  if (spec.kind == EltwiseSpec::Sqrt ||
+      (spec.kind == EltwiseSpec::Div &&
+       (spec.reversed || spec.b == EltwiseSpec::Full)))
+    return spec.cols;
+  if (invertsB(spec) && spec.b == EltwiseSpec::Col)
+    return 1;
+  return 0;
+}
+
 std::optional<Layout> computeLayout(const TargetDesc &target,
                                     const EltwiseSpec &spec) {
+  const int64_t e = spec.format.bytes;
   if (spec.cols < 1 || spec.cols > kMaxX || spec.cols * kF32 > kMaxPitch)
     return std::nullopt;
   const uint64_t regBytes = target.vrfRegisterBytes;
   const uint64_t vrfBytes = uint64_t(target.vrfRegisters) * regBytes;
   Layout layout;
   uint64_t residentBytes = 0;
-  if (spec.b == EltwiseSpec::Row)
-    residentBytes = alignUp(spec.cols * kF32, regBytes);
-  else if (spec.b == EltwiseSpec::Scalar)
-    residentBytes = regBytes;
+  if (spec.b == EltwiseSpec::Row || spec.b == EltwiseSpec::Scalar) {
+    int64_t elems = spec.b == EltwiseSpec::Row ? spec.cols : 1;
+    layout.residentWide = alignUp(elems * e, 4);
+    uint64_t wide = invertsB(spec) && !(spec.format == kF32Format)
+                        ? uint64_t(elems * kF32)
+                        : 0;
+    residentBytes = alignUp(layout.residentWide + wide, regBytes);
+    if (!wide)
+      layout.residentWide = layout.resident;
+  }
   if (residentBytes >= vrfBytes)
     return std::nullopt;
   uint64_t slotBytes = (vrfBytes - residentBytes) / 2 / regBytes * regBytes;
   layout.slot[0] = residentBytes;
   layout.slot[1] = residentBytes + slotBytes;
-  int64_t rowBytes = spec.cols * kF32;
-  int64_t perRow = rowBytes;
+  int64_t rowBytes = spec.cols * e;
+  int64_t perRow = rowBytes + workPerRow(spec) * kF32;
   if (spec.b == EltwiseSpec::Full)
     perRow += rowBytes;
   else if (spec.b == EltwiseSpec::Col)
-    perRow += kF32;
+    perRow += e;
   // A per-row operand's chunk is loaded from the aligned address below it
   // (up to alignElems - 1 extra values, see emitEltwise).
   const int64_t alignElems = std::max<int64_t>(
-      static_cast<int64_t>(target.memory(Space::Dram).align) / kF32, 1);
-  int64_t slack = spec.b == EltwiseSpec::Col ? (alignElems - 1) * kF32 : 0;
+      static_cast<int64_t>(target.memory(Space::Dram).align) / e, 1);
+  int64_t slack = spec.b == EltwiseSpec::Col ? (alignElems - 1) * e : 0;
+  // Rounding the 2-byte buffers' offsets up to 4 bytes.
+  if (e < 4)
+    slack += 8;
   int64_t rows = std::min<int64_t>(
       {spec.rows, kMaxYZ, (static_cast<int64_t>(slotBytes) - slack) / perRow});
   if (rows < 1)
@@ -150,47 +192,68 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
     // Chunk starts must stay DRAM-aligned: rc * cols elements must be a
     // multiple of the alignment.
     int64_t multiple = alignElems / std::gcd(alignElems, spec.cols);
+    // 2-byte per-row operands: even chunk starts keep the staged column's
+    // used part on a 4-byte VRF boundary.
+    if (spec.b == EltwiseSpec::Col && e < 4)
+      multiple = std::lcm<int64_t>(multiple, 4 / e);
     rows = rows / multiple * multiple;
     if (rows < 1)
       return std::nullopt;
   }
   layout.rowsPerChunk = rows;
   layout.bOffset = alignUp(rows * rowBytes, 4);
+  int64_t bBytes = spec.b == EltwiseSpec::Full  ? rows * rowBytes
+                   : spec.b == EltwiseSpec::Col ? slack + rows * e
+                                                : 0;
+  layout.workOffset = alignUp(layout.bOffset + bBytes, 4);
   return layout;
 }
 
-/// A unary MFU op in place on rows x cols at `vrf`.
-Instruction unary(Opcode opcode, uint64_t vrf, int64_t rows, int64_t cols) {
+/// A dense rows x cols block of VRF in one element format.
+struct Block {
+  uint64_t addr;
+  ElementFormat format;
+};
+
+/// A unary MFU op reading `src` and writing `dst` (rows x cols, dense).
+Instruction unary(Opcode opcode, Block dst, Block src, int64_t rows,
+                  int64_t cols) {
   Instruction inst(opcode);
-  setMem(inst, "dst", Space::Vrf, vrf);
-  setMem(inst, "a", Space::Vrf, vrf);
-  inst.with("dt", kDt)
-      .with("at", kDt)
+  setMem(inst, "dst", Space::Vrf, dst.addr);
+  setMem(inst, "a", Space::Vrf, src.addr);
+  inst.with("dt", dst.format.dt)
+      .with("at", src.format.dt)
       .with("rows", rows)
       .with("cols", cols)
-      .with("dpitch", cols * kF32)
-      .with("apitch", cols * kF32);
+      .with("dpitch", cols * dst.format.bytes)
+      .with("apitch", cols * src.format.bytes);
   return inst;
 }
 
+/// A unary MFU op in place on rows x cols at `vrf`.
+Instruction unary(Opcode opcode, Block vrf, int64_t rows, int64_t cols) {
+  return unary(opcode, vrf, vrf, rows, cols);
+}
+
 /// A vector-scalar op (vs.*) in place: the unary form plus the immediate.
-Instruction scalarOp(Opcode opcode, uint64_t vrf, int64_t rows, int64_t cols,
+Instruction scalarOp(Opcode opcode, Block vrf, int64_t rows, int64_t cols,
                      float imm) {
   Instruction inst = unary(opcode, vrf, rows, cols);
   inst.with("imm", floatBits(imm));
   return inst;
 }
 
-Instruction load(uint64_t vrf, uint64_t dram, int64_t rows, int64_t cols) {
+Instruction load(uint64_t vrf, uint64_t dram, ElementFormat format,
+                 int64_t rows, int64_t cols) {
   Instruction inst(Opcode::DmaLd);
   setMem(inst, "dst", Space::Vrf, vrf);
   setMem(inst, "src", Space::Dram, dram);
-  inst.with("dt", kDt)
+  inst.with("dt", format.dt)
       .with("x", cols)
       .with("y", rows)
       .with("z", 1)
-      .with("sy", cols * kF32)
-      .with("dpitch", cols * kF32);
+      .with("sy", cols * format.bytes)
+      .with("dpitch", cols * format.bytes);
   return inst;
 }
 
@@ -232,32 +295,47 @@ Opcode unaryOpcode(EltwiseSpec::Kind kind) {
 void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
                  const EltwiseSpec &spec) {
   const Layout layout = *computeLayout(target, spec);
+  const ElementFormat fmt = spec.format;
+  const int64_t e = fmt.bytes;
   const int64_t cols = spec.cols, total = spec.rows * spec.cols;
   const MemRegion aDram{Space::Dram, spec.aAddr,
-                        spec.aAddr + uint64_t(total * kF32)};
+                        spec.aAddr + uint64_t(total * e)};
   const MemRegion outDram{Space::Dram, spec.outAddr,
-                          spec.outAddr + uint64_t(total * kF32)};
+                          spec.outAddr + uint64_t(total * e)};
   int64_t bElems = spec.b == EltwiseSpec::Full  ? total
                    : spec.b == EltwiseSpec::Row ? cols
                    : spec.b == EltwiseSpec::Col ? spec.rows
                                                 : 1;
   const MemRegion bDram{Space::Dram, spec.bAddr,
-                        spec.bAddr + uint64_t(bElems * kF32)};
+                        spec.bAddr + uint64_t(bElems * e)};
   const int64_t alignElems = std::max<int64_t>(
-      static_cast<int64_t>(target.memory(Space::Dram).align) / kF32, 1);
+      static_cast<int64_t>(target.memory(Space::Dram).align) / e, 1);
   const bool reversed = spec.reversed && isBinary(spec.kind);
   // div inverts its divisor: b normally, a when reversed (b / a).
   const bool invertB = spec.kind == EltwiseSpec::Div && !reversed;
+  // Where an intermediate that must stay f32 goes: in place for f32 data,
+  // else `work` (see workPerRow).
+  auto widened = [&](uint64_t self, uint64_t work) {
+    return fmt == kF32Format ? Block{self, kF32Format}
+                             : Block{work, kF32Format};
+  };
 
   // Resident b (row vector or scalar), loaded once; inverted once for div.
   MemRegion resident{Space::Vrf, layout.resident,
-                     layout.resident + uint64_t(bElems * kF32)};
+                     layout.resident + uint64_t(bElems * e)};
+  Block residentB{layout.resident, fmt};
   if (spec.b == EltwiseSpec::Row || spec.b == EltwiseSpec::Scalar) {
-    emitter.emit(load(layout.resident, spec.bAddr, 1, bElems), {bDram},
+    emitter.emit(load(layout.resident, spec.bAddr, fmt, 1, bElems), {bDram},
                  {resident});
-    if (invertB)
-      emitter.emit(unary(Opcode::VRecip, layout.resident, 1, bElems),
-                   {resident}, {resident});
+    if (invertB) {
+      Block inverse = widened(layout.resident, layout.residentWide);
+      MemRegion inverseRegion{Space::Vrf, inverse.addr,
+                              inverse.addr + uint64_t(bElems * kF32)};
+      emitter.emit(unary(Opcode::VRecip, inverse, residentB, 1, bElems),
+                   {resident}, {inverseRegion});
+      resident = inverseRegion;
+      residentB = inverse;
+    }
   }
 
   for (int64_t row = 0, chunk = 0; row < spec.rows;
@@ -265,26 +343,34 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
     const int64_t rc = std::min(layout.rowsPerChunk, spec.rows - row);
     const uint64_t aBuf = layout.slot[chunk % 2];
     const uint64_t bBuf = aBuf + layout.bOffset;
-    const MemRegion aTile{Space::Vrf, aBuf, aBuf + uint64_t(rc * cols * kF32)};
+    const uint64_t work = aBuf + layout.workOffset;
+    const Block a{aBuf, fmt};
+    const MemRegion aTile{Space::Vrf, aBuf, aBuf + uint64_t(rc * cols * e)};
+    const MemRegion workTile{Space::Vrf, work,
+                             work + uint64_t(rc * cols * kF32)};
     MemRegion bTile = resident;
-    emitter.emit(load(aBuf, spec.aAddr + uint64_t(row * cols * kF32), rc, cols),
-                 {aDram}, {aTile});
+    Block b = residentB;
+    emitter.emit(
+        load(aBuf, spec.aAddr + uint64_t(row * cols * e), fmt, rc, cols),
+        {aDram}, {aTile});
     if (spec.b == EltwiseSpec::Full) {
-      bTile = {Space::Vrf, bBuf, bBuf + uint64_t(rc * cols * kF32)};
+      bTile = {Space::Vrf, bBuf, bBuf + uint64_t(rc * cols * e)};
+      b = {bBuf, fmt};
       emitter.emit(
-          load(bBuf, spec.bAddr + uint64_t(row * cols * kF32), rc, cols),
+          load(bBuf, spec.bAddr + uint64_t(row * cols * e), fmt, rc, cols),
           {bDram}, {bTile});
     } else if (spec.b == EltwiseSpec::Col) {
-      // The chunk's rc values start at row * 4 bytes, usually not a DRAM
+      // The chunk's rc values start at row * e bytes, usually not a DRAM
       // alignment multiple: load from the aligned address below and use the
       // values from `delta` on.
       int64_t delta = row % alignElems;
-      MemRegion staged{Space::Vrf, bBuf, bBuf + uint64_t((rc + delta) * kF32)};
-      emitter.emit(load(bBuf, spec.bAddr + uint64_t((row - delta) * kF32), 1,
+      MemRegion staged{Space::Vrf, bBuf, bBuf + uint64_t((rc + delta) * e)};
+      emitter.emit(load(bBuf, spec.bAddr + uint64_t((row - delta) * e), fmt, 1,
                         rc + delta),
                    {bDram}, {staged});
-      bTile = {Space::Vrf, bBuf + uint64_t(delta * kF32),
-               bBuf + uint64_t((rc + delta) * kF32)};
+      bTile = {Space::Vrf, bBuf + uint64_t(delta * e),
+               bBuf + uint64_t((rc + delta) * e)};
+      b = {bTile.begin, fmt};
     }
     auto inPlace = [&](Instruction inst) {
       emitter.emit(inst, {aTile}, {aTile});
@@ -297,11 +383,18 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
     case EltwiseSpec::Div:
     case EltwiseSpec::Max:
     case EltwiseSpec::Min: {
-      // b - a = -a + b; b / a = (1/a) * b.
+      // b - a = -a + b (negation is exact); b / a = (1/a) * b with 1/a
+      // kept in f32.
+      Block lhs = a;
+      MemRegion lhsTile = aTile;
       if (reversed && spec.kind == EltwiseSpec::Sub)
-        inPlace(unary(Opcode::VNeg, aBuf, rc, cols));
-      if (reversed && spec.kind == EltwiseSpec::Div)
-        inPlace(unary(Opcode::VRecip, aBuf, rc, cols));
+        inPlace(unary(Opcode::VNeg, a, rc, cols));
+      if (reversed && spec.kind == EltwiseSpec::Div) {
+        lhs = widened(aBuf, work);
+        lhsTile = fmt == kF32Format ? aTile : workTile;
+        emitter.emit(unary(Opcode::VRecip, lhs, a, rc, cols), {aTile},
+                     {lhsTile});
+      }
       Opcode opcode = binaryOpcode(spec.kind);
       if (reversed && spec.kind == EltwiseSpec::Sub)
         opcode = Opcode::VAdd;
@@ -329,29 +422,34 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
         // (what v.recip would compute).
         if (invertB)
           imm = 1.0f / imm;
-        inPlace(scalarOp(vs, aBuf, rc, cols, imm));
+        inPlace(scalarOp(vs, a, rc, cols, imm));
         break;
       }
       if (invertB &&
           (spec.b == EltwiseSpec::Full || spec.b == EltwiseSpec::Col)) {
         int64_t bCols = spec.b == EltwiseSpec::Full ? cols : rc;
         int64_t bRows = spec.b == EltwiseSpec::Full ? rc : 1;
-        emitter.emit(unary(Opcode::VRecip, bTile.begin, bRows, bCols), {bTile},
-                     {bTile});
+        Block inverse = widened(b.addr, work);
+        MemRegion inverseTile{Space::Vrf, inverse.addr,
+                              inverse.addr + uint64_t(bRows * bCols * kF32)};
+        emitter.emit(unary(Opcode::VRecip, inverse, b, bRows, bCols), {bTile},
+                     {inverseTile});
+        b = inverse;
+        bTile = inverseTile;
       }
       Instruction inst(opcode);
       setMem(inst, "dst", Space::Vrf, aBuf);
-      setMem(inst, "a", Space::Vrf, aBuf);
-      setMem(inst, "b", Space::Vrf, bTile.begin);
+      setMem(inst, "a", Space::Vrf, lhs.addr);
+      setMem(inst, "b", Space::Vrf, b.addr);
       Bcast bcast = Bcast::None;
-      int64_t bpitch = cols * kF32;
+      int64_t bpitch = cols * b.format.bytes;
       switch (spec.b) {
       case EltwiseSpec::Row:
         bcast = Bcast::Row;
         break;
       case EltwiseSpec::Col:
         bcast = Bcast::Col;
-        bpitch = kF32;
+        bpitch = b.format.bytes;
         break;
       case EltwiseSpec::Scalar:
         bcast = Bcast::Scalar;
@@ -359,16 +457,16 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
       default:
         break;
       }
-      inst.with("dt", kDt)
-          .with("at", kDt)
-          .with("bt", kDt)
+      inst.with("dt", fmt.dt)
+          .with("at", lhs.format.dt)
+          .with("bt", b.format.dt)
           .with("rows", rc)
           .with("cols", cols)
-          .with("dpitch", cols * kF32)
-          .with("apitch", cols * kF32)
+          .with("dpitch", cols * e)
+          .with("apitch", cols * lhs.format.bytes)
           .with("bpitch", bpitch)
           .with("bcast", static_cast<int64_t>(bcast));
-      emitter.emit(inst, {aTile, bTile}, {aTile});
+      emitter.emit(inst, {lhsTile, bTile}, {aTile});
       break;
     }
     case EltwiseSpec::Square: {
@@ -376,42 +474,47 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
       setMem(inst, "dst", Space::Vrf, aBuf);
       setMem(inst, "a", Space::Vrf, aBuf);
       setMem(inst, "b", Space::Vrf, aBuf);
-      inst.with("dt", kDt)
-          .with("at", kDt)
-          .with("bt", kDt)
+      inst.with("dt", fmt.dt)
+          .with("at", fmt.dt)
+          .with("bt", fmt.dt)
           .with("rows", rc)
           .with("cols", cols)
-          .with("dpitch", cols * kF32)
-          .with("apitch", cols * kF32)
-          .with("bpitch", cols * kF32);
+          .with("dpitch", cols * e)
+          .with("apitch", cols * e)
+          .with("bpitch", cols * e);
       inPlace(inst);
       break;
     }
-    case EltwiseSpec::Sqrt:
-      inPlace(unary(Opcode::VRsqrt, aBuf, rc, cols));
-      inPlace(unary(Opcode::VRecip, aBuf, rc, cols));
+    case EltwiseSpec::Sqrt: {
+      // 1 / rsqrt(x), rounded to the data's format once.
+      Block root = widened(aBuf, work);
+      MemRegion rootTile = fmt == kF32Format ? aTile : workTile;
+      emitter.emit(unary(Opcode::VRsqrt, root, a, rc, cols), {aTile},
+                   {rootTile});
+      emitter.emit(unary(Opcode::VRecip, a, root, rc, cols), {rootTile},
+                   {aTile});
       break;
+    }
     case EltwiseSpec::Clip:
       if (spec.clipMin)
-        inPlace(scalarOp(Opcode::VsMax, aBuf, rc, cols, *spec.clipMin));
+        inPlace(scalarOp(Opcode::VsMax, a, rc, cols, *spec.clipMin));
       if (spec.clipMax)
-        inPlace(scalarOp(Opcode::VsMin, aBuf, rc, cols, *spec.clipMax));
+        inPlace(scalarOp(Opcode::VsMin, a, rc, cols, *spec.clipMax));
       break;
     default:
-      inPlace(unary(unaryOpcode(spec.kind), aBuf, rc, cols));
+      inPlace(unary(unaryOpcode(spec.kind), a, rc, cols));
       break;
     }
 
     Instruction store(Opcode::DmaSt);
-    setMem(store, "dst", Space::Dram,
-           spec.outAddr + uint64_t(row * cols * kF32));
+    setMem(store, "dst", Space::Dram, spec.outAddr + uint64_t(row * cols * e));
     setMem(store, "src", Space::Vrf, aBuf);
-    store.with("dt", kDt)
+    store.with("dt", fmt.dt)
         .with("x", cols)
         .with("y", rc)
         .with("z", 1)
-        .with("dy", cols * kF32)
-        .with("spitch", cols * kF32);
+        .with("dy", cols * e)
+        .with("spitch", cols * e);
     emitter.emit(store, {aTile}, {outDram});
   }
 }
@@ -469,11 +572,15 @@ std::optional<EltwiseSpec> makeSpec(Operation *op, const TargetDesc &target,
       reason = "only static shapes are lowered to the card";
       return std::nullopt;
     }
-    if (!tensor.getElementType().isF32()) {
-      reason =
-          op->getName().getStringRef().str() + " runs on the card in f32 only";
-      return std::nullopt;
-    }
+  }
+  if (!allCardFloat(types, op->getName().getStringRef(), reason))
+    return std::nullopt;
+  if (llvm::any_of(types, [&](Type type) {
+        return !(*getElementFormat(type) == *getElementFormat(types.front()));
+      })) {
+    reason = op->getName().getStringRef().str() +
+             " with mixed element types is not lowered to the card";
+    return std::nullopt;
   }
   auto outType = cast<RankedTensorType>(op->getResult(0).getType());
   ArrayRef<int64_t> out = outType.getShape();
@@ -484,6 +591,7 @@ std::optional<EltwiseSpec> makeSpec(Operation *op, const TargetDesc &target,
   }
 
   EltwiseSpec spec;
+  spec.format = *getElementFormat(outType);
   bool binary = true;
   if (isa<AddOp>(op))
     spec.kind = EltwiseSpec::Add;

@@ -22,8 +22,13 @@
 //     slices are picked by address arithmetic on chip (`v.mov` when several
 //     indices are gathered) and stored with one strided `dma.st`. DMA moves
 //     bits, so 8-byte elements travel as pairs of i32 words;
-//   - data-dependent indices into a 2-D f32 table on axis 0: an `emb.gather`
-//     without pooling. The gather engine faults on negative indices, which
+//   - data-dependent indices into a 2-D float table on axis 0: an
+//     `emb.gather` without pooling.
+//
+// The gather engine reads f32, f16 and bf16 table rows (`fmt`), widens them
+// exactly, pools in f32 and converts the result to the output's type on
+// write, which is how the host's reference computes them too. The gather engine
+// faults on negative indices, which
 //     ONNX Gather would wrap (the host kernel does).
 //
 //===----------------------------------------------------------------------===//
@@ -55,7 +60,7 @@ namespace {
 constexpr int64_t kMaxDmaRows = 4095; // 12-bit DMA y
 constexpr int64_t kMax16 = 0xFFFF;    // 16-bit counts and pitches
 // Store chunks of this many rows start at 64-byte multiples for any row size
-// that is a multiple of 4 bytes (4032 * 4 = 64 * 252).
+// that is a multiple of 2 bytes (4032 * 2 = 64 * 126).
 constexpr int64_t kStoreChunkRows = 4032;
 
 // Scalar registers holding the register-indirect list addresses.
@@ -86,23 +91,34 @@ int64_t indexBytes(Value value) {
   return cast<RankedTensorType>(value.getType()).getElementTypeBitWidth() / 8;
 }
 
-/// Stores `rows` x `cols` f32 from ACC (dense) to DRAM (dense), in chunks
-/// the DMA can address.
+/// The gather engine's row format of a float table.
+EmbFmt embFormat(ElementFormat format) {
+  if (format == kF16Format)
+    return EmbFmt::F16;
+  if (format == kBF16Format)
+    return EmbFmt::BF16;
+  return EmbFmt::F32;
+}
+
+/// Stores `rows` x `cols` elements of `format` from ACC (dense) to DRAM
+/// (dense), in chunks the DMA can address.
 void storeRows(ProgramEmitter &emitter, uint64_t acc, uint64_t dram,
-               int64_t rows, int64_t cols, MemRegion dramAll) {
+               int64_t rows, int64_t cols, ElementFormat format,
+               MemRegion dramAll) {
+  const int64_t rowBytes = cols * format.bytes;
   for (int64_t row = 0; row < rows; row += kStoreChunkRows) {
     int64_t n = std::min(kStoreChunkRows, rows - row);
-    uint64_t src = acc + uint64_t(row * cols * kF32);
+    uint64_t src = acc + uint64_t(row * rowBytes);
     Instruction st(Opcode::DmaSt);
-    setMem(st, "dst", Space::Dram, dram + uint64_t(row * cols * kF32));
+    setMem(st, "dst", Space::Dram, dram + uint64_t(row * rowBytes));
     setMem(st, "src", Space::Acc, src);
-    st.with("dt", static_cast<int64_t>(DType::F32))
+    st.with("dt", format.dt)
         .with("x", cols)
         .with("y", n)
         .with("z", 1)
-        .with("dy", cols * kF32)
-        .with("spitch", cols * kF32);
-    emitter.emit(st, {{Space::Acc, src, src + uint64_t(n * cols * kF32)}},
+        .with("dy", rowBytes)
+        .with("spitch", rowBytes);
+    emitter.emit(st, {{Space::Acc, src, src + uint64_t(n * rowBytes)}},
                  {dramAll});
   }
 }
@@ -113,6 +129,7 @@ void storeRows(ProgramEmitter &emitter, uint64_t acc, uint64_t dram,
 
 /// Shape of an embedding_bag the kernel handles.
 struct BagShape {
+  ElementFormat table, out;
   int64_t rows, dim, bags, numIndices;
   bool fixedLength;
   int64_t length; // fixed-size bags
@@ -122,6 +139,8 @@ BagShape getBagShape(EmbeddingBagOp op) {
   auto table = cast<RankedTensorType>(op.getTable().getType());
   auto indices = cast<RankedTensorType>(op.getIndices().getType());
   BagShape shape;
+  shape.table = getElementFormat(table).value_or(kF32Format);
+  shape.out = getElementFormat(op.getType()).value_or(kF32Format);
   shape.rows = table.getDimSize(0);
   shape.dim = table.getDimSize(1);
   shape.bags = op.getType().getDimSize(0);
@@ -138,7 +157,7 @@ struct BagLayout {
 
 BagLayout getBagLayout(const BagShape &shape) {
   BagLayout layout;
-  layout.list = alignUp(uint64_t(shape.bags * shape.dim * kF32), 64);
+  layout.list = alignUp(uint64_t(shape.bags * shape.dim * shape.out.bytes), 64);
   layout.end = layout.list + uint64_t((shape.bags + 1) * 4);
   return layout;
 }
@@ -147,9 +166,9 @@ LogicalResult checkEmbeddingBag(Operation *operation, const TargetDesc &target,
                                 std::string &reason) {
   auto op = cast<EmbeddingBagOp>(operation);
   auto table = cast<RankedTensorType>(op.getTable().getType());
-  if (!table.getElementType().isF32() ||
-      !op.getType().getElementType().isF32()) {
-    reason = "embedding_bag runs on the card with f32 tables only";
+  if (!getElementFormat(table) || !getElementFormat(op.getType())) {
+    reason = "embedding_bag runs on the card with f32, f16 or bf16 tables and "
+             "results only";
     return failure();
   }
   if (table.getRank() != 2 || op.getType().getRank() != 2) {
@@ -168,7 +187,7 @@ LogicalResult checkEmbeddingBag(Operation *operation, const TargetDesc &target,
              "host";
     return failure();
   }
-  if (shape.rows > 0xFFFFFFFFll || shape.dim * kF32 > kMax16 ||
+  if (shape.rows > 0xFFFFFFFFll || shape.dim * shape.out.bytes > kMax16 ||
       shape.bags > kMax16) {
     reason = "the table has too many rows, the rows are wider than the "
              "gather's 64 KiB pitch, or there are more than 65535 bags";
@@ -270,10 +289,10 @@ LogicalResult emitEmbeddingBag(Operation *operation, KernelContext &context) {
   indirect(gather, "len", listSpace, kLenReg);
   if (weights)
     indirect(gather, "wts", Space::Dram, kWtsReg);
-  gather.with("dt", static_cast<int64_t>(DType::F32))
-      .with("fmt", static_cast<int64_t>(EmbFmt::F32))
+  gather.with("dt", shape.out.dt)
+      .with("fmt", static_cast<int64_t>(embFormat(shape.table)))
       .with("dim", shape.dim)
-      .with("rowbytes", shape.dim * kF32)
+      .with("rowbytes", shape.dim * shape.table.bytes)
       .with("nrows", shape.rows)
       .with("nseg", shape.bags)
       .with("ityp", isz == 8 ? 1 : 0)
@@ -281,13 +300,14 @@ LogicalResult emitEmbeddingBag(Operation *operation, KernelContext &context) {
       .with("pool", static_cast<int64_t>(
                         op.getMode() == BagMode::mean ? Pool::Mean : Pool::Sum))
       .with("weighted", weights ? 1 : 0)
-      .with("dpitch", shape.dim * kF32);
+      .with("dpitch", shape.dim * shape.out.bytes);
   MemRegion outAcc{Space::Acc, layout.out,
-                   layout.out + uint64_t(shape.bags * shape.dim * kF32)};
+                   layout.out +
+                       uint64_t(shape.bags * shape.dim * shape.out.bytes)};
   emitter.emit(gather, reads, {outAcc});
 
   uint64_t result = context.addressOf(op.getResult());
-  storeRows(emitter, layout.out, result, shape.bags, shape.dim,
+  storeRows(emitter, layout.out, result, shape.bags, shape.dim, shape.out,
             dramRegion(result, op.getType()));
   return success();
 }
@@ -411,18 +431,19 @@ bool canGatherRows(GatherOp op, const TargetDesc &target, std::string &reason) {
   // The I64Attr getter is unsigned; read it signed so -1 normalises.
   int64_t rawAxis = static_cast<int64_t>(op.getAxis());
   int64_t axis = rawAxis < 0 ? rawAxis + dataType.getRank() : rawAxis;
-  if (dataType.getRank() != 2 || axis != 0 ||
-      !dataType.getElementType().isF32()) {
+  std::optional<ElementFormat> format = getElementFormat(dataType);
+  if (dataType.getRank() != 2 || axis != 0 || !format) {
     reason = "gather with data-dependent indices runs on the card only for "
-             "rows (axis 0) of a 2-D f32 table";
+             "rows (axis 0) of a 2-D f32, f16 or bf16 table";
     return false;
   }
   int64_t n =
       cast<RankedTensorType>(op.getIndices().getType()).getNumElements();
   int64_t dim = dataType.getDimSize(1);
-  if (n < 1 || n > kMax16 || dim * kF32 > kMax16 ||
+  int64_t e = format->bytes;
+  if (n < 1 || n > kMax16 || dim * e > kMax16 ||
       dataType.getDimSize(0) > 0xFFFFFFFFll ||
-      uint64_t(n * dim * kF32) > target.memory(Space::Acc).bytes) {
+      uint64_t(n * dim * e) > target.memory(Space::Acc).bytes) {
     reason = "gathered rows do not fit one gather instruction";
     return false;
   }
@@ -513,6 +534,8 @@ void emitRowGather(GatherOp op, KernelContext &context) {
   int64_t rows = dataType.getDimSize(0), dim = dataType.getDimSize(1);
   int64_t n =
       cast<RankedTensorType>(op.getIndices().getType()).getNumElements();
+  const ElementFormat format = *getElementFormat(dataType);
+  const int64_t e = format.bytes;
   const uint64_t table = context.addressOf(op.getData());
   const uint64_t indices = context.addressOf(op.getIndices());
   loadImmediate(emitter, kIdxReg, indices);
@@ -520,21 +543,22 @@ void emitRowGather(GatherOp op, KernelContext &context) {
   setMem(gather, "dst", Space::Acc, 0);
   setMem(gather, "table", Space::Dram, table);
   indirect(gather, "idx", Space::Dram, kIdxReg);
-  gather.with("dt", static_cast<int64_t>(DType::F32))
-      .with("fmt", static_cast<int64_t>(EmbFmt::F32))
+  gather.with("dt", format.dt)
+      .with("fmt", static_cast<int64_t>(embFormat(format)))
       .with("dim", dim)
-      .with("rowbytes", dim * kF32)
+      .with("rowbytes", dim * e)
       .with("nrows", rows)
       .with("nseg", n)
       .with("ityp", indexBytes(op.getIndices()) == 8 ? 1 : 0)
       .with("pool", static_cast<int64_t>(Pool::None))
-      .with("dpitch", dim * kF32);
+      .with("dpitch", dim * e);
   emitter.emit(gather,
                {dramRegion(table, dataType),
                 dramRegion(indices, op.getIndices().getType())},
-               {{Space::Acc, 0, uint64_t(n * dim * kF32)}});
+               {{Space::Acc, 0, uint64_t(n * dim * e)}});
   uint64_t result = context.addressOf(op.getResult());
-  storeRows(emitter, 0, result, n, dim, dramRegion(result, op.getType()));
+  storeRows(emitter, 0, result, n, dim, format,
+            dramRegion(result, op.getType()));
 }
 
 LogicalResult emitGather(Operation *operation, KernelContext &context) {

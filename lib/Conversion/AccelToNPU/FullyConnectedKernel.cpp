@@ -3,20 +3,36 @@
 // Brainwave-style: a chunk of activation rows stays resident in the VRF
 // while N x N weight tiles stream from DRAM into two alternating MRF slots;
 // the matrix unit accumulates the k tiles of each output tile in one of two
-// ACC slots, the MFUs add the bias and apply the activation in place, and
-// the store queue writes the tile back while the next one is computed.
+// ACC slots (always f32, whatever the input format), the MFUs add the bias
+// and apply the activation in place, and the store queue writes the tile
+// back (converted to the output format first when that is not f32) while
+// the next one is computed.
 //
 // The same loop serves accel.matmul, whose right operand is stored k x n:
 // its tiles are transposed by the DMA itself (one-element rows, one plane
 // per weight column), so neither side needs a transposed copy in DRAM.
 //
-//   for each chunk of mc rows:             (X chunk: one DMA, resident)
-//     for j in output tiles (n / N):
-//       for t in k tiles (k / N):           (W tile: DMA into MRF slot)
-//         mm acc[slot_j] (+)= X[:, t] . W[j, t]^T
-//       v.add acc[slot_j] += bias[j]        (bias row broadcast)
-//       activation on acc[slot_j]
-//       dma.st Y[:, j] <- acc[slot_j]
+//   for each batch element:
+//     for each chunk of mc rows:           (X chunk: one DMA, resident)
+//       for j in output tiles (n / N):
+//         for t in k tiles (k / N):         (W tile: DMA into MRF slot)
+//           mm acc[slot_j] (+)= X[:, t] . W[j, t]^T
+//         v.add acc[slot_j] += bias[j]      (bias row broadcast)
+//         activation on acc[slot_j]
+//         dma.st Y[:, j] <- acc[slot_j]     (via v.cvt when Y is not f32)
+//
+// DRAM alignment: DMA bases must be DRAM-aligned (64 bytes), but batch
+// elements and row chunks of odd shapes (attention at sequence length 37:
+// 37 x 37 f32 matrices) start anywhere. X chunks are then loaded from the
+// aligned address below them as one flat run and used from the offset
+// where the chunk starts (the VRF only needs 4-byte alignment; a 2-byte
+// format shifted by 2 gets one element of left padding so its start lands
+// on 4 bytes). Y cannot be stored from an unaligned base, so each batch
+// element's result is staged densely in ACC (f32) behind the `lead`
+// elements of the previous element that share its first aligned DRAM
+// granule, and stored in one DMA from that aligned address: the shared
+// bytes are rewritten with the values they already hold. W tiles go to the
+// MRF, which is 64-byte aligned, so W batch elements must stay aligned.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,47 +51,171 @@ using ::nnaccel::isa::TargetDesc;
 
 namespace {
 
-/// On-chip layout of the kernel for a target.
+constexpr int64_t kMaxX = 0xFFFF;     // DMA x and vector cols: 16 bits
+constexpr int64_t kMaxRows = 4095;    // DMA y: 12 bits
+constexpr int64_t kMaxPitch = 0xFFFF; // mm / vector pitches: 16 bits
+/// Left padding a shifted X load may use to reach VRF alignment (pl: 3 bits).
+constexpr int64_t kMaxLeftPad = 7;
+
+/// On-chip layout of the kernel for a target and spec.
 struct Layout {
   int64_t tile;         // N: k and n tile size
   int64_t rowsPerChunk; // mc
-  uint64_t xBase = 0;   // vrf: resident X chunk, mc x k
+  uint64_t xBase = 0;   // vrf: resident X chunk, mc x k (+ shift slack)
   uint64_t biasBase;    // vrf: bias tile, 1 x N
   uint64_t wSlot[2];    // mrf: weight tiles, N x N
-  uint64_t accSlot[2];  // acc: result tiles, mc x N
+  uint64_t accSlot[2];  // acc: f32 result tiles, mc x N
+  uint64_t outSlot[2];  // acc: converted result tiles (unstaged, Y not f32)
+  uint64_t stage[2];    // acc: staged f32 batch results, lead + m x n
+  uint64_t packed[2];   // acc: staged results converted to Y's format
+  bool shiftX = false;  // X chunks may start at unaligned DRAM addresses
+  bool staged = false;  // Y is stored per batch element from ACC stages
 };
 
-std::optional<Layout> computeLayout(const TargetDesc &target, int64_t m,
-                                    int64_t k) {
+bool misaligned(int64_t bytes, uint64_t align) {
+  return static_cast<uint64_t>(bytes) % align != 0;
+}
+
+/// Left padding (elements) that moves X data, `delta` bytes past an aligned
+/// DRAM address, to a VRF-aligned start; nullopt if the pad field cannot.
+std::optional<int64_t> leftPad(int64_t delta, int64_t elementBytes,
+                               uint64_t vrfAlign) {
+  uint64_t align = std::max<uint64_t>(vrfAlign, elementBytes);
+  for (int64_t pad = 0; pad <= kMaxLeftPad; ++pad)
+    if ((pad * elementBytes + delta) % align == 0)
+      return pad;
+  return std::nullopt;
+}
+
+std::optional<Layout> computeLayout(const TargetDesc &target,
+                                    const FullyConnectedSpec &spec,
+                                    std::string &reason) {
+  const int64_t m = spec.m, k = spec.k, n = spec.n;
+  const int64_t eIn = spec.inFormat.bytes, eOut = spec.outFormat.bytes;
+  const uint64_t dramAlign = target.memory(Space::Dram).align;
+  const uint64_t vrfAlign = target.memory(Space::Vrf).align;
+  const uint64_t accAlign = target.memory(Space::Acc).align;
+  const uint64_t accBytes = target.memory(Space::Acc).bytes;
   Layout layout;
   layout.tile = target.nativeDim;
+  const int64_t tile = layout.tile;
   uint64_t vrfBytes =
       uint64_t(target.vrfRegisters) * uint64_t(target.vrfRegisterBytes);
-  uint64_t vrfAlign = target.memory(Space::Vrf).align;
-  uint64_t biasBytes = alignUp(layout.tile * kF32, vrfAlign);
-  if (vrfBytes <= biasBytes)
+  uint64_t biasBytes = alignUp(tile * kF32, vrfAlign);
+  if (vrfBytes <= biasBytes) {
+    reason = "the vector register file cannot hold a bias tile";
     return std::nullopt;
-  // X chunk gets the VRF minus the bias tile; ACC holds two result tiles.
-  uint64_t xBudget = vrfBytes - biasBytes;
-  int64_t byVrf = static_cast<int64_t>(xBudget / (k * kF32));
-  int64_t byAcc = static_cast<int64_t>(target.memory(Space::Acc).bytes /
-                                       (2 * layout.tile * kF32));
-  // DMA moves at most 4095 rows at a time.
-  layout.rowsPerChunk = std::min<int64_t>({m, byVrf, byAcc, 4095});
-  if (layout.rowsPerChunk < 1)
+  }
+  // Staging and shifting depend on the chunking and enlarge the buffers,
+  // which can shrink the chunks: iterate until the (only ever switched on)
+  // flags are stable.
+  const bool convertTiles = eOut != kF32;
+  uint64_t stageBytes = 0, packedBytes = 0, xSlack = 0;
+  int64_t rows = 0;
+  for (;;) {
+    uint64_t xBudget = vrfBytes - biasBytes;
+    xBudget = xBudget > xSlack ? xBudget - xSlack : 0;
+    int64_t byVrf = static_cast<int64_t>(xBudget / (k * eIn));
+    uint64_t accFixed = 2 * (stageBytes + packedBytes);
+    int64_t perRow =
+        2 * tile * (kF32 + (convertTiles && !layout.staged ? eOut : 0));
+    int64_t byAcc = accFixed < accBytes
+                        ? static_cast<int64_t>((accBytes - accFixed) / perRow)
+                        : 0;
+    rows = std::min<int64_t>({m, byVrf, byAcc, kMaxRows});
+    if (layout.shiftX)
+      rows = std::min<int64_t>(
+          rows, (kMaxX - kMaxLeftPad - int64_t(dramAlign) / eIn) / k);
+    if (rows < 1)
+      break;
+    bool staged =
+        (spec.batches > 1 && misaligned(spec.outputStride, dramAlign)) ||
+        (rows < m && misaligned(rows * n * eOut, dramAlign));
+    bool shiftX =
+        (spec.batches > 1 && misaligned(spec.inputStride, dramAlign)) ||
+        (rows < m && misaligned(rows * k * eIn, dramAlign));
+    if (staged == layout.staged && shiftX == layout.shiftX)
+      break;
+    layout.staged |= staged;
+    layout.shiftX |= shiftX;
+    if (layout.staged) {
+      // One batch element's result plus the lead of the previous one.
+      int64_t streamElems = m * n + int64_t(dramAlign) / eOut;
+      if (streamElems > kMaxX || n * kF32 > kMaxPitch) {
+        reason = "the " + std::to_string(m) + " x " + std::to_string(n) +
+                 " result of one batch element is too large to be staged "
+                 "for its unaligned DRAM address";
+        return std::nullopt;
+      }
+      stageBytes = alignUp(streamElems * kF32, accAlign);
+      packedBytes = convertTiles ? alignUp(streamElems * eOut, accAlign) : 0;
+    }
+    if (layout.shiftX) {
+      bool padded = true;
+      for (int64_t delta = eIn; delta < int64_t(dramAlign); delta += eIn)
+        padded &= leftPad(delta, eIn, vrfAlign).has_value();
+      if (!padded) {
+        reason = "inputs at unaligned DRAM addresses cannot be realigned in "
+                 "the vector register file";
+        return std::nullopt;
+      }
+      xSlack = dramAlign + kMaxLeftPad * eIn;
+    }
+  }
+  if (rows < 1) {
+    reason = "a row of " + std::to_string(k) +
+             " inputs does not fit the vector register file, or a batch "
+             "element's staged result does not fit the accumulator memory";
     return std::nullopt;
-  layout.biasBase = alignUp(layout.rowsPerChunk * k * kF32, vrfAlign);
-  uint64_t wBytes = alignUp(layout.tile * layout.tile * kF32,
-                            target.memory(Space::Mrf).align);
-  if (2 * wBytes > target.memory(Space::Mrf).bytes)
+  }
+  layout.rowsPerChunk = rows;
+  layout.biasBase = alignUp(rows * k * eIn + xSlack, vrfAlign);
+  uint64_t wBytes = alignUp(tile * tile * eIn, target.memory(Space::Mrf).align);
+  if (2 * wBytes > target.memory(Space::Mrf).bytes) {
+    reason = "two weight tiles do not fit the matrix register file";
     return std::nullopt;
+  }
   layout.wSlot[0] = 0;
   layout.wSlot[1] = wBytes;
-  uint64_t accBytes = alignUp(layout.rowsPerChunk * layout.tile * kF32,
-                              target.memory(Space::Acc).align);
-  layout.accSlot[0] = 0;
-  layout.accSlot[1] = accBytes;
+  uint64_t accTile = alignUp(rows * tile * kF32, accAlign);
+  uint64_t outTile = convertTiles && !layout.staged
+                         ? alignUp(rows * tile * eOut, accAlign)
+                         : 0;
+  uint64_t next = 0;
+  for (int i = 0; i < 2; ++i) {
+    layout.accSlot[i] = next;
+    next += accTile;
+  }
+  for (int i = 0; i < 2; ++i) {
+    layout.outSlot[i] = next;
+    next += outTile;
+  }
+  for (int i = 0; i < 2; ++i) {
+    layout.stage[i] = next;
+    next += stageBytes;
+  }
+  for (int i = 0; i < 2; ++i) {
+    layout.packed[i] = next;
+    next += packedBytes;
+  }
   return layout;
+}
+
+/// A unary vector op (v.mov / v.cvt) copying rows x cols from `src` to
+/// `dst` in ACC, reading `at` and writing `dt`.
+Instruction accCopy(uint64_t dst, uint64_t src, ElementFormat to,
+                    ElementFormat from, int64_t rows, int64_t cols,
+                    int64_t dpitch, int64_t apitch) {
+  Instruction inst(to == from ? Opcode::VMov : Opcode::VCvt);
+  setMem(inst, "dst", Space::Acc, dst);
+  setMem(inst, "a", Space::Acc, src);
+  inst.with("dt", to.dt)
+      .with("at", from.dt)
+      .with("rows", rows)
+      .with("cols", cols)
+      .with("dpitch", dpitch)
+      .with("apitch", apitch);
+  return inst;
 }
 
 } // namespace
@@ -124,28 +264,44 @@ void mlir::nnaccel::npu_lowering::emitActivationInPlace(
 }
 
 bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
-    const TargetDesc &target, int64_t m, int64_t k, int64_t n,
+    const TargetDesc &target, const FullyConnectedSpec &spec,
     std::string &reason) {
-  if (!target.macsPerCycle.count(DType::F32)) {
-    reason = "the target's matrix unit has no f32 mode";
+  DType inType = static_cast<DType>(spec.inFormat.dt);
+  if (!target.macsPerCycle.count(inType)) {
+    reason = "the target's matrix unit has no " +
+             std::string(::nnaccel::isa::dtypeName(inType)) + " mode";
     return false;
   }
-  std::optional<Layout> layout = computeLayout(target, m, k);
-  if (!layout) {
-    reason = "a row of " + std::to_string(k) +
-             " f32 inputs does not fit the vector register file";
+  if (!computeLayout(target, spec, reason))
     return false;
-  }
-  uint64_t dramAlign = target.memory(Space::Dram).align;
-  if (layout->rowsPerChunk < m &&
-      ((layout->rowsPerChunk * k * kF32) % dramAlign != 0 ||
-       (layout->rowsPerChunk * n * kF32) % dramAlign != 0)) {
-    reason = "row chunks of this input would start at unaligned addresses";
-    return false;
-  }
   // Row pitches are 16-bit byte counts in mm.
-  if (k * kF32 > 0xFFFF) {
-    reason = "rows of " + std::to_string(k) + " inputs exceed the 64 KiB pitch";
+  if (spec.k * spec.inFormat.bytes > kMaxPitch) {
+    reason =
+        "rows of " + std::to_string(spec.k) + " inputs exceed the 64 KiB pitch";
+    return false;
+  }
+  // Every weight tile, bias tile and unstaged output tile column starts at
+  // a multiple of N elements from its row; W batch elements go to the
+  // 64-byte aligned MRF straight from DRAM, so they must be aligned.
+  uint64_t dramAlign = target.memory(Space::Dram).align;
+  int64_t tile = target.nativeDim;
+  if ((spec.n > tile || spec.k > tile) &&
+      (misaligned(tile * spec.inFormat.bytes, dramAlign) ||
+       misaligned(tile * spec.outFormat.bytes, dramAlign) ||
+       misaligned(tile * spec.biasFormat.bytes, dramAlign))) {
+    reason = "the target's tiles would start at unaligned DRAM addresses";
+    return false;
+  }
+  if (spec.batches > 1 && misaligned(spec.weightStride, dramAlign)) {
+    reason = "batch elements of the weight (right) operand would start at "
+             "unaligned DRAM addresses (weight tiles are loaded into the "
+             "64-byte aligned matrix register file straight from DRAM)";
+    return false;
+  }
+  // The transposing DMA takes one plane per weight column and one row per
+  // weight row of a tile (12-bit counts).
+  if (spec.weightKxN && tile > kMaxRows) {
+    reason = "weight tiles exceed the DMA's 4095 rows";
     return false;
   }
   return true;
@@ -154,135 +310,234 @@ bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
 void mlir::nnaccel::npu_lowering::emitFullyConnected(
     ProgramEmitter &emitter, const TargetDesc &target,
     const FullyConnectedSpec &spec) {
-  Layout layout = *computeLayout(target, spec.m, spec.k);
+  std::string reason;
+  const Layout layout = *computeLayout(target, spec, reason);
   const int64_t tile = layout.tile;
   const int64_t kTiles = (spec.k + tile - 1) / tile;
   const int64_t nTiles = (spec.n + tile - 1) / tile;
-  const MemRegion xDram{Space::Dram, spec.input,
-                        spec.input + uint64_t(spec.m * spec.k * kF32)};
-  const MemRegion wDram{Space::Dram, spec.weight,
-                        spec.weight + uint64_t(spec.n * spec.k * kF32)};
-  const MemRegion yDram{Space::Dram, spec.output,
-                        spec.output + uint64_t(spec.m * spec.n * kF32)};
-  int64_t weightTile = 0, outputTile = 0;
+  const ElementFormat in = spec.inFormat, out = spec.outFormat;
+  const int64_t eIn = in.bytes, eOut = out.bytes;
+  const uint64_t dramAlign = target.memory(Space::Dram).align;
+  const uint64_t vrfAlign = target.memory(Space::Vrf).align;
+  auto span = [&](uint64_t base, int64_t stride, int64_t bytes) {
+    return MemRegion{Space::Dram, base,
+                     base + uint64_t((spec.batches - 1) * stride + bytes)};
+  };
+  const MemRegion xDram =
+      span(spec.input, spec.inputStride, spec.m * spec.k * eIn);
+  const MemRegion wDram =
+      span(spec.weight, spec.weightStride, spec.n * spec.k * eIn);
+  const MemRegion yDram =
+      span(spec.output, spec.outputStride, spec.m * spec.n * eOut);
+  const int64_t leadMax = int64_t(dramAlign) / eOut;
+  const MemRegion stageRegion[2] = {
+      {Space::Acc, layout.stage[0],
+       layout.stage[0] + uint64_t((leadMax + spec.m * spec.n) * kF32)},
+      {Space::Acc, layout.stage[1],
+       layout.stage[1] + uint64_t((leadMax + spec.m * spec.n) * kF32)}};
+  int64_t weightTile = 0, outputTile = 0, prevLead = 0;
 
-  for (int64_t row = 0; row < spec.m; row += layout.rowsPerChunk) {
-    int64_t mc = std::min(layout.rowsPerChunk, spec.m - row);
-    // The whole X chunk in one DMA: mc rows of k floats.
-    MemRegion xTile{Space::Vrf, layout.xBase,
-                    layout.xBase + uint64_t(mc * spec.k * kF32)};
-    Instruction loadX(Opcode::DmaLd);
-    setMem(loadX, "dst", Space::Vrf, layout.xBase);
-    setMem(loadX, "src", Space::Dram,
-           spec.input + uint64_t(row * spec.k * kF32));
-    loadX.with("dt", kDt)
-        .with("x", spec.k)
-        .with("y", mc)
-        .with("z", 1)
-        .with("sy", spec.k * kF32)
-        .with("dpitch", spec.k * kF32);
-    emitter.emit(loadX, {xDram}, {xTile});
+  for (int64_t b = 0; b < spec.batches; ++b) {
+    const uint64_t input = spec.input + uint64_t(b * spec.inputStride);
+    const uint64_t weight = spec.weight + uint64_t(b * spec.weightStride);
+    const uint64_t output = spec.output + uint64_t(b * spec.outputStride);
+    // Staged: elements between the aligned DRAM address below this batch
+    // element's result and its start (tensor bases are aligned).
+    const int64_t lead =
+        layout.staged
+            ? int64_t(uint64_t(b * spec.outputStride) % dramAlign) / eOut
+            : 0;
+    const uint64_t stage = layout.stage[b % 2];
 
-    for (int64_t j = 0; j < nTiles; ++j, ++outputTile) {
-      int64_t nt = std::min(tile, spec.n - j * tile);
-      uint64_t acc = layout.accSlot[outputTile % 2];
-      MemRegion accTile{Space::Acc, acc, acc + uint64_t(mc * nt * kF32)};
-      for (int64_t t = 0; t < kTiles; ++t, ++weightTile) {
-        int64_t kt = std::min(tile, spec.k - t * tile);
-        uint64_t w = layout.wSlot[weightTile % 2];
-        MemRegion wTile{Space::Mrf, w, w + uint64_t(nt * kt * kF32)};
-        Instruction loadW(Opcode::DmaLd);
-        setMem(loadW, "dst", Space::Mrf, w);
-        if (spec.weightKxN) {
-          // The kt x nt block at row t*N, column j*N of a k x n weight,
-          // transposed: one-element rows (x = 1) walk down a column (sy =
-          // one weight row) and each column becomes one plane (sz = one
-          // element), i.e. one contiguous MRF row of kt floats.
-          setMem(loadW, "src", Space::Dram,
-                 spec.weight + uint64_t((t * tile * spec.n + j * tile) * kF32));
-          loadW.with("dt", kDt)
-              .with("x", 1)
-              .with("y", kt)
-              .with("z", nt)
-              .with("sy", spec.n * kF32)
-              .with("sz", kF32)
-              .with("dpitch", kF32);
-        } else {
-          // nt weight rows of kt floats, from row j*N, column t*N.
-          setMem(loadW, "src", Space::Dram,
-                 spec.weight + uint64_t((j * tile * spec.k + t * tile) * kF32));
-          loadW.with("dt", kDt)
-              .with("x", kt)
-              .with("y", nt)
-              .with("z", 1)
-              .with("sy", spec.k * kF32)
-              .with("dpitch", kt * kF32);
-        }
-        emitter.emit(loadW, {wDram}, {wTile});
-
-        Instruction mm(Opcode::Mm);
-        setMem(mm, "dst", Space::Acc, acc);
-        setMem(mm, "a", Space::Vrf, layout.xBase + uint64_t(t * tile * kF32));
-        setMem(mm, "w", Space::Mrf, w);
-        mm.with("dt", kDt)
-            .with("at", kDt)
-            .with("wt", kDt)
-            .with("m", mc)
-            .with("k", kt)
-            .with("n", nt)
-            .with("dpitch", nt * kF32)
-            .with("apitch", spec.k * kF32)
-            .with("acc", t > 0 ? 1 : 0);
-        emitter.emit(mm, {xTile, wTile}, {accTile});
-      }
-
-      if (spec.bias) {
-        uint64_t bias = layout.biasBase;
-        MemRegion biasTile{Space::Vrf, bias, bias + uint64_t(nt * kF32)};
-        Instruction loadB(Opcode::DmaLd);
-        setMem(loadB, "dst", Space::Vrf, bias);
-        setMem(loadB, "src", Space::Dram,
-               *spec.bias + uint64_t(j * tile * kF32));
-        loadB.with("dt", kDt)
-            .with("x", nt)
+    for (int64_t row = 0; row < spec.m; row += layout.rowsPerChunk) {
+      int64_t mc = std::min(layout.rowsPerChunk, spec.m - row);
+      // The whole X chunk in one DMA: mc rows of k elements.
+      uint64_t src = input + uint64_t(row * spec.k * eIn);
+      int64_t delta = int64_t(src % dramAlign);
+      Instruction loadX(Opcode::DmaLd);
+      setMem(loadX, "dst", Space::Vrf, layout.xBase);
+      uint64_t xData = layout.xBase;
+      int64_t loaded = mc * spec.k;
+      if (delta == 0) {
+        setMem(loadX, "src", Space::Dram, src);
+        loadX.with("dt", in.dt)
+            .with("x", spec.k)
+            .with("y", mc)
+            .with("z", 1)
+            .with("sy", spec.k * eIn)
+            .with("dpitch", spec.k * eIn);
+      } else {
+        // From the aligned address below, as one flat run whose dense rows
+        // are the chunk's rows; left padding realigns 2-byte formats.
+        int64_t pad = *leftPad(delta, eIn, vrfAlign);
+        loaded += delta / eIn + pad;
+        xData += uint64_t(delta + pad * eIn);
+        setMem(loadX, "src", Space::Dram, src - delta);
+        loadX.with("dt", in.dt)
+            .with("x", loaded - pad)
             .with("y", 1)
             .with("z", 1)
-            .with("sy", nt * kF32)
-            .with("dpitch", nt * kF32);
-        emitter.emit(
-            loadB,
-            {{Space::Dram, *spec.bias, *spec.bias + uint64_t(spec.n * kF32)}},
-            {biasTile});
-        Instruction add(Opcode::VAdd);
-        setMem(add, "dst", Space::Acc, acc);
-        setMem(add, "a", Space::Acc, acc);
-        setMem(add, "b", Space::Vrf, bias);
-        add.with("dt", kDt)
-            .with("at", kDt)
-            .with("bt", kDt)
-            .with("rows", mc)
-            .with("cols", nt)
-            .with("dpitch", nt * kF32)
-            .with("apitch", nt * kF32)
-            .with("bpitch", nt * kF32)
-            .with("bcast", static_cast<int64_t>(::nnaccel::isa::Bcast::Row));
-        emitter.emit(add, {accTile, biasTile}, {accTile});
+            .with("sy", (loaded - pad) * eIn)
+            .with("dpitch", loaded * eIn)
+            .with("pl", pad);
       }
+      MemRegion xTile{Space::Vrf, layout.xBase,
+                      layout.xBase + uint64_t(loaded * eIn)};
+      emitter.emit(loadX, {xDram}, {xTile});
 
-      emitActivationInPlace(emitter, spec.activation, Space::Acc, acc,
-                            nt * kF32, mc, nt);
+      for (int64_t j = 0; j < nTiles; ++j, ++outputTile) {
+        int64_t nt = std::min(tile, spec.n - j * tile);
+        uint64_t acc = layout.accSlot[outputTile % 2];
+        MemRegion accTile{Space::Acc, acc, acc + uint64_t(mc * nt * kF32)};
+        for (int64_t t = 0; t < kTiles; ++t, ++weightTile) {
+          int64_t kt = std::min(tile, spec.k - t * tile);
+          uint64_t w = layout.wSlot[weightTile % 2];
+          MemRegion wTile{Space::Mrf, w, w + uint64_t(nt * kt * eIn)};
+          Instruction loadW(Opcode::DmaLd);
+          setMem(loadW, "dst", Space::Mrf, w);
+          if (spec.weightKxN) {
+            // The kt x nt block at row t*N, column j*N of a k x n weight,
+            // transposed: one-element rows (x = 1) walk down a column (sy =
+            // one weight row) and each column becomes one plane (sz = one
+            // element), i.e. one contiguous MRF row of kt elements.
+            setMem(loadW, "src", Space::Dram,
+                   weight + uint64_t((t * tile * spec.n + j * tile) * eIn));
+            loadW.with("dt", in.dt)
+                .with("x", 1)
+                .with("y", kt)
+                .with("z", nt)
+                .with("sy", spec.n * eIn)
+                .with("sz", eIn)
+                .with("dpitch", eIn);
+          } else {
+            // nt weight rows of kt elements, from row j*N, column t*N.
+            setMem(loadW, "src", Space::Dram,
+                   weight + uint64_t((j * tile * spec.k + t * tile) * eIn));
+            loadW.with("dt", in.dt)
+                .with("x", kt)
+                .with("y", nt)
+                .with("z", 1)
+                .with("sy", spec.k * eIn)
+                .with("dpitch", kt * eIn);
+          }
+          emitter.emit(loadW, {wDram}, {wTile});
 
-      Instruction store(Opcode::DmaSt);
-      setMem(store, "dst", Space::Dram,
-             spec.output + uint64_t((row * spec.n + j * tile) * kF32));
-      setMem(store, "src", Space::Acc, acc);
-      store.with("dt", kDt)
-          .with("x", nt)
-          .with("y", mc)
-          .with("z", 1)
-          .with("dy", spec.n * kF32)
-          .with("spitch", nt * kF32);
-      emitter.emit(store, {accTile}, {yDram});
+          Instruction mm(Opcode::Mm);
+          setMem(mm, "dst", Space::Acc, acc);
+          setMem(mm, "a", Space::Vrf, xData + uint64_t(t * tile * eIn));
+          setMem(mm, "w", Space::Mrf, w);
+          mm.with("dt", kDt)
+              .with("at", in.dt)
+              .with("wt", in.dt)
+              .with("m", mc)
+              .with("k", kt)
+              .with("n", nt)
+              .with("dpitch", nt * kF32)
+              .with("apitch", spec.k * eIn)
+              .with("acc", t > 0 ? 1 : 0);
+          emitter.emit(mm, {xTile, wTile}, {accTile});
+        }
+
+        if (spec.bias) {
+          const int64_t eBias = spec.biasFormat.bytes;
+          uint64_t bias = layout.biasBase;
+          MemRegion biasTile{Space::Vrf, bias, bias + uint64_t(nt * eBias)};
+          Instruction loadB(Opcode::DmaLd);
+          setMem(loadB, "dst", Space::Vrf, bias);
+          setMem(loadB, "src", Space::Dram,
+                 *spec.bias + uint64_t(j * tile * eBias));
+          loadB.with("dt", spec.biasFormat.dt)
+              .with("x", nt)
+              .with("y", 1)
+              .with("z", 1)
+              .with("sy", nt * eBias)
+              .with("dpitch", nt * eBias);
+          emitter.emit(loadB,
+                       {{Space::Dram, *spec.bias,
+                         *spec.bias + uint64_t(spec.n * eBias)}},
+                       {biasTile});
+          Instruction add(Opcode::VAdd);
+          setMem(add, "dst", Space::Acc, acc);
+          setMem(add, "a", Space::Acc, acc);
+          setMem(add, "b", Space::Vrf, bias);
+          add.with("dt", kDt)
+              .with("at", kDt)
+              .with("bt", spec.biasFormat.dt)
+              .with("rows", mc)
+              .with("cols", nt)
+              .with("dpitch", nt * kF32)
+              .with("apitch", nt * kF32)
+              .with("bpitch", nt * eBias)
+              .with("bcast", static_cast<int64_t>(::nnaccel::isa::Bcast::Row));
+          emitter.emit(add, {accTile, biasTile}, {accTile});
+        }
+
+        emitActivationInPlace(emitter, spec.activation, Space::Acc, acc,
+                              nt * kF32, mc, nt);
+
+        if (layout.staged) {
+          // Into the batch element's dense f32 stage, behind the lead.
+          uint64_t dst =
+              stage + uint64_t((lead + row * spec.n + j * tile) * kF32);
+          emitter.emit(accCopy(dst, acc, kF32Format, kF32Format, mc, nt,
+                               spec.n * kF32, nt * kF32),
+                       {accTile}, {stageRegion[b % 2]});
+          continue;
+        }
+        uint64_t result = acc;
+        MemRegion resultTile = accTile;
+        if (!(out == kF32Format)) {
+          result = layout.outSlot[outputTile % 2];
+          resultTile = {Space::Acc, result, result + uint64_t(mc * nt * eOut)};
+          emitter.emit(accCopy(result, acc, out, kF32Format, mc, nt, nt * eOut,
+                               nt * kF32),
+                       {accTile}, {resultTile});
+        }
+        Instruction store(Opcode::DmaSt);
+        setMem(store, "dst", Space::Dram,
+               output + uint64_t((row * spec.n + j * tile) * eOut));
+        setMem(store, "src", Space::Acc, result);
+        store.with("dt", out.dt)
+            .with("x", nt)
+            .with("y", mc)
+            .with("z", 1)
+            .with("dy", spec.n * eOut)
+            .with("spitch", nt * eOut);
+        emitter.emit(store, {resultTile}, {yDram});
+      }
     }
+
+    if (!layout.staged)
+      continue;
+    // The lead: the previous element's last values, which share this
+    // element's first aligned DRAM granule and are rewritten unchanged.
+    const int64_t streamElems = lead + spec.m * spec.n;
+    if (lead > 0) {
+      uint64_t prev = layout.stage[(b + 1) % 2] +
+                      uint64_t((prevLead + spec.m * spec.n - lead) * kF32);
+      emitter.emit(accCopy(stage, prev, kF32Format, kF32Format, 1, lead, 0, 0),
+                   {stageRegion[(b + 1) % 2]}, {stageRegion[b % 2]});
+    }
+    uint64_t result = stage;
+    MemRegion resultRegion = stageRegion[b % 2];
+    if (!(out == kF32Format)) {
+      result = layout.packed[b % 2];
+      resultRegion = {Space::Acc, result,
+                      result + uint64_t(streamElems * eOut)};
+      emitter.emit(
+          accCopy(result, stage, out, kF32Format, 1, streamElems, 0, 0),
+          {stageRegion[b % 2]}, {resultRegion});
+    }
+    Instruction store(Opcode::DmaSt);
+    setMem(store, "dst", Space::Dram, output - uint64_t(lead * eOut));
+    setMem(store, "src", Space::Acc, result);
+    store.with("dt", out.dt)
+        .with("x", streamElems)
+        .with("y", 1)
+        .with("z", 1)
+        .with("dy", streamElems * eOut)
+        .with("spitch", streamElems * eOut);
+    emitter.emit(store, {resultRegion}, {yDram});
+    prevLead = lead;
   }
 }

@@ -23,6 +23,7 @@ const KernelEntry *mlir::nnaccel::npu_lowering::lookupKernel(Operation *op) {
     registerRecurrentKernels(t);
     registerMatMulKernels(t);
     registerNormKernels(t);
+    registerConvertKernels(t);
     return t;
   }();
   auto it = table.find(op->getName().getStringRef());

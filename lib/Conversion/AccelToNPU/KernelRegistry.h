@@ -68,6 +68,7 @@ void registerEmbeddingKernels(KernelTable &table);
 void registerRecurrentKernels(KernelTable &table);
 void registerMatMulKernels(KernelTable &table);
 void registerNormKernels(KernelTable &table);
+void registerConvertKernels(KernelTable &table);
 
 } // namespace mlir::nnaccel::npu_lowering
 

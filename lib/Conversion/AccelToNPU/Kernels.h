@@ -12,6 +12,7 @@
 #ifndef NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELS_H
 #define NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELS_H
 
+#include "KernelUtils.h"
 #include "ProgramEmitter.h"
 
 #include "nnaccel/ISA/Target.h"
@@ -34,23 +35,36 @@ void emitActivationInPlace(ProgramEmitter &emitter, const ActivationSpec &act,
                            ::nnaccel::isa::Space space, uint64_t address,
                            int64_t pitch, int64_t rows, int64_t cols);
 
-/// Y[m x n] = act(X[m x k] . W^T + bias), W stored as n rows of k (f32).
+/// Y[m x n] = act(X[m x k] . W^T + bias), W stored as n rows of k, for each
+/// of `batches` GEMMs whose operands step by the given byte strides.
 struct FullyConnectedSpec {
   int64_t m = 0, k = 0, n = 0;
   uint64_t input = 0, weight = 0, output = 0; // DRAM addresses
-  std::optional<uint64_t> bias;               // DRAM address of n floats
+  std::optional<uint64_t> bias;               // DRAM address of n elements
   ActivationSpec activation;
   /// W is stored as k rows of n instead (a matmul right operand, Y = X . W):
   /// each weight tile is transposed by its DMA on the way into the MRF.
   bool weightKxN = false;
+  /// Storage of X and W (one format: mm takes at = wt), of the bias and of
+  /// Y. The matrix unit accumulates in f32 whatever the formats; the bias
+  /// and the activation are applied in f32 and Y is converted on chip.
+  ElementFormat inFormat = kF32Format, biasFormat = kF32Format,
+                outFormat = kF32Format;
+  /// Batched GEMMs: batch b reads X at input + b * inputStride, W at
+  /// weight + b * weightStride and writes Y at output + b * outputStride
+  /// (bytes; a stride of 0 shares the operand). X and Y may start at any
+  /// element address; W's batch elements must stay DRAM-aligned.
+  int64_t batches = 1;
+  int64_t inputStride = 0, weightStride = 0, outputStride = 0;
 };
 
-/// Checks that the kernel can run `spec`'s shape on `target`; the reason
-/// otherwise. Addresses are not looked at.
-bool canEmitFullyConnected(const ::nnaccel::isa::TargetDesc &target, int64_t m,
-                           int64_t k, int64_t n, std::string &reason);
+/// Checks that the kernel can run `spec`'s shapes, formats and strides on
+/// `target` (operand bases are taken to be DRAM-aligned, as every tensor
+/// is); the reason otherwise. Addresses are not looked at.
+bool canEmitFullyConnected(const ::nnaccel::isa::TargetDesc &target,
+                           const FullyConnectedSpec &spec, std::string &reason);
 
-/// Appends the instructions of `spec` to `emitter`.
+/// Appends the instructions of `spec` (which passed the check) to `emitter`.
 void emitFullyConnected(ProgramEmitter &emitter,
                         const ::nnaccel::isa::TargetDesc &target,
                         const FullyConnectedSpec &spec);

@@ -1,8 +1,8 @@
 //===- LinearKernels.cpp - fully_connected and matmul kernel entries ------===//
 //
 // Adapts accel.fully_connected to the MLIR-free matrix-unit kernel in
-// FullyConnectedKernel.cpp: checks types, transposes and scalars, and maps
-// operands to DRAM addresses.
+// FullyConnectedKernel.cpp: checks types (f32, f16, bf16), transposes and
+// scalars, and maps operands to DRAM addresses.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,18 +19,18 @@ using namespace mlir::nnaccel::accel;
 using namespace mlir::nnaccel::npu_lowering;
 
 namespace {
-bool allF32(TypeRange types) {
-  return llvm::all_of(types, [](Type type) {
-    return cast<RankedTensorType>(type).getElementType().isF32();
-  });
-}
-
-LogicalResult checkFullyConnected(Operation *operation,
-                                  const ::nnaccel::isa::TargetDesc &target,
-                                  std::string &reason) {
-  auto op = cast<FullyConnectedOp>(operation);
-  if (!allF32(op->getOperandTypes()) || !allF32(op->getResultTypes())) {
-    reason = "fully_connected runs on the card in f32 only so far";
+/// The kernel spec of `op` without addresses, or failure with the reason.
+FailureOr<FullyConnectedSpec> makeSpec(FullyConnectedOp op,
+                                       std::string &reason) {
+  if (!allCardFloat(op->getOperandTypes(), "fully_connected", reason) ||
+      !allCardFloat(op->getResultTypes(), "fully_connected", reason))
+    return failure();
+  FullyConnectedSpec spec;
+  spec.inFormat = *getElementFormat(op.getInput().getType());
+  spec.outFormat = *getElementFormat(op.getType());
+  if (!(*getElementFormat(op.getWeight().getType()) == spec.inFormat)) {
+    reason = "fully_connected with different input and weight types is not "
+             "lowered to the card (the matrix unit takes one input type)";
     return failure();
   }
   if (op.getTransposeInput() || !op.getAlpha().isExactlyValue(1.0) ||
@@ -39,22 +39,39 @@ LogicalResult checkFullyConnected(Operation *operation,
              "lowered to the card";
     return failure();
   }
-  int64_t m = op.getType().getDimSize(0), n = op.getType().getDimSize(1);
-  int64_t k = cast<RankedTensorType>(op.getWeight().getType())
-                  .getDimSize(op.getTransposeWeight() ? 1 : 0);
+  spec.m = op.getType().getDimSize(0);
+  spec.n = op.getType().getDimSize(1);
+  spec.k = cast<RankedTensorType>(op.getWeight().getType())
+               .getDimSize(op.getTransposeWeight() ? 1 : 0);
   if (Value bias = op.getBias()) {
-    if (cast<RankedTensorType>(bias.getType()).getNumElements() != n) {
+    if (cast<RankedTensorType>(bias.getType()).getNumElements() != spec.n) {
       reason = "only a per-column bias is lowered to the card";
       return failure();
     }
+    spec.biasFormat = *getElementFormat(bias.getType());
+    spec.bias = 0;
   }
+  // The NPU lowering transposes K x N weights at compile time, which needs
+  // them to be f32 constants.
   if (!op.getTransposeWeight() && !getF32Constant(op.getWeight())) {
-    reason = "a K x N weight must be constant to be transposed for the card";
+    reason = op.getWeight().getDefiningOp<ConstantOp>()
+                 ? "a K x N weight is transposed for the card only when it "
+                   "is f32"
+                 : "a K x N weight must be constant to be transposed for the "
+                   "card";
     return failure();
   }
-  if (!canEmitFullyConnected(target, m, k, n, reason))
-    return failure();
-  return success();
+  spec.activation = getFusedActivation(op);
+  return spec;
+}
+
+LogicalResult checkFullyConnected(Operation *operation,
+                                  const ::nnaccel::isa::TargetDesc &target,
+                                  std::string &reason) {
+  FailureOr<FullyConnectedSpec> spec =
+      makeSpec(cast<FullyConnectedOp>(operation), reason);
+  return success(succeeded(spec) &&
+                 canEmitFullyConnected(target, *spec, reason));
 }
 
 LogicalResult emitFullyConnectedOp(Operation *operation,
@@ -62,18 +79,16 @@ LogicalResult emitFullyConnectedOp(Operation *operation,
   auto op = cast<FullyConnectedOp>(operation);
   if (!op.getTransposeWeight())
     return op.emitOpError("weight must be pre-transposed for the NPU");
-  FullyConnectedSpec spec;
-  auto inputType = cast<RankedTensorType>(op.getInput().getType());
-  spec.m = inputType.getDimSize(0);
-  spec.k = inputType.getDimSize(1);
-  spec.n = op.getType().getDimSize(1);
-  spec.input = context.addressOf(op.getInput());
-  spec.weight = context.addressOf(op.getWeight());
-  spec.output = context.addressOf(op.getResult());
+  std::string reason;
+  FailureOr<FullyConnectedSpec> spec = makeSpec(op, reason);
+  if (failed(spec))
+    return op.emitOpError() << "cannot run on the card: " << reason;
+  spec->input = context.addressOf(op.getInput());
+  spec->weight = context.addressOf(op.getWeight());
+  spec->output = context.addressOf(op.getResult());
   if (Value bias = op.getBias())
-    spec.bias = context.addressOf(bias);
-  spec.activation = getFusedActivation(op);
-  emitFullyConnected(context.emitter, context.target, spec);
+    spec->bias = context.addressOf(bias);
+  emitFullyConnected(context.emitter, context.target, *spec);
   return success();
 }
 } // namespace

@@ -12,7 +12,14 @@
 // all 1) is shared by every left row, so the left operand's batch and row
 // dims flatten into one M and a single GEMM runs; otherwise the batch dims
 // must be equal (or one side's all 1) and one GEMM per batch element runs,
-// with operand offsets stepping through the batch. Rank-1 operands are the
+// with operand offsets stepping through the batch. Batch elements of the
+// left operand and of the result may start at unaligned DRAM addresses
+// (odd shapes such as 37 x 37 attention scores): the kernel realigns them
+// on chip (see FullyConnectedKernel.cpp); the right operand's go straight
+// to the 64-byte aligned MRF and must be aligned.
+//
+// f16 and bf16 operands multiply with f32 accumulation; the result is
+// written in the result's type. Rank-1 operands are the
 // numpy row / column vectors and need no data movement: [K] is a 1 x K left
 // operand, and [K] on the right is a K x 1 matrix with the same bytes, whose
 // result [..., M] has the bytes of [..., M, 1].
@@ -34,14 +41,6 @@ using ::nnaccel::isa::TargetDesc;
 
 namespace {
 
-/// A matmul as a sequence of equally shaped GEMMs.
-struct MatMulPlan {
-  int64_t batches = 1; // GEMMs
-  int64_t m = 0, k = 0, n = 0;
-  // Byte offsets between consecutive GEMMs' operands (0: shared operand).
-  int64_t lhsStride = 0, rhsStride = 0, outStride = 0;
-};
-
 int64_t product(ArrayRef<int64_t> dims) {
   int64_t result = 1;
   for (int64_t dim : dims)
@@ -49,14 +48,18 @@ int64_t product(ArrayRef<int64_t> dims) {
   return result;
 }
 
-/// Splits `op` into GEMMs, or says why it cannot.
-FailureOr<MatMulPlan> planMatMul(MatMulOp op, std::string &reason) {
+/// Splits `op` into equally shaped GEMMs (the kernel spec without
+/// addresses), or says why it cannot.
+FailureOr<FullyConnectedSpec> planMatMul(MatMulOp op, std::string &reason) {
   auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
   auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
   auto resultType = cast<RankedTensorType>(op.getType());
-  if (!lhsType.getElementType().isF32() || !rhsType.getElementType().isF32() ||
-      !resultType.getElementType().isF32()) {
-    reason = "matmul runs on the card in f32 only so far";
+  if (!allCardFloat(op->getOperandTypes(), "matmul", reason) ||
+      !allCardFloat(op->getResultTypes(), "matmul", reason))
+    return failure();
+  if (lhsType.getElementType() != rhsType.getElementType()) {
+    reason = "matmul with different operand types is not lowered to the "
+             "card (the matrix unit takes one input type)";
     return failure();
   }
   if (!lhsType.hasStaticShape() || !rhsType.hasStaticShape() ||
@@ -74,7 +77,10 @@ FailureOr<MatMulPlan> planMatMul(MatMulOp op, std::string &reason) {
     lhs.insert(lhs.begin(), 1);
   if (rhs.size() == 1)
     rhs.push_back(1);
-  MatMulPlan plan;
+  FullyConnectedSpec plan;
+  plan.inFormat = *getElementFormat(lhsType);
+  plan.outFormat = *getElementFormat(resultType);
+  plan.weightKxN = true;
   plan.m = lhs[lhs.size() - 2];
   plan.k = lhs.back();
   plan.n = rhs.back();
@@ -108,65 +114,32 @@ FailureOr<MatMulPlan> planMatMul(MatMulOp op, std::string &reason) {
       return failure();
     }
     plan.batches = rhsCount;
-    plan.lhsStride = lhsCount == 1 ? 0 : plan.m * plan.k * kF32;
-    plan.rhsStride = plan.k * plan.n * kF32;
-    plan.outStride = plan.m * plan.n * kF32;
+    plan.inputStride =
+        lhsCount == 1 ? 0 : plan.m * plan.k * plan.inFormat.bytes;
+    plan.weightStride = plan.k * plan.n * plan.inFormat.bytes;
+    plan.outputStride = plan.m * plan.n * plan.outFormat.bytes;
   }
   return plan;
 }
 
 LogicalResult checkMatMul(Operation *operation, const TargetDesc &target,
                           std::string &reason) {
-  auto op = cast<MatMulOp>(operation);
-  FailureOr<MatMulPlan> plan = planMatMul(op, reason);
-  if (failed(plan))
-    return failure();
-  if (!canEmitFullyConnected(target, plan->m, plan->k, plan->n, reason))
-    return failure();
-  // DMA operand bases must be aligned in DRAM: every batch element and
-  // every tile column / row offset the tile loop addresses.
-  int64_t dramAlign = static_cast<int64_t>(target.memory(Space::Dram).align);
-  int64_t tileBytes = target.nativeDim * kF32;
-  if (plan->batches > 1 &&
-      (plan->lhsStride % dramAlign || plan->rhsStride % dramAlign ||
-       plan->outStride % dramAlign)) {
-    reason = "matmul batch elements would start at unaligned DRAM addresses";
-    return failure();
-  }
-  if ((plan->n > target.nativeDim || plan->k > target.nativeDim) &&
-      tileBytes % dramAlign) {
-    reason = "the target's tiles would start at unaligned DRAM addresses";
-    return failure();
-  }
-  // The transposing DMA takes one plane per weight column and one row per
-  // weight row of a tile (12-bit counts).
-  if (target.nativeDim > 4095) {
-    reason = "weight tiles exceed the DMA's 4095 rows";
-    return failure();
-  }
-  return success();
+  FailureOr<FullyConnectedSpec> plan =
+      planMatMul(cast<MatMulOp>(operation), reason);
+  return success(succeeded(plan) &&
+                 canEmitFullyConnected(target, *plan, reason));
 }
 
 LogicalResult emitMatMul(Operation *operation, KernelContext &context) {
   auto op = cast<MatMulOp>(operation);
   std::string reason;
-  FailureOr<MatMulPlan> plan = planMatMul(op, reason);
+  FailureOr<FullyConnectedSpec> plan = planMatMul(op, reason);
   if (failed(plan))
     return op.emitOpError() << "cannot run on the card: " << reason;
-  uint64_t lhs = context.addressOf(op.getLhs());
-  uint64_t rhs = context.addressOf(op.getRhs());
-  uint64_t out = context.addressOf(op.getResult());
-  for (int64_t b = 0; b < plan->batches; ++b) {
-    FullyConnectedSpec spec;
-    spec.m = plan->m;
-    spec.k = plan->k;
-    spec.n = plan->n;
-    spec.input = lhs + uint64_t(b * plan->lhsStride);
-    spec.weight = rhs + uint64_t(b * plan->rhsStride);
-    spec.output = out + uint64_t(b * plan->outStride);
-    spec.weightKxN = true;
-    emitFullyConnected(context.emitter, context.target, spec);
-  }
+  plan->input = context.addressOf(op.getLhs());
+  plan->weight = context.addressOf(op.getRhs());
+  plan->output = context.addressOf(op.getResult());
+  emitFullyConnected(context.emitter, context.target, *plan);
   return success();
 }
 } // namespace

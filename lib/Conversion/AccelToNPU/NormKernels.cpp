@@ -22,6 +22,12 @@
 // 1/n (exact when n is a power of two, so layer_norm and mean over the
 // bundled models' 2^k rows are bit-exact) and by the correctly rounded 1/s
 // (within an ulp or two of the host's softmax).
+// f16 / bf16: tensors, scale and bias are read and written in their dtype
+// (DMA bit copies); softmax and layer_norm widen a chunk into an f32
+// working copy with their first vector op and narrow it with their last,
+// statistics are f32, and reductions read the narrow chunk directly and
+// convert their f32 results before storing them. The host computes these
+// types via f32 too, so the only extra rounding is the final one.
 // log_softmax needs a logarithm, for which the ISA has no instruction; it
 // is refused with that reason.
 //
@@ -69,25 +75,36 @@ struct RowKernelSpec {
   int64_t planes = 1, rows = 0, cols = 0;
   bool alongRows = false;
   uint64_t input = 0, output = 0;      // DRAM addresses
-  std::optional<uint64_t> scale, bias; // layer_norm, `cols` floats each
+  std::optional<uint64_t> scale, bias; // layer_norm, `cols` elements each
   float epsilon = 0.0f;
+  /// Of the input, output, scale and bias.
+  ElementFormat format = kF32Format;
 };
 
 /// On-chip placement: two ACC slots for input chunks (+ one scratch slot for
-/// layer_norm), VRF for per-row statistics and the scale / bias rows.
+/// layer_norm), VRF for per-row statistics and the scale / bias rows. A
+/// slot holds the chunk in f32 (`accSlot`) and, for a softmax / layer_norm
+/// of a narrow type, the chunk as loaded and stored (`accIo`, else the
+/// same). Reductions of a narrow type convert their f32 results
+/// (`vrfStat`) to `vrfOut` for the store (else the same).
 struct RowLayout {
   int64_t unitsPerChunk = 0; // rows (along columns) or planes (along rows)
-  uint64_t accSlot[2] = {0, 0}, accScratch = 0;
-  uint64_t vrfScale = 0, vrfBias = 0, vrfStat[2] = {0, 0};
+  uint64_t accSlot[2] = {0, 0}, accIo[2] = {0, 0}, accScratch = 0;
+  uint64_t vrfScale = 0, vrfBias = 0, vrfStat[2] = {0, 0}, vrfOut[2] = {0, 0};
 };
-
-uint64_t alignUp(uint64_t value, uint64_t align) {
-  return (value + align - 1) / align * align;
-}
 
 bool isReduction(RowKernel kind) {
   return kind == RowKernel::ReduceSum || kind == RowKernel::ReduceMean ||
          kind == RowKernel::ReduceMax;
+}
+
+bool isNarrow(const RowKernelSpec &spec) {
+  return !(spec.format == kF32Format);
+}
+
+/// Softmax and layer_norm of a narrow type work on an f32 copy.
+bool needsWideCopy(const RowKernelSpec &spec) {
+  return isNarrow(spec) && !isReduction(spec.kind);
 }
 
 /// Rows per chunk a DRAM base address stays aligned at, for `bytes` per row.
@@ -106,6 +123,8 @@ std::optional<RowLayout> planRowKernel(const TargetDesc &target,
   const int64_t dramAlign =
       static_cast<int64_t>(target.memory(Space::Dram).align);
   const int64_t rowBytes = spec.cols * kF32;
+  const int64_t ioBytes = spec.format.bytes;
+  const int64_t ioRowBytes = spec.cols * ioBytes;
   if (rowBytes > kMaxPitch) {
     reason = "rows of " + std::to_string(spec.cols) +
              " floats exceed the vector units' 64 KiB pitch";
@@ -115,17 +134,31 @@ std::optional<RowLayout> planRowKernel(const TargetDesc &target,
   RowLayout layout;
   // A unit is what one chunk holds a whole number of: a row, or a plane.
   const int64_t units = spec.alongRows ? spec.planes : spec.rows;
-  const int64_t unitInBytes = spec.alongRows ? spec.rows * rowBytes : rowBytes;
-  // Statistics per unit in the VRF, and the bytes each unit stores.
+  // Bytes of a unit in DRAM, and in ACC (reductions read the loaded chunk
+  // directly; the others work on it in f32, plus the loaded copy when it is
+  // narrow).
+  const int64_t unitDramBytes =
+      spec.alongRows ? spec.rows * ioRowBytes : ioRowBytes;
+  const int64_t unitInBytes =
+      isReduction(spec.kind)
+          ? unitDramBytes
+          : rowBytes + (needsWideCopy(spec) ? ioRowBytes : 0);
+  // Statistics per unit in the VRF (f32, plus their narrow copy for a
+  // narrow reduction), and the bytes each unit stores.
   int64_t unitStatBytes, unitOutBytes;
   if (spec.alongRows) {
-    unitStatBytes = unitOutBytes = rowBytes;
+    unitStatBytes = rowBytes;
+    unitOutBytes = ioRowBytes;
   } else if (isReduction(spec.kind)) {
-    unitStatBytes = unitOutBytes = kF32;
+    unitStatBytes = kF32;
+    unitOutBytes = ioBytes;
   } else {
     unitStatBytes = kF32;
-    unitOutBytes = rowBytes;
+    unitOutBytes = ioRowBytes;
   }
+  const bool narrowStats = isNarrow(spec) && isReduction(spec.kind);
+  if (narrowStats)
+    unitStatBytes += unitOutBytes;
   if (spec.alongRows && spec.rows > kMaxDmaRows) {
     reason = "reducing more than 4095 rows at once is not lowered";
     return std::nullopt;
@@ -133,9 +166,12 @@ std::optional<RowLayout> planRowKernel(const TargetDesc &target,
 
   int accSlots = spec.kind == RowKernel::LayerNorm ? 3 : 2;
   uint64_t slotBytes = accBytes / accSlots / accAlign * accAlign;
+  // The f32 and narrow copies are each aligned within a slot.
+  if (needsWideCopy(spec))
+    slotBytes -= accAlign;
   uint64_t vrfFixed = 0;
   if (spec.kind == RowKernel::LayerNorm)
-    vrfFixed = 2 * alignUp(rowBytes, vrfAlign);
+    vrfFixed = 2 * alignUp(ioRowBytes, vrfAlign);
   if (vrfFixed >= vrfBytes) {
     reason = "the scale and bias rows do not fit the vector register file";
     return std::nullopt;
@@ -143,6 +179,8 @@ std::optional<RowLayout> planRowKernel(const TargetDesc &target,
   // Two statistics buffers (max and sum, mean and variance, or the results
   // of two chunks in flight), each padded to the VRF alignment.
   uint64_t statBudget = (vrfBytes - vrfFixed) / 2 / vrfAlign * vrfAlign;
+  if (narrowStats)
+    statBudget = statBudget > vrfAlign ? statBudget - vrfAlign : 0;
   int64_t byAcc = static_cast<int64_t>(slotBytes / uint64_t(unitInBytes));
   int64_t byVrf = static_cast<int64_t>(statBudget / uint64_t(unitStatBytes));
   int64_t chunk = std::min<int64_t>({units, byAcc, byVrf, kMaxDmaRows});
@@ -150,7 +188,7 @@ std::optional<RowLayout> planRowKernel(const TargetDesc &target,
   if (!spec.alongRows)
     chunk = std::min<int64_t>(chunk, kMaxPitch / kF32);
   if (chunk < units) {
-    int64_t granule = std::lcm(alignGranule(unitInBytes, dramAlign),
+    int64_t granule = std::lcm(alignGranule(unitDramBytes, dramAlign),
                                alignGranule(unitOutBytes, dramAlign));
     chunk = chunk / granule * granule;
   }
@@ -165,16 +203,31 @@ std::optional<RowLayout> planRowKernel(const TargetDesc &target,
     return std::nullopt;
   }
   layout.unitsPerChunk = chunk;
-  uint64_t chunkBytes = alignUp(uint64_t(chunk * unitInBytes), accAlign);
-  layout.accSlot[0] = 0;
-  layout.accSlot[1] = chunkBytes;
+  uint64_t wideBytes = alignUp(
+      uint64_t(chunk * (isReduction(spec.kind) ? unitInBytes : rowBytes)),
+      accAlign);
+  uint64_t chunkBytes =
+      wideBytes + (needsWideCopy(spec)
+                       ? alignUp(uint64_t(chunk * ioRowBytes), accAlign)
+                       : 0);
+  for (int k = 0; k < 2; ++k) {
+    layout.accSlot[k] = k * chunkBytes;
+    layout.accIo[k] = layout.accSlot[k] + (needsWideCopy(spec) ? wideBytes : 0);
+  }
   layout.accScratch = 2 * chunkBytes;
   layout.vrfScale = 0;
-  layout.vrfBias = alignUp(rowBytes, vrfAlign);
+  layout.vrfBias = alignUp(ioRowBytes, vrfAlign);
   uint64_t statBase = vrfFixed;
-  uint64_t statBytes = alignUp(uint64_t(chunk * unitStatBytes), vrfAlign);
-  layout.vrfStat[0] = statBase;
-  layout.vrfStat[1] = statBase + statBytes;
+  uint64_t wideStatBytes = alignUp(
+      uint64_t(chunk * (unitStatBytes - (narrowStats ? unitOutBytes : 0))),
+      vrfAlign);
+  uint64_t statBytes =
+      wideStatBytes +
+      (narrowStats ? alignUp(uint64_t(chunk * unitOutBytes), vrfAlign) : 0);
+  for (int k = 0; k < 2; ++k) {
+    layout.vrfStat[k] = statBase + k * statBytes;
+    layout.vrfOut[k] = layout.vrfStat[k] + (narrowStats ? wideStatBytes : 0);
+  }
   return layout;
 }
 
@@ -186,13 +239,15 @@ MemRegion region(Space space, uint64_t begin, int64_t bytes) {
   return {space, begin, begin + uint64_t(bytes)};
 }
 
-/// A block of `rows` x `cols` floats at `address` with row pitch `pitch`.
+/// A block of `rows` x `cols` elements of `format` at `address` with row
+/// pitch `pitch`.
 struct Block {
   Space space;
   uint64_t address;
   int64_t rows, cols, pitch;
+  ElementFormat format = kF32Format;
   MemRegion footprint() const {
-    return region(space, address, (rows - 1) * pitch + cols * kF32);
+    return region(space, address, (rows - 1) * pitch + cols * format.bytes);
   }
 };
 
@@ -203,9 +258,9 @@ void emitBinary(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
   setMem(inst, "dst", dst.space, dst.address);
   setMem(inst, "a", a.space, a.address);
   setMem(inst, "b", b.space, b.address);
-  inst.with("dt", kDt)
-      .with("at", kDt)
-      .with("bt", kDt)
+  inst.with("dt", dst.format.dt)
+      .with("at", a.format.dt)
+      .with("bt", b.format.dt)
       .with("rows", a.rows)
       .with("cols", a.cols)
       .with("dpitch", dst.pitch)
@@ -221,8 +276,8 @@ void emitUnary(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
   Instruction inst(opcode);
   setMem(inst, "dst", dst.space, dst.address);
   setMem(inst, "a", a.space, a.address);
-  inst.with("dt", kDt)
-      .with("at", kDt)
+  inst.with("dt", dst.format.dt)
+      .with("at", a.format.dt)
       .with("rows", a.rows)
       .with("cols", a.cols)
       .with("dpitch", dst.pitch)
@@ -239,8 +294,8 @@ void emitReduce(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
   Instruction inst(opcode);
   setMem(inst, "dst", dst.space, dst.address);
   setMem(inst, "a", a.space, a.address);
-  inst.with("dt", kDt)
-      .with("at", kDt)
+  inst.with("dt", dst.format.dt)
+      .with("at", a.format.dt)
       .with("rows", a.rows)
       .with("cols", a.cols)
       .with("dpitch", dst.pitch)
@@ -249,35 +304,35 @@ void emitReduce(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
   emitter.emit(inst, {a.footprint()}, {dst.footprint()});
 }
 
-/// Loads `planes` x `rows` rows of `cols` floats (planes `planePitch` bytes
-/// apart in DRAM, rows `cols` floats apart) densely into `dst`.
+/// Loads `planes` x `rows` rows of `cols` elements (planes `planePitch`
+/// bytes apart in DRAM, rows `cols` elements apart) densely into `dst`.
 void emitLoad(ProgramEmitter &emitter, const Block &dst, uint64_t src,
               int64_t planes, int64_t rows, int64_t planePitch,
               MemRegion srcTensor) {
   Instruction inst(Opcode::DmaLd);
   setMem(inst, "dst", dst.space, dst.address);
   setMem(inst, "src", Space::Dram, src);
-  inst.with("dt", kDt)
+  inst.with("dt", dst.format.dt)
       .with("x", dst.cols)
       .with("y", rows)
       .with("z", planes)
-      .with("sy", dst.cols * kF32)
+      .with("sy", dst.cols * dst.format.bytes)
       .with("sz", planes > 1 ? planePitch : 0)
       .with("dpitch", dst.pitch);
   emitter.emit(inst, {srcTensor}, {dst.footprint()});
 }
 
-/// Stores the dense block `src` to DRAM rows `src.cols` floats apart.
+/// Stores the dense block `src` to DRAM rows `src.cols` elements apart.
 void emitStore(ProgramEmitter &emitter, uint64_t dst, const Block &src,
                MemRegion dstTensor) {
   Instruction inst(Opcode::DmaSt);
   setMem(inst, "dst", Space::Dram, dst);
   setMem(inst, "src", src.space, src.address);
-  inst.with("dt", kDt)
+  inst.with("dt", src.format.dt)
       .with("x", src.cols)
       .with("y", src.rows)
       .with("z", 1)
-      .with("dy", src.cols * kF32)
+      .with("dy", src.cols * src.format.bytes)
       .with("spitch", src.pitch);
   emitter.emit(inst, {src.footprint()}, {dstTensor});
 }
@@ -290,33 +345,50 @@ void emitRowKernel(ProgramEmitter &emitter, const TargetDesc &target,
                    const RowKernelSpec &spec) {
   std::string unused;
   RowLayout layout = *planRowKernel(target, spec, unused);
+  const ElementFormat io = spec.format;
   const int64_t rowBytes = spec.cols * kF32;
-  const int64_t inBytes = spec.planes * spec.rows * rowBytes;
+  const int64_t ioRowBytes = spec.cols * io.bytes;
+  const int64_t inBytes = spec.planes * spec.rows * ioRowBytes;
   const MemRegion inDram = region(Space::Dram, spec.input, inBytes);
   const bool reduce = isReduction(spec.kind);
   const int64_t outBytes = !reduce          ? inBytes
-                           : spec.alongRows ? spec.planes * rowBytes
-                                            : spec.rows * kF32;
+                           : spec.alongRows ? spec.planes * ioRowBytes
+                                            : spec.rows * io.bytes;
   const MemRegion outDram = region(Space::Dram, spec.output, outBytes);
   const Opcode reduceOp =
       spec.kind == RowKernel::ReduceMax ? Opcode::VRmax : Opcode::VRsum;
+  // The f32 results of a reduction, narrowed for the store when needed.
+  auto storeResults = [&](uint64_t dst, const Block &results,
+                          uint64_t narrowAt) {
+    if (!isNarrow(spec)) {
+      emitStore(emitter, dst, results, outDram);
+      return;
+    }
+    Block narrow = results;
+    narrow.address = narrowAt;
+    narrow.pitch = results.pitch / kF32 * io.bytes;
+    narrow.format = io;
+    emitUnary(emitter, Opcode::VCvt, narrow, results);
+    emitStore(emitter, dst, narrow, outDram);
+  };
 
   // Middle-axis reduction: chunks of whole planes, each plane's rows summed
   // (or maxed) down its columns into one VRF row.
   if (spec.alongRows) {
-    const int64_t planeBytes = spec.rows * rowBytes;
+    const int64_t planeBytes = spec.rows * ioRowBytes;
     int64_t chunkIndex = 0;
     for (int64_t p0 = 0; p0 < spec.planes;
          p0 += layout.unitsPerChunk, ++chunkIndex) {
       int64_t pc = std::min(layout.unitsPerChunk, spec.planes - p0);
       uint64_t x = layout.accSlot[chunkIndex % 2];
       uint64_t stat = layout.vrfStat[chunkIndex % 2];
-      Block chunk{Space::Acc, x, pc * spec.rows, spec.cols, rowBytes};
+      Block chunk{Space::Acc, x, pc * spec.rows, spec.cols, ioRowBytes, io};
       emitLoad(emitter, chunk, spec.input + uint64_t(p0 * planeBytes), pc,
                spec.rows, planeBytes, inDram);
       for (int64_t p = 0; p < pc; ++p) {
-        Block plane{Space::Acc, x + uint64_t(p * planeBytes), spec.rows,
-                    spec.cols, rowBytes};
+        Block plane{Space::Acc, x + uint64_t(p * planeBytes),
+                    spec.rows,  spec.cols,
+                    ioRowBytes, io};
         Block result{Space::Vrf, stat + uint64_t(p * rowBytes), 1, spec.cols,
                      rowBytes};
         emitReduce(emitter, reduceOp, result, plane, Axis::Rows);
@@ -325,21 +397,21 @@ void emitRowKernel(ProgramEmitter &emitter, const TargetDesc &target,
       if (spec.kind == RowKernel::ReduceMean)
         emitUnary(emitter, Opcode::VsMul, results, results,
                   1.0f / static_cast<float>(spec.rows));
-      emitStore(emitter, spec.output + uint64_t(p0 * rowBytes), results,
-                outDram);
+      storeResults(spec.output + uint64_t(p0 * ioRowBytes), results,
+                   layout.vrfOut[chunkIndex % 2]);
     }
     return;
   }
 
   // Layer norm: scale and bias rows stay resident for all chunks.
-  Block scale{Space::Vrf, layout.vrfScale, 1, spec.cols, rowBytes};
-  Block bias{Space::Vrf, layout.vrfBias, 1, spec.cols, rowBytes};
+  Block scale{Space::Vrf, layout.vrfScale, 1, spec.cols, ioRowBytes, io};
+  Block bias{Space::Vrf, layout.vrfBias, 1, spec.cols, ioRowBytes, io};
   if (spec.kind == RowKernel::LayerNorm) {
     emitLoad(emitter, scale, *spec.scale, 1, 1, 0,
-             region(Space::Dram, *spec.scale, rowBytes));
+             region(Space::Dram, *spec.scale, ioRowBytes));
     if (spec.bias)
       emitLoad(emitter, bias, *spec.bias, 1, 1, 0,
-               region(Space::Dram, *spec.bias, rowBytes));
+               region(Space::Dram, *spec.bias, ioRowBytes));
   }
 
   const float invCols = 1.0f / static_cast<float>(spec.cols);
@@ -347,6 +419,11 @@ void emitRowKernel(ProgramEmitter &emitter, const TargetDesc &target,
   for (int64_t r0 = 0; r0 < spec.rows;
        r0 += layout.unitsPerChunk, ++chunkIndex) {
     int64_t rc = std::min(layout.unitsPerChunk, spec.rows - r0);
+    // The chunk as loaded and stored (`in`), and its f32 working copy `x`
+    // (the same block in f32).
+    Block in{Space::Acc, layout.accIo[chunkIndex % 2],
+             rc,         spec.cols,
+             ioRowBytes, io};
     Block x{Space::Acc, layout.accSlot[chunkIndex % 2], rc, spec.cols,
             rowBytes};
     // Per-row statistics: written as rc x 1 columns (dpitch one float) by
@@ -358,7 +435,7 @@ void emitRowKernel(ProgramEmitter &emitter, const TargetDesc &target,
     auto asRow = [&](uint64_t address) {
       return Block{Space::Vrf, address, 1, rc, rc * kF32};
     };
-    emitLoad(emitter, x, spec.input + uint64_t(r0 * rowBytes), 1, rc, 0,
+    emitLoad(emitter, in, spec.input + uint64_t(r0 * ioRowBytes), 1, rc, 0,
              inDram);
 
     switch (spec.kind) {
@@ -366,42 +443,44 @@ void emitRowKernel(ProgramEmitter &emitter, const TargetDesc &target,
     case RowKernel::ReduceMean:
     case RowKernel::ReduceMax: {
       uint64_t stat = layout.vrfStat[chunkIndex % 2];
-      emitReduce(emitter, reduceOp, column(stat), x, Axis::Cols);
+      emitReduce(emitter, reduceOp, column(stat), in, Axis::Cols);
       if (spec.kind == RowKernel::ReduceMean)
         emitUnary(emitter, Opcode::VsMul, asRow(stat), asRow(stat), invCols);
-      emitStore(emitter, spec.output + uint64_t(r0 * kF32), asRow(stat),
-                outDram);
+      storeResults(spec.output + uint64_t(r0 * io.bytes), asRow(stat),
+                   layout.vrfOut[chunkIndex % 2]);
       continue;
     }
     case RowKernel::Softmax: {
       uint64_t max = layout.vrfStat[0], sum = layout.vrfStat[1];
-      emitReduce(emitter, Opcode::VRmax, column(max), x, Axis::Cols);
-      emitBinary(emitter, Opcode::VSub, x, x, column(max), Bcast::Col);
+      emitReduce(emitter, Opcode::VRmax, column(max), in, Axis::Cols);
+      emitBinary(emitter, Opcode::VSub, x, in, column(max), Bcast::Col);
       emitUnary(emitter, Opcode::VExp, x, x);
       emitReduce(emitter, Opcode::VRsum, column(sum), x, Axis::Cols);
       emitUnary(emitter, Opcode::VRecip, asRow(sum), asRow(sum));
-      emitBinary(emitter, Opcode::VMul, x, x, column(sum), Bcast::Col);
+      emitBinary(emitter, Opcode::VMul, in, x, column(sum), Bcast::Col);
       break;
     }
     case RowKernel::LayerNorm: {
       uint64_t mean = layout.vrfStat[0], var = layout.vrfStat[1];
       Block sq{Space::Acc, layout.accScratch, rc, spec.cols, rowBytes};
-      emitReduce(emitter, Opcode::VRsum, column(mean), x, Axis::Cols);
+      emitReduce(emitter, Opcode::VRsum, column(mean), in, Axis::Cols);
       emitUnary(emitter, Opcode::VsMul, asRow(mean), asRow(mean), invCols);
-      emitBinary(emitter, Opcode::VSub, x, x, column(mean), Bcast::Col);
+      emitBinary(emitter, Opcode::VSub, x, in, column(mean), Bcast::Col);
       emitBinary(emitter, Opcode::VMul, sq, x, x, Bcast::None);
       emitReduce(emitter, Opcode::VRsum, column(var), sq, Axis::Cols);
       emitUnary(emitter, Opcode::VsMul, asRow(var), asRow(var), invCols);
       emitUnary(emitter, Opcode::VsAdd, asRow(var), asRow(var), spec.epsilon);
       emitUnary(emitter, Opcode::VRsqrt, asRow(var), asRow(var));
       emitBinary(emitter, Opcode::VMul, x, x, column(var), Bcast::Col);
-      emitBinary(emitter, Opcode::VMul, x, x, scale, Bcast::Row);
+      // The last op narrows into `in`.
+      emitBinary(emitter, Opcode::VMul, spec.bias ? x : in, x, scale,
+                 Bcast::Row);
       if (spec.bias)
-        emitBinary(emitter, Opcode::VAdd, x, x, bias, Bcast::Row);
+        emitBinary(emitter, Opcode::VAdd, in, x, bias, Bcast::Row);
       break;
     }
     }
-    emitStore(emitter, spec.output + uint64_t(r0 * rowBytes), x, outDram);
+    emitStore(emitter, spec.output + uint64_t(r0 * ioRowBytes), in, outDram);
   }
 }
 
@@ -409,14 +488,12 @@ void emitRowKernel(ProgramEmitter &emitter, const TargetDesc &target,
 // accel op adapters
 //===----------------------------------------------------------------------===//
 
-/// The static f32 type of `value`, or null with a reason.
-RankedTensorType getF32Type(Value value, StringRef opName,
-                            std::string &reason) {
+/// The static f32, f16 or bf16 type of `value`, or null with a reason.
+RankedTensorType getCardType(Value value, StringRef opName,
+                             std::string &reason) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !type.getElementType().isF32()) {
-    reason = (opName + " runs on the card in f32 only so far").str();
+  if (!type || !allCardFloat(TypeRange{type}, opName, reason))
     return nullptr;
-  }
   if (!type.hasStaticShape() || type.getRank() == 0 ||
       type.getNumElements() == 0) {
     reason = (opName + " needs a static, non-empty tensor of rank >= 1 for "
@@ -433,7 +510,7 @@ bool isLastAxis(int64_t axis, int64_t rank) {
 }
 
 FailureOr<RowKernelSpec> buildSoftmaxSpec(SoftmaxOp op, std::string &reason) {
-  RankedTensorType type = getF32Type(op.getInput(), "softmax", reason);
+  RankedTensorType type = getCardType(op.getInput(), "softmax", reason);
   if (!type)
     return failure();
   if (!isLastAxis(op.getAxis(), type.getRank())) {
@@ -442,6 +519,7 @@ FailureOr<RowKernelSpec> buildSoftmaxSpec(SoftmaxOp op, std::string &reason) {
   }
   RowKernelSpec spec;
   spec.kind = RowKernel::Softmax;
+  spec.format = *getElementFormat(type);
   spec.cols = type.getShape().back();
   spec.rows = type.getNumElements() / spec.cols;
   return spec;
@@ -449,7 +527,7 @@ FailureOr<RowKernelSpec> buildSoftmaxSpec(SoftmaxOp op, std::string &reason) {
 
 FailureOr<RowKernelSpec> buildLayerNormSpec(LayerNormOp op,
                                             std::string &reason) {
-  RankedTensorType type = getF32Type(op.getInput(), "layer_norm", reason);
+  RankedTensorType type = getCardType(op.getInput(), "layer_norm", reason);
   if (!type)
     return failure();
   if (!isLastAxis(op.getAxis(), type.getRank())) {
@@ -458,6 +536,7 @@ FailureOr<RowKernelSpec> buildLayerNormSpec(LayerNormOp op,
   }
   RowKernelSpec spec;
   spec.kind = RowKernel::LayerNorm;
+  spec.format = *getElementFormat(type);
   spec.cols = type.getShape().back();
   spec.rows = type.getNumElements() / spec.cols;
   spec.epsilon = op.getEpsilon().convertToFloat();
@@ -465,9 +544,14 @@ FailureOr<RowKernelSpec> buildLayerNormSpec(LayerNormOp op,
   if (op.getBias())
     params.push_back(op.getBias());
   for (Value param : params) {
-    RankedTensorType paramType = getF32Type(param, "layer_norm", reason);
+    RankedTensorType paramType = getCardType(param, "layer_norm", reason);
     if (!paramType)
       return failure();
+    if (!(getElementFormat(paramType) == std::optional(spec.format))) {
+      reason = "layer_norm scale and bias must have the input's element type "
+               "on the card";
+      return failure();
+    }
     if (paramType.getNumElements() != spec.cols) {
       reason = "layer_norm scale and bias must have one value per column";
       return failure();
@@ -480,7 +564,7 @@ template <typename ReduceOpT>
 FailureOr<RowKernelSpec> buildReduceSpec(ReduceOpT op, RowKernel kind,
                                          std::string &reason) {
   StringRef name = op->getName().stripDialect();
-  RankedTensorType type = getF32Type(op.getInput(), name, reason);
+  RankedTensorType type = getCardType(op.getInput(), name, reason);
   if (!type)
     return failure();
   int64_t rank = type.getRank();
@@ -515,6 +599,7 @@ FailureOr<RowKernelSpec> buildReduceSpec(ReduceOpT op, RowKernel kind,
   int64_t d = product(shape.drop_front(axes.back() + 1));
   RowKernelSpec spec;
   spec.kind = kind;
+  spec.format = *getElementFormat(type);
   if (d == 1) {
     spec.rows = p;
     spec.cols = s;
@@ -547,6 +632,14 @@ LogicalResult checkRowKernel(Operation *op, const TargetDesc &target,
   FailureOr<RowKernelSpec> spec = buildSpec(op, reason);
   if (failed(spec))
     return failure();
+  if (!(getElementFormat(op->getResult(0).getType()) ==
+        std::optional(spec->format))) {
+    reason = (op->getName().stripDialect() +
+              " with a result type different from its input's is not "
+              "lowered to the card")
+                 .str();
+    return failure();
+  }
   if (!planRowKernel(target, *spec, reason))
     return failure();
   return success();

@@ -1,31 +1,46 @@
-//===- RecurrentKernels.cpp - LSTM on the matrix unit and MFUs ------------===//
+//===- RecurrentKernels.cpp - LSTM and GRU on the matrix unit and MFUs ----===//
 //
-// accel.lstm (f32, ONNX semantics, gate order i, o, f, c), Brainwave-style.
-// Per direction, the time steps are processed in chunks whose gate
-// pre-activations fit the accumulator SRAM:
+// accel.lstm (gate order i, o, f, c) and accel.gru (gate order z, r, h;
+// linear_before_reset either way) with ONNX semantics, in f32, f16 or bf16,
+// Brainwave-style. Both share everything but the cell update. Per
+// direction, the time steps are processed in chunks whose gate
+// pre-activations (G gates x H columns per batch row) fit the accumulator:
 //
 //   for each chunk of Tc time steps:
 //     XW phase: X[chunk] (Tc*B rows, resident in the VRF) times every N x N
-//       tile of W (streamed through two MRF slots) -> G[Tc*B x 4H] in ACC
+//       tile of W (streamed through two MRF slots) -> G[Tc*B x G*H] in ACC
 //     load R into the MRF (once per direction when it fits next to the W
 //       slots; after every XW phase when it only fits alone; when it does
 //       not fit at all, its tiles are streamed through the slots each step)
 //     for each step t of the chunk (backwards for the reverse direction):
-//       G_t += h_{t-1} . R^T              (mm, acc=1, h in ACC)
-//       G_t += Wb; G_t += Rb              (v.add bcast=row)
-//       clip (vs.max / vs.min) when the op has `clip`
-//       sigmoid on [i o f], tanh on [c]   (gate blocks are contiguous)
-//       c = f*c + i*c~; h_t = o*tanh(c)   (v.mul / v.add / v.tanh)
-//       Y[t, d] <- h_t                    (dma.st, overlapping the next step)
-//   Y_h[d] <- h, Y_c[d] <- c
+//       recurrent mm's of h_{t-1} with R (acc=1 onto G_t), biases
+//       (v.add bcast=row), clip (vs.max / vs.min), gates (v.sigm / v.tanh)
+//       and the cell update (below); h_t goes to the other of two ACC slots
+//       and Y[t, d] <- h_t (dma.st) overlaps the next step
+//   Y_h[d] <- h (and Y_c[d] <- c for lstm)
 //
-// The arithmetic mirrors the host kernel (lib/Runtime/HostSequence.cpp):
-// x.W^T is one dotF32 when I <= N, the recurrent product is added to it, then
-// the two biases in that order, so with I, H <= N the results are bit-exact;
-// larger I or H split the dot products into N-element tiles whose partial
-// sums are accumulated in f32 (a different rounding order than one long
-// dotF32, well inside the f32 tolerance). Initial states come from the
-// operands or are zero (v.fill). Peepholes are not lowered.
+//   lstm: c = f*c + i*c~; h = o*tanh(c)
+//   gru:  G_zr += h.R_zr^T; z, r = sigmoid(G_zr + Wb + Rb)
+//         linear_before_reset: n = tanh(G_h + r*(h.R_h^T + Rb_h) + Wb_h)
+//         else:                n = tanh(G_h + (r*h).R_h^T + Rb_h + Wb_h)
+//         h = (1 - z)*n + z*h
+//
+// Element types: the tensors are read and written in their dtype (DMA bit
+// copies); mm takes f16/bf16 activations and weights with f32 accumulation,
+// so the gate pre-activations, the lstm cell state and the gru hidden state
+// stay in f32 on chip, and only the recurrent mm operand (h, or r*h) and
+// the stored results are rounded to the dtype. The host reference computes
+// in f32 throughout, so f16/bf16 results differ by that per-step rounding.
+//
+// In f32 the arithmetic mirrors the host kernels (lib/Runtime/
+// HostSequence.cpp): x.W^T is one dotF32 when I <= N, the recurrent product
+// is added to it, then the biases in the host's order, so with I, H <= N the
+// results are bit-exact; larger I or H split the dot products into
+// N-element tiles whose partial sums are accumulated in f32 (a different
+// rounding order than one long dotF32, well inside the f32 tolerance).
+// Initial states come from the operands or are zero (v.fill). LSTM
+// peepholes P*c are added to the i and f gates before their clip and
+// sigmoid, and P_o*c' to o after the cell update, as the host does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,72 +67,171 @@ namespace {
 constexpr int64_t kMaxDmaRows = 4095; // 12-bit DMA y
 constexpr int64_t kMax16 = 0xFFFF;    // 16-bit element counts and pitches
 
-struct LstmShape {
-  int64_t seq, batch, input, hidden, dirs;
-  bool reverseOnly;
+enum class Cell { Lstm, Gru };
+
+/// What the kernel needs of an accel.lstm or accel.gru, so one emitter
+/// serves both. Values absent from the op (or the cell) are null.
+struct RnnOp {
+  Cell cell = Cell::Lstm;
+  StringRef name;
+  Value x, w, r, b, initialH, initialC, peepholes;
+  Value y, yH, yC;
+  std::optional<float> clip;
+  bool linearBeforeReset = false;
+  RNNDirection direction = RNNDirection::forward;
+  int64_t hidden = 0;
 };
 
-LstmShape getShape(LSTMOp op) {
-  auto x = cast<RankedTensorType>(op.getX().getType());
-  LstmShape shape;
+RnnOp getRnnOp(Operation *operation) {
+  RnnOp rnn;
+  auto common = [&](auto op) {
+    rnn.x = op.getX();
+    rnn.w = op.getW();
+    rnn.r = op.getR();
+    rnn.b = op.getB();
+    rnn.initialH = op.getInitialH();
+    rnn.y = op.getY();
+    rnn.yH = op.getYH();
+    if (std::optional<APFloat> clip = op.getClip())
+      rnn.clip = clip->convertToFloat();
+    rnn.direction = op.getDirection();
+    rnn.hidden = static_cast<int64_t>(op.getHiddenSize());
+  };
+  if (auto op = dyn_cast<LSTMOp>(operation)) {
+    common(op);
+    rnn.cell = Cell::Lstm;
+    rnn.name = "lstm";
+    rnn.initialC = op.getInitialC();
+    rnn.peepholes = op.getP();
+    rnn.yC = op.getYC();
+    return rnn;
+  }
+  auto op = cast<GRUOp>(operation);
+  common(op);
+  rnn.cell = Cell::Gru;
+  rnn.name = "gru";
+  rnn.linearBeforeReset = op.getLinearBeforeReset();
+  return rnn;
+}
+
+struct RnnShape {
+  int64_t seq, batch, input, hidden, dirs;
+  int64_t gates;  // 4 (lstm) or 3 (gru)
+  bool peepholes; // lstm P
+  bool reverseOnly;
+  ElementFormat format; // of every operand and result
+  int64_t gateCols() const { return gates * hidden; }
+};
+
+RnnShape getShape(const RnnOp &op) {
+  auto x = cast<RankedTensorType>(op.x.getType());
+  RnnShape shape;
   shape.seq = x.getDimSize(0);
   shape.batch = x.getDimSize(1);
   shape.input = x.getDimSize(2);
-  shape.hidden = op.getHiddenSize();
-  shape.dirs = op.getDirection() == RNNDirection::bidirectional ? 2 : 1;
-  shape.reverseOnly = op.getDirection() == RNNDirection::reverse;
+  shape.hidden = op.hidden;
+  shape.gates = op.cell == Cell::Lstm ? 4 : 3;
+  shape.peepholes = static_cast<bool>(op.peepholes);
+  shape.dirs = op.direction == RNNDirection::bidirectional ? 2 : 1;
+  shape.reverseOnly = op.direction == RNNDirection::reverse;
+  shape.format = getElementFormat(x).value_or(kF32Format);
   return shape;
 }
 
+/// One N x N (or smaller) tile of R: rows [row, row + rows) of the G*H
+/// outputs, columns [col, col + cols) of the H inputs. `block` is the group
+/// of output rows one recurrent product covers: all 4H for lstm; z/r and h
+/// separately for gru, whose h product needs r first.
+struct RTile {
+  int block;
+  int64_t row, rows, col, cols;
+};
+
+/// Output-row blocks of R: [begin, end) rows each.
+SmallVector<std::pair<int64_t, int64_t>, 2> rBlocks(const RnnShape &s) {
+  if (s.gates == 4)
+    return {{0, 4 * s.hidden}};
+  return {{0, 2 * s.hidden}, {2 * s.hidden, 3 * s.hidden}};
+}
+
 /// On-chip placement of the kernel.
-struct LstmLayout {
-  int64_t tile;                   // N
-  int64_t stepsPerChunk;          // Tc
-  int64_t nTiles, hTiles, iTiles; // tiles of 4H (outputs), H and I (k)
-  uint64_t tileBytes;             // one N x N f32 MRF tile, aligned
+struct RnnLayout {
+  int64_t tile;           // N
+  int64_t stepsPerChunk;  // Tc
+  int64_t nTiles, iTiles; // tiles of G*H (W outputs) and I (k)
+  uint64_t tileBytes;     // one N x N MRF tile in the op's format, aligned
+  std::vector<RTile> rTiles;
   enum RMode { Resident, ReloadPerChunk, Streamed } rMode;
   uint64_t rBase = 0; // mrf: R tiles (Resident/ReloadPerChunk)
   uint64_t slot[2];   // mrf: streamed W (and R) tiles
   uint64_t xBase = 0; // vrf: X chunk, Tc*B x I
-  // acc: gate pre-activations G (Tc*B x 4H), biases (8H), c, h[2], tmp[2]
-  uint64_t gates = 0, bias, cState, h[2], tmp[2], end;
+  // acc: gate pre-activations G (Tc*B x G*H, f32), the two bias rows (input
+  // and recurrence, op format, biasPitch apart), then B x H state buffers:
+  // lstm c (f32); h in the op format (the mm operand and what is stored),
+  // two slots; gru h in f32, two slots, plus format copies hq when the op is
+  // not f32 (else hq = h); tmp scratch; gru aux (r*h or h.R_h^T); the
+  // lstm peephole row (3H, op format).
+  uint64_t gates = 0, bias, biasPitch, cState = 0, h[2], hq[2], tmp[2], aux = 0,
+           peep = 0, end;
 };
 
-std::optional<LstmLayout> computeLayout(const TargetDesc &target,
-                                        const LstmShape &s) {
-  LstmLayout l;
+/// Bytes of one B x H state buffer: f32, whatever the op's format.
+uint64_t stateBufferBytes(const RnnShape &s) {
+  return alignUp(uint64_t(s.batch * s.hidden * kF32), 64);
+}
+
+int64_t stateBufferCount(const RnnShape &s) {
+  if (s.gates == 4)
+    return 5;                            // c, h[2], tmp[2]
+  return s.format == kF32Format ? 5 : 7; // h[2], tmp[2], aux (, hq[2])
+}
+
+std::optional<RnnLayout> computeLayout(const TargetDesc &target,
+                                       const RnnShape &s) {
+  const int64_t bytes = s.format.bytes;
+  RnnLayout l;
   l.tile = target.nativeDim;
-  l.nTiles = (4 * s.hidden + l.tile - 1) / l.tile;
-  l.hTiles = (s.hidden + l.tile - 1) / l.tile;
+  l.nTiles = (s.gateCols() + l.tile - 1) / l.tile;
   l.iTiles = (s.input + l.tile - 1) / l.tile;
-  l.tileBytes = alignUp(uint64_t(l.tile * l.tile * kF32),
+  l.tileBytes = alignUp(uint64_t(l.tile * l.tile * bytes),
                         target.memory(Space::Mrf).align);
+  for (auto [index, block] : llvm::enumerate(rBlocks(s)))
+    for (int64_t row = block.first; row < block.second; row += l.tile)
+      for (int64_t col = 0; col < s.hidden; col += l.tile)
+        l.rTiles.push_back({static_cast<int>(index), row,
+                            std::min(l.tile, block.second - row), col,
+                            std::min(l.tile, s.hidden - col)});
   uint64_t mrfBytes = target.memory(Space::Mrf).bytes;
-  uint64_t rBytes = uint64_t(l.nTiles * l.hTiles) * l.tileBytes;
+  uint64_t rBytes = uint64_t(l.rTiles.size()) * l.tileBytes;
   if (2 * l.tileBytes > mrfBytes)
     return std::nullopt;
   if (rBytes + 2 * l.tileBytes <= mrfBytes) {
-    l.rMode = LstmLayout::Resident;
+    l.rMode = RnnLayout::Resident;
     l.slot[0] = rBytes;
     l.slot[1] = rBytes + l.tileBytes;
   } else {
     l.rMode =
-        rBytes <= mrfBytes ? LstmLayout::ReloadPerChunk : LstmLayout::Streamed;
+        rBytes <= mrfBytes ? RnnLayout::ReloadPerChunk : RnnLayout::Streamed;
     l.slot[0] = 0;
     l.slot[1] = l.tileBytes;
   }
 
   // Fixed ACC state after the gate chunk; the chunk gets the rest.
-  uint64_t state = uint64_t(s.batch * s.hidden * kF32);
+  l.biasPitch =
+      alignUp(uint64_t(s.gateCols() * bytes), target.memory(Space::Acc).align);
+  const uint64_t state = stateBufferBytes(s);
+  const uint64_t biasBytes = alignUp(2 * l.biasPitch, 64);
+  const uint64_t peepBytes =
+      s.peepholes ? alignUp(uint64_t(3 * s.hidden * bytes), 64) : 0;
   uint64_t fixed =
-      alignUp(uint64_t(8 * s.hidden * kF32), 64) + 5 * alignUp(state, 64);
+      biasBytes + uint64_t(stateBufferCount(s)) * state + peepBytes;
   uint64_t accBytes = target.memory(Space::Acc).bytes;
   uint64_t vrfBytes =
       uint64_t(target.vrfRegisters) * uint64_t(target.vrfRegisterBytes);
   if (fixed >= accBytes)
     return std::nullopt;
-  uint64_t stepGates = uint64_t(s.batch * 4 * s.hidden * kF32);
-  uint64_t stepX = uint64_t(s.batch * s.input * kF32);
+  uint64_t stepGates = uint64_t(s.batch * s.gateCols() * kF32);
+  uint64_t stepX = uint64_t(s.batch * s.input * bytes);
   l.stepsPerChunk = std::min<int64_t>(
       {s.seq, static_cast<int64_t>((accBytes - fixed) / stepGates),
        static_cast<int64_t>(vrfBytes / stepX), kMaxDmaRows / s.batch,
@@ -125,82 +239,119 @@ std::optional<LstmLayout> computeLayout(const TargetDesc &target,
   if (l.stepsPerChunk < 1)
     return std::nullopt;
   l.bias = alignUp(uint64_t(l.stepsPerChunk) * stepGates, 64);
-  l.cState = l.bias + alignUp(uint64_t(8 * s.hidden * kF32), 64);
-  l.h[0] = l.cState + alignUp(state, 64);
-  l.h[1] = l.h[0] + alignUp(state, 64);
-  l.tmp[0] = l.h[1] + alignUp(state, 64);
-  l.tmp[1] = l.tmp[0] + alignUp(state, 64);
-  l.end = l.tmp[1] + alignUp(state, 64);
+  uint64_t cursor = l.bias + biasBytes;
+  auto take = [&] {
+    uint64_t at = cursor;
+    cursor += state;
+    return at;
+  };
+  if (s.gates == 4) {
+    l.cState = take();
+    l.h[0] = l.hq[0] = take();
+    l.h[1] = l.hq[1] = take();
+    l.tmp[0] = take();
+    l.tmp[1] = take();
+  } else {
+    l.h[0] = take();
+    l.h[1] = take();
+    l.tmp[0] = take();
+    l.tmp[1] = take();
+    l.aux = take();
+    bool wide = s.format == kF32Format;
+    l.hq[0] = wide ? l.h[0] : take();
+    l.hq[1] = wide ? l.h[1] : take();
+  }
+  l.peep = cursor;
+  l.end = cursor + peepBytes;
   return l;
 }
 
-LogicalResult checkLstm(Operation *operation, const TargetDesc &target,
-                        std::string &reason) {
-  auto op = cast<LSTMOp>(operation);
-  auto allF32 = [](TypeRange types) {
-    return llvm::all_of(types, [](Type type) {
-      return cast<RankedTensorType>(type).getElementType().isF32();
-    });
+LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
+                       std::string &reason) {
+  RnnOp op = getRnnOp(operation);
+  if (!allCardFloat(operation->getOperandTypes(), op.name, reason) ||
+      !allCardFloat(operation->getResultTypes(), op.name, reason))
+    return failure();
+  RnnShape s = getShape(op);
+  auto sameFormat = [&](Type type) {
+    return getElementFormat(type) == std::optional<ElementFormat>(s.format);
   };
-  if (!allF32(op->getOperandTypes()) || !allF32(op->getResultTypes())) {
-    reason = "lstm runs on the card in f32 only";
+  if (!llvm::all_of(operation->getOperandTypes(), sameFormat) ||
+      !llvm::all_of(operation->getResultTypes(), sameFormat)) {
+    reason = (op.name + " with mixed element types is not lowered to the "
+                        "card")
+                 .str();
     return failure();
   }
-  if (op.getP()) {
-    reason = "lstm with peepholes is not lowered to the card";
+  if (!target.macsPerCycle.count(static_cast<DType>(s.format.dt))) {
+    reason = "the target's matrix unit has no " +
+             std::string(
+                 ::nnaccel::isa::dtypeName(static_cast<DType>(s.format.dt))) +
+             " mode";
     return failure();
   }
-  if (!target.macsPerCycle.count(DType::F32)) {
-    reason = "the target's matrix unit has no f32 mode";
-    return failure();
-  }
-  LstmShape s = getShape(op);
   if (s.seq < 1 || s.batch < 1 || s.input < 1 || s.hidden < 1) {
-    reason = "lstm with an empty dimension stays on the host";
+    reason = (op.name + " with an empty dimension stays on the host").str();
     return failure();
   }
-  // Row pitches of the gate block and X rows are 16-bit byte counts; the
-  // bias row is loaded with one DMA of 8H elements.
-  if (4 * s.hidden * kF32 > kMax16 || s.input * kF32 > kMax16 ||
-      8 * s.hidden > kMax16 || s.batch > kMaxDmaRows) {
-    reason = "lstm rows are wider than the 64 KiB pitch (hidden_size " +
-             std::to_string(s.hidden) + ", input " + std::to_string(s.input) +
-             ") or the batch exceeds 4095";
+  // Row pitches of the gate block (f32) and X rows are 16-bit byte counts.
+  if (s.gateCols() * kF32 > kMax16 || s.input * s.format.bytes > kMax16 ||
+      s.batch > kMaxDmaRows) {
+    reason = (op.name + " rows are wider than the 64 KiB pitch (hidden_size " +
+              std::to_string(s.hidden) + ", input " + std::to_string(s.input) +
+              ") or the batch exceeds 4095")
+                 .str();
     return failure();
   }
-  std::optional<LstmLayout> layout = computeLayout(target, s);
+  std::optional<RnnLayout> layout = computeLayout(target, s);
   if (!layout) {
-    reason = "the lstm state and one time step's gates do not fit the "
-             "on-chip memories";
+    reason = ("the " + op.name +
+              " state and one time step's gates do not fit the on-chip "
+              "memories")
+                 .str();
     return failure();
   }
   // Every DRAM operand base the kernel addresses must be aligned: per
   // direction slices of W, R, B and the states, per step slices of Y and,
   // when X is chunked, chunk starts of X.
+  const int64_t bytes = s.format.bytes;
   uint64_t align = target.memory(Space::Dram).align;
-  auto aligned = [&](int64_t bytes) { return bytes % int64_t(align) == 0; };
-  int64_t state = s.batch * s.hidden * kF32;
+  auto aligned = [&](int64_t size) { return size % int64_t(align) == 0; };
+  int64_t state = s.batch * s.hidden * bytes;
   bool ok = aligned(state) || (s.seq == 1 && s.dirs == 1);
   if (s.dirs == 2)
-    ok = ok && aligned(4 * s.hidden * s.input * kF32) &&
-         aligned(4 * s.hidden * s.hidden * kF32) &&
-         aligned(8 * s.hidden * kF32) && aligned(state);
+    ok = ok && aligned(s.gateCols() * s.input * bytes) &&
+         aligned(s.gateCols() * s.hidden * bytes) &&
+         aligned(2 * s.gateCols() * bytes) && aligned(state) &&
+         (!s.peepholes || aligned(3 * s.hidden * bytes));
   if (layout->stepsPerChunk < s.seq)
-    ok = ok && aligned(s.batch * s.input * kF32);
+    ok = ok && aligned(s.batch * s.input * bytes);
   if (!ok) {
-    reason = "per-step or per-direction slices of this lstm would start at "
-             "unaligned DRAM addresses (batch * hidden_size must be a "
-             "multiple of 16)";
+    reason = ("per-step or per-direction slices of this " + op.name +
+              " would start at unaligned DRAM addresses (batch * "
+              "hidden_size * " +
+              std::to_string(bytes) + " bytes must be a multiple of " +
+              std::to_string(align) + ")")
+                 .str();
     return failure();
   }
   return success();
 }
 
-class LstmEmitter {
+/// A rows x cols block in ACC: rows `pitch` bytes apart, elements of
+/// `format`.
+struct AccBlock {
+  uint64_t at;
+  int64_t pitch;
+  ElementFormat format;
+  int64_t rows;
+};
+
+class RnnEmitter {
 public:
-  LstmEmitter(LSTMOp op, KernelContext &context)
-      : op(op), context(context), emitter(context.emitter), s(getShape(op)),
-        l(*computeLayout(context.target, s)) {}
+  RnnEmitter(Operation *operation, KernelContext &context)
+      : op(getRnnOp(operation)), context(context), emitter(context.emitter),
+        s(getShape(op)), l(*computeLayout(context.target, s)) {}
 
   void emit() {
     for (int64_t d = 0; d < s.dirs; ++d)
@@ -208,184 +359,389 @@ public:
   }
 
 private:
-  LSTMOp op;
+  RnnOp op;
   KernelContext &context;
   ProgramEmitter &emitter;
-  LstmShape s;
-  LstmLayout l;
+  RnnShape s;
+  RnnLayout l;
   int64_t streamed = 0; // MRF slot alternation
 
+  bool isF32() const { return s.format == kF32Format; }
+  int64_t bytes() const { return s.format.bytes; }
   MemRegion dram(Value value) const {
     uint64_t at = context.addressOf(value);
     auto type = cast<RankedTensorType>(value.getType());
-    return {Space::Dram, at, at + uint64_t(type.getNumElements() * kF32)};
+    return {Space::Dram, at,
+            at + uint64_t(type.getNumElements() * s.format.bytes)};
   }
-  static MemRegion acc(uint64_t at, uint64_t bytes) {
-    return {Space::Acc, at, at + bytes};
+  static MemRegion acc(uint64_t at, uint64_t size) {
+    return {Space::Acc, at, at + size};
   }
-  uint64_t stateBytes() const { return uint64_t(s.batch * s.hidden * kF32); }
-  int64_t gatePitch() const { return 4 * s.hidden * kF32; }
+  static MemRegion extent(const AccBlock &block, int64_t cols) {
+    return acc(block.at, uint64_t((block.rows - 1) * block.pitch +
+                                  cols * block.format.bytes));
+  }
+  /// Bytes of one direction's (or step's) B x H slice in DRAM.
+  uint64_t stateBytes() const { return uint64_t(s.batch * s.hidden * bytes()); }
+  int64_t gatePitch() const { return s.gateCols() * kF32; }
   int64_t timeIndex(int64_t d, int64_t step) const {
     bool backwards = s.reverseOnly || d == 1;
     return backwards ? s.seq - 1 - step : step;
   }
 
-  /// Loads tile (j, t) of a [4H x K] f32 matrix (direction slice at
-  /// `base`) into MRF at `dst`; returns its MRF region.
-  MemRegion loadTile(uint64_t base, MemRegion whole, int64_t k, int64_t j,
-                     int64_t t, uint64_t dst) {
-    int64_t nt = std::min(l.tile, 4 * s.hidden - j * l.tile);
-    int64_t kt = std::min(l.tile, k - t * l.tile);
-    MemRegion tile{Space::Mrf, dst, dst + uint64_t(nt * kt * kF32)};
+  // Operand views: column `col` of the gates of a step at `g` (f32), a B x H
+  // state buffer in f32 or in the op's format, one bias row (0 input, 1
+  // recurrence) from column `col`.
+  AccBlock gate(uint64_t g, int64_t col) const {
+    return {g + uint64_t(col * kF32), gatePitch(), kF32Format, s.batch};
+  }
+  AccBlock wide(uint64_t at) const {
+    return {at, s.hidden * kF32, kF32Format, s.batch};
+  }
+  AccBlock narrow(uint64_t at) const {
+    return {at, s.hidden * bytes(), s.format, s.batch};
+  }
+  AccBlock biasRow(int which, int64_t col) const {
+    return {l.bias + uint64_t(which) * l.biasPitch + uint64_t(col * bytes()),
+            int64_t(l.biasPitch), s.format, 1};
+  }
+  AccBlock peepholeRow(int64_t col) const {
+    return {l.peep + uint64_t(col * bytes()), 3 * s.hidden * bytes(), s.format,
+            1};
+  }
+
+  /// Loads rows [row, row + rows) x columns [col, col + cols) of a
+  /// [G*H x k] matrix (direction slice at `base`) into MRF at `dst`.
+  MemRegion loadTile(uint64_t base, MemRegion whole, int64_t k, int64_t row,
+                     int64_t rows, int64_t col, int64_t cols, uint64_t dst) {
+    MemRegion tile{Space::Mrf, dst, dst + uint64_t(rows * cols * bytes())};
     Instruction ld(Opcode::DmaLd);
     setMem(ld, "dst", Space::Mrf, dst);
-    setMem(ld, "src", Space::Dram,
-           base + uint64_t((j * l.tile * k + t * l.tile) * kF32));
-    ld.with("dt", kDt)
-        .with("x", kt)
-        .with("y", nt)
+    setMem(ld, "src", Space::Dram, base + uint64_t((row * k + col) * bytes()));
+    ld.with("dt", s.format.dt)
+        .with("x", cols)
+        .with("y", rows)
         .with("z", 1)
-        .with("sy", k * kF32)
-        .with("dpitch", kt * kF32);
+        .with("sy", k * bytes())
+        .with("dpitch", cols * bytes());
     emitter.emit(ld, {whole}, {tile});
     return tile;
   }
 
-  uint64_t rTileAddress(int64_t j, int64_t t) const {
-    return l.rBase + uint64_t(j * l.hTiles + t) * l.tileBytes;
+  uint64_t rTileAddress(size_t index) const {
+    return l.rBase + uint64_t(index) * l.tileBytes;
   }
 
   void loadAllR(uint64_t rBase, MemRegion rDram) {
-    for (int64_t j = 0; j < l.nTiles; ++j)
-      for (int64_t t = 0; t < l.hTiles; ++t)
-        loadTile(rBase, rDram, s.hidden, j, t, rTileAddress(j, t));
+    for (auto [index, tile] : llvm::enumerate(l.rTiles))
+      loadTile(rBase, rDram, s.hidden, tile.row, tile.rows, tile.col, tile.cols,
+               rTileAddress(index));
   }
 
-  void mm(uint64_t dst, MemRegion dstRegion, Space aSpace, uint64_t a,
-          MemRegion aRegion, int64_t apitch, MemRegion wTile, MemRegion wRead,
-          int64_t rows, int64_t k, int64_t n, bool accumulate) {
+  /// dst[rows x n] (+)= a[rows x k] . wTile^T, dst f32 in ACC.
+  void mm(uint64_t dst, int64_t dpitch, MemRegion dstRegion, Space aSpace,
+          uint64_t a, int64_t apitch, MemRegion aRegion, MemRegion wTile,
+          MemRegion wRead, int64_t rows, int64_t k, int64_t n,
+          bool accumulate) {
     Instruction inst(Opcode::Mm);
     setMem(inst, "dst", Space::Acc, dst);
     setMem(inst, "a", aSpace, a);
     setMem(inst, "w", Space::Mrf, wTile.begin);
     inst.with("dt", kDt)
-        .with("at", kDt)
-        .with("wt", kDt)
+        .with("at", s.format.dt)
+        .with("wt", s.format.dt)
         .with("m", rows)
         .with("k", k)
         .with("n", n)
-        .with("dpitch", gatePitch())
+        .with("dpitch", dpitch)
         .with("apitch", apitch)
         .with("acc", accumulate ? 1 : 0);
     emitter.emit(inst, {aRegion, wRead}, {dstRegion});
   }
 
-  /// dst = a (op) b on B x cols blocks in ACC.
-  void binary(Opcode opcode, uint64_t dst, int64_t dpitch, uint64_t a,
-              int64_t apitch, uint64_t b, int64_t bpitch, int64_t cols,
-              Bcast bcast = Bcast::None) {
+  /// dst = a (op) b over `cols` columns of a's rows.
+  void binary(Opcode opcode, const AccBlock &dst, const AccBlock &a,
+              const AccBlock &b, int64_t cols, Bcast bcast = Bcast::None) {
     Instruction inst(opcode);
-    setMem(inst, "dst", Space::Acc, dst);
-    setMem(inst, "a", Space::Acc, a);
-    setMem(inst, "b", Space::Acc, b);
-    inst.with("dt", kDt)
-        .with("at", kDt)
-        .with("bt", kDt)
-        .with("rows", s.batch)
+    setMem(inst, "dst", Space::Acc, dst.at);
+    setMem(inst, "a", Space::Acc, a.at);
+    setMem(inst, "b", Space::Acc, b.at);
+    inst.with("dt", dst.format.dt)
+        .with("at", a.format.dt)
+        .with("bt", b.format.dt)
+        .with("rows", a.rows)
         .with("cols", cols)
-        .with("dpitch", dpitch)
-        .with("apitch", apitch)
-        .with("bpitch", bpitch)
+        .with("dpitch", dst.pitch)
+        .with("apitch", a.pitch)
+        .with("bpitch", b.pitch)
         .with("bcast", static_cast<int64_t>(bcast));
-    auto extent = [&](uint64_t base, int64_t pitch, int64_t rows) {
-      return acc(base, uint64_t((rows - 1) * pitch + cols * kF32));
-    };
-    emitter.emit(inst,
-                 {extent(a, apitch, s.batch),
-                  extent(b, bpitch, bcast == Bcast::Row ? 1 : s.batch)},
-                 {extent(dst, dpitch, s.batch)});
+    emitter.emit(inst, {extent(a, cols), extent(b, cols)}, {extent(dst, cols)});
   }
 
-  void unary(Opcode opcode, uint64_t dst, int64_t dpitch, uint64_t a,
-             int64_t apitch, int64_t cols, std::optional<float> imm = {}) {
+  /// dst = op(a), or a (op) imm for the vector-scalar ops.
+  void unary(Opcode opcode, const AccBlock &dst, const AccBlock &a,
+             int64_t cols, std::optional<float> imm = {}) {
     Instruction inst(opcode);
-    setMem(inst, "dst", Space::Acc, dst);
-    setMem(inst, "a", Space::Acc, a);
-    inst.with("dt", kDt)
-        .with("at", kDt)
-        .with("rows", s.batch)
+    setMem(inst, "dst", Space::Acc, dst.at);
+    setMem(inst, "a", Space::Acc, a.at);
+    inst.with("dt", dst.format.dt)
+        .with("at", a.format.dt)
+        .with("rows", a.rows)
         .with("cols", cols)
-        .with("dpitch", dpitch)
-        .with("apitch", apitch);
+        .with("dpitch", dst.pitch)
+        .with("apitch", a.pitch);
     if (imm)
       inst.with("imm", floatBits(*imm));
-    emitter.emit(inst, {acc(a, uint64_t((s.batch - 1) * apitch + cols * kF32))},
-                 {acc(dst, uint64_t((s.batch - 1) * dpitch + cols * kF32))});
+    emitter.emit(inst, {extent(a, cols)}, {extent(dst, cols)});
   }
 
-  /// Loads a B x H slice of `value` (direction d) into ACC, or zeros.
-  void initState(Value value, int64_t d, uint64_t dst) {
+  /// Clamps `cols` columns of `block` to [-clip, clip] when the op clips.
+  void clip(const AccBlock &block, int64_t cols) {
+    if (!op.clip)
+      return;
+    unary(Opcode::VsMax, block, block, cols, -*op.clip);
+    unary(Opcode::VsMin, block, block, cols, *op.clip);
+  }
+
+  /// Direction d's B x H slice of `value` into `dst` (the op's format), or
+  /// zeros in `dst`'s format when the op has no such operand.
+  void loadOrFill(Value value, int64_t d, const AccBlock &dst) {
+    MemRegion written = extent(dst, s.hidden);
     if (!value) {
       Instruction fill(Opcode::VFill);
-      setMem(fill, "dst", Space::Acc, dst);
-      fill.with("dt", kDt)
+      setMem(fill, "dst", Space::Acc, dst.at);
+      fill.with("dt", dst.format.dt)
           .with("rows", s.batch)
           .with("cols", s.hidden)
-          .with("dpitch", s.hidden * kF32);
-      emitter.emit(fill, {}, {acc(dst, stateBytes())});
+          .with("dpitch", dst.pitch);
+      emitter.emit(fill, {}, {written});
       return;
     }
     Instruction ld(Opcode::DmaLd);
-    setMem(ld, "dst", Space::Acc, dst);
+    setMem(ld, "dst", Space::Acc, dst.at);
     setMem(ld, "src", Space::Dram,
            context.addressOf(value) + uint64_t(d) * stateBytes());
-    ld.with("dt", kDt)
+    ld.with("dt", s.format.dt)
         .with("x", s.hidden)
         .with("y", s.batch)
         .with("z", 1)
-        .with("sy", s.hidden * kF32)
-        .with("dpitch", s.hidden * kF32);
-    emitter.emit(ld, {dram(value)}, {acc(dst, stateBytes())});
+        .with("sy", s.hidden * bytes())
+        .with("dpitch", dst.pitch);
+    emitter.emit(ld, {dram(value)}, {written});
   }
 
+  /// An f32 state at `dst` from direction d's slice of `value` (or zeros),
+  /// widened through `staging` (a buffer in the op's format) unless f32.
+  void initWide(Value value, int64_t d, uint64_t dst, uint64_t staging) {
+    if (isF32()) {
+      loadOrFill(value, d, wide(dst));
+      return;
+    }
+    loadOrFill(value, d, narrow(staging));
+    unary(Opcode::VCvt, wide(dst), narrow(staging), s.hidden);
+  }
+
+  /// Stores the B x H block `src` (the op's format) to `value` at `offset`.
   void store(Value value, uint64_t offset, uint64_t src) {
     Instruction st(Opcode::DmaSt);
     setMem(st, "dst", Space::Dram, context.addressOf(value) + offset);
     setMem(st, "src", Space::Acc, src);
-    st.with("dt", kDt)
+    st.with("dt", s.format.dt)
         .with("x", s.hidden)
         .with("y", s.batch)
         .with("z", 1)
-        .with("dy", s.hidden * kF32)
-        .with("spitch", s.hidden * kF32);
-    emitter.emit(st, {acc(src, stateBytes())}, {dram(value)});
+        .with("dy", s.hidden * bytes())
+        .with("spitch", s.hidden * bytes());
+    emitter.emit(st, {extent(narrow(src), s.hidden)}, {dram(value)});
+  }
+
+  /// Stores the f32 state at `src`, narrowed through `staging` unless f32.
+  void storeWide(Value value, uint64_t offset, uint64_t src, uint64_t staging) {
+    if (isF32()) {
+      store(value, offset, src);
+      return;
+    }
+    unary(Opcode::VCvt, narrow(staging), wide(src), s.hidden);
+    store(value, offset, staging);
+  }
+
+  /// dst (+)= a . R_block^T for R's output-row block `block`, tile by tile;
+  /// dst covers the block's columns (`dst` is its first column), `a` is a
+  /// B x H operand in the op's format. The first k tile overwrites unless
+  /// `accumulate`.
+  void recurrentProduct(int block, const AccBlock &dst, MemRegion dstRegion,
+                        const AccBlock &a, uint64_t rBase, MemRegion rDram,
+                        bool accumulate) {
+    const int64_t blockRow = rBlocks(s)[block].first;
+    // A resident R is declared read as a whole: the first mm then waits for
+    // the last R load only, instead of one token per tile (64 loads in
+    // flight would overflow the token FIFO while the full ld queue stalls
+    // dispatch of their consumers).
+    const MemRegion rWhole{Space::Mrf, l.rBase,
+                           rTileAddress(l.rTiles.size() - 1) + l.tileBytes};
+    const MemRegion aRegion = extent(a, s.hidden);
+    for (auto [index, tile] : llvm::enumerate(l.rTiles)) {
+      if (tile.block != block)
+        continue;
+      MemRegion r =
+          l.rMode == RnnLayout::Streamed
+              ? loadTile(rBase, rDram, s.hidden, tile.row, tile.rows, tile.col,
+                         tile.cols, l.slot[streamed++ % 2])
+              : MemRegion{Space::Mrf, rTileAddress(index),
+                          rTileAddress(index) +
+                              uint64_t(tile.rows * tile.cols * bytes())};
+      mm(dst.at + uint64_t((tile.row - blockRow) * kF32), dst.pitch, dstRegion,
+         Space::Acc, a.at + uint64_t(tile.col * bytes()), a.pitch, aRegion, r,
+         l.rMode == RnnLayout::Streamed ? r : rWhole, s.batch, tile.cols,
+         tile.rows, accumulate || tile.col > 0);
+    }
+  }
+
+  /// G_t's gates += h_{t-1}.R^T, biases, the lstm cell; h_t -> hq[next].
+  void lstmStep(uint64_t g, MemRegion gRegion, int current, uint64_t rBase,
+                MemRegion rDram) {
+    const int64_t H = s.hidden, cols4 = 4 * H;
+    const AccBlock hPrev = narrow(l.hq[current]);
+    recurrentProduct(0, gate(g, 0), gRegion, hPrev, rBase, rDram,
+                     /*accumulate=*/true);
+    if (op.b) {
+      binary(Opcode::VAdd, gate(g, 0), gate(g, 0), biasRow(0, 0), cols4,
+             Bcast::Row);
+      binary(Opcode::VAdd, gate(g, 0), gate(g, 0), biasRow(1, 0), cols4,
+             Bcast::Row);
+    }
+    // Gate blocks: i [0, H), o [H, 2H), f [2H, 3H), c~ [3H, 4H).
+    const AccBlock gi = gate(g, 0), go = gate(g, H), gf = gate(g, 2 * H),
+                   gc = gate(g, 3 * H), c = wide(l.cState), t0 = wide(l.tmp[0]),
+                   t1 = wide(l.tmp[1]);
+    // Peepholes (P blocks i, o, f) add P*c to a gate before its clip, as
+    // the host: i and f with the old c here, o with the new c below.
+    auto addPeephole = [&](const AccBlock &gateBlock, int64_t pCol) {
+      binary(Opcode::VMul, t0, c, peepholeRow(pCol), H, Bcast::Row);
+      binary(Opcode::VAdd, gateBlock, gateBlock, t0, H);
+    };
+    if (op.peepholes) {
+      addPeephole(gi, 0);
+      addPeephole(gf, 2 * H);
+      clip(gi, H);
+      clip(gf, 2 * H); // f and c~
+      unary(Opcode::VSigm, gi, gi, H);
+      unary(Opcode::VSigm, gf, gf, H);
+    } else {
+      clip(gate(g, 0), cols4);
+      unary(Opcode::VSigm, gi, gi, 3 * H); // i, o, f
+    }
+    unary(Opcode::VTanh, gc, gc, H);
+    // c = f*c + i*c~ (two rounded products, then the sum, as the host).
+    binary(Opcode::VMul, t0, gf, c, H);
+    binary(Opcode::VMul, t1, gi, gc, H);
+    binary(Opcode::VAdd, c, t0, t1, H);
+    if (op.peepholes) {
+      addPeephole(go, H);
+      clip(go, H);
+      unary(Opcode::VSigm, go, go, H);
+    }
+    // h = o * tanh(c), rounded to the op's format once.
+    unary(Opcode::VTanh, t0, c, H);
+    binary(Opcode::VMul, narrow(l.hq[1 - current]), go, t0, H);
+  }
+
+  /// The gru cell for G_t; h_t -> h[next] (f32) and hq[next].
+  void gruStep(uint64_t g, MemRegion gRegion, int current, uint64_t rBase,
+               MemRegion rDram) {
+    const int64_t H = s.hidden;
+    const AccBlock hPrevQ = narrow(l.hq[current]), hPrev = wide(l.h[current]);
+    const AccBlock gz = gate(g, 0), gr = gate(g, H), gh = gate(g, 2 * H);
+    // Host order: x.W^T + h.R^T, then Wb, then Rb.
+    recurrentProduct(0, gz, gRegion, hPrevQ, rBase, rDram,
+                     /*accumulate=*/true);
+    const AccBlock lin = wide(l.aux);
+    if (op.linearBeforeReset)
+      recurrentProduct(1, lin, extent(lin, H), hPrevQ, rBase, rDram,
+                       /*accumulate=*/false);
+    if (op.b) {
+      binary(Opcode::VAdd, gz, gz, biasRow(0, 0), 2 * H, Bcast::Row);
+      binary(Opcode::VAdd, gz, gz, biasRow(1, 0), 2 * H, Bcast::Row);
+    }
+    clip(gz, 2 * H);
+    unary(Opcode::VSigm, gz, gz, 2 * H);
+    if (op.linearBeforeReset) {
+      // n = x.W_h^T + r * (h.R_h^T + Rb_h), then + Wb_h.
+      if (op.b)
+        binary(Opcode::VAdd, lin, lin, biasRow(1, 2 * H), H, Bcast::Row);
+      binary(Opcode::VMul, lin, gr, lin, H);
+      binary(Opcode::VAdd, gh, gh, lin, H);
+    } else {
+      // n = x.W_h^T + (r * h).R_h^T, then + Rb_h.
+      const AccBlock rh = narrow(l.aux);
+      binary(Opcode::VMul, rh, gr, hPrev, H);
+      recurrentProduct(1, gh, gRegion, rh, rBase, rDram, /*accumulate=*/true);
+      if (op.b)
+        binary(Opcode::VAdd, gh, gh, biasRow(1, 2 * H), H, Bcast::Row);
+    }
+    if (op.b)
+      binary(Opcode::VAdd, gh, gh, biasRow(0, 2 * H), H, Bcast::Row);
+    clip(gh, H);
+    unary(Opcode::VTanh, gh, gh, H);
+    // h = (1 - z)*n + z*h: -z is exact, so 1 + (-z) rounds like 1 - z.
+    const AccBlock t0 = wide(l.tmp[0]), t1 = wide(l.tmp[1]),
+                   hNext = wide(l.h[1 - current]);
+    unary(Opcode::VNeg, t0, gz, H);
+    unary(Opcode::VsAdd, t0, t0, H, 1.0f);
+    binary(Opcode::VMul, t0, t0, gh, H);
+    binary(Opcode::VMul, t1, gz, hPrev, H);
+    binary(Opcode::VAdd, hNext, t0, t1, H);
+    if (!isF32())
+      unary(Opcode::VCvt, narrow(l.hq[1 - current]), hNext, H);
   }
 
   void emitDirection(int64_t d) {
-    const uint64_t wBase = context.addressOf(op.getW()) +
-                           uint64_t(d * 4 * s.hidden * s.input * kF32);
-    const uint64_t rBase = context.addressOf(op.getR()) +
-                           uint64_t(d * 4 * s.hidden * s.hidden * kF32);
-    const MemRegion wDram = dram(op.getW()), rDram = dram(op.getR());
-    const int64_t hPitch = s.hidden * kF32;
+    const int64_t G = s.gateCols();
+    const uint64_t wBase =
+        context.addressOf(op.w) + uint64_t(d * G * s.input * bytes());
+    const uint64_t rBase =
+        context.addressOf(op.r) + uint64_t(d * G * s.hidden * bytes());
+    const MemRegion wDram = dram(op.w), rDram = dram(op.r);
 
-    if (Value b = op.getB()) {
+    if (op.b) {
+      // Input and recurrence biases as two rows (biasPitch keeps the
+      // second ACC-aligned in f16/bf16).
       Instruction ld(Opcode::DmaLd);
       setMem(ld, "dst", Space::Acc, l.bias);
       setMem(ld, "src", Space::Dram,
-             context.addressOf(b) + uint64_t(d * 8 * s.hidden * kF32));
-      ld.with("dt", kDt)
-          .with("x", 8 * s.hidden)
+             context.addressOf(op.b) + uint64_t(d * 2 * G * bytes()));
+      ld.with("dt", s.format.dt)
+          .with("x", G)
+          .with("y", 2)
+          .with("z", 1)
+          .with("sy", G * bytes())
+          .with("dpitch", l.biasPitch);
+      emitter.emit(ld, {dram(op.b)},
+                   {acc(l.bias, l.biasPitch + uint64_t(G * bytes()))});
+    }
+    if (op.peepholes) {
+      Instruction ld(Opcode::DmaLd);
+      setMem(ld, "dst", Space::Acc, l.peep);
+      setMem(ld, "src", Space::Dram,
+             context.addressOf(op.peepholes) +
+                 uint64_t(d * 3 * s.hidden * bytes()));
+      ld.with("dt", s.format.dt)
+          .with("x", 3 * s.hidden)
           .with("y", 1)
           .with("z", 1)
-          .with("sy", 8 * s.hidden * kF32)
-          .with("dpitch", 8 * s.hidden * kF32);
-      emitter.emit(ld, {dram(b)}, {acc(l.bias, uint64_t(8 * s.hidden * kF32))});
+          .with("sy", 3 * s.hidden * bytes())
+          .with("dpitch", 3 * s.hidden * bytes());
+      emitter.emit(ld, {dram(op.peepholes)},
+                   {acc(l.peep, uint64_t(3 * s.hidden * bytes()))});
     }
     int current = 0; // h slot holding h_{t-1}
-    initState(op.getInitialH(), d, l.h[current]);
-    initState(op.getInitialC(), d, l.cState);
-    if (l.rMode == LstmLayout::Resident)
+    if (op.cell == Cell::Lstm) {
+      loadOrFill(op.initialH, d, narrow(l.hq[current]));
+      initWide(op.initialC, d, l.cState, l.tmp[0]);
+    } else {
+      initWide(op.initialH, d, l.h[current], l.hq[current]);
+    }
+    if (l.rMode == RnnLayout::Resident)
       loadAllR(rBase, rDram);
 
     for (int64_t first = 0; first < s.seq; first += l.stepsPerChunk) {
@@ -395,34 +751,34 @@ private:
           std::min(timeIndex(d, first), timeIndex(d, first + steps - 1));
       const int64_t rows = steps * s.batch;
 
-      // XW phase: G[rows x 4H] = X[tLo .. tLo+steps) . W^T.
+      // XW phase: G[rows x G*H] = X[tLo .. tLo+steps) . W^T.
       MemRegion xVrf{Space::Vrf, l.xBase,
-                     l.xBase + uint64_t(rows * s.input * kF32)};
+                     l.xBase + uint64_t(rows * s.input * bytes())};
       Instruction ldx(Opcode::DmaLd);
       setMem(ldx, "dst", Space::Vrf, l.xBase);
       setMem(ldx, "src", Space::Dram,
-             context.addressOf(op.getX()) +
-                 uint64_t(tLo * s.batch * s.input * kF32));
-      ldx.with("dt", kDt)
+             context.addressOf(op.x) +
+                 uint64_t(tLo * s.batch * s.input * bytes()));
+      ldx.with("dt", s.format.dt)
           .with("x", s.input)
           .with("y", rows)
           .with("z", 1)
-          .with("sy", s.input * kF32)
-          .with("dpitch", s.input * kF32);
-      emitter.emit(ldx, {dram(op.getX())}, {xVrf});
+          .with("sy", s.input * bytes())
+          .with("dpitch", s.input * bytes());
+      emitter.emit(ldx, {dram(op.x)}, {xVrf});
       MemRegion gates = acc(l.gates, uint64_t(rows * gatePitch()));
       for (int64_t j = 0; j < l.nTiles; ++j) {
-        int64_t nt = std::min(l.tile, 4 * s.hidden - j * l.tile);
+        int64_t nt = std::min(l.tile, G - j * l.tile);
         for (int64_t t = 0; t < l.iTiles; ++t) {
           int64_t kt = std::min(l.tile, s.input - t * l.tile);
-          MemRegion w =
-              loadTile(wBase, wDram, s.input, j, t, l.slot[streamed++ % 2]);
-          mm(l.gates + uint64_t(j * l.tile * kF32), gates, Space::Vrf,
-             l.xBase + uint64_t(t * l.tile * kF32), xVrf, s.input * kF32, w, w,
-             rows, kt, nt, t > 0);
+          MemRegion w = loadTile(wBase, wDram, s.input, j * l.tile, nt,
+                                 t * l.tile, kt, l.slot[streamed++ % 2]);
+          mm(l.gates + uint64_t(j * l.tile * kF32), gatePitch(), gates,
+             Space::Vrf, l.xBase + uint64_t(t * l.tile * bytes()),
+             s.input * bytes(), xVrf, w, w, rows, kt, nt, t > 0);
         }
       }
-      if (l.rMode == LstmLayout::ReloadPerChunk)
+      if (l.rMode == RnnLayout::ReloadPerChunk)
         loadAllR(rBase, rDram);
 
       for (int64_t step = first; step < first + steps; ++step) {
@@ -430,80 +786,28 @@ private:
         const uint64_t g =
             l.gates + uint64_t((time - tLo) * s.batch * gatePitch());
         const MemRegion gRegion = acc(g, uint64_t(s.batch * gatePitch()));
-        const uint64_t hPrev = l.h[current], hNext = l.h[1 - current];
-        const MemRegion hPrevRegion = acc(hPrev, stateBytes());
-
-        // G_t += h_{t-1} . R^T, tile by tile.
-        for (int64_t j = 0; j < l.nTiles; ++j) {
-          int64_t nt = std::min(l.tile, 4 * s.hidden - j * l.tile);
-          for (int64_t t = 0; t < l.hTiles; ++t) {
-            int64_t kt = std::min(l.tile, s.hidden - t * l.tile);
-            MemRegion r =
-                l.rMode == LstmLayout::Streamed
-                    ? loadTile(rBase, rDram, s.hidden, j, t,
-                               l.slot[streamed++ % 2])
-                    : MemRegion{Space::Mrf, rTileAddress(j, t),
-                                rTileAddress(j, t) + uint64_t(nt * kt * kF32)};
-            // A resident R is declared read as a whole: the first mm then
-            // waits for the last R load only, instead of one token per tile
-            // (64 loads in flight would overflow the token FIFO while the
-            // full ld queue stalls dispatch of their consumers).
-            MemRegion rRead =
-                l.rMode == LstmLayout::Streamed
-                    ? r
-                    : MemRegion{Space::Mrf, l.rBase,
-                                rTileAddress(l.nTiles - 1, l.hTiles - 1) +
-                                    l.tileBytes};
-            mm(g + uint64_t(j * l.tile * kF32), gRegion, Space::Acc,
-               hPrev + uint64_t(t * l.tile * kF32), hPrevRegion, hPitch, r,
-               rRead, s.batch, kt, nt, /*accumulate=*/true);
-          }
-        }
-        const int64_t cols4 = 4 * s.hidden;
-        if (op.getB()) {
-          binary(Opcode::VAdd, g, gatePitch(), g, gatePitch(), l.bias,
-                 gatePitch(), cols4, Bcast::Row);
-          binary(Opcode::VAdd, g, gatePitch(), g, gatePitch(),
-                 l.bias + uint64_t(cols4 * kF32), gatePitch(), cols4,
-                 Bcast::Row);
-        }
-        if (std::optional<APFloat> clipAttr = op.getClip()) {
-          float clip = clipAttr->convertToFloat();
-          unary(Opcode::VsMax, g, gatePitch(), g, gatePitch(), cols4, -clip);
-          unary(Opcode::VsMin, g, gatePitch(), g, gatePitch(), cols4, clip);
-        }
-        // Gate blocks: i [0, H), o [H, 2H), f [2H, 3H), c~ [3H, 4H).
-        const uint64_t gi = g, go = g + uint64_t(hPitch),
-                       gf = g + uint64_t(2 * hPitch),
-                       gc = g + uint64_t(3 * hPitch);
-        unary(Opcode::VSigm, g, gatePitch(), g, gatePitch(), 3 * s.hidden);
-        unary(Opcode::VTanh, gc, gatePitch(), gc, gatePitch(), s.hidden);
-        // c = f*c + i*c~ (two rounded products, then the sum, as the host).
-        binary(Opcode::VMul, l.tmp[0], hPitch, gf, gatePitch(), l.cState,
-               hPitch, s.hidden);
-        binary(Opcode::VMul, l.tmp[1], hPitch, gi, gatePitch(), gc, gatePitch(),
-               s.hidden);
-        binary(Opcode::VAdd, l.cState, hPitch, l.tmp[0], hPitch, l.tmp[1],
-               hPitch, s.hidden);
-        // h = o * tanh(c)
-        unary(Opcode::VTanh, l.tmp[0], hPitch, l.cState, hPitch, s.hidden);
-        binary(Opcode::VMul, hNext, hPitch, go, gatePitch(), l.tmp[0], hPitch,
-               s.hidden);
-        store(op.getY(), uint64_t((time * s.dirs + d)) * stateBytes(), hNext);
+        if (op.cell == Cell::Lstm)
+          lstmStep(g, gRegion, current, rBase, rDram);
+        else
+          gruStep(g, gRegion, current, rBase, rDram);
         current = 1 - current;
+        store(op.y, uint64_t((time * s.dirs + d)) * stateBytes(),
+              l.hq[current]);
       }
     }
-    store(op.getYH(), uint64_t(d) * stateBytes(), l.h[current]);
-    store(op.getYC(), uint64_t(d) * stateBytes(), l.cState);
+    store(op.yH, uint64_t(d) * stateBytes(), l.hq[current]);
+    if (op.cell == Cell::Lstm)
+      storeWide(op.yC, uint64_t(d) * stateBytes(), l.cState, l.tmp[0]);
   }
 };
 
-LogicalResult emitLstm(Operation *operation, KernelContext &context) {
-  LstmEmitter(cast<LSTMOp>(operation), context).emit();
+LogicalResult emitRnn(Operation *operation, KernelContext &context) {
+  RnnEmitter(operation, context).emit();
   return success();
 }
 } // namespace
 
 void mlir::nnaccel::npu_lowering::registerRecurrentKernels(KernelTable &table) {
-  table[LSTMOp::getOperationName()] = {checkLstm, emitLstm};
+  table[LSTMOp::getOperationName()] = {checkRnn, emitRnn};
+  table[GRUOp::getOperationName()] = {checkRnn, emitRnn};
 }

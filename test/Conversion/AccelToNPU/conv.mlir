@@ -7,8 +7,9 @@
 
 // accel.conv on the NPU (ConvKernels.cpp): pointwise 1x1 convolutions on
 // the matrix unit, depthwise 3x3 (stride 1 and 2) and dense 3x3 with few
-// channels on the MFUs, and the shapes that stay on the host with their
-// reasons.
+// channels on the MFUs, everything else (any kernel, stride, dilation,
+// padding, groups, 1-D/3-D, f16/bf16) on the general implicit-GEMM kernel,
+// and the shapes that stay on the host with their reasons.
 
 // Bias row load, the resident filter chunk A = Wc (24 x 16), the X^T tile
 // transposed by the DMA (64 pixels x 16 channels: x = 1, one plane per
@@ -198,43 +199,129 @@ func.func @dense_s2(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x3xf32>, %b: tensor
 
 // -----
 
-// Shapes the kernels do not cover stay on the host with the reason: other
-// dense kernels, dilation, groups other than 1 or C, other depthwise
-// kernels, odd planes at stride 2, strided 1x1, f16, and a dense 3x3
-// with too many channels for plane-by-plane products.
-// PLACE-LABEL: func.func @refused
-func.func @refused(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x5x5xf32>, %wd: tensor<3x1x3x3xf32>, %wg: tensor<4x2x1x1xf32>, %x4: tensor<1x4x8x8xf32>, %wd5: tensor<3x1x5x5xf32>, %x7: tensor<1x3x7x7xf32>, %w1: tensor<4x3x1x1xf32>, %xh: tensor<1x3x8x8xf16>, %wh: tensor<4x3x1x1xf16>, %xm: tensor<1x64x8x8xf32>, %wm: tensor<64x64x3x3xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x3x4x4xf32>, tensor<1x4x8x8xf32>, tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x8x8xf16>, tensor<1x64x8x8xf32>) {
+// Shapes the special kernels do not cover run on the card with the general
+// (implicit-GEMM) kernel: other dense kernels, dilation, groups other than
+// 1 or C, other depthwise kernels, odd planes at stride 2, strided 1x1,
+// f16, and a dense 3x3 with too many channels for plane-by-plane products.
+// PLACE-LABEL: func.func @general
+func.func @general(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x5x5xf32>, %wd: tensor<3x1x3x3xf32>, %wg: tensor<4x2x1x1xf32>, %x4: tensor<1x4x8x8xf32>, %wd5: tensor<3x1x5x5xf32>, %x7: tensor<1x3x7x7xf32>, %w1: tensor<4x3x1x1xf32>, %xh: tensor<1x3x8x8xf16>, %wh: tensor<4x3x1x1xf16>, %xm: tensor<1x64x8x8xf32>, %wm: tensor<64x64x3x3xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x3x4x4xf32>, tensor<1x4x8x8xf32>, tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x8x8xf16>, tensor<1x64x8x8xf32>) {
   // PLACE: accel.conv
-  // PLACE-SAME: accel.host_reason = "dense convolutions are lowered for 3x3 kernels with padding 1 and stride 1 or 2 only (this one: 5x5)"
-  // PLACE-SAME: accel.placement = #accel.placement<card = -1>
+  // PLACE-NOT: host_reason
+  // PLACE-SAME: accel.placement = #accel.placement<card = 0>
   %0 = accel.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x5x5xf32>) -> tensor<1x4x4x4xf32>
   // PLACE: accel.conv
-  // PLACE-SAME: accel.host_reason = "dilated convolutions are not lowered to the card"
-  // PLACE-SAME: accel.placement = #accel.placement<card = -1>
+  // PLACE-NOT: host_reason
+  // PLACE-SAME: accel.placement = #accel.placement<card = 0>
   %1 = accel.conv %x, %wd {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 2>, groups = 3 : i64} : (tensor<1x3x8x8xf32>, tensor<3x1x3x3xf32>) -> tensor<1x3x4x4xf32>
   // PLACE: accel.conv
-  // PLACE-SAME: accel.host_reason = "grouped convolutions other than depthwise (groups = 2) are not lowered to the card"
-  // PLACE-SAME: accel.placement = #accel.placement<card = -1>
+  // PLACE-NOT: host_reason
+  // PLACE-SAME: accel.placement = #accel.placement<card = 0>
   %2 = accel.conv %x4, %wg {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x8x8xf32>
   // PLACE: accel.conv
-  // PLACE-SAME: accel.host_reason = "depthwise convolutions are lowered for 3x3 kernels with padding 1 only"
-  // PLACE-SAME: accel.placement = #accel.placement<card = -1>
+  // PLACE-NOT: host_reason
+  // PLACE-SAME: accel.placement = #accel.placement<card = 0>
   %3 = accel.conv %x, %wd5 {strides = array<i64: 1, 1>, pads = array<i64: 2, 2, 2, 2>, dilations = array<i64: 1, 1>, groups = 3 : i64} : (tensor<1x3x8x8xf32>, tensor<3x1x5x5xf32>) -> tensor<1x3x8x8xf32>
   // PLACE: accel.conv
-  // PLACE-SAME: accel.host_reason = "stride-2 depthwise convolution is lowered for even plane sizes only"
-  // PLACE-SAME: accel.placement = #accel.placement<card = -1>
+  // PLACE-NOT: host_reason
+  // PLACE-SAME: accel.placement = #accel.placement<card = 0>
   %4 = accel.conv %x7, %wd {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 3 : i64} : (tensor<1x3x7x7xf32>, tensor<3x1x3x3xf32>) -> tensor<1x3x4x4xf32>
   // PLACE: accel.conv
-  // PLACE-SAME: accel.host_reason = "1x1 convolutions are lowered with stride 1 and no padding only"
-  // PLACE-SAME: accel.placement = #accel.placement<card = -1>
+  // PLACE-NOT: host_reason
+  // PLACE-SAME: accel.placement = #accel.placement<card = 0>
   %5 = accel.conv %x, %w1 {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x1x1xf32>) -> tensor<1x4x4x4xf32>
   // PLACE: accel.conv
-  // PLACE-SAME: accel.host_reason = "conv runs on the card in f32 only so far"
-  // PLACE-SAME: accel.placement = #accel.placement<card = -1>
+  // PLACE-NOT: host_reason
+  // PLACE-SAME: accel.placement = #accel.placement<card = 0>
   %6 = accel.conv %xh, %wh {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf16>, tensor<4x3x1x1xf16>) -> tensor<1x4x8x8xf16>
   // PLACE: accel.conv
-  // PLACE-SAME: accel.host_reason = "dense 3x3 convolutions are lowered for few channels only (64 channels x 64 filters need more than 4096 plane products; no im2col: its gathers would start at unaligned DRAM addresses)"
-  // PLACE-SAME: accel.placement = #accel.placement<card = -1>
+  // PLACE-NOT: host_reason
+  // PLACE-SAME: accel.placement = #accel.placement<card = 0>
   %7 = accel.conv %xm, %wm {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x64x8x8xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x8x8xf32>
   return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<1x4x4x4xf32>, tensor<1x3x4x4xf32>, tensor<1x4x8x8xf32>, tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x8x8xf16>, tensor<1x64x8x8xf32>
+}
+
+// -----
+
+// The general kernel on a dilated 3x3 (dilation 2, pads 2) with bias and
+// relu: the bias row into the VRF; the f32 input staging zeroed once; per
+// channel one DMA of the band's 8 input rows into the padded plane (row
+// pitch 12 = 2 + 8 + 2 floats, horizontal zero border by the DMA: pl/pr)
+// and v.fills of the 2 zero rows above and below; the weight tile (8
+// filters x 36 taps, a plain copy of the weight rows) into the MRF; one
+// strided v.mov per tap gathers the patch matrix (92 GEMM rows: 8 output
+// rows at a virtual pitch of 12, the last row only 8 wide; the taps step
+// 2 elements and 2 rows); one mm m = 92, k = 36, n = 8; bias (bcast = row),
+// relu; a compaction of the 8 valid pixels of each row; and a transposing
+// store (one element per DMA row, filters a plane apart).
+// CHECK-LABEL: npu.program @dilated_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 8 y = 1 z = 1 sy = 32 dpitch = 32
+// CHECK-NEXT: npu.v.fill acc[[[XPAD:0x[0-9a-f]+]]], f32 rows = 52 cols = 12 dpitch = 48
+// CHECK-NEXT: npu.dma.ld acc[{{0x[0-9a-f]+}}], dram[{{0x[0-9a-f]+}}], f32 x = 8 y = 8 z = 1 sy = 32 dpitch = 48 pl = 2 pr = 2
+// CHECK-NEXT: npu.v.fill acc[[[ORIGIN0:0x[0-9a-f]+]]], f32 rows = 2 cols = 12 dpitch = 48
+// CHECK-NEXT: npu.v.fill acc[{{0x[0-9a-f]+}}], f32 rows = 2 cols = 12 dpitch = 48
+// CHECK-COUNT-3: npu.dma.ld acc[{{0x[0-9a-f]+}}], dram[{{0x[0-9a-f]+}}], f32 x = 8 y = 8 z = 1 sy = 32 dpitch = 48 pl = 2 pr = 2
+// CHECK: npu.dma.ld mrf[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 36 y = 8 z = 1 sy = 144 dpitch = 144
+// CHECK-NEXT: npu.v.mov vrf[[[A:0x[0-9a-f]+]]], acc[[[ORIGIN0]]], f32, f32 rows = 92 cols = 1 dpitch = 256 apitch = 4
+// CHECK-COUNT-35: npu.v.mov vrf[{{0x[0-9a-f]+}}], acc[{{0x[0-9a-f]+}}], f32, f32 rows = 92 cols = 1 dpitch = 256 apitch = 4
+// CHECK-NEXT: npu.mm acc[0x0], vrf[[[A]]], mrf[0x0], f32, f32, f32 m = 92 k = 36 n = 8 dpitch = 32 apitch = 256
+// CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], vrf[0x0], f32, f32, f32 rows = 92 cols = 8 {{.*}} bcast = row
+// CHECK-NEXT: npu.v.relu acc[0x0], acc[0x0], f32, f32 rows = 92 cols = 8 dpitch = 32 apitch = 32
+// CHECK-NEXT: npu.v.mov vrf[[[A]]], acc[0x0], f32, f32 rows = 8 cols = 64 dpitch = 256 apitch = 384
+// CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], vrf[[[A]]], f32 x = 1 y = 8 z = 64 dy = 256 dz = 4 spitch = 4
+// CHECK-NEXT: npu.halt
+func.func @dilated(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x8x8xf32> {
+  %0 = accel.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 2, 2, 2, 2>, dilations = array<i64: 2, 2>, activation = #accel.act<relu>} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+  return %0 : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// f16 through the general kernel (a 1-D conv, k = 3, pads 1): the f16 bias
+// is widened to f32 once; each staged f16 row (DMA bit copy; channel 1 starts
+// at an odd 32-byte row, so its DMA starts one row early into the guard row)
+// is converted to f32 for the gathers; the f32 patch matrix is converted to
+// f16 for mm f16 x f16 -> f32; the result is converted to f16 on the way to
+// the store.
+// CHECK-LABEL: npu.program @conv1d_f16_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[{{0x[0-9a-f]+}}], f16 x = 8 y = 1 z = 1 sy = 16 dpitch = 16
+// CHECK-NEXT: npu.v.cvt vrf[[[BIAS:0x[0-9a-f]+]]], vrf[0x0], f32, f16 rows = 1 cols = 8
+// CHECK-NEXT: npu.v.fill acc[{{0x[0-9a-f]+}}], f32 rows = 8 cols = 18 dpitch = 72
+// CHECK-NEXT: npu.v.fill acc[{{0x[0-9a-f]+}}], f16 rows = 8 cols = 18 dpitch = 36
+// CHECK-NEXT: npu.dma.ld acc[{{0x[0-9a-f]+}}], dram[{{0x[0-9a-f]+}}], f16 x = 16 y = 1 z = 1 sy = 32 dpitch = 36 pl = 1 pr = 1
+// CHECK-NEXT: npu.v.cvt acc[{{0x[0-9a-f]+}}], acc[{{0x[0-9a-f]+}}], f32, f16 rows = 1 cols = 18 dpitch = 72 apitch = 36
+// CHECK-NEXT: npu.dma.ld acc[{{0x[0-9a-f]+}}], dram[{{0x[0-9a-f]+}}], f16 x = 16 y = 2 z = 1 sy = 32 dpitch = 36 pl = 1 pr = 1
+// CHECK: npu.dma.ld mrf[0x0], dram[{{0x[0-9a-f]+}}], f16 x = 12 y = 8 z = 1 sy = 24 dpitch = 24
+// CHECK-COUNT-12: npu.v.mov vrf[{{0x[0-9a-f]+}}], acc[{{0x[0-9a-f]+}}], f32, f32 rows = 16 cols = 1 dpitch = 256 apitch = 4
+// CHECK-NEXT: npu.v.cvt vrf[[[A16:0x[0-9a-f]+]]], vrf[{{0x[0-9a-f]+}}], f16, f32 rows = 16 cols = 12 dpitch = 128 apitch = 256
+// CHECK-NEXT: npu.mm acc[0x0], vrf[[[A16]]], mrf[0x0], f32, f16, f16 m = 16 k = 12 n = 8 dpitch = 32 apitch = 128
+// CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], vrf[[[BIAS]]], f32, f32, f32 rows = 16 cols = 8 {{.*}} bcast = row
+// CHECK-NEXT: npu.v.cvt vrf[[[OUT:0x[0-9a-f]+]]], acc[0x0], f16, f32 rows = 1 cols = 128
+// CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], vrf[[[OUT]]], f16 x = 1 y = 8 z = 16 dy = 32 dz = 2 spitch = 2
+// CHECK-NEXT: npu.halt
+func.func @conv1d_f16(%x: tensor<1x4x16xf16>, %w: tensor<8x4x3xf16>, %b: tensor<8xf16>) -> tensor<1x8x16xf16> {
+  %0 = accel.conv %x, %w, %b {strides = array<i64: 1>, pads = array<i64: 1, 1>, dilations = array<i64: 1>} : (tensor<1x4x16xf16>, tensor<8x4x3xf16>, tensor<8xf16>) -> tensor<1x8x16xf16>
+  return %0 : tensor<1x8x16xf16>
+}
+
+// -----
+
+// What the general kernel cannot represent stays on the host with the
+// reason: horizontal padding beyond the DMA's 3-bit fields, output planes
+// (here 5x5 f32, 100 bytes) that put later filters at unaligned DRAM
+// addresses, and integer convolutions.
+// PLACE-LABEL: func.func @refused
+func.func @refused(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %x7: tensor<1x3x7x7xf32>, %wd: tensor<3x1x3x3xf32>, %xi: tensor<1x3x8x8xi8>, %wi: tensor<4x3x3x3xi8>) -> (tensor<1x4x22x22xf32>, tensor<1x3x5x5xf32>, tensor<1x4x6x6xi8>) {
+  // PLACE: accel.conv
+  // PLACE-SAME: accel.host_reason = "horizontal padding above 7 exceeds the DMA padding fields"
+  // PLACE-SAME: accel.placement = #accel.placement<card = -1>
+  %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 8, 8, 8, 8>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x22x22xf32>
+  // PLACE: accel.conv
+  // PLACE-SAME: accel.host_reason = "the output plane of filter 1 starts at an unaligned DRAM address"
+  // PLACE-SAME: accel.placement = #accel.placement<card = -1>
+  %1 = accel.conv %x7, %wd {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 3 : i64} : (tensor<1x3x7x7xf32>, tensor<3x1x3x3xf32>) -> tensor<1x3x5x5xf32>
+  // PLACE: accel.conv
+  // PLACE-SAME: accel.host_reason = "conv runs on the card in f32, f16 or bf16 only"
+  // PLACE-SAME: accel.placement = #accel.placement<card = -1>
+  %2 = accel.conv %xi, %wi {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xi8>, tensor<4x3x3x3xi8>) -> tensor<1x4x6x6xi8>
+  return %0, %1, %2 : tensor<1x4x22x22xf32>, tensor<1x3x5x5xf32>, tensor<1x4x6x6xi8>
 }

@@ -161,7 +161,7 @@ func.func @transpose_shift(%a: tensor<2x16x32xf32>) -> tensor<32x16x2xf32> {
 // PLACE: accel.slice {{.*}}accel.host_reason = "slices with negative steps are not lowered to the card"
 // PLACE: accel.expand {{.*}}accel.host_reason = "broadcasting along the innermost dimension is not lowered to the card"
 // PLACE: accel.pad {{.*}}accel.host_reason = "only constant-mode pad is lowered to the card"
-// PLACE: accel.reshape {{.*}}accel.host_reason = "accel.reshape runs on the card in f32 only"
+// PLACE: accel.reshape {{.*}}accel.host_reason = "accel.reshape runs on the card in f32, f16 or bf16 only"
 func.func @refused(%a: tensor<4x1xf32>, %x: tensor<4x8xf32>, %i: tensor<4x8xi32>, %c: tensor<4x3xf32>) -> (tensor<4x11xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi32>) {
   %0 = accel.concat %c, %x {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x8xf32>) -> tensor<4x11xf32>
   %1 = accel.slice %x {starts = array<i64: 0, 7>, ends = array<i64: 4, -1>, steps = array<i64: 1, -1>} : tensor<4x8xf32> -> tensor<4x8xf32>
@@ -181,4 +181,22 @@ func.func @refused(%a: tensor<4x1xf32>, %x: tensor<4x8xf32>, %i: tensor<4x8xi32>
 func.func @concat_negative_axis(%a: tensor<2x16xf32>, %b: tensor<2x16xf32>) -> tensor<2x32xf32> {
   %0 = accel.concat %a, %b {axis = -1 : i64} : (tensor<2x16xf32>, tensor<2x16xf32>) -> tensor<2x32xf32>
   return %0 : tensor<2x32xf32>
+}
+
+// -----
+
+// f16 transpose with odd rows (31 elements, 62 bytes): the gathers of
+// columns 1, 3, ... start 2 bytes past an aligned address, so their shifted
+// loads get one element of left padding (pl = 1) and the store reads from
+// a 4-byte aligned VRF address (vrf 0x8004 = slot 1 + (1 + 1) * 2).
+// CHECK-LABEL: npu.program @transpose_half
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x0], f16 x = 1 y = 2 z = 16 sy = 992 sz = 62 dpitch = 2
+// CHECK: npu.dma.st dram[0x7c0], vrf[0x0], f16 x = 2 y = 16 z = 1 dy = 4 spitch = 4
+// CHECK: npu.dma.ld vrf[0x8000], dram[0x0], f16 x = 2 y = 2 z = 16 sy = 992 sz = 62 dpitch = 6 pl = 1
+// CHECK: npu.dma.st dram[0x800], vrf[0x8004], f16 x = 1 y = 2 z = 16 dy = 2 dz = 4 spitch = 6
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f16 x = 3 y = 2 z = 16 sy = 992 sz = 62 dpitch = 6
+// CHECK: npu.dma.st dram[0x840], vrf[0x4], f16 x = 1 y = 2 z = 16 dy = 2 dz = 4 spitch = 6
+func.func @transpose_half(%a: tensor<2x16x31xf16>) -> tensor<31x16x2xf16> {
+  %0 = accel.transpose %a {permutation = array<i64: 2, 1, 0>} : tensor<2x16x31xf16> -> tensor<31x16x2xf16>
+  return %0 : tensor<31x16x2xf16>
 }

@@ -162,18 +162,58 @@ func.func @unary_mix(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // What the kernels refuse stays on the host with the reason.
 // PLACE-LABEL: func.func @refused
 // PLACE: accel.add {{.*}}accel.host_reason = "broadcasting both operands is not lowered to the card"
-// PLACE: accel.add {{.*}}accel.host_reason = "accel.add runs on the card in f32 only"
+// PLACE: accel.add {{.*}}accel.host_reason = "accel.add runs on the card in f32, f16 or bf16 only"
 // PLACE: accel.pow {{.*}}accel.host_reason = "pow runs on the card only with exponent 2 or 0.5 (the vector units have no log/exp-based power)"
 // PLACE: accel.erf {{.*}}accel.host_reason = "erf is not in the NPU ISA"
 // PLACE: accel.gelu {{.*}}accel.host_reason = "only the exact (erf) gelu is in the NPU ISA"
 // PLACE: accel.sub {{.*}}accel.host_reason = "only same-shape, row-vector, per-row and scalar broadcasts are lowered to the card"
-func.func @refused(%a: tensor<4x1xf32>, %b: tensor<1x8xf32>, %h: tensor<4x8xf16>, %x: tensor<4x8xf32>, %y: tensor<2x4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>) {
+func.func @refused(%a: tensor<4x1xf32>, %b: tensor<1x8xf32>, %h: tensor<4x8xi32>, %x: tensor<4x8xf32>, %y: tensor<2x4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>) {
   %0 = accel.add %a, %b : (tensor<4x1xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
-  %1 = accel.add %h, %h : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %1 = accel.add %h, %h : (tensor<4x8xi32>, tensor<4x8xi32>) -> tensor<4x8xi32>
   %c3 = accel.constant dense<3.0> : tensor<f32>
   %2 = accel.pow %x, %c3 : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
   %3 = accel.erf %x : tensor<4x8xf32>
   %4 = accel.gelu %x {approximate = #accel.gelu_approx<tanh>} : tensor<4x8xf32>
   %5 = accel.sub %y, %a : (tensor<2x4x8xf32>, tensor<4x1xf32>) -> tensor<2x4x8xf32>
-  return %0, %1, %2, %3, %4, %5 : tensor<4x8xf32>, tensor<4x8xf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<4x8xf32>, tensor<4x8xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>
+}
+
+// -----
+
+// f16: operands load and store as f16 and one-step ops round to f16 on
+// write. Steps whose result feeds another rounding write an f32 work
+// buffer instead: the divisor's reciprocal (v.recip f16 -> f32, then v.mul
+// with bt = f32) and rsqrt before its reciprocal, so each result is
+// rounded to f16 once. The per-row column b is read as f16 (bpitch 2).
+// CHECK-LABEL: npu.program @elt_half
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x0], f16 x = 384 y = 1 z = 1 sy = 768 dpitch = 768
+// CHECK-NEXT: npu.dma.ld vrf[0x300], dram[0x300], f16 x = 384 y = 1 z = 1 sy = 768 dpitch = 768
+// CHECK-NEXT: npu.v.recip vrf[0x600], vrf[0x300], f32, f16 rows = 1 cols = 384 dpitch = 1536 apitch = 768
+// CHECK-NEXT: npu.v.mul vrf[0x0], vrf[0x0], vrf[0x600], f16, f16, f32 rows = 1 cols = 384 dpitch = 768 apitch = 768 bpitch = 1536
+// CHECK: npu.dma.st dram[0x640], vrf[0x0], f16 x = 384 y = 1 z = 1 dy = 768 spitch = 768
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f16 x = 384 y = 1 z = 1 sy = 768 dpitch = 768
+// CHECK-NEXT: npu.v.rsqrt vrf[0x300], vrf[0x0], f32, f16 rows = 1 cols = 384 dpitch = 1536 apitch = 768
+// CHECK-NEXT: npu.v.recip vrf[0x0], vrf[0x300], f16, f32 rows = 1 cols = 384 dpitch = 768 apitch = 1536
+// CHECK: npu.dma.st dram[0x940], vrf[0x0], f16 x = 384 y = 1 z = 1 dy = 768 spitch = 768
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f16 x = 96 y = 4 z = 1 sy = 192 dpitch = 192
+// CHECK-NEXT: npu.dma.ld vrf[0x300], dram[0x600], f16 x = 4 y = 1 z = 1 sy = 8 dpitch = 8
+// CHECK-NEXT: npu.v.sub vrf[0x0], vrf[0x0], vrf[0x300], f16, f16, f16 rows = 4 cols = 96 dpitch = 192 apitch = 192 bpitch = 2 bcast = col
+// CHECK: npu.dma.st dram[0xc40], vrf[0x0], f16 x = 96 y = 4 z = 1 dy = 192 spitch = 192
+func.func @elt_half(%a: tensor<4x96xf16>, %b: tensor<4x96xf16>, %c: tensor<4x1xf16>) -> (tensor<4x96xf16>, tensor<4x96xf16>, tensor<4x96xf16>) {
+  %0 = accel.div %a, %b : (tensor<4x96xf16>, tensor<4x96xf16>) -> tensor<4x96xf16>
+  %1 = accel.sqrt %a : tensor<4x96xf16>
+  %2 = accel.sub %a, %c : (tensor<4x96xf16>, tensor<4x1xf16>) -> tensor<4x96xf16>
+  return %0, %1, %2 : tensor<4x96xf16>, tensor<4x96xf16>, tensor<4x96xf16>
+}
+
+// -----
+
+// bf16 gelu: one in-place v.gelu reading and writing bf16.
+// CHECK-LABEL: npu.program @gelu_bf16
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x0], bf16 x = 384 y = 1 z = 1 sy = 768 dpitch = 768
+// CHECK-NEXT: npu.v.gelu vrf[0x0], vrf[0x0], bf16, bf16 rows = 1 cols = 384 dpitch = 768 apitch = 768
+// CHECK: npu.dma.st dram[0x300], vrf[0x0], bf16 x = 384 y = 1 z = 1 dy = 768 spitch = 768
+func.func @gelu_bf16(%a: tensor<4x96xbf16>) -> tensor<4x96xbf16> {
+  %0 = accel.gelu %a : tensor<4x96xbf16>
+  return %0 : tensor<4x96xbf16>
 }

@@ -8,8 +8,10 @@
 // accel.gather with constant indices is a staged DMA copy (v.mov picks
 // several slices); data-dependent row gathers use emb.gather without pooling.
 
-// CHECK-DAG: accel.host_reason = "embedding_bag runs on the card with f32 tables only"
-// CHECK-DAG: accel.host_reason = "gather with data-dependent indices runs on the card only for rows (axis 0) of a 2-D f32 table"
+// f16 / bf16 tables: the gather engine reads the rows in their format
+// (fmt, rowbytes), pools in f32 and writes the output type (dt, dpitch).
+
+// CHECK-DAG: accel.host_reason = "gather with data-dependent indices runs on the card only for rows (axis 0) of a 2-D f32, f16 or bf16 table"
 
 func.func @fixed_bags(%t: tensor<100x32xf32>, %ids: tensor<16x4xi64>) -> tensor<16x32xf32> {
   %0 = accel.embedding_bag %t, %ids : (tensor<100x32xf32>, tensor<16x4xi64>) -> tensor<16x32xf32>
@@ -40,6 +42,10 @@ func.func @const_rows(%d: tensor<6x16xf32>) -> tensor<3x16xf32> {
 func.func @rows(%t: tensor<100x16xf32>, %ids: tensor<5xi32>) -> tensor<5x16xf32> {
   %0 = accel.gather %t, %ids {axis = 0 : i64} : (tensor<100x16xf32>, tensor<5xi32>) -> tensor<5x16xf32>
   return %0 : tensor<5x16xf32>
+}
+func.func @bf16_rows(%t: tensor<100x16xbf16>, %ids: tensor<5xi32>) -> tensor<5x16xbf16> {
+  %0 = accel.gather %t, %ids {axis = 0 : i64} : (tensor<100x16xbf16>, tensor<5xi32>) -> tensor<5x16xbf16>
+  return %0 : tensor<5x16xbf16>
 }
 func.func @cols_dynamic(%t: tensor<100x16xf32>, %ids: tensor<5xi32>) -> tensor<100x5xf32> {
   %0 = accel.gather %t, %ids {axis = 1 : i64} : (tensor<100x16xf32>, tensor<5xi32>) -> tensor<100x5xf32>
@@ -72,6 +78,14 @@ func.func @cols_dynamic(%t: tensor<100x16xf32>, %ids: tensor<5xi32>) -> tensor<1
 
 // The DLRM slice gather(sparse[16,8,4] i64, 3, axis=1): i64 moves as i32
 // pairs; the store picks slice 3 (byte 0x60) of every staged row.
+// CHECK-LABEL: npu.program @f16_table_p0_card0_core0
+// CHECK-NEXT: npu.v.fill acc[0x40], i32 rows = 1 cols = 4 dpitch = 16
+// CHECK-NEXT: npu.s.li s1 imm = 832
+// CHECK-NEXT: npu.s.li s2 imm = 64
+// CHECK-NEXT: npu.emb.gather acc[0x0], dram[0x0], dram[s1], acc[s2], dram[s0], f16 fmt = f16 dim = 8 rowbytes = 16 nrows = 50 nseg = 4 ityp = i64 pool = sum dpitch = 16 pop_next push_next
+// CHECK-NEXT: npu.sync ex pop_prev push_next
+// CHECK-NEXT: npu.dma.st dram[0x3c0], acc[0x0], f16 x = 8 y = 4 z = 1 dy = 16 spitch = 16 pop_prev
+
 // CHECK-LABEL: npu.program @dlrm_slice_p0_card0_core0
 // CHECK-NEXT: npu.dma.ld acc[0x0], dram[0x0], i32 x = 64 y = 16 z = 1 sy = 256 dpitch = 256 push_next
 // CHECK-NEXT: npu.sync ex pop_prev push_next
@@ -90,3 +104,9 @@ func.func @cols_dynamic(%t: tensor<100x16xf32>, %ids: tensor<5xi32>) -> tensor<1
 // CHECK-NEXT: npu.emb.gather acc[0x0], dram[0x0], dram[s1], dram[s0], dram[s0], f32 dim = 16 rowbytes = 64 nrows = 100 nseg = 5 dpitch = 64 push_next
 // CHECK-NEXT: npu.sync ex pop_prev push_next
 // CHECK-NEXT: npu.dma.st dram[0x1940], acc[0x0], f32 x = 16 y = 5 z = 1 dy = 64 spitch = 64 pop_prev
+
+// CHECK-LABEL: npu.program @bf16_rows_p0_card0_core0
+// CHECK-NEXT: npu.s.li s1 imm = 3200
+// CHECK-NEXT: npu.emb.gather acc[0x0], dram[0x0], dram[s1], dram[s0], dram[s0], bf16 fmt = bf16 dim = 16 rowbytes = 32 nrows = 100 nseg = 5 dpitch = 32 push_next
+// CHECK-NEXT: npu.sync ex pop_prev push_next
+// CHECK-NEXT: npu.dma.st dram[0xcc0], acc[0x0], bf16 x = 16 y = 5 z = 1 dy = 32 spitch = 32 pop_prev

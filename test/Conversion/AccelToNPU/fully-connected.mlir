@@ -58,3 +58,42 @@ func.func @chain(%x: tensor<1x8xf32>) -> tensor<1x4xf32> {
   %1 = accel.fully_connected %0, %w2 : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
   return %1 : tensor<1x4xf32>
 }
+
+// -----
+
+// f16: X and W tiles load as f16 (x = elements, pitches in 2-byte units),
+// mm reads f16 (at = wt) and accumulates in f32 in ACC, the f16 bias is
+// added from the VRF (bt = f16) and relu runs in f32; v.cvt rounds each
+// result tile to f16 into its own ACC slot before the store.
+// CHECK-LABEL: npu.program @fc_half
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x0], f16 x = 96 y = 4 z = 1 sy = 192 dpitch = 192
+// CHECK-NEXT: npu.dma.ld mrf[0x0], dram[0x300], f16 x = 64 y = 64 z = 1 sy = 192 dpitch = 128
+// CHECK-NEXT: npu.mm acc[0x0], vrf[0x0], mrf[0x0], f32, f16, f16 m = 4 k = 64 n = 64 dpitch = 256 apitch = 192
+// CHECK-NEXT: npu.dma.ld mrf[0x2000], dram[0x380], f16 x = 32 y = 64 z = 1 sy = 192 dpitch = 64
+// CHECK-NEXT: npu.mm acc[0x0], vrf[0x80], mrf[0x2000], f32, f16, f16 m = 4 k = 32 n = 64 dpitch = 256 apitch = 192 acc = 1
+// CHECK-NEXT: npu.dma.ld vrf[0x300], dram[0x3900], f16 x = 64 y = 1 z = 1 sy = 128 dpitch = 128
+// CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], vrf[0x300], f32, f32, f16 rows = 4 cols = 64 dpitch = 256 apitch = 256 bpitch = 128 bcast = row
+// CHECK-NEXT: npu.v.relu acc[0x0], acc[0x0], f32, f32 rows = 4 cols = 64 dpitch = 256 apitch = 256
+// CHECK-NEXT: npu.v.cvt acc[0x800], acc[0x0], f16, f32 rows = 4 cols = 64 dpitch = 128 apitch = 256
+// CHECK-NEXT: npu.dma.st dram[0x39c0], acc[0x800], f16 x = 64 y = 4 z = 1 dy = 144 spitch = 128
+// CHECK: npu.v.cvt acc[0xa00], acc[0x400], f16, f32 rows = 4 cols = 8 dpitch = 16 apitch = 32
+// CHECK-NEXT: npu.dma.st dram[0x3a40], acc[0xa00], f16 x = 8 y = 4 z = 1 dy = 144 spitch = 16
+// CHECK-NEXT: npu.halt
+func.func @fc_half(%x: tensor<4x96xf16>, %w: tensor<72x96xf16>, %b: tensor<72xf16>) -> tensor<4x72xf16> {
+  %0 = accel.fully_connected %x, %w, %b {transpose_weight = true, activation = #accel.act<relu>} : (tensor<4x96xf16>, tensor<72x96xf16>, tensor<72xf16>) -> tensor<4x72xf16>
+  return %0 : tensor<4x72xf16>
+}
+
+// -----
+
+// CHECK-LABEL: npu.program @fc_bf16
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x0], bf16 x = 32 y = 4 z = 1 sy = 64 dpitch = 64
+// CHECK-NEXT: npu.dma.ld mrf[0x0], dram[0x100], bf16 x = 32 y = 16 z = 1 sy = 64 dpitch = 64
+// CHECK-NEXT: npu.mm acc[0x0], vrf[0x0], mrf[0x0], f32, bf16, bf16 m = 4 k = 32 n = 16 dpitch = 64 apitch = 64
+// CHECK-NEXT: npu.v.cvt acc[0x800], acc[0x0], bf16, f32 rows = 4 cols = 16 dpitch = 32 apitch = 64
+// CHECK-NEXT: npu.dma.st dram[0x500], acc[0x800], bf16 x = 16 y = 4 z = 1 dy = 32 spitch = 32
+// CHECK-NEXT: npu.halt
+func.func @fc_bf16(%x: tensor<4x32xbf16>, %w: tensor<16x32xbf16>) -> tensor<4x16xbf16> {
+  %0 = accel.fully_connected %x, %w {transpose_weight = true} : (tensor<4x32xbf16>, tensor<16x32xbf16>) -> tensor<4x16xbf16>
+  return %0 : tensor<4x16xbf16>
+}

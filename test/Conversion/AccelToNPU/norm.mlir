@@ -145,7 +145,43 @@ func.func @refused(%x: tensor<4x8xf32>, %y: tensor<2x3x4xf32>, %i: tensor<4x8xi3
   %2 = accel.layer_norm %x, %g {axis = 0 : i64} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   // CHECK: accel.reduce_sum {{.*}}accel.host_reason = "reduce_sum over non-adjacent axes is not lowered to the card"
   %3 = accel.reduce_sum %y {axes = array<i64: 0, 2>} : tensor<2x3x4xf32> -> tensor<1x3x1xf32>
-  // CHECK: accel.reduce_max {{.*}}accel.host_reason = "reduce_max runs on the card in f32 only so far"
+  // CHECK: accel.reduce_max {{.*}}accel.host_reason = "reduce_max runs on the card in f32, f16 or bf16 only"
   %4 = accel.reduce_max %i {axes = array<i64: 1>} : tensor<4x8xi32> -> tensor<4x1xi32>
   return %0, %1, %2, %3, %4 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<1x3x1xf32>, tensor<4x1xi32>
+}
+
+// -----
+
+// f16 softmax: the chunk is loaded as f16, the max is taken on it directly,
+// x - max widens it into an f32 working copy (exp and the sum stay f32),
+// and the final scaling by 1/sum narrows it back into the f16 buffer.
+// CHECK-LABEL: npu.program @softmax_f16_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld acc[0x1000], dram[0x0], f16 x = 16 y = 64 z = 1 sy = 32 dpitch = 32 push_next
+// CHECK-NEXT: npu.v.rmax vrf[0x0], acc[0x1000], f32, f16 rows = 64 cols = 16 dpitch = 4 apitch = 32 pop_prev
+// CHECK-NEXT: npu.v.sub acc[0x0], acc[0x1000], vrf[0x0], f32, f16, f32 rows = 64 cols = 16 dpitch = 64 apitch = 32 bpitch = 4 bcast = col
+// CHECK-NEXT: npu.v.exp acc[0x0], acc[0x0], f32, f32 rows = 64 cols = 16 dpitch = 64 apitch = 64
+// CHECK-NEXT: npu.v.rsum vrf[0x100], acc[0x0], f32, f32 rows = 64 cols = 16 dpitch = 4 apitch = 64
+// CHECK-NEXT: npu.v.recip vrf[0x100], vrf[0x100], f32, f32 rows = 1 cols = 64 dpitch = 256 apitch = 256
+// CHECK-NEXT: npu.v.mul acc[0x1000], acc[0x0], vrf[0x100], f16, f32, f32 rows = 64 cols = 16 dpitch = 32 apitch = 64 bpitch = 4 bcast = col
+// CHECK: npu.dma.st dram[0x800], acc[0x1000], f16 x = 16 y = 64 z = 1 dy = 32 spitch = 32 pop_prev
+// CHECK-NEXT: npu.halt
+func.func @softmax_f16(%x: tensor<4x16x16xf16>) -> tensor<4x16x16xf16> {
+  %0 = accel.softmax %x {axis = 2 : i64} : tensor<4x16x16xf16>
+  return %0 : tensor<4x16x16xf16>
+}
+
+// -----
+
+// bf16 mean: the sums are read from the bf16 chunk into f32 statistics,
+// scaled in f32 and converted to bf16 next to them for the store.
+// CHECK-LABEL: npu.program @reduce_mean_bf16_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld acc[0x0], dram[0x0], bf16 x = 40 y = 6 z = 1 sy = 80 dpitch = 80 push_next
+// CHECK-NEXT: npu.v.rsum vrf[0x0], acc[0x0], f32, bf16 rows = 6 cols = 40 dpitch = 4 apitch = 80 pop_prev
+// CHECK-NEXT: npu.vs.mul vrf[0x0], vrf[0x0], f32, f32 rows = 1 cols = 6 dpitch = 24 apitch = 24 imm = 2.500000e-02
+// CHECK-NEXT: npu.v.cvt vrf[0x18], vrf[0x0], bf16, f32 rows = 1 cols = 6 dpitch = 12 apitch = 24 push_next
+// CHECK-NEXT: npu.dma.st dram[0x200], vrf[0x18], bf16 x = 6 y = 1 z = 1 dy = 12 spitch = 12 pop_prev
+// CHECK-NEXT: npu.halt
+func.func @reduce_mean_bf16(%x: tensor<6x40xbf16>) -> tensor<6x1xbf16> {
+  %0 = accel.reduce_mean %x {axes = array<i64: 1>} : tensor<6x40xbf16> -> tensor<6x1xbf16>
+  return %0 : tensor<6x1xbf16>
 }

@@ -5,10 +5,10 @@
 // accumulating onto the step's gates, both biases (bcast=row), sigmoid on
 // the contiguous i/o/f blocks, tanh on c~, the cell update and Y[t] stored
 // while the next step computes (h alternates between two ACC slots).
-// Peepholes and unaligned per-step slices stay on the host.
+// Unaligned per-step slices stay on the host.
 
-// CHECK-DAG: accel.host_reason = "lstm with peepholes is not lowered to the card"
-// CHECK-DAG: accel.host_reason = "per-step or per-direction slices of this lstm would start at unaligned DRAM addresses (batch * hidden_size must be a multiple of 16)"
+// CHECK-DAG: accel.host_reason = "per-step or per-direction slices of this lstm would start at unaligned DRAM addresses (batch * hidden_size * 4 bytes must be a multiple of 64)"
+// CHECK-DAG: accel.host_reason = "per-step or per-direction slices of this gru would start at unaligned DRAM addresses (batch * hidden_size * 2 bytes must be a multiple of 64)"
 
 func.func @lstm_fwd(%x: tensor<3x1x16xf32>, %w: tensor<1x64x16xf32>, %r: tensor<1x64x16xf32>, %b: tensor<1x128xf32>) -> (tensor<3x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>) {
   %y, %h, %c = accel.lstm %x, %w, %r, %b {hidden_size = 16 : i64} : (tensor<3x1x16xf32>, tensor<1x64x16xf32>, tensor<1x64x16xf32>, tensor<1x128xf32>) -> (tensor<3x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>)
@@ -24,7 +24,7 @@ func.func @lstm_unaligned(%x: tensor<3x1x4xf32>, %w: tensor<1x12x4xf32>, %r: ten
 }
 
 // CHECK-LABEL: npu.program @lstm_fwd_p0_card0_core0
-// CHECK-NEXT: npu.dma.ld acc[0x300], dram[0x20c0], f32 x = 128 y = 1 z = 1 sy = 512 dpitch = 512
+// CHECK-NEXT: npu.dma.ld acc[0x300], dram[0x20c0], f32 x = 64 y = 2 z = 1 sy = 256 dpitch = 256
 // CHECK-NEXT: npu.v.fill acc[0x540], f32 rows = 1 cols = 16 dpitch = 64
 // CHECK-NEXT: npu.v.fill acc[0x500], f32 rows = 1 cols = 16 dpitch = 64
 // CHECK-NEXT: npu.dma.ld mrf[0x0], dram[0x10c0], f32 x = 16 y = 64 z = 1 sy = 64 dpitch = 64
@@ -52,6 +52,28 @@ func.func @lstm_unaligned(%x: tensor<3x1x4xf32>, %w: tensor<1x12x4xf32>, %r: ten
 // CHECK-NEXT: npu.dma.st dram[0x23c0], acc[0x500], f32 x = 16 y = 1 z = 1 dy = 64 spitch = 64
 // CHECK-NEXT: npu.halt
 
+// Peepholes (P row i, o, f at acc[0x640]): P_i*c and P_f*c are added to
+// the i and f gates before their sigmoids, P_o*c' to o after the cell update.
+// CHECK-LABEL: npu.program @lstm_peephole_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld acc[0x300], dram[0x20c0], f32 x = 64 y = 2 z = 1 sy = 256 dpitch = 256
+// CHECK-NEXT: npu.dma.ld acc[0x640], dram[0x22c0], f32 x = 48 y = 1 z = 1 sy = 192 dpitch = 192
+// CHECK: npu.v.add acc[0x0], acc[0x0], acc[0x400], f32, f32, f32 rows = 1 cols = 64 dpitch = 256 apitch = 256 bpitch = 256 bcast = row
+// CHECK-NEXT: npu.v.mul acc[0x5c0], acc[0x500], acc[0x640], f32, f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 64 bpitch = 192 bcast = row
+// CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], acc[0x5c0], f32, f32, f32 rows = 1 cols = 16 dpitch = 256 apitch = 256 bpitch = 64
+// CHECK-NEXT: npu.v.mul acc[0x5c0], acc[0x500], acc[0x6c0], f32, f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 64 bpitch = 192 bcast = row
+// CHECK-NEXT: npu.v.add acc[0x80], acc[0x80], acc[0x5c0], f32, f32, f32 rows = 1 cols = 16 dpitch = 256 apitch = 256 bpitch = 64
+// CHECK-NEXT: npu.v.sigm acc[0x0], acc[0x0], f32, f32 rows = 1 cols = 16 dpitch = 256 apitch = 256
+// CHECK-NEXT: npu.v.sigm acc[0x80], acc[0x80], f32, f32 rows = 1 cols = 16 dpitch = 256 apitch = 256
+// CHECK-NEXT: npu.v.tanh acc[0xc0], acc[0xc0], f32, f32 rows = 1 cols = 16 dpitch = 256 apitch = 256
+// CHECK-NEXT: npu.v.mul acc[0x5c0], acc[0x80], acc[0x500]
+// CHECK-NEXT: npu.v.mul acc[0x600], acc[0x0], acc[0xc0]
+// CHECK-NEXT: npu.v.add acc[0x500], acc[0x5c0], acc[0x600]
+// CHECK-NEXT: npu.v.mul acc[0x5c0], acc[0x500], acc[0x680], f32, f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 64 bpitch = 192 bcast = row
+// CHECK-NEXT: npu.v.add acc[0x40], acc[0x40], acc[0x5c0], f32, f32, f32 rows = 1 cols = 16 dpitch = 256 apitch = 256 bpitch = 64
+// CHECK-NEXT: npu.v.sigm acc[0x40], acc[0x40], f32, f32 rows = 1 cols = 16 dpitch = 256 apitch = 256
+// CHECK-NEXT: npu.v.tanh acc[0x5c0], acc[0x500]
+// CHECK-NEXT: npu.v.mul acc[0x580], acc[0x40], acc[0x5c0]
+
 // The first layer of examples/models/lstm_small (S = 20, I = 64, H = 256):
 // X . W^T for all 20 steps first (W streamed through two MRF slots), then R
 // (64 tiles = the whole 1 MiB MRF) is loaded once. The recurrent mm's read
@@ -70,3 +92,87 @@ func.func @lstm_small_layer1(%x: tensor<20x1x64xf32>, %w: tensor<1x1024x64xf32>,
 // CHECK-NEXT: npu.mm acc[0x0], acc[0x16500], mrf[0x4000], f32, f32, f32 m = 1 k = 64 n = 64 dpitch = 4096 apitch = 1024 acc = 1
 // CHECK-NOT: npu.dma.ld mrf
 // CHECK: npu.halt
+
+// accel.gru (gate order z, r, h), linear_before_reset = 0: the input and
+// recurrence biases are loaded as two rows, initial_h into h slot 0, R as
+// two tile groups (z/r rows, then h rows) pinned in the MRF once, X . W^T
+// for all steps. Per step: h . R_zr^T accumulates onto the z/r gates, both
+// biases, sigmoid; r * h feeds the R_h mm (acc onto the h gate), Rb_h, Wb_h,
+// tanh; h' = (1 - z) * n + z * h into the other h slot, stored as Y[t]
+// while the next step computes.
+func.func @gru_fwd(%x: tensor<3x1x16xf32>, %w: tensor<1x48x16xf32>, %r: tensor<1x48x16xf32>, %b: tensor<1x96xf32>, %h0: tensor<1x1x16xf32>) -> (tensor<3x1x1x16xf32>, tensor<1x1x16xf32>) {
+  %y, %h = accel.gru %x, %w, %r, %b initial_h %h0 {hidden_size = 16 : i64} : (tensor<3x1x16xf32>, tensor<1x48x16xf32>, tensor<1x48x16xf32>, tensor<1x96xf32>, tensor<1x1x16xf32>) -> (tensor<3x1x1x16xf32>, tensor<1x1x16xf32>)
+  return %y, %h : tensor<3x1x1x16xf32>, tensor<1x1x16xf32>
+}
+// CHECK-LABEL: npu.program @gru_fwd_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld acc[0x240], dram[0x18c0], f32 x = 48 y = 2 z = 1 sy = 192 dpitch = 192
+// CHECK-NEXT: npu.dma.ld acc[0x3c0], dram[0x1a40], f32 x = 16 y = 1 z = 1 sy = 64 dpitch = 64
+// CHECK-NEXT: npu.dma.ld mrf[0x0], dram[0xcc0], f32 x = 16 y = 32 z = 1 sy = 64 dpitch = 64
+// CHECK-NEXT: npu.dma.ld mrf[0x4000], dram[0x14c0], f32 x = 16 y = 16 z = 1 sy = 64 dpitch = 64
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 16 y = 3 z = 1 sy = 64 dpitch = 64
+// CHECK-NEXT: npu.dma.ld mrf[0x8000], dram[0xc0], f32 x = 16 y = 48 z = 1 sy = 64 dpitch = 64 push_next
+// CHECK-NEXT: npu.mm acc[0x0], vrf[0x0], mrf[0x8000], f32, f32, f32 m = 3 k = 16 n = 48 dpitch = 192 apitch = 64 pop_prev
+// Step 0: h_{-1} in slot acc[0x3c0].
+// CHECK-NEXT: npu.mm acc[0x0], acc[0x3c0], mrf[0x0], f32, f32, f32 m = 1 k = 16 n = 32 dpitch = 192 apitch = 64 acc = 1
+// CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], acc[0x240], f32, f32, f32 rows = 1 cols = 32 dpitch = 192 apitch = 192 bpitch = 192 bcast = row
+// CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], acc[0x300], f32, f32, f32 rows = 1 cols = 32 dpitch = 192 apitch = 192 bpitch = 192 bcast = row
+// CHECK-NEXT: npu.v.sigm acc[0x0], acc[0x0], f32, f32 rows = 1 cols = 32 dpitch = 192 apitch = 192
+// CHECK-NEXT: npu.v.mul acc[0x4c0], acc[0x40], acc[0x3c0], f32, f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 192 bpitch = 64
+// CHECK-NEXT: npu.mm acc[0x80], acc[0x4c0], mrf[0x4000], f32, f32, f32 m = 1 k = 16 n = 16 dpitch = 192 apitch = 64 acc = 1
+// CHECK-NEXT: npu.v.add acc[0x80], acc[0x80], acc[0x380], f32, f32, f32 rows = 1 cols = 16 dpitch = 192 apitch = 192 bpitch = 192 bcast = row
+// CHECK-NEXT: npu.v.add acc[0x80], acc[0x80], acc[0x2c0], f32, f32, f32 rows = 1 cols = 16 dpitch = 192 apitch = 192 bpitch = 192 bcast = row
+// CHECK-NEXT: npu.v.tanh acc[0x80], acc[0x80], f32, f32 rows = 1 cols = 16 dpitch = 192 apitch = 192
+// CHECK-NEXT: npu.v.neg acc[0x440], acc[0x0], f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 192
+// CHECK-NEXT: npu.vs.add acc[0x440], acc[0x440], f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 64 imm = 1.000000e+00
+// CHECK-NEXT: npu.v.mul acc[0x440], acc[0x440], acc[0x80], f32, f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 64 bpitch = 192
+// CHECK-NEXT: npu.v.mul acc[0x480], acc[0x0], acc[0x3c0], f32, f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 192 bpitch = 64
+// CHECK-NEXT: npu.v.add acc[0x400], acc[0x440], acc[0x480], f32, f32, f32 rows = 1 cols = 16 dpitch = 64 apitch = 64 bpitch = 64 push_next
+// CHECK-NEXT: npu.dma.st dram[0x1a80], acc[0x400], f32 x = 16 y = 1 z = 1 dy = 64 spitch = 64 pop_prev push_prev
+// Step 1 reads h from the other slot; R stays pinned.
+// CHECK-NEXT: npu.mm acc[0xc0], acc[0x400], mrf[0x0], f32, f32, f32 m = 1 k = 16 n = 32 dpitch = 192 apitch = 64 acc = 1
+// CHECK-NOT: npu.dma.ld
+// CHECK: npu.v.add acc[0x3c0], acc[0x440], acc[0x480]
+// CHECK-NOT: npu.dma.ld
+// CHECK: npu.dma.st dram[0x1ac0], acc[0x3c0]
+// CHECK-NOT: npu.dma.ld
+// CHECK: npu.dma.st dram[0x1b00], acc[0x400]
+// Y_h.
+// CHECK-NEXT: npu.dma.st dram[0x1b40], acc[0x400], f32 x = 16 y = 1 z = 1 dy = 64 spitch = 64
+// CHECK-NEXT: npu.halt
+
+// f16, linear_before_reset = 1, no initial_h: tensors, R tiles and the mm
+// operands are f16, gates and the h state f32. h . R_h^T goes to its own f32
+// buffer, gets Rb_h, is scaled by r and added to the h gate; the new f32 h
+// is converted to f16 (the next step's mm operand and Y[t]).
+func.func @gru_lbr_f16(%x: tensor<2x1x32xf16>, %w: tensor<1x96x32xf16>, %r: tensor<1x96x32xf16>, %b: tensor<1x192xf16>) -> (tensor<2x1x1x32xf16>, tensor<1x1x32xf16>) {
+  %y, %h = accel.gru %x, %w, %r, %b {hidden_size = 32 : i64, linear_before_reset = true} : (tensor<2x1x32xf16>, tensor<1x96x32xf16>, tensor<1x96x32xf16>, tensor<1x192xf16>) -> (tensor<2x1x1x32xf16>, tensor<1x1x32xf16>)
+  return %y, %h : tensor<2x1x1x32xf16>, tensor<1x1x32xf16>
+}
+// CHECK-LABEL: npu.program @gru_lbr_f16_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld acc[0x300], dram[0x3080], f16 x = 96 y = 2 z = 1 sy = 192 dpitch = 192
+// CHECK-NEXT: npu.v.fill acc[0x700], f16 rows = 1 cols = 32 dpitch = 64
+// CHECK-NEXT: npu.v.cvt acc[0x480], acc[0x700], f32, f16 rows = 1 cols = 32 dpitch = 128 apitch = 64
+// CHECK-NEXT: npu.dma.ld mrf[0x0], dram[0x1880], f16 x = 32 y = 64 z = 1 sy = 64 dpitch = 64
+// CHECK-NEXT: npu.dma.ld mrf[0x2000], dram[0x2880], f16 x = 32 y = 32 z = 1 sy = 64 dpitch = 64
+// CHECK: npu.mm acc[0x0], vrf[0x0], mrf[0x4000], f32, f16, f16 m = 2 k = 32 n = 64 dpitch = 384 apitch = 64
+// CHECK: npu.mm acc[0x100], vrf[0x0], mrf[0x6000], f32, f16, f16 m = 2 k = 32 n = 32 dpitch = 384 apitch = 64
+// CHECK-NEXT: npu.mm acc[0x0], acc[0x700], mrf[0x0], f32, f16, f16 m = 1 k = 32 n = 64 dpitch = 384 apitch = 64 acc = 1
+// CHECK-NEXT: npu.mm acc[0x680], acc[0x700], mrf[0x2000], f32, f16, f16 m = 1 k = 32 n = 32 dpitch = 128 apitch = 64
+// CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], acc[0x300], f32, f32, f16 rows = 1 cols = 64 dpitch = 384 apitch = 384 bpitch = 192 bcast = row
+// CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], acc[0x3c0], f32, f32, f16 rows = 1 cols = 64 dpitch = 384 apitch = 384 bpitch = 192 bcast = row
+// CHECK-NEXT: npu.v.sigm acc[0x0], acc[0x0], f32, f32 rows = 1 cols = 64 dpitch = 384 apitch = 384
+// CHECK-NEXT: npu.v.add acc[0x680], acc[0x680], acc[0x440], f32, f32, f16 rows = 1 cols = 32 dpitch = 128 apitch = 128 bpitch = 192 bcast = row
+// CHECK-NEXT: npu.v.mul acc[0x680], acc[0x80], acc[0x680], f32, f32, f32 rows = 1 cols = 32 dpitch = 128 apitch = 384 bpitch = 128
+// CHECK-NEXT: npu.v.add acc[0x100], acc[0x100], acc[0x680], f32, f32, f32 rows = 1 cols = 32 dpitch = 384 apitch = 384 bpitch = 128
+// CHECK-NEXT: npu.v.add acc[0x100], acc[0x100], acc[0x380], f32, f32, f16 rows = 1 cols = 32 dpitch = 384 apitch = 384 bpitch = 192 bcast = row
+// CHECK-NEXT: npu.v.tanh acc[0x100], acc[0x100], f32, f32 rows = 1 cols = 32 dpitch = 384 apitch = 384
+// CHECK: npu.v.add acc[0x500], acc[0x580], acc[0x600], f32, f32, f32 rows = 1 cols = 32 dpitch = 128 apitch = 128 bpitch = 128
+// CHECK-NEXT: npu.v.cvt acc[0x780], acc[0x500], f16, f32 rows = 1 cols = 32 dpitch = 64 apitch = 128 push_next
+// CHECK-NEXT: npu.dma.st dram[0x3200], acc[0x780], f16 x = 32 y = 1 z = 1 dy = 64 spitch = 64 pop_prev
+// CHECK-NEXT: npu.mm acc[0x180], acc[0x780], mrf[0x0], f32, f16, f16 m = 1 k = 32 n = 64 dpitch = 384 apitch = 64 acc = 1
+
+// f16 per-step slices of 16 halves (32 bytes) are not DRAM-aligned.
+func.func @gru_unaligned(%x: tensor<3x1x4xf16>, %w: tensor<1x48x4xf16>, %r: tensor<1x48x16xf16>) -> tensor<3x1x1x16xf16> {
+  %y, %h = accel.gru %x, %w, %r {hidden_size = 16 : i64} : (tensor<3x1x4xf16>, tensor<1x48x4xf16>, tensor<1x48x16xf16>) -> (tensor<3x1x1x16xf16>, tensor<1x1x16xf16>)
+  return %y : tensor<3x1x1x16xf16>
+}

@@ -4,6 +4,9 @@
   k2-tensors.py random OUT.npy DIMS SEED [SCALE]
       Writes an f32 .npy of shape DIMS (e.g. 4x16x32) filled with
       deterministic pseudo-random values in [-SCALE, SCALE) (default 4).
+  k2-tensors.py ids OUT.npy DIMS SEED VOCAB
+      Writes an i64 .npy of shape DIMS with deterministic pseudo-random
+      token ids in [0, VOCAB).
   k2-tensors.py npy2pb IN.npy OUT.pb
       Converts an f32 .npy (as nnaccel-run --output writes) to an ONNX
       TensorProto, the format nnaccel-run --expect reads.
@@ -17,22 +20,40 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tensorfiles import read_npy, write_npy, write_pb  # noqa: E402
 
 
+def xorshift(seed, count):
+    """`count` reproducible pseudo-random values in [0, 1) (xorshift32)."""
+    state = seed * 2654435761 % 2**32 or 1
+    for _ in range(count):
+        state ^= (state << 13) & 0xFFFFFFFF
+        state ^= state >> 17
+        state ^= (state << 5) & 0xFFFFFFFF
+        yield state / 2**32
+
+
+def write_ids(path, dims, values):
+    """An i64 .npy (the f32 writer's header with another descr)."""
+    shape = ", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else "")
+    header = "{'descr': '<i8', 'fortran_order': False, 'shape': (%s), }" % shape
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
+        f.write(header.encode("latin1"))
+        f.write(struct.pack("<%dq" % len(values), *values))
+
+
 def main(argv):
-    if len(argv) >= 5 and argv[1] == "random":
+    if len(argv) >= 5 and argv[1] in ("random", "ids"):
         dims = [int(d) for d in argv[3].split("x")]
-        state = int(argv[4]) * 2654435761 % 2**32 or 1
-        scale = float(argv[5]) if len(argv) > 5 else 4.0
         count = 1
         for d in dims:
             count *= d
-        values = []
-        for _ in range(count):
-            # xorshift32: reproducible everywhere.
-            state ^= (state << 13) & 0xFFFFFFFF
-            state ^= state >> 17
-            state ^= (state << 5) & 0xFFFFFFFF
-            values.append((state / 2**32 * 2.0 - 1.0) * scale)
-        write_npy(argv[2], dims, values)
+        uniform = xorshift(int(argv[4]), count)
+        if argv[1] == "ids":
+            vocab = int(argv[5])
+            write_ids(argv[2], dims, [int(u * vocab) for u in uniform])
+            return
+        scale = float(argv[5]) if len(argv) > 5 else 4.0
+        write_npy(argv[2], dims, [(u * 2.0 - 1.0) * scale for u in uniform])
     elif len(argv) == 4 and argv[1] == "npy2pb":
         dims, raw = read_npy(argv[2])
         write_pb(argv[3], dims, raw)

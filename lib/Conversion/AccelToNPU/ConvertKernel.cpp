@@ -1,0 +1,180 @@
+//===- ConvertKernel.cpp - accel.convert / float casts on the vector units ===//
+//
+// accel.convert changes the float format of a tensor (f32, f16, bf16 on the
+// card); accel.cast between two of those formats (what ONNX Cast imports
+// to) is the same conversion and shares the kernel. The tensor is streamed
+// through the VRF in flat chunks: dma.ld copies a chunk's bits, `v.cvt` widens
+// them exactly to f32 and rounds to the result format (round to nearest even,
+// overflow to infinity, NaN stays NaN: docs/isa.md §3.1), and dma.st writes the
+// converted chunk. Two slots alternate, so the load of one chunk and the store
+// of the previous one overlap the conversion; the ProgramEmitter derives the
+// tokens.
+//
+//   for each chunk of at most L elements (slot = chunk % 2):
+//     dma.ld  in  -> slot.in     (input format)
+//     v.cvt   slot.out <- slot.in
+//     dma.st  out <- slot.out    (result format)
+//
+// The host's convert and float-to-float cast are the same RNE conversion
+// (f16 <-> bf16 widens exactly through f32 and rounds once on both sides),
+// so the card's result is bit-identical. accel.convert only takes float
+// types (the host rejects others). Casts involving integers stay on the
+// host: ONNX Cast truncates floats toward zero where v.cvt rounds half to
+// even, so they would not match.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelRegistry.h"
+#include "KernelUtils.h"
+
+#include "Accel/AccelOps.h"
+
+#include <algorithm>
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::nnaccel;
+using namespace mlir::nnaccel::accel;
+using namespace mlir::nnaccel::npu_lowering;
+using ::nnaccel::isa::Instruction;
+using ::nnaccel::isa::Opcode;
+using ::nnaccel::isa::Space;
+using ::nnaccel::isa::TargetDesc;
+
+namespace {
+/// DMA x and vector cols are 16-bit counts.
+constexpr int64_t kMaxElems = 0xFFFF;
+
+/// VRF placement of the two slots and the chunk size.
+struct ConvertLayout {
+  uint64_t in[2], out[2];
+  int64_t chunk; // elements per chunk (L)
+};
+
+std::optional<ConvertLayout> computeLayout(const TargetDesc &target,
+                                           ElementFormat from, ElementFormat to,
+                                           int64_t total) {
+  const uint64_t vrfBytes =
+      uint64_t(target.vrfRegisters) * uint64_t(target.vrfRegisterBytes);
+  const int64_t vrfAlign = int64_t(target.memory(Space::Vrf).align);
+  const int64_t dramAlign = int64_t(target.memory(Space::Dram).align);
+  // Every chunk after the first must start DRAM-aligned on both sides.
+  const int64_t multiple =
+      std::lcm(std::max<int64_t>(dramAlign / from.bytes, 1),
+               std::max<int64_t>(dramAlign / to.bytes, 1));
+  const int64_t slotBytes =
+      int64_t(vrfBytes / 2) / vrfAlign * vrfAlign - 2 * vrfAlign;
+  int64_t chunk = std::min<int64_t>(
+      {total, kMaxElems, slotBytes / (from.bytes + to.bytes)});
+  if (chunk < total)
+    chunk = chunk / multiple * multiple;
+  if (chunk < 1)
+    return std::nullopt;
+  ConvertLayout layout;
+  layout.chunk = chunk;
+  uint64_t inBytes = alignUp(chunk * from.bytes, vrfAlign);
+  uint64_t slotStride = alignUp(inBytes + chunk * to.bytes, vrfAlign);
+  for (int i = 0; i < 2; ++i) {
+    layout.in[i] = i * slotStride;
+    layout.out[i] = layout.in[i] + inBytes;
+  }
+  return layout;
+}
+
+struct ConvertTypes {
+  ElementFormat from, to;
+  int64_t total;
+};
+
+std::optional<ConvertTypes> getTypes(Operation *op, std::string &reason) {
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  std::string what = op->getName().getStringRef().str();
+  if (!getElementFormat(input) || !getElementFormat(result)) {
+    reason = what + " runs on the card only between f32, f16 and bf16";
+    return std::nullopt;
+  }
+  if (!input.hasStaticShape() || input.getNumElements() == 0) {
+    reason = what + " of an empty or dynamic tensor is not lowered to the card";
+    return std::nullopt;
+  }
+  return ConvertTypes{*getElementFormat(input), *getElementFormat(result),
+                      input.getNumElements()};
+}
+
+LogicalResult checkConvert(Operation *op, const TargetDesc &target,
+                           std::string &reason) {
+  std::optional<ConvertTypes> types = getTypes(op, reason);
+  if (!types)
+    return failure();
+  if (!computeLayout(target, types->from, types->to, types->total)) {
+    reason = "the vector register file cannot hold a DRAM-aligned convert "
+             "chunk";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult emitConvert(Operation *op, KernelContext &context) {
+  std::string reason;
+  std::optional<ConvertTypes> types = getTypes(op, reason);
+  if (!types)
+    return op->emitOpError() << "cannot run on the card: " << reason;
+  const ElementFormat from = types->from, to = types->to;
+  const int64_t total = types->total;
+  const ConvertLayout layout = *computeLayout(context.target, from, to, total);
+  const uint64_t src = context.addressOf(op->getOperand(0));
+  const uint64_t dst = context.addressOf(op->getResult(0));
+  const MemRegion srcDram{Space::Dram, src, src + uint64_t(total * from.bytes)};
+  const MemRegion dstDram{Space::Dram, dst, dst + uint64_t(total * to.bytes)};
+  ProgramEmitter &emitter = context.emitter;
+
+  for (int64_t first = 0, slot = 0; first < total;
+       first += layout.chunk, slot ^= 1) {
+    const int64_t n = std::min(layout.chunk, total - first);
+    const uint64_t in = layout.in[slot], out = layout.out[slot];
+    const MemRegion inTile{Space::Vrf, in, in + uint64_t(n * from.bytes)};
+    const MemRegion outTile{Space::Vrf, out, out + uint64_t(n * to.bytes)};
+
+    Instruction load(Opcode::DmaLd);
+    setMem(load, "dst", Space::Vrf, in);
+    setMem(load, "src", Space::Dram, src + uint64_t(first * from.bytes));
+    load.with("dt", from.dt)
+        .with("x", n)
+        .with("y", 1)
+        .with("z", 1)
+        .with("sy", n * from.bytes)
+        .with("dpitch", n * from.bytes);
+    emitter.emit(load, {srcDram}, {inTile});
+
+    // Same format (a convert the canonicaliser left alone): a bit copy.
+    Instruction cvt(from == to ? Opcode::VMov : Opcode::VCvt);
+    setMem(cvt, "dst", Space::Vrf, out);
+    setMem(cvt, "a", Space::Vrf, in);
+    cvt.with("dt", to.dt)
+        .with("at", from.dt)
+        .with("rows", 1)
+        .with("cols", n)
+        .with("dpitch", n * to.bytes)
+        .with("apitch", n * from.bytes);
+    emitter.emit(cvt, {inTile}, {outTile});
+
+    Instruction store(Opcode::DmaSt);
+    setMem(store, "dst", Space::Dram, dst + uint64_t(first * to.bytes));
+    setMem(store, "src", Space::Vrf, out);
+    store.with("dt", to.dt)
+        .with("x", n)
+        .with("y", 1)
+        .with("z", 1)
+        .with("dy", n * to.bytes)
+        .with("spitch", n * to.bytes);
+    emitter.emit(store, {outTile}, {dstDram});
+  }
+  return success();
+}
+} // namespace
+
+void mlir::nnaccel::npu_lowering::registerConvertKernels(KernelTable &table) {
+  table[ConvertOp::getOperationName()] = {checkConvert, emitConvert};
+  table[CastOp::getOperationName()] = {checkConvert, emitConvert};
+}
