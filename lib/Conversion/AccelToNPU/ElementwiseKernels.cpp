@@ -156,14 +156,15 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   Layout layout;
   uint64_t residentBytes = 0;
   if (spec.b == EltwiseSpec::Row || spec.b == EltwiseSpec::Scalar) {
+    // The divisor's f32 inverse follows a narrow resident b; f32 data is
+    // inverted in place.
     int64_t elems = spec.b == EltwiseSpec::Row ? spec.cols : 1;
-    layout.residentWide = alignUp(elems * e, 4);
+    uint64_t narrow = alignUp(elems * e, 4);
     uint64_t wide = invertsB(spec) && !(spec.format == kF32Format)
                         ? uint64_t(elems * kF32)
                         : 0;
-    residentBytes = alignUp(layout.residentWide + wide, regBytes);
-    if (!wide)
-      layout.residentWide = layout.resident;
+    residentBytes = alignUp(narrow + wide, regBytes);
+    layout.residentWide = layout.resident + (wide ? narrow : 0);
   }
   if (residentBytes >= vrfBytes)
     return std::nullopt;

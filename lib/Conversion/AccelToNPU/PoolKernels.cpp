@@ -1,17 +1,24 @@
 //===- PoolKernels.cpp - pooling kernels on the MFUs ----------------------===//
 //
-// accel.global_avg_pool (f32, N x C x spatial -> N x C x 1..1): the input
+// Both kernels take f32, f16 or bf16 (ElementFormat): the DMA copies the
+// input in its own type, arithmetic is in f32, and the final instruction
+// writes the output type.
+//
+// accel.global_avg_pool (N x C x spatial -> N x C x 1..1): the input
 // is a [N*C, S] matrix (S = product of the spatial sizes), one channel per
 // row. Chunks of rows are loaded into two alternating ACC slots; v.rsum
-// reduces each row (axis = cols) in the device's 16-lane order, which is
+// reduces each row (axis = cols, reading the input type) into f32 in the
+// device's 16-lane order, which is
 // the order of the host's numerics::reduceMeanF32 sum, and vs.mul scales by
-// 1/S. The card has no divide, so the card's mean is sum * f32(1/S) while
-// the host computes sum / S: the two can differ in the last bit (exact when
-// S is a power of two).
+// 1/S into the output type. The card has no divide, so the card's mean is sum *
+// f32(1/S) while the host computes sum / S: the two can differ in the last bit
+// (exact when S is a power of two).
 //
-// accel.max_pool / accel.avg_pool (f32, 2-D, equal strides, no dilation,
-// no ceil_mode): the chunk's channel planes are loaded with their zero
-// border (DMA padding) into ACC; for max_pool a mask row (0 inside, -inf on
+// accel.max_pool / accel.avg_pool (2-D, equal strides, no dilation, no
+// ceil_mode): the chunk's channel planes are loaded with their zero border
+// (DMA padding) into ACC (f16/bf16: then widened to f32 with one v.cvt, as
+// window offsets of odd elements need 4-byte operands); for max_pool a mask
+// row (0 inside, -inf on
 // the border) is added so padded positions never win. One vector row per
 // (channel, output row): a row pitch of `stride` padded rows subsamples
 // vertically, and each window position is one v.max / v.add over the whole
@@ -19,7 +26,7 @@
 // sums are bit-identical). A per-channel move compacts the valid rows and
 // divides (avg: times 1/count, a per-position plane computed once by the
 // same window sums over a ones plane, or 1/(kh*kw) with count_include_pad),
-// and the store picks every stride-th column.
+// (writing the output type), and the store picks every stride-th column.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,45 +56,72 @@ namespace {
 constexpr int64_t kMaxPitch = 0xFFFF; // 16-bit vector operand pitches
 constexpr int64_t kMaxDmaY = 4095;    // 12-bit DMA y count
 
-/// Rows (channels) per chunk: two input slots fit ACC, the means of one
-/// chunk fit the VRF, and chunk bases stay aligned in DRAM. 0 if none.
-int64_t rowsPerChunk(const TargetDesc &target, int64_t rows, int64_t plane) {
+/// Bytes of a chunk's means kept apart from its f32 sums: f32 means are
+/// scaled in place, f16/bf16 ones get their own buffer.
+int64_t separateMeanBytes(ElementFormat format) {
+  return format == kF32Format ? 0 : format.bytes;
+}
+
+/// Rows (channels) per chunk: two input slots fit ACC, the f32 sums (and
+/// the narrow means) of one chunk fit the VRF twice, and chunk bases stay
+/// aligned in DRAM. 0 if none.
+int64_t rowsPerChunk(const TargetDesc &target, int64_t rows, int64_t plane,
+                     ElementFormat format) {
   int64_t accBytes = static_cast<int64_t>(target.memory(Space::Acc).bytes);
   int64_t vrfBytes = int64_t(target.vrfRegisters) * target.vrfRegisterBytes;
-  int64_t chunk = std::min<int64_t>({rows, accBytes / 2 / (plane * kF32),
-                                     (vrfBytes / 2 - 64) / kF32, kMaxDmaY});
+  int64_t meanBytes = separateMeanBytes(format);
+  int64_t chunk = std::min<int64_t>(
+      {rows, accBytes / 2 / (plane * format.bytes),
+       (vrfBytes / 2 - 64 - (meanBytes ? 64 : 0)) / (kF32 + meanBytes),
+       kMaxDmaY});
   if (chunk < rows) {
-    // Chunk r0 reads from r0 * plane * 4 and writes r0 * 4: both aligned
-    // when r0 is a multiple of align / 4.
+    // Chunk r0 reads from r0 * plane * e and writes r0 * e: both aligned
+    // when r0 is a multiple of align / e.
     int64_t step =
-        static_cast<int64_t>(target.memory(Space::Dram).align) / kF32;
+        static_cast<int64_t>(target.memory(Space::Dram).align) / format.bytes;
     chunk = chunk / step * step;
   }
   return std::max<int64_t>(chunk, 0);
+}
+
+/// The common element format of `op`'s input and result, or nullopt with
+/// the reason.
+std::optional<ElementFormat> poolFormat(Operation *op, llvm::StringRef name,
+                                        std::string &reason) {
+  if (!allCardFloat(op->getOperandTypes(), name, reason) ||
+      !allCardFloat(op->getResultTypes(), name, reason))
+    return std::nullopt;
+  ElementFormat format = *getElementFormat(op->getOperand(0).getType());
+  if (!(*getElementFormat(op->getResult(0).getType()) == format)) {
+    reason = (name + " runs on the card with equal input and result element "
+                     "types only")
+                 .str();
+    return std::nullopt;
+  }
+  return format;
 }
 
 LogicalResult checkGlobalAvgPool(Operation *operation, const TargetDesc &target,
                                  std::string &reason) {
   auto op = cast<GlobalAvgPoolOp>(operation);
   auto type = cast<RankedTensorType>(op.getInput().getType());
-  if (!type.getElementType().isF32() ||
-      !cast<RankedTensorType>(op.getType()).getElementType().isF32()) {
-    reason = "global_avg_pool runs on the card in f32 only so far";
+  std::optional<ElementFormat> format =
+      poolFormat(operation, "global_avg_pool", reason);
+  if (!format)
     return failure();
-  }
   if (!type.hasStaticShape() || type.getRank() < 3) {
     reason = "global_avg_pool needs a static N x C x spatial input";
     return failure();
   }
   int64_t plane =
       type.getNumElements() / (type.getDimSize(0) * type.getDimSize(1));
-  if (plane < 1 || plane * kF32 > kMaxPitch) {
+  if (plane < 1 || plane * format->bytes > kMaxPitch) {
     reason = "channel planes of " + std::to_string(plane) +
              " elements exceed the 64 KiB vector operand pitch";
     return failure();
   }
-  if (rowsPerChunk(target, type.getDimSize(0) * type.getDimSize(1), plane) <
-      1) {
+  if (rowsPerChunk(target, type.getDimSize(0) * type.getDimSize(1), plane,
+                   *format) < 1) {
     reason = "a chunk of channel planes that keeps DRAM bases aligned does "
              "not fit the accumulator memory";
     return failure();
@@ -100,15 +134,21 @@ LogicalResult emitGlobalAvgPool(Operation *operation, KernelContext &context) {
   auto type = cast<RankedTensorType>(op.getInput().getType());
   const int64_t rows = type.getDimSize(0) * type.getDimSize(1);
   const int64_t plane = type.getNumElements() / rows;
-  const int64_t chunk = rowsPerChunk(context.target, rows, plane);
+  std::string unused;
+  const ElementFormat format = *poolFormat(operation, "", unused);
+  const int64_t e = format.bytes;
+  const int64_t chunk = rowsPerChunk(context.target, rows, plane, format);
   const uint64_t input = context.addressOf(op.getInput());
   const uint64_t output = context.addressOf(op.getResult());
-  const MemRegion xDram{Space::Dram, input,
-                        input + uint64_t(rows * plane * kF32)};
-  const MemRegion yDram{Space::Dram, output, output + uint64_t(rows * kF32)};
+  const MemRegion xDram{Space::Dram, input, input + uint64_t(rows * plane * e)};
+  const MemRegion yDram{Space::Dram, output, output + uint64_t(rows * e)};
   const uint64_t accAlign = context.target.memory(Space::Acc).align;
-  const uint64_t slotBytes = alignUp(chunk * plane * kF32, accAlign);
-  const uint64_t vrfSlotBytes = alignUp(chunk * kF32, 64);
+  const uint64_t slotBytes = alignUp(chunk * plane * e, accAlign);
+  // VRF per slot: the f32 sums, then (f16/bf16) the means.
+  const uint64_t sumBytes = alignUp(chunk * kF32, 64);
+  const uint64_t meanBytes = separateMeanBytes(format);
+  const uint64_t vrfSlotBytes =
+      sumBytes + (meanBytes ? alignUp(chunk * meanBytes, 64) : 0);
   const float scale = 1.0f / static_cast<float>(plane);
   uint32_t scaleBits;
   std::memcpy(&scaleBits, &scale, sizeof(scaleBits));
@@ -117,57 +157,59 @@ LogicalResult emitGlobalAvgPool(Operation *operation, KernelContext &context) {
   for (int64_t r0 = 0, index = 0; r0 < rows; r0 += chunk, ++index) {
     int64_t rc = std::min(chunk, rows - r0);
     uint64_t slot = uint64_t(index % 2) * slotBytes;
-    uint64_t mean = uint64_t(index % 2) * vrfSlotBytes;
-    MemRegion slotRegion{Space::Acc, slot, slot + uint64_t(rc * plane * kF32)};
-    MemRegion meanRegion{Space::Vrf, mean, mean + uint64_t(rc * kF32)};
+    uint64_t sums = uint64_t(index % 2) * vrfSlotBytes;
+    uint64_t mean = meanBytes ? sums + sumBytes : sums;
+    MemRegion slotRegion{Space::Acc, slot, slot + uint64_t(rc * plane * e)};
+    MemRegion sumRegion{Space::Vrf, sums, sums + uint64_t(rc * kF32)};
+    MemRegion meanRegion{Space::Vrf, mean, mean + uint64_t(rc * e)};
 
     Instruction load(Opcode::DmaLd);
     setMem(load, "dst", Space::Acc, slot);
-    setMem(load, "src", Space::Dram, input + uint64_t(r0 * plane * kF32));
-    load.with("dt", kDt)
+    setMem(load, "src", Space::Dram, input + uint64_t(r0 * plane * e));
+    load.with("dt", format.dt)
         .with("x", plane)
         .with("y", rc)
         .with("z", 1)
-        .with("sy", plane * kF32)
-        .with("dpitch", plane * kF32);
+        .with("sy", plane * e)
+        .with("dpitch", plane * e);
     emitter.emit(load, {xDram}, {slotRegion});
 
     // Not chained into the scale: the next load into this slot waits for
     // the reduction, and only a chain's last member may push that token.
     Instruction sum(Opcode::VRsum);
-    setMem(sum, "dst", Space::Vrf, mean);
+    setMem(sum, "dst", Space::Vrf, sums);
     setMem(sum, "a", Space::Acc, slot);
     sum.with("dt", kDt)
-        .with("at", kDt)
+        .with("at", format.dt)
         .with("rows", rc)
         .with("cols", plane)
         .with("dpitch", kF32)
-        .with("apitch", plane * kF32)
+        .with("apitch", plane * e)
         .with("axis", static_cast<int64_t>(Axis::Cols));
-    emitter.emit(sum, {slotRegion}, {meanRegion});
+    emitter.emit(sum, {slotRegion}, {sumRegion});
 
-    // The means are contiguous: scale them as one row.
+    // The sums are contiguous: scale them as one row, into the output type.
     Instruction mul(Opcode::VsMul);
     setMem(mul, "dst", Space::Vrf, mean);
-    setMem(mul, "a", Space::Vrf, mean);
-    mul.with("dt", kDt)
+    setMem(mul, "a", Space::Vrf, sums);
+    mul.with("dt", format.dt)
         .with("at", kDt)
         .with("rows", 1)
         .with("cols", rc)
-        .with("dpitch", rc * kF32)
+        .with("dpitch", rc * e)
         .with("apitch", rc * kF32)
         .with("imm", scaleBits);
-    emitter.emit(mul, {meanRegion}, {meanRegion});
+    emitter.emit(mul, {sumRegion}, {meanRegion});
 
     Instruction store(Opcode::DmaSt);
-    setMem(store, "dst", Space::Dram, output + uint64_t(r0 * kF32));
+    setMem(store, "dst", Space::Dram, output + uint64_t(r0 * e));
     setMem(store, "src", Space::Vrf, mean);
-    store.with("dt", kDt)
+    store.with("dt", format.dt)
         .with("x", rc)
         .with("y", 1)
         .with("z", 1)
-        .with("dy", rc * kF32)
-        .with("spitch", rc * kF32);
+        .with("dy", rc * e)
+        .with("spitch", rc * e);
     emitter.emit(store, {meanRegion}, {yDram});
   }
   return success();
@@ -184,6 +226,7 @@ int64_t floatImm(float value) {
 }
 
 struct WindowPoolSpec {
+  ElementFormat format; // input and output
   bool isMax = true, includePad = false;
   int64_t planes = 0, h = 0, w = 0, kh = 1, kw = 1, stride = 1;
   int64_t pt = 0, pl = 0, pb = 0, pr = 0; // pb includes the rounding rows
@@ -196,10 +239,20 @@ struct WindowPoolSpec {
   /// Accumulator row pitch: stride * wo elements, so the store's source
   /// pitch of `stride` elements walks the rows without a gap.
   int64_t pitch() const { return stride * wo * kF32; }
+  /// The same for the compacted rows, in the output type; at stride 1 the
+  /// store reads whole rows, so 2-byte rows are padded to keep every plane
+  /// 4-byte aligned (the ACC alignment).
+  int64_t compactPitch() const {
+    return stride == 1 ? int64_t(alignUp(wo * format.bytes, 4))
+                       : stride * wo * format.bytes;
+  }
   bool padded() const { return pt || pl || pb || pr; }
+  bool narrow() const { return !(format == kF32Format); }
   int64_t inBytes() const { return hp() * wp() * kF32; }
+  /// The padded plane as loaded, in the input type (f16/bf16 only).
+  int64_t rawBytes() const { return narrow() ? hp() * wp() * format.bytes : 0; }
   int64_t outBytes() const { return rowsPerPlane() * pitch(); }
-  int64_t compactBytes() const { return ho * pitch(); }
+  int64_t compactBytes() const { return ho * compactPitch(); }
   /// VRF: the border mask (max) or the ones plane (avg), and 1/count (avg).
   int64_t vrfBytes() const {
     return alignUp(inBytes(), 64) +
@@ -214,10 +267,9 @@ std::optional<WindowPoolSpec> getWindowPool(PoolOp op, bool isMax,
   auto type = cast<RankedTensorType>(op.getInput().getType());
   auto resultType = cast<RankedTensorType>(op.getType());
   std::string name = isMax ? "max_pool" : "avg_pool";
-  if (!type.getElementType().isF32() || !resultType.getElementType().isF32()) {
-    reason = name + " runs on the card in f32 only so far";
+  std::optional<ElementFormat> format = poolFormat(op, name, reason);
+  if (!format)
     return std::nullopt;
-  }
   if (type.getRank() != 4 || !type.hasStaticShape() ||
       !resultType.hasStaticShape()) {
     reason = name + " is lowered for static 2-D (NCHW) inputs only";
@@ -234,6 +286,7 @@ std::optional<WindowPoolSpec> getWindowPool(PoolOp op, bool isMax,
     return std::nullopt;
   }
   WindowPoolSpec spec;
+  spec.format = *format;
   spec.isMax = isMax;
   spec.planes = type.getDimSize(0) * type.getDimSize(1);
   spec.h = type.getDimSize(2);
@@ -278,15 +331,16 @@ int64_t windowChunk(const TargetDesc &target, const WindowPoolSpec &spec) {
   int64_t vrfBytes = int64_t(target.vrfRegisters) * target.vrfRegisterBytes;
   if (spec.vrfBytes() > vrfBytes)
     return 0;
-  int64_t perChannel =
-      2 * (spec.inBytes() + spec.outBytes() + spec.compactBytes());
+  int64_t perChannel = 2 * (spec.inBytes() + spec.rawBytes() + spec.outBytes() +
+                            spec.compactBytes());
   int64_t chunk = std::min<int64_t>({spec.planes, accBytes / perChannel,
                                      kMaxDmaY / std::max<int64_t>(spec.ho, 1)});
   if (chunk < spec.planes) {
     int64_t align = static_cast<int64_t>(target.memory(Space::Dram).align);
     auto count = [&](int64_t bytes) { return align / std::gcd(align, bytes); };
-    int64_t step = std::lcm(count(spec.h * spec.w * kF32),
-                            count(spec.ho * spec.wo * kF32));
+    int64_t e = spec.format.bytes;
+    int64_t step =
+        std::lcm(count(spec.h * spec.w * e), count(spec.ho * spec.wo * e));
     chunk = chunk / step * step;
   }
   return std::max<int64_t>(chunk, 0);
@@ -307,6 +361,13 @@ LogicalResult checkWindowPool(Operation *operation, const TargetDesc &target,
     return failure();
   if constexpr (!IsMax)
     spec->includePad = op.getCountIncludePad();
+  if (spec->compactBytes() % 4 != 0) {
+    reason = "the strided " + std::to_string(spec->ho) + "x" +
+             std::to_string(spec->wo) +
+             " output planes of this 2-byte pool would start at unaligned "
+             "accumulator addresses";
+    return failure();
+  }
   if (windowChunk(target, *spec) < 1) {
     reason = "a chunk of channel planes that keeps DRAM bases aligned does "
              "not fit the on-chip memories";
@@ -315,16 +376,18 @@ LogicalResult checkWindowPool(Operation *operation, const TargetDesc &target,
   return success();
 }
 
-/// A rows x cols f32 vector instruction on blocks (address, pitch).
+/// A rows x cols vector operand (address, pitch) of `format` elements
+/// (f32 unless said otherwise).
 struct Operand {
   Space space;
   uint64_t addr;
   int64_t pitch;
+  ElementFormat format = kF32Format;
 };
 
 MemRegion span(const Operand &o, int64_t rows, int64_t cols) {
   return {o.space, o.addr,
-          o.addr + uint64_t((rows - 1) * o.pitch + cols * kF32)};
+          o.addr + uint64_t((rows - 1) * o.pitch + cols * o.format.bytes)};
 }
 
 void emitVector(ProgramEmitter &emitter, Opcode opcode, const Operand &dst,
@@ -334,8 +397,8 @@ void emitVector(ProgramEmitter &emitter, Opcode opcode, const Operand &dst,
   Instruction inst(opcode);
   setMem(inst, "dst", dst.space, dst.addr);
   setMem(inst, "a", a.space, a.addr);
-  inst.with("dt", kDt)
-      .with("at", kDt)
+  inst.with("dt", dst.format.dt)
+      .with("at", a.format.dt)
       .with("rows", rows)
       .with("cols", cols)
       .with("dpitch", dst.pitch)
@@ -343,7 +406,7 @@ void emitVector(ProgramEmitter &emitter, Opcode opcode, const Operand &dst,
   std::vector<MemRegion> reads{span(a, rows, cols)};
   if (b) {
     setMem(inst, "b", b->space, b->addr);
-    inst.with("bt", kDt)
+    inst.with("bt", b->format.dt)
         .with("bpitch", b->pitch)
         .with("bcast", static_cast<int64_t>(bcast));
     reads.push_back(bcast == Bcast::Row ? span(*b, 1, cols)
@@ -403,10 +466,12 @@ LogicalResult emitWindowPool(Operation *operation, KernelContext &context) {
                 wo = spec.wo, wp = spec.wp();
   const uint64_t input = context.addressOf(op.getInput());
   const uint64_t output = context.addressOf(op.getResult());
+  const ElementFormat format = spec.format;
+  const int64_t e = format.bytes;
   const MemRegion xDram{Space::Dram, input,
-                        input + uint64_t(spec.planes * h * w * kF32)};
+                        input + uint64_t(spec.planes * h * w * e)};
   const MemRegion yDram{Space::Dram, output,
-                        output + uint64_t(spec.planes * ho * wo * kF32)};
+                        output + uint64_t(spec.planes * ho * wo * e)};
   const Opcode reduce = IsMax ? Opcode::VMax : Opcode::VAdd;
 
   // VRF: one padded plane of 0 / -inf (max: the border mask) or 0 / 1 (avg
@@ -433,31 +498,41 @@ LogicalResult emitWindowPool(Operation *operation, KernelContext &context) {
   const uint64_t slotIn = alignUp(chunk * spec.inBytes(), 64);
   const uint64_t slotOut = alignUp(chunk * spec.outBytes(), 64);
   const uint64_t slotCompact = alignUp(chunk * spec.compactBytes(), 64);
-  const uint64_t slotBytes = slotIn + slotOut + slotCompact;
+  const uint64_t slotRaw = alignUp(chunk * spec.rawBytes(), 64);
+  const uint64_t slotBytes = slotIn + slotOut + slotCompact + slotRaw;
   for (int64_t p0 = 0, index = 0; p0 < spec.planes; p0 += chunk, ++index) {
     int64_t cc = std::min(chunk, spec.planes - p0);
     uint64_t base = uint64_t(index % 2) * slotBytes;
     Operand in{Space::Acc, base, s * wp * kF32};
     Operand out{Space::Acc, base + slotIn, spec.pitch()};
-    Operand compact{Space::Acc, base + slotIn + slotOut, spec.pitch()};
+    Operand compact{Space::Acc, base + slotIn + slotOut, spec.compactPitch(),
+                    format};
+    // f16/bf16 planes are loaded as they are, then widened into `in`.
+    Operand loaded =
+        spec.narrow()
+            ? Operand{Space::Acc, base + slotIn + slotOut + slotCompact,
+                      spec.hp() * wp * e, format}
+            : Operand{Space::Acc, in.addr, spec.inBytes()};
 
     Instruction load(Opcode::DmaLd);
-    setMem(load, "dst", Space::Acc, in.addr);
-    setMem(load, "src", Space::Dram, input + uint64_t(p0 * h * w * kF32));
-    load.with("dt", kDt)
+    setMem(load, "dst", Space::Acc, loaded.addr);
+    setMem(load, "src", Space::Dram, input + uint64_t(p0 * h * w * e));
+    load.with("dt", format.dt)
         .with("x", w)
         .with("y", h)
         .with("z", cc)
-        .with("sy", w * kF32)
-        .with("sz", h * w * kF32)
-        .with("dpitch", wp * kF32)
+        .with("sy", w * e)
+        .with("sz", h * w * e)
+        .with("dpitch", wp * e)
         .with("pt", spec.pt)
         .with("pb", spec.pb)
         .with("pl", spec.pl)
         .with("pr", spec.pr);
-    emitter.emit(
-        load, {xDram},
-        {{Space::Acc, in.addr, in.addr + uint64_t(cc * spec.inBytes())}});
+    emitter.emit(load, {xDram}, {span(loaded, cc, spec.hp() * wp)});
+    if (spec.narrow())
+      // One vector row per channel plane.
+      emitVector(emitter, Opcode::VCvt, {Space::Acc, in.addr, spec.inBytes()},
+                 loaded, std::nullopt, cc, spec.hp() * wp);
     if (mask)
       // Each channel plane is one row of the chunk; the mask is broadcast.
       emitVector(emitter, Opcode::VAdd, {Space::Acc, in.addr, spec.inBytes()},
@@ -473,10 +548,12 @@ LogicalResult emitWindowPool(Operation *operation, KernelContext &context) {
       Operand from{Space::Acc,
                    out.addr + uint64_t(p * rowsPerPlane * spec.pitch()),
                    spec.pitch()};
-      Operand to{Space::Acc, compact.addr + uint64_t(p * ho * spec.pitch()),
-                 spec.pitch()};
+      Operand to{Space::Acc,
+                 compact.addr + uint64_t(p * ho * spec.compactPitch()),
+                 spec.compactPitch(), format};
       if (IsMax)
-        emitVector(emitter, Opcode::VMov, to, from, std::nullopt, ho, cols);
+        emitVector(emitter, spec.narrow() ? Opcode::VCvt : Opcode::VMov, to,
+                   from, std::nullopt, ho, cols);
       else if (spec.includePad)
         emitVector(emitter, Opcode::VsMul, to, from, std::nullopt, ho, cols,
                    Bcast::None, 1.0f / float(spec.kh * spec.kw));
@@ -485,23 +562,23 @@ LogicalResult emitWindowPool(Operation *operation, KernelContext &context) {
     }
     // Every stride-th column; output rows are contiguous in DRAM.
     Instruction store(Opcode::DmaSt);
-    setMem(store, "dst", Space::Dram, output + uint64_t(p0 * ho * wo * kF32));
+    setMem(store, "dst", Space::Dram, output + uint64_t(p0 * ho * wo * e));
     setMem(store, "src", Space::Acc, compact.addr);
     if (s == 1)
       store.with("x", wo)
           .with("y", ho)
           .with("z", cc)
-          .with("dy", wo * kF32)
-          .with("dz", ho * wo * kF32)
-          .with("spitch", spec.pitch());
+          .with("dy", wo * e)
+          .with("dz", ho * wo * e)
+          .with("spitch", spec.compactPitch());
     else
       store.with("x", 1)
           .with("y", wo)
           .with("z", cc * ho)
-          .with("dy", kF32)
-          .with("dz", wo * kF32)
-          .with("spitch", s * kF32);
-    store.with("dt", kDt);
+          .with("dy", e)
+          .with("dz", wo * e)
+          .with("spitch", s * e);
+    store.with("dt", format.dt);
     emitter.emit(store,
                  {{Space::Acc, compact.addr,
                    compact.addr + uint64_t(cc * spec.compactBytes())}},

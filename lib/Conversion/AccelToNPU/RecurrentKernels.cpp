@@ -19,6 +19,12 @@
 //       and Y[t, d] <- h_t (dma.st) overlaps the next step
 //   Y_h[d] <- h (and Y_c[d] <- c for lstm)
 //
+// When a step's B x H slice of Y is not a whole number of DRAM alignment
+// units, the per-step stores would be unaligned: Y, Y_h and Y_c are then
+// assembled in ACC (each h_t written straight into its Y row, which the
+// next step's mm reads) and stored with one DMA each at the end; this needs
+// the whole sequence in one chunk.
+//
 //   lstm: c = f*c + i*c~; h = o*tanh(c)
 //   gru:  G_zr += h.R_zr^T; z, r = sigmoid(G_zr + Wb + Rb)
 //         linear_before_reset: n = tanh(G_h + r*(h.R_h^T + Rb_h) + Wb_h)
@@ -173,6 +179,13 @@ struct RnnLayout {
   // lstm peephole row (3H, op format).
   uint64_t gates = 0, bias, biasPitch, cState = 0, h[2], hq[2], tmp[2], aux = 0,
            peep = 0, end;
+  // When a step's B x H slice of Y is not a whole number of DRAM alignment
+  // units, Y (S x D x B x H), Y_h and Y_c (D x B x H) are assembled in ACC
+  // (op format) and stored once at the end: each h_t is written straight
+  // into its Y row, which is also the next step's mm operand. The initial
+  // states of all directions are loaded into Y_h / Y_c first.
+  bool buffered = false;
+  uint64_t yBuf = 0, yhBuf = 0, ycBuf = 0;
 };
 
 /// Bytes of one B x H state buffer: f32, whatever the op's format.
@@ -186,10 +199,18 @@ int64_t stateBufferCount(const RnnShape &s) {
   return s.format == kF32Format ? 5 : 7; // h[2], tmp[2], aux (, hq[2])
 }
 
+/// Bytes of a B x H slice of Y, Y_h or an initial state in the op's format.
+int64_t stepSliceBytes(const RnnShape &s) {
+  return s.batch * s.hidden * s.format.bytes;
+}
+
 std::optional<RnnLayout> computeLayout(const TargetDesc &target,
                                        const RnnShape &s) {
   const int64_t bytes = s.format.bytes;
   RnnLayout l;
+  const int64_t slice = stepSliceBytes(s);
+  l.buffered = slice % int64_t(target.memory(Space::Dram).align) != 0 &&
+               !(s.seq == 1 && s.dirs == 1);
   l.tile = target.nativeDim;
   l.nTiles = (s.gateCols() + l.tile - 1) / l.tile;
   l.iTiles = (s.input + l.tile - 1) / l.tile;
@@ -223,8 +244,13 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
   const uint64_t biasBytes = alignUp(2 * l.biasPitch, 64);
   const uint64_t peepBytes =
       s.peepholes ? alignUp(uint64_t(3 * s.hidden * bytes), 64) : 0;
-  uint64_t fixed =
-      biasBytes + uint64_t(stateBufferCount(s)) * state + peepBytes;
+  const uint64_t yBytes =
+      l.buffered ? alignUp(uint64_t(s.seq * s.dirs * slice), 64) : 0;
+  const uint64_t finalBytes =
+      l.buffered ? alignUp(uint64_t(s.dirs * slice), 64) : 0;
+  const int finalStates = s.gates == 4 ? 2 : 1;
+  uint64_t fixed = biasBytes + uint64_t(stateBufferCount(s)) * state +
+                   peepBytes + yBytes + finalStates * finalBytes;
   uint64_t accBytes = target.memory(Space::Acc).bytes;
   uint64_t vrfBytes =
       uint64_t(target.vrfRegisters) * uint64_t(target.vrfRegisterBytes);
@@ -262,7 +288,10 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
     l.hq[1] = wide ? l.h[1] : take();
   }
   l.peep = cursor;
-  l.end = cursor + peepBytes;
+  l.yBuf = l.peep + peepBytes;
+  l.yhBuf = l.yBuf + yBytes;
+  l.ycBuf = l.yhBuf + finalBytes;
+  l.end = l.yhBuf + finalStates * finalBytes;
   return l;
 }
 
@@ -312,25 +341,49 @@ LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
     return failure();
   }
   // Every DRAM operand base the kernel addresses must be aligned: per
-  // direction slices of W, R, B and the states, per step slices of Y and,
-  // when X is chunked, chunk starts of X.
+  // direction slices of W, R, B, P and (unless buffered) the states, per
+  // step slices of Y (unless buffered) and, when X is chunked, chunk starts
+  // of X.
   const int64_t bytes = s.format.bytes;
   uint64_t align = target.memory(Space::Dram).align;
   auto aligned = [&](int64_t size) { return size % int64_t(align) == 0; };
-  int64_t state = s.batch * s.hidden * bytes;
-  bool ok = aligned(state) || (s.seq == 1 && s.dirs == 1);
+  if (layout->buffered) {
+    // Y, Y_h and Y_c are assembled on chip: the whole sequence must be one
+    // chunk, and the per-step rows in ACC aligned.
+    const int64_t slice = stepSliceBytes(s);
+    if (layout->stepsPerChunk < s.seq || s.seq * s.dirs > kMaxDmaRows) {
+      reason = ("a step of this " + op.name +
+                "'s output (batch * "
+                "hidden_size * " +
+                std::to_string(bytes) + " = " + std::to_string(slice) +
+                " bytes) is not a multiple of " + std::to_string(align) +
+                " bytes, so Y is assembled on chip, but the whole sequence "
+                "does not fit the on-chip memories")
+                   .str();
+      return failure();
+    }
+    if (slice % int64_t(target.memory(Space::Acc).align) != 0) {
+      reason =
+          ("a step of this " + op.name + "'s output (" + std::to_string(slice) +
+           " bytes) is not a multiple of the accumulator alignment")
+              .str();
+      return failure();
+    }
+  }
+  bool ok = true;
   if (s.dirs == 2)
-    ok = ok && aligned(s.gateCols() * s.input * bytes) &&
+    ok = aligned(s.gateCols() * s.input * bytes) &&
          aligned(s.gateCols() * s.hidden * bytes) &&
-         aligned(2 * s.gateCols() * bytes) && aligned(state) &&
+         aligned(2 * s.gateCols() * bytes) &&
          (!s.peepholes || aligned(3 * s.hidden * bytes));
   if (layout->stepsPerChunk < s.seq)
     ok = ok && aligned(s.batch * s.input * bytes);
   if (!ok) {
-    reason = ("per-step or per-direction slices of this " + op.name +
-              " would start at unaligned DRAM addresses (batch * "
-              "hidden_size * " +
-              std::to_string(bytes) + " bytes must be a multiple of " +
+    reason = ("the backward direction's W, R, B or P slice, or a chunk of "
+              "X, of this " +
+              op.name +
+              " would start at an unaligned DRAM address (the slices' bytes "
+              "must be multiples of " +
               std::to_string(align) + ")")
                  .str();
     return failure();
@@ -354,8 +407,20 @@ public:
         s(getShape(op)), l(*computeLayout(context.target, s)) {}
 
   void emit() {
+    if (l.buffered) {
+      if (op.initialH)
+        loadAllDirections(op.initialH, l.yhBuf);
+      if (op.initialC)
+        loadAllDirections(op.initialC, l.ycBuf);
+    }
     for (int64_t d = 0; d < s.dirs; ++d)
       emitDirection(d);
+    if (l.buffered) {
+      storeAll(op.y, l.yBuf, s.seq * s.dirs);
+      storeAll(op.yH, l.yhBuf, s.dirs);
+      if (op.yC)
+        storeAll(op.yC, l.ycBuf, s.dirs);
+    }
   }
 
 private:
@@ -541,6 +606,43 @@ private:
     unary(Opcode::VCvt, wide(dst), narrow(staging), s.hidden);
   }
 
+  /// Loads `value` ([D x B x H]) whole into ACC at `dst`.
+  void loadAllDirections(Value value, uint64_t dst) {
+    Instruction ld(Opcode::DmaLd);
+    setMem(ld, "dst", Space::Acc, dst);
+    setMem(ld, "src", Space::Dram, context.addressOf(value));
+    ld.with("dt", s.format.dt)
+        .with("x", s.hidden)
+        .with("y", s.dirs * s.batch)
+        .with("z", 1)
+        .with("sy", s.hidden * bytes())
+        .with("dpitch", s.hidden * bytes());
+    emitter.emit(ld, {dram(value)},
+                 {acc(dst, uint64_t(s.dirs) * stateBytes())});
+  }
+
+  /// Stores `slices` B x H slices, dense in ACC at `src`, to `value`.
+  void storeAll(Value value, uint64_t src, int64_t slices) {
+    Instruction st(Opcode::DmaSt);
+    setMem(st, "dst", Space::Dram, context.addressOf(value));
+    setMem(st, "src", Space::Acc, src);
+    st.with("dt", s.format.dt)
+        .with("x", s.hidden)
+        .with("y", s.batch)
+        .with("z", slices)
+        .with("dy", s.hidden * bytes())
+        .with("dz", int64_t(stateBytes()))
+        .with("spitch", s.hidden * bytes());
+    emitter.emit(st, {acc(src, uint64_t(slices) * stateBytes())},
+                 {dram(value)});
+  }
+
+  /// dst = src, converting between f32 and the op's format when they differ.
+  void copy(const AccBlock &dst, const AccBlock &src) {
+    unary(dst.format == src.format ? Opcode::VMov : Opcode::VCvt, dst, src,
+          s.hidden);
+  }
+
   /// Stores the B x H block `src` (the op's format) to `value` at `offset`.
   void store(Value value, uint64_t offset, uint64_t src) {
     Instruction st(Opcode::DmaSt);
@@ -597,11 +699,17 @@ private:
     }
   }
 
-  /// G_t's gates += h_{t-1}.R^T, biases, the lstm cell; h_t -> hq[next].
-  void lstmStep(uint64_t g, MemRegion gRegion, int current, uint64_t rBase,
-                MemRegion rDram) {
+  /// Where a step finds h_{t-1} and puts h_t: in the op's format (`q`,
+  /// the mm operand and what is stored) and, for gru, in f32.
+  struct StepState {
+    uint64_t qPrev, qNext, widePrev, wideNext;
+  };
+
+  /// G_t's gates += h_{t-1}.R^T, biases, the lstm cell; h_t -> qNext.
+  void lstmStep(uint64_t g, MemRegion gRegion, const StepState &h,
+                uint64_t rBase, MemRegion rDram) {
     const int64_t H = s.hidden, cols4 = 4 * H;
-    const AccBlock hPrev = narrow(l.hq[current]);
+    const AccBlock hPrev = narrow(h.qPrev);
     recurrentProduct(0, gate(g, 0), gRegion, hPrev, rBase, rDram,
                      /*accumulate=*/true);
     if (op.b) {
@@ -643,14 +751,14 @@ private:
     }
     // h = o * tanh(c), rounded to the op's format once.
     unary(Opcode::VTanh, t0, c, H);
-    binary(Opcode::VMul, narrow(l.hq[1 - current]), go, t0, H);
+    binary(Opcode::VMul, narrow(h.qNext), go, t0, H);
   }
 
-  /// The gru cell for G_t; h_t -> h[next] (f32) and hq[next].
-  void gruStep(uint64_t g, MemRegion gRegion, int current, uint64_t rBase,
-               MemRegion rDram) {
+  /// The gru cell for G_t; h_t -> wideNext (f32) and qNext.
+  void gruStep(uint64_t g, MemRegion gRegion, const StepState &h,
+               uint64_t rBase, MemRegion rDram) {
     const int64_t H = s.hidden;
-    const AccBlock hPrevQ = narrow(l.hq[current]), hPrev = wide(l.h[current]);
+    const AccBlock hPrevQ = narrow(h.qPrev), hPrev = wide(h.widePrev);
     const AccBlock gz = gate(g, 0), gr = gate(g, H), gh = gate(g, 2 * H);
     // Host order: x.W^T + h.R^T, then Wb, then Rb.
     recurrentProduct(0, gz, gRegion, hPrevQ, rBase, rDram,
@@ -685,14 +793,14 @@ private:
     unary(Opcode::VTanh, gh, gh, H);
     // h = (1 - z)*n + z*h: -z is exact, so 1 + (-z) rounds like 1 - z.
     const AccBlock t0 = wide(l.tmp[0]), t1 = wide(l.tmp[1]),
-                   hNext = wide(l.h[1 - current]);
+                   hNext = wide(h.wideNext);
     unary(Opcode::VNeg, t0, gz, H);
     unary(Opcode::VsAdd, t0, t0, H, 1.0f);
     binary(Opcode::VMul, t0, t0, gh, H);
     binary(Opcode::VMul, t1, gz, hPrev, H);
     binary(Opcode::VAdd, hNext, t0, t1, H);
     if (!isF32())
-      unary(Opcode::VCvt, narrow(l.hq[1 - current]), hNext, H);
+      unary(Opcode::VCvt, narrow(h.qNext), hNext, H);
   }
 
   void emitDirection(int64_t d) {
@@ -734,12 +842,25 @@ private:
       emitter.emit(ld, {dram(op.peepholes)},
                    {acc(l.peep, uint64_t(3 * s.hidden * bytes()))});
     }
-    int current = 0; // h slot holding h_{t-1}
+    // h_{t-1} alternates between two slots (the f32 gru state always; the
+    // op-format copy unless buffered, when it is the previous step's Y row).
+    // f32 gru keeps one copy: the op-format one.
+    int current = 0;
+    const uint64_t finalSlice = uint64_t(d) * stateBytes();
+    uint64_t qPrev = l.buffered ? l.yhBuf + finalSlice : l.hq[current];
+    auto wideSlot = [&](int slot, uint64_t q) {
+      return op.cell == Cell::Gru && isF32() ? q : l.h[slot];
+    };
+    // The initial h (already in Y_h's buffer when buffered), and c.
+    if (!l.buffered || !op.initialH)
+      loadOrFill(op.initialH, d, narrow(qPrev));
+    if (op.cell == Cell::Gru && !isF32())
+      copy(wide(l.h[current]), narrow(qPrev));
     if (op.cell == Cell::Lstm) {
-      loadOrFill(op.initialH, d, narrow(l.hq[current]));
-      initWide(op.initialC, d, l.cState, l.tmp[0]);
-    } else {
-      initWide(op.initialH, d, l.h[current], l.hq[current]);
+      if (l.buffered && op.initialC)
+        copy(wide(l.cState), narrow(l.ycBuf + finalSlice));
+      else
+        initWide(op.initialC, d, l.cState, l.tmp[0]);
     }
     if (l.rMode == RnnLayout::Resident)
       loadAllR(rBase, rDram);
@@ -786,18 +907,29 @@ private:
         const uint64_t g =
             l.gates + uint64_t((time - tLo) * s.batch * gatePitch());
         const MemRegion gRegion = acc(g, uint64_t(s.batch * gatePitch()));
+        const uint64_t ySlice = uint64_t(time * s.dirs + d) * stateBytes();
+        const uint64_t qNext = l.buffered ? l.yBuf + ySlice : l.hq[1 - current];
+        const StepState h{qPrev, qNext, wideSlot(current, qPrev),
+                          wideSlot(1 - current, qNext)};
         if (op.cell == Cell::Lstm)
-          lstmStep(g, gRegion, current, rBase, rDram);
+          lstmStep(g, gRegion, h, rBase, rDram);
         else
-          gruStep(g, gRegion, current, rBase, rDram);
+          gruStep(g, gRegion, h, rBase, rDram);
+        if (!l.buffered)
+          store(op.y, ySlice, qNext);
+        qPrev = qNext;
         current = 1 - current;
-        store(op.y, uint64_t((time * s.dirs + d)) * stateBytes(),
-              l.hq[current]);
       }
     }
-    store(op.yH, uint64_t(d) * stateBytes(), l.hq[current]);
+    if (l.buffered) {
+      copy(narrow(l.yhBuf + finalSlice), narrow(qPrev));
+      if (op.cell == Cell::Lstm)
+        copy(narrow(l.ycBuf + finalSlice), wide(l.cState));
+      return;
+    }
+    store(op.yH, finalSlice, qPrev);
     if (op.cell == Cell::Lstm)
-      storeWide(op.yC, uint64_t(d) * stateBytes(), l.cState, l.tmp[0]);
+      storeWide(op.yC, finalSlice, l.cState, l.tmp[0]);
   }
 };
 

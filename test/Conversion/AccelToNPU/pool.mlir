@@ -42,17 +42,32 @@ func.func @gap_chunked(%x: tensor<1x600x8x8xf32>) -> tensor<1x600x1x1xf32> {
 
 // -----
 
+// f16: the planes are loaded as they are, v.rsum reads f16 and sums in
+// f32, and the scale writes the f16 means to their own buffer.
+// CHECK-LABEL: npu.program @gap_f16_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld acc[0x0], dram[{{0x[0-9a-f]+}}], f16 x = 64 y = 4 z = 1 sy = 128 dpitch = 128
+// CHECK-NEXT: npu.v.rsum vrf[0x0], acc[0x0], f32, f16 rows = 4 cols = 64 dpitch = 4 apitch = 128
+// CHECK-NEXT: npu.vs.mul vrf[0x40], vrf[0x0], f16, f32 rows = 1 cols = 4 dpitch = 8 apitch = 16 imm = 1.562500e-02
+// CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], vrf[0x40], f16 x = 4 y = 1 z = 1 dy = 8 spitch = 8
+// CHECK-NEXT: npu.halt
+func.func @gap_f16(%x: tensor<1x4x8x8xf16>) -> tensor<1x4x1x1xf16> {
+  %0 = accel.global_avg_pool %x : tensor<1x4x8x8xf16> -> tensor<1x4x1x1xf16>
+  return %0 : tensor<1x4x1x1xf16>
+}
+
+// -----
+
 // Refused: other element types, planes wider than a vector operand pitch.
 // PLACE-LABEL: func.func @refused
-func.func @refused(%x: tensor<1x4x8x8xf16>, %y: tensor<1x4x130x130xf32>) -> (tensor<1x4x1x1xf16>, tensor<1x4x1x1xf32>) {
+func.func @refused(%x: tensor<1x4x8x8xf64>, %y: tensor<1x4x130x130xf32>) -> (tensor<1x4x1x1xf64>, tensor<1x4x1x1xf32>) {
   // PLACE: accel.global_avg_pool
-  // PLACE-SAME: accel.host_reason = "global_avg_pool runs on the card in f32 only so far"
+  // PLACE-SAME: accel.host_reason = "global_avg_pool runs on the card in f32, f16 or bf16 only"
   // PLACE-SAME: accel.placement = #accel.placement<card = -1>
-  %0 = accel.global_avg_pool %x : tensor<1x4x8x8xf16> -> tensor<1x4x1x1xf16>
+  %0 = accel.global_avg_pool %x : tensor<1x4x8x8xf64> -> tensor<1x4x1x1xf64>
   // PLACE: accel.global_avg_pool
   // PLACE-SAME: accel.host_reason = "channel planes of 16900 elements exceed the 64 KiB vector operand pitch"
   %1 = accel.global_avg_pool %y : tensor<1x4x130x130xf32> -> tensor<1x4x1x1xf32>
-  return %0, %1 : tensor<1x4x1x1xf16>, tensor<1x4x1x1xf32>
+  return %0, %1 : tensor<1x4x1x1xf64>, tensor<1x4x1x1xf32>
 }
 
 // -----
@@ -108,6 +123,28 @@ func.func @max_pool(%x: tensor<1x4x6x6xf32>) -> tensor<1x4x3x3xf32> {
 func.func @avg_pool(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %0 = accel.avg_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 1, 1>} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
   return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// bf16 max_pool 3x3 stride 2 pads 1: the bf16 planes are loaded with their
+// zero border and widened to f32 (one vector row per plane), the -inf mask
+// and the window maxima are f32, and the per-channel compaction writes
+// bf16 for the every-other-column store.
+// CHECK-LABEL: npu.program @max_pool_bf16_p0_card0_core0
+// CHECK-NEXT: npu.v.fill vrf[0x0], f32 rows = 10 cols = 10 dpitch = 40 imm = 0xFF800000
+// CHECK-NEXT: npu.v.fill vrf[0x2c], f32 rows = 8 cols = 8 dpitch = 40
+// CHECK-NEXT: npu.dma.ld acc[[[RAW:0x[0-9a-f]+]]], dram[{{0x[0-9a-f]+}}], bf16 x = 8 y = 8 z = 2 sy = 16 sz = 128 dpitch = 20 pt = 1 pb = 1 pl = 1 pr = 1
+// CHECK-NEXT: npu.v.cvt acc[0x0], acc[[[RAW]]], f32, bf16 rows = 2 cols = 100 dpitch = 400 apitch = 200
+// CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], vrf[0x0], f32, f32, f32 rows = 2 cols = 100 {{.*}} bcast = row
+// CHECK-COUNT-8: npu.v.max acc[[[OUT:0x[0-9a-f]+]]], acc[{{0x[0-9a-f]+}}], acc[{{0x[0-9a-f]+}}], f32, f32, f32 rows = 9 cols = 7
+// CHECK-NEXT: npu.v.cvt acc[[[CMP:0x[0-9a-f]+]]], acc[[[OUT]]], bf16, f32 rows = 4 cols = 7 dpitch = 16 apitch = 32
+// CHECK-NEXT: npu.v.cvt acc[{{0x[0-9a-f]+}}], acc[{{0x[0-9a-f]+}}], bf16, f32 rows = 4 cols = 7 dpitch = 16 apitch = 32
+// CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[[[CMP]]], bf16 x = 1 y = 4 z = 8 dy = 2 dz = 8 spitch = 4
+// CHECK-NEXT: npu.halt
+func.func @max_pool_bf16(%x: tensor<1x2x8x8xbf16>) -> tensor<1x2x4x4xbf16> {
+  %0 = accel.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x2x8x8xbf16> -> tensor<1x2x4x4xbf16>
+  return %0 : tensor<1x2x4x4xbf16>
 }
 
 // -----

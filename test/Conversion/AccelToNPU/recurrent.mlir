@@ -5,10 +5,13 @@
 // accumulating onto the step's gates, both biases (bcast=row), sigmoid on
 // the contiguous i/o/f blocks, tanh on c~, the cell update and Y[t] stored
 // while the next step computes (h alternates between two ACC slots).
-// Unaligned per-step slices stay on the host.
+// When a step's slice of Y is not DRAM-aligned, Y, Y_h and Y_c are
+// assembled in ACC and stored once.
 
-// CHECK-DAG: accel.host_reason = "per-step or per-direction slices of this lstm would start at unaligned DRAM addresses (batch * hidden_size * 4 bytes must be a multiple of 64)"
-// CHECK-DAG: accel.host_reason = "per-step or per-direction slices of this gru would start at unaligned DRAM addresses (batch * hidden_size * 2 bytes must be a multiple of 64)"
+// The backward direction's bias slice (120 floats) would start at an
+// unaligned DRAM address: the only layer here left on the host.
+// CHECK: accel.gru {{.*}}accel.host_reason = "the backward direction's W, R, B or P slice, or a chunk of X, of this gru would start at an unaligned DRAM address (the slices' bytes must be multiples of 64)"
+// CHECK-NOT: accel.host_reason
 
 func.func @lstm_fwd(%x: tensor<3x1x16xf32>, %w: tensor<1x64x16xf32>, %r: tensor<1x64x16xf32>, %b: tensor<1x128xf32>) -> (tensor<3x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>) {
   %y, %h, %c = accel.lstm %x, %w, %r, %b {hidden_size = 16 : i64} : (tensor<3x1x16xf32>, tensor<1x64x16xf32>, tensor<1x64x16xf32>, tensor<1x128xf32>) -> (tensor<3x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>)
@@ -73,6 +76,27 @@ func.func @lstm_unaligned(%x: tensor<3x1x4xf32>, %w: tensor<1x12x4xf32>, %r: ten
 // CHECK-NEXT: npu.v.sigm acc[0x40], acc[0x40], f32, f32 rows = 1 cols = 16 dpitch = 256 apitch = 256
 // CHECK-NEXT: npu.v.tanh acc[0x5c0], acc[0x500]
 // CHECK-NEXT: npu.v.mul acc[0x580], acc[0x40], acc[0x5c0]
+
+// A step's Y slice is 12 bytes: h_t is written straight into its Y row in
+// ACC (acc[0x280] + 12 t), the next step's mm reads it from there, and Y,
+// Y_h and Y_c leave with one DMA each at the end.
+// CHECK-LABEL: npu.program @lstm_unaligned_p0_card0_core0
+// CHECK-NEXT: npu.v.fill acc[0x2c0], f32 rows = 1 cols = 3 dpitch = 12
+// CHECK-NEXT: npu.v.fill acc[0x140], f32 rows = 1 cols = 3 dpitch = 12
+// CHECK: npu.mm acc[0x0], acc[0x2c0], mrf[0x0], f32, f32, f32 m = 1 k = 3 n = 12 dpitch = 48 apitch = 12 acc = 1
+// CHECK: npu.v.mul acc[0x280], acc[0xc], acc[0x200]
+// CHECK-NEXT: npu.mm acc[0x30], acc[0x280], mrf[0x0], f32, f32, f32 m = 1 k = 3 n = 12 dpitch = 48 apitch = 12 acc = 1
+// CHECK-NOT: npu.dma.st
+// CHECK: npu.v.mul acc[0x28c], acc[0x3c], acc[0x200]
+// CHECK-NEXT: npu.mm acc[0x60], acc[0x28c], mrf[0x0]
+// CHECK-NOT: npu.dma.st
+// CHECK: npu.v.mul acc[0x298], acc[0x6c], acc[0x200]
+// CHECK-NEXT: npu.v.mov acc[0x2c0], acc[0x298], f32, f32 rows = 1 cols = 3 dpitch = 12 apitch = 12
+// CHECK-NEXT: npu.v.mov acc[0x300], acc[0x140], f32, f32 rows = 1 cols = 3 dpitch = 12 apitch = 12
+// CHECK-NEXT: npu.dma.st dram[0x1c0], acc[0x280], f32 x = 3 y = 1 z = 3 dy = 12 dz = 12 spitch = 12
+// CHECK-NEXT: npu.dma.st dram[0x200], acc[0x2c0], f32 x = 3 y = 1 z = 1 dy = 12 dz = 12 spitch = 12
+// CHECK-NEXT: npu.dma.st dram[0x240], acc[0x300], f32 x = 3 y = 1 z = 1 dy = 12 dz = 12 spitch = 12
+// CHECK-NEXT: npu.halt
 
 // The first layer of examples/models/lstm_small (S = 20, I = 64, H = 256):
 // X . W^T for all 20 steps first (W streamed through two MRF slots), then R
@@ -171,8 +195,30 @@ func.func @gru_lbr_f16(%x: tensor<2x1x32xf16>, %w: tensor<1x96x32xf16>, %r: tens
 // CHECK-NEXT: npu.dma.st dram[0x3200], acc[0x780], f16 x = 32 y = 1 z = 1 dy = 64 spitch = 64 pop_prev
 // CHECK-NEXT: npu.mm acc[0x180], acc[0x780], mrf[0x0], f32, f16, f16 m = 1 k = 32 n = 64 dpitch = 384 apitch = 64 acc = 1
 
-// f16 per-step slices of 16 halves (32 bytes) are not DRAM-aligned.
+// f16 per-step slices of 16 halves (32 bytes) are not DRAM-aligned: the f16
+// h_t (next step's mm operand) goes to its Y row in ACC (acc[0x4c0] + 32 t),
+// the f32 state alternates between two slots; Y and Y_h are stored once.
+// CHECK-LABEL: npu.program @gru_unaligned_p0_card0_core0
+// CHECK-NEXT: npu.v.fill acc[0x540], f16 rows = 1 cols = 16 dpitch = 32
+// CHECK-NEXT: npu.v.cvt acc[0x300], acc[0x540], f32, f16 rows = 1 cols = 16 dpitch = 64 apitch = 32
+// CHECK: npu.mm acc[0x0], acc[0x540], mrf[0x0], f32, f16, f16 m = 1 k = 16 n = 32 dpitch = 192 apitch = 32 acc = 1
+// CHECK: npu.v.cvt acc[0x4c0], acc[0x340], f16, f32 rows = 1 cols = 16 dpitch = 32 apitch = 64
+// CHECK-NEXT: npu.mm acc[0xc0], acc[0x4c0], mrf[0x0], f32, f16, f16 m = 1 k = 16 n = 32 dpitch = 192 apitch = 32 acc = 1
+// CHECK-NOT: npu.dma.st
+// CHECK: npu.v.cvt acc[0x4e0], acc[0x300], f16, f32 rows = 1 cols = 16 dpitch = 32 apitch = 64
+// CHECK-NEXT: npu.mm acc[0x180], acc[0x4e0], mrf[0x0]
+// CHECK-NOT: npu.dma.st
+// CHECK: npu.v.cvt acc[0x500], acc[0x340], f16, f32 rows = 1 cols = 16 dpitch = 32 apitch = 64
+// CHECK-NEXT: npu.v.mov acc[0x540], acc[0x500], f16, f16 rows = 1 cols = 16 dpitch = 32 apitch = 32
+// CHECK-NEXT: npu.dma.st dram[0x7c0], acc[0x4c0], f16 x = 16 y = 1 z = 3 dy = 32 dz = 32 spitch = 32
+// CHECK-NEXT: npu.dma.st dram[0x840], acc[0x540], f16 x = 16 y = 1 z = 1 dy = 32 dz = 32 spitch = 32
+// CHECK-NEXT: npu.halt
 func.func @gru_unaligned(%x: tensor<3x1x4xf16>, %w: tensor<1x48x4xf16>, %r: tensor<1x48x16xf16>) -> tensor<3x1x1x16xf16> {
   %y, %h = accel.gru %x, %w, %r {hidden_size = 16 : i64} : (tensor<3x1x4xf16>, tensor<1x48x4xf16>, tensor<1x48x16xf16>) -> (tensor<3x1x1x16xf16>, tensor<1x1x16xf16>)
   return %y : tensor<3x1x1x16xf16>
+}
+
+func.func @gru_bidir_unaligned_bias(%x: tensor<2x1x16xf32>, %w: tensor<2x60x16xf32>, %r: tensor<2x60x20xf32>, %b: tensor<2x120xf32>) -> tensor<2x2x1x20xf32> {
+  %y, %h = accel.gru %x, %w, %r, %b {hidden_size = 20 : i64, direction = #accel.rnn_direction<bidirectional>} : (tensor<2x1x16xf32>, tensor<2x60x16xf32>, tensor<2x60x20xf32>, tensor<2x120xf32>) -> (tensor<2x2x1x20xf32>, tensor<2x1x20xf32>)
+  return %y : tensor<2x2x1x20xf32>
 }
