@@ -14,11 +14,6 @@
 using namespace mlir;
 using namespace mlir::nnaccel::accel;
 
-/// Inline constants up to this many elements; larger ones become blobs so
-/// that printing IR stays readable and nothing large is uniqued in the
-/// context.
-static constexpr int64_t kMaxInlineElements = 64;
-
 std::optional<F32ConstantView>
 mlir::nnaccel::accel::getF32Constant(Value value) {
   Attribute attr;

@@ -21,6 +21,11 @@ namespace mlir::nnaccel::accel {
 /// are left to run time so folding never bloats the IR.
 constexpr int64_t kMaxFoldedElements = 1 << 16;
 
+/// Constants built by the compiler are inline up to this many elements;
+/// larger ones become blobs so that printing IR stays readable and nothing
+/// large is uniqued in the context.
+constexpr int64_t kMaxInlineElements = 64;
+
 /// A read-only view of f32 constant data; a splat holds one element.
 struct F32ConstantView {
   ArrayRef<float> data;

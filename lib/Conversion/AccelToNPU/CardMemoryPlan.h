@@ -21,6 +21,10 @@ namespace mlir::nnaccel::npu_lowering {
 /// Bytes a densely packed tensor of `type` takes in DRAM.
 uint64_t getDramByteSize(Type type);
 
+/// True when accel-plan-card-memory can lay `weight` (a K x N
+/// fully_connected weight) out as N x K: a constant of a card float type.
+bool canTransposeWeightAtCompileTime(Value weight);
+
 /// Prepares the partition's weights for the matrix unit (constant K x N
 /// fully_connected weights are transposed to N x K at compile time) and
 /// plans its DRAM with first-fit allocation: inputs, weights and results

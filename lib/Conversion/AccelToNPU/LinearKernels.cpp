@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CardMemoryPlan.h"
 #include "FusedActivation.h"
 #include "KernelRegistry.h"
 #include "Kernels.h"
@@ -51,14 +52,10 @@ FailureOr<FullyConnectedSpec> makeSpec(FullyConnectedOp op,
     spec.biasFormat = *getElementFormat(bias.getType());
     spec.bias = 0;
   }
-  // The NPU lowering transposes K x N weights at compile time, which needs
-  // them to be f32 constants.
-  if (!op.getTransposeWeight() && !getF32Constant(op.getWeight())) {
-    reason = op.getWeight().getDefiningOp<ConstantOp>()
-                 ? "a K x N weight is transposed for the card only when it "
-                   "is f32"
-                 : "a K x N weight must be constant to be transposed for the "
-                   "card";
+  // accel-plan-card-memory transposes K x N weights at compile time.
+  if (!op.getTransposeWeight() &&
+      !canTransposeWeightAtCompileTime(op.getWeight())) {
+    reason = "a K x N weight must be constant to be transposed for the card";
     return failure();
   }
   spec.activation = getFusedActivation(op);

@@ -11,9 +11,12 @@
 #include "nnaccel/Conversion/Passes.h"
 
 #include "Accel/ConstantUtils.h"
+#include "KernelRegistry.h"
 #include "NPU/NPUTarget.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseSet.h"
 
 #include <map>
@@ -69,25 +72,66 @@ private:
   std::map<uint64_t, uint64_t> freeBlocks; // address -> size
 };
 
+/// The constant data of `value` when it is a constant of a card float type:
+/// its attribute and raw row-major bytes (one element for a splat).
+struct RawConstant {
+  ElementsAttr attr;
+  ArrayRef<char> bytes;
+  bool splat = false;
+};
+
+std::optional<RawConstant> getRawConstant(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant || !npu_lowering::getElementFormat(value.getType()))
+    return std::nullopt;
+  ElementsAttr attr = constant.getValue();
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
+    return RawConstant{attr, dense.getRawData(), dense.isSplat()};
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    ArrayRef<char> bytes = blob->getData();
+    if (bytes.size() != npu_lowering::getDramByteSize(resource.getType()))
+      return std::nullopt;
+    return RawConstant{attr, bytes, false};
+  }
+  return std::nullopt;
+}
+
 /// Replaces a constant [K x N] weight of a fully_connected by its transpose
-/// so the matrix unit can stream weight rows.
+/// so the matrix unit can stream weight rows. Byte-wise, so it serves every
+/// card float type.
 LogicalResult transposeWeight(FullyConnectedOp op) {
   if (op.getTransposeWeight())
     return success();
-  std::optional<F32ConstantView> weight = getF32Constant(op.getWeight());
+  std::optional<RawConstant> weight = getRawConstant(op.getWeight());
   if (!weight)
     return op.emitOpError("needs a constant weight to transpose for the NPU");
   auto type = cast<RankedTensorType>(op.getWeight().getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-  SmallVector<float> transposed(k * n);
-  for (int64_t i = 0; i < k; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      transposed[j * k + i] = (*weight)[i * n + j];
-  OpBuilder builder(op);
   auto newType = RankedTensorType::get({n, k}, type.getElementType());
-  Value constant = builder.create<ConstantOp>(
-      op.getWeight().getLoc(),
-      createF32Constant(newType, transposed, "weight_t"));
+  ElementsAttr transposed;
+  if (weight->splat) {
+    transposed = cast<DenseElementsAttr>(weight->attr).reshape(newType);
+  } else {
+    size_t size = npu_lowering::getElementFormat(type)->bytes;
+    std::vector<char> bytes(weight->bytes.size());
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        std::memcpy(&bytes[(j * k + i) * size],
+                    &weight->bytes[(i * n + j) * size], size);
+    if (type.getNumElements() <= kMaxInlineElements)
+      transposed = DenseElementsAttr::getFromRawBuffer(newType, bytes);
+    else
+      transposed = DenseResourceElementsAttr::get(
+          newType, "weight_t",
+          HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes,
+                                                        alignof(uint64_t)));
+  }
+  OpBuilder builder(op);
+  Value constant =
+      builder.create<ConstantOp>(op.getWeight().getLoc(), transposed);
   Operation *original = op.getWeight().getDefiningOp();
   op.getWeightMutable().assign(constant);
   op.setTransposeWeight(true);
@@ -133,6 +177,11 @@ struct AccelPlanCardMemoryPass
   }
 };
 } // namespace
+
+bool mlir::nnaccel::npu_lowering::canTransposeWeightAtCompileTime(
+    Value weight) {
+  return getRawConstant(weight).has_value();
+}
 
 uint64_t mlir::nnaccel::npu_lowering::getDramByteSize(Type type) {
   auto tensor = cast<RankedTensorType>(type);

@@ -83,3 +83,28 @@ func.func @lstm(%x: tensor<3x1x16xf32>, %w: tensor<1x64x16xf32>, %r: tensor<1x64
   }
   return %0#0, %0#1, %0#2 : tensor<3x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>
 }
+
+// -----
+
+// The layout is byte-wise, for every card float type: a small f16 weight
+// stays inline (transposed), a larger bf16 one becomes a new blob.
+// PLAN-LABEL: func.func @transpose_f16
+// PLAN: accel.constant {accel.dram_address = 128 : i64} dense<{{\[}}[1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf16>
+// PLAN: accel.fully_connected {{.*}}transpose_weight = true{{.*}} : (tensor<1x2xf16>, tensor<3x2xf16>) -> tensor<1x3xf16>
+// PLAN: accel.constant {accel.dram_address = {{[0-9]+}} : i64} dense_resource<weight_t> : tensor<8x16xbf16>
+// PLAN: accel.fully_connected {{.*}}transpose_weight = true{{.*}} : (tensor<1x16xbf16>, tensor<8x16xbf16>) -> tensor<1x8xbf16>
+// LOWER-LABEL: func.func @transpose_f16
+// LOWER: npu.program @transpose_f16_p0_card0_core0
+// LOWER: npu.mm {{.*}}f32, f16, f16
+// LOWER: npu.mm {{.*}}f32, bf16, bf16
+func.func @transpose_f16(%x: tensor<1x2xf16>, %y: tensor<1x16xbf16>) -> (tensor<1x3xf16>, tensor<1x8xbf16>) {
+  %0:2 = accel.card_partition(%x, %y) {card = 0 : i64} : (tensor<1x2xf16>, tensor<1x16xbf16>) -> (tensor<1x3xf16>, tensor<1x8xbf16>) {
+  ^bb0(%a: tensor<1x2xf16>, %b: tensor<1x16xbf16>):
+    %w = accel.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf16>
+    %1 = accel.fully_connected %a, %w : (tensor<1x2xf16>, tensor<2x3xf16>) -> tensor<1x3xf16>
+    %v = accel.constant dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]]> : tensor<16x8xbf16>
+    %2 = accel.fully_connected %b, %v : (tensor<1x16xbf16>, tensor<16x8xbf16>) -> tensor<1x8xbf16>
+    accel.yield %1, %2 : tensor<1x3xf16>, tensor<1x8xbf16>
+  }
+  return %0#0, %0#1 : tensor<1x3xf16>, tensor<1x8xbf16>
+}
