@@ -447,7 +447,7 @@ private:
                                   cols * block.format.bytes));
   }
   /// Bytes of one direction's (or step's) B x H slice in DRAM.
-  uint64_t stateBytes() const { return uint64_t(s.batch * s.hidden * bytes()); }
+  uint64_t stateBytes() const { return uint64_t(stepSliceBytes(s)); }
   int64_t gatePitch() const { return s.gateCols() * kF32; }
   int64_t timeIndex(int64_t d, int64_t step) const {
     bool backwards = s.reverseOnly || d == 1;
