@@ -1,7 +1,8 @@
-//===- ConvKernels.cpp - 2-D convolutions on the matrix unit and MFUs -----===//
+//===- ConvKernels.cpp - convolutions on the matrix unit and MFUs ---------===//
 //
-// accel.conv kernels for the two convolution shapes that make up
-// MobileNet-style networks (f32, NCHW, any batch):
+// accel.conv kernels (NCHW, any batch). Three f32 2-D special cases that
+// make up MobileNet-style networks, and a general implicit-GEMM kernel for
+// everything else:
 //
 // * Pointwise (1x1, stride 1, no padding, groups 1): per image
 //   Y[F, HW] = Wc[F, C] . X[C, HW]. The matrix unit streams rows of the
@@ -37,13 +38,33 @@
 //   into the add; stride 2 as above (row pitch of two padded rows, store of
 //   every other column). Sequential sums: equal to the host to rounding.
 //
+// * General (implicit GEMM): 1-D/2-D/3-D, any kernel size, stride,
+//   dilation, padding (horizontal at most 7: the DMA fields) and grouping,
+//   f32/f16/bf16. Per (image, output depth slice, group, band of output
+//   rows, tile of N filters): the band's input planes (a virtual channel
+//   per (channel, depth tap)) are staged in ACC in f32 with their zero
+//   border; for each K tile of the filters' weight rows (im2col order), one
+//   strided v.mov per tap (or per run of adjacent taps within the stride)
+//   gathers the patch matrix A[q, t] into the VRF, where GEMM row q is
+//   output pixel (i, j) at q = i * wv + j (columns j >= Wo are computed and
+//   dropped; the row pitch wv makes a vertical stride a whole number of
+//   horizontal steps), and mm accumulates D[q, f] += A . W^T with the
+//   weight tile DMAed straight from the weight rows. Then bias (a row),
+//   the fused activation, a compaction to the valid pixels in the output
+//   type, and a transposing store (one element per DMA row). f16/bf16 are
+//   staged and gathered in f32 (element offsets) and multiplied in the
+//   input type (products exact, f32 accumulation).
+//
 // DRAM operand bases must be 64-byte aligned, which rules out DMA gathers
 // that start at an odd element (im2col, tap-shifted windows, stride-2
 // column phases); everything that needs an element offset is therefore done
 // on chip (VRF/ACC operands only need 4-byte alignment), and chunk sizes are
-// rounded so every chunk's DRAM base stays aligned. Everything else (other
-// kernel sizes, dense 3x3 with many channels, other groupings, dilations,
-// 1-D/3-D, non-f32) is refused with a reason and runs on the host.
+// rounded so every chunk's DRAM base stays aligned. The general kernel
+// starts its input DMAs at the closest aligned row (the extra rows land in
+// guard rows) and its weight tiles at the closest aligned element (matched
+// by zero columns of A); its stores need aligned output planes, and convs
+// whose filter planes start at unaligned addresses, or whose horizontal
+// padding exceeds 7, are refused with a reason and run on the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -1207,7 +1228,13 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
 
   const int64_t kTiles = (k + l.kTile - 1) / l.kTile,
                 fTiles = (spec.fg + l.nF - 1) / l.nF;
-  std::vector<int64_t> resident(l.mrfSlots, -1);
+  // Weight tiles stay resident (loaded once) when all of them fit the MRF;
+  // otherwise two slots alternate, so every reload waits for a recent mm
+  // (reusing a slot many tiles later would leave ex -> ld tokens
+  // outstanding for consumers not yet dispatched).
+  const int64_t totalTiles = spec.groups * fTiles * kTiles;
+  const int64_t wSlots = totalTiles <= l.mrfSlots ? l.mrfSlots : 2;
+  std::vector<int64_t> resident(wSlots, -1);
   for (int64_t image = 0; image < spec.batch; ++image)
     for (int64_t o = 0; o < spec.od; ++o)
       for (int64_t g = 0; g < spec.groups; ++g)
@@ -1216,11 +1243,15 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
           const int64_t band = l.bandRows(spec, r), m = l.gemmRows(spec, r);
           const int64_t p0 = i0 * spec.sh; // padded input row of band row 0
           int64_t vBase = -1, vCount = 0;
-          // Stages virtual channels [v0, v0 + vCount) of the band.
+          // Stages virtual channels [v0, v0 + vCount) of the band. The
+          // slots are refilled from the last one down: the last slot was
+          // read by the latest gather, so the first DMA's wait implies all
+          // the others (one ex -> ld token, not one per slot; tokens for
+          // far-away consumers could fill the FIFO and deadlock).
           auto stage = [&](int64_t v0) {
             vBase = v0;
             vCount = std::min(l.vCap, vc - v0);
-            for (int64_t v = v0; v < v0 + vCount; ++v) {
+            for (int64_t v = v0 + vCount - 1; v >= v0; --v) {
               int64_t channel = g * spec.cg + v / spec.kd;
               int64_t z = o * spec.sd - spec.pd + (v % spec.kd) * spec.dd;
               uint64_t slot32 = l.xpad + uint64_t((v - v0) * l.slotBytes);
@@ -1291,7 +1322,7 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
               const int64_t wFlat = (g * spec.fg + f0) * k + t0;
               const int64_t skew = wFlat % l.wSkewAlign, kSkewed = kn + skew;
               int64_t tileId = (g * fTiles + ft) * kTiles + kt;
-              int64_t slot = tileId % l.mrfSlots;
+              int64_t slot = tileId % wSlots;
               uint64_t wAddr = uint64_t(slot) * l.mrfTileBytes;
               if (resident[slot] != tileId) {
                 DmaLoad load{Space::Mrf,
