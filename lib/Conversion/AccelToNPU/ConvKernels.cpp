@@ -1,7 +1,8 @@
-//===- ConvKernels.cpp - 2-D convolutions on the matrix unit and MFUs -----===//
+//===- ConvKernels.cpp - convolutions on the matrix unit and MFUs ---------===//
 //
-// accel.conv kernels for the two convolution shapes that make up
-// MobileNet-style networks (f32, NCHW, any batch):
+// accel.conv kernels (NCHW, any batch). Three f32 2-D special cases that
+// make up MobileNet-style networks, and a general implicit-GEMM kernel for
+// everything else:
 //
 // * Pointwise (1x1, stride 1, no padding, groups 1): per image
 //   Y[F, HW] = Wc[F, C] . X[C, HW]. The matrix unit streams rows of the
@@ -37,13 +38,33 @@
 //   into the add; stride 2 as above (row pitch of two padded rows, store of
 //   every other column). Sequential sums: equal to the host to rounding.
 //
+// * General (implicit GEMM): 1-D/2-D/3-D, any kernel size, stride,
+//   dilation, padding (horizontal at most 7: the DMA fields) and grouping,
+//   f32/f16/bf16. Per (image, output depth slice, group, band of output
+//   rows, tile of N filters): the band's input planes (a virtual channel
+//   per (channel, depth tap)) are staged in ACC in f32 with their zero
+//   border; for each K tile of the filters' weight rows (im2col order), one
+//   strided v.mov per tap (or per run of adjacent taps within the stride)
+//   gathers the patch matrix A[q, t] into the VRF, where GEMM row q is
+//   output pixel (i, j) at q = i * wv + j (columns j >= Wo are computed and
+//   dropped; the row pitch wv makes a vertical stride a whole number of
+//   horizontal steps), and mm accumulates D[q, f] += A . W^T with the
+//   weight tile DMAed straight from the weight rows. Then bias (a row),
+//   the fused activation, a compaction to the valid pixels in the output
+//   type, and a transposing store (one element per DMA row). f16/bf16 are
+//   staged and gathered in f32 (element offsets) and multiplied in the
+//   input type (products exact, f32 accumulation).
+//
 // DRAM operand bases must be 64-byte aligned, which rules out DMA gathers
 // that start at an odd element (im2col, tap-shifted windows, stride-2
 // column phases); everything that needs an element offset is therefore done
 // on chip (VRF/ACC operands only need 4-byte alignment), and chunk sizes are
-// rounded so every chunk's DRAM base stays aligned. Everything else (other
-// kernel sizes, dense 3x3 with many channels, other groupings, dilations,
-// 1-D/3-D, non-f32) is refused with a reason and runs on the host.
+// rounded so every chunk's DRAM base stays aligned. The general kernel
+// starts its input DMAs at the closest aligned row (the extra rows land in
+// guard rows) and its weight tiles at the closest aligned element (matched
+// by zero columns of A); its stores need aligned output planes, and convs
+// whose filter planes start at unaligned addresses, or whose horizontal
+// padding exceeds 7, are refused with a reason and run on the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -950,6 +971,9 @@ struct GemmLayout {
   int64_t wSkewAlign = 1; // weight elements per aligned DRAM step
   int64_t rows = 0;       // output rows per band
   int64_t nF = 0;         // filters per tile
+  // Groups whose filters share the accumulator and one store (groups of at
+  // most N filters), and the accumulator's columns.
+  int64_t runGroups = 1, dCols = 0;
   int64_t wpitch = 0, wv = 0, guard = 0, slotRows = 0;
   int64_t vCap = 0; // virtual channels staged at a time
   uint64_t slotBytes = 0, rawSlotBytes = 0;
@@ -1008,6 +1032,20 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
   // a time.
   if (l.kTile < n && spec.rowTaps() < n)
     l.nF = 1;
+  // Groups of at most N filters are stored in runs (consecutive groups'
+  // filters are consecutive planes): only run starts need aligned output
+  // planes, so runs are multiples of `step` groups, as long as fit N
+  // columns.
+  l.runGroups = 1;
+  l.dCols = l.nF;
+  if (spec.fg <= n) {
+    int64_t step =
+        alignedCount(spec.fg * spec.outPlane() * spec.out.bytes, dramAlign);
+    l.runGroups = spec.groups * spec.fg <= n
+                      ? spec.groups
+                      : std::max<int64_t>(1, n / spec.fg / step * step);
+    l.dCols = l.runGroups * spec.fg;
+  }
   l.mrfTileBytes =
       alignUp(uint64_t(n * l.nF * e), target.memory(Space::Mrf).align);
   l.mrfSlots =
@@ -1043,7 +1081,7 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
       continue;
     int64_t slot = alignUp(slotRows * l.wpitch * kF32, 64);
     int64_t rawSlot = e == kF32 ? 0 : alignUp(slotRows * l.wpitch * e, 64);
-    int64_t dBytes = alignUp(m * l.nF * kF32, 64);
+    int64_t dBytes = alignUp(m * l.dCols * kF32, 64);
     int64_t a32Bytes = alignUp(m * n * kF32, 64);
     int64_t aBytes = a32Bytes + (e == kF32 ? 0 : alignUp(m * n * e, 64));
     // The patch matrix goes to the VRF when it fits there, else to ACC.
@@ -1093,7 +1131,7 @@ bool canEmitGemm(const TargetDesc &target, const GemmSpec &spec,
   }
   if (spec.w > 0xFFFF ||
       (spec.pw + spec.w + spec.pwEnd + spec.sw) * kF32 > kMaxPitch ||
-      spec.sw * kF32 > kMaxPitch || spec.ow * std::min(n, spec.fg) > 0xFFFF) {
+      spec.sw * kF32 > kMaxPitch || spec.ow * n > 0xFFFF) {
     reason = "rows of " + std::to_string(spec.w) +
              " elements exceed the DMA counts or the 64 KiB operand pitch";
     return false;
@@ -1101,11 +1139,13 @@ bool canEmitGemm(const TargetDesc &target, const GemmSpec &spec,
   std::optional<GemmLayout> layout = gemmLayout(target, spec, reason);
   if (!layout)
     return false;
-  // Every store base must be aligned: output tiles start at filter planes
-  // g * fg + f0 (+ image and depth slice offsets); band starts are aligned
-  // by the layout. (Weight tiles are skewed instead, see gemmLayout.)
-  for (int64_t g = 0; g < spec.groups; ++g)
-    for (int64_t f0 = 0; f0 < spec.fg; f0 += layout->nF) {
+  // Every store base must be aligned: stores start at the filter plane of
+  // a run of groups or of a filter tile (+ image and depth slice offsets);
+  // band starts are aligned by the layout. (Weight tiles are skewed
+  // instead, see gemmLayout.)
+  for (int64_t g = 0; g < spec.groups; g += layout->runGroups)
+    for (int64_t f0 = 0; f0 < spec.fg;
+         f0 += layout->runGroups > 1 ? spec.fg : layout->nF) {
       int64_t f = g * spec.fg + f0;
       if ((f * spec.outPlane() * eo) % dramAlign != 0) {
         reason = "the output plane of filter " + std::to_string(f) +
@@ -1207,20 +1247,32 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
 
   const int64_t kTiles = (k + l.kTile - 1) / l.kTile,
                 fTiles = (spec.fg + l.nF - 1) / l.nF;
-  std::vector<int64_t> resident(l.mrfSlots, -1);
+  // Weight tiles stay resident (loaded once) when all of them fit the MRF;
+  // otherwise two slots alternate, so every reload waits for a recent mm
+  // (reusing a slot many tiles later would leave ex -> ld tokens
+  // outstanding for consumers not yet dispatched).
+  const int64_t totalTiles = spec.groups * fTiles * kTiles;
+  const int64_t wSlots = totalTiles <= l.mrfSlots ? l.mrfSlots : 2;
+  std::vector<int64_t> resident(wSlots, -1);
   for (int64_t image = 0; image < spec.batch; ++image)
     for (int64_t o = 0; o < spec.od; ++o)
-      for (int64_t g = 0; g < spec.groups; ++g)
+      for (int64_t g0 = 0; g0 < spec.groups; g0 += l.runGroups)
         for (int64_t i0 = 0; i0 < spec.oh; i0 += l.rows) {
           const int64_t r = std::min(l.rows, spec.oh - i0);
           const int64_t band = l.bandRows(spec, r), m = l.gemmRows(spec, r);
           const int64_t p0 = i0 * spec.sh; // padded input row of band row 0
+          const int64_t gEnd = std::min(spec.groups, g0 + l.runGroups);
+          int64_t g = g0;
           int64_t vBase = -1, vCount = 0;
-          // Stages virtual channels [v0, v0 + vCount) of the band.
+          // Stages virtual channels [v0, v0 + vCount) of the band. The
+          // slots are refilled from the last one down: the last slot was
+          // read by the latest gather, so the first DMA's wait implies all
+          // the others (one ex -> ld token, not one per slot; tokens for
+          // far-away consumers could fill the FIFO and deadlock).
           auto stage = [&](int64_t v0) {
             vBase = v0;
             vCount = std::min(l.vCap, vc - v0);
-            for (int64_t v = v0; v < v0 + vCount; ++v) {
+            for (int64_t v = v0 + vCount - 1; v >= v0; --v) {
               int64_t channel = g * spec.cg + v / spec.kd;
               int64_t z = o * spec.sd - spec.pd + (v % spec.kd) * spec.dd;
               uint64_t slot32 = l.xpad + uint64_t((v - v0) * l.slotBytes);
@@ -1276,9 +1328,12 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
             }
           };
 
-          for (int64_t ft = 0; ft < fTiles; ++ft) {
+          // D[:, col .. col + nf) (row pitch: dCols floats) = the patches of
+          // group g times filter tile ft, accumulated over the K tiles.
+          auto accumulate = [&](int64_t ft, int64_t col, int64_t dCols) {
             const int64_t f0 = ft * l.nF, nf = std::min(l.nF, spec.fg - f0);
-            const Block acc{Space::Acc, l.d, nf * kF32};
+            const Block acc{Space::Acc, l.d + uint64_t(col * kF32),
+                            dCols * kF32};
             for (int64_t kt = 0; kt < kTiles; ++kt) {
               const int64_t t0 = kt * l.kTile, kn = std::min(l.kTile, k - t0);
               int64_t vFirst = t0 / taps, vLast = (t0 + kn - 1) / taps;
@@ -1291,7 +1346,7 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
               const int64_t wFlat = (g * spec.fg + f0) * k + t0;
               const int64_t skew = wFlat % l.wSkewAlign, kSkewed = kn + skew;
               int64_t tileId = (g * fTiles + ft) * kTiles + kt;
-              int64_t slot = tileId % l.mrfSlots;
+              int64_t slot = tileId % wSlots;
               uint64_t wAddr = uint64_t(slot) * l.mrfTileBytes;
               if (resident[slot] != tileId) {
                 DmaLoad load{Space::Mrf,
@@ -1358,20 +1413,24 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
                    region(Space::Mrf, wAddr, uint64_t(nf * kSkewed * e))},
                   {footprint(acc, m, nf)});
             }
+          };
+          // Bias, activation, compaction and the store of D's `cols`
+          // columns, the planes of filters [first, first + cols).
+          auto finish = [&](int64_t first, int64_t cols) {
+            const Block acc{Space::Acc, l.d, cols * kF32};
             if (spec.biasAddr)
               emitBinary(emitter, Opcode::VAdd, acc, acc,
-                         Block{Space::Vrf,
-                               l.bias32 + uint64_t((g * spec.fg + f0) * kF32),
-                               nf * kF32},
-                         Bcast::Row, m, nf);
-            emitActivation(emitter, spec.activation, acc, m, nf);
-            // Valid pixels only, dense [r * ow, nf], in the output type (in
-            // the patch buffer, free until the next tile's gathers).
-            const Block compact{l.aSpace, l.a32, spec.ow * nf * eo};
-            const Block rowsOfD{Space::Acc, l.d, l.wv * nf * kF32};
+                         Block{Space::Vrf, l.bias32 + uint64_t(first * kF32),
+                               cols * kF32},
+                         Bcast::Row, m, cols);
+            emitActivation(emitter, spec.activation, acc, m, cols);
+            // Valid pixels only, dense [r * ow, cols], in the output type
+            // (in the patch buffer, free until the next tile's gathers).
+            const Block compact{l.aSpace, l.a32, spec.ow * cols * eo};
+            const Block rowsOfD{Space::Acc, l.d, l.wv * cols * kF32};
             if (rowsOfD.pitch <= kMaxPitch && compact.pitch <= kMaxPitch) {
               emitCopy(emitter, compact, out, rowsOfD, kF32Format, r,
-                       spec.ow * nf);
+                       spec.ow * cols);
             } else {
               for (int64_t i = 0; i < r; ++i)
                 emitCopy(
@@ -1381,25 +1440,43 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
                     out,
                     {rowsOfD.space, rowsOfD.addr + uint64_t(i * rowsOfD.pitch),
                      rowsOfD.pitch},
-                    kF32Format, 1, spec.ow * nf);
+                    kF32Format, 1, spec.ow * cols);
             }
-            // Transposing store: source row p * nf + filter is one element;
-            // pixel p goes to dz = one element, filters to dy = a plane.
-            DmaStore store{
-                spec.output +
-                    uint64_t(((image * f + g * spec.fg + f0) * spec.outPlane() +
-                              o * spec.oh * spec.ow + i0 * spec.ow) *
-                             eo),
-                compact.space,
-                compact.addr,
-                /*x=*/1,
-                /*y=*/nf,
-                /*z=*/r * spec.ow,
-                /*dy=*/spec.outPlane() * eo,
-                /*dz=*/eo,
-                /*spitch=*/eo};
+            // Transposing store: source row p * cols + filter is one
+            // element; pixel p goes to dz = one element, filters to dy = a
+            // plane.
+            DmaStore store{spec.output +
+                               uint64_t(((image * f + first) * spec.outPlane() +
+                                         o * spec.oh * spec.ow + i0 * spec.ow) *
+                                        eo),
+                           compact.space,
+                           compact.addr,
+                           /*x=*/1,
+                           /*y=*/cols,
+                           /*z=*/r * spec.ow,
+                           /*dy=*/spec.outPlane() * eo,
+                           /*dz=*/eo,
+                           /*spitch=*/eo};
             store.format = out;
             emitStore(emitter, store, yDram);
+          };
+
+          if (spec.fg <= l.dCols) {
+            // A run of groups with all their filters in D.
+            const int64_t cols = (gEnd - g0) * spec.fg;
+            for (g = g0; g < gEnd; ++g) {
+              vBase = -1;
+              for (int64_t ft = 0; ft < fTiles; ++ft)
+                accumulate(ft, (g - g0) * spec.fg + ft * l.nF, cols);
+            }
+            finish(g0 * spec.fg, cols);
+          } else {
+            // One group of more than N filters, one filter tile at a time.
+            for (int64_t ft = 0; ft < fTiles; ++ft) {
+              int64_t nf = std::min(l.nF, spec.fg - ft * l.nF);
+              accumulate(ft, 0, nf);
+              finish(g0 * spec.fg + ft * l.nF, nf);
+            }
           }
         }
 }

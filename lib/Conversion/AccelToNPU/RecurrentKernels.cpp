@@ -19,6 +19,11 @@
 //       and Y[t, d] <- h_t (dma.st) overlaps the next step
 //   Y_h[d] <- h (and Y_c[d] <- c for lstm)
 //
+// The gru's R is two tile groups (z/r rows, then h rows, whose product needs
+// r first). When R_h (row 2H) does not start on a DRAM-aligned address
+// (small H such as 3 or 5), its tiles start at the nearest aligned row
+// before it instead; the extra leading product columns are discarded.
+//
 // When a step's B x H slice of Y is not a whole number of DRAM alignment
 // units, the per-step stores would be unaligned: Y, Y_h and Y_c are then
 // assembled in ACC (each h_t written straight into its Y row, which the
@@ -153,11 +158,26 @@ struct RTile {
   int64_t row, rows, col, cols;
 };
 
-/// Output-row blocks of R: [begin, end) rows each.
-SmallVector<std::pair<int64_t, int64_t>, 2> rBlocks(const RnnShape &s) {
+/// Output-row blocks of R: [begin, end) rows each. The gru h block starts
+/// `hLead` rows before R_h (see RnnLayout::hLead).
+SmallVector<std::pair<int64_t, int64_t>, 2> rBlocks(const RnnShape &s,
+                                                    int64_t hLead) {
   if (s.gates == 4)
     return {{0, 4 * s.hidden}};
-  return {{0, 2 * s.hidden}, {2 * s.hidden, 3 * s.hidden}};
+  return {{0, 2 * s.hidden}, {2 * s.hidden - hLead, 3 * s.hidden}};
+}
+
+/// The fewest rows of R before R_h (row 2H) at which a gru's h-block tiles
+/// can start on a DRAM-aligned address: R_h itself starts 2H*H elements into
+/// the direction's slice, which is unaligned for small H (3 or 5 in f32,
+/// e.g.), and every tile of the block is offset from that start by whole
+/// N-row or N-column steps, so one start row fixes all of them. Row 0 always
+/// qualifies (the slice itself is aligned), so the lead is at most 2H.
+int64_t gruHLead(const RnnShape &s, int64_t align) {
+  int64_t row = 2 * s.hidden;
+  while (row * s.hidden * s.format.bytes % align != 0)
+    --row;
+  return 2 * s.hidden - row;
 }
 
 /// On-chip placement of the kernel.
@@ -168,6 +188,12 @@ struct RnnLayout {
   uint64_t tileBytes;     // one N x N MRF tile in the op's format, aligned
   std::vector<RTile> rTiles;
   enum RMode { Resident, ReloadPerChunk, Streamed } rMode;
+  // gru: R_h's tiles are loaded from hLead rows earlier so that their DRAM
+  // sources are aligned; the h-block product then has hLead leading columns
+  // (z/r rows' products, discarded) and goes to hProduct, B x (hLead + H)
+  // f32 in ACC, instead of straight onto the h gate or aux.
+  int64_t hLead = 0;
+  uint64_t hProduct = 0;
   uint64_t rBase = 0; // mrf: R tiles (Resident/ReloadPerChunk)
   uint64_t slot[2];   // mrf: streamed W (and R) tiles
   uint64_t xBase = 0; // vrf: X chunk, Tc*B x I
@@ -212,11 +238,13 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
   l.buffered = slice % int64_t(target.memory(Space::Dram).align) != 0 &&
                !(s.seq == 1 && s.dirs == 1);
   l.tile = target.nativeDim;
+  if (s.gates == 3)
+    l.hLead = gruHLead(s, int64_t(target.memory(Space::Dram).align));
   l.nTiles = (s.gateCols() + l.tile - 1) / l.tile;
   l.iTiles = (s.input + l.tile - 1) / l.tile;
   l.tileBytes = alignUp(uint64_t(l.tile * l.tile * bytes),
                         target.memory(Space::Mrf).align);
-  for (auto [index, block] : llvm::enumerate(rBlocks(s)))
+  for (auto [index, block] : llvm::enumerate(rBlocks(s, l.hLead)))
     for (int64_t row = block.first; row < block.second; row += l.tile)
       for (int64_t col = 0; col < s.hidden; col += l.tile)
         l.rTiles.push_back({static_cast<int>(index), row,
@@ -249,8 +277,12 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
   const uint64_t finalBytes =
       l.buffered ? alignUp(uint64_t(s.dirs * slice), 64) : 0;
   const int finalStates = s.gates == 4 ? 2 : 1;
+  const uint64_t hProductBytes =
+      l.hLead ? alignUp(uint64_t(s.batch * (l.hLead + s.hidden) * kF32), 64)
+              : 0;
   uint64_t fixed = biasBytes + uint64_t(stateBufferCount(s)) * state +
-                   peepBytes + yBytes + finalStates * finalBytes;
+                   peepBytes + yBytes + finalStates * finalBytes +
+                   hProductBytes;
   uint64_t accBytes = target.memory(Space::Acc).bytes;
   uint64_t vrfBytes =
       uint64_t(target.vrfRegisters) * uint64_t(target.vrfRegisterBytes);
@@ -287,7 +319,8 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
     l.hq[0] = wide ? l.h[0] : take();
     l.hq[1] = wide ? l.h[1] : take();
   }
-  l.peep = cursor;
+  l.hProduct = cursor;
+  l.peep = l.hProduct + hProductBytes;
   l.yBuf = l.peep + peepBytes;
   l.yhBuf = l.yBuf + yBytes;
   l.ycBuf = l.yhBuf + finalBytes;
@@ -343,7 +376,8 @@ LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
   // Every DRAM operand base the kernel addresses must be aligned: per
   // direction slices of W, R, B, P and (unless buffered) the states, per
   // step slices of Y (unless buffered) and, when X is chunked, chunk starts
-  // of X.
+  // of X. (Tiles inside a direction's W and R start N rows or columns
+  // apart, and the gru's R_h tiles from an aligned row: see gruHLead.)
   const int64_t bytes = s.format.bytes;
   uint64_t align = target.memory(Space::Dram).align;
   auto aligned = [&](int64_t size) { return size % int64_t(align) == 0; };
@@ -447,7 +481,7 @@ private:
                                   cols * block.format.bytes));
   }
   /// Bytes of one direction's (or step's) B x H slice in DRAM.
-  uint64_t stateBytes() const { return uint64_t(s.batch * s.hidden * bytes()); }
+  uint64_t stateBytes() const { return uint64_t(stepSliceBytes(s)); }
   int64_t gatePitch() const { return s.gateCols() * kF32; }
   int64_t timeIndex(int64_t d, int64_t step) const {
     bool backwards = s.reverseOnly || d == 1;
@@ -674,7 +708,7 @@ private:
   void recurrentProduct(int block, const AccBlock &dst, MemRegion dstRegion,
                         const AccBlock &a, uint64_t rBase, MemRegion rDram,
                         bool accumulate) {
-    const int64_t blockRow = rBlocks(s)[block].first;
+    const int64_t blockRow = rBlocks(s, l.hLead)[block].first;
     // A resident R is declared read as a whole: the first mm then waits for
     // the last R load only, instead of one token per tile (64 loads in
     // flight would overflow the token FIFO while the full ld queue stalls
@@ -763,10 +797,21 @@ private:
     // Host order: x.W^T + h.R^T, then Wb, then Rb.
     recurrentProduct(0, gz, gRegion, hPrevQ, rBase, rDram,
                      /*accumulate=*/true);
-    const AccBlock lin = wide(l.aux);
+    // The h block's product (h.R_h^T or (r*h).R_h^T) in f32, at `lin` after
+    // hLead discarded columns; without a lead, linear_before_reset puts it
+    // in aux (which otherwise holds r*h, the product's operand).
+    const AccBlock product =
+        l.hLead
+            ? AccBlock{l.hProduct, (l.hLead + H) * kF32, kF32Format, s.batch}
+            : wide(l.aux);
+    const AccBlock lin{product.at + uint64_t(l.hLead * kF32), product.pitch,
+                       kF32Format, s.batch};
+    auto hProduct = [&](const AccBlock &a) {
+      recurrentProduct(1, product, extent(product, l.hLead + H), a, rBase,
+                       rDram, /*accumulate=*/false);
+    };
     if (op.linearBeforeReset)
-      recurrentProduct(1, lin, extent(lin, H), hPrevQ, rBase, rDram,
-                       /*accumulate=*/false);
+      hProduct(hPrevQ);
     if (op.b) {
       binary(Opcode::VAdd, gz, gz, biasRow(0, 0), 2 * H, Bcast::Row);
       binary(Opcode::VAdd, gz, gz, biasRow(1, 0), 2 * H, Bcast::Row);
@@ -783,7 +828,14 @@ private:
       // n = x.W_h^T + (r * h).R_h^T, then + Rb_h.
       const AccBlock rh = narrow(l.aux);
       binary(Opcode::VMul, rh, gr, hPrev, H);
-      recurrentProduct(1, gh, gRegion, rh, rBase, rDram, /*accumulate=*/true);
+      if (l.hLead) {
+        // One f32 addition, as mm's acc=1 would do.
+        hProduct(rh);
+        binary(Opcode::VAdd, gh, gh, lin, H);
+      } else {
+        recurrentProduct(1, gh, gRegion, rh, rBase, rDram,
+                         /*accumulate=*/true);
+      }
       if (op.b)
         binary(Opcode::VAdd, gh, gh, biasRow(1, 2 * H), H, Bcast::Row);
     }

@@ -222,3 +222,34 @@ func.func @gru_bidir_unaligned_bias(%x: tensor<2x1x16xf32>, %w: tensor<2x60x16xf
   %y, %h = accel.gru %x, %w, %r, %b {hidden_size = 20 : i64, direction = #accel.rnn_direction<bidirectional>} : (tensor<2x1x16xf32>, tensor<2x60x16xf32>, tensor<2x60x20xf32>, tensor<2x120xf32>) -> (tensor<2x2x1x20xf32>, tensor<2x1x20xf32>)
   return %y : tensor<2x2x1x20xf32>
 }
+
+// H = 5: R_h starts 2H * H floats = 200 bytes into R, not DRAM-aligned. The
+// h block's tile is loaded from row 0 instead (all 15 rows, aligned), its
+// product (n = 15) goes to a scratch row and only the last 5 columns
+// (acc[0x240] + 40) are added onto the h gate, as one f32 addition like
+// mm's acc = 1.
+// CHECK-LABEL: npu.program @gru_small_h_p0_card0_core0
+// CHECK: npu.dma.ld mrf[0x0], dram[0x100], f32 x = 5 y = 10 z = 1 sy = 20 dpitch = 20
+// CHECK-NEXT: npu.dma.ld mrf[0x4000], dram[0x100], f32 x = 5 y = 15 z = 1 sy = 20 dpitch = 20
+// CHECK: npu.v.mul acc[0x200], acc[0x14], acc[0x2c0], f32, f32, f32 rows = 1 cols = 5 dpitch = 20 apitch = 60 bpitch = 20
+// CHECK-NEXT: npu.mm acc[0x240], acc[0x200], mrf[0x4000], f32, f32, f32 m = 1 k = 5 n = 15 dpitch = 60 apitch = 20
+// CHECK-NEXT: npu.v.add acc[0x28], acc[0x28], acc[0x268], f32, f32, f32 rows = 1 cols = 5 dpitch = 60 apitch = 60 bpitch = 60
+// CHECK: npu.halt
+func.func @gru_small_h(%x: tensor<2x1x3xf32>, %w: tensor<1x15x3xf32>, %r: tensor<1x15x5xf32>, %b: tensor<1x30xf32>) -> (tensor<2x1x1x5xf32>, tensor<1x1x5xf32>) {
+  %y, %h = accel.gru %x, %w, %r, %b {hidden_size = 5 : i64} : (tensor<2x1x3xf32>, tensor<1x15x3xf32>, tensor<1x15x5xf32>, tensor<1x30xf32>) -> (tensor<2x1x1x5xf32>, tensor<1x1x5xf32>)
+  return %y, %h : tensor<2x1x1x5xf32>, tensor<1x1x5xf32>
+}
+
+// H = 3, linear_before_reset = 1: h . R_h^T is computed over rows 0..8 of R
+// into the scratch and used from its column 6 (acc[0x200] + 24).
+// CHECK-LABEL: npu.program @gru_small_h_lbr_p0_card0_core0
+// CHECK: npu.dma.ld mrf[0x4000], dram[0xc0], f32 x = 3 y = 9 z = 1 sy = 12 dpitch = 12
+// CHECK: npu.mm acc[0x200], acc[0xc0], mrf[0x4000], f32, f32, f32 m = 1 k = 3 n = 9 dpitch = 36 apitch = 12
+// CHECK-NEXT: npu.v.sigm acc[0x0], acc[0x0], f32, f32 rows = 1 cols = 6 dpitch = 36 apitch = 36
+// CHECK-NEXT: npu.v.mul acc[0x218], acc[0xc], acc[0x218], f32, f32, f32 rows = 1 cols = 3 dpitch = 36 apitch = 36 bpitch = 36
+// CHECK-NEXT: npu.v.add acc[0x18], acc[0x18], acc[0x218], f32, f32, f32 rows = 1 cols = 3 dpitch = 36 apitch = 36 bpitch = 36
+// CHECK: npu.halt
+func.func @gru_small_h_lbr(%x: tensor<1x1x3xf32>, %w: tensor<1x9x3xf32>, %r: tensor<1x9x3xf32>) -> tensor<1x1x1x3xf32> {
+  %y, %h = accel.gru %x, %w, %r {hidden_size = 3 : i64, linear_before_reset = true} : (tensor<1x1x3xf32>, tensor<1x9x3xf32>, tensor<1x9x3xf32>) -> (tensor<1x1x1x3xf32>, tensor<1x1x3xf32>)
+  return %y : tensor<1x1x1x3xf32>
+}
