@@ -1121,9 +1121,10 @@ bool canEmitGemm(const TargetDesc &target, const GemmSpec &spec,
   const int64_t eo = spec.out.bytes, n = target.nativeDim;
   const int64_t dramAlign =
       static_cast<int64_t>(target.memory(Space::Dram).align);
-  if (!target.macsPerCycle.count(static_cast<DType>(spec.in.dt))) {
-    reason = "the target's matrix unit has no mode for the convolution's "
-             "element type";
+  DType dtype = static_cast<DType>(spec.in.dt);
+  if (!target.macsPerCycle.count(dtype)) {
+    reason = "the target's matrix unit has no " +
+             std::string(::nnaccel::isa::dtypeName(dtype)) + " mode";
     return false;
   }
   if (spec.w > 0xFFFF ||
