@@ -39,7 +39,7 @@
 //   every other column). Sequential sums: equal to the host to rounding.
 //
 // * General (implicit GEMM): 1-D/2-D/3-D, any kernel size, stride,
-//   dilation, padding (horizontal at most 7: the DMA fields) and grouping,
+//   dilation, padding and grouping,
 //   f32/f16/bf16. Per (image, output depth slice, group, band of output
 //   rows, tile of N filters): the band's input planes (a virtual channel
 //   per (channel, depth tap)) are staged in ACC in f32 with their zero
@@ -63,8 +63,8 @@
 // starts its input DMAs at the closest aligned row (the extra rows land in
 // guard rows) and its weight tiles at the closest aligned element (matched
 // by zero columns of A); its stores need aligned output planes, and convs
-// whose filter planes start at unaligned addresses, or whose horizontal
-// padding exceeds 7, are refused with a reason and run on the host.
+// whose stored filter planes would start at unaligned addresses are
+// refused with a reason and run on the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,6 +94,7 @@ using ::nnaccel::isa::TargetDesc;
 namespace {
 constexpr int64_t kMaxPitch = 0xFFFF; // 16-bit byte pitches of mm/vector ops
 constexpr int64_t kMaxDmaYZ = 4095;   // 12-bit DMA y/z counts
+constexpr int64_t kMaxDmaPad = 7;     // 3-bit DMA padding fields
 
 //===----------------------------------------------------------------------===//
 // Instruction helpers
@@ -1120,13 +1121,10 @@ bool canEmitGemm(const TargetDesc &target, const GemmSpec &spec,
   const int64_t eo = spec.out.bytes, n = target.nativeDim;
   const int64_t dramAlign =
       static_cast<int64_t>(target.memory(Space::Dram).align);
-  if (!target.macsPerCycle.count(static_cast<DType>(spec.in.dt))) {
-    reason = "the target's matrix unit has no mode for the convolution's "
-             "element type";
-    return false;
-  }
-  if (spec.pw > 7 || spec.pwEnd > 7) {
-    reason = "horizontal padding above 7 exceeds the DMA padding fields";
+  DType dtype = static_cast<DType>(spec.in.dt);
+  if (!target.macsPerCycle.count(dtype)) {
+    reason = "the target's matrix unit has no " +
+             std::string(::nnaccel::isa::dtypeName(dtype)) + " mode";
     return false;
   }
   if (spec.w > 0xFFFF ||
@@ -1302,8 +1300,16 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
                 int64_t flat =
                     ((image * c + channel) * spec.d + z) * spec.h + r0;
                 int64_t delta = flat % rowAlign;
+                // The zero border columns come from the DMA's pl/pr when
+                // they fit its 3-bit fields; wider borders are never
+                // written, so they keep the zeros of the initial fill (the
+                // DMA only keeps 2-byte rows 4-byte aligned with pl).
+                const int64_t pl =
+                    spec.pw <= kMaxDmaPad ? spec.pw : spec.pw % (4 / e);
+                const int64_t pr = spec.pwEnd <= kMaxDmaPad ? spec.pwEnd : 0;
                 DmaLoad load{Space::Acc,
-                             origin + uint64_t((top - delta) * target.pitch),
+                             origin + uint64_t((top - delta) * target.pitch +
+                                               (spec.pw - pl) * e),
                              spec.input + uint64_t((flat - delta) * spec.w * e),
                              /*x=*/spec.w,
                              /*y=*/r1 - r0 + delta,
@@ -1311,8 +1317,8 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
                              /*sy=*/spec.w * e,
                              /*sz=*/0,
                              /*dpitch=*/target.pitch};
-                load.pl = spec.pw;
-                load.pr = spec.pwEnd;
+                load.pl = pl;
+                load.pr = pr;
                 load.format = in;
                 emitLoad(emitter, load, xDram);
                 zeroRows(0, top);

@@ -4,6 +4,9 @@
 // RUN: nnaccel-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(func.func(accel-assign-placement))' \
 // RUN:   | FileCheck %s --check-prefix=PLACE
+// RUN: nnaccel-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-assign-placement{target=brainwave-like}))' \
+// RUN:   | FileCheck %s --check-prefix=BRAINWAVE
 
 // accel.conv on the NPU (ConvKernels.cpp): pointwise 1x1 convolutions on
 // the matrix unit, depthwise 3x3 (stride 1 and 2) and dense 3x3 with few
@@ -308,24 +311,36 @@ func.func @conv1d_f16(%x: tensor<1x4x16xf16>, %w: tensor<8x4x3xf16>, %b: tensor<
 // -----
 
 // What the general kernel cannot represent stays on the host with the
-// reason: horizontal padding beyond the DMA's 3-bit fields, groups of more
-// than N filters (stored one filter tile at a time; here one filter, as the
+// reason: groups of more than N filters (stored one filter tile at a time; here one filter, as the
 // 18-tap weight rows are loaded skewed) whose output planes (5x5 f32, 100
 // bytes) start at unaligned DRAM addresses, and integer convolutions. (Groups of at most N filters are
 // stored in runs of groups, so only run starts need aligned planes.)
 // PLACE-LABEL: func.func @refused
-func.func @refused(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %x7: tensor<1x4x7x7xf32>, %wd: tensor<200x2x3x3xf32>, %xi: tensor<1x3x8x8xi8>, %wi: tensor<4x3x3x3xi8>) -> (tensor<1x4x22x22xf32>, tensor<1x200x5x5xf32>, tensor<1x4x6x6xi8>) {
-  // PLACE: accel.conv
-  // PLACE-SAME: accel.host_reason = "horizontal padding above 7 exceeds the DMA padding fields"
-  // PLACE-SAME: accel.placement = #accel.placement<card = -1>
-  %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 8, 8, 8, 8>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x22x22xf32>
+func.func @refused(%x7: tensor<1x4x7x7xf32>, %wd: tensor<200x2x3x3xf32>, %xi: tensor<1x3x8x8xi8>, %wi: tensor<4x3x3x3xi8>) -> (tensor<1x200x5x5xf32>, tensor<1x4x6x6xi8>) {
   // PLACE: accel.conv
   // PLACE-SAME: accel.host_reason = "the output plane of filter 1 starts at an unaligned DRAM address"
   // PLACE-SAME: accel.placement = #accel.placement<card = -1>
-  %1 = accel.conv %x7, %wd {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x4x7x7xf32>, tensor<200x2x3x3xf32>) -> tensor<1x200x5x5xf32>
+  %0 = accel.conv %x7, %wd {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x4x7x7xf32>, tensor<200x2x3x3xf32>) -> tensor<1x200x5x5xf32>
   // PLACE: accel.conv
   // PLACE-SAME: accel.host_reason = "conv runs on the card in f32, f16 or bf16 only"
   // PLACE-SAME: accel.placement = #accel.placement<card = -1>
-  %2 = accel.conv %xi, %wi {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xi8>, tensor<4x3x3x3xi8>) -> tensor<1x4x6x6xi8>
-  return %0, %1, %2 : tensor<1x4x22x22xf32>, tensor<1x200x5x5xf32>, tensor<1x4x6x6xi8>
+  %1 = accel.conv %xi, %wi {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xi8>, tensor<4x3x3x3xi8>) -> tensor<1x4x6x6xi8>
+  return %0, %1 : tensor<1x200x5x5xf32>, tensor<1x4x6x6xi8>
+}
+
+// -----
+
+// A matrix unit without the convolution's type keeps it on the host: the
+// brainwave-like target multiplies f16 but not bf16.
+// BRAINWAVE-LABEL: func.func @matrix_modes
+func.func @matrix_modes(%xh: tensor<1x4x8x8xf16>, %wh: tensor<8x4x3x3xf16>, %xb: tensor<1x4x8x8xbf16>, %wb: tensor<8x4x3x3xbf16>) -> (tensor<1x8x8x8xf16>, tensor<1x8x8x8xbf16>) {
+  // BRAINWAVE: accel.conv
+  // BRAINWAVE-NOT: host_reason
+  // BRAINWAVE-SAME: accel.placement = #accel.placement<card = 0>
+  %0 = accel.conv %xh, %wh {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xf16>, tensor<8x4x3x3xf16>) -> tensor<1x8x8x8xf16>
+  // BRAINWAVE: accel.conv
+  // BRAINWAVE-SAME: accel.host_reason = "the target's matrix unit has no bf16 mode"
+  // BRAINWAVE-SAME: accel.placement = #accel.placement<card = -1>
+  %1 = accel.conv %xb, %wb {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xbf16>, tensor<8x4x3x3xbf16>) -> tensor<1x8x8x8xbf16>
+  return %0, %1 : tensor<1x8x8x8xf16>, tensor<1x8x8x8xbf16>
 }
