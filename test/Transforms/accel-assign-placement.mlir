@@ -32,14 +32,14 @@ func.func @mlp(%x: tensor<1x4xf32>) -> tensor<1x2xf32> {
 // fully_connected the kernel does not cover says why.
 // CHECK-LABEL: func.func @heavy
 // expected-warning @+1 {{2 heavy op(s) run on the host: accel.conv, accel.fully_connected}}
-func.func @heavy(%x: tensor<1x1x2x4x4xf32>, %w: tensor<1x1x1x1x1xf32>, %a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> (tensor<1x1x2x4x4xf32>, tensor<2x2xf32>) {
+func.func @heavy(%x: tensor<1x4x7x7xf32>, %w: tensor<200x2x3x3xf32>, %a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> (tensor<1x200x5x5xf32>, tensor<2x2xf32>) {
   // CHECK: accel.conv
-  // CHECK-SAME: accel.host_reason = "only static 2-D convolutions (NCHW) are lowered to the card"
-  %0 = accel.conv %x, %w {strides = array<i64: 1, 1, 1>, pads = array<i64: 0, 0, 0, 0, 0, 0>, dilations = array<i64: 1, 1, 1>} : (tensor<1x1x2x4x4xf32>, tensor<1x1x1x1x1xf32>) -> tensor<1x1x2x4x4xf32>
+  // CHECK-SAME: accel.host_reason = "the output plane of filter 1 starts at an unaligned DRAM address"
+  %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x4x7x7xf32>, tensor<200x2x3x3xf32>) -> tensor<1x200x5x5xf32>
   // CHECK: accel.fully_connected
   // CHECK-SAME: accel.host_reason = "a K x N weight must be constant to be transposed for the card"
   %1 = accel.fully_connected %a, %b : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
-  return %0, %1 : tensor<1x1x2x4x4xf32>, tensor<2x2xf32>
+  return %0, %1 : tensor<1x200x5x5xf32>, tensor<2x2xf32>
 }
 
 // -----
