@@ -47,6 +47,13 @@ def Accel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getDramAddressAttrName() {
       return ::llvm::StringLiteral("accel.dram_address");
     }
+    /// Name of the discardable unit attribute that marks a card op whose
+    /// result the memory plan makes out of its operands' memory (a reshape
+    /// or contiguous slice viewing its operand, a concat whose parts are
+    /// written in place): the op needs no instructions.
+    static constexpr ::llvm::StringLiteral getInPlaceAttrName() {
+      return ::llvm::StringLiteral("accel.in_place");
+    }
     /// Name of the discardable string attribute that says why an op runs on
     /// the host.
     static constexpr ::llvm::StringLiteral getHostReasonAttrName() {

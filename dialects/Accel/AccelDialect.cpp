@@ -74,6 +74,15 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
            << "' must be a non-negative integer (one result) or an array of "
               "one non-negative integer per result";
   }
+  if (attr.getName() == getInPlaceAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()) ||
+        !isa<ReshapeOp, SliceOp, ConcatOp>(op))
+      return op->emitOpError()
+             << "'" << getInPlaceAttrName()
+             << "' is a unit attribute of accel.reshape, accel.slice and "
+                "accel.concat";
+    return success();
+  }
   if (attr.getName() == getHostReasonAttrName()) {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitOpError()

@@ -19,6 +19,14 @@ def AccelPlanCardMemory : Pass<"accel-plan-card-memory", "ModuleOp"> {
     weights and results live for the whole program; every other value is
     freed after its last reader, so later values reuse its space.
 
+    Data movement that is only address arithmetic gets no memory of its own
+    and is marked `accel.in_place` (lowering emits nothing for it): a
+    reshape is a view of its operand; a slice of one contiguous run at a
+    DRAM-aligned offset is a view into its operand; a concat along its
+    outermost non-unit axis whose parts are single-use results of ops in the
+    partition has those ops write straight into its buffer. Values sharing
+    memory share one buffer, freed when all of them are dead.
+
     The plan is recorded in the IR: `input_addresses` / `output_addresses`
     and `accel.dram_bytes` (the peak) on the partition, `accel.dram_address`
     on every constant and every op of the body (an array for ops with

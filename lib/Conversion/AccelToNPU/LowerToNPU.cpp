@@ -58,17 +58,20 @@ public:
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> /*operands*/,
                   ConversionPatternRewriter &rewriter) const override {
-    // The pass checked every op before converting; this only guards the
-    // emitter against a pattern being tried on an op it cannot take.
-    std::string reason;
-    if (failed(kernel.check(op, lowering.target, reason)))
-      return rewriter.notifyMatchFailure(op, reason);
-    size_t before = lowering.emitter.size();
-    npu_lowering::KernelContext context{lowering.emitter, lowering.target,
-                                        lowering.addresses};
-    if (failed(kernel.emit(op, context)))
-      return failure();
-    lowering.locations.append(lowering.emitter.size() - before, op->getLoc());
+    // An in-place op's result already is where the plan put it.
+    if (!op->hasAttr(AccelDialect::getInPlaceAttrName())) {
+      // The pass checked every op before converting; this only guards the
+      // emitter against a pattern being tried on an op it cannot take.
+      std::string reason;
+      if (failed(kernel.check(op, lowering.target, reason)))
+        return rewriter.notifyMatchFailure(op, reason);
+      size_t before = lowering.emitter.size();
+      npu_lowering::KernelContext context{lowering.emitter, lowering.target,
+                                          lowering.addresses};
+      if (failed(kernel.emit(op, context)))
+        return failure();
+      lowering.locations.append(lowering.emitter.size() - before, op->getLoc());
+    }
 
     SmallVector<Value> results;
     for (Value result : op->getResults())
@@ -127,7 +130,8 @@ struct AccelLowerToNPUPass
   static LogicalResult checkKernels(Block &body,
                                     const ::nnaccel::isa::TargetDesc &desc) {
     for (Operation &op : body) {
-      if (isa<ConstantOp, YieldOp>(op))
+      if (isa<ConstantOp, YieldOp>(op) ||
+          op.hasAttr(AccelDialect::getInPlaceAttrName()))
         continue;
       const npu_lowering::KernelEntry *kernel = npu_lowering::lookupKernel(&op);
       if (!kernel)

@@ -141,6 +141,97 @@ LogicalResult transposeWeight(FullyConnectedOp op) {
   return success();
 }
 
+/// Ops whose result needs no instructions, only addresses: a reshape is a
+/// view of its operand, a slice of a contiguous, aligned range is a view
+/// into its operand, and a concat of contiguous, aligned parts whose
+/// producers can write straight into it is those parts.
+struct InPlacePlan {
+  /// View results: the value whose memory they are, and the byte offset.
+  llvm::DenseMap<Value, std::pair<Value, uint64_t>> views;
+  /// Concat operands written in place: the concat result and byte offset.
+  llvm::DenseMap<Value, std::pair<Value, uint64_t>> concatParts;
+  llvm::DenseSet<Operation *> ops;
+};
+
+int64_t getElementBytes(Type type) {
+  return (cast<RankedTensorType>(type).getElementTypeBitWidth() + 7) / 8;
+}
+
+/// Byte offset of `op`'s result in its operand when the slice is one
+/// contiguous run (unit steps; outer result dims 1, inner dims whole).
+std::optional<uint64_t> getContiguousSliceOffset(SliceOp op) {
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  ArrayRef<int64_t> dims = inputType.getShape();
+  ArrayRef<int64_t> starts = op.getStarts(), steps = op.getSteps();
+  ArrayRef<int64_t> result = op.getType().getShape();
+  if (llvm::any_of(steps, [](int64_t step) { return step != 1; }))
+    return std::nullopt;
+  // Contiguous when every dim inside the innermost cut one is whole and
+  // every dim outside it has one element.
+  size_t rank = dims.size();
+  std::optional<size_t> cut;
+  for (size_t d = 0; d < rank; ++d)
+    if (result[d] != dims[d])
+      cut = d;
+  for (size_t d = 0; cut && d < *cut; ++d)
+    if (result[d] != 1)
+      return std::nullopt;
+  int64_t offset = 0, stride = 1;
+  for (size_t d = rank; d-- > 0;) {
+    offset += starts[d] * stride;
+    stride *= dims[d];
+  }
+  return uint64_t(offset) * getElementBytes(inputType);
+}
+
+InPlacePlan findInPlaceOps(Block &body, uint64_t align) {
+  InPlacePlan plan;
+  for (Operation &op : body) {
+    if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      plan.views[reshape.getResult()] = {reshape.getInput(), 0};
+      plan.ops.insert(&op);
+    } else if (auto slice = dyn_cast<SliceOp>(op)) {
+      std::optional<uint64_t> offset = getContiguousSliceOffset(slice);
+      if (offset && *offset % align == 0) {
+        plan.views[slice.getResult()] = {slice.getInput(), *offset};
+        plan.ops.insert(&op);
+      }
+    } else if (auto concat = dyn_cast<ConcatOp>(op)) {
+      auto type = concat.getType();
+      int64_t axis = static_cast<int64_t>(concat.getAxis());
+      if (axis < 0)
+        axis += type.getRank();
+      int64_t outer = 1;
+      for (int64_t d = 0; d < axis; ++d)
+        outer *= type.getDimSize(d);
+      if (outer != 1)
+        continue;
+      // Each part must come from a single-result op of this body that only
+      // feeds this concat and is not itself in place.
+      uint64_t offset = 0;
+      SmallVector<std::pair<Value, uint64_t>> parts;
+      bool ok = true;
+      for (Value input : concat.getInputs()) {
+        Operation *producer = input.getDefiningOp();
+        ok = producer && producer->getBlock() == &body &&
+             !isa<ConstantOp>(producer) && producer->getNumResults() == 1 &&
+             input.hasOneUse() && !plan.ops.contains(producer) &&
+             offset % align == 0;
+        if (!ok)
+          break;
+        parts.push_back({input, offset});
+        offset += npu_lowering::getDramByteSize(input.getType());
+      }
+      if (!ok)
+        continue;
+      for (auto [input, partOffset] : parts)
+        plan.concatParts[input] = {concat.getResult(), partOffset};
+      plan.ops.insert(&op);
+    }
+  }
+  return plan;
+}
+
 /// Records `addresses` (one per result) on `op`.
 void setResultAddresses(Operation *op, ArrayRef<int64_t> addresses) {
   Builder builder(op->getContext());
@@ -196,41 +287,109 @@ LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
     if (failed(transposeWeight(fc)))
       return failure();
 
-  // Program position of every op, to find each value's last reader.
+  const auto &dram = target.memory(::nnaccel::isa::Space::Dram);
+  InPlacePlan inPlace = findInPlaceOps(body, dram.align);
+
+  // Program position of every op, to find each buffer's last reader.
   llvm::DenseMap<Operation *, size_t> position;
   for (auto [index, op] : llvm::enumerate(body))
     position[&op] = index;
   auto yield = cast<YieldOp>(body.getTerminator());
-  // Values that live for the whole program: inputs, weights, results.
-  llvm::DenseSet<Value> pinned(yield.getValues().begin(),
-                               yield.getValues().end());
 
-  const auto &dram = target.memory(::nnaccel::isa::Space::Dram);
+  // Values share a buffer when one is a view of another or a part of an
+  // in-place concat; a buffer is freed once every value in it is dead.
+  struct Buffer {
+    uint64_t address = 0, bytes = 0;
+    bool pinned = false; // inputs, weights, results: live for the program
+    SmallVector<Value> values;
+  };
+  SmallVector<Buffer> buffers;
+  llvm::DenseMap<Value, std::pair<unsigned, uint64_t>> where; // buffer, offset
   DramAllocator allocator(dram.bytes, dram.align);
-  llvm::DenseMap<Value, uint64_t> address;
-  auto place = [&](Value value, Operation *user) -> LogicalResult {
-    std::optional<uint64_t> at =
-        allocator.allocate(getDramByteSize(value.getType()));
+  auto allocate = [&](Value value, uint64_t bytes,
+                      Operation *user) -> FailureOr<unsigned> {
+    std::optional<uint64_t> at = allocator.allocate(bytes);
     if (!at)
       return user->emitOpError()
              << "does not fit the card's " << dram.bytes << " bytes of DRAM";
-    address[value] = *at;
+    buffers.push_back({*at, bytes, false, {}});
+    return buffers.size() - 1;
+  };
+  auto bind = [&](Value value, unsigned buffer, uint64_t offset) {
+    where[value] = {buffer, offset};
+    buffers[buffer].values.push_back(value);
+  };
+  auto addressOf = [&](Value value) -> int64_t {
+    auto [buffer, offset] = where.lookup(value);
+    return buffers[buffer].address + offset;
+  };
+  auto place = [&](Value value, Operation *user) -> LogicalResult {
+    if (auto view = inPlace.views.find(value); view != inPlace.views.end()) {
+      auto [source, offset] = view->second;
+      auto [buffer, base] = where.lookup(source);
+      bind(value, buffer, base + offset);
+      return success();
+    }
+    if (auto part = inPlace.concatParts.find(value);
+        part != inPlace.concatParts.end()) {
+      auto [concat, offset] = part->second;
+      if (!where.count(concat)) {
+        FailureOr<unsigned> buffer =
+            allocate(concat, getDramByteSize(concat.getType()), user);
+        if (failed(buffer))
+          return failure();
+        bind(concat, *buffer, 0);
+      }
+      bind(value, where.lookup(concat).first, offset);
+      return success();
+    }
+    if (where.count(value)) // an in-place concat, placed with its first part
+      return success();
+    FailureOr<unsigned> buffer =
+        allocate(value, getDramByteSize(value.getType()), user);
+    if (failed(buffer))
+      return failure();
+    bind(value, *buffer, 0);
     return success();
   };
+  auto isDeadAfter = [&](Value value, size_t at) {
+    return llvm::all_of(value.getUsers(),
+                        [&](Operation *user) { return position[user] <= at; });
+  };
+  auto releaseIfDead = [&](Value value, size_t at) {
+    auto it = where.find(value);
+    if (it == where.end())
+      return;
+    Buffer &buffer = buffers[it->second.first];
+    if (buffer.pinned || buffer.bytes == 0)
+      return;
+    if (!llvm::all_of(buffer.values,
+                      [&](Value other) { return isDeadAfter(other, at); }))
+      return;
+    allocator.release(buffer.address, buffer.bytes);
+    buffer.bytes = 0; // released once
+  };
 
-  SmallVector<int64_t> inputAddresses;
-  for (BlockArgument arg : body.getArguments()) {
+  for (BlockArgument arg : body.getArguments())
     if (failed(place(arg, partition)))
       return failure();
-    inputAddresses.push_back(address[arg]);
-    pinned.insert(arg);
-  }
-  for (auto constant : body.getOps<ConstantOp>()) {
+  for (auto constant : body.getOps<ConstantOp>())
     if (failed(place(constant, constant)))
       return failure();
-    pinned.insert(constant);
-    setResultAddresses(constant, {int64_t(address[constant])});
+  auto pin = [&](Value value) {
+    buffers[where.lookup(value).first].pinned = true;
+  };
+  for (BlockArgument arg : body.getArguments())
+    pin(arg);
+  for (auto constant : body.getOps<ConstantOp>()) {
+    pin(constant);
+    setResultAddresses(constant, {addressOf(constant)});
   }
+  // Results are pinned as soon as they are placed: a buffer that holds one
+  // must survive to the end.
+  llvm::DenseSet<Value> yielded(yield.getValues().begin(),
+                                yield.getValues().end());
+  Builder builder(partition.getContext());
   for (Operation &op : body) {
     if (isa<ConstantOp, YieldOp>(op) || op.getNumResults() == 0)
       continue;
@@ -238,25 +397,25 @@ LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
     for (Value result : op.getResults()) {
       if (failed(place(result, &op)))
         return failure();
-      results.push_back(address[result]);
+      if (yielded.contains(result))
+        pin(result);
+      results.push_back(addressOf(result));
     }
     setResultAddresses(&op, results);
-    // Intermediates die at their last reader.
-    for (Value operand : op.getOperands()) {
-      if (pinned.contains(operand))
-        continue;
-      bool lastUse = llvm::all_of(operand.getUsers(), [&](Operation *user) {
-        return position[user] <= position[&op];
-      });
-      if (lastUse)
-        allocator.release(address[operand], getDramByteSize(operand.getType()));
-    }
+    if (inPlace.ops.contains(&op))
+      op.setAttr(AccelDialect::getInPlaceAttrName(), builder.getUnitAttr());
+    // Intermediates die at their last reader (results nobody reads, now).
+    for (Value operand : op.getOperands())
+      releaseIfDead(operand, position[&op]);
+    for (Value result : op.getResults())
+      releaseIfDead(result, position[&op]);
   }
-  SmallVector<int64_t> outputAddresses;
-  for (Value value : yield.getValues())
-    outputAddresses.push_back(address[value]);
 
-  Builder builder(partition.getContext());
+  SmallVector<int64_t> inputAddresses, outputAddresses;
+  for (BlockArgument arg : body.getArguments())
+    inputAddresses.push_back(addressOf(arg));
+  for (Value value : yield.getValues())
+    outputAddresses.push_back(addressOf(value));
   partition.setInputAddresses(inputAddresses);
   partition.setOutputAddresses(outputAddresses);
   partition->setAttr(AccelDialect::getDramBytesAttrName(),

@@ -1174,3 +1174,11 @@ func.func @dram_address_per_result(%x: tensor<3x1x4xf32>, %w: tensor<1x12x4xf32>
   %y, %h, %c = accel.lstm %x, %w, %r {hidden_size = 3 : i64, accel.dram_address = array<i64: 0, 64>} : (tensor<3x1x4xf32>, tensor<1x12x4xf32>, tensor<1x12x3xf32>) -> (tensor<3x1x1x3xf32>, tensor<1x1x3xf32>, tensor<1x1x3xf32>)
   return %y : tensor<3x1x1x3xf32>
 }
+
+// -----
+
+func.func @in_place_on_compute(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.in_place' is a unit attribute of accel.reshape, accel.slice and accel.concat}}
+  %0 = accel.relu %x {accel.in_place} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

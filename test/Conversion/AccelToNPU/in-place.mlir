@@ -1,0 +1,89 @@
+// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory | FileCheck %s --check-prefix=PLAN
+// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory --accel-lower-to-npu | FileCheck %s --check-prefix=LOWER
+
+// Address arithmetic instead of copies. A reshape is a view of its operand;
+// a slice of one contiguous run at a 64-byte aligned offset is a view into
+// its operand; both are marked accel.in_place and emit no instructions. The
+// slice starting 264 bytes in is copied by its kernel.
+// PLAN-LABEL: func.func @views
+// PLAN: output_addresses = array<i64: 1024, 1536, 2048>
+// PLAN: accel.relu %{{.*}} {accel.dram_address = 1024 : i64}
+// PLAN: accel.reshape %{{.*}} {accel.dram_address = 1024 : i64, accel.in_place}
+// PLAN: accel.slice %{{.*}} {accel.dram_address = 1536 : i64, accel.in_place, ends
+// PLAN: accel.slice %{{.*}} {accel.dram_address = 2048 : i64, ends
+// LOWER-LABEL: npu.program @views_p0_card0_core0
+// LOWER: npu.v.relu
+// LOWER: npu.dma.st dram[0x400]
+// The only copy: one row of 60 floats from 264 bytes into the relu result
+// (loaded from the aligned address below it, after the relu's store).
+// LOWER-NEXT: npu.sync ex pop_next push_prev
+// LOWER-NEXT: npu.dma.ld vrf[0x0], dram[0x500], f32 x = 62 y = 1 z = 1 dpitch = 248 pop_next push_next
+// LOWER-NEXT: npu.sync ex pop_prev push_next
+// LOWER-NEXT: npu.dma.st dram[0x800], vrf[0x8], f32 x = 60
+// LOWER-NEXT: npu.halt
+func.func @views(%x: tensor<4x64xf32>) -> (tensor<256xf32>, tensor<2x64xf32>, tensor<1x60xf32>) {
+  %0:3 = accel.card_partition(%x) {card = 0 : i64} : (tensor<4x64xf32>) -> (tensor<256xf32>, tensor<2x64xf32>, tensor<1x60xf32>) {
+  ^bb0(%a: tensor<4x64xf32>):
+    %r = accel.relu %a : tensor<4x64xf32>
+    %v = accel.reshape %r : tensor<4x64xf32> -> tensor<256xf32>
+    %s = accel.slice %r {starts = array<i64: 2, 0>, ends = array<i64: 4, 64>, steps = array<i64: 1, 1>} : tensor<4x64xf32> -> tensor<2x64xf32>
+    %m = accel.slice %r {starts = array<i64: 1, 2>, ends = array<i64: 2, 62>, steps = array<i64: 1, 1>} : tensor<4x64xf32> -> tensor<1x60xf32>
+    accel.yield %v, %s, %m : tensor<256xf32>, tensor<2x64xf32>, tensor<1x60xf32>
+  }
+  return %0#0, %0#1, %0#2 : tensor<256xf32>, tensor<2x64xf32>, tensor<1x60xf32>
+}
+
+// -----
+
+// A concat along the outermost axis whose parts are produced here and read
+// only by it: the producers write straight into the concat's buffer (relu
+// at its start, tanh 512 bytes in) and the concat emits nothing. The buffer
+// is allocated with its first part and lives until the concat's last reader.
+// PLAN-LABEL: func.func @concat_parts
+// PLAN: accel.relu %{{.*}} {accel.dram_address = 1280 : i64}
+// PLAN: accel.tanh %{{.*}} {accel.dram_address = 1792 : i64}
+// PLAN: accel.concat %{{.*}} {accel.dram_address = 1280 : i64, accel.in_place, axis = 0 : i64}
+// PLAN: accel.sigmoid %{{.*}} {accel.dram_address = 2560 : i64}
+// LOWER-LABEL: npu.program @concat_parts_p0_card0_core0
+// LOWER: npu.v.relu
+// LOWER: npu.dma.st dram[0x500]
+// LOWER: npu.v.tanh
+// LOWER: npu.dma.st dram[0x700]
+// The reader of the concat waits for both stores (relayed through ex).
+// LOWER: npu.sync ex pop_next push_prev
+// LOWER-NEXT: npu.dma.ld vrf[0x0], dram[0x500], f32 x = 320
+// LOWER: npu.v.sigm
+// LOWER: npu.dma.st dram[0xa00]
+// LOWER-NEXT: npu.halt
+func.func @concat_parts(%x: tensor<2x64xf32>, %y: tensor<3x64xf32>) -> tensor<5x64xf32> {
+  %0 = accel.card_partition(%x, %y) {card = 0 : i64} : (tensor<2x64xf32>, tensor<3x64xf32>) -> tensor<5x64xf32> {
+  ^bb0(%a: tensor<2x64xf32>, %b: tensor<3x64xf32>):
+    %p = accel.relu %a : tensor<2x64xf32>
+    %q = accel.tanh %b : tensor<3x64xf32>
+    %c = accel.concat %p, %q {axis = 0 : i64} : (tensor<2x64xf32>, tensor<3x64xf32>) -> tensor<5x64xf32>
+    %d = accel.sigmoid %c : tensor<5x64xf32>
+    accel.yield %d : tensor<5x64xf32>
+  }
+  return %0 : tensor<5x64xf32>
+}
+
+// -----
+
+// Not in place: parts interleave along an inner axis, a part is a block
+// argument, or a part has another reader. Each concat copies.
+// PLAN-LABEL: func.func @concat_copies
+// PLAN-NOT: accel.in_place
+// PLAN: accel.yield
+func.func @concat_copies(%x: tensor<2x64xf32>, %y: tensor<2x64xf32>) -> (tensor<2x128xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<2x64xf32>) {
+  %0:4 = accel.card_partition(%x, %y) {card = 0 : i64} : (tensor<2x64xf32>, tensor<2x64xf32>) -> (tensor<2x128xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<2x64xf32>) {
+  ^bb0(%a: tensor<2x64xf32>, %b: tensor<2x64xf32>):
+    %p = accel.relu %a : tensor<2x64xf32>
+    %q = accel.tanh %b : tensor<2x64xf32>
+    %inner = accel.concat %p, %q {axis = 1 : i64} : (tensor<2x64xf32>, tensor<2x64xf32>) -> tensor<2x128xf32>
+    %arg = accel.concat %a, %b {axis = 0 : i64} : (tensor<2x64xf32>, tensor<2x64xf32>) -> tensor<4x64xf32>
+    %s = accel.sigmoid %a : tensor<2x64xf32>
+    %shared = accel.concat %s, %s {axis = 0 : i64} : (tensor<2x64xf32>, tensor<2x64xf32>) -> tensor<4x64xf32>
+    accel.yield %inner, %arg, %shared, %s : tensor<2x128xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<2x64xf32>
+  }
+  return %0#0, %0#1, %0#2, %0#3 : tensor<2x128xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<2x64xf32>
+}
