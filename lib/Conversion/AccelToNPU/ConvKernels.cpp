@@ -243,6 +243,42 @@ void emitStore(ProgramEmitter &emitter, const DmaStore &store,
   emitter.emit(inst, {read}, {dstTensor});
 }
 
+/// v.fill of a rows x cols block of `format` elements with zero, in pieces
+/// of at most 65535 rows.
+void emitZero(ProgramEmitter &emitter, const Block &dst, ElementFormat format,
+              int64_t rows, int64_t cols) {
+  for (int64_t r0 = 0; r0 < rows; r0 += 0xFFFF) {
+    int64_t count = std::min<int64_t>(0xFFFF, rows - r0);
+    Block piece{dst.space, dst.addr + uint64_t(r0 * dst.pitch), dst.pitch};
+    Instruction fill(Opcode::VFill);
+    setMem(fill, "dst", piece.space, piece.addr);
+    fill.with("dt", format.dt)
+        .with("rows", count)
+        .with("cols", cols)
+        .with("dpitch", piece.pitch)
+        .with("imm", 0);
+    emitter.emit(fill, {}, {footprint(piece, count, cols, format.bytes)});
+  }
+}
+
+/// dst = a on rows x cols: a bit copy (v.mov) when the formats agree, else
+/// a conversion (v.cvt).
+void emitCopy(ProgramEmitter &emitter, const Block &dst,
+              ElementFormat dstFormat, const Block &a, ElementFormat aFormat,
+              int64_t rows, int64_t cols) {
+  Instruction inst(dstFormat == aFormat ? Opcode::VMov : Opcode::VCvt);
+  setMem(inst, "dst", dst.space, dst.addr);
+  setMem(inst, "a", a.space, a.addr);
+  inst.with("dt", dstFormat.dt)
+      .with("at", aFormat.dt)
+      .with("rows", rows)
+      .with("cols", cols)
+      .with("dpitch", dst.pitch)
+      .with("apitch", a.pitch);
+  emitter.emit(inst, {footprint(a, rows, cols, aFormat.bytes)},
+               {footprint(dst, rows, cols, dstFormat.bytes)});
+}
+
 //===----------------------------------------------------------------------===//
 // Pointwise convolution
 //===----------------------------------------------------------------------===//
@@ -421,6 +457,10 @@ void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
 //===----------------------------------------------------------------------===//
 
 struct DepthwiseSpec {
+  /// Input, weight, bias and output share one format. f16/bf16 are DMAed in
+  /// their type and converted on chip: all the arithmetic is f32 (exactly
+  /// the host's f32 computation), the result is converted once at the end.
+  ElementFormat format = kF32Format;
   int64_t batch = 1, c = 0, h = 0, w = 0, stride = 1;
   uint64_t input = 0, weight = 0, output = 0;
   std::optional<uint64_t> bias;
@@ -428,11 +468,13 @@ struct DepthwiseSpec {
 
   int64_t ho() const { return stride == 1 ? h : h / 2; }
   int64_t wo() const { return stride == 1 ? w : w / 2; }
+  bool narrow() const { return !(format == kF32Format); }
 };
 
 /// Per-channel footprints (bytes) of the on-chip buffers.
 struct DepthwiseSizes {
-  int64_t in;      // padded input plane
+  int64_t in;      // padded input plane (f32)
+  int64_t raw;     // f16/bf16: the padded plane as loaded, later the result
   int64_t out;     // accumulator (with garbage rows/columns)
   int64_t compact; // stride 2: output rows without the garbage row
   int64_t wexp;    // stride 2: 9 expanded weights + bias, per vector row
@@ -442,6 +484,9 @@ DepthwiseSizes depthwiseSizes(const DepthwiseSpec &spec) {
   DepthwiseSizes sizes;
   int64_t h = spec.h, w = spec.w;
   sizes.in = (h + 2) * (w + 2) * kF32;
+  // The narrow result (stride 1: h rows of pitch w + 2; stride 2: ho rows
+  // of w) is smaller than the narrow padded plane, so it reuses that slot.
+  sizes.raw = spec.narrow() ? (h + 2) * (w + 2) * spec.format.bytes : 0;
   if (spec.stride == 1) {
     sizes.out = h * (w + 2) * kF32;
     sizes.compact = 0;
@@ -456,11 +501,12 @@ DepthwiseSizes depthwiseSizes(const DepthwiseSpec &spec) {
 
 struct DepthwiseLayout {
   int64_t channelsPerChunk;
-  // vrf: weights [C x 9], bias [C], then the per-chunk buffers.
-  uint64_t weightBase = 0, biasBase = 0;
+  // vrf: weights [C x 9], bias [C] (f32; f16/bf16: as loaded behind
+  // them), then the per-chunk buffers.
+  uint64_t weightBase = 0, biasBase = 0, weightRaw = 0, biasRaw = 0;
   Space tempSpace;
-  uint64_t temp[2] = {0, 0}, wexp = 0; // single-buffered
-  uint64_t in[2], out[2], compact[2];  // acc, double-buffered
+  uint64_t temp[2] = {0, 0}, wexp = 0;        // single-buffered
+  uint64_t in[2], raw[2], out[2], compact[2]; // acc, double-buffered
 };
 
 std::optional<DepthwiseLayout> depthwiseLayout(const TargetDesc &target,
@@ -469,7 +515,10 @@ std::optional<DepthwiseLayout> depthwiseLayout(const TargetDesc &target,
   DepthwiseSizes sizes = depthwiseSizes(spec);
   int64_t vrfBytes = int64_t(target.vrfRegisters) * target.vrfRegisterBytes;
   int64_t accBytes = static_cast<int64_t>(target.memory(Space::Acc).bytes);
+  const int64_t e = spec.format.bytes;
   int64_t fixed = alignUp(spec.c * 9 * kF32, 64) + alignUp(spec.c * kF32, 64);
+  if (spec.narrow())
+    fixed += alignUp(spec.c * 9 * e, 64) + alignUp(spec.c * e, 64);
   if (fixed > vrfBytes) {
     reason = "the weights of " + std::to_string(spec.c) +
              " channels do not fit the vector register file";
@@ -478,7 +527,8 @@ std::optional<DepthwiseLayout> depthwiseLayout(const TargetDesc &target,
   // Double-buffered per chunk in ACC: input planes, accumulator, compacted
   // rows; single-buffered: two temporaries and the expanded weights, in the
   // VRF if they fit there, else in ACC too.
-  int64_t accPerChannel = 2 * (sizes.in + sizes.out + sizes.compact);
+  int64_t accPerChannel =
+      2 * (sizes.in + sizes.raw + sizes.out + sizes.compact);
   int64_t tempPerChannel = 2 * sizes.out + sizes.wexp;
   int64_t withVrfTemps =
       std::min(accBytes / accPerChannel, (vrfBytes - fixed) / tempPerChannel);
@@ -495,9 +545,8 @@ std::optional<DepthwiseLayout> depthwiseLayout(const TargetDesc &target,
   if (channels < spec.c) {
     // Chunk bases in DRAM (input and output planes) must stay aligned.
     int64_t dramAlign = static_cast<int64_t>(target.memory(Space::Dram).align);
-    int64_t step =
-        std::lcm(alignedCount(spec.h * spec.w * kF32, dramAlign),
-                 alignedCount(spec.ho() * spec.wo() * kF32, dramAlign));
+    int64_t step = std::lcm(alignedCount(spec.h * spec.w * e, dramAlign),
+                            alignedCount(spec.ho() * spec.wo() * e, dramAlign));
     channels = channels / step * step;
   }
   if (channels < 1) {
@@ -513,10 +562,14 @@ std::optional<DepthwiseLayout> depthwiseLayout(const TargetDesc &target,
   layout.channelsPerChunk = channels;
   layout.weightBase = 0;
   layout.biasBase = alignUp(spec.c * 9 * kF32, 64);
+  layout.weightRaw = layout.biasBase + alignUp(spec.c * kF32, 64);
+  layout.biasRaw = layout.weightRaw + alignUp(spec.c * 9 * e, 64);
   uint64_t accTop = 0;
   for (int s = 0; s < 2; ++s) {
     layout.in[s] = accTop;
     accTop += alignUp(channels * sizes.in, 64);
+    layout.raw[s] = accTop;
+    accTop += alignUp(channels * sizes.raw, 64);
     layout.out[s] = accTop;
     accTop += alignUp(channels * sizes.out, 64);
     layout.compact[s] = accTop;
@@ -550,9 +603,16 @@ bool canEmitDepthwise(const TargetDesc &target, const DepthwiseSpec &spec,
              "only";
     return false;
   }
+  const int64_t e = spec.format.bytes;
+  if (spec.narrow() && (spec.h + 2) * (spec.w + 2) * kF32 > kMaxPitch) {
+    reason = "a padded " + std::to_string(spec.h) + "x" +
+             std::to_string(spec.w) +
+             " f16/bf16 plane exceeds the 64 KiB pitch of its conversion";
+    return false;
+  }
   if (spec.batch > 1 &&
-      ((spec.c * spec.h * spec.w * kF32) % dramAlign != 0 ||
-       (spec.c * spec.ho() * spec.wo() * kF32) % dramAlign != 0)) {
+      ((spec.c * spec.h * spec.w * e) % dramAlign != 0 ||
+       (spec.c * spec.ho() * spec.wo() * e) % dramAlign != 0)) {
     reason = "the images of the batch would start at unaligned DRAM "
              "addresses";
     return false;
@@ -608,30 +668,75 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
   const int64_t c = spec.c, h = spec.h, w = spec.w, ho = spec.ho(),
                 wo = spec.wo();
   const int64_t wp = w + 2; // padded row length
+  const ElementFormat format = spec.format;
+  const int64_t e = format.bytes;
   DepthwiseSizes sizes = depthwiseSizes(spec);
 
-  emitLoad(emitter, {Space::Vrf, layout.weightBase, spec.weight, c * 9},
-           region(Space::Dram, spec.weight, c * 9 * kF32));
+  // `count` parameters to `base` in f32 (narrow ones via `raw`).
+  auto loadParams = [&](uint64_t base, uint64_t raw, uint64_t src,
+                        int64_t count) {
+    DmaLoad load{Space::Vrf, spec.narrow() ? raw : base, src, count};
+    load.format = format;
+    emitLoad(emitter, load, region(Space::Dram, src, count * e));
+    if (spec.narrow())
+      emitCopy(emitter, {Space::Vrf, base, count * kF32}, kF32Format,
+               {Space::Vrf, raw, count * e}, format, 1, count);
+  };
+  loadParams(layout.weightBase, layout.weightRaw, spec.weight, c * 9);
   if (spec.bias)
-    emitLoad(emitter, {Space::Vrf, layout.biasBase, *spec.bias, c},
-             region(Space::Dram, *spec.bias, c * kF32));
+    loadParams(layout.biasBase, layout.biasRaw, *spec.bias, c);
 
   int64_t chunkIndex = 0;
   for (int64_t image = 0; image < spec.batch; ++image) {
-    uint64_t x = spec.input + uint64_t(image * c * h * w * kF32);
-    uint64_t y = spec.output + uint64_t(image * c * ho * wo * kF32);
-    const MemRegion xDram = region(Space::Dram, x, c * h * w * kF32);
-    const MemRegion yDram = region(Space::Dram, y, c * ho * wo * kF32);
+    uint64_t x = spec.input + uint64_t(image * c * h * w * e);
+    uint64_t y = spec.output + uint64_t(image * c * ho * wo * e);
+    const MemRegion xDram = region(Space::Dram, x, c * h * w * e);
+    const MemRegion yDram = region(Space::Dram, y, c * ho * wo * e);
     for (int64_t c0 = 0; c0 < c; c0 += layout.channelsPerChunk, ++chunkIndex) {
       int64_t cc = std::min(layout.channelsPerChunk, c - c0);
       int slot = chunkIndex % 2;
-      uint64_t in = layout.in[slot];
-      // The chunk's planes with a zero border: cc x (h+2) x (w+2).
-      emitLoad(emitter,
-               {Space::Acc, in, x + uint64_t(c0 * h * w * kF32), /*x=*/w,
-                /*y=*/h, /*z=*/cc, /*sy=*/w * kF32, /*sz=*/h * w * kF32,
-                /*dpitch=*/wp * kF32, /*pt=*/1, /*pb=*/1, /*pl=*/1, /*pr=*/1},
-               xDram);
+      uint64_t in = layout.in[slot], raw = layout.raw[slot];
+      // The chunk's planes with a zero border: cc x (h+2) x (w+2); narrow
+      // ones are converted to f32 on chip (tap windows start at any
+      // element, which only 4-byte elements keep aligned).
+      DmaLoad load{Space::Acc,
+                   spec.narrow() ? raw : in,
+                   x + uint64_t(c0 * h * w * e),
+                   /*x=*/w,
+                   /*y=*/h,
+                   /*z=*/cc,
+                   /*sy=*/w * e,
+                   /*sz=*/h * w * e,
+                   /*dpitch=*/wp * e,
+                   /*pt=*/1,
+                   /*pb=*/1,
+                   /*pl=*/1,
+                   /*pr=*/1};
+      load.format = format;
+      emitLoad(emitter, load, xDram);
+      if (spec.narrow()) {
+        const int64_t plane = (h + 2) * wp;
+        if (plane * kF32 <= kMaxPitch)
+          emitCopy(emitter, {Space::Acc, in, sizes.in}, kF32Format,
+                   {Space::Acc, raw, plane * e}, format, cc, plane);
+        else
+          for (int64_t p = 0; p < cc; ++p)
+            emitCopy(
+                emitter, {Space::Acc, in + uint64_t(p * sizes.in), wp * kF32},
+                kF32Format, {Space::Acc, raw + uint64_t(p * plane * e), wp * e},
+                format, h + 2, wp);
+      }
+      // The f32 result `from` (rows x cols) in the output format: narrow
+      // results are converted into the raw slot (row pitch `pitch`
+      // elements), which the store then reads.
+      auto result = [&](const Block &from, int64_t rows, int64_t cols,
+                        int64_t pitch) {
+        if (!spec.narrow())
+          return from;
+        Block to{Space::Acc, raw, pitch * e};
+        emitCopy(emitter, to, format, from, kF32Format, rows, cols);
+        return to;
+      };
 
       if (spec.stride == 1) {
         // One vector row per channel; output element (i, j) at i*wp + j.
@@ -655,11 +760,18 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
               Block{Space::Vrf, layout.biasBase + uint64_t(c0 * kF32), kF32},
               Bcast::Col, cc, cols);
         emitActivation(emitter, spec.activation, out, cc, cols);
-        emitStore(emitter,
-                  {y + uint64_t(c0 * h * w * kF32), Space::Acc, out.addr,
-                   /*x=*/w, /*y=*/h, /*z=*/cc, /*dy=*/w * kF32,
-                   /*dz=*/h * w * kF32, /*spitch=*/wp * kF32},
-                  yDram);
+        Block stored = result(out, cc, cols, h * wp);
+        DmaStore store{y + uint64_t(c0 * h * w * e),
+                       Space::Acc,
+                       stored.addr,
+                       /*x=*/w,
+                       /*y=*/h,
+                       /*z=*/cc,
+                       /*dy=*/w * e,
+                       /*dz=*/h * w * e,
+                       /*spitch=*/wp * e};
+        store.format = format;
+        emitStore(emitter, store, yDram);
         continue;
       }
 
@@ -770,11 +882,18 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
       }
       // Every other column: one element per DMA row, source pitch 2
       // elements; the plane of output row (p, i) is contiguous in DRAM.
-      emitStore(emitter,
-                {y + uint64_t(c0 * ho * wo * kF32), Space::Acc, compact.addr,
-                 /*x=*/1, /*y=*/wo, /*z=*/cc * ho, /*dy=*/kF32,
-                 /*dz=*/wo * kF32, /*spitch=*/2 * kF32},
-                yDram);
+      Block stored = result(compact, cc * ho, w, w);
+      DmaStore store{y + uint64_t(c0 * ho * wo * e),
+                     Space::Acc,
+                     stored.addr,
+                     /*x=*/1,
+                     /*y=*/wo,
+                     /*z=*/cc * ho,
+                     /*dy=*/e,
+                     /*dz=*/wo * e,
+                     /*spitch=*/2 * e};
+      store.format = format;
+      emitStore(emitter, store, yDram);
     }
   }
 }
@@ -1161,42 +1280,6 @@ bool canEmitGemm(const TargetDesc &target, const GemmSpec &spec,
   return true;
 }
 
-/// v.fill of a rows x cols block of `format` elements with zero, in pieces
-/// of at most 65535 rows.
-void emitZero(ProgramEmitter &emitter, const Block &dst, ElementFormat format,
-              int64_t rows, int64_t cols) {
-  for (int64_t r0 = 0; r0 < rows; r0 += 0xFFFF) {
-    int64_t count = std::min<int64_t>(0xFFFF, rows - r0);
-    Block piece{dst.space, dst.addr + uint64_t(r0 * dst.pitch), dst.pitch};
-    Instruction fill(Opcode::VFill);
-    setMem(fill, "dst", piece.space, piece.addr);
-    fill.with("dt", format.dt)
-        .with("rows", count)
-        .with("cols", cols)
-        .with("dpitch", piece.pitch)
-        .with("imm", 0);
-    emitter.emit(fill, {}, {footprint(piece, count, cols, format.bytes)});
-  }
-}
-
-/// dst = a on rows x cols: a bit copy (v.mov) when the formats agree, else
-/// a conversion (v.cvt).
-void emitCopy(ProgramEmitter &emitter, const Block &dst,
-              ElementFormat dstFormat, const Block &a, ElementFormat aFormat,
-              int64_t rows, int64_t cols) {
-  Instruction inst(dstFormat == aFormat ? Opcode::VMov : Opcode::VCvt);
-  setMem(inst, "dst", dst.space, dst.addr);
-  setMem(inst, "a", a.space, a.addr);
-  inst.with("dt", dstFormat.dt)
-      .with("at", aFormat.dt)
-      .with("rows", rows)
-      .with("cols", cols)
-      .with("dpitch", dst.pitch)
-      .with("apitch", a.pitch);
-  emitter.emit(inst, {footprint(a, rows, cols, aFormat.bytes)},
-               {footprint(dst, rows, cols, dstFormat.bytes)});
-}
-
 /// Per (image, output depth slice, group, band of output rows, filter tile):
 /// for each K tile of the filters' weight rows (im2col order: channel, depth
 /// tap, row tap, column tap), gather the patch matrix A[q, t] (GEMM row q,
@@ -1543,10 +1626,12 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
   ActivationSpec act = getFusedActivation(op);
   ConvPlan plan;
 
-  // The special kernels: f32, 2-D, no dilation.
+  // The special kernels: 2-D, no dilation, one element type; f32 only,
+  // except depthwise, which computes in f32 on the MFUs for any input type.
+  bool oneFormat = out == in && (!bias || *bias == in);
   bool allF32 =
-      in == kF32Format && out == kF32Format && (!bias || *bias == kF32Format);
-  if (allF32 && spatial == 2 && target.macsPerCycle.count(DType::F32) &&
+      oneFormat && in == kF32Format && target.macsPerCycle.count(DType::F32);
+  if (oneFormat && spatial == 2 &&
       llvm::all_of(dilations, [](int64_t d) { return d == 1; })) {
     const int64_t h = is[2], w = is[3];
     bool unitStrides = llvm::all_of(strides, [](int64_t s) { return s == 1; });
@@ -1556,7 +1641,8 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
     bool pads1 = llvm::all_of(pads, [](int64_t p) { return p == 1; });
     bool is3x3 = ws[2] == 3 && ws[3] == 3;
     std::string unused;
-    if (groups == 1 && ws[2] == 1 && ws[3] == 1 && unitStrides && pads0) {
+    if (allF32 && groups == 1 && ws[2] == 1 && ws[3] == 1 && unitStrides &&
+        pads0) {
       PointwiseSpec &spec = plan.pointwise;
       spec.batch = batch;
       spec.c = c;
@@ -1573,6 +1659,7 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
     if (groups == c && f == c && ws[1] == 1 && is3x3 && pads1 &&
         equalStrides12) {
       DepthwiseSpec &spec = plan.depthwise;
+      spec.format = in;
       spec.batch = batch;
       spec.c = c;
       spec.h = h;
@@ -1586,7 +1673,7 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
         return plan;
       }
     }
-    if (groups == 1 && is3x3 && pads1 && equalStrides12) {
+    if (allF32 && groups == 1 && is3x3 && pads1 && equalStrides12) {
       DenseSpec &spec = plan.dense;
       spec.batch = batch;
       spec.c = c;
