@@ -106,6 +106,21 @@ func.func @max_scalar(%a: tensor<16x16xf32>, %s: tensor<f32>) -> tensor<16x16xf3
 
 // -----
 
+// min of two same-shape operands and max with a row vector: both operands
+// of a chunk in the VRF, one binary MFU op each (b broadcast per row for
+// the max).
+// CHECK-LABEL: func.func @min_max
+// CHECK: npu.v.min vrf[0x0], vrf[0x0], vrf[0x400], f32, f32, f32 rows = 1 cols = 256
+// CHECK: npu.dma.ld vrf[0x0], dram[0x800], f32 x = 64 y = 1 z = 1
+// CHECK: npu.v.max vrf[0x100], vrf[0x100], vrf[0x0], f32, f32, f32 rows = 4 cols = 64 {{.*}}bcast = row
+func.func @min_max(%a: tensor<4x64xf32>, %b: tensor<4x64xf32>, %r: tensor<64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>) {
+  %0 = accel.min %a, %b : (tensor<4x64xf32>, tensor<4x64xf32>) -> tensor<4x64xf32>
+  %1 = accel.max %a, %r : (tensor<4x64xf32>, tensor<64xf32>) -> tensor<4x64xf32>
+  return %0, %1 : tensor<4x64xf32>, tensor<4x64xf32>
+}
+
+// -----
+
 // Unary ops over 128 KiB: four 32 KiB chunks alternating between the two
 // VRF slots; the third load waits (via an ex relay) until the first
 // chunk's store has drained slot 0.
