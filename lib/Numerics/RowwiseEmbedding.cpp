@@ -138,11 +138,12 @@ void accumulateFusedRow(RowwiseBits bits, Span<const uint8_t> row, float weight,
                         Span<float> acc) {
   size_t dim = acc.size();
   RowScaleBias sb = readRowScaleBias(bits, row, dim);
-  float a = weight * sb.scale;
-  float b = weight * sb.bias;
+  // The device's order (isa.md, emb.gather): dequantise, weight, add.
   for (size_t i = 0; i < dim; ++i) {
     float q = static_cast<float>(loadCode(bits, row.data(), i));
-    float t = q * a + b;
+    float x = q * sb.scale;
+    x = x + sb.bias;
+    float t = x * weight;
     acc.data()[i] = acc.data()[i] + t;
   }
 }
