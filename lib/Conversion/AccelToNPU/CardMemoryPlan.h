@@ -42,6 +42,13 @@ bool hasCardMemoryPlan(accel::CardPartitionOp partition);
 FailureOr<llvm::DenseMap<Value, uint64_t>>
 readCardMemoryPlan(accel::CardPartitionOp partition);
 
+/// Checks that an op marked accel.in_place really is address arithmetic
+/// under `addresses` (its result is its operand's memory, or its operands
+/// are the parts of its result); an error at the op otherwise, since the
+/// lowering emits nothing for it.
+LogicalResult verifyInPlaceOp(Operation *op,
+                              const llvm::DenseMap<Value, uint64_t> &addresses);
+
 } // namespace mlir::nnaccel::npu_lowering
 
 #endif // NNACCEL_LIB_CONVERSION_ACCELTONPU_CARDMEMORYPLAN_H

@@ -125,14 +125,19 @@ struct AccelLowerToNPUPass
         .str();
   }
 
-  /// Every op of the body must have a kernel that accepts it; the error
-  /// names the op and the kernel's reason.
-  static LogicalResult checkKernels(Block &body,
-                                    const ::nnaccel::isa::TargetDesc &desc) {
+  /// Every op of the body must have a kernel that accepts it, or be
+  /// address arithmetic under the plan; the error names the op and why.
+  static LogicalResult
+  checkKernels(Block &body, const ::nnaccel::isa::TargetDesc &desc,
+               const llvm::DenseMap<Value, uint64_t> &addresses) {
     for (Operation &op : body) {
-      if (isa<ConstantOp, YieldOp>(op) ||
-          op.hasAttr(AccelDialect::getInPlaceAttrName()))
+      if (isa<ConstantOp, YieldOp>(op))
         continue;
+      if (op.hasAttr(AccelDialect::getInPlaceAttrName())) {
+        if (failed(npu_lowering::verifyInPlaceOp(&op, addresses)))
+          return failure();
+        continue;
+      }
       const npu_lowering::KernelEntry *kernel = npu_lowering::lookupKernel(&op);
       if (!kernel)
         return op.emitOpError("has no NPU lowering (it should have been "
@@ -152,11 +157,9 @@ struct AccelLowerToNPUPass
     if (!npu_lowering::hasCardMemoryPlan(partition) &&
         failed(npu_lowering::planCardMemory(partition, desc)))
       return failure();
-    if (failed(checkKernels(body, desc)))
-      return failure();
     FailureOr<llvm::DenseMap<Value, uint64_t>> plan =
         npu_lowering::readCardMemoryPlan(partition);
-    if (failed(plan))
+    if (failed(plan) || failed(checkKernels(body, desc, *plan)))
       return failure();
 
     MLIRContext *context = partition.getContext();

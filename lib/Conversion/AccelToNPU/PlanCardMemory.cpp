@@ -184,6 +184,25 @@ std::optional<uint64_t> getContiguousSliceOffset(SliceOp op) {
   return uint64_t(offset) * getElementBytes(inputType);
 }
 
+/// Byte offset of each input of `op` in its result when the inputs are
+/// consecutive runs of it (concatenation along the outermost non-unit axis).
+std::optional<SmallVector<uint64_t>> getConcatPartOffsets(ConcatOp op) {
+  auto type = op.getType();
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += type.getRank();
+  for (int64_t d = 0; d < axis; ++d)
+    if (type.getDimSize(d) != 1)
+      return std::nullopt;
+  SmallVector<uint64_t> offsets;
+  uint64_t offset = 0;
+  for (Value input : op.getInputs()) {
+    offsets.push_back(offset);
+    offset += npu_lowering::getDramByteSize(input.getType());
+  }
+  return offsets;
+}
+
 InPlacePlan findInPlaceOps(Block &body, uint64_t align) {
   InPlacePlan plan;
   for (Operation &op : body) {
@@ -197,35 +216,25 @@ InPlacePlan findInPlaceOps(Block &body, uint64_t align) {
         plan.ops.insert(&op);
       }
     } else if (auto concat = dyn_cast<ConcatOp>(op)) {
-      auto type = concat.getType();
-      int64_t axis = static_cast<int64_t>(concat.getAxis());
-      if (axis < 0)
-        axis += type.getRank();
-      int64_t outer = 1;
-      for (int64_t d = 0; d < axis; ++d)
-        outer *= type.getDimSize(d);
-      if (outer != 1)
+      std::optional<SmallVector<uint64_t>> offsets =
+          getConcatPartOffsets(concat);
+      if (!offsets)
         continue;
       // Each part must come from a single-result op of this body that only
       // feeds this concat and is not itself in place.
-      uint64_t offset = 0;
-      SmallVector<std::pair<Value, uint64_t>> parts;
-      bool ok = true;
-      for (Value input : concat.getInputs()) {
-        Operation *producer = input.getDefiningOp();
-        ok = producer && producer->getBlock() == &body &&
-             !isa<ConstantOp>(producer) && producer->getNumResults() == 1 &&
-             input.hasOneUse() && !plan.ops.contains(producer) &&
-             offset % align == 0;
-        if (!ok)
-          break;
-        parts.push_back({input, offset});
-        offset += npu_lowering::getDramByteSize(input.getType());
-      }
+      bool ok =
+          llvm::all_of(llvm::zip(concat.getInputs(), *offsets), [&](auto part) {
+            auto [input, offset] = part;
+            Operation *producer = input.getDefiningOp();
+            return producer && producer->getBlock() == &body &&
+                   !isa<ConstantOp>(producer) &&
+                   producer->getNumResults() == 1 && input.hasOneUse() &&
+                   !plan.ops.contains(producer) && offset % align == 0;
+          });
       if (!ok)
         continue;
-      for (auto [input, partOffset] : parts)
-        plan.concatParts[input] = {concat.getResult(), partOffset};
+      for (auto [input, offset] : llvm::zip(concat.getInputs(), *offsets))
+        plan.concatParts[input] = {concat.getResult(), offset};
       plan.ops.insert(&op);
     }
   }
@@ -421,6 +430,45 @@ LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
   partition->setAttr(AccelDialect::getDramBytesAttrName(),
                      builder.getI64IntegerAttr(allocator.getPeak()));
   return success();
+}
+
+LogicalResult mlir::nnaccel::npu_lowering::verifyInPlaceOp(
+    Operation *op, const llvm::DenseMap<Value, uint64_t> &addresses) {
+  auto expect = [&](Value value, Value base, uint64_t offset) {
+    return addresses.lookup(value) == addresses.lookup(base) + offset;
+  };
+  auto notInPlace = [&](StringRef why) {
+    return op->emitOpError()
+           << "is marked '" << AccelDialect::getInPlaceAttrName() << "' but "
+           << why;
+  };
+  if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+    if (!expect(reshape.getResult(), reshape.getInput(), 0))
+      return notInPlace("its result is not at its operand's address");
+    return success();
+  }
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    std::optional<uint64_t> offset = getContiguousSliceOffset(slice);
+    if (!offset)
+      return notInPlace("the slice is not one contiguous run");
+    if (!expect(slice.getResult(), slice.getInput(), *offset))
+      return notInPlace("its result is not at its operand's address + " +
+                        std::to_string(*offset));
+    return success();
+  }
+  if (auto concat = dyn_cast<ConcatOp>(op)) {
+    std::optional<SmallVector<uint64_t>> offsets = getConcatPartOffsets(concat);
+    if (!offsets)
+      return notInPlace("its parts interleave along an inner axis");
+    for (auto [index, part] :
+         llvm::enumerate(llvm::zip(concat.getInputs(), *offsets)))
+      if (!expect(std::get<0>(part), concat.getResult(), std::get<1>(part)))
+        return notInPlace("input #" + std::to_string(index) +
+                          " is not at the result's address + " +
+                          std::to_string(std::get<1>(part)));
+    return success();
+  }
+  return notInPlace("only reshape, slice and concat can be");
 }
 
 bool mlir::nnaccel::npu_lowering::hasCardMemoryPlan(CardPartitionOp partition) {

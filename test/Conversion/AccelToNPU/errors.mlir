@@ -25,3 +25,44 @@ func.func @dynamic_weight(%x: tensor<1x4xf32>, %w: tensor<4x2xf32>) -> tensor<1x
   return %0 : tensor<1x2xf32>
 }
 
+
+// -----
+
+// The lowering emits nothing for an in-place op, so a plan that marks one
+// but does not alias its memory is an error, not a silent wrong result.
+func.func @in_place_mismatch(%a: tensor<4x64xf32>) -> tensor<256xf32> {
+  %0 = accel.card_partition(%a) {accel.dram_bytes = 4096 : i64, card = 0 : i64, input_addresses = array<i64: 0>, output_addresses = array<i64: 2048>} : (tensor<4x64xf32>) -> tensor<256xf32> {
+  ^bb0(%x: tensor<4x64xf32>):
+    %r = accel.relu %x {accel.dram_address = 1024 : i64} : tensor<4x64xf32>
+    // expected-error @+1 {{is marked 'accel.in_place' but its result is not at its operand's address}}
+    %1 = accel.reshape %r {accel.dram_address = 2048 : i64, accel.in_place} : tensor<4x64xf32> -> tensor<256xf32>
+    accel.yield %1 : tensor<256xf32>
+  }
+  return %0 : tensor<256xf32>
+}
+
+// -----
+
+func.func @in_place_strided_slice(%a: tensor<4x64xf32>) -> tensor<4x32xf32> {
+  %0 = accel.card_partition(%a) {accel.dram_bytes = 4096 : i64, card = 0 : i64, input_addresses = array<i64: 0>, output_addresses = array<i64: 0>} : (tensor<4x64xf32>) -> tensor<4x32xf32> {
+  ^bb0(%x: tensor<4x64xf32>):
+    // expected-error @+1 {{is marked 'accel.in_place' but the slice is not one contiguous run}}
+    %1 = accel.slice %x {accel.dram_address = 0 : i64, accel.in_place, starts = array<i64: 0, 0>, ends = array<i64: 4, 32>, steps = array<i64: 1, 1>} : tensor<4x64xf32> -> tensor<4x32xf32>
+    accel.yield %1 : tensor<4x32xf32>
+  }
+  return %0 : tensor<4x32xf32>
+}
+
+// -----
+
+func.func @in_place_concat_mismatch(%a: tensor<1x64xf32>, %b: tensor<1x64xf32>) -> tensor<2x64xf32> {
+  %0 = accel.card_partition(%a, %b) {accel.dram_bytes = 4096 : i64, card = 0 : i64, input_addresses = array<i64: 0, 256>, output_addresses = array<i64: 1024>} : (tensor<1x64xf32>, tensor<1x64xf32>) -> tensor<2x64xf32> {
+  ^bb0(%x: tensor<1x64xf32>, %y: tensor<1x64xf32>):
+    %p = accel.relu %x {accel.dram_address = 1024 : i64} : tensor<1x64xf32>
+    %q = accel.relu %y {accel.dram_address = 1536 : i64} : tensor<1x64xf32>
+    // expected-error @+1 {{is marked 'accel.in_place' but input #1 is not at the result's address + 256}}
+    %1 = accel.concat %p, %q {accel.dram_address = 1024 : i64, accel.in_place, axis = 0 : i64} : (tensor<1x64xf32>, tensor<1x64xf32>) -> tensor<2x64xf32>
+    accel.yield %1 : tensor<2x64xf32>
+  }
+  return %0 : tensor<2x64xf32>
+}
