@@ -390,7 +390,12 @@ void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
     const MemRegion yDram = region(Space::Dram, y, f * hw * kF32);
     // MRF slot -> the X^T tile (pixel tile * kTiles + k tile) it holds; a
     // tile already resident is not loaded again for the next filter chunk.
-    std::vector<int64_t> resident(layout.mrfSlots, -1);
+    // When the image's tiles do not all fit, two slots alternate: a reload
+    // then waits for a recent mm (a slot reused many tiles later would leave
+    // ex -> ld tokens outstanding past the FIFO depth: deadlock).
+    const int64_t slots =
+        pTiles * kTiles <= layout.mrfSlots ? layout.mrfSlots : 2;
+    std::vector<int64_t> resident(slots, -1);
     for (int64_t f0 = 0; f0 < f; f0 += layout.rowsPerChunk) {
       int64_t fc = std::min(layout.rowsPerChunk, f - f0);
       // A = Wc[f0 : f0 + fc, :], resident for the whole chunk.
@@ -404,7 +409,7 @@ void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
         for (int64_t t = 0; t < kTiles; ++t) {
           int64_t c0 = t * tile, kt = std::min(tile, c - c0);
           int64_t tileId = p * kTiles + t;
-          int64_t slot = tileId % layout.mrfSlots;
+          int64_t slot = tileId % slots;
           uint64_t w = uint64_t(slot) * layout.mrfTileBytes;
           MemRegion wTile = region(Space::Mrf, w, nt * kt * kF32);
           if (resident[slot] != tileId) {
@@ -1085,7 +1090,23 @@ struct GemmSpec {
 /// q = i * wv + j (columns j >= ow are computed and dropped), which reads its
 /// tap at q * sw elements past the tap's origin: a vertical step of sh padded
 /// rows is wv * sw = sh * wpitch elements.
+///
+/// Column phases: a gather copy reads one element per GEMM row, and its
+/// rows may not overlap (pitch >= row), so one copy covers only the taps
+/// of a kernel row that fit in the row step. With `phases` = P > 1 the
+/// output columns are split by j mod P: phase p is its own block of GEMM
+/// rows (q = i * wv + j', pixel j = j' * P + p, row step P * sw elements),
+/// so one copy per phase gathers a whole kernel row of taps. The gathers
+/// then cost one copy row per (kernel row, pixel) instead of per (tap,
+/// pixel); the compaction re-interleaves the phases.
+/// f16/bf16 planes are DMAed into one of two raw slots in turn and converted
+/// into their f32 slot: each DMA then waits for the conversion just before
+/// the previous one (per-plane raw slots would make every restage wait for
+/// conversions long past: more outstanding tokens than the FIFO holds).
+constexpr int64_t kRawSlots = 2;
+
 struct GemmLayout {
+  int64_t phases = 1;     // P
   int64_t tile = 0;       // N
   int64_t kTile = 0;      // taps per K tile (N, less to leave room for skew)
   int64_t wSkewAlign = 1; // weight elements per aligned DRAM step
@@ -1107,8 +1128,15 @@ struct GemmLayout {
   int64_t bandRows(const GemmSpec &spec, int64_t r) const {
     return (r - 1) * spec.sh + (spec.kh - 1) * spec.dh + 1;
   }
+  /// Valid columns of phase p; GEMM rows per phase block.
+  int64_t phaseCols(const GemmSpec &spec, int64_t p) const {
+    return (spec.ow - p + phases - 1) / phases;
+  }
+  int64_t phaseRows(const GemmSpec &spec, int64_t r) const {
+    return (r - 1) * wv + phaseCols(spec, 0);
+  }
   int64_t gemmRows(const GemmSpec &spec, int64_t r) const {
-    return (r - 1) * wv + spec.ow;
+    return phases * phaseRows(spec, r);
   }
 };
 
@@ -1141,10 +1169,18 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
   }
   // The row pitch must make sh rows a whole number of sw steps, and keep
   // 2-byte rows 4-byte aligned (the ACC alignment).
-  l.wpitch = spec.pw + spec.w + spec.pwEnd;
-  while ((spec.sh * l.wpitch) % spec.sw != 0 || (l.wpitch * e) % 4 != 0)
-    ++l.wpitch;
-  l.wv = spec.sh * l.wpitch / spec.sw;
+  // Enough phases for a whole kernel row per copy (contiguous taps only).
+  if (spec.dw == 1 && spec.kw > spec.sw)
+    l.phases = std::min((spec.kw + spec.sw - 1) / spec.sw, spec.ow);
+  for (;; l.phases = 1) {
+    const int64_t step = l.phases * spec.sw;
+    l.wpitch = spec.pw + spec.w + spec.pwEnd;
+    while ((spec.sh * l.wpitch) % step != 0 || (l.wpitch * e) % 4 != 0)
+      ++l.wpitch;
+    if (l.phases == 1 || l.wpitch * kF32 <= kMaxPitch)
+      break;
+  }
+  l.wv = spec.sh * l.wpitch / (l.phases * spec.sw);
   l.guard = alignedCount(spec.w * e, dramAlign) - 1;
   l.nF = std::min(n, spec.fg);
   // A skewed tile of weight rows shorter than N would read overlapping rows
@@ -1196,7 +1232,9 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
     int64_t m = l.gemmRows(spec, r);
     if (r * spec.ow > kMaxDmaYZ || m > 0xFFFF)
       continue;
-    int64_t slotRows = l.guard + l.bandRows(spec, r);
+    // Phases: the dropped rows of the last phases read up to P * sw
+    // elements past the band's last row; a spare (zero) row covers them.
+    int64_t slotRows = l.guard + l.bandRows(spec, r) + (l.phases > 1);
     if (slotRows > kMaxDmaYZ)
       continue;
     int64_t slot = alignUp(slotRows * l.wpitch * kF32, 64);
@@ -1211,8 +1249,9 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
       int64_t accUsed = dBytes + (aSpace == Space::Acc ? aBytes : 0);
       if (accUsed >= accBytes)
         continue;
-      int64_t vCap = std::min(spec.virtualChannels(),
-                              (accBytes - accUsed) / (slot + rawSlot));
+      int64_t vCap =
+          std::min(spec.virtualChannels(),
+                   (accBytes - accUsed - kRawSlots * rawSlot) / slot);
       if (vCap < vMin)
         continue;
       l.rows = r;
@@ -1224,7 +1263,7 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
       l.xpad = dBytes;
       l.raw = l.xpad + vCap * slot;
       l.aSpace = aSpace;
-      l.a32 = aSpace == Space::Vrf ? biasBytes : l.raw + vCap * rawSlot;
+      l.a32 = aSpace == Space::Vrf ? biasBytes : l.raw + kRawSlots * rawSlot;
       l.a16 = l.a32 + a32Bytes;
       return l;
     }
@@ -1324,7 +1363,13 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
            l.vCap * l.slotRows, l.wpitch);
   if (narrow)
     emitZero(emitter, {Space::Acc, l.raw, l.wpitch * e}, in,
-             l.vCap * l.slotRows, l.wpitch);
+             kRawSlots * l.slotRows, l.wpitch);
+  // mm reads the patch matrix as one range, including the columns past K
+  // that no gather writes: define them once.
+  const int64_t mMax = l.gemmRows(spec, l.rows);
+  emitZero(emitter, {l.aSpace, l.a32, n * kF32}, kF32Format, mMax, n);
+  if (narrow)
+    emitZero(emitter, {l.aSpace, l.a16, n * e}, in, mMax, n);
 
   const int64_t kTiles = (k + l.kTile - 1) / l.kTile,
                 fTiles = (spec.fg + l.nF - 1) / l.nF;
@@ -1340,7 +1385,8 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
       for (int64_t g0 = 0; g0 < spec.groups; g0 += l.runGroups)
         for (int64_t i0 = 0; i0 < spec.oh; i0 += l.rows) {
           const int64_t r = std::min(l.rows, spec.oh - i0);
-          const int64_t band = l.bandRows(spec, r), m = l.gemmRows(spec, r);
+          const int64_t band = l.bandRows(spec, r), m = l.gemmRows(spec, r),
+                        mPhase = l.phaseRows(spec, r);
           const int64_t p0 = i0 * spec.sh; // padded input row of band row 0
           const int64_t gEnd = std::min(spec.groups, g0 + l.runGroups);
           int64_t g = g0;
@@ -1358,10 +1404,13 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
               int64_t z = o * spec.sd - spec.pd + (v % spec.kd) * spec.dd;
               uint64_t slot32 = l.xpad + uint64_t((v - v0) * l.slotBytes);
               Block target =
-                  narrow ? Block{Space::Acc,
-                                 l.raw + uint64_t((v - v0) * l.rawSlotBytes),
-                                 l.wpitch * e}
-                         : Block{Space::Acc, slot32, l.wpitch * kF32};
+                  narrow
+                      ? Block{Space::Acc,
+                              l.raw +
+                                  uint64_t(((v0 + vCount - 1 - v) % kRawSlots) *
+                                           l.rawSlotBytes),
+                              l.wpitch * e}
+                      : Block{Space::Acc, slot32, l.wpitch * kF32};
               const uint64_t origin =
                   target.addr + uint64_t(l.guard * target.pitch);
               auto zeroRows = [&](int64_t from, int64_t to) {
@@ -1459,22 +1508,27 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
                 int64_t v = t / taps, rem = t % taps;
                 int64_t th = rem / spec.kw, tw = rem % spec.kw;
                 // Adjacent column taps are one copy when they fit in the
-                // source row pitch (sw elements).
+                // source row step (P * sw elements); one copy per phase.
+                const int64_t rowStep = l.phases * spec.sw;
                 int64_t len =
                     spec.dw == 1
-                        ? std::min({spec.kw - tw, t0 + kn - t, spec.sw})
+                        ? std::min({spec.kw - tw, t0 + kn - t, rowStep})
                         : 1;
-                Block window{Space::Acc,
-                             l.xpad +
-                                 uint64_t((v - vBase) * l.slotBytes +
-                                          ((l.guard + th * spec.dh) * l.wpitch +
-                                           tw * spec.dw) *
-                                              kF32),
-                             spec.sw * kF32};
-                emitCopy(emitter,
-                         {l.aSpace, l.a32 + uint64_t((skew + t - t0) * kF32),
-                          n * kF32},
-                         kF32Format, window, kF32Format, m, len);
+                for (int64_t p = 0; p < l.phases; ++p) {
+                  Block window{
+                      Space::Acc,
+                      l.xpad + uint64_t((v - vBase) * l.slotBytes +
+                                        ((l.guard + th * spec.dh) * l.wpitch +
+                                         tw * spec.dw + p * spec.sw) *
+                                            kF32),
+                      rowStep * kF32};
+                  emitCopy(emitter,
+                           {l.aSpace,
+                            l.a32 + uint64_t((p * mPhase * n + skew + t - t0) *
+                                             kF32),
+                            n * kF32},
+                           kF32Format, window, kF32Format, mPhase, len);
+                }
                 t += len;
               }
               Block a{l.aSpace, l.a32, n * kF32};
@@ -1517,7 +1571,23 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
             // (in the patch buffer, free until the next tile's gathers).
             const Block compact{l.aSpace, l.a32, spec.ow * cols * eo};
             const Block rowsOfD{Space::Acc, l.d, l.wv * cols * kF32};
-            if (rowsOfD.pitch <= kMaxPitch && compact.pitch <= kMaxPitch) {
+            if (l.phases > 1) {
+              // Re-interleave: pixel j' of phase p, output row i, is
+              // column j' * P + p.
+              for (int64_t p = 0; p < l.phases; ++p)
+                for (int64_t i = 0; i < r; ++i)
+                  emitCopy(
+                      emitter,
+                      {compact.space,
+                       compact.addr + uint64_t((i * spec.ow + p) * cols * eo),
+                       l.phases * cols * eo},
+                      out,
+                      {Space::Acc,
+                       l.d + uint64_t((p * mPhase + i * l.wv) * cols * kF32),
+                       cols * kF32},
+                      kF32Format, l.phaseCols(spec, p), cols);
+            } else if (rowsOfD.pitch <= kMaxPitch &&
+                       compact.pitch <= kMaxPitch) {
               emitCopy(emitter, compact, out, rowsOfD, kF32Format, r,
                        spec.ow * cols);
             } else {

@@ -282,25 +282,34 @@ func.func @dilated(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>, %b: tensor<
 
 // f16 through the general kernel (a 1-D conv, k = 3, pads 1): the f16 bias
 // is widened to f32 once; each staged f16 row (DMA bit copy; channel 1 starts
-// at an odd 32-byte row, so its DMA starts one row early into the guard row)
-// is converted to f32 for the gathers (last slot first); the f32 patch
-// matrix is converted to
-// f16 for mm f16 x f16 -> f32; the result is converted to f16 on the way to
-// the store.
+// at an odd 32-byte row, so its DMA starts one row early into the guard row;
+// every slot has a spare zero row for the column phases; the two f16 staging
+// slots alternate) is converted to f32 for the gathers (last slot first);
+// the patch matrices are zeroed once (mm reads their unused columns). The 16 output columns are split into 3
+// phases (j mod 3: 6 GEMM rows each), so one copy per phase gathers a whole
+// kernel row (3 taps, source step 3 elements). The f32 patch matrix is
+// converted to f16 for mm f16 x f16 -> f32; the compaction re-interleaves
+// the phases (6, 5, 5 columns, destination step 3 pixels) while converting
+// the result to f16 for the store.
 // CHECK-LABEL: npu.program @conv1d_f16_p0_card0_core0
 // CHECK-NEXT: npu.dma.ld vrf[0x0], dram[{{0x[0-9a-f]+}}], f16 x = 8 y = 1 z = 1 sy = 16 dpitch = 16
 // CHECK-NEXT: npu.v.cvt vrf[[[BIAS:0x[0-9a-f]+]]], vrf[0x0], f32, f16 rows = 1 cols = 8
-// CHECK-NEXT: npu.v.fill acc[{{0x[0-9a-f]+}}], f32 rows = 8 cols = 18 dpitch = 72
-// CHECK-NEXT: npu.v.fill acc[{{0x[0-9a-f]+}}], f16 rows = 8 cols = 18 dpitch = 36
+// CHECK-NEXT: npu.v.fill acc[{{0x[0-9a-f]+}}], f32 rows = 12 cols = 18 dpitch = 72
+// CHECK-NEXT: npu.v.fill acc[{{0x[0-9a-f]+}}], f16 rows = 6 cols = 18 dpitch = 36
+// CHECK-NEXT: npu.v.fill vrf[{{0x[0-9a-f]+}}], f32 rows = 18 cols = 64 dpitch = 256
+// CHECK-NEXT: npu.v.fill vrf[{{0x[0-9a-f]+}}], f16 rows = 18 cols = 64 dpitch = 128
 // CHECK-NEXT: npu.dma.ld acc[{{0x[0-9a-f]+}}], dram[{{0x[0-9a-f]+}}], f16 x = 16 y = 2 z = 1 sy = 32 dpitch = 36 pl = 1 pr = 1
 // CHECK-NEXT: npu.v.cvt acc[{{0x[0-9a-f]+}}], acc[{{0x[0-9a-f]+}}], f32, f16 rows = 1 cols = 18 dpitch = 72 apitch = 36
 // CHECK-NEXT: npu.dma.ld acc[{{0x[0-9a-f]+}}], dram[{{0x[0-9a-f]+}}], f16 x = 16 y = 1 z = 1 sy = 32 dpitch = 36 pl = 1 pr = 1
 // CHECK: npu.dma.ld mrf[0x0], dram[{{0x[0-9a-f]+}}], f16 x = 12 y = 8 z = 1 sy = 24 dpitch = 24
-// CHECK-COUNT-12: npu.v.mov vrf[{{0x[0-9a-f]+}}], acc[{{0x[0-9a-f]+}}], f32, f32 rows = 16 cols = 1 dpitch = 256 apitch = 4
-// CHECK-NEXT: npu.v.cvt vrf[[[A16:0x[0-9a-f]+]]], vrf[{{0x[0-9a-f]+}}], f16, f32 rows = 16 cols = 12 dpitch = 128 apitch = 256
-// CHECK-NEXT: npu.mm acc[0x0], vrf[[[A16]]], mrf[0x0], f32, f16, f16 m = 16 k = 12 n = 8 dpitch = 32 apitch = 128
-// CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], vrf[[[BIAS]]], f32, f32, f32 rows = 16 cols = 8 {{.*}} bcast = row
-// CHECK-NEXT: npu.v.cvt vrf[[[OUT:0x[0-9a-f]+]]], acc[0x0], f16, f32 rows = 1 cols = 128
+// CHECK-NEXT: npu.v.mov vrf[[[A32:0x[0-9a-f]+]]], acc[[[X0:0x[0-9a-f]+]]], f32, f32 rows = 6 cols = 3 dpitch = 256 apitch = 12
+// CHECK-COUNT-11: npu.v.mov vrf[{{0x[0-9a-f]+}}], acc[{{0x[0-9a-f]+}}], f32, f32 rows = 6 cols = 3 dpitch = 256 apitch = 12
+// CHECK-NEXT: npu.v.cvt vrf[[[A16:0x[0-9a-f]+]]], vrf[[[A32]]], f16, f32 rows = 18 cols = 12 dpitch = 128 apitch = 256
+// CHECK-NEXT: npu.mm acc[0x0], vrf[[[A16]]], mrf[0x0], f32, f16, f16 m = 18 k = 12 n = 8 dpitch = 32 apitch = 128
+// CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], vrf[[[BIAS]]], f32, f32, f32 rows = 18 cols = 8 {{.*}} bcast = row
+// CHECK-NEXT: npu.v.cvt vrf[[[OUT:0x[0-9a-f]+]]], acc[0x0], f16, f32 rows = 6 cols = 8 dpitch = 48 apitch = 32
+// CHECK-NEXT: npu.v.cvt vrf[{{0x[0-9a-f]+}}], acc[0xc0], f16, f32 rows = 5 cols = 8 dpitch = 48 apitch = 32
+// CHECK-NEXT: npu.v.cvt vrf[{{0x[0-9a-f]+}}], acc[0x180], f16, f32 rows = 5 cols = 8 dpitch = 48 apitch = 32
 // CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], vrf[[[OUT]]], f16 x = 1 y = 8 z = 16 dy = 32 dz = 2 spitch = 2
 // CHECK-NEXT: npu.halt
 func.func @conv1d_f16(%x: tensor<1x4x16xf16>, %w: tensor<8x4x3xf16>, %b: tensor<8xf16>) -> tensor<1x8x16xf16> {
