@@ -15,11 +15,18 @@
 //   for each batch element:
 //     for each chunk of mc rows:           (X chunk: one DMA, resident)
 //       for j in output tiles (n / N):
-//         for t in k tiles (k / N):         (W tile: DMA into MRF slot)
+//         for t in k tiles (k / N):         (W tile: DMA into MRF slot,
+//                                            unless resident, see below)
 //           mm acc[slot_j] (+)= X[:, t] . W[j, t]^T
 //         v.add acc[slot_j] += bias[j]      (bias row broadcast)
 //         activation on acc[slot_j]
 //         dma.st Y[:, j] <- acc[slot_j]     (via v.cvt when Y is not f32)
+//
+// Weight residency: when a weight is read more than once (several row
+// chunks, or batch elements sharing it) and all its tiles fit the MRF, each
+// tile gets its own slot and only its first use loads it; later chunks
+// multiply straight from the MRF. Otherwise tiles stream through two
+// alternating slots, which keeps DMA one tile ahead of the matrix unit.
 //
 // DRAM alignment: DMA bases must be DRAM-aligned (64 bytes), but batch
 // elements and row chunks of odd shapes (attention at sequence length 37:
@@ -63,7 +70,9 @@ struct Layout {
   int64_t rowsPerChunk; // mc
   uint64_t xBase = 0;   // vrf: resident X chunk, mc x k (+ shift slack)
   uint64_t biasBase;    // vrf: bias tile, 1 x N
-  uint64_t wSlot[2];    // mrf: weight tiles, N x N
+  uint64_t wSlot[2];    // mrf: weight tiles, N x N (streaming)
+  uint64_t wBytes;      // mrf: bytes of one weight tile slot
+  int64_t wSlots;       // weight tiles the MRF holds at once
   uint64_t accSlot[2];  // acc: f32 result tiles, mc x N
   uint64_t outSlot[2];  // acc: converted result tiles (unstaged, Y not f32)
   uint64_t stage[2];    // acc: staged f32 batch results, lead + m x n
@@ -177,6 +186,8 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   }
   layout.wSlot[0] = 0;
   layout.wSlot[1] = wBytes;
+  layout.wBytes = wBytes;
+  layout.wSlots = int64_t(target.memory(Space::Mrf).bytes / wBytes);
   uint64_t accTile = alignUp(rows * tile * kF32, accAlign);
   uint64_t outTile = convertTiles && !layout.staged
                          ? alignUp(rows * tile * eOut, accAlign)
@@ -336,6 +347,15 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
       {Space::Acc, layout.stage[1],
        layout.stage[1] + uint64_t((leadMax + spec.m * spec.n) * kF32)}};
   int64_t weightTile = 0, outputTile = 0, prevLead = 0;
+  // Weights read more than once (several row chunks, or batch elements
+  // sharing one weight) stay resident in the MRF when all their tiles fit:
+  // tile (j, t) gets its own slot and is loaded by its first use only.
+  // Otherwise tiles stream through two alternating slots.
+  const int64_t rowChunks =
+      (spec.m + layout.rowsPerChunk - 1) / layout.rowsPerChunk;
+  const bool sharedWeight = spec.batches == 1 || spec.weightStride == 0;
+  const bool resident = nTiles * kTiles <= layout.wSlots &&
+                        (rowChunks > 1 || (spec.batches > 1 && sharedWeight));
 
   for (int64_t b = 0; b < spec.batches; ++b) {
     const uint64_t input = spec.input + uint64_t(b * spec.inputStride);
@@ -391,8 +411,10 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
         MemRegion accTile{Space::Acc, acc, acc + uint64_t(mc * nt * kF32)};
         for (int64_t t = 0; t < kTiles; ++t, ++weightTile) {
           int64_t kt = std::min(tile, spec.k - t * tile);
-          uint64_t w = layout.wSlot[weightTile % 2];
+          uint64_t w = resident ? uint64_t(j * kTiles + t) * layout.wBytes
+                                : layout.wSlot[weightTile % 2];
           MemRegion wTile{Space::Mrf, w, w + uint64_t(nt * kt * eIn)};
+          bool loaded = resident && (row > 0 || (b > 0 && sharedWeight));
           Instruction loadW(Opcode::DmaLd);
           setMem(loadW, "dst", Space::Mrf, w);
           if (spec.weightKxN) {
@@ -420,7 +442,8 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
                 .with("sy", spec.k * eIn)
                 .with("dpitch", kt * eIn);
           }
-          emitter.emit(loadW, {wDram}, {wTile});
+          if (!loaded)
+            emitter.emit(loadW, {wDram}, {wTile});
 
           Instruction mm(Opcode::Mm);
           setMem(mm, "dst", Space::Acc, acc);

@@ -97,3 +97,21 @@ func.func @fc_bf16(%x: tensor<4x32xbf16>, %w: tensor<16x32xbf16>) -> tensor<4x16
   %0 = accel.fully_connected %x, %w {transpose_weight = true} : (tensor<4x32xbf16>, tensor<16x32xbf16>) -> tensor<4x16xbf16>
   return %0 : tensor<4x16xbf16>
 }
+
+// -----
+
+// Weight residency: 40 rows of 512 inputs take two VRF chunks (31 + 9
+// rows); all 16 weight tiles fit the MRF, so the first chunk loads each
+// into its own slot and the second multiplies straight from them.
+// CHECK-LABEL: npu.program @resident
+// CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 512 y = 31
+// CHECK-COUNT-16: npu.dma.ld mrf
+// CHECK: npu.dma.ld vrf[0x0], dram[0xf800], f32 x = 512 y = 9
+// CHECK-NOT: npu.dma.ld mrf
+// CHECK: npu.mm acc[{{.*}}], vrf[0x700], mrf[0x3c000], f32, f32, f32 m = 9 k = 64 n = 64
+// CHECK-NOT: npu.dma.ld mrf
+// CHECK: npu.halt
+func.func @resident(%x: tensor<40x512xf32>, %w: tensor<128x512xf32>) -> tensor<40x128xf32> {
+  %0 = accel.fully_connected %x, %w {transpose_weight = true} : (tensor<40x512xf32>, tensor<128x512xf32>) -> tensor<40x128xf32>
+  return %0 : tensor<40x128xf32>
+}
