@@ -183,17 +183,18 @@ void emitActivation(ProgramEmitter &emitter, const ActivationSpec &act,
 struct DmaLoad {
   Space dstSpace;
   uint64_t dst;
-  uint64_t src; // dram
+  uint64_t src; // dram (or srcSpace)
   int64_t x, y = 1, z = 1, sy = 0, sz = 0, dpitch = 0;
   int64_t pt = 0, pb = 0, pl = 0, pr = 0;
   ElementFormat format = kF32Format;
+  Space srcSpace = Space::Dram;
 };
 
 void emitLoad(ProgramEmitter &emitter, const DmaLoad &load,
               const MemRegion &srcTensor) {
   Instruction inst(Opcode::DmaLd);
   setMem(inst, "dst", load.dstSpace, load.dst);
-  setMem(inst, "src", Space::Dram, load.src);
+  setMem(inst, "src", load.srcSpace, load.src);
   const int64_t e = load.format.bytes;
   int64_t dpitch = load.dpitch ? load.dpitch : load.x * e;
   inst.with("dt", load.format.dt)
@@ -284,10 +285,16 @@ void emitCopy(ProgramEmitter &emitter, const Block &dst,
 //===----------------------------------------------------------------------===//
 
 struct PointwiseSpec {
-  int64_t batch = 1, c = 0, f = 0, hw = 0;
+  int64_t batch = 1, c = 0, f = 0, hw = 0; // hw: output pixels
+  // Strided 1x1 (no padding): the input planes (h x w) are first subsampled
+  // by the DMA engine into SHARED memory, then read from there like an
+  // unstrided input of hw = ho * wo pixels.
+  int64_t sh = 1, sw = 1, h = 0, w = 0, ho = 0, wo = 0;
   uint64_t input = 0, weight = 0, output = 0;
   std::optional<uint64_t> bias;
   ActivationSpec activation;
+
+  bool strided() const { return sh > 1 || sw > 1; }
 };
 
 struct PointwiseLayout {
@@ -349,6 +356,20 @@ std::optional<PointwiseLayout> pointwiseLayout(const TargetDesc &target,
   return layout;
 }
 
+/// Channels per subsampling DMA of a strided pointwise conv (z = channels x
+/// output rows): all of them when the planes' rows continue evenly from one
+/// channel to the next (h = sh * ho), else one; rounded so every DMA starts
+/// at an aligned DRAM address. 0 when that is impossible.
+int64_t subsampleChannels(const TargetDesc &target, const PointwiseSpec &spec) {
+  int64_t dramAlign = static_cast<int64_t>(target.memory(Space::Dram).align);
+  int64_t step = alignedCount(spec.h * spec.w * kF32, dramAlign);
+  int64_t channels =
+      spec.h == spec.sh * spec.ho ? std::min(spec.c, kMaxDmaYZ / spec.ho) : 1;
+  if (channels < spec.c)
+    channels = channels / step * step;
+  return channels;
+}
+
 bool canEmitPointwise(const TargetDesc &target, const PointwiseSpec &spec,
                       std::string &reason) {
   int64_t dramAlign = static_cast<int64_t>(target.memory(Space::Dram).align);
@@ -358,10 +379,25 @@ bool canEmitPointwise(const TargetDesc &target, const PointwiseSpec &spec,
     return false;
   }
   if (spec.batch > 1 && ((spec.c * spec.hw * kF32) % dramAlign != 0 ||
-                         (spec.f * spec.hw * kF32) % dramAlign != 0)) {
+                         (spec.f * spec.hw * kF32) % dramAlign != 0 ||
+                         (spec.c * spec.h * spec.w * kF32) % dramAlign != 0)) {
     reason = "the images of the batch would start at unaligned DRAM "
              "addresses";
     return false;
+  }
+  if (spec.strided()) {
+    if (uint64_t(spec.c * spec.hw * kF32) >
+        target.memory(Space::Shared).bytes) {
+      reason = "the subsampled input of a strided 1x1 convolution does not "
+               "fit the shared memory";
+      return false;
+    }
+    if (spec.wo > kMaxDmaYZ || spec.ho > kMaxDmaYZ ||
+        subsampleChannels(target, spec) < 1) {
+      reason = "the subsampling DMAs of a strided 1x1 convolution would "
+               "exceed the DMA counts or start at unaligned DRAM addresses";
+      return false;
+    }
   }
   return pointwiseLayout(target, spec.c, spec.f, spec.hw, spec.bias.has_value(),
                          reason)
@@ -384,10 +420,35 @@ void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
 
   int64_t outputTile = 0;
   for (int64_t image = 0; image < spec.batch; ++image) {
-    uint64_t x = spec.input + uint64_t(image * c * hw * kF32);
+    uint64_t x = spec.input + uint64_t(image * c * spec.h * spec.w * kF32);
     uint64_t y = spec.output + uint64_t(image * f * hw * kF32);
-    const MemRegion xDram = region(Space::Dram, x, c * hw * kF32);
+    Space xSpace = Space::Dram;
+    MemRegion xDram = region(Space::Dram, x, c * spec.h * spec.w * kF32);
     const MemRegion yDram = region(Space::Dram, y, f * hw * kF32);
+    if (spec.strided()) {
+      // Every sw-th element of every sh-th row, one element per DMA row,
+      // densely into SHARED (the X^T tile loads below need a DMA source;
+      // gathering the odd elements straight from DRAM would start at
+      // unaligned addresses). The ld queue runs in order, so the next
+      // image's subsampling waits for this image's tile loads by itself.
+      const int64_t chunk = subsampleChannels(target, spec);
+      for (int64_t c0 = 0; c0 < c; c0 += chunk) {
+        int64_t cc = std::min(chunk, c - c0);
+        DmaLoad load{Space::Shared,
+                     uint64_t(c0 * hw * kF32),
+                     x + uint64_t(c0 * spec.h * spec.w * kF32),
+                     /*x=*/1,
+                     /*y=*/spec.wo,
+                     /*z=*/cc * spec.ho,
+                     /*sy=*/spec.sw * kF32,
+                     /*sz=*/spec.sh * spec.w * kF32,
+                     /*dpitch=*/kF32};
+        emitLoad(emitter, load, xDram);
+      }
+      x = 0;
+      xSpace = Space::Shared;
+      xDram = region(Space::Shared, 0, c * hw * kF32);
+    }
     // MRF slot -> the X^T tile (pixel tile * kTiles + k tile) it holds; a
     // tile already resident is not loaded again for the next filter chunk.
     // When the image's tiles do not all fit, two slots alternate: a reload
@@ -415,11 +476,16 @@ void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
           if (resident[slot] != tileId) {
             // X^T tile: plane = pixel (sz = 4), rows = channels (sy = HW),
             // one element per row: nt rows of kt channels.
-            emitLoad(emitter,
-                     {Space::Mrf, w, x + uint64_t((c0 * hw + p0) * kF32),
-                      /*x=*/1, /*y=*/kt, /*z=*/nt, /*sy=*/hw * kF32,
-                      /*sz=*/kF32, /*dpitch=*/kF32},
-                     xDram);
+            DmaLoad load{
+                Space::Mrf,       w, x + uint64_t((c0 * hw + p0) * kF32),
+                /*x=*/1,
+                /*y=*/kt,
+                /*z=*/nt,
+                /*sy=*/hw * kF32,
+                /*sz=*/kF32,
+                /*dpitch=*/kF32};
+            load.srcSpace = xSpace;
+            emitLoad(emitter, load, xDram);
             resident[slot] = tileId;
           }
           Instruction mm(Opcode::Mm);
@@ -1704,20 +1770,24 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
   if (oneFormat && spatial == 2 &&
       llvm::all_of(dilations, [](int64_t d) { return d == 1; })) {
     const int64_t h = is[2], w = is[3];
-    bool unitStrides = llvm::all_of(strides, [](int64_t s) { return s == 1; });
     bool equalStrides12 =
         strides[0] == strides[1] && (strides[0] == 1 || strides[0] == 2);
     bool pads0 = llvm::all_of(pads, [](int64_t p) { return p == 0; });
     bool pads1 = llvm::all_of(pads, [](int64_t p) { return p == 1; });
     bool is3x3 = ws[2] == 3 && ws[3] == 3;
     std::string unused;
-    if (allF32 && groups == 1 && ws[2] == 1 && ws[3] == 1 && unitStrides &&
-        pads0) {
+    if (allF32 && groups == 1 && ws[2] == 1 && ws[3] == 1 && pads0) {
       PointwiseSpec &spec = plan.pointwise;
       spec.batch = batch;
       spec.c = c;
       spec.f = f;
-      spec.hw = h * w;
+      spec.h = h;
+      spec.w = w;
+      spec.sh = strides[0];
+      spec.sw = strides[1];
+      spec.ho = rs[2];
+      spec.wo = rs[3];
+      spec.hw = spec.ho * spec.wo;
       spec.activation = act;
       if (bias)
         spec.bias = 0;
