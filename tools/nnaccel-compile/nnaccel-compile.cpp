@@ -40,6 +40,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <cmath>
 #include <map>
 
 using namespace mlir;
@@ -126,6 +127,44 @@ uint64_t modelLatency(accel::CardPartitionOp card,
   return stats.ok() ? stats->totalCycles : 0;
 }
 
+/// Bytes of a densely packed tensor.
+uint64_t getDenseByteSize(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return uint64_t(tensor.getNumElements()) *
+         ((tensor.getElementTypeBitWidth() + 7) / 8);
+}
+
+/// What moving a card partition's data over the host link costs in the
+/// target's cycle model: inputs in and results out on every run, weights
+/// once per session (the runtime keeps them resident in card DRAM).
+struct TransferCost {
+  uint64_t perRun = 0, weightsOnce = 0;
+};
+
+TransferCost modelTransfers(accel::CardPartitionOp card,
+                            const ::nnaccel::isa::TargetDesc &target) {
+  if (target.hostBytesPerCycle <= 0)
+    return {};
+  auto bytesOf = [](TypeRange types) {
+    uint64_t bytes = 0;
+    for (Type type : types)
+      bytes += getDenseByteSize(type);
+    return bytes;
+  };
+  auto cost = [&](uint64_t bytes) -> uint64_t {
+    if (bytes == 0)
+      return 0;
+    return target.hostLatencyCycles +
+           uint64_t(std::ceil(double(bytes) / target.hostBytesPerCycle));
+  };
+  uint64_t weights = 0;
+  for (auto constant : card.getBody().front().getOps<accel::ConstantOp>())
+    weights += getDenseByteSize(constant.getType());
+  return {cost(bytesOf(card.getInputs().getTypes())) +
+              cost(bytesOf(card.getResultTypes())),
+          cost(weights)};
+}
+
 /// Element types the ops of a partition compute in, e.g. "f32".
 std::string getPrecisions(Block &body) {
   llvm::SetVector<Type> types;
@@ -182,7 +221,7 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
   std::vector<PlacedOp> ops;
   llvm::json::Array partitions;
   int index = 0;
-  uint64_t totalCycles = 0;
+  uint64_t totalCycles = 0, totalTransfer = 0;
   for (const PartitionSummary &summary : summaries) {
     auto host = dyn_cast<accel::HostPartitionOp>(summary.partition);
     auto card = dyn_cast<accel::CardPartitionOp>(summary.partition);
@@ -202,6 +241,7 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
                             {"kind", host ? "host" : "card"},
                             {"ops", std::move(opList)}};
     uint64_t instructions = 0, cycles = 0, dramBytes = 0;
+    TransferCost transfer;
     const std::string &precision = summary.precision;
     part["precision"] = precision;
     if (card) {
@@ -215,6 +255,10 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
       part["modeled_us"] =
           target.clockMHz > 0 ? double(cycles) / target.clockMHz : 0.0;
       totalCycles += cycles;
+      transfer = modelTransfers(card, target);
+      part["transfer_cycles"] = int64_t(transfer.perRun);
+      part["weight_upload_cycles"] = int64_t(transfer.weightsOnce);
+      totalTransfer += transfer.perRun;
       if (ArrayAttr programs = card.getProgramsAttr())
         for (Attribute symbol : programs)
           if (auto program =
@@ -242,6 +286,10 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
                        << " us modelled)";
         else
           llvm::outs() << "latency unknown";
+        if (transfer.perRun)
+          llvm::outs() << " + " << transfer.perRun
+                       << " host-link cycles per run (weights "
+                       << transfer.weightsOnce << " once)";
       }
       llvm::outs() << "\n   ";
       for (auto &[kind, count] : kinds)
@@ -257,7 +305,8 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
     llvm::outs() << "summary: " << ops.size() << " ops, " << onCard
                  << " on cards, " << ops.size() - onCard
                  << " on the host; card partitions " << totalCycles
-                 << " cycles modelled (host time not included)\n";
+                 << " cycles modelled, host link " << totalTransfer
+                 << " cycles per run (host time not included)\n";
   if (!reportJson.empty()) {
     llvm::json::Object root{{"model", inputFile.getValue()},
                             {"target", targetSpec.getValue()},
@@ -265,6 +314,7 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
                             {"card_ops", onCard},
                             {"host_ops", int64_t(ops.size()) - onCard},
                             {"modeled_card_cycles", int64_t(totalCycles)},
+                            {"transfer_cycles", int64_t(totalTransfer)},
                             {"partitions", std::move(partitions)}};
     std::string error;
     auto file = openOutputFile(reportJson, &error);
