@@ -288,8 +288,9 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
           llvm::outs() << "latency unknown";
         if (transfer.perRun)
           llvm::outs() << " + " << transfer.perRun
-                       << " host-link cycles per run (weights "
-                       << transfer.weightsOnce << " once)";
+                       << " transfer cycles per run";
+        if (transfer.weightsOnce)
+          llvm::outs() << " (weights " << transfer.weightsOnce << " once)";
       }
       llvm::outs() << "\n   ";
       for (auto &[kind, count] : kinds)
@@ -305,8 +306,8 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
     llvm::outs() << "summary: " << ops.size() << " ops, " << onCard
                  << " on cards, " << ops.size() - onCard
                  << " on the host; card partitions " << totalCycles
-                 << " cycles modelled, host link " << totalTransfer
-                 << " cycles per run (host time not included)\n";
+                 << " cycles modelled + " << totalTransfer
+                 << " transfer cycles per run (host time not included)\n";
   if (!reportJson.empty()) {
     llvm::json::Object root{{"model", inputFile.getValue()},
                             {"target", targetSpec.getValue()},
