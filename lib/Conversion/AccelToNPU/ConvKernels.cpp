@@ -1,19 +1,26 @@
 //===- ConvKernels.cpp - convolutions on the matrix unit and MFUs ---------===//
 //
-// accel.conv kernels (NCHW, any batch). Three f32 2-D special cases that
-// make up MobileNet-style networks, and a general implicit-GEMM kernel for
-// everything else:
+// accel.conv kernels (NCHW, any batch). Three 2-D special cases that make
+// up MobileNet-style networks, and a general implicit-GEMM kernel for
+// everything else. bench/conv-layers.py measures them per layer
+// (docs/benchmarks-conv.md).
 //
-// * Pointwise (1x1, stride 1, no padding, groups 1): per image
+// * Pointwise (1x1, f32, no padding, groups 1): per image
 //   Y[F, HW] = Wc[F, C] . X[C, HW]. The matrix unit streams rows of the
 //   filter matrix (A = Wc chunk, resident in the VRF) through a weight tile
 //   that is the transpose of an X tile (n = N pixels x k = N channels),
 //   which the DMA engine transposes on the fly (x = 1: every "row" is one
 //   element, planes step one pixel). The result D[F chunk, pixel tile] is
 //   already NCHW rows, so it is stored with a row pitch of HW. The bias is
-//   per output channel, i.e. per row of D (bcast = col).
+//   per output channel, i.e. per row of D (bcast = col). Strided 1x1 convs
+//   (ResNet shortcuts) first subsample the input with one DMA (one element
+//   per row) into SHARED memory and read the tiles from there. When an
+//   image's X^T tiles do not all fit the MRF, two slots alternate.
 //
-// * Depthwise 3x3 (groups = C = F), pads 1, stride 1 or 2. The DMA engine
+// * Depthwise 3x3 (groups = C = F), pads 1, stride 1 or 2, f32/f16/bf16
+//   (narrow planes are DMAed as they are, converted to f32 on chip, and
+//   the result is converted back once: f32 arithmetic, like the host's
+//   reference). The DMA engine
 //   loads a chunk of channel planes with a one-element zero border (DMA
 //   padding) into ACC. Each tap is then one vector multiply of a shifted
 //   window by a per-channel weight (bcast = col) over the whole chunk, and
@@ -31,7 +38,7 @@
 //       and the store picks every other column (x = 1, source pitch 2
 //       elements).
 //
-// * Dense 3x3 (groups 1), pads 1, stride 1 or 2, with few channels x
+// * Dense 3x3 (f32, groups 1), pads 1, stride 1 or 2, with few channels x
 //   filters (a network's stem: 3 -> 16): all padded input planes of an
 //   image in ACC, then per filter one output plane accumulated from a
 //   multiply by a scalar weight (bcast = scalar) per (channel, tap), chained
@@ -49,11 +56,16 @@
 //   output pixel (i, j) at q = i * wv + j (columns j >= Wo are computed and
 //   dropped; the row pitch wv makes a vertical stride a whole number of
 //   horizontal steps), and mm accumulates D[q, f] += A . W^T with the
-//   weight tile DMAed straight from the weight rows. Then bias (a row),
+//   weight tile DMAed straight from the weight rows. A copy cannot read
+//   overlapping rows, so with stride 1 it would cover a single tap; the
+//   output columns are therefore split into P column phases (j mod P, each
+//   its own block of GEMM rows with a row step of P * sw elements), which
+//   lets one copy per phase gather a whole kernel row. Then bias (a row),
 //   the fused activation, a compaction to the valid pixels in the output
-//   type, and a transposing store (one element per DMA row). f16/bf16 are
-//   staged and gathered in f32 (element offsets) and multiplied in the
-//   input type (products exact, f32 accumulation).
+//   type (re-interleaving the phases), and a transposing store (one element
+//   per DMA row). f16/bf16 are staged (through two alternating raw slots)
+//   and gathered in f32 (element offsets) and multiplied in the input type
+//   (products exact, f32 accumulation).
 //
 // DRAM operand bases must be 64-byte aligned, which rules out DMA gathers
 // that start at an odd element (im2col, tap-shifted windows, stride-2
