@@ -17,23 +17,23 @@
 //   per row) into SHARED memory and read the tiles from there. When an
 //   image's X^T tiles do not all fit the MRF, two slots alternate.
 //
-// * Depthwise 3x3 (groups = C = F), pads 1, stride 1 or 2, f32/f16/bf16
-//   (narrow planes are DMAed as they are, converted to f32 on chip, and
-//   the result is converted back once: f32 arithmetic, like the host's
-//   reference). The DMA engine
-//   loads a chunk of channel planes with a one-element zero border (DMA
-//   padding) into ACC. Each tap is then one vector multiply of a shifted
-//   window by a per-channel weight (bcast = col) over the whole chunk, and
-//   the 9 products are summed in exactly the order of the device dot
-//   product (numerics dotF32: 16 lanes, tree reduction), so the card and the
-//   host fallback agree bit for bit.
+// * Depthwise k x k (groups = C = F; k = 3, 5 or 7, padding k / 2 on every
+//   side), stride 1 or 2, f32/f16/bf16 (narrow planes are DMAed as they
+//   are, converted to f32 on chip, and the result is converted back once:
+//   f32 arithmetic, like the host's reference). The DMA engine loads a
+//   chunk of channel planes with a k / 2 element zero border (DMA padding)
+//   into ACC. Each tap is then one vector multiply of a shifted window by a
+//   per-channel weight (bcast = col) over the whole chunk, and the k * k
+//   products are summed in exactly the order of the device dot product
+//   (numerics dotF32: 16 lanes, tree reduction), so the card and the host
+//   fallback agree bit for bit.
 //     stride 1: one vector row per channel (the padded plane flattened);
-//       the output keeps the padded row pitch W+2 (two garbage columns per
+//       the output keeps the padded row pitch W+2p (2p garbage columns per
 //       row that the store skips).
 //     stride 2: one vector row per (channel, output row); a row pitch of two
 //       padded input rows does the vertical subsampling, the per-channel
 //       weights are first expanded to one value per vector row, each
-//       channel gets one garbage row (the planes have H+2 rows), a per
+//       channel gets p garbage rows (the planes have H+2p rows), a per
 //       channel move compacts the rows (fusing the activation where it can),
 //       and the store picks every other column (x = 1, source pitch 2
 //       elements).
@@ -536,7 +536,7 @@ void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
 }
 
 //===----------------------------------------------------------------------===//
-// Depthwise 3x3 convolution
+// Depthwise k x k convolution
 //===----------------------------------------------------------------------===//
 
 struct DepthwiseSpec {
@@ -545,6 +545,7 @@ struct DepthwiseSpec {
   /// the host's f32 computation), the result is converted once at the end.
   ElementFormat format = kF32Format;
   int64_t batch = 1, c = 0, h = 0, w = 0, stride = 1;
+  int64_t k = 3; // square kernel, odd, padded by k / 2 on every side
   uint64_t input = 0, weight = 0, output = 0;
   std::optional<uint64_t> bias;
   ActivationSpec activation;
@@ -552,6 +553,13 @@ struct DepthwiseSpec {
   int64_t ho() const { return stride == 1 ? h : h / 2; }
   int64_t wo() const { return stride == 1 ? w : w / 2; }
   bool narrow() const { return !(format == kF32Format); }
+  int64_t pad() const { return k / 2; }
+  int64_t taps() const { return k * k; }
+  int64_t paddedRow() const { return w + 2 * pad(); }
+  int64_t paddedPlane() const { return (h + 2 * pad()) * paddedRow(); }
+  /// Stride 2: vector rows per channel (two padded rows each; the last
+  /// pad() of them are garbage).
+  int64_t rowsPerChannel() const { return ho() + pad(); }
 };
 
 /// Per-channel footprints (bytes) of the on-chip buffers.
@@ -560,35 +568,39 @@ struct DepthwiseSizes {
   int64_t raw;     // f16/bf16: the padded plane as loaded, later the result
   int64_t out;     // accumulator (with garbage rows/columns)
   int64_t compact; // stride 2: output rows without the garbage row
-  int64_t wexp;    // stride 2: 9 expanded weights + bias, per vector row
+  int64_t wexp;    // stride 2: expanded weights per tap + bias, per row
 };
 
 DepthwiseSizes depthwiseSizes(const DepthwiseSpec &spec) {
   DepthwiseSizes sizes;
   int64_t h = spec.h, w = spec.w;
-  sizes.in = (h + 2) * (w + 2) * kF32;
+  sizes.in = spec.paddedPlane() * kF32;
   // The narrow result (stride 1: h rows of pitch w + 2; stride 2: ho rows
   // of w) is smaller than the narrow padded plane, so it reuses that slot.
-  sizes.raw = spec.narrow() ? (h + 2) * (w + 2) * spec.format.bytes : 0;
+  sizes.raw = spec.narrow() ? spec.paddedPlane() * spec.format.bytes : 0;
   if (spec.stride == 1) {
-    sizes.out = h * (w + 2) * kF32;
+    sizes.out = h * spec.paddedRow() * kF32;
     sizes.compact = 0;
     sizes.wexp = 0;
   } else {
-    sizes.out = (spec.ho() + 1) * w * kF32;
+    sizes.out = spec.rowsPerChannel() * w * kF32;
     sizes.compact = spec.ho() * w * kF32;
-    sizes.wexp = 10 * (spec.ho() + 1) * kF32;
+    sizes.wexp = (spec.taps() + 1) * spec.rowsPerChannel() * kF32;
   }
   return sizes;
 }
 
+/// Temporaries the dot-product tree of emitTaps needs (besides `out`).
+constexpr int kMaxTapTemps = 4;
+int64_t tapTemps(int64_t taps) { return taps <= 9 ? 2 : kMaxTapTemps; }
+
 struct DepthwiseLayout {
   int64_t channelsPerChunk;
-  // vrf: weights [C x 9], bias [C] (f32; f16/bf16: as loaded behind
+  // vrf: weights [C x taps], bias [C] (f32; f16/bf16: as loaded behind
   // them), then the per-chunk buffers.
   uint64_t weightBase = 0, biasBase = 0, weightRaw = 0, biasRaw = 0;
   Space tempSpace;
-  uint64_t temp[2] = {0, 0}, wexp = 0;        // single-buffered
+  uint64_t temp[kMaxTapTemps] = {}, wexp = 0; // single-buffered
   uint64_t in[2], raw[2], out[2], compact[2]; // acc, double-buffered
 };
 
@@ -599,9 +611,11 @@ std::optional<DepthwiseLayout> depthwiseLayout(const TargetDesc &target,
   int64_t vrfBytes = int64_t(target.vrfRegisters) * target.vrfRegisterBytes;
   int64_t accBytes = static_cast<int64_t>(target.memory(Space::Acc).bytes);
   const int64_t e = spec.format.bytes;
-  int64_t fixed = alignUp(spec.c * 9 * kF32, 64) + alignUp(spec.c * kF32, 64);
+  const int64_t taps = spec.taps();
+  int64_t fixed =
+      alignUp(spec.c * taps * kF32, 64) + alignUp(spec.c * kF32, 64);
   if (spec.narrow())
-    fixed += alignUp(spec.c * 9 * e, 64) + alignUp(spec.c * e, 64);
+    fixed += alignUp(spec.c * taps * e, 64) + alignUp(spec.c * e, 64);
   if (fixed > vrfBytes) {
     reason = "the weights of " + std::to_string(spec.c) +
              " channels do not fit the vector register file";
@@ -612,7 +626,7 @@ std::optional<DepthwiseLayout> depthwiseLayout(const TargetDesc &target,
   // VRF if they fit there, else in ACC too.
   int64_t accPerChannel =
       2 * (sizes.in + sizes.raw + sizes.out + sizes.compact);
-  int64_t tempPerChannel = 2 * sizes.out + sizes.wexp;
+  int64_t tempPerChannel = tapTemps(spec.taps()) * sizes.out + sizes.wexp;
   int64_t withVrfTemps =
       std::min(accBytes / accPerChannel, (vrfBytes - fixed) / tempPerChannel);
   int64_t withAccTemps = accBytes / (accPerChannel + tempPerChannel);
@@ -644,9 +658,9 @@ std::optional<DepthwiseLayout> depthwiseLayout(const TargetDesc &target,
     channels = std::min(channels, std::max<int64_t>(1, kMaxDmaYZ / spec.ho()));
   layout.channelsPerChunk = channels;
   layout.weightBase = 0;
-  layout.biasBase = alignUp(spec.c * 9 * kF32, 64);
+  layout.biasBase = alignUp(spec.c * taps * kF32, 64);
   layout.weightRaw = layout.biasBase + alignUp(spec.c * kF32, 64);
-  layout.biasRaw = layout.weightRaw + alignUp(spec.c * 9 * e, 64);
+  layout.biasRaw = layout.weightRaw + alignUp(spec.c * taps * e, 64);
   uint64_t accTop = 0;
   for (int s = 0; s < 2; ++s) {
     layout.in[s] = accTop;
@@ -659,7 +673,8 @@ std::optional<DepthwiseLayout> depthwiseLayout(const TargetDesc &target,
     accTop += alignUp(channels * sizes.compact, 64);
   }
   uint64_t tempTop = layout.tempSpace == Space::Vrf ? uint64_t(fixed) : accTop;
-  for (uint64_t &temp : layout.temp) {
+  for (int64_t i = 0; i < tapTemps(spec.taps()); ++i) {
+    uint64_t &temp = layout.temp[i];
     temp = tempTop;
     tempTop += alignUp(channels * sizes.out, 64);
   }
@@ -670,11 +685,11 @@ std::optional<DepthwiseLayout> depthwiseLayout(const TargetDesc &target,
 bool canEmitDepthwise(const TargetDesc &target, const DepthwiseSpec &spec,
                       std::string &reason) {
   int64_t dramAlign = static_cast<int64_t>(target.memory(Space::Dram).align);
-  if (spec.h > kMaxDmaYZ || spec.w + 2 > kMaxDmaYZ) {
+  if (spec.h > kMaxDmaYZ || spec.paddedRow() > kMaxDmaYZ) {
     reason = "planes larger than 4095 rows or columns exceed the DMA counts";
     return false;
   }
-  if (spec.stride == 1 && (spec.h + 2) * (spec.w + 2) * kF32 > kMaxPitch) {
+  if (spec.stride == 1 && spec.paddedPlane() * kF32 > kMaxPitch) {
     reason = "a padded " + std::to_string(spec.h) + "x" +
              std::to_string(spec.w) +
              " plane exceeds the 64 KiB vector operand pitch (row tiling is "
@@ -687,7 +702,7 @@ bool canEmitDepthwise(const TargetDesc &target, const DepthwiseSpec &spec,
     return false;
   }
   const int64_t e = spec.format.bytes;
-  if (spec.narrow() && (spec.h + 2) * (spec.w + 2) * kF32 > kMaxPitch) {
+  if (spec.narrow() && spec.paddedPlane() * kF32 > kMaxPitch) {
     reason = "a padded " + std::to_string(spec.h) + "x" +
              std::to_string(spec.w) +
              " f16/bf16 plane exceeds the 64 KiB pitch of its conversion";
@@ -703,45 +718,66 @@ bool canEmitDepthwise(const TargetDesc &target, const DepthwiseSpec &spec,
   return depthwiseLayout(target, spec, reason).has_value();
 }
 
-/// Accumulates the 9 tap products into `out` in the order of numerics
-/// dotF32 over a 9-element patch (lane t holds product t; the lanes are
-/// reduced by the tree 8, 4, 2, 1):
+/// Accumulates the `taps` tap products into `out` in the order of numerics
+/// dotF32 (16 lanes; lane l sums products l, l + 16, ... in order; the
+/// lanes are reduced by the tree 8, 4, 2, 1), so the card and the host
+/// agree bit for bit. For 3x3:
 ///   ((p0 + p8) + p4) + (p2 + p6)  +  ((p1 + p5) + (p3 + p7)).
 /// `tap(t)` gives the window and the weight column of tap t. The first
 /// product of each partial sum is written to its buffer, the others are
-/// forwarded through the chain into the add that accumulates them.
-void emitNineTaps(ProgramEmitter &emitter,
-                  const std::function<std::pair<Block, Block>(int)> &tap,
-                  const Block &out, const Block (&temp)[2], int64_t rows,
-                  int64_t cols) {
-  auto product = [&](const Block &dst, int t) {
+/// forwarded through the chain into the add that accumulates them; a
+/// subtree of one product is accumulated directly, others go through the
+/// temporaries (one per tree level, at most tapTemps(taps)).
+void emitTaps(ProgramEmitter &emitter, int64_t taps,
+              const std::function<std::pair<Block, Block>(int)> &tap,
+              const Block &out, const Block (&temp)[kMaxTapTemps], int64_t rows,
+              int64_t cols) {
+  constexpr int64_t kLanes = 16;
+  auto product = [&](const Block &dst, int64_t t) {
     auto [window, weight] = tap(t);
     emitBinary(emitter, Opcode::VMul, dst, window, weight, Bcast::Col, rows,
                cols);
   };
   // dst = p_t + dst.
-  auto accumulate = [&](const Block &dst, int t) {
+  auto accumulate = [&](const Block &dst, int64_t t) {
     auto [window, weight] = tap(t);
     emitBinary(emitter, Opcode::VMul, std::nullopt, window, weight, Bcast::Col,
                rows, cols);
     emitBinary(emitter, Opcode::VAdd, dst, std::nullopt, dst, Bcast::None, rows,
                cols, operandReads(window, weight, Bcast::Col, rows, cols));
   };
-  auto add = [&](const Block &dst, const Block &other) {
-    emitBinary(emitter, Opcode::VAdd, dst, dst, other, Bcast::None, rows, cols);
+  // Products in the subtree of lane l at level w (lanes l, l + w, ...).
+  auto count = [&](int64_t l, int64_t w) {
+    int64_t n = 0;
+    for (int64_t lane = l; lane < kLanes; lane += w)
+      n += lane < taps ? (taps - lane + kLanes - 1) / kLanes : 0;
+    return n;
   };
-  product(out, 0);
-  accumulate(out, 8);
-  accumulate(out, 4);
-  product(temp[0], 2);
-  accumulate(temp[0], 6);
-  add(out, temp[0]);
-  product(temp[1], 1);
-  accumulate(temp[1], 5);
-  product(temp[0], 3);
-  accumulate(temp[0], 7);
-  add(temp[1], temp[0]);
-  add(out, temp[1]);
+  auto buffer = [&](int depth) { return depth == 0 ? out : temp[depth - 1]; };
+  // Writes the value of lane l after the reduction step of width w (w =
+  // 16: the lane's own sum) to buffer(depth).
+  std::function<void(int64_t, int64_t, int)> node = [&](int64_t l, int64_t w,
+                                                        int depth) {
+    const Block dst = buffer(depth);
+    if (w == kLanes) {
+      product(dst, l);
+      for (int64_t t = l + kLanes; t < taps; t += kLanes)
+        accumulate(dst, t);
+      return;
+    }
+    node(l, 2 * w, depth);
+    int64_t right = count(l + w, 2 * w);
+    if (right == 0)
+      return;
+    if (right == 1) {
+      accumulate(dst, l + w);
+      return;
+    }
+    node(l + w, 2 * w, depth + 1);
+    emitBinary(emitter, Opcode::VAdd, dst, dst, buffer(depth + 1), Bcast::None,
+               rows, cols);
+  };
+  node(0, 1, 0);
 }
 
 void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
@@ -750,7 +786,8 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
   DepthwiseLayout layout = *depthwiseLayout(target, spec, unused);
   const int64_t c = spec.c, h = spec.h, w = spec.w, ho = spec.ho(),
                 wo = spec.wo();
-  const int64_t wp = w + 2; // padded row length
+  const int64_t wp = spec.paddedRow(), pad = spec.pad(), k = spec.k,
+                taps = spec.taps();
   const ElementFormat format = spec.format;
   const int64_t e = format.bytes;
   DepthwiseSizes sizes = depthwiseSizes(spec);
@@ -765,7 +802,7 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
       emitCopy(emitter, {Space::Vrf, base, count * kF32}, kF32Format,
                {Space::Vrf, raw, count * e}, format, 1, count);
   };
-  loadParams(layout.weightBase, layout.weightRaw, spec.weight, c * 9);
+  loadParams(layout.weightBase, layout.weightRaw, spec.weight, c * taps);
   if (spec.bias)
     loadParams(layout.biasBase, layout.biasRaw, *spec.bias, c);
 
@@ -791,14 +828,14 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
                    /*sy=*/w * e,
                    /*sz=*/h * w * e,
                    /*dpitch=*/wp * e,
-                   /*pt=*/1,
-                   /*pb=*/1,
-                   /*pl=*/1,
-                   /*pr=*/1};
+                   /*pt=*/pad,
+                   /*pb=*/pad,
+                   /*pl=*/pad,
+                   /*pr=*/pad};
       load.format = format;
       emitLoad(emitter, load, xDram);
       if (spec.narrow()) {
-        const int64_t plane = (h + 2) * wp;
+        const int64_t plane = spec.paddedPlane();
         if (plane * kF32 <= kMaxPitch)
           emitCopy(emitter, {Space::Acc, in, sizes.in}, kF32Format,
                    {Space::Acc, raw, plane * e}, format, cc, plane);
@@ -807,7 +844,7 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
             emitCopy(
                 emitter, {Space::Acc, in + uint64_t(p * sizes.in), wp * kF32},
                 kF32Format, {Space::Acc, raw + uint64_t(p * plane * e), wp * e},
-                format, h + 2, wp);
+                format, h + 2 * pad, wp);
       }
       // The f32 result `from` (rows x cols) in the output format: narrow
       // results are converted into the raw slot (row pitch `pitch`
@@ -823,20 +860,21 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
 
       if (spec.stride == 1) {
         // One vector row per channel; output element (i, j) at i*wp + j.
-        int64_t cols = h * wp - 2;
+        int64_t cols = h * wp - 2 * pad;
         Block out{Space::Acc, layout.out[slot], sizes.out};
-        Block temp[2] = {{layout.tempSpace, layout.temp[0], sizes.out},
-                         {layout.tempSpace, layout.temp[1], sizes.out}};
+        Block temp[kMaxTapTemps];
+        for (int i = 0; i < kMaxTapTemps; ++i)
+          temp[i] = {layout.tempSpace, layout.temp[i], sizes.out};
         auto tap = [&](int t) {
-          int64_t di = t / 3, dj = t % 3;
+          int64_t di = t / k, dj = t % k;
           Block window{Space::Acc, in + uint64_t((di * wp + dj) * kF32),
                        sizes.in};
           Block weight{Space::Vrf,
-                       layout.weightBase + uint64_t((c0 * 9 + t) * kF32),
-                       9 * kF32};
+                       layout.weightBase + uint64_t((c0 * taps + t) * kF32),
+                       taps * kF32};
           return std::make_pair(window, weight);
         };
-        emitNineTaps(emitter, tap, out, temp, cc, cols);
+        emitTaps(emitter, taps, tap, out, temp, cc, cols);
         if (spec.bias)
           emitBinary(
               emitter, Opcode::VAdd, out, out,
@@ -858,18 +896,19 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
         continue;
       }
 
-      // Stride 2: vector row q = p * (ho + 1) + i (channel p, output row i;
-      // i = ho is garbage), full-width columns; the last garbage row is
-      // dropped so no window reads past the chunk.
-      int64_t rowsPerChannel = ho + 1;
-      int64_t rows = cc * rowsPerChannel - 1;
+      // Stride 2: vector row q = p * (ho + pad) + i (channel p, output row
+      // i; i >= ho is garbage), full-width columns; the last garbage rows
+      // are dropped so no window reads past the chunk.
+      int64_t rowsPerChannel = spec.rowsPerChannel();
+      int64_t rows = cc * rowsPerChannel - pad;
       Block out{Space::Acc, layout.out[slot], w * kF32};
-      Block temp[2] = {{layout.tempSpace, layout.temp[0], w * kF32},
-                       {layout.tempSpace, layout.temp[1], w * kF32}};
-      // Expanded weights: block t (t < 9: tap, 9: bias) holds, for each
+      Block temp[kMaxTapTemps];
+      for (int i = 0; i < kMaxTapTemps; ++i)
+        temp[i] = {layout.tempSpace, layout.temp[i], w * kF32};
+      // Expanded weights: block t (t < taps: tap, taps: bias) holds, for each
       // vector row, its channel's value.
       Block wexp{layout.tempSpace, layout.wexp, rowsPerChannel * kF32};
-      int64_t planes = spec.bias ? 10 : 9;
+      int64_t planes = spec.bias ? taps + 1 : taps;
       {
         Instruction fill(Opcode::VFill);
         setMem(fill, "dst", wexp.space, wexp.addr);
@@ -887,26 +926,27 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
       };
       for (int t = 0; t < planes; ++t) {
         Block source =
-            t < 9 ? Block{Space::Vrf,
-                          layout.weightBase + uint64_t((c0 * 9 + t) * kF32),
-                          9 * kF32}
-                  : Block{Space::Vrf, layout.biasBase + uint64_t(c0 * kF32),
-                          kF32};
+            t < taps
+                ? Block{Space::Vrf,
+                        layout.weightBase + uint64_t((c0 * taps + t) * kF32),
+                        taps * kF32}
+                : Block{Space::Vrf, layout.biasBase + uint64_t(c0 * kF32),
+                        kF32};
         Block dst = expanded(t);
         emitBinary(emitter, Opcode::VAdd, dst, dst, source, Bcast::Col, cc,
                    rowsPerChannel);
       }
       auto tap = [&](int t) {
-        int64_t di = t / 3, dj = t % 3;
+        int64_t di = t / k, dj = t % k;
         Block window{Space::Acc, in + uint64_t((di * wp + dj) * kF32),
                      2 * wp * kF32};
         Block weight = expanded(t);
         weight.pitch = kF32; // one value per vector row
         return std::make_pair(window, weight);
       };
-      emitNineTaps(emitter, tap, out, temp, rows, w);
+      emitTaps(emitter, taps, tap, out, temp, rows, w);
       if (spec.bias) {
-        Block bias = expanded(9);
+        Block bias = expanded(taps);
         bias.pitch = kF32;
         emitBinary(emitter, Opcode::VAdd, out, out, bias, Bcast::Col, rows, w);
       }
@@ -1808,7 +1848,11 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
         return plan;
       }
     }
-    if (groups == c && f == c && ws[1] == 1 && is3x3 && pads1 &&
+    // Depthwise k x k, k odd up to 7 (DMA padding fields), "same" padding.
+    const int64_t k = ws[2];
+    bool squareOdd = ws[3] == k && k % 2 == 1 && k >= 3 && k <= 7;
+    bool padsSame = llvm::all_of(pads, [&](int64_t p) { return p == k / 2; });
+    if (groups == c && f == c && ws[1] == 1 && squareOdd && padsSame &&
         equalStrides12) {
       DepthwiseSpec &spec = plan.depthwise;
       spec.format = in;
@@ -1817,6 +1861,7 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
       spec.h = h;
       spec.w = w;
       spec.stride = strides[0];
+      spec.k = k;
       spec.activation = act;
       if (bias)
         spec.bias = 0;

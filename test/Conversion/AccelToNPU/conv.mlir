@@ -53,14 +53,14 @@ func.func @pointwise(%x: tensor<1x16x8x8xf32>, %w: tensor<24x16x1x1xf32>, %b: te
 // CHECK-NEXT: npu.v.mul chain, acc[0x40], vrf[0x18], f32, f32, f32 rows = 8 cols = 46 dpitch = 184 apitch = 256 bpitch = 36 bcast = col chain
 // CHECK-NEXT: npu.v.add vrf[0x180], chain, vrf[0x180], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 184 bpitch = 192
 // CHECK-NEXT: npu.v.add acc[0x800], acc[0x800], vrf[0x180], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 192 bpitch = 192
-// CHECK-NEXT: npu.v.mul vrf[0x780], acc[0x4], vrf[0x4], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 256 bpitch = 36 bcast = col
+// CHECK-NEXT: npu.v.mul vrf[0x180], acc[0x4], vrf[0x4], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 256 bpitch = 36 bcast = col
 // CHECK-NEXT: npu.v.mul chain, acc[0x28], vrf[0x14], f32, f32, f32 rows = 8 cols = 46 dpitch = 184 apitch = 256 bpitch = 36 bcast = col chain
-// CHECK-NEXT: npu.v.add vrf[0x780], chain, vrf[0x780], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 184 bpitch = 192
-// CHECK-NEXT: npu.v.mul vrf[0x180], acc[0x20], vrf[0xc], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 256 bpitch = 36 bcast = col
-// CHECK-NEXT: npu.v.mul chain, acc[0x44], vrf[0x1c], f32, f32, f32 rows = 8 cols = 46 dpitch = 184 apitch = 256 bpitch = 36 bcast = col chain
 // CHECK-NEXT: npu.v.add vrf[0x180], chain, vrf[0x180], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 184 bpitch = 192
-// CHECK-NEXT: npu.v.add vrf[0x780], vrf[0x780], vrf[0x180], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 192 bpitch = 192
-// CHECK-NEXT: npu.v.add acc[0x800], acc[0x800], vrf[0x780], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 192 bpitch = 192
+// CHECK-NEXT: npu.v.mul vrf[0x780], acc[0x20], vrf[0xc], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 256 bpitch = 36 bcast = col
+// CHECK-NEXT: npu.v.mul chain, acc[0x44], vrf[0x1c], f32, f32, f32 rows = 8 cols = 46 dpitch = 184 apitch = 256 bpitch = 36 bcast = col chain
+// CHECK-NEXT: npu.v.add vrf[0x780], chain, vrf[0x780], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 184 bpitch = 192
+// CHECK-NEXT: npu.v.add vrf[0x180], vrf[0x180], vrf[0x780], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 192 bpitch = 192
+// CHECK-NEXT: npu.v.add acc[0x800], acc[0x800], vrf[0x180], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 192 bpitch = 192
 // CHECK-NEXT: npu.v.add acc[0x800], acc[0x800], vrf[0x140], f32, f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 192 bpitch = 4 bcast = col
 // CHECK-NEXT: npu.v.relu acc[0x800], acc[0x800], f32, f32 rows = 8 cols = 46 dpitch = 192 apitch = 192 push_next
 // CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x800], f32 x = 6 y = 6 z = 8 dy = 24 dz = 144 spitch = 32 pop_prev
@@ -98,14 +98,14 @@ func.func @depthwise_s1(%x: tensor<1x8x6x6xf32>, %w: tensor<8x1x3x3xf32>, %b: te
 // CHECK-NEXT: npu.v.mul chain, acc[0x50], vrf[0x7e0], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col chain
 // CHECK-NEXT: npu.v.add vrf[0x100], chain, vrf[0x100], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
 // CHECK-NEXT: npu.v.add acc[0x640], acc[0x640], vrf[0x100], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
-// CHECK-NEXT: npu.v.mul vrf[0x380], acc[0x4], vrf[0x650], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col
+// CHECK-NEXT: npu.v.mul vrf[0x100], acc[0x4], vrf[0x650], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col
 // CHECK-NEXT: npu.v.mul chain, acc[0x30], vrf[0x790], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col chain
-// CHECK-NEXT: npu.v.add vrf[0x380], chain, vrf[0x380], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
-// CHECK-NEXT: npu.v.mul vrf[0x100], acc[0x28], vrf[0x6f0], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col
-// CHECK-NEXT: npu.v.mul chain, acc[0x54], vrf[0x830], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col chain
 // CHECK-NEXT: npu.v.add vrf[0x100], chain, vrf[0x100], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
-// CHECK-NEXT: npu.v.add vrf[0x380], vrf[0x380], vrf[0x100], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
-// CHECK-NEXT: npu.v.add acc[0x640], acc[0x640], vrf[0x380], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
+// CHECK-NEXT: npu.v.mul vrf[0x380], acc[0x28], vrf[0x6f0], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col
+// CHECK-NEXT: npu.v.mul chain, acc[0x54], vrf[0x830], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = col chain
+// CHECK-NEXT: npu.v.add vrf[0x380], chain, vrf[0x380], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
+// CHECK-NEXT: npu.v.add vrf[0x100], vrf[0x100], vrf[0x380], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
+// CHECK-NEXT: npu.v.add acc[0x640], acc[0x640], vrf[0x100], f32, f32, f32 rows = 19 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
 // CHECK-NEXT: npu.v.mov acc[0x8c0], acc[0x640], f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32
 // CHECK-NEXT: npu.v.mov acc[0x940], acc[0x6e0], f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32
 // CHECK-NEXT: npu.v.mov acc[0x9c0], acc[0x780], f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32
