@@ -42,6 +42,12 @@ def Accel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getDramBytesAttrName() {
       return ::llvm::StringLiteral("accel.dram_bytes");
     }
+    /// Name of the discardable integer attribute that records where a
+    /// planned card partition's work memory (inputs, results, scratch)
+    /// starts in card DRAM; the card's weights lie below it.
+    static constexpr ::llvm::StringLiteral getDramWorkBeginAttrName() {
+      return ::llvm::StringLiteral("accel.dram_work_begin");
+    }
     /// Name of the discardable integer attribute that gives a weight
     /// constant's address in card DRAM (set by the NPU lowering).
     static constexpr ::llvm::StringLiteral getDramAddressAttrName() {

@@ -51,6 +51,14 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                                << "' must be a #accel.placement attribute";
     return success();
   }
+  if (attr.getName() == getDramWorkBeginAttrName()) {
+    auto begin = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!begin || begin.getInt() < 0 || !isa<CardPartitionOp>(op))
+      return op->emitOpError() << "'" << getDramWorkBeginAttrName()
+                               << "' must be a non-negative integer on an "
+                                  "accel.card_partition";
+    return success();
+  }
   if (attr.getName() == getDramBytesAttrName()) {
     auto bytes = dyn_cast<IntegerAttr>(attr.getValue());
     if (!bytes || bytes.getInt() < 0 || !isa<CardPartitionOp>(op))

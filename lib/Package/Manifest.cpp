@@ -220,7 +220,8 @@ private:
                             static_cast<fb::BindingRole>(b.role));
     auto bindingVec = fbb.CreateVectorOfStructs(bindings);
     auto body = fb::CreateCardPartition(fbb, card.card, programVec, bindingVec,
-                                        card.modeledCycles);
+                                        card.modeledCycles, card.workBegin,
+                                        card.workEnd);
     return fb::CreatePartition(fbb, fb::PartitionBody::CardPartition,
                                body.Union());
   }
@@ -413,6 +414,8 @@ Expected<PartitionDesc> decodePartition(const fb::Partition *p,
     CardPartitionDesc card;
     card.card = cp->card();
     card.modeledCycles = cp->modeled_cycles();
+    card.workBegin = cp->work_begin();
+    card.workEnd = cp->work_end();
     if (const auto *programs = cp->programs())
       for (const fb::CoreProgram *prog : *programs)
         card.programs.push_back({prog->core(), toVector(prog->code())});

@@ -131,7 +131,8 @@ bool DramBindingDesc::operator==(const DramBindingDesc &o) const {
 
 bool CardPartitionDesc::operator==(const CardPartitionDesc &o) const {
   return card == o.card && programs == o.programs && bindings == o.bindings &&
-         modeledCycles == o.modeledCycles;
+         modeledCycles == o.modeledCycles && workBegin == o.workBegin &&
+         workEnd == o.workEnd;
 }
 
 bool VariantDesc::operator==(const VariantDesc &o) const {

@@ -379,6 +379,10 @@ private:
       if (Status s = checkProgram(prog, card.card, progAt); !s.ok())
         return s;
     }
+    if (card.workBegin > card.workEnd)
+      return Status::error(
+          fmt::format("{}: work range [0x{:x}, 0x{:x}) ends before it begins",
+                      at, card.workBegin, card.workEnd));
     // Inputs are checked against the state before the launch and outputs
     // become defined after it, whatever the order of the binding list.
     std::set<std::pair<int32_t, BindingRole>> seen;

@@ -127,13 +127,31 @@ prepareCardPartition(const package::CardPartitionDesc &desc,
                               where, toString(binding.role),
                               variant.valueNames[id], b.address, b.bytes,
                               dramBytes));
+    bool weight = binding.role == package::BindingRole::Input &&
+                  !variant.constants[id].isNull();
+    // Everything the launch writes must lie in its work range: weights of
+    // other partitions outside it are trusted to survive.
+    if (desc.hasWorkRange() && !weight &&
+        (b.address < desc.workBegin || b.bytes > desc.workEnd - b.address))
+      return fail(fmt::format("{}: {} binding of value '{}' at {:#x} ({} "
+                              "bytes) lies outside the partition's work "
+                              "range [{:#x}, {:#x})",
+                              where, toString(binding.role),
+                              variant.valueNames[id], b.address, b.bytes,
+                              desc.workBegin, desc.workEnd));
     if (binding.role == package::BindingRole::Output)
       out.outputs.push_back(b);
-    else if (!variant.constants[id].isNull())
+    else if (weight)
       out.weights.push_back(b);
     else
       out.inputs.push_back(b);
   }
+  if (desc.hasWorkRange() && desc.workEnd > dramBytes)
+    return fail(fmt::format("{}: work range [{:#x}, {:#x}) exceeds the "
+                            "card's {} bytes of DRAM",
+                            where, desc.workBegin, desc.workEnd, dramBytes));
+  out.workBegin = desc.workBegin;
+  out.workEnd = desc.hasWorkRange() ? desc.workEnd : dramBytes;
   return package::Status::success();
 }
 

@@ -54,7 +54,9 @@ struct PreparedPartition {
   std::vector<PreparedBinding> weights; ///< Input bindings of weight values
   std::vector<PreparedBinding> inputs;  ///< other Input bindings
   std::vector<PreparedBinding> outputs; ///< Output bindings
-  std::vector<int32_t> releaseAfter;    ///< values dead after the launch
+  /// DRAM the launch writes; all of it when the package does not say.
+  uint64_t workBegin = 0, workEnd = 0;
+  std::vector<int32_t> releaseAfter; ///< values dead after the launch
 };
 
 struct PreparedVariant {

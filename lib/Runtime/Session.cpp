@@ -11,12 +11,14 @@
 //    session remembers which partition's programs are loaded and reloads
 //    only when another partition launches.
 //  * Weights: a card partition's weight bindings are uploaded only when its
-//    card's DRAM does not already hold them. The compiler plans DRAM per
-//    partition (addresses of different partitions may overlap, and their
-//    scratch is invisible to the runtime), so a card's weights count as
-//    resident only while the last partition launched on that card is the
-//    same one; a fault also forgets them. A model with one card partition
-//    per card uploads its weights once per session.
+//    card's DRAM does not already hold them. Each card keeps a list of the
+//    weights resident in its DRAM (variant, value, address, size). A launch
+//    writes only its work range (the package says where: the compiler puts
+//    the weights of all partitions of a card side by side below the work
+//    memory they share), so it forgets just the resident weights that
+//    overlap that range; without a work range it may write anywhere but its
+//    own weights. A fault forgets everything on the card. Partitions that
+//    take turns on a card thus upload their weights once per session.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +33,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <mutex>
@@ -113,7 +116,16 @@ struct SessionImpl {
   mutable std::mutex mutex;
   std::optional<PartitionKey> loadedPrograms;
   /// Per card: the partition whose weights its DRAM holds.
-  std::vector<std::optional<PartitionKey>> residentWeights;
+  /// A weight known to be in a card's DRAM.
+  struct ResidentWeight {
+    size_t variant;
+    int32_t value;
+    uint64_t address, bytes;
+    bool overlaps(uint64_t begin, uint64_t end) const {
+      return address < end && begin < address + bytes;
+    }
+  };
+  std::vector<std::vector<ResidentWeight>> residentWeights; ///< per card
   RunStats lastStats;
   std::string lastTrace;
 
@@ -224,15 +236,36 @@ package::Status SessionImpl::runCard(size_t variantIndex, size_t index,
     return package::Status::success();
   };
 
-  std::optional<PartitionKey> &resident = residentWeights[part.card];
-  if (resident != key) {
-    resident.reset();
-    for (const PreparedBinding &b : part.weights) {
-      package::Status s = upload(b);
-      if (!s.ok())
-        return s;
-      stats.weightBytesToCard += b.bytes;
-    }
+  std::vector<ResidentWeight> &resident = residentWeights[part.card];
+  auto forget = [&](uint64_t begin, uint64_t end, auto keep) {
+    resident.erase(std::remove_if(resident.begin(), resident.end(),
+                                  [&](const ResidentWeight &w) {
+                                    return w.overlaps(begin, end) && !keep(w);
+                                  }),
+                   resident.end());
+  };
+  auto isOwnWeight = [&](const ResidentWeight &w) {
+    return w.variant == variantIndex &&
+           std::any_of(part.weights.begin(), part.weights.end(),
+                       [&](const PreparedBinding &b) {
+                         return b.value == w.value && b.address == w.address;
+                       });
+  };
+  for (const PreparedBinding &b : part.weights) {
+    bool present = std::any_of(
+        resident.begin(), resident.end(), [&](const ResidentWeight &w) {
+          return w.variant == variantIndex && w.value == b.value &&
+                 w.address == b.address && w.bytes == b.bytes;
+        });
+    if (present)
+      continue;
+    forget(b.address, b.address + b.bytes,
+           [](const ResidentWeight &) { return false; });
+    package::Status s = upload(b);
+    if (!s.ok())
+      return s;
+    stats.weightBytesToCard += b.bytes;
+    resident.push_back({variantIndex, b.value, b.address, b.bytes});
   }
   for (const PreparedBinding &b : part.inputs) {
     package::Status s = upload(b);
@@ -240,12 +273,13 @@ package::Status SessionImpl::runCard(size_t variantIndex, size_t index,
       return s;
   }
 
-  // Until the launch succeeds the card's memory is in an unknown state.
-  resident.reset();
+  // The launch writes its work range (never its own weights).
+  forget(part.workBegin, part.workEnd, isOwnWeight);
   isa::Expected<emulator::Stats> run = emu->run();
-  if (!run)
+  if (!run) {
+    resident.clear(); // the card's memory is in an unknown state
     return fail(where + ": " + run.message());
-  resident = key;
+  }
 
   for (const PreparedBinding &b : part.outputs) {
     Tensor t = Tensor::allocate(descs[static_cast<size_t>(b.value)]);

@@ -310,6 +310,16 @@ LogicalResult Writer::addCardPartition(CardPartitionOp op) {
                           "(run accel-lower-to-npu)");
   pkg::CardPartitionDesc partition;
   partition.card = static_cast<uint32_t>(op.getCard());
+  // The memory plan puts the card's weights below the work memory the
+  // launch writes; the runtime keeps weights outside it resident.
+  auto workBegin =
+      op->getAttrOfType<IntegerAttr>(AccelDialect::getDramWorkBeginAttrName());
+  auto dramBytes =
+      op->getAttrOfType<IntegerAttr>(AccelDialect::getDramBytesAttrName());
+  if (workBegin && dramBytes && workBegin.getInt() < dramBytes.getInt()) {
+    partition.workBegin = uint64_t(workBegin.getInt());
+    partition.workEnd = uint64_t(dramBytes.getInt());
+  }
   Block &body = op.getBody().front();
   // Hoisted: the getters return temporaries a range-for would outlive.
   ArrayRef<int64_t> inputAddresses = *op.getInputAddresses();

@@ -154,6 +154,9 @@ void printInfo(const Package &pkg, bool ops, bool ir) {
                  card.bindings.size());
       if (card.modeledCycles)
         fmt::print(", {} modelled cycles", card.modeledCycles);
+      if (card.hasWorkRange())
+        fmt::print(", work memory [0x{:x}, 0x{:x})", card.workBegin,
+                   card.workEnd);
       fmt::print("\n");
       if (!ops)
         continue;

@@ -182,6 +182,9 @@ size_t buildTestModel(PackageBuilder &builder) {
     card.bindings.push_back({w, 0x100000, BindingRole::Input});
     card.bindings.push_back({y, 0x200000, BindingRole::Output});
     card.modeledCycles = 1234 * uint64_t(seq);
+    // The DRAM the launch writes (its input and output lie inside).
+    card.workBegin = 0x1000;
+    card.workEnd = 0x300000;
     v.partitions.push_back(card);
 
     HostPartitionDesc post;

@@ -128,6 +128,13 @@ TEST_CASE("card program rules", "[package][validate]") {
     CHECK(writeError(b) ==
           "variant 'seq64' (#0): partition 1 (card 0): no core programs");
   }
+  SECTION("work range that ends before it begins") {
+    card(b, 0).workBegin = 0x2000;
+    card(b, 0).workEnd = 0x1000;
+    CHECK(writeError(b) ==
+          "variant 'seq64' (#0): partition 1 (card 0): work range [0x2000, "
+          "0x1000) ends before it begins");
+  }
 }
 
 TEST_CASE("signature and bucket rules", "[package][validate]") {

@@ -445,6 +445,50 @@ TEST_CASE("two card partitions on one card with overlapping DRAM plans",
   }
 }
 
+TEST_CASE("partitions taking turns keep weights outside their work ranges",
+          "[session][card]") {
+  // As the compiler plans a card's partitions: the weight below the work
+  // memory both launches write, which the package records. Only the first
+  // run uploads it.
+  pkg::PackageBuilder b;
+  pkg::ModelDesc &m = b.model();
+  m.name = "turns";
+  m.target = defaultTargetJson();
+  m.inputs = {port("x", {1, 64})};
+  m.outputs = {port("y", {1, 64})};
+  std::vector<float> w = ramp(64, -1.0f, 0.125f);
+  auto weight = b.addWeight(w.data(), w.size() * sizeof(float));
+  REQUIRE(weight.ok());
+  pkg::VariantDesc v;
+  v.name = "default";
+  int32_t x = v.addValue({"x", f32Type({1, 64}), -1});
+  int32_t wv = v.addValue({"w", f32Type({1, 64}), *weight});
+  int32_t u = v.addValue({"u", f32Type({1, 64}), -1});
+  int32_t y = v.addValue({"y", f32Type({1, 64}), -1});
+  v.inputs = {x};
+  v.outputs = {y};
+  pkg::CardPartitionDesc first = cardPartition(
+      assemble(reluAsm(0x1000, 0x2000)), {in(x, 0x1000), out(u, 0x2000)});
+  pkg::CardPartitionDesc second =
+      cardPartition(assemble(addAsm(0x0, 0x1000, 0x2000)),
+                    {in(wv, 0x0), in(u, 0x1000), out(y, 0x2000)});
+  first.workBegin = second.workBegin = 0x1000;
+  first.workEnd = second.workEnd = 0x3000;
+  v.partitions.push_back(first);
+  v.partitions.push_back(second);
+  m.variants.push_back(v);
+  auto session = makeSession(loadModel(b));
+  for (int run = 0; run < 3; ++run) {
+    std::vector<float> xs = ramp(64, -4.0f + static_cast<float>(run), 0.2f);
+    auto outs = runOk(*session, {{"x", f32Tensor({1, 64}, xs)}});
+    std::vector<float> ys = values(outs[0]);
+    for (size_t i = 0; i < 64; ++i)
+      REQUIRE(ys[i] == w[i] + relu(xs[i]));
+    REQUIRE(session->getLastStats().weightBytesToCard ==
+            (run == 0 ? 256u : 0u));
+  }
+}
+
 TEST_CASE("mixed host -> card -> host package", "[session][card]") {
   pkg::PackageBuilder b;
   std::vector<float> w = ramp(64, -8.0f, 0.25f);
@@ -593,6 +637,16 @@ TEST_CASE("load-time errors: unknown op, missing target, bad programs",
         std::get<pkg::CardPartitionDesc>(b.model().variants[0].partitions[1]);
     card.bindings[1].address = (uint64_t(4) << 30) - 16;
     REQUIRE(loadError(b).find("exceeds the card's") != std::string::npos);
+  }
+  SECTION("binding outside the work range") {
+    pkg::PackageBuilder b;
+    buildMixedModel(b, ramp(64, 0, 1));
+    auto &card =
+        std::get<pkg::CardPartitionDesc>(b.model().variants[0].partitions[1]);
+    card.workBegin = 0x100000;
+    card.workEnd = 0x200000;
+    REQUIRE(loadError(b).find("lies outside the partition's work range") !=
+            std::string::npos);
   }
   SECTION("unreadable file") {
     auto model = Model::load("/nonexistent/dir/model.nnpkg");

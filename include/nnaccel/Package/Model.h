@@ -156,6 +156,11 @@ struct CardPartitionDesc {
   std::vector<CoreProgramDesc> programs;
   std::vector<DramBindingDesc> bindings;
   uint64_t modeledCycles = 0; ///< 0 = unknown
+  /// DRAM range [workBegin, workEnd) the launch writes (inputs, results,
+  /// scratch); weights outside it survive. Both 0: unknown, all of DRAM.
+  uint64_t workBegin = 0, workEnd = 0;
+
+  bool hasWorkRange() const { return workBegin != 0 || workEnd != 0; }
 
   bool operator==(const CardPartitionDesc &o) const;
   bool operator!=(const CardPartitionDesc &o) const { return !(*this == o); }

@@ -25,12 +25,18 @@ uint64_t getDramByteSize(Type type);
 /// fully_connected weight) out as N x K: a constant of a card float type.
 bool canTransposeWeightAtCompileTime(Value weight);
 
-/// Prepares the partition's weights for the matrix unit (constant K x N
-/// fully_connected weights are transposed to N x K at compile time) and
-/// plans its DRAM with first-fit allocation: inputs, weights and results
-/// stay for the whole program, intermediates are freed after their last
-/// user so later values reuse their space. Records the plan as attributes.
-LogicalResult planCardMemory(accel::CardPartitionOp partition,
+/// Plans the DRAM of `partitions`, which run on one card in this order.
+/// Prepares their weights for the matrix unit (constant K x N
+/// fully_connected weights are transposed to N x K at compile time). When
+/// several partitions share the card, the weights of all of them go side by
+/// side at the bottom of DRAM, so they can stay resident while the
+/// partitions take turns. Above them, each partition's work memory is
+/// planned first-fit: inputs (then, for a card's only partition, its
+/// weights) and results stay for the whole program, intermediates are freed
+/// after their last user so later values reuse their space (partitions
+/// reuse each other's work memory). Records the plan as attributes,
+/// including `accel.dram_work_begin`, where the work memory starts.
+LogicalResult planCardMemory(ArrayRef<accel::CardPartitionOp> partitions,
                              const ::nnaccel::isa::TargetDesc &target);
 
 /// True when the partition carries a complete plan.

@@ -155,7 +155,7 @@ struct AccelLowerToNPUPass
       return success(); // already lowered
     Block &body = partition.getBody().front();
     if (!npu_lowering::hasCardMemoryPlan(partition) &&
-        failed(npu_lowering::planCardMemory(partition, desc)))
+        failed(npu_lowering::planCardMemory({partition}, desc)))
       return failure();
     FailureOr<llvm::DenseMap<Value, uint64_t>> plan =
         npu_lowering::readCardMemoryPlan(partition);

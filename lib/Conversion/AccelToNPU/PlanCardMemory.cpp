@@ -264,16 +264,21 @@ struct AccelPlanCardMemoryPass
           << "cannot load target '" << target << "': " << error;
       return signalPassFailure();
     }
-    WalkResult result = getOperation().walk([&](CardPartitionOp partition) {
-      if (failed(npu_lowering::planCardMemory(partition, *desc)))
-        return WalkResult::interrupt();
-      if (auto bytes = partition->getAttrOfType<IntegerAttr>(
-              AccelDialect::getDramBytesAttrName()))
-        dramBytes += bytes.getInt();
-      return WalkResult::advance();
-    });
-    if (result.wasInterrupted())
-      signalPassFailure();
+    // Partitions of one function that share a card share its weight area.
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      std::map<int64_t, SmallVector<CardPartitionOp>> byCard;
+      func.walk([&](CardPartitionOp partition) {
+        byCard[int64_t(partition.getCard())].push_back(partition);
+      });
+      for (auto &[card, partitions] : byCard) {
+        if (failed(npu_lowering::planCardMemory(partitions, *desc)))
+          return signalPassFailure();
+        for (CardPartitionOp partition : partitions)
+          if (auto bytes = partition->getAttrOfType<IntegerAttr>(
+                  AccelDialect::getDramBytesAttrName()))
+            dramBytes += bytes.getInt();
+      }
+    }
   }
 };
 } // namespace
@@ -289,14 +294,14 @@ uint64_t mlir::nnaccel::npu_lowering::getDramByteSize(Type type) {
          ((tensor.getElementTypeBitWidth() + 7) / 8);
 }
 
-LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
-    CardPartitionOp partition, const ::nnaccel::isa::TargetDesc &target) {
+/// Plans one partition whose weights are already placed; `allocator` holds
+/// the card's weights and the partition's work memory starts at its top.
+static LogicalResult planPartition(CardPartitionOp partition,
+                                   const ::nnaccel::isa::TargetDesc &target,
+                                   DramAllocator allocator) {
   Block &body = partition.getBody().front();
-  for (auto fc : llvm::make_early_inc_range(body.getOps<FullyConnectedOp>()))
-    if (failed(transposeWeight(fc)))
-      return failure();
-
   const auto &dram = target.memory(::nnaccel::isa::Space::Dram);
+  const uint64_t workBegin = allocator.getPeak();
   InPlacePlan inPlace = findInPlaceOps(body, dram.align);
 
   // Program position of every op, to find each buffer's last reader.
@@ -314,7 +319,6 @@ LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
   };
   SmallVector<Buffer> buffers;
   llvm::DenseMap<Value, std::pair<unsigned, uint64_t>> where; // buffer, offset
-  DramAllocator allocator(dram.bytes, dram.align);
   auto allocate = [&](Value value, uint64_t bytes,
                       Operation *user) -> FailureOr<unsigned> {
     std::optional<uint64_t> at = allocator.allocate(bytes);
@@ -343,8 +347,8 @@ LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
         part != inPlace.concatParts.end()) {
       auto [concat, offset] = part->second;
       if (!where.count(concat)) {
-        FailureOr<unsigned> buffer =
-            allocate(concat, getDramByteSize(concat.getType()), user);
+        FailureOr<unsigned> buffer = allocate(
+            concat, npu_lowering::getDramByteSize(concat.getType()), user);
         if (failed(buffer))
           return failure();
         bind(concat, *buffer, 0);
@@ -355,7 +359,7 @@ LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
     if (where.count(value)) // an in-place concat, placed with its first part
       return success();
     FailureOr<unsigned> buffer =
-        allocate(value, getDramByteSize(value.getType()), user);
+        allocate(value, npu_lowering::getDramByteSize(value.getType()), user);
     if (failed(buffer))
       return failure();
     bind(value, *buffer, 0);
@@ -382,9 +386,20 @@ LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
   for (BlockArgument arg : body.getArguments())
     if (failed(place(arg, partition)))
       return failure();
-  for (auto constant : body.getOps<ConstantOp>())
-    if (failed(place(constant, constant)))
+  // Weights placed for the whole card keep their address; the others go
+  // after the inputs.
+  for (auto constant : body.getOps<ConstantOp>()) {
+    if (auto address = constant->getAttrOfType<IntegerAttr>(
+            AccelDialect::getDramAddressAttrName())) {
+      buffers.push_back({uint64_t(address.getInt()),
+                         npu_lowering::getDramByteSize(constant.getType()),
+                         true,
+                         {}});
+      bind(constant, buffers.size() - 1, 0);
+    } else if (failed(place(constant, constant))) {
       return failure();
+    }
+  }
   auto pin = [&](Value value) {
     buffers[where.lookup(value).first].pinned = true;
   };
@@ -429,6 +444,42 @@ LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
   partition.setOutputAddresses(outputAddresses);
   partition->setAttr(AccelDialect::getDramBytesAttrName(),
                      builder.getI64IntegerAttr(allocator.getPeak()));
+  partition->setAttr(AccelDialect::getDramWorkBeginAttrName(),
+                     builder.getI64IntegerAttr(workBegin));
+  return success();
+}
+
+LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
+    ArrayRef<CardPartitionOp> partitions,
+    const ::nnaccel::isa::TargetDesc &target) {
+  const auto &dram = target.memory(::nnaccel::isa::Space::Dram);
+  for (CardPartitionOp partition : partitions)
+    for (auto fc : llvm::make_early_inc_range(
+             partition.getBody().front().getOps<FullyConnectedOp>()))
+      if (failed(transposeWeight(fc)))
+        return failure();
+  // Partitions that take turns on the card get their weights side by side
+  // at the bottom, below the work memory they share, so a runtime never has
+  // to upload them again. A card's only partition keeps its weights with
+  // its work memory (inputs first): nothing else would overwrite them.
+  DramAllocator allocator(dram.bytes, dram.align);
+  for (CardPartitionOp partition : partitions) {
+    if (partitions.size() == 1)
+      break;
+    Block &body = partition.getBody().front();
+    for (auto constant : body.getOps<ConstantOp>()) {
+      std::optional<uint64_t> at =
+          allocator.allocate(npu_lowering::getDramByteSize(constant.getType()));
+      if (!at)
+        return constant.emitOpError()
+               << "does not fit the card's " << dram.bytes << " bytes of DRAM";
+      setResultAddresses(constant, {int64_t(*at)});
+    }
+  }
+  // Then each partition's inputs, results and intermediates above them.
+  for (CardPartitionOp partition : partitions)
+    if (failed(planPartition(partition, target, allocator)))
+      return failure();
   return success();
 }
 

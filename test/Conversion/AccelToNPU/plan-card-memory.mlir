@@ -108,3 +108,40 @@ func.func @transpose_f16(%x: tensor<1x2xf16>, %y: tensor<1x16xbf16>) -> (tensor<
   }
   return %0#0, %0#1 : tensor<1x3xf16>, tensor<1x8xbf16>
 }
+
+// -----
+
+// Two partitions take turns on card 0 (a host op between them): the
+// weights of both go side by side at the bottom of DRAM (256 bytes each),
+// and both partitions' work memory starts above them, at 512; the work
+// memory is shared, the weights never overlap it.
+// PLAN-LABEL: func.func @turns
+// PLAN: accel.card_partition
+// PLAN-SAME: accel.dram_bytes = 1024 : i64, accel.dram_work_begin = 512 : i64
+// PLAN-SAME: input_addresses = array<i64: 512>, output_addresses = array<i64: 768>
+// PLAN: accel.constant {accel.dram_address = 0 : i64}
+// PLAN: accel.host_partition
+// PLAN: accel.card_partition
+// PLAN-SAME: accel.dram_bytes = 1024 : i64, accel.dram_work_begin = 512 : i64
+// PLAN-SAME: input_addresses = array<i64: 512>, output_addresses = array<i64: 768>
+// PLAN: accel.constant {accel.dram_address = 256 : i64}
+func.func @turns(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%a: tensor<64xf32>):
+    %c = accel.constant dense<2.0> : tensor<64xf32>
+    %1 = accel.add %a, %c : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    accel.yield %1 : tensor<64xf32>
+  }
+  %2 = accel.host_partition(%0) {reason = "test"} : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%b: tensor<64xf32>):
+    %3 = accel.tanh %b : tensor<64xf32>
+    accel.yield %3 : tensor<64xf32>
+  }
+  %4 = accel.card_partition(%2) {card = 0 : i64} : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%d: tensor<64xf32>):
+    %e = accel.constant dense<3.0> : tensor<64xf32>
+    %5 = accel.mul %d, %e : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    accel.yield %5 : tensor<64xf32>
+  }
+  return %4 : tensor<64xf32>
+}
