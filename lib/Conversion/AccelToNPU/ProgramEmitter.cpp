@@ -9,6 +9,8 @@
 
 #include "ProgramEmitter.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 using namespace mlir::nnaccel::npu_lowering;
 using ::nnaccel::isa::Instruction;
 using ::nnaccel::isa::Opcode;
@@ -54,12 +56,10 @@ void ProgramEmitter::emit(Instruction inst, std::vector<MemRegion> reads,
   // on it orders all earlier ones of that queue too.
   int64_t latest[3] = {-1, -1, -1};
   auto conflict = [&](const MemRegion &region, bool isWrite) {
-    for (const Access &access : accesses)
-      if ((isWrite || access.write) && access.region.overlaps(region)) {
-        int s = stage(program[access.index].queue());
-        if (s >= 0)
+    for (int s = 0; s < 3; ++s)
+      for (const Access &access : accesses[s])
+        if ((isWrite || access.write) && access.region.overlaps(region))
           latest[s] = std::max<int64_t>(latest[s], access.index);
-      }
   };
   for (const MemRegion &region : reads)
     conflict(region, /*isWrite=*/false);
@@ -87,10 +87,21 @@ void ProgramEmitter::emit(Instruction inst, std::vector<MemRegion> reads,
   }
   size_t index = program.size();
   program.push_back(inst);
-  for (MemRegion &region : reads)
-    accesses.push_back({index, region, false});
-  for (MemRegion &region : writes)
-    accesses.push_back({index, region, true});
+  if (self < 0)
+    return; // control instructions never take part in a conflict
+  std::vector<Access> &mine = accesses[self];
+  auto record = [&](const MemRegion &region, bool write) {
+    llvm::erase_if(mine, [&](const Access &older) {
+      return older.region.space == region.space &&
+             region.begin <= older.region.begin &&
+             older.region.end <= region.end && (write || !older.write);
+    });
+    mine.push_back({index, region, write});
+  };
+  for (const MemRegion &region : reads)
+    record(region, false);
+  for (const MemRegion &region : writes)
+    record(region, true);
 }
 
 ::nnaccel::isa::Program ProgramEmitter::finish(uint32_t card, uint32_t core) {
@@ -100,7 +111,8 @@ void ProgramEmitter::emit(Instruction inst, std::vector<MemRegion> reads,
   result.core = static_cast<uint16_t>(core);
   result.instructions = std::move(program);
   program.clear();
-  accesses.clear();
+  for (std::vector<Access> &list : accesses)
+    list.clear();
   synced.clear();
   return result;
 }

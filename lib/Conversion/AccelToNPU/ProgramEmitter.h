@@ -59,7 +59,13 @@ private:
                 npu_isa::Instruction &consumer);
 
   std::vector<npu_isa::Instruction> program;
-  std::vector<Access> accesses;
+  /// The memory effects that can still matter, per data queue (ld, ex,
+  /// st). An access is dropped once a later one of the same queue covers
+  /// its region at least as strongly (a write, or both reads): anything
+  /// conflicting with it conflicts with the later one, whose index is
+  /// larger. This keeps the conflict search short (buffers are reused over
+  /// and over) without changing a single token.
+  std::vector<Access> accesses[3];
   /// For each (from, to) queue pair: the program index of the latest
   /// producer whose completion the `to` queue has already waited for.
   std::map<std::pair<int, int>, int64_t> synced;
