@@ -404,11 +404,13 @@ TEST_CASE("weights are uploaded once per session", "[session][card]") {
   REQUIRE(other->getLastStats().weightBytesToCard == 256);
 }
 
-TEST_CASE("two card partitions on one card with overlapping DRAM plans",
-          "[session][card]") {
-  // Partition 1 writes its input where partition 2 keeps its weight, so the
-  // weight must be re-uploaded every run and programs reloaded per launch.
-  pkg::PackageBuilder b;
+/// y = w + relu(x) as two card partitions on card 0: relu(x) -> u, then
+/// w + u -> y. `workBase` places both launches' values from there; with
+/// `withWorkRanges` the package records [workBase, workBase + 0x3000) as
+/// their work range. The weight stays at 0x0.
+static std::vector<float> buildTwoLaunchModel(pkg::PackageBuilder &b,
+                                              uint64_t workBase,
+                                              bool withWorkRanges) {
   pkg::ModelDesc &m = b.model();
   m.name = "two_launches";
   m.target = defaultTargetJson();
@@ -425,12 +427,27 @@ TEST_CASE("two card partitions on one card with overlapping DRAM plans",
   int32_t y = v.addValue({"y", f32Type({1, 64}), -1});
   v.inputs = {x};
   v.outputs = {y};
-  v.partitions.push_back(cardPartition(assemble(reluAsm(0x0, 0x1000)),
-                                       {in(x, 0x0), out(u, 0x1000)}));
-  v.partitions.push_back(
-      cardPartition(assemble(addAsm(0x0, 0x1000, 0x2000)),
-                    {in(wv, 0x0), in(u, 0x1000), out(y, 0x2000)}));
+  uint64_t xAt = workBase, uAt = workBase + 0x1000, yAt = workBase + 0x2000;
+  pkg::CardPartitionDesc first =
+      cardPartition(assemble(reluAsm(xAt, uAt)), {in(x, xAt), out(u, uAt)});
+  pkg::CardPartitionDesc second = cardPartition(
+      assemble(addAsm(0x0, uAt, yAt)), {in(wv, 0x0), in(u, uAt), out(y, yAt)});
+  if (withWorkRanges) {
+    first.workBegin = second.workBegin = workBase;
+    first.workEnd = second.workEnd = workBase + 0x3000;
+  }
+  v.partitions.push_back(first);
+  v.partitions.push_back(second);
   m.variants.push_back(v);
+  return w;
+}
+
+/// Runs the two-launch model three times; `weightBytes(run)` is what each
+/// run must upload.
+template <typename WeightBytes>
+static void runTwoLaunchModel(pkg::PackageBuilder &b,
+                              const std::vector<float> &w,
+                              WeightBytes weightBytes) {
   auto session = makeSession(loadModel(b));
   for (int run = 0; run < 3; ++run) {
     std::vector<float> xs = ramp(64, -4.0f + static_cast<float>(run), 0.2f);
@@ -441,8 +458,17 @@ TEST_CASE("two card partitions on one card with overlapping DRAM plans",
     RunStats s = session->getLastStats();
     REQUIRE(s.partitions.size() == 2);
     REQUIRE(s.deviceCycles == s.partitions[0].cycles + s.partitions[1].cycles);
-    REQUIRE(s.weightBytesToCard == 256);
+    REQUIRE(s.weightBytesToCard == weightBytes(run));
   }
+}
+
+TEST_CASE("two card partitions on one card with overlapping DRAM plans",
+          "[session][card]") {
+  // Partition 1 writes its input where partition 2 keeps its weight, so the
+  // weight must be re-uploaded every run and programs reloaded per launch.
+  pkg::PackageBuilder b;
+  std::vector<float> w = buildTwoLaunchModel(b, 0x0, /*withWorkRanges=*/false);
+  runTwoLaunchModel(b, w, [](int) { return 256u; });
 }
 
 TEST_CASE("partitions taking turns keep weights outside their work ranges",
@@ -451,42 +477,17 @@ TEST_CASE("partitions taking turns keep weights outside their work ranges",
   // memory both launches write, which the package records. Only the first
   // run uploads it.
   pkg::PackageBuilder b;
-  pkg::ModelDesc &m = b.model();
-  m.name = "turns";
-  m.target = defaultTargetJson();
-  m.inputs = {port("x", {1, 64})};
-  m.outputs = {port("y", {1, 64})};
-  std::vector<float> w = ramp(64, -1.0f, 0.125f);
-  auto weight = b.addWeight(w.data(), w.size() * sizeof(float));
-  REQUIRE(weight.ok());
-  pkg::VariantDesc v;
-  v.name = "default";
-  int32_t x = v.addValue({"x", f32Type({1, 64}), -1});
-  int32_t wv = v.addValue({"w", f32Type({1, 64}), *weight});
-  int32_t u = v.addValue({"u", f32Type({1, 64}), -1});
-  int32_t y = v.addValue({"y", f32Type({1, 64}), -1});
-  v.inputs = {x};
-  v.outputs = {y};
-  pkg::CardPartitionDesc first = cardPartition(
-      assemble(reluAsm(0x1000, 0x2000)), {in(x, 0x1000), out(u, 0x2000)});
-  pkg::CardPartitionDesc second =
-      cardPartition(assemble(addAsm(0x0, 0x1000, 0x2000)),
-                    {in(wv, 0x0), in(u, 0x1000), out(y, 0x2000)});
-  first.workBegin = second.workBegin = 0x1000;
-  first.workEnd = second.workEnd = 0x3000;
-  v.partitions.push_back(first);
-  v.partitions.push_back(second);
-  m.variants.push_back(v);
-  auto session = makeSession(loadModel(b));
-  for (int run = 0; run < 3; ++run) {
-    std::vector<float> xs = ramp(64, -4.0f + static_cast<float>(run), 0.2f);
-    auto outs = runOk(*session, {{"x", f32Tensor({1, 64}, xs)}});
-    std::vector<float> ys = values(outs[0]);
-    for (size_t i = 0; i < 64; ++i)
-      REQUIRE(ys[i] == w[i] + relu(xs[i]));
-    REQUIRE(session->getLastStats().weightBytesToCard ==
-            (run == 0 ? 256u : 0u));
-  }
+  std::vector<float> w = buildTwoLaunchModel(b, 0x1000, true);
+  runTwoLaunchModel(b, w, [](int run) { return run == 0 ? 256u : 0u; });
+}
+
+TEST_CASE("without work ranges, weights below the launches are re-uploaded",
+          "[session][card]") {
+  // Same layout, but the package does not say what the launches write, so
+  // the runtime must assume anything but a partition's own weights.
+  pkg::PackageBuilder b;
+  std::vector<float> w = buildTwoLaunchModel(b, 0x1000, false);
+  runTwoLaunchModel(b, w, [](int) { return 256u; });
 }
 
 TEST_CASE("mixed host -> card -> host package", "[session][card]") {
