@@ -1285,20 +1285,6 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
     reason = "the native dimension is too small for unaligned weight rows";
     return std::nullopt;
   }
-  // The row pitch must make sh rows a whole number of sw steps, and keep
-  // 2-byte rows 4-byte aligned (the ACC alignment).
-  // Enough phases for a whole kernel row per copy (contiguous taps only).
-  if (spec.dw == 1 && spec.kw > spec.sw)
-    l.phases = std::min((spec.kw + spec.sw - 1) / spec.sw, spec.ow);
-  for (;; l.phases = 1) {
-    const int64_t step = l.phases * spec.sw;
-    l.wpitch = spec.pw + spec.w + spec.pwEnd;
-    while ((spec.sh * l.wpitch) % step != 0 || (l.wpitch * e) % 4 != 0)
-      ++l.wpitch;
-    if (l.phases == 1 || l.wpitch * kF32 <= kMaxPitch)
-      break;
-  }
-  l.wv = spec.sh * l.wpitch / (l.phases * spec.sw);
   l.guard = alignedCount(spec.w * e, dramAlign) - 1;
   l.nF = std::min(n, spec.fg);
   // A skewed tile of weight rows shorter than N would read overlapping rows
@@ -1320,6 +1306,25 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
                       : std::max<int64_t>(1, n / spec.fg / step * step);
     l.dCols = l.runGroups * spec.fg;
   }
+  // Enough phases for a whole kernel row per copy (contiguous taps only).
+  // The compaction writes each phase's pixels at element offsets of whole
+  // pixels (cols filters each): 2-byte outputs need an even count of
+  // filters in every stored block to keep those 4-byte aligned.
+  const bool alignedPixels =
+      spec.out.bytes % 4 == 0 || (spec.fg % 2 == 0 && l.nF % 2 == 0);
+  if (spec.dw == 1 && spec.kw > spec.sw && alignedPixels)
+    l.phases = std::min((spec.kw + spec.sw - 1) / spec.sw, spec.ow);
+  // The row pitch must make sh rows a whole number of P * sw steps, and
+  // keep 2-byte rows 4-byte aligned (the ACC alignment).
+  for (;; l.phases = 1) {
+    const int64_t step = l.phases * spec.sw;
+    l.wpitch = spec.pw + spec.w + spec.pwEnd;
+    while ((spec.sh * l.wpitch) % step != 0 || (l.wpitch * e) % 4 != 0)
+      ++l.wpitch;
+    if (l.phases == 1 || l.wpitch * kF32 <= kMaxPitch)
+      break;
+  }
+  l.wv = spec.sh * l.wpitch / (l.phases * spec.sw);
   l.mrfTileBytes =
       alignUp(uint64_t(n * l.nF * e), target.memory(Space::Mrf).align);
   l.mrfSlots =
