@@ -1480,13 +1480,27 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
       emitCopy(emitter, {Space::Vrf, l.bias32, f * kF32}, kF32Format,
                {Space::Vrf, l.biasRaw, f * spec.bias.bytes}, spec.bias, 1, f);
   }
-  // Columns past the padded width and the guard rows are never loaded;
-  // zero them once so every staged value is defined.
-  emitZero(emitter, {Space::Acc, l.xpad, l.wpitch * kF32}, kF32Format,
-           l.vCap * l.slotRows, l.wpitch);
+  // Columns past the padded width, the guard rows and the spare row are
+  // never loaded; zero them once so every staged value is defined. The
+  // slots are 64-byte aligned, so each slot is one row of the fill (or, for
+  // slots beyond the 64 KiB pitch, a fill of its own).
+  auto zeroSlots = [&](uint64_t base, uint64_t slotBytes, ElementFormat format,
+                       int64_t count) {
+    const int64_t cols = l.slotRows * l.wpitch;
+    if (int64_t(slotBytes) <= kMaxPitch && cols <= 0xFFFF) {
+      emitZero(emitter, {Space::Acc, base, int64_t(slotBytes)}, format, count,
+               cols);
+      return;
+    }
+    for (int64_t slot = 0; slot < count; ++slot)
+      emitZero(emitter,
+               {Space::Acc, base + uint64_t(slot) * slotBytes,
+                l.wpitch * format.bytes},
+               format, l.slotRows, l.wpitch);
+  };
+  zeroSlots(l.xpad, l.slotBytes, kF32Format, l.vCap);
   if (narrow)
-    emitZero(emitter, {Space::Acc, l.raw, l.wpitch * e}, in,
-             kRawSlots * l.slotRows, l.wpitch);
+    zeroSlots(l.raw, l.rawSlotBytes, in, kRawSlots);
   // mm reads the patch matrix as one range, including the columns past K
   // that no gather writes: define them once.
   const int64_t mMax = l.gemmRows(spec, l.rows);

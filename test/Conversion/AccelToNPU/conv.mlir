@@ -246,8 +246,9 @@ func.func @general(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x5x5xf32>, %wd: tensor
 // -----
 
 // The general kernel on a dilated 3x3 (dilation 2, pads 2) with bias and
-// relu: the bias row into the VRF; the f32 input staging zeroed once; per
-// channel (last slot first) one DMA of the band's 8 input rows into the
+// relu: the bias row into the VRF; the f32 input staging zeroed once (one
+// fill row per 64-byte aligned slot); per channel (last slot first) one DMA
+// of the band's 8 input rows into the
 // padded plane (row pitch 12 = 2 + 8 + 2 floats, horizontal zero border by
 // the DMA: pl/pr) and v.fills of the 2 zero rows above and below; the
 // weight tile (8
@@ -259,7 +260,7 @@ func.func @general(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x5x5xf32>, %wd: tensor
 // store (one element per DMA row, filters a plane apart).
 // CHECK-LABEL: npu.program @dilated_p0_card0_core0
 // CHECK-NEXT: npu.dma.ld vrf[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 8 y = 1 z = 1 sy = 32 dpitch = 32
-// CHECK-NEXT: npu.v.fill acc[{{0x[0-9a-f]+}}], f32 rows = 52 cols = 12 dpitch = 48
+// CHECK-NEXT: npu.v.fill acc[{{0x[0-9a-f]+}}], f32 rows = 4 cols = 156 dpitch = 640
 // CHECK-COUNT-3: npu.dma.ld acc[{{0x[0-9a-f]+}}], dram[{{0x[0-9a-f]+}}], f32 x = 8 y = 8 z = 1 sy = 32 dpitch = 48 pl = 2 pr = 2
 // CHECK: npu.dma.ld acc[{{0x[0-9a-f]+}}], dram[{{0x[0-9a-f]+}}], f32 x = 8 y = 8 z = 1 sy = 32 dpitch = 48 pl = 2 pr = 2
 // CHECK-NEXT: npu.v.fill acc[[[ORIGIN0:0x[0-9a-f]+]]], f32 rows = 2 cols = 12 dpitch = 48
@@ -294,8 +295,8 @@ func.func @dilated(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>, %b: tensor<
 // CHECK-LABEL: npu.program @conv1d_f16_p0_card0_core0
 // CHECK-NEXT: npu.dma.ld vrf[0x0], dram[{{0x[0-9a-f]+}}], f16 x = 8 y = 1 z = 1 sy = 16 dpitch = 16
 // CHECK-NEXT: npu.v.cvt vrf[[[BIAS:0x[0-9a-f]+]]], vrf[0x0], f32, f16 rows = 1 cols = 8
-// CHECK-NEXT: npu.v.fill acc[{{0x[0-9a-f]+}}], f32 rows = 12 cols = 18 dpitch = 72
-// CHECK-NEXT: npu.v.fill acc[{{0x[0-9a-f]+}}], f16 rows = 6 cols = 18 dpitch = 36
+// CHECK-NEXT: npu.v.fill acc[{{0x[0-9a-f]+}}], f32 rows = 4 cols = 54 dpitch = 256
+// CHECK-NEXT: npu.v.fill acc[{{0x[0-9a-f]+}}], f16 rows = 2 cols = 54 dpitch = 128
 // CHECK-NEXT: npu.v.fill vrf[{{0x[0-9a-f]+}}], f32 rows = 18 cols = 64 dpitch = 256
 // CHECK-NEXT: npu.v.fill vrf[{{0x[0-9a-f]+}}], f16 rows = 18 cols = 64 dpitch = 128
 // CHECK-NEXT: npu.dma.ld acc[{{0x[0-9a-f]+}}], dram[{{0x[0-9a-f]+}}], f16 x = 16 y = 2 z = 1 sy = 32 dpitch = 36 pl = 1 pr = 1
