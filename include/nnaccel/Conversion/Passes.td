@@ -27,8 +27,13 @@ def AccelPlanCardMemory : Pass<"accel-plan-card-memory", "ModuleOp"> {
     partition has those ops write straight into its buffer. Values sharing
     memory share one buffer, freed when all of them are dead.
 
-    The plan is recorded in the IR: `input_addresses` / `output_addresses`
-    and `accel.dram_bytes` (the peak) on the partition, `accel.dram_address`
+    Partitions of one function that share a card get their weights side by
+    side at the bottom of DRAM, below the work memory they share, so a
+    runtime can keep them resident while the partitions take turns.
+
+    The plan is recorded in the IR: `input_addresses` / `output_addresses`,
+    `accel.dram_bytes` (the peak) and `accel.dram_work_begin` on the
+    partition, `accel.dram_address`
     on every constant and every op of the body (an array for ops with
     several results). A tensor that does not fit the target's DRAM is an
     error at the op that produces it.
