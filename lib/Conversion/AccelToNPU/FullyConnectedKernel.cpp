@@ -63,6 +63,9 @@ constexpr int64_t kMaxRows = 4095;    // DMA y: 12 bits
 constexpr int64_t kMaxPitch = 0xFFFF; // mm / vector pitches: 16 bits
 /// Left padding a shifted X load may use to reach VRF alignment (pl: 3 bits).
 constexpr int64_t kMaxLeftPad = 7;
+/// Weight tiles one DMA loads at most: each DMA pays the DRAM latency once,
+/// and a group is what the load queue runs ahead of the matrix unit.
+constexpr int64_t kMaxWeightGroup = 8;
 
 /// On-chip layout of the kernel for a target and spec.
 struct Layout {
@@ -73,6 +76,7 @@ struct Layout {
   uint64_t wSlot[2];    // mrf: weight tiles, N x N (streaming)
   uint64_t wBytes;      // mrf: bytes of one weight tile slot
   int64_t wSlots;       // weight tiles the MRF holds at once
+  int64_t wGroup;       // k tiles loaded by one DMA when streaming
   uint64_t accSlot[2];  // acc: f32 result tiles, mc x N
   uint64_t outSlot[2];  // acc: converted result tiles (unstaged, Y not f32)
   uint64_t stage[2];    // acc: staged f32 batch results, lead + m x n
@@ -184,10 +188,30 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
     reason = "two weight tiles do not fit the matrix register file";
     return std::nullopt;
   }
-  layout.wSlot[0] = 0;
-  layout.wSlot[1] = wBytes;
   layout.wBytes = wBytes;
   layout.wSlots = int64_t(target.memory(Space::Mrf).bytes / wBytes);
+  // Streaming: two alternating groups of up to kMaxWeightGroup tiles. A
+  // group pays the DRAM latency once for all its tiles, which matters when
+  // loading a tile takes longer than multiplying by it (few rows); with
+  // enough rows the matrix unit hides the latency of single tiles, and
+  // groups would only delay the first multiply.
+  const auto &dramDesc = target.memory(Space::Dram);
+  auto macs = target.macsPerCycle.find(static_cast<DType>(spec.inFormat.dt));
+  double loadCycles =
+      dramDesc.latencyCycles +
+      double(tile * tile * eIn) / std::max(dramDesc.bytesPerCycle, 1e-9);
+  double multiplyCycles =
+      macs == target.macsPerCycle.end() || macs->second == 0
+          ? 0
+          : double(rows) * tile * tile / double(macs->second);
+  // (The K x N weight of a matmul is transposed tile by tile by its DMA,
+  // which already uses the z dimension: no groups there.)
+  layout.wGroup =
+      spec.weightKxN || multiplyCycles >= loadCycles
+          ? 1
+          : std::clamp<int64_t>(layout.wSlots / 2, 1, kMaxWeightGroup);
+  layout.wSlot[0] = 0;
+  layout.wSlot[1] = uint64_t(layout.wGroup) * wBytes;
   uint64_t accTile = alignUp(rows * tile * kF32, accAlign);
   uint64_t outTile = convertTiles && !layout.staged
                          ? alignUp(rows * tile * eOut, accAlign)
@@ -227,6 +251,46 @@ Instruction accCopy(uint64_t dst, uint64_t src, ElementFormat to,
       .with("dpitch", dpitch)
       .with("apitch", apitch);
   return inst;
+}
+
+/// Loads `count` consecutive k tiles (from tile t) of output tile j of the
+/// weight at `weight` into the MRF at `base`, one plane of nt rows of kt
+/// elements per tile (N = `tile`).
+void emitWeightLoad(ProgramEmitter &emitter, const FullyConnectedSpec &spec,
+                    uint64_t weight, int64_t tile, int64_t j, int64_t t,
+                    int64_t count, int64_t nt, int64_t kt, uint64_t base,
+                    const MemRegion &source, const MemRegion &destination) {
+  const int64_t eIn = spec.inFormat.bytes;
+  Instruction loadW(Opcode::DmaLd);
+  setMem(loadW, "dst", Space::Mrf, base);
+  if (spec.weightKxN) {
+    // The kt x nt block at row t*N, column j*N of a k x n weight,
+    // transposed: one-element rows (x = 1) walk down a column (sy = one
+    // weight row) and each column becomes one plane (sz = one element),
+    // i.e. one contiguous MRF row of kt elements.
+    setMem(loadW, "src", Space::Dram,
+           weight + uint64_t((t * tile * spec.n + j * tile) * eIn));
+    loadW.with("dt", spec.inFormat.dt)
+        .with("x", 1)
+        .with("y", kt)
+        .with("z", nt)
+        .with("sy", spec.n * eIn)
+        .with("sz", eIn)
+        .with("dpitch", eIn);
+  } else {
+    // nt weight rows of kt elements, from row j*N, column t*N; further
+    // tiles of the group are planes N elements to the right.
+    setMem(loadW, "src", Space::Dram,
+           weight + uint64_t((j * tile * spec.k + t * tile) * eIn));
+    loadW.with("dt", spec.inFormat.dt)
+        .with("x", kt)
+        .with("y", nt)
+        .with("z", count)
+        .with("sy", spec.k * eIn)
+        .with("sz", count > 1 ? tile * eIn : 0)
+        .with("dpitch", kt * eIn);
+  }
+  emitter.emit(loadW, {source}, {destination});
 }
 
 } // namespace
@@ -409,41 +473,33 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
         int64_t nt = std::min(tile, spec.n - j * tile);
         uint64_t acc = layout.accSlot[outputTile % 2];
         MemRegion accTile{Space::Acc, acc, acc + uint64_t(mc * nt * kF32)};
-        for (int64_t t = 0; t < kTiles; ++t, ++weightTile) {
+        // Full k tiles of this output tile are loaded a group at a time,
+        // one DMA each (z = tiles, one plane per tile); a partial last
+        // tile, the on-the-fly transposed K x N weight and partial n tiles
+        // of resident weights (whose slots are a whole tile apart) one by
+        // one.
+        const int64_t fullK = spec.k / tile;
+        const bool groupable = !spec.weightKxN && (!resident || nt == tile);
+        int64_t groupStart = 0, groupSize = 0;
+        uint64_t groupBase = 0;
+        for (int64_t t = 0; t < kTiles; ++t) {
           int64_t kt = std::min(tile, spec.k - t * tile);
-          uint64_t w = resident ? uint64_t(j * kTiles + t) * layout.wBytes
-                                : layout.wSlot[weightTile % 2];
-          MemRegion wTile{Space::Mrf, w, w + uint64_t(nt * kt * eIn)};
+          const uint64_t planeBytes = uint64_t(nt * kt * eIn);
           bool loaded = resident && (row > 0 || (b > 0 && sharedWeight));
-          Instruction loadW(Opcode::DmaLd);
-          setMem(loadW, "dst", Space::Mrf, w);
-          if (spec.weightKxN) {
-            // The kt x nt block at row t*N, column j*N of a k x n weight,
-            // transposed: one-element rows (x = 1) walk down a column (sy =
-            // one weight row) and each column becomes one plane (sz = one
-            // element), i.e. one contiguous MRF row of kt elements.
-            setMem(loadW, "src", Space::Dram,
-                   weight + uint64_t((t * tile * spec.n + j * tile) * eIn));
-            loadW.with("dt", in.dt)
-                .with("x", 1)
-                .with("y", kt)
-                .with("z", nt)
-                .with("sy", spec.n * eIn)
-                .with("sz", eIn)
-                .with("dpitch", eIn);
-          } else {
-            // nt weight rows of kt elements, from row j*N, column t*N.
-            setMem(loadW, "src", Space::Dram,
-                   weight + uint64_t((j * tile * spec.k + t * tile) * eIn));
-            loadW.with("dt", in.dt)
-                .with("x", kt)
-                .with("y", nt)
-                .with("z", 1)
-                .with("sy", spec.k * eIn)
-                .with("dpitch", kt * eIn);
+          if (t == groupStart + groupSize) {
+            groupStart = t;
+            groupSize =
+                groupable && t < fullK ? std::min(layout.wGroup, fullK - t) : 1;
+            groupBase = resident ? uint64_t(j * kTiles + t) * layout.wBytes
+                                 : layout.wSlot[weightTile++ % 2];
+            if (!loaded)
+              emitWeightLoad(emitter, spec, weight, tile, j, t, groupSize, nt,
+                             kt, groupBase, wDram,
+                             {Space::Mrf, groupBase,
+                              groupBase + uint64_t(groupSize) * planeBytes});
           }
-          if (!loaded)
-            emitter.emit(loadW, {wDram}, {wTile});
+          uint64_t w = groupBase + uint64_t(t - groupStart) * planeBytes;
+          MemRegion wTile{Space::Mrf, w, w + planeBytes};
 
           Instruction mm(Opcode::Mm);
           setMem(mm, "dst", Space::Acc, acc);

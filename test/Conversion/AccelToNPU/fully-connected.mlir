@@ -18,18 +18,22 @@
 // CHECK: npu.program @fc_p0_card0_core0 card = 0 core = 0 target = "default"
 // X: 2 rows of 128 floats, resident in the VRF.
 // CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 128 y = 2 z = 1 sy = 512 dpitch = 512
-// First weight tile: 64 rows of 64 floats (row pitch 128 floats in DRAM).
-// CHECK-NEXT: npu.dma.ld mrf[0x0], dram[{{.*}}], f32 x = 64 y = 64 z = 1 sy = 512 dpitch = 256 push_next
+// Both k tiles of the first output tile in one DMA (2 rows of X make the
+// layer load-bound, so a group of tiles pays the DRAM latency once): two
+// planes of 64 rows of 64 floats (row pitch 128 floats in DRAM, the second
+// plane 64 floats to the right), one after the other in the MRF.
+// CHECK-NEXT: npu.dma.ld mrf[0x0], dram[{{.*}}], f32 x = 64 y = 64 z = 2 sy = 512 sz = 256 dpitch = 256 push_next
 // CHECK-NEXT: npu.mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, f32 m = 2 k = 64 n = 64 dpitch = 256 apitch = 512 pop_prev
-// Second k tile accumulates, from the other MRF slot.
-// CHECK-NEXT: npu.dma.ld mrf[0x4000], dram[{{.*}}], f32 x = 64 y = 64 z = 1 sy = 512 dpitch = 256 push_next
-// CHECK-NEXT: npu.mm acc[0x0], vrf[0x100], mrf[0x4000], f32, f32, f32 m = 2 k = 64 n = 64 dpitch = 256 apitch = 512 acc = 1 pop_prev
+// The second k tile accumulates from the next plane.
+// CHECK-NEXT: npu.mm acc[0x0], vrf[0x100], mrf[0x4000], f32, f32, f32 m = 2 k = 64 n = 64 dpitch = 256 apitch = 512 acc = 1
 // CHECK-NEXT: npu.dma.ld vrf[{{.*}}], dram[{{.*}}], f32 x = 64 y = 1 z = 1 sy = 256 dpitch = 256 push_next
 // CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], vrf[{{.*}}], f32, f32, f32 rows = 2 cols = 64 dpitch = 256 apitch = 256 bpitch = 256 bcast = row pop_prev
 // CHECK-NEXT: npu.v.relu acc[0x0], acc[0x0], f32, f32 rows = 2 cols = 64 dpitch = 256 apitch = 256 push_next
 // CHECK-NEXT: npu.dma.st dram[{{.*}}], acc[0x0], f32 x = 64 y = 2 z = 1 dy = 384 spitch = 256 pop_prev
-// The second output tile is 32 columns wide and uses the other ACC slot.
-// CHECK: npu.mm acc[0x{{[0-9a-f]+}}], vrf[0x0], mrf[0x0], f32, f32, f32 m = 2 k = 64 n = 32
+// The second output tile is 32 columns wide; its group goes to the other
+// group slot (8 tiles further) and its result to the other ACC slot.
+// CHECK: npu.dma.ld mrf[0x20000], dram[{{.*}}], f32 x = 64 y = 32 z = 2 sy = 512 sz = 256 dpitch = 256
+// CHECK: npu.mm acc[0x{{[0-9a-f]+}}], vrf[0x0], mrf[0x20000], f32, f32, f32 m = 2 k = 64 n = 32
 // CHECK: npu.dma.st dram[{{.*}}], acc[0x{{[0-9a-f]+}}], f32 x = 32 y = 2 z = 1 dy = 384 spitch = 128
 // CHECK: npu.halt
 func.func @fc(%x: tensor<2x128xf32>) -> tensor<2x96xf32> {
@@ -69,8 +73,8 @@ func.func @chain(%x: tensor<1x8xf32>) -> tensor<1x4xf32> {
 // CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x0], f16 x = 96 y = 4 z = 1 sy = 192 dpitch = 192
 // CHECK-NEXT: npu.dma.ld mrf[0x0], dram[0x300], f16 x = 64 y = 64 z = 1 sy = 192 dpitch = 128
 // CHECK-NEXT: npu.mm acc[0x0], vrf[0x0], mrf[0x0], f32, f16, f16 m = 4 k = 64 n = 64 dpitch = 256 apitch = 192
-// CHECK-NEXT: npu.dma.ld mrf[0x2000], dram[0x380], f16 x = 32 y = 64 z = 1 sy = 192 dpitch = 64
-// CHECK-NEXT: npu.mm acc[0x0], vrf[0x80], mrf[0x2000], f32, f16, f16 m = 4 k = 32 n = 64 dpitch = 256 apitch = 192 acc = 1
+// CHECK-NEXT: npu.dma.ld mrf[0x10000], dram[0x380], f16 x = 32 y = 64 z = 1 sy = 192 dpitch = 64
+// CHECK-NEXT: npu.mm acc[0x0], vrf[0x80], mrf[0x10000], f32, f16, f16 m = 4 k = 32 n = 64 dpitch = 256 apitch = 192 acc = 1
 // CHECK-NEXT: npu.dma.ld vrf[0x300], dram[0x3900], f16 x = 64 y = 1 z = 1 sy = 128 dpitch = 128
 // CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], vrf[0x300], f32, f32, f16 rows = 4 cols = 64 dpitch = 256 apitch = 256 bpitch = 128 bcast = row
 // CHECK-NEXT: npu.v.relu acc[0x0], acc[0x0], f32, f32 rows = 4 cols = 64 dpitch = 256 apitch = 256
@@ -102,10 +106,11 @@ func.func @fc_bf16(%x: tensor<4x32xbf16>, %w: tensor<16x32xbf16>) -> tensor<4x16
 
 // Weight residency: 40 rows of 512 inputs take two VRF chunks (31 + 9
 // rows); all 16 weight tiles fit the MRF, so the first chunk loads each
-// into its own slot and the second multiplies straight from them.
+// into its own slot (eight k tiles per DMA, one DMA per output tile) and
+// the second multiplies straight from them.
 // CHECK-LABEL: npu.program @resident
 // CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 512 y = 31
-// CHECK-COUNT-16: npu.dma.ld mrf
+// CHECK-COUNT-2: npu.dma.ld mrf{{.*}} z = 8
 // CHECK: npu.dma.ld vrf[0x0], dram[0xf800], f32 x = 512 y = 9
 // CHECK-NOT: npu.dma.ld mrf
 // CHECK: npu.mm acc[{{.*}}], vrf[0x700], mrf[0x3c000], f32, f32, f32 m = 9 k = 64 n = 64
