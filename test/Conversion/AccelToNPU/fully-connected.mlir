@@ -106,11 +106,12 @@ func.func @fc_bf16(%x: tensor<4x32xbf16>, %w: tensor<16x32xbf16>) -> tensor<4x16
 
 // Weight residency: 40 rows of 512 inputs take two VRF chunks (31 + 9
 // rows); all 16 weight tiles fit the MRF, so the first chunk loads each
-// into its own slot (eight k tiles per DMA, one DMA per output tile) and
-// the second multiplies straight from them.
+// into its own slot (one by one: 31 rows keep the matrix unit busy long
+// enough to hide each load's latency) and the second multiplies straight
+// from them.
 // CHECK-LABEL: npu.program @resident
 // CHECK: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 512 y = 31
-// CHECK-COUNT-2: npu.dma.ld mrf{{.*}} z = 8
+// CHECK-COUNT-16: npu.dma.ld mrf{{.*}} z = 1
 // CHECK: npu.dma.ld vrf[0x0], dram[0xf800], f32 x = 512 y = 9
 // CHECK-NOT: npu.dma.ld mrf
 // CHECK: npu.mm acc[{{.*}}], vrf[0x700], mrf[0x3c000], f32, f32, f32 m = 9 k = 64 n = 64
