@@ -649,6 +649,16 @@ TEST_CASE("load-time errors: unknown op, missing target, bad programs",
     REQUIRE(loadError(b).find("lies outside the partition's work range") !=
             std::string::npos);
   }
+  SECTION("work range beyond DRAM") {
+    pkg::PackageBuilder b;
+    buildMixedModel(b, ramp(64, 0, 1));
+    auto &card =
+        std::get<pkg::CardPartitionDesc>(b.model().variants[0].partitions[1]);
+    card.workBegin = 0;
+    card.workEnd = uint64_t(8) << 30;
+    REQUIRE(loadError(b).find("work range [0x0, 0x200000000) exceeds the "
+                              "card's") != std::string::npos);
+  }
   SECTION("unreadable file") {
     auto model = Model::load("/nonexistent/dir/model.nnpkg");
     REQUIRE(!model.ok());

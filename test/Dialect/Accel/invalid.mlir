@@ -1182,3 +1182,11 @@ func.func @in_place_on_compute(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = accel.relu %x {accel.in_place} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @work_begin_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.dram_work_begin' must be a non-negative integer on an accel.card_partition}}
+  %0 = accel.relu %x {accel.dram_work_begin = 64 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
