@@ -32,10 +32,6 @@ using ::nnaccel::isa::Opcode;
 using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
-constexpr int64_t kMaxPitch = 0xFFFF; // 16-bit byte pitches of mm/vector ops
-constexpr int64_t kMaxDmaYZ = 4095;   // 12-bit DMA y/z counts
-constexpr int64_t kMaxDmaPad = 7;     // 3-bit DMA padding fields
-
 //===----------------------------------------------------------------------===//
 // Instruction helpers
 //===----------------------------------------------------------------------===//
@@ -189,8 +185,8 @@ inline void emitStore(ProgramEmitter &emitter, const DmaStore &store,
 /// of at most 65535 rows.
 inline void emitZero(ProgramEmitter &emitter, const Block &dst,
                      ElementFormat format, int64_t rows, int64_t cols) {
-  for (int64_t r0 = 0; r0 < rows; r0 += 0xFFFF) {
-    int64_t count = std::min<int64_t>(0xFFFF, rows - r0);
+  for (int64_t r0 = 0; r0 < rows; r0 += kMaxCount) {
+    int64_t count = std::min<int64_t>(kMaxCount, rows - r0);
     Block piece{dst.space, dst.addr + uint64_t(r0 * dst.pitch), dst.pitch};
     Instruction fill(Opcode::VFill);
     setMem(fill, "dst", piece.space, piece.addr);

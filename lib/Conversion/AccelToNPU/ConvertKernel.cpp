@@ -42,8 +42,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-/// DMA x and vector cols are 16-bit counts.
-constexpr int64_t kMaxElems = 0xFFFF;
 
 /// VRF placement of the two slots and the chunk size.
 struct ConvertLayout {
@@ -65,7 +63,7 @@ std::optional<ConvertLayout> computeLayout(const TargetDesc &target,
   const int64_t slotBytes =
       int64_t(vrfBytes / 2) / vrfAlign * vrfAlign - 2 * vrfAlign;
   int64_t chunk = std::min<int64_t>(
-      {total, kMaxElems, slotBytes / (from.bytes + to.bytes)});
+      {total, kMaxCount, slotBytes / (from.bytes + to.bytes)});
   if (chunk < total)
     chunk = chunk / multiple * multiple;
   if (chunk < 1)

@@ -69,9 +69,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-/// DMA field limits (docs/isa.md §8.2, §8.5): x is 16 bits, y and z 12.
-constexpr int64_t kMaxX = 0xFFFF;
-constexpr int64_t kMaxYZ = 0xFFF;
 /// Upper bound on the DMA transfers one op may expand to; beyond it the
 /// program would be dominated by instruction overhead (and grow without
 /// bound), so the op stays on the host.
@@ -187,8 +184,8 @@ bool planLeaves(const BoxCopy &copy, int64_t slotBytes, int64_t alignBytes,
   bool gather = inner.src != 1;
   if (!gather) {
     xDim = n - 1;
-    xChunk = alignedChunk(inner.size, std::min(kMaxX, slotElems) - margin, {1},
-                          alignElems);
+    xChunk = alignedChunk(inner.size, std::min(kMaxCount, slotElems) - margin,
+                          {1}, alignElems);
     if (xChunk < 1) {
       reason = "the VRF is too small for the copy";
       return false;
@@ -214,7 +211,7 @@ bool planLeaves(const BoxCopy &copy, int64_t slotBytes, int64_t alignBytes,
     // Gather: x = 1, the innermost dimension is the DMA's y (becoming one
     // dense VRF row), the next one its z (dense rows, stored with pitch dy).
     yDim = n - 1;
-    if (n >= 2 && dims[n - 2].dst >= std::min(inner.size, kMaxYZ))
+    if (n >= 2 && dims[n - 2].dst >= std::min(inner.size, kMaxDmaYZ))
       zDim = n - 2;
   }
   auto chunkOf = [&](int dim, int64_t limit) {
@@ -224,13 +221,13 @@ bool planLeaves(const BoxCopy &copy, int64_t slotBytes, int64_t alignBytes,
   };
   if (yDim >= 0)
     yChunk = chunkOf(
-        yDim,
-        std::min(kMaxYZ, slotElems / (gather ? 1 + margin : xChunk + margin)));
+        yDim, std::min(kMaxDmaYZ,
+                       slotElems / (gather ? 1 + margin : xChunk + margin)));
   if (zDim >= 0)
     zChunk = chunkOf(
-        zDim,
-        std::min(kMaxYZ, slotElems / ((gather ? 1 + margin : xChunk + margin) *
-                                      yChunk)));
+        zDim, std::min(kMaxDmaYZ,
+                       slotElems /
+                           ((gather ? 1 + margin : xChunk + margin) * yChunk)));
   if (gather && zDim >= 0 && dims[zDim].dst < yChunk) {
     reason = "the destination rows overlap";
     return false;
@@ -570,8 +567,6 @@ struct DmaPad {
   int64_t planesPerChunk;
 };
 
-constexpr int64_t kMaxDmaPad = 7;
-
 std::optional<DmaPad> planDmaPad(PadOp op, const TargetDesc &target) {
   if (op.getMode() != PadMode::constant || !op.getValue().isZero() ||
       op.getValue().isNegative())
@@ -598,12 +593,13 @@ std::optional<DmaPad> planDmaPad(PadOp op, const TargetDesc &target) {
     if (p > kMaxDmaPad)
       return std::nullopt;
   int64_t outH = pad.h + pad.pt + pad.pb, outW = pad.w + pad.pl + pad.pr;
-  if (pad.w > kMaxX || pad.h > kMaxYZ || outW > kMaxX)
+  if (pad.w > kMaxCount || pad.h > kMaxDmaYZ || outW > kMaxCount)
     return std::nullopt;
   const int64_t e = formatOf(op).bytes;
   int64_t slotElems = slotBytes(target) / e;
   // The store writes planes * outH rows of outW; the load z planes of h.
-  int64_t limit = std::min({slotElems / (outH * outW), kMaxYZ / outH, kMaxYZ});
+  int64_t limit =
+      std::min({slotElems / (outH * outW), kMaxDmaYZ / outH, kMaxDmaYZ});
   if (limit < 1)
     return std::nullopt;
   int64_t alignElems = std::max<int64_t>(dramAlign(target) / e, 1);
@@ -666,7 +662,7 @@ void emitDmaPad(PadOp op, const DmaPad &pad, KernelContext &context) {
 /// `cols` is a 16-bit field).
 int64_t fillChunk(const TargetDesc &target, int64_t elements, int64_t e) {
   int64_t alignElems = std::max<int64_t>(dramAlign(target) / e, 1);
-  int64_t limit = std::min<int64_t>({slotBytes(target) / e, kMaxX, 0x3FFF});
+  int64_t limit = std::min<int64_t>({slotBytes(target) / e, kMaxCount, 0x3FFF});
   limit = limit / alignElems * alignElems;
   return std::min(elements, std::max<int64_t>(limit, 1));
 }

@@ -76,9 +76,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-constexpr int64_t kMaxX = 0xFFFF;     // DMA x: 16 bits
-constexpr int64_t kMaxYZ = 0xFFF;     // DMA y/z: 12 bits
-constexpr int64_t kMaxPitch = 0xFFFF; // vector pitches: 16-bit byte counts
 /// Widest row chosen when the op does not fix the view (flattened tensors).
 constexpr int64_t kMaxFlatCols = 1024;
 
@@ -149,7 +146,7 @@ int64_t workPerRow(const EltwiseSpec &spec) {
 std::optional<Layout> computeLayout(const TargetDesc &target,
                                     const EltwiseSpec &spec) {
   const int64_t e = spec.format.bytes;
-  if (spec.cols < 1 || spec.cols > kMaxX || spec.cols * kF32 > kMaxPitch)
+  if (spec.cols < 1 || spec.cols > kMaxCount || spec.cols * kF32 > kMaxPitch)
     return std::nullopt;
   const uint64_t regBytes = target.vrfRegisterBytes;
   const uint64_t vrfBytes = uint64_t(target.vrfRegisters) * regBytes;
@@ -185,8 +182,9 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   // Rounding the 2-byte buffers' offsets up to 4 bytes.
   if (e < 4)
     slack += 8;
-  int64_t rows = std::min<int64_t>(
-      {spec.rows, kMaxYZ, (static_cast<int64_t>(slotBytes) - slack) / perRow});
+  int64_t rows =
+      std::min<int64_t>({spec.rows, kMaxDmaYZ,
+                         (static_cast<int64_t>(slotBytes) - slack) / perRow});
   if (rows < 1)
     return std::nullopt;
   if (rows < spec.rows) {

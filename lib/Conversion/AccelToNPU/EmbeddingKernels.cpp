@@ -57,8 +57,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-constexpr int64_t kMaxDmaRows = 4095; // 12-bit DMA y
-constexpr int64_t kMax16 = 0xFFFF;    // 16-bit counts and pitches
 // Store chunks of this many rows start at 64-byte multiples for any row size
 // that is a multiple of 2 bytes (4032 * 2 = 64 * 126).
 constexpr int64_t kStoreChunkRows = 4032;
@@ -187,8 +185,8 @@ LogicalResult checkEmbeddingBag(Operation *operation, const TargetDesc &target,
              "host";
     return failure();
   }
-  if (shape.rows > 0xFFFFFFFFll || shape.dim * shape.out.bytes > kMax16 ||
-      shape.bags > kMax16) {
+  if (shape.rows > 0xFFFFFFFFll || shape.dim * shape.out.bytes > kMaxPitch ||
+      shape.bags > kMaxCount) {
     reason = "the table has too many rows, the rows are wider than the "
              "gather's 64 KiB pitch, or there are more than 65535 bags";
     return failure();
@@ -400,14 +398,14 @@ std::optional<ConstGather> planConstGather(GatherOp op,
              " bytes are not aligned for the accumulator SRAM";
     return std::nullopt;
   }
-  if (plan.dataRowBytes() > kMax16 || plan.outRowBytes() > kMax16) {
+  if (plan.dataRowBytes() > kMaxPitch || plan.outRowBytes() > kMaxPitch) {
     reason = "gather rows wider than the 64 KiB pitch";
     return std::nullopt;
   }
   uint64_t perRow = uint64_t(plan.dataRowBytes()) +
                     (plan.count > 1 ? uint64_t(plan.outRowBytes()) : 0);
   plan.rowsPerChunk = std::min<int64_t>(
-      {plan.outer, kMaxDmaRows,
+      {plan.outer, kMaxDmaYZ,
        static_cast<int64_t>(target.memory(Space::Acc).bytes / perRow)});
   if (plan.rowsPerChunk < 1) {
     reason = "a gather row does not fit the accumulator SRAM";
@@ -441,7 +439,7 @@ bool canGatherRows(GatherOp op, const TargetDesc &target, std::string &reason) {
       cast<RankedTensorType>(op.getIndices().getType()).getNumElements();
   int64_t dim = dataType.getDimSize(1);
   int64_t e = format->bytes;
-  if (n < 1 || n > kMax16 || dim * e > kMax16 ||
+  if (n < 1 || n > kMaxCount || dim * e > kMaxPitch ||
       dataType.getDimSize(0) > 0xFFFFFFFFll ||
       uint64_t(n * dim * e) > target.memory(Space::Acc).bytes) {
     reason = "gathered rows do not fit one gather instruction";

@@ -58,11 +58,6 @@ using ::nnaccel::isa::TargetDesc;
 
 namespace {
 
-constexpr int64_t kMaxX = 0xFFFF;     // DMA x and vector cols: 16 bits
-constexpr int64_t kMaxRows = 4095;    // DMA y: 12 bits
-constexpr int64_t kMaxPitch = 0xFFFF; // mm / vector pitches: 16 bits
-/// Left padding a shifted X load may use to reach VRF alignment (pl: 3 bits).
-constexpr int64_t kMaxLeftPad = 7;
 /// Weight tiles one DMA loads at most: each DMA pays the DRAM latency once,
 /// and a group is what the load queue runs ahead of the matrix unit.
 constexpr int64_t kMaxWeightGroup = 8;
@@ -99,7 +94,7 @@ bool misaligned(int64_t bytes, uint64_t align) {
 std::optional<int64_t> leftPad(int64_t delta, int64_t elementBytes,
                                uint64_t vrfAlign) {
   uint64_t align = std::max<uint64_t>(vrfAlign, elementBytes);
-  for (int64_t pad = 0; pad <= kMaxLeftPad; ++pad)
+  for (int64_t pad = 0; pad <= kMaxDmaPad; ++pad)
     if ((pad * elementBytes + delta) % align == 0)
       return pad;
   return std::nullopt;
@@ -140,10 +135,10 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
     int64_t byAcc = accFixed < accBytes
                         ? static_cast<int64_t>((accBytes - accFixed) / perRow)
                         : 0;
-    rows = std::min<int64_t>({m, byVrf, byAcc, kMaxRows});
+    rows = std::min<int64_t>({m, byVrf, byAcc, kMaxDmaYZ});
     if (layout.shiftX)
       rows = std::min<int64_t>(
-          rows, (kMaxX - kMaxLeftPad - int64_t(dramAlign) / eIn) / k);
+          rows, (kMaxCount - kMaxDmaPad - int64_t(dramAlign) / eIn) / k);
     if (rows < 1)
       break;
     bool staged =
@@ -159,7 +154,7 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
     if (layout.staged) {
       // One batch element's result plus the lead of the previous one.
       int64_t streamElems = m * n + int64_t(dramAlign) / eOut;
-      if (streamElems > kMaxX || n * kF32 > kMaxPitch) {
+      if (streamElems > kMaxCount || n * kF32 > kMaxPitch) {
         reason = "the " + std::to_string(m) + " x " + std::to_string(n) +
                  " result of one batch element is too large to be staged "
                  "for its unaligned DRAM address";
@@ -177,7 +172,7 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
                  "the vector register file";
         return std::nullopt;
       }
-      xSlack = dramAlign + kMaxLeftPad * eIn;
+      xSlack = dramAlign + kMaxDmaPad * eIn;
     }
   }
   if (rows < 1) {
@@ -380,7 +375,7 @@ bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
   }
   // The transposing DMA takes one plane per weight column and one row per
   // weight row of a tile (12-bit counts).
-  if (spec.weightKxN && tile > kMaxRows) {
+  if (spec.weightKxN && tile > kMaxDmaYZ) {
     reason = "weight tiles exceed the DMA's 4095 rows";
     return false;
   }

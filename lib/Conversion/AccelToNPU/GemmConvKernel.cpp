@@ -167,7 +167,7 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
     if (r < spec.oh && r % outAlignRows != 0)
       continue;
     int64_t m = l.gemmRows(spec, r);
-    if (r * spec.ow > kMaxDmaYZ || m > 0xFFFF)
+    if (r * spec.ow > kMaxDmaYZ || m > kMaxCount)
       continue;
     // Phases: the dropped rows of the last phases read up to P * sw
     // elements past the band's last row; a spare (zero) row covers them.
@@ -224,9 +224,9 @@ bool canEmitGemm(const TargetDesc &target, const GemmSpec &spec,
              std::string(::nnaccel::isa::dtypeName(dtype)) + " mode";
     return false;
   }
-  if (spec.w > 0xFFFF ||
+  if (spec.w > kMaxCount ||
       (spec.pw + spec.w + spec.pwEnd + spec.sw) * kF32 > kMaxPitch ||
-      spec.sw * kF32 > kMaxPitch || spec.ow * n > 0xFFFF) {
+      spec.sw * kF32 > kMaxPitch || spec.ow * n > kMaxCount) {
     reason = "rows of " + std::to_string(spec.w) +
              " elements exceed the DMA counts or the 64 KiB operand pitch";
     return false;
@@ -293,7 +293,7 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
   auto zeroSlots = [&](uint64_t base, uint64_t slotBytes, ElementFormat format,
                        int64_t count) {
     const int64_t cols = l.slotRows * l.wpitch;
-    if (int64_t(slotBytes) <= kMaxPitch && cols <= 0xFFFF) {
+    if (int64_t(slotBytes) <= kMaxPitch && cols <= kMaxCount) {
       emitZero(emitter, {Space::Acc, base, int64_t(slotBytes)}, format, count,
                cols);
       return;

@@ -22,6 +22,14 @@ namespace mlir::nnaccel::npu_lowering {
 inline constexpr int64_t kF32 = 4;
 inline constexpr int64_t kDt = static_cast<int64_t>(::nnaccel::isa::DType::F32);
 
+/// ISA field limits (docs/isa.md §8) every kernel tiles against: DMA x and
+/// vector rows/cols are 16-bit element counts, DMA y and z 12-bit counts,
+/// row pitches 16-bit byte counts, DMA padding fields 3 bits.
+inline constexpr int64_t kMaxCount = 0xFFFF;
+inline constexpr int64_t kMaxDmaYZ = 0xFFF;
+inline constexpr int64_t kMaxPitch = 0xFFFF;
+inline constexpr int64_t kMaxDmaPad = 7;
+
 /// Storage of one element type the kernels handle: bytes per element and
 /// the ISA dtype code. Kernels size buffers and fill `dt`/`at`/`bt` fields
 /// from this instead of assuming f32, so one kernel serves f32, f16 and

@@ -55,10 +55,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-/// DMA y and z are 12-bit counts.
-constexpr int64_t kMaxDmaRows = 4095;
-/// Vector and DMA-store row pitches are 16-bit byte counts.
-constexpr int64_t kMaxPitch = 0xFFFF;
 
 //===----------------------------------------------------------------------===//
 // MLIR-free kernel description and planning
@@ -159,7 +155,7 @@ std::optional<RowLayout> planRowKernel(const TargetDesc &target,
   const bool narrowStats = isNarrow(spec) && isReduction(spec.kind);
   if (narrowStats)
     unitStatBytes += unitOutBytes;
-  if (spec.alongRows && spec.rows > kMaxDmaRows) {
+  if (spec.alongRows && spec.rows > kMaxDmaYZ) {
     reason = "reducing more than 4095 rows at once is not lowered";
     return std::nullopt;
   }
@@ -183,7 +179,7 @@ std::optional<RowLayout> planRowKernel(const TargetDesc &target,
     statBudget = statBudget > vrfAlign ? statBudget - vrfAlign : 0;
   int64_t byAcc = static_cast<int64_t>(slotBytes / uint64_t(unitInBytes));
   int64_t byVrf = static_cast<int64_t>(statBudget / uint64_t(unitStatBytes));
-  int64_t chunk = std::min<int64_t>({units, byAcc, byVrf, kMaxDmaRows});
+  int64_t chunk = std::min<int64_t>({units, byAcc, byVrf, kMaxDmaYZ});
   // Stat vectors are one row of `chunk` values for vs.mul / v.recip.
   if (!spec.alongRows)
     chunk = std::min<int64_t>(chunk, kMaxPitch / kF32);

@@ -53,8 +53,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-constexpr int64_t kMaxPitch = 0xFFFF; // 16-bit vector operand pitches
-constexpr int64_t kMaxDmaY = 4095;    // 12-bit DMA y count
 
 /// Bytes of a chunk's means kept apart from its f32 sums: f32 means are
 /// scaled in place, f16/bf16 ones get their own buffer.
@@ -73,7 +71,7 @@ int64_t rowsPerChunk(const TargetDesc &target, int64_t rows, int64_t plane,
   int64_t chunk = std::min<int64_t>(
       {rows, accBytes / 2 / (plane * format.bytes),
        (vrfBytes / 2 - 64 - (meanBytes ? 64 : 0)) / (kF32 + meanBytes),
-       kMaxDmaY});
+       kMaxDmaYZ});
   if (chunk < rows) {
     // Chunk r0 reads from r0 * plane * e and writes r0 * e: both aligned
     // when r0 is a multiple of align / e.
@@ -315,7 +313,7 @@ std::optional<WindowPoolSpec> getWindowPool(PoolOp op, bool isMax,
     reason = name + " has windows the kernel does not cover";
     return std::nullopt;
   }
-  if (spec.inBytes() > kMaxPitch || spec.h > kMaxDmaY || spec.ho > kMaxDmaY) {
+  if (spec.inBytes() > kMaxPitch || spec.h > kMaxDmaYZ || spec.ho > kMaxDmaYZ) {
     reason = "a padded " + std::to_string(spec.h) + "x" +
              std::to_string(spec.w) +
              " plane exceeds the 64 KiB vector operand pitch";
@@ -333,8 +331,9 @@ int64_t windowChunk(const TargetDesc &target, const WindowPoolSpec &spec) {
     return 0;
   int64_t perChannel = 2 * (spec.inBytes() + spec.rawBytes() + spec.outBytes() +
                             spec.compactBytes());
-  int64_t chunk = std::min<int64_t>({spec.planes, accBytes / perChannel,
-                                     kMaxDmaY / std::max<int64_t>(spec.ho, 1)});
+  int64_t chunk =
+      std::min<int64_t>({spec.planes, accBytes / perChannel,
+                         kMaxDmaYZ / std::max<int64_t>(spec.ho, 1)});
   if (chunk < spec.planes) {
     int64_t align = static_cast<int64_t>(target.memory(Space::Dram).align);
     auto count = [&](int64_t bytes) { return align / std::gcd(align, bytes); };

@@ -75,8 +75,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-constexpr int64_t kMaxDmaRows = 4095; // 12-bit DMA y
-constexpr int64_t kMax16 = 0xFFFF;    // 16-bit element counts and pitches
 
 enum class Cell { Lstm, Gru };
 
@@ -292,8 +290,8 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
   uint64_t stepX = uint64_t(s.batch * s.input * bytes);
   l.stepsPerChunk = std::min<int64_t>(
       {s.seq, static_cast<int64_t>((accBytes - fixed) / stepGates),
-       static_cast<int64_t>(vrfBytes / stepX), kMaxDmaRows / s.batch,
-       kMax16 / s.batch});
+       static_cast<int64_t>(vrfBytes / stepX), kMaxDmaYZ / s.batch,
+       kMaxCount / s.batch});
   if (l.stepsPerChunk < 1)
     return std::nullopt;
   l.bias = alignUp(uint64_t(l.stepsPerChunk) * stepGates, 64);
@@ -357,8 +355,8 @@ LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
     return failure();
   }
   // Row pitches of the gate block (f32) and X rows are 16-bit byte counts.
-  if (s.gateCols() * kF32 > kMax16 || s.input * s.format.bytes > kMax16 ||
-      s.batch > kMaxDmaRows) {
+  if (s.gateCols() * kF32 > kMaxPitch || s.input * s.format.bytes > kMaxPitch ||
+      s.batch > kMaxDmaYZ) {
     reason = (op.name + " rows are wider than the 64 KiB pitch (hidden_size " +
               std::to_string(s.hidden) + ", input " + std::to_string(s.input) +
               ") or the batch exceeds 4095")
@@ -385,7 +383,7 @@ LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
     // Y, Y_h and Y_c are assembled on chip: the whole sequence must be one
     // chunk, and the per-step rows in ACC aligned.
     const int64_t slice = stepSliceBytes(s);
-    if (layout->stepsPerChunk < s.seq || s.seq * s.dirs > kMaxDmaRows) {
+    if (layout->stepsPerChunk < s.seq || s.seq * s.dirs > kMaxDmaYZ) {
       reason = ("a step of this " + op.name +
                 "'s output (batch * "
                 "hidden_size * " +
