@@ -14,13 +14,11 @@
 
 Pure Python (no numpy), so the tests need nothing beyond lit.
 """
-import ast
 import os
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tensorfiles import read_npy, write_npy, write_pb  # noqa: E402
+from tensorfiles import outputs_to_pb, random_values, write_npy  # noqa: E402
 
 
 def main(argv):
@@ -30,26 +28,13 @@ def main(argv):
         for d in dims:
             count *= d
         scale = float(argv[5]) if len(argv) > 5 else 4.0
-        state = (int(argv[4]) * 2654435761) % 2**32 or 1
-        values = []
-        for _ in range(count):
-            # xorshift32: deterministic across Python versions.
-            state ^= (state << 13) & 0xFFFFFFFF
-            state ^= state >> 17
-            state ^= (state << 5) & 0xFFFFFFFF
-            values.append((state / 2**32 * 2.0 - 1.0) * scale)
+        values = random_values(count, int(argv[4]), scale)
         write_npy(argv[2], dims, values)
     elif len(argv) == 4 and argv[1] == "values":
         values = [float(v) for v in argv[3].split(",")]
         write_npy(argv[2], [len(values)], values)
     elif len(argv) == 3 and argv[1] == "refdir":
-        i = 0
-        while os.path.exists(os.path.join(argv[2], "output_%d.npy" % i)):
-            dims, raw = read_npy(os.path.join(argv[2], "output_%d.npy" % i))
-            write_pb(os.path.join(argv[2], "output_%d.pb" % i), dims, raw)
-            i += 1
-        if i == 0:
-            sys.exit("%s: no output_0.npy" % argv[2])
+        outputs_to_pb(argv[2])
     else:
         sys.exit(__doc__)
 

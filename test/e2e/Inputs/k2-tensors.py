@@ -17,17 +17,8 @@ import sys
 import os
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tensorfiles import read_npy, write_npy, write_pb  # noqa: E402
-
-
-def xorshift(seed, count):
-    """`count` reproducible pseudo-random values in [0, 1) (xorshift32)."""
-    state = seed * 2654435761 % 2**32 or 1
-    for _ in range(count):
-        state ^= (state << 13) & 0xFFFFFFFF
-        state ^= state >> 17
-        state ^= (state << 5) & 0xFFFFFFFF
-        yield state / 2**32
+from tensorfiles import (  # noqa: E402
+    random_values, read_npy, write_npy, write_pb, xorshift)
 
 
 def write_ids(path, dims, values):
@@ -47,13 +38,14 @@ def main(argv):
         count = 1
         for d in dims:
             count *= d
-        uniform = xorshift(int(argv[4]), count)
+        seed = int(argv[4])
         if argv[1] == "ids":
             vocab = int(argv[5])
-            write_ids(argv[2], dims, [int(u * vocab) for u in uniform])
+            write_ids(argv[2], dims,
+                      [int(u * vocab) for u in xorshift(seed, count)])
             return
         scale = float(argv[5]) if len(argv) > 5 else 4.0
-        write_npy(argv[2], dims, [(u * 2.0 - 1.0) * scale for u in uniform])
+        write_npy(argv[2], dims, random_values(count, seed, scale))
     elif len(argv) == 4 and argv[1] == "npy2pb":
         dims, raw = read_npy(argv[2])
         write_pb(argv[3], dims, raw)

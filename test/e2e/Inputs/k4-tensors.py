@@ -12,25 +12,12 @@
 
 Pure Python (no numpy), so the tests need nothing beyond lit.
 """
-import ast
 import os
 import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tensorfiles import read_npy, write_npy, write_pb  # noqa: E402
-
-
-def random_values(count, seed, scale):
-    state = (seed * 2654435761) % 2**32 or 1
-    values = []
-    for _ in range(count):
-        # xorshift32: deterministic across Python versions.
-        state ^= (state << 13) & 0xFFFFFFFF
-        state ^= state >> 17
-        state ^= (state << 5) & 0xFFFFFFFF
-        values.append((state / 2**32 * 2.0 - 1.0) * scale)
-    return values
+from tensorfiles import outputs_to_pb, random_values, write_pb  # noqa: E402
 
 
 def main(argv):
@@ -47,13 +34,7 @@ def main(argv):
             write_pb(os.path.join(argv[2], "input_%d.pb" % i), dims,
                      struct.pack("<%df" % count, *values))
     elif len(argv) == 3 and argv[1] == "refdir":
-        i = 0
-        while os.path.exists(os.path.join(argv[2], "output_%d.npy" % i)):
-            dims, raw = read_npy(os.path.join(argv[2], "output_%d.npy" % i))
-            write_pb(os.path.join(argv[2], "output_%d.pb" % i), dims, raw)
-            i += 1
-        if i == 0:
-            sys.exit("%s: no output_0.npy" % argv[2])
+        outputs_to_pb(argv[2])
     else:
         sys.exit(__doc__)
 

@@ -1,11 +1,42 @@
 """Tensor file helpers shared by the end-to-end tests' input scripts.
 
-Pure Python (no numpy): f32 .npy files (write / read) and ONNX
-TensorProto .pb files with raw f32 data (what nnaccel-run --expect reads).
+Pure Python (no numpy): f32 .npy files (write / read), ONNX TensorProto
+.pb files with raw f32 data (what nnaccel-run --expect reads), and the
+deterministic pseudo-random values the tests feed both the card and the
+host reference with.
 """
 import ast
+import os
 import struct
 import sys
+
+
+def xorshift(seed, count):
+    """`count` reproducible pseudo-random values in [0, 1) (xorshift32:
+    deterministic across Python versions)."""
+    state = seed * 2654435761 % 2**32 or 1
+    for _ in range(count):
+        state ^= (state << 13) & 0xFFFFFFFF
+        state ^= state >> 17
+        state ^= (state << 5) & 0xFFFFFFFF
+        yield state / 2**32
+
+
+def random_values(count, seed, scale):
+    """`count` reproducible pseudo-random values in [-scale, scale)."""
+    return [(u * 2.0 - 1.0) * scale for u in xorshift(seed, count)]
+
+
+def outputs_to_pb(directory):
+    """Converts directory/output_<i>.npy (what nnaccel-run --output writes)
+    into output_<i>.pb next to them (what nnaccel-run --expect reads)."""
+    i = 0
+    while os.path.exists(os.path.join(directory, "output_%d.npy" % i)):
+        dims, raw = read_npy(os.path.join(directory, "output_%d.npy" % i))
+        write_pb(os.path.join(directory, "output_%d.pb" % i), dims, raw)
+        i += 1
+    if i == 0:
+        sys.exit("%s: no output_0.npy" % directory)
 
 
 def write_npy(path, dims, values):
