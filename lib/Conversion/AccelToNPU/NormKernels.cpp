@@ -505,37 +505,38 @@ bool isLastAxis(int64_t axis, int64_t rank) {
   return axis == -1 || axis == rank - 1;
 }
 
-FailureOr<RowKernelSpec> buildSoftmaxSpec(SoftmaxOp op, std::string &reason) {
-  RankedTensorType type = getCardType(op.getInput(), "softmax", reason);
+/// The spec of a `kind` kernel over the last axis of `input` (`axis` as the
+/// op gives it), or the reason it cannot run on the card.
+FailureOr<RowKernelSpec> buildLastAxisSpec(RowKernel kind, Value input,
+                                           int64_t axis, StringRef what,
+                                           std::string &reason) {
+  RankedTensorType type = getCardType(input, what, reason);
   if (!type)
     return failure();
-  if (!isLastAxis(op.getAxis(), type.getRank())) {
-    reason = "softmax runs on the card over the last axis only";
+  if (!isLastAxis(axis, type.getRank())) {
+    reason = (what + " runs on the card over the last axis only").str();
     return failure();
   }
   RowKernelSpec spec;
-  spec.kind = RowKernel::Softmax;
+  spec.kind = kind;
   spec.format = *getElementFormat(type);
   spec.cols = type.getShape().back();
   spec.rows = type.getNumElements() / spec.cols;
   return spec;
 }
 
+FailureOr<RowKernelSpec> buildSoftmaxSpec(SoftmaxOp op, std::string &reason) {
+  return buildLastAxisSpec(RowKernel::Softmax, op.getInput(), op.getAxis(),
+                           "softmax", reason);
+}
+
 FailureOr<RowKernelSpec> buildLayerNormSpec(LayerNormOp op,
                                             std::string &reason) {
-  RankedTensorType type = getCardType(op.getInput(), "layer_norm", reason);
-  if (!type)
+  FailureOr<RowKernelSpec> spec = buildLastAxisSpec(
+      RowKernel::LayerNorm, op.getInput(), op.getAxis(), "layer_norm", reason);
+  if (failed(spec))
     return failure();
-  if (!isLastAxis(op.getAxis(), type.getRank())) {
-    reason = "layer_norm runs on the card over the last axis only";
-    return failure();
-  }
-  RowKernelSpec spec;
-  spec.kind = RowKernel::LayerNorm;
-  spec.format = *getElementFormat(type);
-  spec.cols = type.getShape().back();
-  spec.rows = type.getNumElements() / spec.cols;
-  spec.epsilon = op.getEpsilon().convertToFloat();
+  spec->epsilon = op.getEpsilon().convertToFloat();
   SmallVector<Value, 2> params{op.getScale()};
   if (op.getBias())
     params.push_back(op.getBias());
@@ -543,12 +544,12 @@ FailureOr<RowKernelSpec> buildLayerNormSpec(LayerNormOp op,
     RankedTensorType paramType = getCardType(param, "layer_norm", reason);
     if (!paramType)
       return failure();
-    if (!(getElementFormat(paramType) == std::optional(spec.format))) {
+    if (!(getElementFormat(paramType) == std::optional(spec->format))) {
       reason = "layer_norm scale and bias must have the input's element type "
                "on the card";
       return failure();
     }
-    if (paramType.getNumElements() != spec.cols) {
+    if (paramType.getNumElements() != spec->cols) {
       reason = "layer_norm scale and bias must have one value per column";
       return failure();
     }
