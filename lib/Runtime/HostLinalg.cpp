@@ -28,11 +28,6 @@ namespace detail {
 
 namespace {
 
-inline float dot(const float *a, const float *b, int64_t k) {
-  return numerics::dotF32(Span<const float>(a, static_cast<size_t>(k)),
-                          Span<const float>(b, static_cast<size_t>(k)));
-}
-
 /// dst[c * rows + r] = src[r * cols + c]: transposes a rows x cols matrix.
 void transposeInto(const float *src, int64_t rows, int64_t cols, float *dst) {
   for (int64_t r = 0; r < rows; ++r)
@@ -40,14 +35,17 @@ void transposeInto(const float *src, int64_t rows, int64_t cols, float *dst) {
       dst[c * rows + r] = src[r * cols + c];
 }
 
-Status requireFloat(const KernelContext &ctx, const Tensor *t, DType expected,
-                    const char *name) {
-  if (!isFloatDType(t->getDType()))
-    return ctx.unsupported(t->getDType(), name);
-  if (t->getDType() != expected)
-    return ctx.error(std::string(name) + " has element type " +
-                     getDTypeName(t->getDType()) + ", expected " +
-                     getDTypeName(expected));
+/// The input, weight and optional bias of fully_connected / conv: all of
+/// the input's float type.
+Status requireFloatOperands(const KernelContext &ctx, const Tensor *x,
+                            const Tensor *w, const Tensor *bias) {
+  const DType dtype = x->getDType();
+  if (Status s = requireFloat(ctx, x, dtype, "input"); !s.ok())
+    return s;
+  if (Status s = requireFloat(ctx, w, dtype, "weight"); !s.ok())
+    return s;
+  if (bias)
+    return requireFloat(ctx, bias, dtype, "bias");
   return Status::success();
 }
 
@@ -108,7 +106,7 @@ Status matmulKernel(KernelContext &ctx) {
           float *pc = fo.data() + (o + r) * m * n;
           for (int64_t i = 0; i < m; ++i)
             for (int64_t j = 0; j < n; ++j)
-              pc[i * n + j] = dot(pa + i * k, bt.data() + j * k, k);
+              pc[i * n + j] = dotRows(pa + i * k, bt.data() + j * k, k);
         }
       });
   fo.commit();
@@ -118,13 +116,8 @@ Status matmulKernel(KernelContext &ctx) {
 Status fullyConnectedKernel(KernelContext &ctx) {
   const Tensor *x = ctx.input(0), *w = ctx.input(1), *bias = ctx.input(2);
   const DType dtype = x->getDType();
-  if (Status s = requireFloat(ctx, x, dtype, "input"); !s.ok())
+  if (Status s = requireFloatOperands(ctx, x, w, bias); !s.ok())
     return s;
-  if (Status s = requireFloat(ctx, w, dtype, "weight"); !s.ok())
-    return s;
-  if (bias)
-    if (Status s = requireFloat(ctx, bias, dtype, "bias"); !s.ok())
-      return s;
   int64_t transA, transB;
   double alphaD, betaD;
   FusedActivation act;
@@ -185,7 +178,7 @@ Status fullyConnectedKernel(KernelContext &ctx) {
   F32Output fo(*out);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
-      float y = dot(rowsA + i * k, rowsB + j * k, k);
+      float y = dotRows(rowsA + i * k, rowsB + j * k, k);
       if (alpha != 1.0f)
         y = alpha * y;
       if (fb) {
@@ -203,13 +196,8 @@ Status fullyConnectedKernel(KernelContext &ctx) {
 Status convKernel(KernelContext &ctx) {
   const Tensor *x = ctx.input(0), *w = ctx.input(1), *bias = ctx.input(2);
   const DType dtype = x->getDType();
-  if (Status s = requireFloat(ctx, x, dtype, "input"); !s.ok())
+  if (Status s = requireFloatOperands(ctx, x, w, bias); !s.ok())
     return s;
-  if (Status s = requireFloat(ctx, w, dtype, "weight"); !s.ok())
-    return s;
-  if (bias)
-    if (Status s = requireFloat(ctx, bias, dtype, "bias"); !s.ok())
-      return s;
   const int64_t rank = x->getRank();
   if (rank < 3 || rank > 5)
     return ctx.error("input must have rank 3 to 5 (N x C x 1-3 spatial "
@@ -320,7 +308,7 @@ Status convKernel(KernelContext &ctx) {
               }
             }
             for (int64_t fi = 0; fi < fg; ++fi) {
-              float y = dot(wg + fi * patch, field.data(), patch);
+              float y = dotRows(wg + fi * patch, field.data(), patch);
               if (fb)
                 y = y + (*fb)[static_cast<size_t>(g * fg + fi)];
               og[fi * outPlane + pos] = y;

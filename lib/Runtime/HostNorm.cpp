@@ -21,17 +21,6 @@ namespace detail {
 
 namespace {
 
-Status requireFloatInput(const KernelContext &ctx, const Tensor *t, DType dtype,
-                         const char *name) {
-  if (!isFloatDType(t->getDType()))
-    return ctx.unsupported(t->getDType(), name);
-  if (t->getDType() != dtype)
-    return ctx.error(std::string(name) + " has element type " +
-                     getDTypeName(t->getDType()) + ", expected " +
-                     getDTypeName(dtype));
-  return Status::success();
-}
-
 /// A tensor viewed as [outer, axisSize, inner] around one axis.
 struct AxisView {
   int64_t outer, axisSize, inner;
@@ -245,7 +234,7 @@ Status batchNormKernel(KernelContext &ctx) {
   static const char *const names[] = {"scale", "bias", "mean", "variance"};
   for (size_t i = 1; i <= 4; ++i) {
     const Tensor *p = ctx.input(i);
-    if (Status s = requireFloatInput(ctx, p, dtype, names[i - 1]); !s.ok())
+    if (Status s = requireFloat(ctx, p, dtype, names[i - 1]); !s.ok())
       return s;
     if (p->getRank() != 1 || p->getShape()[0] != channels)
       return ctx.error(std::string(names[i - 1]) + " must have shape [" +
@@ -289,10 +278,10 @@ Status layerNormKernel(KernelContext &ctx) {
   const DType dtype = x->getDType();
   if (!isFloatDType(dtype))
     return ctx.unsupported(dtype);
-  if (Status s = requireFloatInput(ctx, scale, dtype, "scale"); !s.ok())
+  if (Status s = requireFloat(ctx, scale, dtype, "scale"); !s.ok())
     return s;
   if (bias)
-    if (Status s = requireFloatInput(ctx, bias, dtype, "bias"); !s.ok())
+    if (Status s = requireFloat(ctx, bias, dtype, "bias"); !s.ok())
       return s;
   int64_t axisAttr, axis;
   double epsD;

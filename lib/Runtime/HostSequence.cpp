@@ -23,10 +23,6 @@ namespace detail {
 
 namespace {
 
-inline float dot(const float *a, const float *b, int64_t k) {
-  return numerics::dotF32(Span<const float>(a, static_cast<size_t>(k)),
-                          Span<const float>(b, static_cast<size_t>(k)));
-}
 inline float sigmoid(float x) { return numerics::sigmoidF32(x); }
 inline float tanhf32(float x) { return numerics::tanhF32(x); }
 
@@ -273,7 +269,7 @@ Status lstmKernel(KernelContext &ctx) {
         const float *hb = h.data() + b * H;
         float *cb = c.data() + b * H;
         for (int64_t k = 0; k < 4 * H; ++k) {
-          float v = dot(wd + k * I, xt, I) + dot(rd + k * H, hb, H);
+          float v = dotRows(wd + k * I, xt, I) + dotRows(rd + k * H, hb, H);
           if (wb)
             v = v + wb[k] + wb[4 * H + k];
           g[k] = v;
@@ -342,11 +338,11 @@ Status gruKernel(KernelContext &ctx) {
         const float *xt = x.data() + (t * B + b) * I;
         const float *hb = h.data() + b * H;
         for (int64_t k = 0; k < 3 * H; ++k)
-          xg[k] = dot(wd + k * I, xt, I);
+          xg[k] = dotRows(wd + k * I, xt, I);
         // Gate order z, r, h.
         for (int64_t j = 0; j < H; ++j) {
-          float pz = xg[j] + dot(rd + j * H, hb, H);
-          float pr = xg[H + j] + dot(rd + (H + j) * H, hb, H);
+          float pz = xg[j] + dotRows(rd + j * H, hb, H);
+          float pr = xg[H + j] + dotRows(rd + (H + j) * H, hb, H);
           if (wb) {
             pz = pz + wb[j] + rb[j];
             pr = pr + wb[H + j] + rb[H + j];
@@ -362,12 +358,12 @@ Status gruKernel(KernelContext &ctx) {
           float ph;
           if (lbr) {
             // r (.) (R_h h + Rb_h), then + W_h x + Wb_h.
-            float lin = dot(rdh + j * H, hb, H);
+            float lin = dotRows(rdh + j * H, hb, H);
             if (rb)
               lin = lin + rb[2 * H + j];
             ph = xg[2 * H + j] + rg[j] * lin;
           } else {
-            ph = xg[2 * H + j] + dot(rdh + j * H, rh.data(), H);
+            ph = xg[2 * H + j] + dotRows(rdh + j * H, rh.data(), H);
             if (rb)
               ph = ph + rb[2 * H + j];
           }

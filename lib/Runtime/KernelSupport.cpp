@@ -8,6 +8,7 @@
 #include "KernelSupport.h"
 
 #include "nnaccel/Numerics/Float16.h"
+#include "nnaccel/Numerics/Kernels.h"
 #include "nnaccel/Numerics/VectorOps.h"
 
 #include <cstring>
@@ -190,6 +191,22 @@ int64_t product(const std::vector<int64_t> &v, size_t begin, size_t end) {
   for (size_t i = begin; i < end && i < v.size(); ++i)
     p *= v[i];
   return p;
+}
+
+Status requireFloat(const KernelContext &ctx, const Tensor *t, DType expected,
+                    const char *name) {
+  if (!isFloatDType(t->getDType()))
+    return ctx.unsupported(t->getDType(), name);
+  if (t->getDType() != expected)
+    return ctx.error(std::string(name) + " has element type " +
+                     getDTypeName(t->getDType()) + ", expected " +
+                     getDTypeName(expected));
+  return Status::success();
+}
+
+float dotRows(const float *a, const float *b, int64_t k) {
+  return numerics::dotF32(Span<const float>(a, static_cast<size_t>(k)),
+                          Span<const float>(b, static_cast<size_t>(k)));
 }
 
 Status parseActivation(const HostOp &op, FusedActivation &out) {

@@ -262,6 +262,17 @@ void forEachBroadcastRun(const std::vector<int64_t> &outShape,
   }
 }
 
+//===--- Operand checks and products --------------------------------------===//
+
+/// Success when `t` has a float element type equal to `expected`; else the
+/// kernel's error naming the operand (`name`).
+Status requireFloat(const KernelContext &ctx, const Tensor *t, DType expected,
+                    const char *name);
+
+/// The f32 dot product of two k-element rows in the device's accumulation
+/// order (numerics::dotF32).
+float dotRows(const float *a, const float *b, int64_t k);
+
 //===--- Fused activations ------------------------------------------------===//
 
 struct FusedActivation {
