@@ -26,22 +26,12 @@ template <typename T> T load(const Tensor &t, int64_t i) {
   return v;
 }
 
+/// Integer elements exactly: i64 directly, narrower types through their
+/// exact double.
 int64_t elementAsInt(const Tensor &t, int64_t i) {
-  switch (t.getDType()) {
-  case DType::I1:
-  case DType::U8:
-    return load<uint8_t>(t, i);
-  case DType::I8:
-    return load<int8_t>(t, i);
-  case DType::I16:
-    return load<int16_t>(t, i);
-  case DType::I32:
-    return load<int32_t>(t, i);
-  case DType::I64:
+  if (t.getDType() == DType::I64)
     return load<int64_t>(t, i);
-  default:
-    return static_cast<int64_t>(elementAsDouble(t, i));
-  }
+  return static_cast<int64_t>(elementAsDouble(t, i));
 }
 } // namespace
 
