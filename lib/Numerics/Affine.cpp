@@ -64,15 +64,15 @@ inline size_t channelOf(size_t i, const AxisQuantParams &p) {
 }
 
 template <typename Store>
-void quantizeLoop(Span<const float> x, const QuantParams &p, QuantRange range,
+void quantizeEach(Span<const float> x, const QuantParams &p, QuantRange range,
                   Store store) {
   for (size_t i = 0, e = x.size(); i != e; ++i)
     store(i, quantizeValue(x.data()[i], p, range));
 }
 
 template <typename Store>
-void quantizeAxisLoop(Span<const float> x, const AxisQuantParams &p,
-                      QuantRange range, Store store) {
+void quantizeEach(Span<const float> x, const AxisQuantParams &p,
+                  QuantRange range, Store store) {
   assert(x.size() % (p.scales.size() * p.innerSize) == 0);
   for (size_t i = 0, e = x.size(); i != e; ++i) {
     size_t c = channelOf(i, p);
@@ -82,7 +82,7 @@ void quantizeAxisLoop(Span<const float> x, const AxisQuantParams &p,
 }
 
 template <typename Load>
-void dequantizeLoop(size_t n, const QuantParams &p, Span<float> out,
+void dequantizeEach(size_t n, const QuantParams &p, Span<float> out,
                     Load load) {
   assert(out.size() == n);
   for (size_t i = 0; i != n; ++i)
@@ -90,8 +90,8 @@ void dequantizeLoop(size_t n, const QuantParams &p, Span<float> out,
 }
 
 template <typename Load>
-void dequantizeAxisLoop(size_t n, const AxisQuantParams &p, Span<float> out,
-                        Load load) {
+void dequantizeEach(size_t n, const AxisQuantParams &p, Span<float> out,
+                    Load load) {
   assert(out.size() == n);
   assert(n % (p.scales.size() * p.innerSize) == 0);
   for (size_t i = 0; i != n; ++i) {
@@ -101,14 +101,35 @@ void dequantizeAxisLoop(size_t n, const AxisQuantParams &p, Span<float> out,
   }
 }
 
-/// Stores a 4-bit value into nibble i; the caller zeroes the bytes first so
-/// that the unused high nibble of an odd-length array is 0.
+/// Stores a 4-bit value into nibble i of values written in index order: an
+/// even index writes its whole byte (so the unused high nibble of an
+/// odd-length array is 0), an odd one adds the high nibble.
 inline void storeNibble(uint8_t *packed, size_t i, int32_t v) {
-  packed[i / 2] |= static_cast<uint8_t>((v & 0x0F) << ((i & 1) * 4));
+  uint8_t nibble = static_cast<uint8_t>(v & 0x0F);
+  if (i & 1)
+    packed[i / 2] |= static_cast<uint8_t>(nibble << 4);
+  else
+    packed[i / 2] = nibble;
 }
 
-inline void clearPacked(Span<uint8_t> packed) {
-  std::memset(packed.data(), 0, packed.size());
+/// Stores of quantized codes: as elements of `out`, or packed in nibbles.
+template <typename T> auto storeInto(Span<T> out) {
+  return [out](size_t i, int32_t q) { out.data()[i] = static_cast<T>(q); };
+}
+inline auto storeNibbles(Span<uint8_t> packed) {
+  return [packed](size_t i, int32_t q) { storeNibble(packed.data(), i, q); };
+}
+
+/// Validates `p` for `range`, then quantizes every element of `x`, handing
+/// (index, code) to `store`; nothing is written when `p` is invalid.
+template <typename Params, typename Store>
+Status quantizeChecked(Span<const float> x, const Params &p, QuantRange range,
+                       Store store) {
+  Status s = validate(p, range);
+  if (!s.ok())
+    return s;
+  quantizeEach(x, p, range, store);
+  return s;
 }
 
 } // namespace
@@ -116,81 +137,55 @@ inline void clearPacked(Span<uint8_t> packed) {
 Status quantizeInt8(Span<const float> x, const QuantParams &p,
                     Span<int8_t> out) {
   assert(x.size() == out.size());
-  Status s = validate(p, kInt8Range);
-  if (!s.ok())
-    return s;
-  quantizeLoop(x, p, kInt8Range, [&](size_t i, int32_t q) {
-    out.data()[i] = static_cast<int8_t>(q);
-  });
-  return s;
+  return quantizeChecked(x, p, kInt8Range, storeInto(out));
 }
 
 Status quantizeUInt8(Span<const float> x, const QuantParams &p,
                      Span<uint8_t> out) {
   assert(x.size() == out.size());
-  Status s = validate(p, kUInt8Range);
-  if (!s.ok())
-    return s;
-  quantizeLoop(x, p, kUInt8Range, [&](size_t i, int32_t q) {
-    out.data()[i] = static_cast<uint8_t>(q);
-  });
-  return s;
+  return quantizeChecked(x, p, kUInt8Range, storeInto(out));
 }
 
 void dequantizeInt8(Span<const int8_t> q, const QuantParams &p,
                     Span<float> out) {
-  dequantizeLoop(q.size(), p, out, [&](size_t i) { return q.data()[i]; });
+  dequantizeEach(q.size(), p, out, [&](size_t i) { return q.data()[i]; });
 }
 
 void dequantizeUInt8(Span<const uint8_t> q, const QuantParams &p,
                      Span<float> out) {
-  dequantizeLoop(q.size(), p, out, [&](size_t i) { return q.data()[i]; });
+  dequantizeEach(q.size(), p, out, [&](size_t i) { return q.data()[i]; });
 }
 
 Status quantizeInt8PerAxis(Span<const float> x, const AxisQuantParams &p,
                            Span<int8_t> out) {
   assert(x.size() == out.size());
-  Status s = validate(p, kInt8Range);
-  if (!s.ok())
-    return s;
-  quantizeAxisLoop(x, p, kInt8Range, [&](size_t i, int32_t q) {
-    out.data()[i] = static_cast<int8_t>(q);
-  });
-  return s;
+  return quantizeChecked(x, p, kInt8Range, storeInto(out));
 }
 
 Status quantizeUInt8PerAxis(Span<const float> x, const AxisQuantParams &p,
                             Span<uint8_t> out) {
   assert(x.size() == out.size());
-  Status s = validate(p, kUInt8Range);
-  if (!s.ok())
-    return s;
-  quantizeAxisLoop(x, p, kUInt8Range, [&](size_t i, int32_t q) {
-    out.data()[i] = static_cast<uint8_t>(q);
-  });
-  return s;
+  return quantizeChecked(x, p, kUInt8Range, storeInto(out));
 }
 
 void dequantizeInt8PerAxis(Span<const int8_t> q, const AxisQuantParams &p,
                            Span<float> out) {
-  dequantizeAxisLoop(q.size(), p, out, [&](size_t i) { return q.data()[i]; });
+  dequantizeEach(q.size(), p, out, [&](size_t i) { return q.data()[i]; });
 }
 
 void dequantizeUInt8PerAxis(Span<const uint8_t> q, const AxisQuantParams &p,
                             Span<float> out) {
-  dequantizeAxisLoop(q.size(), p, out, [&](size_t i) { return q.data()[i]; });
+  dequantizeEach(q.size(), p, out, [&](size_t i) { return q.data()[i]; });
 }
 
 void packInt4(Span<const int8_t> values, Span<uint8_t> packed) {
   assert(packed.size() == packedInt4Size(values.size()));
-  clearPacked(packed);
   for (size_t i = 0, e = values.size(); i != e; ++i)
     storeNibble(packed.data(), i, values.data()[i]);
 }
 
 void packUInt4(Span<const uint8_t> values, Span<uint8_t> packed) {
   assert(packed.size() == packedInt4Size(values.size()));
-  clearPacked(packed);
   for (size_t i = 0, e = values.size(); i != e; ++i)
     storeNibble(packed.data(), i, values.data()[i]);
 }
@@ -210,44 +205,25 @@ void unpackUInt4(Span<const uint8_t> packed, Span<uint8_t> out) {
 Status quantizeInt4Packed(Span<const float> x, const QuantParams &p,
                           Span<uint8_t> packed) {
   assert(packed.size() == packedInt4Size(x.size()));
-  Status s = validate(p, kInt4Range);
-  if (!s.ok())
-    return s;
-  clearPacked(packed);
-  quantizeLoop(x, p, kInt4Range,
-               [&](size_t i, int32_t q) { storeNibble(packed.data(), i, q); });
-  return s;
+  return quantizeChecked(x, p, kInt4Range, storeNibbles(packed));
 }
 
 Status quantizeUInt4Packed(Span<const float> x, const QuantParams &p,
                            Span<uint8_t> packed) {
   assert(packed.size() == packedInt4Size(x.size()));
-  Status s = validate(p, kUInt4Range);
-  if (!s.ok())
-    return s;
-  clearPacked(packed);
-  quantizeLoop(x, p, kUInt4Range,
-               [&](size_t i, int32_t q) { storeNibble(packed.data(), i, q); });
-  return s;
+  return quantizeChecked(x, p, kUInt4Range, storeNibbles(packed));
 }
 
 Status quantizeInt4PackedPerAxis(Span<const float> x, const AxisQuantParams &p,
                                  Span<uint8_t> packed) {
   assert(packed.size() == packedInt4Size(x.size()));
-  Status s = validate(p, kInt4Range);
-  if (!s.ok())
-    return s;
-  clearPacked(packed);
-  quantizeAxisLoop(x, p, kInt4Range, [&](size_t i, int32_t q) {
-    storeNibble(packed.data(), i, q);
-  });
-  return s;
+  return quantizeChecked(x, p, kInt4Range, storeNibbles(packed));
 }
 
 void dequantizeInt4Packed(Span<const uint8_t> packed, const QuantParams &p,
                           Span<float> out) {
   assert(packed.size() == packedInt4Size(out.size()));
-  dequantizeLoop(out.size(), p, out, [&](size_t i) {
+  dequantizeEach(out.size(), p, out, [&](size_t i) {
     return static_cast<int32_t>(readPackedInt4(packed.data(), i));
   });
 }
@@ -255,7 +231,7 @@ void dequantizeInt4Packed(Span<const uint8_t> packed, const QuantParams &p,
 void dequantizeUInt4Packed(Span<const uint8_t> packed, const QuantParams &p,
                            Span<float> out) {
   assert(packed.size() == packedInt4Size(out.size()));
-  dequantizeLoop(out.size(), p, out, [&](size_t i) {
+  dequantizeEach(out.size(), p, out, [&](size_t i) {
     return static_cast<int32_t>(readPackedUInt4(packed.data(), i));
   });
 }
@@ -263,7 +239,7 @@ void dequantizeUInt4Packed(Span<const uint8_t> packed, const QuantParams &p,
 void dequantizeInt4PackedPerAxis(Span<const uint8_t> packed,
                                  const AxisQuantParams &p, Span<float> out) {
   assert(packed.size() == packedInt4Size(out.size()));
-  dequantizeAxisLoop(out.size(), p, out, [&](size_t i) {
+  dequantizeEach(out.size(), p, out, [&](size_t i) {
     return static_cast<int32_t>(readPackedInt4(packed.data(), i));
   });
 }
