@@ -145,6 +145,10 @@ TEST_CASE("int4 packing puts the even element in the low nibble", "[int4]") {
   unpackInt4(packed, back);
   CHECK(back == v);
   CHECK(readPackedInt4(packed.data(), 1) == -2);
+  // Whatever the buffer held before (the odd tail's high nibble included).
+  std::vector<uint8_t> dirty(packed.size(), 0xFF);
+  packInt4(v, dirty);
+  CHECK(dirty == packed);
 
   std::vector<uint8_t> u = {15, 0, 9};
   std::vector<uint8_t> up(2);
