@@ -103,6 +103,17 @@ public:
 
   /// Binds output `index` to `value` (skipped when the output is unnamed).
   void setOutput(int64_t index, Value value);
+  /// Binds output 0 to `value`, or fails when building it failed.
+  LogicalResult setSingleOutput(FailureOr<Value> value) {
+    if (failed(value))
+      return failure();
+    setOutput(0, *value);
+    return success();
+  }
+  /// `name = value`, for the attribute list of an op being built.
+  NamedAttribute named(StringRef name, Attribute value) {
+    return builder.getNamedAttr(name, value);
+  }
   int64_t getNumOutputs() const { return node.output_size(); }
   bool hasOutput(int64_t index) const {
     return index < node.output_size() && !node.output(index).empty();

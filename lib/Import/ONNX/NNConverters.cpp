@@ -14,34 +14,23 @@ using namespace mlir::nnaccel::onnx_import;
 using namespace mlir::nnaccel::accel;
 
 namespace {
-NamedAttribute named(NodeContext &ctx, StringRef name, Attribute value) {
-  return ctx.getBuilder().getNamedAttr(name, value);
-}
-
-LogicalResult setSingle(NodeContext &ctx, FailureOr<Value> value) {
-  if (failed(value))
-    return failure();
-  ctx.setOutput(0, *value);
-  return success();
-}
-
 LogicalResult convertGemm(NodeContext &ctx) {
   Builder &b = ctx.getBuilder();
   SmallVector<Value> operands{ctx.getInput(0), ctx.getInput(1)};
   if (ctx.hasInput(2))
     operands.push_back(ctx.getInput(2));
   SmallVector<NamedAttribute> attrs{
-      named(ctx, "transpose_input", b.getBoolAttr(ctx.getIntAttr("transA", 0))),
-      named(ctx, "transpose_weight",
-            b.getBoolAttr(ctx.getIntAttr("transB", 0))),
-      named(ctx, "alpha", b.getF32FloatAttr(ctx.getFloatAttr("alpha", 1.0f))),
-      named(ctx, "beta", b.getF32FloatAttr(ctx.getFloatAttr("beta", 1.0f)))};
-  return setSingle(ctx, ctx.createInferred1<FullyConnectedOp>(operands, attrs));
+      ctx.named("transpose_input", b.getBoolAttr(ctx.getIntAttr("transA", 0))),
+      ctx.named("transpose_weight", b.getBoolAttr(ctx.getIntAttr("transB", 0))),
+      ctx.named("alpha", b.getF32FloatAttr(ctx.getFloatAttr("alpha", 1.0f))),
+      ctx.named("beta", b.getF32FloatAttr(ctx.getFloatAttr("beta", 1.0f)))};
+  return ctx.setSingleOutput(
+      ctx.createInferred1<FullyConnectedOp>(operands, attrs));
 }
 
 LogicalResult convertMatMul(NodeContext &ctx) {
-  return setSingle(
-      ctx, ctx.createInferred1<MatMulOp>({ctx.getInput(0), ctx.getInput(1)}));
+  return ctx.setSingleOutput(
+      ctx.createInferred1<MatMulOp>({ctx.getInput(0), ctx.getInput(1)}));
 }
 
 /// Window attributes shared by Conv and pooling, with auto_pad resolved.
@@ -104,14 +93,12 @@ LogicalResult convertConv(NodeContext &ctx) {
   SmallVector<Value> operands{ctx.getInput(0), ctx.getInput(1)};
   if (ctx.hasInput(2))
     operands.push_back(ctx.getInput(2));
-  return setSingle(
-      ctx, ctx.createInferred1<ConvOp>(
-               operands,
-               {named(ctx, "strides", b.getDenseI64ArrayAttr(w->strides)),
-                named(ctx, "pads", b.getDenseI64ArrayAttr(w->pads)),
-                named(ctx, "dilations", b.getDenseI64ArrayAttr(w->dilations)),
-                named(ctx, "groups",
-                      b.getI64IntegerAttr(ctx.getIntAttr("group", 1)))}));
+  return ctx.setSingleOutput(ctx.createInferred1<ConvOp>(
+      operands,
+      {ctx.named("strides", b.getDenseI64ArrayAttr(w->strides)),
+       ctx.named("pads", b.getDenseI64ArrayAttr(w->pads)),
+       ctx.named("dilations", b.getDenseI64ArrayAttr(w->dilations)),
+       ctx.named("groups", b.getI64IntegerAttr(ctx.getIntAttr("group", 1)))}));
 }
 
 template <typename OpTy> LogicalResult convertPool(NodeContext &ctx) {
@@ -128,26 +115,27 @@ template <typename OpTy> LogicalResult convertPool(NodeContext &ctx) {
     return failure();
   Builder &b = ctx.getBuilder();
   SmallVector<NamedAttribute> attrs{
-      named(ctx, "kernel_shape", b.getDenseI64ArrayAttr(w->kernel)),
-      named(ctx, "strides", b.getDenseI64ArrayAttr(w->strides)),
-      named(ctx, "pads", b.getDenseI64ArrayAttr(w->pads)),
-      named(ctx, "ceil_mode", b.getBoolAttr(ctx.getIntAttr("ceil_mode", 0)))};
+      ctx.named("kernel_shape", b.getDenseI64ArrayAttr(w->kernel)),
+      ctx.named("strides", b.getDenseI64ArrayAttr(w->strides)),
+      ctx.named("pads", b.getDenseI64ArrayAttr(w->pads)),
+      ctx.named("ceil_mode", b.getBoolAttr(ctx.getIntAttr("ceil_mode", 0)))};
   if constexpr (std::is_same_v<OpTy, MaxPoolOp>) {
     attrs.push_back(
-        named(ctx, "dilations", b.getDenseI64ArrayAttr(w->dilations)));
+        ctx.named("dilations", b.getDenseI64ArrayAttr(w->dilations)));
   } else {
     if (llvm::any_of(w->dilations, [](int64_t d) { return d != 1; }))
       return ctx.emitError() << "dilated average pooling is not supported";
     attrs.push_back(
-        named(ctx, "count_include_pad",
-              b.getBoolAttr(ctx.getIntAttr("count_include_pad", 0))));
+        ctx.named("count_include_pad",
+                  b.getBoolAttr(ctx.getIntAttr("count_include_pad", 0))));
   }
-  return setSingle(ctx, ctx.createInferred1<OpTy>({ctx.getInput(0)}, attrs));
+  return ctx.setSingleOutput(
+      ctx.createInferred1<OpTy>({ctx.getInput(0)}, attrs));
 }
 
 LogicalResult convertGlobalAveragePool(NodeContext &ctx) {
-  return setSingle(ctx,
-                   ctx.createInferred1<GlobalAvgPoolOp>({ctx.getInput(0)}));
+  return ctx.setSingleOutput(
+      ctx.createInferred1<GlobalAvgPoolOp>({ctx.getInput(0)}));
 }
 
 /// GlobalMaxPool is a max reduction over the spatial dimensions.
@@ -157,10 +145,9 @@ LogicalResult convertGlobalMaxPool(NodeContext &ctx) {
   for (int64_t i = 2; i < input.getRank(); ++i)
     axes.push_back(i);
   Builder &b = ctx.getBuilder();
-  return setSingle(ctx, ctx.createInferred1<ReduceMaxOp>(
-                            {ctx.getInput(0)},
-                            {named(ctx, "axes", b.getDenseI64ArrayAttr(axes)),
-                             named(ctx, "keepdims", b.getBoolAttr(true))}));
+  return ctx.setSingleOutput(ctx.createInferred1<ReduceMaxOp>(
+      {ctx.getInput(0)}, {ctx.named("axes", b.getDenseI64ArrayAttr(axes)),
+                          ctx.named("keepdims", b.getBoolAttr(true))}));
 }
 
 LogicalResult convertBatchNorm(NodeContext &ctx) {
@@ -209,8 +196,8 @@ LogicalResult convertLayerNorm(NodeContext &ctx) {
   for (int64_t i = *axis; i < type.getRank(); ++i)
     axes.push_back(i);
   SmallVector<NamedAttribute> reduceAttrs{
-      named(ctx, "axes", b.getDenseI64ArrayAttr(axes)),
-      named(ctx, "keepdims", b.getBoolAttr(true))};
+      ctx.named("axes", b.getDenseI64ArrayAttr(axes)),
+      ctx.named("keepdims", b.getBoolAttr(true))};
   FailureOr<Value> mean =
       ctx.createInferred1<ReduceMeanOp>({input}, reduceAttrs);
   if (failed(mean))
@@ -283,12 +270,11 @@ LogicalResult convertReduce(NodeContext &ctx, int64_t axesInputSince) {
     return success();
   }
   Builder &b = ctx.getBuilder();
-  return setSingle(
-      ctx, ctx.createInferred1<OpTy>(
-               {ctx.getInput(0)},
-               {named(ctx, "axes", b.getDenseI64ArrayAttr(axes)),
-                named(ctx, "keepdims",
-                      b.getBoolAttr(ctx.getIntAttr("keepdims", 1) != 0))}));
+  return ctx.setSingleOutput(ctx.createInferred1<OpTy>(
+      {ctx.getInput(0)},
+      {ctx.named("axes", b.getDenseI64ArrayAttr(axes)),
+       ctx.named("keepdims",
+                 b.getBoolAttr(ctx.getIntAttr("keepdims", 1) != 0))}));
 }
 } // namespace
 

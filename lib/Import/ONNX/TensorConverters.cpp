@@ -17,17 +17,6 @@ using namespace mlir::nnaccel::onnx_import;
 using namespace mlir::nnaccel::accel;
 
 namespace {
-NamedAttribute named(NodeContext &ctx, StringRef name, Attribute value) {
-  return ctx.getBuilder().getNamedAttr(name, value);
-}
-
-LogicalResult setSingle(NodeContext &ctx, FailureOr<Value> value) {
-  if (failed(value))
-    return failure();
-  ctx.setOutput(0, *value);
-  return success();
-}
-
 LogicalResult convertConstant(NodeContext &ctx) {
   OpBuilder &b = ctx.getBuilder();
   if (const onnx::AttributeProto *value = ctx.getAttr("value")) {
@@ -192,11 +181,9 @@ LogicalResult convertTranspose(NodeContext &ctx) {
   else
     for (int64_t i = type.getRank() - 1; i >= 0; --i)
       perm.push_back(i);
-  return setSingle(ctx,
-                   ctx.createInferred1<TransposeOp>(
-                       {ctx.getInput(0)},
-                       {named(ctx, "permutation",
-                              ctx.getBuilder().getDenseI64ArrayAttr(perm))}));
+  return ctx.setSingleOutput(ctx.createInferred1<TransposeOp>(
+      {ctx.getInput(0)},
+      {ctx.named("permutation", ctx.getBuilder().getDenseI64ArrayAttr(perm))}));
 }
 
 LogicalResult convertConcat(NodeContext &ctx) {
@@ -206,10 +193,9 @@ LogicalResult convertConcat(NodeContext &ctx) {
       inputs.push_back(ctx.getInput(i));
   if (!ctx.getAttr("axis"))
     return ctx.emitError() << "missing axis";
-  return setSingle(ctx, ctx.createInferred1<ConcatOp>(
-                            inputs, {named(ctx, "axis",
-                                           ctx.getBuilder().getI64IntegerAttr(
-                                               ctx.getIntAttr("axis", 0)))}));
+  return ctx.setSingleOutput(ctx.createInferred1<ConcatOp>(
+      inputs, {ctx.named("axis", ctx.getBuilder().getI64IntegerAttr(
+                                     ctx.getIntAttr("axis", 0)))}));
 }
 
 /// Slice with ONNX clamping: starts/ends are clamped to the dimension, then
@@ -279,20 +265,18 @@ LogicalResult convertSlice(NodeContext &ctx) {
     fullSteps[*axis] = step;
   }
   Builder &b = ctx.getBuilder();
-  return setSingle(
-      ctx, ctx.createInferred1<SliceOp>(
-               {ctx.getInput(0)},
-               {named(ctx, "starts", b.getDenseI64ArrayAttr(fullStarts)),
-                named(ctx, "ends", b.getDenseI64ArrayAttr(fullEnds)),
-                named(ctx, "steps", b.getDenseI64ArrayAttr(fullSteps))}));
+  return ctx.setSingleOutput(ctx.createInferred1<SliceOp>(
+      {ctx.getInput(0)},
+      {ctx.named("starts", b.getDenseI64ArrayAttr(fullStarts)),
+       ctx.named("ends", b.getDenseI64ArrayAttr(fullEnds)),
+       ctx.named("steps", b.getDenseI64ArrayAttr(fullSteps))}));
 }
 
 LogicalResult convertGather(NodeContext &ctx) {
-  return setSingle(ctx, ctx.createInferred1<GatherOp>(
-                            {ctx.getInput(0), ctx.getInput(1)},
-                            {named(ctx, "axis",
-                                   ctx.getBuilder().getI64IntegerAttr(
-                                       ctx.getIntAttr("axis", 0)))}));
+  return ctx.setSingleOutput(ctx.createInferred1<GatherOp>(
+      {ctx.getInput(0), ctx.getInput(1)},
+      {ctx.named("axis", ctx.getBuilder().getI64IntegerAttr(
+                             ctx.getIntAttr("axis", 0)))}));
 }
 
 LogicalResult convertExpand(NodeContext &ctx) {
@@ -393,12 +377,11 @@ LogicalResult convertPad(NodeContext &ctx) {
   if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
     return ctx.emitError() << "negative pads (cropping) are not supported";
   Builder &b = ctx.getBuilder();
-  return setSingle(
-      ctx, ctx.createInferred1<PadOp>(
-               {ctx.getInput(0)},
-               {named(ctx, "pads", b.getDenseI64ArrayAttr(pads)),
-                named(ctx, "mode", PadModeAttr::get(ctx.getContext(), padMode)),
-                named(ctx, "value", b.getF32FloatAttr(value))}));
+  return ctx.setSingleOutput(ctx.createInferred1<PadOp>(
+      {ctx.getInput(0)},
+      {ctx.named("pads", b.getDenseI64ArrayAttr(pads)),
+       ctx.named("mode", PadModeAttr::get(ctx.getContext(), padMode)),
+       ctx.named("value", b.getF32FloatAttr(value))}));
 }
 } // namespace
 
