@@ -315,17 +315,17 @@ static LogicalResult planPartition(CardPartitionOp partition,
   struct Buffer {
     uint64_t address = 0, bytes = 0;
     bool pinned = false; // inputs, weights, results: live for the program
+    bool released = false;
     SmallVector<Value> values;
   };
   SmallVector<Buffer> buffers;
   llvm::DenseMap<Value, std::pair<unsigned, uint64_t>> where; // buffer, offset
-  auto allocate = [&](Value value, uint64_t bytes,
-                      Operation *user) -> FailureOr<unsigned> {
+  auto allocate = [&](uint64_t bytes, Operation *user) -> FailureOr<unsigned> {
     std::optional<uint64_t> at = allocator.allocate(bytes);
     if (!at)
       return user->emitOpError()
              << "does not fit the card's " << dram.bytes << " bytes of DRAM";
-    buffers.push_back({*at, bytes, false, {}});
+    buffers.push_back({*at, bytes, false, false, {}});
     return buffers.size() - 1;
   };
   auto bind = [&](Value value, unsigned buffer, uint64_t offset) {
@@ -347,8 +347,8 @@ static LogicalResult planPartition(CardPartitionOp partition,
         part != inPlace.concatParts.end()) {
       auto [concat, offset] = part->second;
       if (!where.count(concat)) {
-        FailureOr<unsigned> buffer = allocate(
-            concat, npu_lowering::getDramByteSize(concat.getType()), user);
+        FailureOr<unsigned> buffer =
+            allocate(npu_lowering::getDramByteSize(concat.getType()), user);
         if (failed(buffer))
           return failure();
         bind(concat, *buffer, 0);
@@ -359,7 +359,7 @@ static LogicalResult planPartition(CardPartitionOp partition,
     if (where.count(value)) // an in-place concat, placed with its first part
       return success();
     FailureOr<unsigned> buffer =
-        allocate(value, npu_lowering::getDramByteSize(value.getType()), user);
+        allocate(npu_lowering::getDramByteSize(value.getType()), user);
     if (failed(buffer))
       return failure();
     bind(value, *buffer, 0);
@@ -374,13 +374,13 @@ static LogicalResult planPartition(CardPartitionOp partition,
     if (it == where.end())
       return;
     Buffer &buffer = buffers[it->second.first];
-    if (buffer.pinned || buffer.bytes == 0)
+    if (buffer.pinned || buffer.released)
       return;
     if (!llvm::all_of(buffer.values,
                       [&](Value other) { return isDeadAfter(other, at); }))
       return;
     allocator.release(buffer.address, buffer.bytes);
-    buffer.bytes = 0; // released once
+    buffer.released = true;
   };
 
   for (BlockArgument arg : body.getArguments())
@@ -394,6 +394,7 @@ static LogicalResult planPartition(CardPartitionOp partition,
       buffers.push_back({uint64_t(address.getInt()),
                          npu_lowering::getDramByteSize(constant.getType()),
                          true,
+                         false,
                          {}});
       bind(constant, buffers.size() - 1, 0);
     } else if (failed(place(constant, constant))) {
@@ -464,8 +465,8 @@ LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
   // its work memory (inputs first): nothing else would overwrite them.
   DramAllocator allocator(dram.bytes, dram.align);
   for (CardPartitionOp partition : partitions) {
-    if (partitions.size() == 1)
-      break;
+    if (partitions.size() < 2)
+      break; // the only partition places its weights itself
     Block &body = partition.getBody().front();
     for (auto constant : body.getOps<ConstantOp>()) {
       std::optional<uint64_t> at =
