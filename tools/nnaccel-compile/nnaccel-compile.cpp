@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nnaccel/Conversion/NPUSupport.h"
 #include "nnaccel/Conversion/Passes.h"
 #include "nnaccel/Import/ONNX/ImportONNX.h"
 #include "nnaccel/Pipelines/Pipelines.h"
@@ -125,13 +126,6 @@ uint64_t modelLatency(accel::CardPartitionOp card,
     }
   auto stats = emulator.run();
   return stats.ok() ? stats->totalCycles : 0;
-}
-
-/// Bytes of a densely packed tensor.
-uint64_t getDenseByteSize(Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  return uint64_t(tensor.getNumElements()) *
-         ((tensor.getElementTypeBitWidth() + 7) / 8);
 }
 
 /// What moving a card partition's data over the host link costs in the

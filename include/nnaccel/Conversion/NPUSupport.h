@@ -23,6 +23,10 @@ LogicalResult canLowerToNPU(Operation *op,
                             const ::nnaccel::isa::TargetDesc &target,
                             std::string &reason);
 
+/// Bytes a densely packed tensor of `type` (a ranked tensor type) takes in
+/// card memory.
+uint64_t getDenseByteSize(Type type);
+
 /// True for ops whose cost dominates a model (matrix products,
 /// convolutions, embedding bags, recurrences): running them on the host
 /// deserves a warning.

@@ -18,9 +18,6 @@
 
 namespace mlir::nnaccel::npu_lowering {
 
-/// Bytes a densely packed tensor of `type` takes in DRAM.
-uint64_t getDramByteSize(Type type);
-
 /// True when accel-plan-card-memory can lay `weight` (a K x N
 /// fully_connected weight) out as N x K: a constant of a card float type.
 bool canTransposeWeightAtCompileTime(Value weight);

@@ -37,6 +37,7 @@
 #include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
+#include "nnaccel/Conversion/NPUSupport.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
@@ -79,10 +80,7 @@ void loadImmediate(ProgramEmitter &emitter, int64_t reg, uint64_t value) {
 }
 
 MemRegion dramRegion(uint64_t address, Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  uint64_t bytes = uint64_t(tensor.getNumElements()) *
-                   ((tensor.getElementTypeBitWidth() + 7) / 8);
-  return {Space::Dram, address, address + bytes};
+  return {Space::Dram, address, address + getDenseByteSize(type)};
 }
 
 int64_t indexBytes(Value value) {

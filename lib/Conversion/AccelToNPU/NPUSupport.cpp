@@ -29,6 +29,12 @@ mlir::nnaccel::canLowerToNPU(Operation *op,
   return kernel->check(op, target, reason);
 }
 
+uint64_t mlir::nnaccel::getDenseByteSize(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return uint64_t(tensor.getNumElements()) *
+         ((tensor.getElementTypeBitWidth() + 7) / 8);
+}
+
 bool mlir::nnaccel::isHeavyOp(Operation *op) {
   return isa<MatMulOp, FullyConnectedOp, ConvOp, EmbeddingBagOp, LSTMOp, GRUOp>(
       op);

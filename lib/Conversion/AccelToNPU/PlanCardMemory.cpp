@@ -8,6 +8,8 @@
 
 #include "CardMemoryPlan.h"
 
+#include "nnaccel/Conversion/NPUSupport.h"
+
 #include "nnaccel/Conversion/Passes.h"
 
 #include "Accel/ConstantUtils.h"
@@ -92,7 +94,7 @@ std::optional<RawConstant> getRawConstant(Value value) {
     if (!blob)
       return std::nullopt;
     ArrayRef<char> bytes = blob->getData();
-    if (bytes.size() != npu_lowering::getDramByteSize(resource.getType()))
+    if (bytes.size() != getDenseByteSize(resource.getType()))
       return std::nullopt;
     return RawConstant{attr, bytes, false};
   }
@@ -198,7 +200,7 @@ std::optional<SmallVector<uint64_t>> getConcatPartOffsets(ConcatOp op) {
   uint64_t offset = 0;
   for (Value input : op.getInputs()) {
     offsets.push_back(offset);
-    offset += npu_lowering::getDramByteSize(input.getType());
+    offset += getDenseByteSize(input.getType());
   }
   return offsets;
 }
@@ -288,12 +290,6 @@ bool mlir::nnaccel::npu_lowering::canTransposeWeightAtCompileTime(
   return getRawConstant(weight).has_value();
 }
 
-uint64_t mlir::nnaccel::npu_lowering::getDramByteSize(Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  return uint64_t(tensor.getNumElements()) *
-         ((tensor.getElementTypeBitWidth() + 7) / 8);
-}
-
 /// Plans one partition whose weights are already placed; `allocator` holds
 /// the card's weights and the partition's work memory starts at its top.
 static LogicalResult planPartition(CardPartitionOp partition,
@@ -348,7 +344,7 @@ static LogicalResult planPartition(CardPartitionOp partition,
       auto [concat, offset] = part->second;
       if (!where.count(concat)) {
         FailureOr<unsigned> buffer =
-            allocate(npu_lowering::getDramByteSize(concat.getType()), user);
+            allocate(getDenseByteSize(concat.getType()), user);
         if (failed(buffer))
           return failure();
         bind(concat, *buffer, 0);
@@ -359,7 +355,7 @@ static LogicalResult planPartition(CardPartitionOp partition,
     if (where.count(value)) // an in-place concat, placed with its first part
       return success();
     FailureOr<unsigned> buffer =
-        allocate(npu_lowering::getDramByteSize(value.getType()), user);
+        allocate(getDenseByteSize(value.getType()), user);
     if (failed(buffer))
       return failure();
     bind(value, *buffer, 0);
@@ -392,7 +388,7 @@ static LogicalResult planPartition(CardPartitionOp partition,
     if (auto address = constant->getAttrOfType<IntegerAttr>(
             AccelDialect::getDramAddressAttrName())) {
       buffers.push_back({uint64_t(address.getInt()),
-                         npu_lowering::getDramByteSize(constant.getType()),
+                         getDenseByteSize(constant.getType()),
                          true,
                          false,
                          {}});
@@ -470,7 +466,7 @@ LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
     Block &body = partition.getBody().front();
     for (auto constant : body.getOps<ConstantOp>()) {
       std::optional<uint64_t> at =
-          allocator.allocate(npu_lowering::getDramByteSize(constant.getType()));
+          allocator.allocate(getDenseByteSize(constant.getType()));
       if (!at)
         return constant.emitOpError()
                << "does not fit the card's " << dram.bytes << " bytes of DRAM";
