@@ -58,13 +58,10 @@ public:
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> /*operands*/,
                   ConversionPatternRewriter &rewriter) const override {
-    // An in-place op's result already is where the plan put it.
+    // An in-place op's result already is where the plan put it. The pass
+    // checked every op of the partition against its kernel before
+    // converting (checkKernels), and patterns only see those ops.
     if (!op->hasAttr(AccelDialect::getInPlaceAttrName())) {
-      // The pass checked every op before converting; this only guards the
-      // emitter against a pattern being tried on an op it cannot take.
-      std::string reason;
-      if (failed(kernel.check(op, lowering.target, reason)))
-        return rewriter.notifyMatchFailure(op, reason);
       size_t before = lowering.emitter.size();
       npu_lowering::KernelContext context{lowering.emitter, lowering.target,
                                           lowering.addresses};
