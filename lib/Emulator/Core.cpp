@@ -35,8 +35,7 @@ void Card::setFault(const Core &c, uint32_t pc, const std::string &msg) {
 
 Error Card::checkAccesses(const Core &c, uint32_t pc, const EffAddrs &eff) {
   (void)eff;
-  const Instruction &inst = c.program.instructions[pc];
-  for (const MemAccess &a : memoryAccesses(inst, c.sregs)) {
+  for (const MemAccess &a : memoryAccesses(c.ops[pc], c.sregs)) {
     const Memory *m = nullptr;
     switch (a.space) {
     case Space::Dram:
@@ -237,8 +236,8 @@ void Card::dispatchStep(Core &c) {
                            mask, t_.coresPerCard));
       return;
     }
-    size_t k = barrierCount_[c.index][op.barrierId]++;
-    auto &gens = barriers_[op.barrierId];
+    size_t k = barrierCount_[c.index][op.id]++;
+    auto &gens = barriers_[op.id];
     if (k >= gens.size()) {
       gens.resize(k + 1);
       gens[k].mask = mask;
@@ -248,7 +247,7 @@ void Card::dispatchStep(Core &c) {
       setFault(c, pc,
                fmt::format("barrier id={} #{}: mask {:#x} differs from "
                            "the mask {:#x} another core used",
-                           op.barrierId, k, mask, g.mask));
+                           op.id, k, mask, g.mask));
       return;
     }
     uint64_t arrival = std::max(c.dtime, c.lastFree());
@@ -257,7 +256,7 @@ void Card::dispatchStep(Core &c) {
     if (g.arrived == g.mask)
       g.released = true;
     c.state = Core::State::Barrier;
-    c.barrierId = op.barrierId;
+    c.barrierId = op.id;
     c.barrierGen = k;
     c.barrierStart = c.dtime;
     return;

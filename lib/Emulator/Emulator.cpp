@@ -168,7 +168,7 @@ Error Machine::load(const Program &p) {
       match[stack.back()] = static_cast<uint32_t>(i);
       stack.pop_back();
     }
-    ops.push_back(decodeOp(inst));
+    ops.push_back(isa::decode(inst));
   }
   if (!stack.empty())
     return Error::make(fmt::format("card {} core {} pc {}: loop without a "

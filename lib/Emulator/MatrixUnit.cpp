@@ -91,7 +91,7 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   bool intPath = (at == DType::I8 || at == DType::U8) &&
                  (wt == DType::I8 || wt == DType::I4);
   Tile &d = ctx.tileD;
-  if (op.accumulate) {
+  if (op.acc) {
     if (op.mem[OpDst].space != Space::Acc ||
         (dt != DType::F32 && dt != DType::I32))
       return Error::make("acc=1 needs an f32 or i32 destination in acc");
@@ -104,7 +104,7 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   } else {
     d.reset(!intPath, m, n);
   }
-  bool acc = op.accumulate;
+  bool acc = op.acc;
 
   // --- Compute -----------------------------------------------------------
   if (intPath) {

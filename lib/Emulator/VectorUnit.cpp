@@ -207,7 +207,7 @@ Error binary(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
   if (Error e = readTile(ctx, op.mem[OpA].space, eff[OpA], op.apitch, op.at,
                          rows, cols, flt, a))
     return e;
-  bool scalarImm = !op.has(OpB);
+  bool scalarImm = !op.has(isa::Operand::b);
   Bcast bc = scalarImm ? Bcast::Scalar : op.bcast;
   if (scalarImm) {
     b.reset(flt, 1, 1);

@@ -288,7 +288,7 @@ std::string toString(const fbs::String *s) {
 
 Expected<DType> decodeDType(fb::DType t, const std::string &what) {
   unsigned raw = static_cast<unsigned>(t);
-  if (raw >= NumDTypes)
+  if (!isValidDType(raw))
     return Status::error(fmt::format("{}: unknown element type {}", what, raw));
   return static_cast<DType>(raw);
 }

@@ -13,39 +13,9 @@
 
 namespace nnaccel::package {
 
-namespace {
-struct DTypeInfo {
-  std::string_view name;
-  size_t bytes;
-  bool integer;
-};
-constexpr DTypeInfo DTypeTable[NumDTypes] = {
-    {"f32", 4, false}, {"f16", 2, false}, {"bf16", 2, false}, {"f64", 8, false},
-    {"i1", 1, true},   {"i8", 1, true},   {"i16", 2, true},   {"i32", 4, true},
-    {"i64", 8, true},  {"u8", 1, true},
-};
-} // namespace
-
 std::string_view toString(DType type) {
-  unsigned i = static_cast<unsigned>(type);
-  return i < NumDTypes ? DTypeTable[i].name : "?";
-}
-
-std::optional<DType> parseDType(std::string_view name) {
-  for (unsigned i = 0; i < NumDTypes; ++i)
-    if (DTypeTable[i].name == name)
-      return static_cast<DType>(i);
-  return std::nullopt;
-}
-
-size_t elementBytes(DType type) {
-  unsigned i = static_cast<unsigned>(type);
-  return i < NumDTypes ? DTypeTable[i].bytes : 0;
-}
-
-bool isInteger(DType type) {
-  unsigned i = static_cast<unsigned>(type);
-  return i < NumDTypes && DTypeTable[i].integer;
+  std::string_view name = dtypeName(type);
+  return name.empty() ? "?" : name;
 }
 
 std::string_view toString(BindingRole role) {
@@ -80,11 +50,9 @@ std::optional<uint64_t> TensorType::numElements() const {
 }
 
 std::optional<uint64_t> TensorType::byteSize() const {
-  std::optional<uint64_t> n = numElements();
-  size_t bytes = elementBytes(storageType());
-  if (!n || bytes == 0 || *n > (uint64_t(1) << 63) / bytes)
+  if (!numElements())
     return std::nullopt;
-  return *n * bytes;
+  return denseBytes(storageType(), shape);
 }
 
 bool QuantParams::operator==(const QuantParams &o) const {

@@ -31,6 +31,10 @@ std::pair<int64_t, int64_t> storageRange(DType t) {
   switch (t) {
   case DType::I1:
     return {0, 1};
+  case DType::I4:
+    return {-8, 7};
+  case DType::U4:
+    return {0, 15};
   case DType::I8:
     return {-128, 127};
   case DType::I16:
@@ -52,7 +56,7 @@ Status checkQuant(const TensorType &t, const std::string &what) {
   const QuantParams &q = *t.quant;
   if (!isInteger(q.storage) || q.storage == DType::I1)
     return Status::error(fmt::format(
-        "{}: quantisation storage type {} is not an integer type of 8 bits or "
+        "{}: quantisation storage type {} is not an integer type of 4 bits or "
         "more",
         what, toString(q.storage)));
   if (q.axis < -1 || q.axis >= static_cast<int64_t>(t.shape.size()))

@@ -16,25 +16,6 @@ namespace nnaccel {
 namespace runtime {
 
 namespace {
-struct DTypeInfo {
-  DType dtype;
-  const char *name;
-  size_t size;
-};
-constexpr DTypeInfo kDTypes[] = {
-    {DType::F32, "f32", 4}, {DType::F16, "f16", 2}, {DType::BF16, "bf16", 2},
-    {DType::F64, "f64", 8}, {DType::I1, "i1", 1},   {DType::I8, "i8", 1},
-    {DType::I16, "i16", 2}, {DType::I32, "i32", 4}, {DType::I64, "i64", 8},
-    {DType::U8, "u8", 1},
-};
-
-const DTypeInfo *lookup(DType dtype) {
-  for (const DTypeInfo &info : kDTypes)
-    if (info.dtype == dtype)
-      return &info;
-  return nullptr;
-}
-
 constexpr size_t kBufferAlignment = 64;
 
 /// A zeroed aligned buffer owned by a shared_ptr (nullptr on failure or for
@@ -53,21 +34,12 @@ std::shared_ptr<void> allocateBuffer(size_t bytes) {
 }
 } // namespace
 
-size_t getDTypeSize(DType dtype) {
-  const DTypeInfo *info = lookup(dtype);
-  return info ? info->size : 0;
-}
+size_t getDTypeSize(DType dtype) { return elementBytes(dtype); }
 
 const char *getDTypeName(DType dtype) {
-  const DTypeInfo *info = lookup(dtype);
-  return info ? info->name : "<invalid dtype>";
-}
-
-std::optional<DType> parseDType(std::string_view name) {
-  for (const DTypeInfo &info : kDTypes)
-    if (name == info.name)
-      return info.dtype;
-  return std::nullopt;
+  // Names are string literals in Numerics' table: NUL-terminated.
+  std::string_view name = dtypeName(dtype);
+  return name.empty() ? "<invalid dtype>" : name.data();
 }
 
 bool isFloatDType(DType dtype) {
@@ -88,18 +60,16 @@ int64_t TensorDesc::getNumElements() const {
 }
 
 size_t TensorDesc::getByteSize() const {
-  return static_cast<size_t>(getNumElements()) * getDTypeSize(dtype);
+  return static_cast<size_t>(denseBytes(dtype, shape).value_or(0));
 }
 
 Status TensorDesc::validate() const {
-  size_t elementSize = getDTypeSize(dtype);
-  if (elementSize == 0)
+  if (!isValidDType(static_cast<unsigned>(dtype)))
     return Status::error("invalid element type " +
                          std::to_string(static_cast<int>(dtype)));
   // Checked in int64 so that getNumElements() and getByteSize() cannot
   // overflow for a validated descriptor.
-  const int64_t limit =
-      std::numeric_limits<int64_t>::max() / static_cast<int64_t>(elementSize);
+  const int64_t limit = std::numeric_limits<int64_t>::max();
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 0)
@@ -109,6 +79,8 @@ Status TensorDesc::validate() const {
       return Status::error("shape [" + formatShape(shape) + "] is too large");
     n *= d;
   }
+  if (!denseBytes(dtype, shape))
+    return Status::error("shape [" + formatShape(shape) + "] is too large");
   return Status::success();
 }
 

@@ -56,8 +56,10 @@ double elementAsDouble(const Tensor &t, int64_t i) {
     return load<int32_t>(t, i);
   case DType::I64:
     return static_cast<double>(load<int64_t>(t, i));
+  default:
+    // Packed and narrow formats are rejected by compareTensors first.
+    return std::nan("");
   }
-  return 0;
 }
 
 Comparison compareTensors(const Tensor &out, const Tensor &ref,
@@ -72,6 +74,12 @@ Comparison compareTensors(const Tensor &out, const Tensor &ref,
               ref.getDesc().toString();
     return c;
   }
+  for (DType t : {out.getDType(), ref.getDType()})
+    if (!runtime::isFloatDType(t) && !runtime::isIntegerDType(t)) {
+      c.error = std::string("cannot compare ") + runtime::getDTypeName(t) +
+                " tensors element by element";
+      return c;
+    }
   bool outFloat = runtime::isFloatDType(out.getDType());
   bool refFloat = runtime::isFloatDType(ref.getDType());
   if (outFloat != refFloat) {

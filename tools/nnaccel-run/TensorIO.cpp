@@ -255,6 +255,10 @@ Expected<NamedTensor> parseTensorProto(const void *data, size_t size,
         proto.int32_data(), t, what + "int32_data",
         [&](int i, int32_t v) { store(t, i, static_cast<uint16_t>(v)); });
     break;
+  default:
+    // Only the types of OnnxTypes reach here.
+    return fail(fmt::format("{}: unsupported element type {}", source,
+                            desc.toString()));
   }
   if (!s.ok())
     return s;

@@ -159,14 +159,19 @@ TEST_CASE("bad magic, version and flags", "[package][corrupt]") {
     CHECK_THAT(loadError(text), StartsWith("bad magic"));
   }
   SECTION("newer major") {
-    putLE(file, 8, 2, 2);
+    putLE(file, 8, 3, 2);
     CHECK(loadError(file) ==
-          "unsupported format version 2.0 (this reader reads 1.0 to 1.0)");
+          "unsupported format version 3.0 (this reader reads 2.0 to 2.0)");
+  }
+  SECTION("older major (format 1 numbered element types differently)") {
+    putLE(file, 8, 1, 2);
+    CHECK(loadError(file) ==
+          "unsupported format version 1.0 (this reader reads 2.0 to 2.0)");
   }
   SECTION("newer minor") {
     putLE(file, 10, 1, 2);
     CHECK(loadError(file) ==
-          "unsupported format version 1.1 (this reader reads 1.0 to 1.0)");
+          "unsupported format version 2.1 (this reader reads 2.0 to 2.0)");
   }
   SECTION("unknown flags") {
     putLE(file, 12, 4, 4);
@@ -305,7 +310,7 @@ TEST_CASE("forged manifests are rejected by the semantic checks",
   SECTION("manifest version disagreeing with the header") {
     forge.major = 3;
     CHECK(loadError(forge.build()) ==
-          "manifest: format version 3.0 disagrees with the header's 1.0");
+          "manifest: format version 3.0 disagrees with the header's 2.0");
   }
 }
 

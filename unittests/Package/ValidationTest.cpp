@@ -223,6 +223,6 @@ TEST_CASE("value and quantisation rules", "[package][validate]") {
     w.type.quant->storage = DType::F16;
     CHECK(writeError(b) ==
           "variant 'seq64' (#0): value 2 ('w'): quantisation storage type f16 "
-          "is not an integer type of 8 bits or more");
+          "is not an integer type of 4 bits or more");
   }
 }

@@ -10,6 +10,7 @@
 #ifndef NNACCEL_ISA_OPERANDS_H
 #define NNACCEL_ISA_OPERANDS_H
 
+#include "nnaccel/ISA/Decoded.h"
 #include "nnaccel/ISA/Instruction.h"
 
 #include <array>
@@ -36,11 +37,15 @@ struct MemAccess {
 
 /// Memory accesses of `inst` (chain operands excluded). Effective addresses
 /// use `sregs`.
+std::vector<MemAccess> memoryAccesses(const DecodedInstruction &inst,
+                                      const ScalarRegs &sregs);
+/// The same for an instruction not yet decoded.
 std::vector<MemAccess> memoryAccesses(const Instruction &inst,
                                       const ScalarRegs &sregs);
 
 /// (rows, cols) of the value an EX instruction produces -- what it forwards
 /// along a chain -- or (0, 0) for instructions that produce none.
+std::pair<uint64_t, uint64_t> resultShape(const DecodedInstruction &inst);
 std::pair<uint64_t, uint64_t> resultShape(const Instruction &inst);
 
 /// Memory space of the named memory operand (e.g. "a"), if the opcode has it.

@@ -11,31 +11,19 @@
 #ifndef NNACCEL_ISA_TYPES_H
 #define NNACCEL_ISA_TYPES_H
 
+#include "nnaccel/Numerics/DType.h"
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
 namespace nnaccel::isa {
 
-/// Element types (4-bit field). Values are the encoding; 15 is invalid.
-enum class DType : uint8_t {
-  F32 = 0,
-  F16 = 1,
-  BF16 = 2,
-  I32 = 3,
-  I16 = 4,
-  I8 = 5,
-  U8 = 6,
-  I4 = 7,
-  U4 = 8,
-  FP8E4M3 = 9,
-  FP8E5M2 = 10,
-  MSFP8 = 11,
-  MSFP9 = 12,
-  MXINT8 = 13,
-  I64 = 14,
-};
-inline constexpr unsigned NumDTypes = 15;
+/// Element types: the toolchain-wide enumeration (Numerics/DType.h), whose
+/// values 0-14 are the 4-bit encoding of the type fields (15 is invalid;
+/// host-only types such as f64 cannot be encoded).
+using ::nnaccel::DType;
+inline constexpr unsigned NumDTypes = ::nnaccel::NumISADTypes;
 
 /// Memory spaces (3-bit field). `Chain` is the pseudo-space naming the chain
 /// pipeline register (see docs/isa.md, "Chains"). 6 and 7 are invalid.
@@ -85,28 +73,21 @@ std::string_view enumName(EnumKind kind, unsigned value);
 /// Inverse of enumName.
 std::optional<unsigned> enumValue(EnumKind kind, std::string_view name);
 
-std::string_view dtypeName(DType t);
+using ::nnaccel::dtypeName;
 std::string_view spaceName(Space s);
 std::string_view queueName(Queue q);
 
-/// Block size of a block-scaled type (elements sharing one exponent), or 1.
-unsigned blockElements(DType t);
-/// Bytes of one block (shared exponent + packed elements), or the element size.
-unsigned blockBytes(DType t);
-/// Bytes occupied by a dense row of `n` elements (sub-byte types round up to a
-/// whole byte; block types require n to be a multiple of the block size and
-/// return n / block * blockBytes).
-uint64_t rowBytes(DType t, uint64_t n);
-/// Required byte alignment of an element address: the element size for
-/// 2/4/8-byte scalar types, 1 otherwise.
-unsigned elementAlign(DType t);
-/// Whole-byte element size for scalar types (0 for sub-byte and block types).
-unsigned elementBytes(DType t);
-
-bool isFloat(DType t);   // f32 f16 bf16 fp8*: element-wise floating point
-bool isBlock(DType t);   // msfp8 msfp9 mxint8
-bool isInteger(DType t); // i64 i32 i16 i8 u8 i4 u4
-bool isSubByte(DType t); // i4 u4
+// Storage rules of the element types (Numerics/DType.h): the verifier, the
+// emulator and the compiler's memory planner size operands with these.
+using ::nnaccel::blockBytes;
+using ::nnaccel::blockElements;
+using ::nnaccel::elementAlign;
+using ::nnaccel::elementBytes;
+using ::nnaccel::isBlock;
+using ::nnaccel::isFloat;
+using ::nnaccel::isInteger;
+using ::nnaccel::isSubByte;
+using ::nnaccel::rowBytes;
 
 } // namespace nnaccel::isa
 

@@ -19,7 +19,7 @@ namespace nnaccel::package {
 
 /// Format version written by this library. A reader accepts the same major
 /// and any minor up to its own (minors only append optional schema fields).
-inline constexpr uint16_t FormatVersionMajor = 1;
+inline constexpr uint16_t FormatVersionMajor = 2;
 inline constexpr uint16_t FormatVersionMinor = 0;
 
 /// Alignment of the weights section and of every weight inside it: enough for

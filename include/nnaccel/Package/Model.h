@@ -12,6 +12,8 @@
 #ifndef NNACCEL_PACKAGE_MODEL_H
 #define NNACCEL_PACKAGE_MODEL_H
 
+#include "nnaccel/Numerics/DType.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -23,29 +25,13 @@
 
 namespace nnaccel::package {
 
-/// Element types; the numbering equals the schema's fb::DType.
-enum class DType : uint8_t {
-  F32 = 0,
-  F16 = 1,
-  BF16 = 2,
-  F64 = 3,
-  I1 = 4,
-  I8 = 5,
-  I16 = 6,
-  I32 = 7,
-  I64 = 8,
-  U8 = 9,
-};
-inline constexpr unsigned NumDTypes = 10;
+/// Element types: the toolchain-wide enumeration; the schema's fb::DType has
+/// the same numbering.
+using ::nnaccel::DType;
 
 /// Lower-case name ("f32", "bf16", "i1", ...); "?" for an invalid value.
 std::string_view toString(DType type);
-/// Inverse of toString.
-std::optional<DType> parseDType(std::string_view name);
-/// Bytes per element in a package (I1 takes a whole byte).
-size_t elementBytes(DType type);
-/// True for I1 .. U8.
-bool isInteger(DType type);
+using ::nnaccel::parseDType;
 
 /// Uniform affine quantisation parameters (see QuantParams in Package.fbs).
 struct QuantParams {
@@ -72,7 +58,9 @@ struct TensorType {
   /// Product of the dimensions, or nullopt if a dimension is dynamic or
   /// negative or the product overflows 2^63.
   std::optional<uint64_t> numElements() const;
-  /// numElements() * elementBytes(storageType()), nullopt on overflow.
+  /// Bytes of the dense storage (Numerics denseBytes: sub-byte rows round up
+  /// to whole bytes, block types pad rows to whole blocks); nullopt if a
+  /// dimension is dynamic or on overflow.
   std::optional<uint64_t> byteSize() const;
 
   bool operator==(const TensorType &o) const;

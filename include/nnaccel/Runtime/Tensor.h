@@ -20,6 +20,7 @@
 #define NNACCEL_RUNTIME_TENSOR_H
 
 #include "nnaccel/Numerics/Common.h"
+#include "nnaccel/Numerics/DType.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -37,31 +38,24 @@ namespace runtime {
 using Status = numerics::Status;
 template <typename T> using Span = numerics::Span<T>;
 
-/// Element types. The numeric values are part of the package format: do not
-/// renumber. f16 and bf16 are stored as raw uint16_t bit patterns, i1 as one
-/// byte holding 0 or 1, u8 holds unsigned quantised storage.
-enum class DType : uint8_t {
-  F32 = 0,
-  F16 = 1,
-  BF16 = 2,
-  F64 = 3,
-  I1 = 4,
-  I8 = 5,
-  I16 = 6,
-  I32 = 7,
-  I64 = 8,
-  U8 = 9,
-};
+/// Element types: the toolchain-wide enumeration (Numerics/DType.h), whose
+/// numbering the package format shares. f16 and bf16 are stored as raw
+/// uint16_t bit patterns, i1 as one byte holding 0 or 1, u8 holds unsigned
+/// quantised storage; i4/u4 pack two elements per byte (first in the low
+/// nibble, each innermost row starting on a byte) and the block formats
+/// (msfp8/9, mxint8) store whole shared-exponent blocks.
+using ::nnaccel::DType;
 
-/// Bytes per element (i1 occupies one byte). 0 for an invalid enumerator.
+/// Bytes per element of a whole-byte type (i1 occupies one byte); 0 for
+/// sub-byte and block types, whose size only a whole row determines.
 size_t getDTypeSize(DType dtype);
-/// "f32", "f16", "bf16", "f64", "i1", "i8", "i16", "i32", "i64", "u8".
+/// "f32", "f16", "bf16", "f64", "i1", "i8", "i4", "msfp8", ...
 const char *getDTypeName(DType dtype);
 /// Inverse of getDTypeName; std::nullopt for any other string.
-std::optional<DType> parseDType(std::string_view name);
-/// f32, f16, bf16, f64.
+using ::nnaccel::parseDType;
+/// The float types host kernels compute in: f32, f16, bf16, f64.
 bool isFloatDType(DType dtype);
-/// i1, i8, i16, i32, i64, u8.
+/// The integer types host kernels compute in: i1, i8, i16, i32, i64, u8.
 bool isIntegerDType(DType dtype);
 
 /// Element type and static shape of a tensor. A rank-0 shape is a scalar

@@ -1,0 +1,102 @@
+//===- DType.h - The element types of nnaccel -------------------*- C++ -*-===//
+//
+// One enumeration of element types for the whole toolchain: the ISA's 4-bit
+// type fields, the package format's tensor types and the runtime's tensors
+// all use it, so a type never changes name or number on its way from the
+// compiler to the card. The numbering is the ISA encoding for every type an
+// instruction can name (0-14); host-only types (f64, i1) come after 16 and
+// cannot appear in an instruction. The package schema's DType enum repeats
+// this numbering (Package.fbs).
+//
+// Storage rules live here too, next to the formats in lib/Numerics that
+// define them: bytes per row of n elements (sub-byte types two per byte, the
+// first in the low nibble; block types as whole shared-exponent blocks) and
+// the element alignment. The ISA verifier, the emulator, the compiler's
+// memory planner and the runtime all size memory with these functions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNACCEL_NUMERICS_DTYPE_H
+#define NNACCEL_NUMERICS_DTYPE_H
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace nnaccel {
+
+/// Element types. Values 0-14 are the ISA encoding; do not renumber.
+enum class DType : uint8_t {
+  F32 = 0,
+  F16 = 1,
+  BF16 = 2,
+  I32 = 3,
+  I16 = 4,
+  I8 = 5,
+  U8 = 6,
+  I4 = 7,      ///< two per byte, first element in the low nibble
+  U4 = 8,      ///< two per byte, first element in the low nibble
+  FP8E4M3 = 9, ///< OCP FP8, max 448, no infinities
+  FP8E5M2 = 10,
+  MSFP8 = 11,  ///< blocks of 16: shared 5-bit exponent, 1 sign + 2 mantissa
+  MSFP9 = 12,  ///< blocks of 16: shared 5-bit exponent, 1 sign + 3 mantissa
+  MXINT8 = 13, ///< OCP MX: blocks of 32 int8 sharing an E8M0 scale
+  I64 = 14,
+  // Host-only types: package and runtime tensors, never instruction fields.
+  F64 = 16,
+  I1 = 17, ///< one byte per element holding 0 or 1
+};
+
+/// Every element type, in numbering order.
+inline constexpr DType AllDTypes[] = {
+    DType::F32,     DType::F16,     DType::BF16,  DType::I32,   DType::I16,
+    DType::I8,      DType::U8,      DType::I4,    DType::U4,    DType::FP8E4M3,
+    DType::FP8E5M2, DType::MSFP8,   DType::MSFP9, DType::MXINT8, DType::I64,
+    DType::F64,     DType::I1};
+
+/// Number of types an instruction can name (values 0 .. NumISADTypes - 1).
+inline constexpr unsigned NumISADTypes = 15;
+
+/// True for a value that names an element type.
+bool isValidDType(unsigned value);
+/// True for the types an instruction's type field can name.
+bool isISADType(DType t);
+
+/// Lower-case name: "f32", "bf16", "i4", "msfp8", "f64", "i1", ...; empty for
+/// an invalid value.
+std::string_view dtypeName(DType t);
+/// Inverse of dtypeName.
+std::optional<DType> parseDType(std::string_view name);
+
+/// Block size of a block-scaled type (elements sharing one exponent), or 1.
+unsigned blockElements(DType t);
+/// Bytes of one block (shared exponent + packed elements), or the element size.
+unsigned blockBytes(DType t);
+/// Whole-byte element size for scalar types (0 for sub-byte and block types).
+unsigned elementBytes(DType t);
+/// Bits per element (4 for i4/u4; the average, rounded up, for block types).
+unsigned elementBits(DType t);
+/// Bytes occupied by a dense row of `n` elements (sub-byte types round up to a
+/// whole byte; block types require n to be a multiple of the block size and
+/// return n / block * blockBytes).
+uint64_t rowBytes(DType t, uint64_t n);
+/// Required byte alignment of an element address: the element size for
+/// 2/4/8-byte scalar types, 1 otherwise.
+unsigned elementAlign(DType t);
+
+/// Bytes of a dense row-major tensor of `shape`: every innermost row starts
+/// on a whole byte (sub-byte rows round up) and block types pad the innermost
+/// dimension to whole blocks. A scalar (empty shape) is one row of one
+/// element. nullopt for a negative dimension or on overflow.
+std::optional<uint64_t> denseBytes(DType t, const std::vector<int64_t> &shape);
+
+bool isFloat(DType t);   ///< f32 f16 bf16 fp8* f64: element-wise floating point
+bool isBlock(DType t);   ///< msfp8 msfp9 mxint8
+bool isInteger(DType t); ///< i64 i32 i16 i8 u8 i4 u4 i1
+bool isSubByte(DType t); ///< i4 u4
+bool isUnsigned(DType t); ///< u8 u4 i1
+
+} // namespace nnaccel
+
+#endif // NNACCEL_NUMERICS_DTYPE_H
