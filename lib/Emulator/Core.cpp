@@ -262,35 +262,14 @@ void Card::dispatchStep(Core &c) {
     return;
   }
   case Opcode::SLi:
-    if (!writeReg(op.rd, op.imm))
-      return;
-    break;
   case Opcode::SAddi:
-    if (!writeReg(op.rd, wrap(u(s[op.ra]) + u(op.imm))))
-      return;
-    break;
   case Opcode::SMuli:
-    if (!writeReg(op.rd, wrap(u(s[op.ra]) * u(op.imm))))
-      return;
-    break;
   case Opcode::SAdd:
-    if (!writeReg(op.rd, wrap(u(s[op.ra]) + u(s[op.rb]))))
-      return;
-    break;
   case Opcode::SSub:
-    if (!writeReg(op.rd, wrap(u(s[op.ra]) - u(s[op.rb]))))
-      return;
-    break;
   case Opcode::SMul:
-    if (!writeReg(op.rd, wrap(u(s[op.ra]) * u(s[op.rb]))))
-      return;
-    break;
   case Opcode::SShli:
-    if (!writeReg(op.rd, wrap(u(s[op.ra]) << op.sh)))
-      return;
-    break;
   case Opcode::SShri:
-    if (!writeReg(op.rd, wrap(u(s[op.ra]) >> op.sh)))
+    if (!writeReg(op.rd, *scalarResult(op, c.sregs)))
       return;
     break;
   default: {

@@ -28,7 +28,7 @@ DecodedInstruction decode(const Instruction &inst) {
   switch (inst.opcode) {
 #define NNACCEL_INST(Name, Op, Mn, Q, Fields)                                  \
   case Opcode::Name: {                                                         \
-    using F = field::Name;                                                     \
+    using F [[maybe_unused]] = field::Name;                                    \
     Fields break;                                                              \
   }
 #define NNACCEL_MEM(n)                                                         \

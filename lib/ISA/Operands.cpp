@@ -189,6 +189,32 @@ std::pair<uint64_t, uint64_t> resultShape(const DecodedInstruction &d) {
   }
 }
 
+std::optional<int64_t> scalarResult(const DecodedInstruction &d,
+                                    const ScalarRegs &s) {
+  auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  auto wrap = [](uint64_t v) { return static_cast<int64_t>(v); };
+  switch (d.opcode) {
+  case Opcode::SLi:
+    return d.imm;
+  case Opcode::SAddi:
+    return wrap(u(s[d.ra]) + u(d.imm));
+  case Opcode::SMuli:
+    return wrap(u(s[d.ra]) * u(d.imm));
+  case Opcode::SAdd:
+    return wrap(u(s[d.ra]) + u(s[d.rb]));
+  case Opcode::SSub:
+    return wrap(u(s[d.ra]) - u(s[d.rb]));
+  case Opcode::SMul:
+    return wrap(u(s[d.ra]) * u(s[d.rb]));
+  case Opcode::SShli:
+    return wrap(u(s[d.ra]) << d.sh);
+  case Opcode::SShri:
+    return wrap(u(s[d.ra]) >> d.sh);
+  default:
+    return std::nullopt;
+  }
+}
+
 std::optional<Space> operandSpace(const Instruction &inst,
                                   const char *operand) {
   auto idx = inst.desc().fieldIndex(std::string(operand) + ".space");

@@ -11,6 +11,10 @@
 //                    .m(rows).k(64).n(64)
 //                    .apitch(128));
 //
+// Members of an instruction family (Instructions.def) also have the family's
+// builder, which takes the opcode: build::VectorBinary(Opcode::VMax) builds
+// a v.max with the fields every binary vector op has.
+//
 // A field the instruction does not have, or a misspelt one, does not
 // compile; enumerated fields take their enum (DType, Space, Bcast, ...), F32
 // immediates a float, memory operands a space, an address and an optional
@@ -25,6 +29,7 @@
 #include "nnaccel/ISA/Fields.h"
 #include "nnaccel/ISA/Instruction.h"
 
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 
@@ -42,9 +47,9 @@ namespace build {
 
 /// What every generated builder shares: the instruction under construction
 /// and the header flags.
-template <typename Derived, Opcode Op> class BuilderBase {
+template <typename Derived> class BuilderBase {
 public:
-  BuilderBase() : inst(Op) {}
+  explicit BuilderBase(Opcode op) : inst(op) {}
 
   /// The instruction built so far.
   const Instruction &get() const { return inst; }
@@ -85,11 +90,23 @@ protected:
 };
 
 #define NNACCEL_INST(Name, Op, Mn, Q, Fields)                                  \
-  class Name : public BuilderBase<Name, Opcode::Name> {                        \
+  class Name : public BuilderBase<Name> {                                      \
     using F = field::Name;                                                     \
     using Self = Name;                                                         \
                                                                                \
   public:                                                                      \
+    Name() : BuilderBase(Opcode::Name) {}                                      \
+    Fields                                                                     \
+  };
+#define NNACCEL_FAMILY(Name, Fields)                                           \
+  class Name : public BuilderBase<Name> {                                      \
+    using F = field::Name;                                                     \
+    using Self = Name;                                                         \
+                                                                               \
+  public:                                                                      \
+    explicit Name(Opcode op) : BuilderBase(op) {                               \
+      assert(familyOf(op) == Family::Name && "not a " #Name " opcode");       \
+    }                                                                          \
     Fields                                                                     \
   };
 #define NNACCEL_MEM(n)                                                         \

@@ -19,6 +19,11 @@ namespace nnaccel::isa::field {
   struct Name {                                                                \
     enum : unsigned { Fields NumFields };                                      \
   };
+// Each family's shared field list too (field::VectorBinary::bcast, ...).
+#define NNACCEL_FAMILY(Name, Fields)                                           \
+  struct Name {                                                                \
+    enum : unsigned { Fields NumFields };                                      \
+  };
 #define NNACCEL_MEM(n) n##_space, n##_addr, n##_reg,
 #define NNACCEL_MEMR(n) n##_space, n##_reg,
 #define NNACCEL_SREG(n) n,
@@ -36,5 +41,29 @@ namespace nnaccel::isa::field {
 #include "nnaccel/ISA/Instructions.def"
 
 } // namespace nnaccel::isa::field
+
+namespace nnaccel::isa {
+
+/// The instruction families of Instructions.def: members share one field
+/// list.
+enum class Family : uint8_t {
+  None,
+#define NNACCEL_FAMILY(Name, Fields) Name,
+#include "nnaccel/ISA/Instructions.def"
+};
+
+/// The family `op` belongs to (Family::None for other instructions).
+constexpr Family familyOf(Opcode op) {
+  switch (op) {
+#define NNACCEL_FAMILY_INST(Name, Op, Mn, Q, F)                                \
+  case Opcode::Name:                                                           \
+    return Family::F;
+#include "nnaccel/ISA/Instructions.def"
+  default:
+    return Family::None;
+  }
+}
+
+} // namespace nnaccel::isa
 
 #endif // NNACCEL_ISA_FIELDS_H

@@ -48,6 +48,12 @@ std::vector<MemAccess> memoryAccesses(const Instruction &inst,
 std::pair<uint64_t, uint64_t> resultShape(const DecodedInstruction &inst);
 std::pair<uint64_t, uint64_t> resultShape(const Instruction &inst);
 
+/// The value a scalar ALU instruction (s.li, s.addi, s.muli, s.add, s.sub,
+/// s.mul, s.shli, s.shri) writes to its `rd`, given the register values
+/// before it (arithmetic wraps modulo 2^64); nullopt for other opcodes.
+std::optional<int64_t> scalarResult(const DecodedInstruction &inst,
+                                    const ScalarRegs &sregs);
+
 /// Memory space of the named memory operand (e.g. "a"), if the opcode has it.
 std::optional<Space> operandSpace(const Instruction &inst, const char *operand);
 

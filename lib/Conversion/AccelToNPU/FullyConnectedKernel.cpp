@@ -50,9 +50,9 @@
 #include <cstring>
 
 using namespace mlir::nnaccel::npu_lowering;
+namespace build = ::nnaccel::isa::build;
+using ::nnaccel::isa::Bcast;
 using ::nnaccel::isa::DType;
-using ::nnaccel::isa::Instruction;
-using ::nnaccel::isa::Opcode;
 using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
@@ -104,7 +104,8 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
                                     const FullyConnectedSpec &spec,
                                     std::string &reason) {
   const int64_t m = spec.m, k = spec.k, n = spec.n;
-  const int64_t eIn = spec.inFormat.bytes, eOut = spec.outFormat.bytes;
+  const ElementFormat in = spec.inFormat, out = spec.outFormat;
+  const int64_t eIn = in.elementBytes(), eOut = out.elementBytes();
   const uint64_t dramAlign = target.memory(Space::Dram).align;
   const uint64_t vrfAlign = target.memory(Space::Vrf).align;
   const uint64_t accAlign = target.memory(Space::Acc).align;
@@ -183,7 +184,8 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   }
   layout.rowsPerChunk = rows;
   layout.biasBase = alignUp(rows * k * eIn + xSlack, vrfAlign);
-  uint64_t wBytes = alignUp(tile * tile * eIn, target.memory(Space::Mrf).align);
+  uint64_t wBytes =
+      alignUp(tile * in.rowBytes(tile), target.memory(Space::Mrf).align);
   if (2 * wBytes > target.memory(Space::Mrf).bytes) {
     reason = "two weight tiles do not fit the matrix register file";
     return std::nullopt;
@@ -196,10 +198,11 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   // enough rows the matrix unit hides the latency of single tiles, and
   // groups would only delay the first multiply.
   const auto &dramDesc = target.memory(Space::Dram);
-  auto macs = target.macsPerCycle.find(static_cast<DType>(spec.inFormat.dt));
+  auto macs = target.macsPerCycle.find(spec.inFormat.dtype);
   double loadCycles =
       dramDesc.latencyCycles +
-      double(tile * tile * eIn) / std::max(dramDesc.bytesPerCycle, 1e-9);
+      double(tile * in.rowBytes(tile)) /
+          std::max(dramDesc.bytesPerCycle, 1e-9);
   double multiplyCycles =
       macs == target.macsPerCycle.end() || macs->second == 0
           ? 0
@@ -236,121 +239,64 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   return layout;
 }
 
-/// A unary vector op (v.mov / v.cvt) copying rows x cols from `src` to
-/// `dst` in ACC, reading `at` and writing `dt`.
-Instruction accCopy(uint64_t dst, uint64_t src, ElementFormat to,
-                    ElementFormat from, int64_t rows, int64_t cols,
-                    int64_t dpitch, int64_t apitch) {
-  Instruction inst(to == from ? Opcode::VMov : Opcode::VCvt);
-  setMem(inst, "dst", Space::Acc, dst);
-  setMem(inst, "a", Space::Acc, src);
-  inst.with("dt", to.dt)
-      .with("at", from.dt)
-      .with("rows", rows)
-      .with("cols", cols)
-      .with("dpitch", dpitch)
-      .with("apitch", apitch);
-  return inst;
-}
-
 /// Loads `count` consecutive k tiles (from tile t) of output tile j of the
 /// weight at `weight` into the MRF at `base`, one plane of nt rows of kt
 /// elements per tile (N = `tile`).
 void emitWeightLoad(ProgramEmitter &emitter, const FullyConnectedSpec &spec,
                     uint64_t weight, int64_t tile, int64_t j, int64_t t,
-                    int64_t count, int64_t nt, int64_t kt, uint64_t base,
-                    const MemRegion &source, const MemRegion &destination) {
-  const int64_t eIn = spec.inFormat.bytes;
-  Instruction loadW(Opcode::DmaLd);
-  setMem(loadW, "dst", Space::Mrf, base);
+                    int64_t count, int64_t nt, int64_t kt, uint64_t base) {
+  const ElementFormat in = spec.inFormat;
+  DmaLoad load;
+  load.dst = {Space::Mrf, base};
+  load.format = in;
   if (spec.weightKxN) {
     // The kt x nt block at row t*N, column j*N of a k x n weight,
     // transposed: one-element rows (x = 1) walk down a column (sy = one
     // weight row) and each column becomes one plane (sz = one element),
     // i.e. one contiguous MRF row of kt elements.
-    setMem(loadW, "src", Space::Dram,
-           weight + uint64_t((t * tile * spec.n + j * tile) * eIn));
-    loadW.with("dt", spec.inFormat.dt)
-        .with("x", 1)
-        .with("y", kt)
-        .with("z", nt)
-        .with("sy", spec.n * eIn)
-        .with("sz", eIn)
-        .with("dpitch", eIn);
+    load.src = {Space::Dram,
+                weight + uint64_t(in.rowBytes(t * tile * spec.n + j * tile))};
+    load.x = 1;
+    load.y = kt;
+    load.z = nt;
+    load.sy = in.rowBytes(spec.n);
+    load.sz = in.rowBytes(1);
   } else {
     // nt weight rows of kt elements, from row j*N, column t*N; further
     // tiles of the group are planes N elements to the right.
-    setMem(loadW, "src", Space::Dram,
-           weight + uint64_t((j * tile * spec.k + t * tile) * eIn));
-    loadW.with("dt", spec.inFormat.dt)
-        .with("x", kt)
-        .with("y", nt)
-        .with("z", count)
-        .with("sy", spec.k * eIn)
-        .with("sz", count > 1 ? tile * eIn : 0)
-        .with("dpitch", kt * eIn);
+    load.src = {Space::Dram,
+                weight + uint64_t(in.rowBytes(j * tile * spec.k + t * tile))};
+    load.x = kt;
+    load.y = nt;
+    load.z = count;
+    load.sy = in.rowBytes(spec.k);
+    load.sz = count > 1 ? in.rowBytes(tile) : 0;
   }
-  emitter.emit(loadW, {source}, {destination});
+  emitLoad(emitter, load);
 }
 
 } // namespace
 
-void mlir::nnaccel::npu_lowering::emitActivationInPlace(
-    ProgramEmitter &emitter, const ActivationSpec &act, Space space,
-    uint64_t address, int64_t pitch, int64_t rows, int64_t cols) {
-  MemRegion where{space, address,
-                  address + uint64_t((rows - 1) * pitch + cols * kF32)};
-  auto apply = [&](Opcode opcode, std::optional<float> immediate) {
-    Instruction inst(opcode);
-    setMem(inst, "dst", space, address);
-    setMem(inst, "a", space, address);
-    inst.with("dt", kDt)
-        .with("at", kDt)
-        .with("rows", rows)
-        .with("cols", cols)
-        .with("dpitch", pitch)
-        .with("apitch", pitch);
-    if (immediate)
-      inst.with("imm", floatBits(*immediate));
-    emitter.emit(inst, {where}, {where});
-  };
-  switch (act.kind) {
-  case ActivationSpec::None:
-    break;
-  case ActivationSpec::Relu:
-    apply(Opcode::VRelu, std::nullopt);
-    break;
-  case ActivationSpec::Sigmoid:
-    apply(Opcode::VSigm, std::nullopt);
-    break;
-  case ActivationSpec::Tanh:
-    apply(Opcode::VTanh, std::nullopt);
-    break;
-  case ActivationSpec::Gelu:
-    apply(Opcode::VGelu, std::nullopt);
-    break;
-  case ActivationSpec::Clip:
-    if (act.min)
-      apply(Opcode::VsMax, act.min);
-    if (act.max)
-      apply(Opcode::VsMin, act.max);
-    break;
-  }
-}
-
 bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
     const TargetDesc &target, const FullyConnectedSpec &spec,
     std::string &reason) {
-  DType inType = static_cast<DType>(spec.inFormat.dt);
+  DType inType = spec.inFormat.dtype;
   if (!target.macsPerCycle.count(inType)) {
     reason = "the target's matrix unit has no " +
              std::string(::nnaccel::isa::dtypeName(inType)) + " mode";
     return false;
   }
+  for (ElementFormat format :
+       {spec.inFormat, spec.biasFormat, spec.outFormat})
+    if (format.elementBytes() == 0) {
+      reason = "this kernel handles whole-byte element types only, not " +
+               std::string(::nnaccel::isa::dtypeName(format.dtype));
+      return false;
+    }
   if (!computeLayout(target, spec, reason))
     return false;
   // Row pitches are 16-bit byte counts in mm.
-  if (spec.k * spec.inFormat.bytes > kMaxPitch) {
+  if (spec.inFormat.rowBytes(spec.k) > kMaxPitch) {
     reason =
         "rows of " + std::to_string(spec.k) + " inputs exceed the 64 KiB pitch";
     return false;
@@ -361,9 +307,9 @@ bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
   uint64_t dramAlign = target.memory(Space::Dram).align;
   int64_t tile = target.nativeDim;
   if ((spec.n > tile || spec.k > tile) &&
-      (misaligned(tile * spec.inFormat.bytes, dramAlign) ||
-       misaligned(tile * spec.outFormat.bytes, dramAlign) ||
-       misaligned(tile * spec.biasFormat.bytes, dramAlign))) {
+      (misaligned(spec.inFormat.rowBytes(tile), dramAlign) ||
+       misaligned(spec.outFormat.rowBytes(tile), dramAlign) ||
+       misaligned(spec.biasFormat.rowBytes(tile), dramAlign))) {
     reason = "the target's tiles would start at unaligned DRAM addresses";
     return false;
   }
@@ -391,25 +337,9 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
   const int64_t kTiles = (spec.k + tile - 1) / tile;
   const int64_t nTiles = (spec.n + tile - 1) / tile;
   const ElementFormat in = spec.inFormat, out = spec.outFormat;
-  const int64_t eIn = in.bytes, eOut = out.bytes;
+  const int64_t eIn = in.elementBytes(), eOut = out.elementBytes();
   const uint64_t dramAlign = target.memory(Space::Dram).align;
   const uint64_t vrfAlign = target.memory(Space::Vrf).align;
-  auto span = [&](uint64_t base, int64_t stride, int64_t bytes) {
-    return MemRegion{Space::Dram, base,
-                     base + uint64_t((spec.batches - 1) * stride + bytes)};
-  };
-  const MemRegion xDram =
-      span(spec.input, spec.inputStride, spec.m * spec.k * eIn);
-  const MemRegion wDram =
-      span(spec.weight, spec.weightStride, spec.n * spec.k * eIn);
-  const MemRegion yDram =
-      span(spec.output, spec.outputStride, spec.m * spec.n * eOut);
-  const int64_t leadMax = int64_t(dramAlign) / eOut;
-  const MemRegion stageRegion[2] = {
-      {Space::Acc, layout.stage[0],
-       layout.stage[0] + uint64_t((leadMax + spec.m * spec.n) * kF32)},
-      {Space::Acc, layout.stage[1],
-       layout.stage[1] + uint64_t((leadMax + spec.m * spec.n) * kF32)}};
   int64_t weightTile = 0, outputTile = 0, prevLead = 0;
   // Weights read more than once (several row chunks, or batch elements
   // sharing one weight) stay resident in the MRF when all their tiles fit:
@@ -436,43 +366,32 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
     for (int64_t row = 0; row < spec.m; row += layout.rowsPerChunk) {
       int64_t mc = std::min(layout.rowsPerChunk, spec.m - row);
       // The whole X chunk in one DMA: mc rows of k elements.
-      uint64_t src = input + uint64_t(row * spec.k * eIn);
+      uint64_t src = input + uint64_t(in.rowBytes(row * spec.k));
       int64_t delta = int64_t(src % dramAlign);
-      Instruction loadX(Opcode::DmaLd);
-      setMem(loadX, "dst", Space::Vrf, layout.xBase);
       uint64_t xData = layout.xBase;
-      int64_t loaded = mc * spec.k;
+      DmaLoad loadX;
+      loadX.dst = {Space::Vrf, layout.xBase};
+      loadX.format = in;
       if (delta == 0) {
-        setMem(loadX, "src", Space::Dram, src);
-        loadX.with("dt", in.dt)
-            .with("x", spec.k)
-            .with("y", mc)
-            .with("z", 1)
-            .with("sy", spec.k * eIn)
-            .with("dpitch", spec.k * eIn);
+        loadX.src = {Space::Dram, src};
+        loadX.x = spec.k;
+        loadX.y = mc;
       } else {
         // From the aligned address below, as one flat run whose dense rows
         // are the chunk's rows; left padding realigns 2-byte formats.
         int64_t pad = *leftPad(delta, eIn, vrfAlign);
-        loaded += delta / eIn + pad;
+        int64_t loaded = mc * spec.k + delta / eIn + pad;
         xData += uint64_t(delta + pad * eIn);
-        setMem(loadX, "src", Space::Dram, src - delta);
-        loadX.with("dt", in.dt)
-            .with("x", loaded - pad)
-            .with("y", 1)
-            .with("z", 1)
-            .with("sy", (loaded - pad) * eIn)
-            .with("dpitch", loaded * eIn)
-            .with("pl", pad);
+        loadX.src = {Space::Dram, src - delta};
+        loadX.x = loaded - pad;
+        loadX.pl = pad;
       }
-      MemRegion xTile{Space::Vrf, layout.xBase,
-                      layout.xBase + uint64_t(loaded * eIn)};
-      emitter.emit(loadX, {xDram}, {xTile});
+      emitLoad(emitter, loadX);
 
       for (int64_t j = 0; j < nTiles; ++j, ++outputTile) {
         int64_t nt = std::min(tile, spec.n - j * tile);
-        uint64_t acc = layout.accSlot[outputTile % 2];
-        MemRegion accTile{Space::Acc, acc, acc + uint64_t(mc * nt * kF32)};
+        const Block acc = denseBlock(Space::Acc,
+                                     layout.accSlot[outputTile % 2], nt);
         // Full k tiles of this output tile are loaded a group at a time,
         // one DMA each (z = tiles, one plane per tile); a partial last
         // tile, the on-the-fly transposed K x N weight and partial n tiles
@@ -484,7 +403,7 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
         uint64_t groupBase = 0;
         for (int64_t t = 0; t < kTiles; ++t) {
           int64_t kt = std::min(tile, spec.k - t * tile);
-          const uint64_t planeBytes = uint64_t(nt * kt * eIn);
+          const uint64_t planeBytes = uint64_t(nt * in.rowBytes(kt));
           bool loaded = resident && (row > 0 || (b > 0 && sharedWeight));
           if (t == groupStart + groupSize) {
             groupStart = t;
@@ -494,95 +413,66 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
                                  : layout.wSlot[weightTile++ % 2];
             if (!loaded)
               emitWeightLoad(emitter, spec, weight, tile, j, t, groupSize, nt,
-                             kt, groupBase, wDram,
-                             {Space::Mrf, groupBase,
-                              groupBase + uint64_t(groupSize) * planeBytes});
+                             kt, groupBase);
           }
           uint64_t w = groupBase + uint64_t(t - groupStart) * planeBytes;
-          MemRegion wTile{Space::Mrf, w, w + planeBytes};
-
-          Instruction mm(Opcode::Mm);
-          setMem(mm, "dst", Space::Acc, acc);
-          setMem(mm, "a", Space::Vrf, xData + uint64_t(t * tile * eIn));
-          setMem(mm, "w", Space::Mrf, w);
-          mm.with("dt", kDt)
-              .with("at", in.dt)
-              .with("wt", in.dt)
-              .with("m", mc)
-              .with("k", kt)
-              .with("n", nt)
-              .with("dpitch", nt * kF32)
-              .with("apitch", spec.k * eIn)
-              .with("acc", t > 0 ? 1 : 0);
-          emitter.emit(mm, {xTile, wTile}, {accTile});
+          emitter.emit(
+              build::Mm()
+                  .dst(acc.ref())
+                  .a(Space::Vrf, xData + uint64_t(in.rowBytes(t * tile)))
+                  .w(Space::Mrf, w)
+                  .dt(DType::F32)
+                  .at(in.dtype)
+                  .wt(in.dtype)
+                  .m(mc)
+                  .k(kt)
+                  .n(nt)
+                  .dpitch(acc.pitch)
+                  .apitch(in.rowBytes(spec.k))
+                  .acc(t > 0));
         }
 
         if (spec.bias) {
-          const int64_t eBias = spec.biasFormat.bytes;
-          uint64_t bias = layout.biasBase;
-          MemRegion biasTile{Space::Vrf, bias, bias + uint64_t(nt * eBias)};
-          Instruction loadB(Opcode::DmaLd);
-          setMem(loadB, "dst", Space::Vrf, bias);
-          setMem(loadB, "src", Space::Dram,
-                 *spec.bias + uint64_t(j * tile * eBias));
-          loadB.with("dt", spec.biasFormat.dt)
-              .with("x", nt)
-              .with("y", 1)
-              .with("z", 1)
-              .with("sy", nt * eBias)
-              .with("dpitch", nt * eBias);
-          emitter.emit(loadB,
-                       {{Space::Dram, *spec.bias,
-                         *spec.bias + uint64_t(spec.n * eBias)}},
-                       {biasTile});
-          Instruction add(Opcode::VAdd);
-          setMem(add, "dst", Space::Acc, acc);
-          setMem(add, "a", Space::Acc, acc);
-          setMem(add, "b", Space::Vrf, bias);
-          add.with("dt", kDt)
-              .with("at", kDt)
-              .with("bt", spec.biasFormat.dt)
-              .with("rows", mc)
-              .with("cols", nt)
-              .with("dpitch", nt * kF32)
-              .with("apitch", nt * kF32)
-              .with("bpitch", nt * eBias)
-              .with("bcast", static_cast<int64_t>(::nnaccel::isa::Bcast::Row));
-          emitter.emit(add, {accTile, biasTile}, {accTile});
+          const ElementFormat biasFormat = spec.biasFormat;
+          const Block bias = denseBlock(Space::Vrf, layout.biasBase, nt,
+                                        biasFormat);
+          DmaLoad loadB;
+          loadB.dst = bias.ref();
+          loadB.src = {Space::Dram,
+                       *spec.bias + uint64_t(biasFormat.rowBytes(j * tile))};
+          loadB.format = biasFormat;
+          loadB.x = nt;
+          emitLoad(emitter, loadB);
+          emitBinary(emitter, ::nnaccel::isa::Opcode::VAdd, acc, acc, bias,
+                     Bcast::Row, mc, nt);
         }
 
-        emitActivationInPlace(emitter, spec.activation, Space::Acc, acc,
-                              nt * kF32, mc, nt);
+        emitActivation(emitter, spec.activation, acc, mc, nt);
 
         if (layout.staged) {
           // Into the batch element's dense f32 stage, behind the lead.
-          uint64_t dst =
-              stage + uint64_t((lead + row * spec.n + j * tile) * kF32);
-          emitter.emit(accCopy(dst, acc, kF32Format, kF32Format, mc, nt,
-                               spec.n * kF32, nt * kF32),
-                       {accTile}, {stageRegion[b % 2]});
+          Block staged{Space::Acc,
+                       stage + uint64_t((lead + row * spec.n + j * tile) *
+                                        kF32),
+                       spec.n * kF32, kF32Format};
+          emitCopy(emitter, staged, acc, mc, nt);
           continue;
         }
-        uint64_t result = acc;
-        MemRegion resultTile = accTile;
-        if (!(out == kF32Format)) {
-          result = layout.outSlot[outputTile % 2];
-          resultTile = {Space::Acc, result, result + uint64_t(mc * nt * eOut)};
-          emitter.emit(accCopy(result, acc, out, kF32Format, mc, nt, nt * eOut,
-                               nt * kF32),
-                       {accTile}, {resultTile});
+        Block result = acc;
+        if (out != kF32Format) {
+          result = denseBlock(Space::Acc, layout.outSlot[outputTile % 2], nt,
+                              out);
+          emitCopy(emitter, result, acc, mc, nt);
         }
-        Instruction store(Opcode::DmaSt);
-        setMem(store, "dst", Space::Dram,
-               output + uint64_t((row * spec.n + j * tile) * eOut));
-        setMem(store, "src", Space::Acc, result);
-        store.with("dt", out.dt)
-            .with("x", nt)
-            .with("y", mc)
-            .with("z", 1)
-            .with("dy", spec.n * eOut)
-            .with("spitch", nt * eOut);
-        emitter.emit(store, {resultTile}, {yDram});
+        DmaStore store;
+        store.dst = {Space::Dram,
+                     output + uint64_t(out.rowBytes(row * spec.n + j * tile))};
+        store.src = result.ref();
+        store.format = out;
+        store.x = nt;
+        store.y = mc;
+        store.dy = out.rowBytes(spec.n);
+        emitStore(emitter, store);
       }
     }
 
@@ -591,32 +481,25 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
     // The lead: the previous element's last values, which share this
     // element's first aligned DRAM granule and are rewritten unchanged.
     const int64_t streamElems = lead + spec.m * spec.n;
+    const Block stageBlock{Space::Acc, stage, 0, kF32Format};
     if (lead > 0) {
-      uint64_t prev = layout.stage[(b + 1) % 2] +
-                      uint64_t((prevLead + spec.m * spec.n - lead) * kF32);
-      emitter.emit(accCopy(stage, prev, kF32Format, kF32Format, 1, lead, 0, 0),
-                   {stageRegion[(b + 1) % 2]}, {stageRegion[b % 2]});
+      Block prev{Space::Acc,
+                 layout.stage[(b + 1) % 2] +
+                     uint64_t((prevLead + spec.m * spec.n - lead) * kF32),
+                 0, kF32Format};
+      emitCopy(emitter, stageBlock, prev, 1, lead);
     }
-    uint64_t result = stage;
-    MemRegion resultRegion = stageRegion[b % 2];
-    if (!(out == kF32Format)) {
-      result = layout.packed[b % 2];
-      resultRegion = {Space::Acc, result,
-                      result + uint64_t(streamElems * eOut)};
-      emitter.emit(
-          accCopy(result, stage, out, kF32Format, 1, streamElems, 0, 0),
-          {stageRegion[b % 2]}, {resultRegion});
+    Block result = stageBlock;
+    if (out != kF32Format) {
+      result = Block{Space::Acc, layout.packed[b % 2], 0, out};
+      emitCopy(emitter, result, stageBlock, 1, streamElems);
     }
-    Instruction store(Opcode::DmaSt);
-    setMem(store, "dst", Space::Dram, output - uint64_t(lead * eOut));
-    setMem(store, "src", Space::Acc, result);
-    store.with("dt", out.dt)
-        .with("x", streamElems)
-        .with("y", 1)
-        .with("z", 1)
-        .with("dy", streamElems * eOut)
-        .with("spitch", streamElems * eOut);
-    emitter.emit(store, {resultRegion}, {yDram});
+    DmaStore store;
+    store.dst = {Space::Dram, output - uint64_t(lead * eOut)};
+    store.src = result.ref();
+    store.format = out;
+    store.x = streamElems;
+    emitStore(emitter, store);
     prevLead = lead;
   }
 }

@@ -1,26 +1,23 @@
 //===- KernelUtils.h - small helpers shared by NPU kernels ------*- C++ -*-===//
 //
-// Field helpers and constants every kernel needs when it builds ISA
-// instructions: the f32 element size and type code, float immediates,
-// alignment, memory operands, and fused activations applied in place. Kept
-// here so the kernels share one definition of each.
+// What every kernel needs when it sizes buffers and fills instruction
+// fields: the element formats (by ISA element type, sized with the ISA's
+// row-size rules), the ISA field limits the kernels tile against, and
+// alignment arithmetic. Kept here so the kernels share one definition of
+// each.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELUTILS_H
 #define NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELUTILS_H
 
+#include "nnaccel/ISA/Builders.h"
 #include "nnaccel/ISA/Instruction.h"
+#include "nnaccel/ISA/Types.h"
 
 #include <cstdint>
-#include <cstring>
-#include <string>
 
 namespace mlir::nnaccel::npu_lowering {
-
-/// Bytes of an f32 element and its ISA type code.
-inline constexpr int64_t kF32 = 4;
-inline constexpr int64_t kDt = static_cast<int64_t>(::nnaccel::isa::DType::F32);
 
 /// ISA field limits (docs/isa.md §8) every kernel tiles against: DMA x and
 /// vector rows/cols are 16-bit element counts, DMA y and z 12-bit counts,
@@ -30,46 +27,60 @@ inline constexpr int64_t kMaxDmaYZ = 0xFFF;
 inline constexpr int64_t kMaxPitch = 0xFFFF;
 inline constexpr int64_t kMaxDmaPad = 7;
 
-/// Storage of one element type the kernels handle: bytes per element and
-/// the ISA dtype code. Kernels size buffers and fill `dt`/`at`/`bt` fields
-/// from this instead of assuming f32, so one kernel serves f32, f16 and
-/// bf16 (and later the quantised types).
+/// Storage of one element type a kernel handles. Kernels size buffers and
+/// rows with rowBytes (the ISA's row-size rules: i4/u4 two per byte, block
+/// formats whole blocks) and fill the `dt`/`at`/`bt`/`wt` fields with
+/// `dtype`, so one kernel serves f32, f16 and bf16 and the narrow types can
+/// flow through the same code.
 struct ElementFormat {
+  ::nnaccel::DType dtype = ::nnaccel::DType::F32;
+
+  constexpr ElementFormat() = default;
+  constexpr explicit ElementFormat(::nnaccel::DType dtype)
+      : dtype(dtype), bytes(legacyBytes(dtype)),
+        dt(static_cast<int64_t>(dtype)) {}
+
+  // TRANSITION: the byte count and type code of the old ElementFormat, for
+  // kernels not yet converted to dtype / rowBytes. Removed with them.
   int64_t bytes = 4;
-  int64_t dt = kDt;
+  int64_t dt = 0;
+  static constexpr int64_t legacyBytes(::nnaccel::DType t) {
+    return t == ::nnaccel::DType::F32 ? 4 : t == ::nnaccel::DType::I8 ? 1 : 2;
+  }
+
+  /// Bytes of a dense row of `n` elements.
+  int64_t rowBytes(int64_t n) const {
+    return static_cast<int64_t>(
+        ::nnaccel::rowBytes(dtype, static_cast<uint64_t>(n)));
+  }
+  /// Bytes of one element of a whole-byte type (f32: 4, bf16: 2, i8: 1);
+  /// 0 for sub-byte and block types, which only whole rows size.
+  int64_t elementBytes() const { return ::nnaccel::elementBytes(dtype); }
+  /// The alignment an element address needs.
+  int64_t align() const { return ::nnaccel::elementAlign(dtype); }
+
   bool operator==(const ElementFormat &other) const {
-    return bytes == other.bytes && dt == other.dt;
+    return dtype == other.dtype;
+  }
+  bool operator!=(const ElementFormat &other) const {
+    return !(*this == other);
   }
 };
 
-inline constexpr ElementFormat kF32Format{
-    kF32, static_cast<int64_t>(::nnaccel::isa::DType::F32)};
-inline constexpr ElementFormat kF16Format{
-    2, static_cast<int64_t>(::nnaccel::isa::DType::F16)};
-inline constexpr ElementFormat kBF16Format{
-    2, static_cast<int64_t>(::nnaccel::isa::DType::BF16)};
+inline constexpr ElementFormat kF32Format{::nnaccel::DType::F32};
+inline constexpr ElementFormat kF16Format{::nnaccel::DType::F16};
+inline constexpr ElementFormat kBF16Format{::nnaccel::DType::BF16};
 
-/// IEEE bits of `value` for F32Imm fields.
-inline int64_t floatBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
+/// Bytes of an f32 element: the kernels' working precision on chip.
+inline constexpr int64_t kF32 = 4;
 
 /// `value` rounded up to a multiple of `align`.
 inline uint64_t alignUp(uint64_t value, uint64_t align) {
   return (value + align - 1) / align * align;
 }
 
-/// Sets memory operand `name` (its .space and .addr fields).
-inline ::nnaccel::isa::Instruction &setMem(::nnaccel::isa::Instruction &inst,
-                                           const std::string &name,
-                                           ::nnaccel::isa::Space space,
-                                           uint64_t address) {
-  return inst.with(name + ".space", static_cast<int64_t>(space))
-      .with(name + ".addr", static_cast<int64_t>(address));
-}
-
 } // namespace mlir::nnaccel::npu_lowering
+
+#include "LegacyKernelAPI.h" // TRANSITION
 
 #endif // NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELUTILS_H

@@ -3,8 +3,8 @@
 // Each kernel turns one accel op, whose operands and results live at known
 // card DRAM addresses, into ISA instructions for one core: tiling to the
 // target's native dimension, on-chip buffer placement (double-buffered so
-// DMA overlaps compute), and the memory effects the ProgramEmitter turns
-// into dependency tokens. Kernels are independent of MLIR so they can be
+// DMA overlaps compute), the instructions in program order; the
+// ProgramEmitter turns their memory effects into dependency tokens. Kernels are independent of MLIR so they can be
 // unit-tested on the emulator directly.
 //
 //===----------------------------------------------------------------------===//
@@ -12,6 +12,7 @@
 #ifndef NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELS_H
 #define NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELS_H
 
+#include "KernelBlocks.h"
 #include "KernelUtils.h"
 #include "ProgramEmitter.h"
 
@@ -22,18 +23,14 @@
 
 namespace mlir::nnaccel::npu_lowering {
 
-/// Activation applied to a kernel's result before it is stored.
-struct ActivationSpec {
-  enum Kind { None, Relu, Clip, Sigmoid, Tanh, Gelu } kind = None;
-  std::optional<float> min, max; // clip bounds
-};
-
-/// Applies `act` in place to a rows x cols f32 block at `address` of
-/// `space` whose rows are `pitch` bytes apart (the MFU ops of a fused
-/// activation: v.relu / v.sigm / v.tanh / v.gelu, or vs.max + vs.min).
-void emitActivationInPlace(ProgramEmitter &emitter, const ActivationSpec &act,
-                           ::nnaccel::isa::Space space, uint64_t address,
-                           int64_t pitch, int64_t rows, int64_t cols);
+/// TRANSITION: emitActivation on a block.
+inline void emitActivationInPlace(ProgramEmitter &emitter,
+                                  const ActivationSpec &act,
+                                  ::nnaccel::isa::Space space, uint64_t address,
+                                  int64_t pitch, int64_t rows, int64_t cols) {
+  emitActivation(emitter, act, Block{space, address, pitch, kF32Format}, rows,
+                 cols);
+}
 
 /// Y[m x n] = act(X[m x k] . W^T + bias), W stored as n rows of k, for each
 /// of `batches` GEMMs whose operands step by the given byte strides.

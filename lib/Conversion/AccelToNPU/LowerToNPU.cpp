@@ -160,7 +160,12 @@ struct AccelLowerToNPUPass
       return failure();
 
     MLIRContext *context = partition.getContext();
-    PartitionLowering lowering{ProgramEmitter(), desc, std::move(*plan), {}};
+    std::vector<npu_lowering::MemRegion> dramTensors;
+    for (auto [value, address] : *plan)
+      dramTensors.push_back({::nnaccel::isa::Space::Dram, address,
+                             address + getDenseByteSize(value.getType())});
+    PartitionLowering lowering{ProgramEmitter(std::move(dramTensors)), desc,
+                               std::move(*plan), {}};
     RewritePatternSet patterns(context);
     llvm::SmallDenseSet<StringRef> kinds;
     for (Operation &op : body) {

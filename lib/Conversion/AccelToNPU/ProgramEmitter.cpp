@@ -9,12 +9,21 @@
 
 #include "ProgramEmitter.h"
 
+#include "nnaccel/ISA/Builders.h"
+#include "nnaccel/ISA/Decoded.h"
+
 #include "llvm/ADT/STLExtras.h"
 
+#include <cassert>
+#include <limits>
+
 using namespace mlir::nnaccel::npu_lowering;
+using ::nnaccel::isa::DecodedInstruction;
 using ::nnaccel::isa::Instruction;
+using ::nnaccel::isa::MemAccess;
 using ::nnaccel::isa::Opcode;
 using ::nnaccel::isa::Queue;
+using ::nnaccel::isa::Space;
 
 namespace {
 /// Position of a data queue in the pipeline ld -> ex -> st.
@@ -33,6 +42,67 @@ int stage(Queue queue) {
 }
 } // namespace
 
+ProgramEmitter::ProgramEmitter(std::vector<MemRegion> tensors)
+    : dramTensors(std::move(tensors)) {
+  llvm::stable_sort(dramTensors, [](const MemRegion &a, const MemRegion &b) {
+    return a.end - a.begin < b.end - b.begin;
+  });
+}
+
+MemRegion ProgramEmitter::trackedRegion(const MemAccess &access) const {
+  constexpr uint64_t Unbounded = std::numeric_limits<uint64_t>::max();
+  MemRegion region{access.space, static_cast<uint64_t>(access.start),
+                   access.exact ? static_cast<uint64_t>(access.end)
+                                : static_cast<uint64_t>(access.start) + 1};
+  if (access.space == Space::Dram) {
+    // The smallest planned tensor holding the access stands for it.
+    for (const MemRegion &tensor : dramTensors)
+      if (tensor.contains(region))
+        return tensor;
+  }
+  const MemRegion *group = nullptr;
+  for (const MemRegion &candidate : groups)
+    if (candidate.contains(region) &&
+        (!group || group->contains(candidate)))
+      group = &candidate;
+  if (group)
+    return *group;
+  if (!access.exact)
+    region.end = Unbounded; // unknown extent: everything from the start
+  return region;
+}
+
+void ProgramEmitter::getAccesses(const Instruction &inst,
+                                 std::vector<MemRegion> &reads,
+                                 std::vector<MemRegion> &writes) const {
+  for (const MemAccess &access :
+       npu_isa::memoryAccesses(npu_isa::decode(inst), sregs)) {
+    if (access.end <= access.start && access.exact)
+      continue; // touches no byte
+    MemRegion region = trackedRegion(access);
+    if (access.read)
+      reads.push_back(region);
+    if (access.write)
+      writes.push_back(region);
+  }
+}
+
+ProgramEmitter::Group::Group(ProgramEmitter &emitter, MemRegion region)
+    : emitter(emitter), region(region) {
+  emitter.groups.push_back(region);
+}
+
+ProgramEmitter::Group::~Group() {
+  auto it = llvm::find_if(llvm::reverse(emitter.groups),
+                          [&](const MemRegion &other) {
+                            return other.space == region.space &&
+                                   other.begin == region.begin &&
+                                   other.end == region.end;
+                          });
+  assert(it != emitter.groups.rend() && "group ended twice");
+  emitter.groups.erase(std::next(it).base());
+}
+
 bool ProgramEmitter::addToken(size_t producer, Queue queue,
                               Instruction &consumer) {
   Queue from = program[producer].queue();
@@ -49,9 +119,36 @@ bool ProgramEmitter::addToken(size_t producer, Queue queue,
   return true;
 }
 
-void ProgramEmitter::emit(Instruction inst, std::vector<MemRegion> reads,
-                          std::vector<MemRegion> writes) {
-  Queue queue = inst.queue();
+void ProgramEmitter::emit(const Instruction &inst) {
+  DecodedInstruction decoded = npu_isa::decode(inst);
+  if (decoded.queue == Queue::Ctl) {
+    assert(chain.empty() && "control instruction inside a chain");
+    assert(decoded.opcode != Opcode::Loop && decoded.opcode != Opcode::LoopR &&
+           decoded.opcode != Opcode::EndLoop &&
+           "the emitter tracks straight-line programs only");
+    if (std::optional<int64_t> value = npu_isa::scalarResult(decoded, sregs);
+        value && decoded.rd != 0)
+      sregs[decoded.rd] = *value;
+    program.push_back(inst);
+    return;
+  }
+  getAccesses(inst, chainReads, chainWrites);
+  chain.push_back(inst);
+  if (decoded.chained())
+    return; // the chain continues
+  std::vector<Instruction> unit = std::move(chain);
+  std::vector<MemRegion> reads = std::move(chainReads),
+                         writes = std::move(chainWrites);
+  chain.clear();
+  chainReads.clear();
+  chainWrites.clear();
+  append(std::move(unit), reads, writes);
+}
+
+void ProgramEmitter::append(std::vector<Instruction> unit,
+                            const std::vector<MemRegion> &reads,
+                            const std::vector<MemRegion> &writes) {
+  Queue queue = unit.front().queue();
   // The latest conflicting instruction of each other data queue: one wait
   // on it orders all earlier ones of that queue too.
   int64_t latest[3] = {-1, -1, -1};
@@ -66,35 +163,33 @@ void ProgramEmitter::emit(Instruction inst, std::vector<MemRegion> reads,
   for (const MemRegion &region : writes)
     conflict(region, /*isWrite=*/true);
 
+  // Every wait of the unit goes on its first instruction.
+  Instruction &first = unit.front();
   int self = stage(queue);
-  if (self >= 0) {
-    int far = self == 0 ? 2 : self == 2 ? 0 : -1; // the non-adjacent queue
-    if (far >= 0 && latest[far] >= 0) {
-      // ld <-> st: relay through ex. The relay waits for the far producer
-      // (unless ex already has: the relay then runs after that wait, since
-      // ex is in order); being the newest ex instruction, it also covers any
-      // ex producer, so the consumer needs only the relay's token.
-      Instruction relay(Opcode::Sync);
-      relay.set("q", static_cast<int64_t>(Queue::Ex));
-      addToken(static_cast<size_t>(latest[far]), Queue::Ex, relay);
-      program.push_back(relay);
-      addToken(program.size() - 1, queue, inst);
-    } else {
-      for (int s = 0; s < 3; ++s)
-        if (s != self && latest[s] >= 0)
-          addToken(static_cast<size_t>(latest[s]), queue, inst);
-    }
+  int far = self == 0 ? 2 : self == 2 ? 0 : -1; // the non-adjacent queue
+  if (far >= 0 && latest[far] >= 0) {
+    // ld <-> st: relay through ex. The relay waits for the far producer
+    // (unless ex already has: the relay then runs after that wait, since
+    // ex is in order); being the newest ex instruction, it also covers any
+    // ex producer, so the consumer needs only the relay's token.
+    Instruction relay = ::nnaccel::isa::build::Sync().q(Queue::Ex);
+    addToken(static_cast<size_t>(latest[far]), Queue::Ex, relay);
+    program.push_back(relay);
+    addToken(program.size() - 1, queue, first);
+  } else {
+    for (int s = 0; s < 3; ++s)
+      if (s != self && latest[s] >= 0)
+        addToken(static_cast<size_t>(latest[s]), queue, first);
   }
-  size_t index = program.size();
-  program.push_back(inst);
-  if (self < 0)
-    return; // control instructions never take part in a conflict
+  for (Instruction &inst : unit)
+    program.push_back(inst);
+
+  // Later consumers wait for the unit's last instruction.
+  size_t index = program.size() - 1;
   std::vector<Access> &mine = accesses[self];
   auto record = [&](const MemRegion &region, bool write) {
     llvm::erase_if(mine, [&](const Access &older) {
-      return older.region.space == region.space &&
-             region.begin <= older.region.begin &&
-             older.region.end <= region.end && (write || !older.write);
+      return region.contains(older.region) && (write || !older.write);
     });
     mine.push_back({index, region, write});
   };
@@ -105,6 +200,7 @@ void ProgramEmitter::emit(Instruction inst, std::vector<MemRegion> reads,
 }
 
 ::nnaccel::isa::Program ProgramEmitter::finish(uint32_t card, uint32_t core) {
+  assert(chain.empty() && "program ends inside a chain");
   program.push_back(Instruction(Opcode::Halt));
   ::nnaccel::isa::Program result;
   result.card = static_cast<uint16_t>(card);
@@ -114,5 +210,12 @@ void ProgramEmitter::emit(Instruction inst, std::vector<MemRegion> reads,
   for (std::vector<Access> &list : accesses)
     list.clear();
   synced.clear();
+  sregs = {};
   return result;
+}
+
+void ProgramEmitter::emit(const Instruction &inst,
+                          const std::vector<MemRegion> &,
+                          const std::vector<MemRegion> &) {
+  emit(inst);
 }

@@ -952,6 +952,17 @@ private:
       if (l.rMode == RnnLayout::ReloadPerChunk)
         loadAllR(rBase, rDram);
 
+      // During the recurrence resident R tiles are one buffer: the first
+      // step waits for the last tile load only, instead of one token per
+      // tile (64 loads in flight would overflow the token FIFO while the
+      // full ld queue stalls dispatch of their consumers).
+      std::optional<ProgramEmitter::Group> residentR;
+      if (l.rMode != RnnLayout::Streamed)
+        residentR.emplace(emitter,
+                          MemRegion{Space::Mrf, l.rBase,
+                                    rTileAddress(l.rTiles.size() - 1) +
+                                        l.tileBytes});
+
       for (int64_t step = first; step < first + steps; ++step) {
         const int64_t time = timeIndex(d, step);
         const uint64_t g =

@@ -1,0 +1,173 @@
+//===- KernelBlocks.cpp - 2-D operands and the instructions on them -------===//
+//
+// See KernelBlocks.h. Each helper fills the fields of one instruction from
+// its blocks; the emitter derives the memory effects and tokens.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBlocks.h"
+
+#include <algorithm>
+
+using namespace mlir::nnaccel::npu_lowering;
+namespace build = ::nnaccel::isa::build;
+using ::nnaccel::isa::Axis;
+using ::nnaccel::isa::Bcast;
+using ::nnaccel::isa::Opcode;
+using ::nnaccel::isa::Space;
+
+void mlir::nnaccel::npu_lowering::emitUnary(ProgramEmitter &emitter,
+                                            Opcode opcode, const Block &dst,
+                                            const Block &a, int64_t rows,
+                                            int64_t cols) {
+  emitter.emit(build::VectorUnary(opcode)
+                   .dst(dst.ref())
+                   .a(a.ref())
+                   .dt(dst.format.dtype)
+                   .at(a.format.dtype)
+                   .rows(rows)
+                   .cols(cols)
+                   .dpitch(dst.pitch)
+                   .apitch(a.pitch)
+                   .chained(dst.isChain()));
+}
+
+void mlir::nnaccel::npu_lowering::emitScalar(ProgramEmitter &emitter,
+                                             Opcode opcode, const Block &dst,
+                                             const Block &a, float imm,
+                                             int64_t rows, int64_t cols) {
+  emitter.emit(build::VectorScalar(opcode)
+                   .dst(dst.ref())
+                   .a(a.ref())
+                   .dt(dst.format.dtype)
+                   .at(a.format.dtype)
+                   .rows(rows)
+                   .cols(cols)
+                   .dpitch(dst.pitch)
+                   .apitch(a.pitch)
+                   .imm(imm)
+                   .chained(dst.isChain()));
+}
+
+void mlir::nnaccel::npu_lowering::emitBinary(ProgramEmitter &emitter,
+                                             Opcode opcode, const Block &dst,
+                                             const Block &a, const Block &b,
+                                             Bcast bcast, int64_t rows,
+                                             int64_t cols) {
+  emitter.emit(build::VectorBinary(opcode)
+                   .dst(dst.ref())
+                   .a(a.ref())
+                   .b(b.ref())
+                   .dt(dst.format.dtype)
+                   .at(a.format.dtype)
+                   .bt(b.format.dtype)
+                   .rows(rows)
+                   .cols(cols)
+                   .dpitch(dst.pitch)
+                   .apitch(a.pitch)
+                   .bpitch(b.pitch)
+                   .bcast(bcast)
+                   .chained(dst.isChain()));
+}
+
+void mlir::nnaccel::npu_lowering::emitReduce(ProgramEmitter &emitter,
+                                             Opcode opcode, const Block &dst,
+                                             const Block &a, Axis axis,
+                                             int64_t rows, int64_t cols) {
+  emitter.emit(build::VectorReduce(opcode)
+                   .dst(dst.ref())
+                   .a(a.ref())
+                   .dt(dst.format.dtype)
+                   .at(a.format.dtype)
+                   .rows(rows)
+                   .cols(cols)
+                   .dpitch(dst.pitch)
+                   .apitch(a.pitch)
+                   .axis(axis)
+                   .chained(dst.isChain()));
+}
+
+void mlir::nnaccel::npu_lowering::emitCopy(ProgramEmitter &emitter,
+                                           const Block &dst, const Block &a,
+                                           int64_t rows, int64_t cols) {
+  emitUnary(emitter, dst.format == a.format ? Opcode::VMov : Opcode::VCvt, dst,
+            a, rows, cols);
+}
+
+void mlir::nnaccel::npu_lowering::emitFill(ProgramEmitter &emitter,
+                                           const Block &dst, int64_t rows,
+                                           int64_t cols, float value) {
+  for (int64_t r0 = 0; r0 < rows; r0 += kMaxCount) {
+    const Block piece = dst.at(r0);
+    emitter.emit(build::VFill()
+                     .dst(piece.ref())
+                     .dt(dst.format.dtype)
+                     .rows(std::min<int64_t>(kMaxCount, rows - r0))
+                     .cols(cols)
+                     .dpitch(dst.pitch)
+                     .imm(value));
+  }
+}
+
+void mlir::nnaccel::npu_lowering::emitActivation(ProgramEmitter &emitter,
+                                                 const ActivationSpec &act,
+                                                 const Block &block,
+                                                 int64_t rows, int64_t cols) {
+  switch (act.kind) {
+  case ActivationSpec::None:
+    break;
+  case ActivationSpec::Relu:
+    emitUnary(emitter, Opcode::VRelu, block, block, rows, cols);
+    break;
+  case ActivationSpec::Sigmoid:
+    emitUnary(emitter, Opcode::VSigm, block, block, rows, cols);
+    break;
+  case ActivationSpec::Tanh:
+    emitUnary(emitter, Opcode::VTanh, block, block, rows, cols);
+    break;
+  case ActivationSpec::Gelu:
+    emitUnary(emitter, Opcode::VGelu, block, block, rows, cols);
+    break;
+  case ActivationSpec::Clip:
+    if (act.min)
+      emitScalar(emitter, Opcode::VsMax, block, block, *act.min, rows, cols);
+    if (act.max)
+      emitScalar(emitter, Opcode::VsMin, block, block, *act.max, rows, cols);
+    break;
+  }
+}
+
+void mlir::nnaccel::npu_lowering::emitLoad(ProgramEmitter &emitter,
+                                           const DmaLoad &load) {
+  const ElementFormat &f = load.format;
+  emitter.emit(build::DmaLd()
+                   .dst(load.dst)
+                   .src(load.src)
+                   .dt(f.dtype)
+                   .x(load.x)
+                   .y(load.y)
+                   .z(load.z)
+                   .sy(load.sy.value_or(f.rowBytes(load.x)))
+                   .sz(load.sz)
+                   .dpitch(load.dpitch.value_or(
+                       f.rowBytes(load.pl + load.x + load.pr)))
+                   .pt(load.pt)
+                   .pb(load.pb)
+                   .pl(load.pl)
+                   .pr(load.pr));
+}
+
+void mlir::nnaccel::npu_lowering::emitStore(ProgramEmitter &emitter,
+                                            const DmaStore &store) {
+  const ElementFormat &f = store.format;
+  emitter.emit(build::DmaSt()
+                   .dst(store.dst)
+                   .src(store.src)
+                   .dt(f.dtype)
+                   .x(store.x)
+                   .y(store.y)
+                   .z(store.z)
+                   .dy(store.dy.value_or(f.rowBytes(store.x)))
+                   .dz(store.dz)
+                   .spitch(store.spitch.value_or(f.rowBytes(store.x))));
+}
