@@ -20,7 +20,8 @@ with a stored snapshot (compare):
   scripts/program-diff.py snapshot DIR [--build build]
   scripts/program-diff.py compare DIR [--build build]
 
-`compare` prints one line per differing program and exits 1 if any differ.
+`compare` prints one line per differing program, writes its new text to
+BUILD/program-diff/NAME.new and exits 1 if any differ.
 """
 
 import argparse
@@ -178,17 +179,22 @@ def main():
         print(f"program-diff: {len(results)} programs stored in {out}")
         return 0
     differ, missing = [], []
+    newdir = Path(args.build).resolve() / "program-diff"
+    newdir.mkdir(parents=True, exist_ok=True)
+    for stale in newdir.glob("*.new"):
+        stale.unlink()
     for name, text in results.items():
         path = out / (name.replace("/", "__") + ".txt")
         if not path.exists():
             missing.append(name)
         elif path.read_text() != text:
             differ.append(name)
-            (out / (name.replace("/", "__") + ".new")).write_text(text)
+            (newdir / (name.replace("/", "__") + ".new")).write_text(text)
     for name in missing:
         print(f"program-diff: {name}: no stored program")
     for name in differ:
-        print(f"program-diff: {name}: DIFFERS (new text in "
+        print(f"program-diff: {name}: DIFFERS (stored: {out}/"
+              f"{name.replace('/', '__')}.txt, new: {newdir}/"
               f"{name.replace('/', '__')}.new)")
     same = len(results) - len(differ) - len(missing)
     print(f"program-diff: {same} identical, {len(differ)} differ, "
