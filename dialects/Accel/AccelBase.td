@@ -30,6 +30,7 @@ def Accel_Dialect : Dialect {
   }];
   let dependentDialects = ["::mlir::quant::QuantizationDialect"];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 1;
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
@@ -75,13 +76,23 @@ class Accel_Op<string mnemonic, list<Trait> traits = []>
 // Type constraints.
 //===----------------------------------------------------------------------===//
 
+def Accel_BlockFloat : Type<
+    CPred<"::llvm::isa<::mlir::nnaccel::accel::BlockFloatType>($_self)">,
+    "block floating point", "::mlir::nnaccel::accel::BlockFloatType">;
+
 def Accel_ElementType : AnyTypeOf<[AnyFloat, AnySignlessInteger,
                                    quant_QuantizedType],
                                   "float, signless integer or quantized">;
+// What a tensor can hold in memory: the computable element types and the
+// block floating-point formats, which only constants and reshapes carry (a
+// kernel that computes in them converts on the card).
+def Accel_StoredElementType : AnyTypeOf<[Accel_ElementType, Accel_BlockFloat],
+    "float, signless integer, quantized or block floating point">;
 def Accel_FloatElementType : AnyTypeOf<[AnyFloat, quant_QuantizedType],
                                        "float or quantized">;
 
 def Accel_Tensor : StaticShapeTensorOf<[Accel_ElementType]>;
+def Accel_StoredTensor : StaticShapeTensorOf<[Accel_StoredElementType]>;
 def Accel_FloatTensor : StaticShapeTensorOf<[Accel_FloatElementType]>;
 def Accel_RealTensor : StaticShapeTensorOf<[AnyFloat]>;
 def Accel_IntTensor : StaticShapeTensorOf<[AnySignlessInteger]>;

@@ -12,7 +12,7 @@ defvar Accel_FusedActivationArgs = (ins
     OptionalAttr<F32Attr>:$activation_min,
     OptionalAttr<F32Attr>:$activation_max);
 
-def Accel_MatMulOp : Accel_InferredOp<"matmul"> {
+def Accel_MatMulOp : Accel_InferredOp<"matmul", [Accel_HeavyOp]> {
   let summary = "batched matrix product with numpy matmul semantics";
   let description = [{
     Multiplies the last two dimensions of `lhs` and `rhs`; leading (batch)
@@ -31,7 +31,8 @@ def Accel_MatMulOp : Accel_InferredOp<"matmul"> {
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }
 
-def Accel_FullyConnectedOp : Accel_InferredOp<"fully_connected"> {
+def Accel_FullyConnectedOp : Accel_InferredOp<"fully_connected",
+    [Accel_HeavyOp]> {
   let summary = "general matrix multiply with bias and fused activation";
   let description = [{
     ONNX `Gemm`: `act(alpha * op(input) x op(weight) + beta * bias)` where
@@ -58,7 +59,7 @@ def Accel_FullyConnectedOp : Accel_InferredOp<"fully_connected"> {
   let hasVerifier = 1;
 }
 
-def Accel_ConvOp : Accel_InferredOp<"conv"> {
+def Accel_ConvOp : Accel_InferredOp<"conv", [Accel_HeavyOp]> {
   let summary = "1-D/2-D/3-D convolution with groups and fused activation";
   let description = [{
     ONNX `Conv` in NCHW layout. `input` is `N x C x D1..Dk` (k = 1..3),

@@ -20,7 +20,7 @@ def Accel_ConstantOp : Accel_Op<"constant", [ConstantLike, Pure,
     ```
   }];
   let arguments = (ins ElementsAttr:$value);
-  let results = (outs Accel_Tensor:$result);
+  let results = (outs Accel_StoredTensor:$result);
   let assemblyFormat = "attr-dict $value";
   let builders = [OpBuilder<(ins "::mlir::ElementsAttr":$value), [{
     build($_builder, $_state, ::llvm::cast<::mlir::TypedAttr>(value).getType(),
@@ -39,8 +39,8 @@ def Accel_ReshapeOp : Accel_Op<"reshape", [Pure]> {
     %r = accel.reshape %x : tensor<2x3x4xf32> -> tensor<6x4xf32>
     ```
   }];
-  let arguments = (ins Accel_Tensor:$input);
-  let results = (outs Accel_Tensor:$result);
+  let arguments = (ins Accel_StoredTensor:$input);
+  let results = (outs Accel_StoredTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -133,8 +133,8 @@ def Accel_ExpandOp : Accel_Op<"expand", [Pure]> {
     %r = accel.expand %x : tensor<1x8xf32> -> tensor<4x8xf32>
     ```
   }];
-  let arguments = (ins Accel_Tensor:$input);
-  let results = (outs Accel_Tensor:$result);
+  let arguments = (ins Accel_StoredTensor:$input);
+  let results = (outs Accel_StoredTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;

@@ -23,6 +23,11 @@ using namespace mlir::nnaccel::accel;
 #define GET_ATTRDEF_CLASSES
 #include "Accel/AccelAttrs.cpp.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "Accel/AccelTypes.cpp.inc"
+
+#include "Accel/AccelInterfaces.cpp.inc"
+
 void AccelDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
@@ -31,6 +36,10 @@ void AccelDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "Accel/AccelAttrs.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "Accel/AccelTypes.cpp.inc"
       >();
 }
 

@@ -1,6 +1,6 @@
 //===- AccelDialect.h - accel dialect declaration ---------------*- C++ -*-===//
 //
-// Declares the accel dialect, its enums and attributes.
+// Declares the accel dialect, its enums, attributes and types.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,5 +18,8 @@
 
 #define GET_ATTRDEF_CLASSES
 #include "Accel/AccelAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "Accel/AccelTypes.h.inc"
 
 #endif // NNACCEL_DIALECT_ACCEL_ACCELDIALECT_H

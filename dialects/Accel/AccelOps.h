@@ -18,6 +18,24 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <string>
+
+namespace nnaccel::isa {
+struct TargetDesc;
+} // namespace nnaccel::isa
+
+namespace mlir::nnaccel::npu_lowering {
+struct KernelContext;
+} // namespace mlir::nnaccel::npu_lowering
+
+namespace mlir::OpTrait::accel {
+/// Marks ops whose cost dominates a model (Accel_HeavyOp).
+template <typename ConcreteType>
+class HeavyOp : public TraitBase<ConcreteType, HeavyOp> {};
+} // namespace mlir::OpTrait::accel
+
+#include "Accel/AccelInterfaces.h.inc"
+
 namespace mlir::nnaccel::accel {
 
 /// True when two element types may stand for each other in an op's result:

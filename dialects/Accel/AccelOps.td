@@ -10,6 +10,8 @@
 
 include "AccelBase.td"
 include "AccelAttrs.td"
+include "AccelTypes.td"
+include "AccelInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/IR/OpAsmInterface.td"

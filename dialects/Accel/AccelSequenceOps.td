@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 def Accel_EmbeddingBagOp : Accel_InferredOp<"embedding_bag",
-    [AttrSizedOperandSegments]> {
+    [AttrSizedOperandSegments, Accel_HeavyOp]> {
   let summary = "pooled embedding lookup (SparseLengthsSum and friends)";
   let description = [{
     Gathers rows of `table` (`R x D`) and pools them per bag with `mode`
@@ -37,7 +37,8 @@ def Accel_EmbeddingBagOp : Accel_InferredOp<"embedding_bag",
   let hasVerifier = 1;
 }
 
-def Accel_LSTMOp : Accel_InferredOp<"lstm", [AttrSizedOperandSegments]> {
+def Accel_LSTMOp : Accel_InferredOp<"lstm",
+    [AttrSizedOperandSegments, Accel_HeavyOp]> {
   let summary = "long short-term memory layer (ONNX semantics)";
   let description = [{
     ONNX `LSTM` with the default activations (sigmoid, tanh, tanh), layout 0:
@@ -72,7 +73,8 @@ def Accel_LSTMOp : Accel_InferredOp<"lstm", [AttrSizedOperandSegments]> {
   }];
 }
 
-def Accel_GRUOp : Accel_InferredOp<"gru", [AttrSizedOperandSegments]> {
+def Accel_GRUOp : Accel_InferredOp<"gru",
+    [AttrSizedOperandSegments, Accel_HeavyOp]> {
   let summary = "gated recurrent unit layer (ONNX semantics)";
   let description = [{
     ONNX `GRU` with the default activations (sigmoid, tanh), layout 0: `W` is

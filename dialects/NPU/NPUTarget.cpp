@@ -10,6 +10,7 @@
 #include "NPU/NPUTarget.h"
 #include "NPU/NPUOps.h"
 
+#include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ManagedStatic.h"
@@ -99,6 +100,23 @@ std::string mlir::nnaccel::npu::getTargetSpec(ProgramOp program) {
             op->getAttrOfType<StringAttr>(NPUDialect::getTargetAttrName()))
       return spec.str();
   return getDefaultTargetSpec();
+}
+
+std::string mlir::nnaccel::npu::getTargetSpecFor(Operation *op) {
+  for (; op; op = op->getParentOp())
+    if (auto spec =
+            op->getAttrOfType<StringAttr>(NPUDialect::getTargetAttrName()))
+      return spec.str();
+  std::string spec = getDefaultTargetSpec();
+  return spec.empty() ? "default" : spec;
+}
+
+const isa::TargetDesc *mlir::nnaccel::npu::lookupTarget(Operation *op) {
+  std::string spec = getTargetSpecFor(op), error;
+  const isa::TargetDesc *target = loadTarget(spec, error);
+  if (!target)
+    op->emitError() << "cannot load target '" << spec << "': " << error;
+  return target;
 }
 
 const isa::TargetDesc &mlir::nnaccel::npu::getPermissiveTarget() {

@@ -1,7 +1,9 @@
 //===- NPUTarget.h - Target descriptions for npu verification ---*- C++ -*-===//
 //
-// Which target an `npu.program` is verified against, and loading it. A
-// target spec is either a bare name, looked up as <name>.json in the
+// Which target a module is compiled for and an `npu.program` is verified
+// against, and loading it. The module's `npu.target` attribute names it:
+// every pass that depends on the hardware reads it (accel-set-target or
+// nnaccel-compile --target sets it). A target spec is either a bare name, looked up as <name>.json in the
 // project's targets/ directory (or $NNACCEL_TARGETS_DIR), or a path to a
 // JSON file (anything containing '/' or ending in ".json"; relative paths
 // are taken from the working directory). Loaded targets are cached for the
@@ -47,6 +49,15 @@ const ::nnaccel::isa::TargetDesc *loadTarget(llvm::StringRef spec,
 /// the `npu.target` attribute of the nearest ancestor, else --npu-target.
 /// Empty when there is none.
 std::string getTargetSpec(ProgramOp program);
+
+/// The target spec that applies to `op` and the passes compiling it: the
+/// `npu.target` attribute of the nearest enclosing op that has one (the
+/// module's, normally), else --npu-target, else "default".
+std::string getTargetSpecFor(Operation *op);
+
+/// Loads the target that applies to `op` (getTargetSpecFor); on failure
+/// emits an error at `op` naming the spec and returns null.
+const ::nnaccel::isa::TargetDesc *lookupTarget(Operation *op);
 
 /// A target on which every target-dependent per-instruction rule passes
 /// (maximal native dimension, every matrix type, the most cards and cores).

@@ -17,8 +17,12 @@ using namespace mlir::nnaccel;
 
 void mlir::nnaccel::buildPartitionPipeline(
     OpPassManager &pm, const LowerPipelineOptions &options) {
+  if (!options.target.empty()) {
+    AccelSetTargetOptions target;
+    target.target = options.target;
+    pm.addPass(createAccelSetTarget(target));
+  }
   AccelAssignPlacementOptions placement;
-  placement.target = options.target;
   placement.card = options.card;
   placement.forceHost = options.forceHost;
   pm.addNestedPass<func::FuncOp>(createAccelAssignPlacement(placement));
@@ -27,12 +31,8 @@ void mlir::nnaccel::buildPartitionPipeline(
 
 void mlir::nnaccel::buildCardCodegenPipeline(
     OpPassManager &pm, const LowerPipelineOptions &options) {
-  AccelPlanCardMemoryOptions memory;
-  memory.target = options.target;
-  pm.addPass(createAccelPlanCardMemory(memory));
-  AccelLowerToNPUOptions lowering;
-  lowering.target = options.target;
-  pm.addPass(createAccelLowerToNPU(lowering));
+  pm.addPass(createAccelPlanCardMemory());
+  pm.addPass(createAccelLowerToNPU());
 }
 
 void mlir::nnaccel::buildLowerPipeline(OpPassManager &pm,

@@ -1,12 +1,12 @@
 //===- AssignPlacement.cpp - accel-assign-placement pass ------------------===//
 //
-// Records, for every accel compute op, where it runs: a card when the NPU
-// backend lowers it, else the host with the reason. Placement hints already
+// Records, for every accel compute op, where it runs: a card when the op's
+// card kernel (CardKernelOpInterface, attached by the backend) accepts it
+// for the module's target, else the host with the reason. Placement hints already
 // in the IR are requests that are honoured or rejected with a diagnostic.
 //
 //===----------------------------------------------------------------------===//
 
-#include "nnaccel/Conversion/NPUSupport.h"
 #include "nnaccel/Transforms/Passes.h"
 
 #include "Accel/AccelOps.h"
@@ -32,14 +32,10 @@ struct AccelAssignPlacementPass
 
   void runOnOperation() override {
     MLIRContext *context = &getContext();
-    std::string error;
     const ::nnaccel::isa::TargetDesc *targetDesc =
-        npu::loadTarget(target, error);
-    if (!targetDesc) {
-      getOperation().emitError()
-          << "cannot load target '" << target << "': " << error;
+        npu::lookupTarget(getOperation());
+    if (!targetDesc)
       return signalPassFailure();
-    }
     StringRef placementName = AccelDialect::getPlacementAttrName();
     llvm::SmallSetVector<StringRef, 8> heavyOnHost;
     int64_t heavyCount = 0;
@@ -61,7 +57,15 @@ struct AccelAssignPlacementPass
         onCard = false;
         reason = "forced to the host (--force-host)";
       } else {
-        onCard = succeeded(canLowerToNPU(op, *targetDesc, reason));
+        auto kernel = dyn_cast<CardKernelOpInterface>(op);
+        if (kernel)
+          onCard = succeeded(kernel.checkCardKernel(*targetDesc, reason));
+        else {
+          onCard = false;
+          reason = ("no card kernel for " + op->getName().getStringRef() +
+                    " yet")
+                       .str();
+        }
         if (hint && !onCard) {
           op->emitError() << "cannot honour placement on card "
                           << hint.getCard() << ": " << reason;
@@ -80,7 +84,7 @@ struct AccelAssignPlacementPass
       op->setAttr(placementName, PlacementAttr::get(context, -1, {}, {}, {}));
       op->setAttr(AccelDialect::getHostReasonAttrName(),
                   StringAttr::get(context, reason));
-      if (isHeavyOp(op)) {
+      if (op->hasTrait<OpTrait::accel::HeavyOp>()) {
         ++heavyCount;
         heavyOnHost.insert(op->getName().getStringRef());
       }

@@ -283,7 +283,7 @@ void populateIdiomPatterns(RewritePatternSet &patterns,
 }
 
 struct AccelRecognizeIdiomsPass
-    : nnaccel::impl::AccelRecognizeIdiomsBase<AccelRecognizeIdiomsPass> {
+    : mlir::nnaccel::impl::AccelRecognizeIdiomsBase<AccelRecognizeIdiomsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateIdiomPatterns(patterns,

@@ -69,6 +69,6 @@ func.func @bad_target(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
 // RUN: not nnaccel-opt %s -split-input-file \
-// RUN:   --pass-pipeline='builtin.module(func.func(accel-assign-placement{target=no-such-target}))' 2>&1 \
+// RUN:   --pass-pipeline='builtin.module(accel-set-target{target=no-such-target},func.func(accel-assign-placement))' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=TARGET
 // TARGET: error: cannot load target 'no-such-target'

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nnaccel/Conversion/NPUKernels.h"
 #include "nnaccel/Conversion/NPUSupport.h"
 #include "nnaccel/Conversion/Passes.h"
 #include "nnaccel/Import/ONNX/ImportONNX.h"
@@ -335,6 +336,7 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registerONNXImportDialects(registry);
   registry.insert<npu::NPUDialect>();
+  registerNPUKernelModels(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // Diagnostics name the model and node; dumping whole functions helps nobody.

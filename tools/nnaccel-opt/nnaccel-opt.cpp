@@ -11,6 +11,7 @@
 #include "Accel/AccelDialect.h"
 #include "NPU/NPUDialect.h"
 #include "NPU/NPUTarget.h"
+#include "nnaccel/Conversion/NPUKernels.h"
 #include "nnaccel/Conversion/Passes.h"
 #include "nnaccel/Pipelines/Pipelines.h"
 #include "nnaccel/Transforms/Passes.h"
@@ -35,6 +36,7 @@ int main(int argc, char **argv) {
                   mlir::nnaccel::npu::NPUDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::quant::QuantizationDialect,
                   mlir::tensor::TensorDialect>();
+  mlir::nnaccel::registerNPUKernelModels(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "nnaccel optimizer driver\n", registry));
 }

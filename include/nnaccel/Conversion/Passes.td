@@ -12,7 +12,8 @@ include "mlir/Pass/PassBase.td"
 def AccelPlanCardMemory : Pass<"accel-plan-card-memory", "ModuleOp"> {
   let summary = "Plan where every tensor of a card partition lives in DRAM";
   let description = [{
-    For every `accel.card_partition`: first lays weights out for the matrix
+    For every `accel.card_partition`, on the module's target
+    (`npu.target`): first lays weights out for the matrix
     unit (a constant K x N `fully_connected` weight is replaced by its
     N x K transpose, computed at compile time), then assigns each tensor a
     DRAM address with first-fit allocation in program order. Inputs,
@@ -38,10 +39,6 @@ def AccelPlanCardMemory : Pass<"accel-plan-card-memory", "ModuleOp"> {
     several results). A tensor that does not fit the target's DRAM is an
     error at the op that produces it.
   }];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"default\"",
-           "Target description: a name in targets/ or a JSON path">
-  ];
   let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect"];
   let statistics = [
     Statistic<"dramBytes", "dram-bytes", "Card DRAM bytes planned">
@@ -52,7 +49,8 @@ def AccelLowerToNPU : Pass<"accel-lower-to-npu", "ModuleOp"> {
   let summary = "Lower card partitions to per-core npu programs";
   let description = [{
     A dialect conversion of every `accel.card_partition` body: each op is
-    lowered by its kernel for the target (tiling to the native dimension,
+    lowered by its card kernel (CardKernelOpInterface) for the module's
+    target (`npu.target`) (tiling to the native dimension,
     double-buffered on-chip memories, dependency tokens between the
     ld/ex/st queues) into one `npu.program` per core, added at module level
     and listed in the partition's `programs`, and is replaced by
@@ -66,10 +64,6 @@ def AccelLowerToNPU : Pass<"accel-lower-to-npu", "ModuleOp"> {
     is an error naming the op and the reason. Partitions that already list
     programs are left alone.
   }];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"default\"",
-           "Target description: a name in targets/ or a JSON path">
-  ];
   let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect",
                            "::mlir::nnaccel::npu::NPUDialect"];
   let statistics = [

@@ -18,8 +18,9 @@ namespace mlir::nnaccel {
 struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
   Option<std::string> target{
       *this, "target",
-      llvm::cl::desc("Target description: a name in targets/ or a JSON path"),
-      llvm::cl::init("default")};
+      llvm::cl::desc("Target description (a name in targets/ or a JSON "
+                     "path) to record in the module's npu.target first; "
+                     "empty: keep the module's")};
   Option<int64_t> card{*this, "card",
                        llvm::cl::desc("Card that card-placed ops go to"),
                        llvm::cl::init(0)};
@@ -28,8 +29,9 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
       llvm::cl::desc("Op names (e.g. accel.softmax) to keep on the host")};
 };
 
-/// Placement and partitioning: accel-assign-placement and
-/// accel-outline-partitions on every function. After it, each op's home
+/// Placement and partitioning: accel-set-target (when a target is given),
+/// then accel-assign-placement and accel-outline-partitions on every
+/// function. After it, each op's home
 /// (card or host, and why) is final.
 void buildPartitionPipeline(OpPassManager &pm,
                             const LowerPipelineOptions &options);

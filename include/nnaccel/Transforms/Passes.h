@@ -8,6 +8,7 @@
 #define NNACCEL_TRANSFORMS_PASSES_H
 
 #include "Accel/AccelDialect.h"
+#include "NPU/NPUDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"

@@ -46,18 +46,41 @@ def AccelRecognizeIdioms : Pass<"accel-recognize-idioms", "func::FuncOp"> {
   ];
 }
 
+def AccelSetTarget : Pass<"accel-set-target", "ModuleOp"> {
+  let summary = "Set the hardware target the module is compiled for";
+  let description = [{
+    Records the target description in the module's `npu.target`
+    attribute, which every hardware-dependent pass reads (placement, the
+    card memory plan, the lowering) and the npu programs are verified
+    against. Fails when the target cannot be loaded. A module without the
+    attribute is compiled for `--npu-target`, else `default`.
+
+    ```mlir
+    // accel-set-target{target=brainwave-like}
+    module attributes {npu.target = "brainwave-like"} { ... }
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"default\"",
+           "Target description: a name in targets/ or a JSON path">
+  ];
+  let dependentDialects = ["::mlir::nnaccel::npu::NPUDialect"];
+}
+
 def AccelAssignPlacement : Pass<"accel-assign-placement", "func::FuncOp"> {
   let summary = "Decide for every op whether it runs on a card or the host";
   let description = [{
     Gives every accel compute op an `accel.placement` attribute: card
-    `card` when the NPU backend can lower it for the target, else the host
+    `card` when the op has a card kernel (CardKernelOpInterface) that
+    accepts it for the module's target (`npu.target`), else the host
     (card = -1) with an `accel.host_reason` string saying why. Existing
     placements are hints: a card hint the backend cannot honour is an error
     that says why; a host hint is kept (reason "placed on the host by the
     user"). Ops named in `force-host` go to the host.
 
-    A warning lists heavy ops (matmul, fully_connected, conv, embedding_bag,
-    lstm, gru) that end up on the host, since they dominate run time there.
+    A warning lists heavy ops (ops with the HeavyOp trait: matmul,
+    fully_connected, conv, embedding_bag, lstm, gru) that end up on the
+    host, since they dominate run time there.
 
     ```mlir
     %0 = accel.gather %t, %i {accel.host_reason = "no NPU lowering for accel.gather yet",
@@ -65,8 +88,6 @@ def AccelAssignPlacement : Pass<"accel-assign-placement", "func::FuncOp"> {
     ```
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"default\"",
-           "Target description: a name in targets/ or a JSON path">,
     Option<"card", "card", "int64_t", /*default=*/"0",
            "Card that card-placed ops go to">,
     ListOption<"forceHost", "force-host", "std::string",

@@ -6,12 +6,44 @@
 
 #include "KernelRegistry.h"
 
+#include "nnaccel/Conversion/NPUKernels.h"
+
+#include "Accel/AccelOps.h"
+
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectRegistry.h"
 
 using namespace mlir;
 using namespace mlir::nnaccel::npu_lowering;
 
-const KernelEntry *mlir::nnaccel::npu_lowering::lookupKernel(Operation *op) {
+namespace {
+/// TRANSITION: the card kernel of every op of the name-keyed table, until
+/// each op family attaches its own model.
+struct TableKernelModel
+    : mlir::nnaccel::accel::CardKernelOpInterface::FallbackModel<
+          TableKernelModel> {
+  LogicalResult checkCardKernel(Operation *op,
+                                const ::nnaccel::isa::TargetDesc &target,
+                                std::string &reason) const {
+    return lookupKernel(op)->check(op, target, reason);
+  }
+  LogicalResult emitCardKernel(Operation *op, KernelContext &context) const {
+    return lookupKernel(op)->emit(op, context);
+  }
+};
+} // namespace
+
+void mlir::nnaccel::registerNPUKernelModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context,
+                            accel::AccelDialect *dialect) {
+    for (RegisteredOperationName name : context->getRegisteredOperations())
+      if (&name.getDialect() == dialect && lookupKernelByName(name.getStringRef()))
+        name.attachInterface<TableKernelModel>();
+  });
+}
+
+const KernelEntry *
+mlir::nnaccel::npu_lowering::lookupKernelByName(StringRef name) {
   static const KernelTable table = [] {
     KernelTable t;
     registerLinearKernels(t);
@@ -26,8 +58,12 @@ const KernelEntry *mlir::nnaccel::npu_lowering::lookupKernel(Operation *op) {
     registerConvertKernels(t);
     return t;
   }();
-  auto it = table.find(op->getName().getStringRef());
+  auto it = table.find(name);
   return it == table.end() ? nullptr : &it->second;
+}
+
+const KernelEntry *mlir::nnaccel::npu_lowering::lookupKernel(Operation *op) {
+  return lookupKernelByName(op->getName().getStringRef());
 }
 
 std::optional<ElementFormat>

@@ -57,6 +57,7 @@ bool allCardFloat(TypeRange types, llvm::StringRef what, std::string &reason);
 
 /// The kernel of `op`'s name, or null.
 const KernelEntry *lookupKernel(Operation *op);
+const KernelEntry *lookupKernelByName(llvm::StringRef name);
 
 // Registration, one function per op family.
 void registerLinearKernels(KernelTable &table);

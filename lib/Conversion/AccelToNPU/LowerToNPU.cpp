@@ -1,10 +1,10 @@
 //===- LowerToNPU.cpp - accel-lower-to-npu pass ---------------------------===//
 //
 // Turns each accel.card_partition into an npu.program for core 0 of its
-// card with a dialect conversion: one pattern per kernel of the registry
-// appends the op's instructions through the ProgramEmitter (which derives
-// the dependency tokens) and replaces the op by `npu.dram_tensor`s naming
-// where its results are left in DRAM. The conversion visits the ops in
+// card with a dialect conversion: one pattern, for every op with a card
+// kernel (CardKernelOpInterface), appends the op's instructions through the
+// ProgramEmitter (which derives the dependency tokens) and replaces the op
+// by `npu.dram_tensor`s naming where its results are left in DRAM. The conversion visits the ops in
 // program order, which is the order their kernels run in. Addresses come
 // from the partition's memory plan (accel-plan-card-memory; a partition
 // without one is planned here first).
@@ -16,6 +16,7 @@
 
 #include "CardMemoryPlan.h"
 #include "KernelRegistry.h"
+#include "ProgramEmitter.h"
 
 #include "Accel/AccelOps.h"
 #include "NPU/NPUOps.h"
@@ -47,25 +48,25 @@ struct PartitionLowering {
   SmallVector<Location> locations;
 };
 
-/// Lowers one accel op kind with its registry kernel.
-class KernelPattern : public ConversionPattern {
+/// Lowers every op with a card kernel through its kernel.
+class KernelPattern
+    : public OpInterfaceConversionPattern<CardKernelOpInterface> {
 public:
-  KernelPattern(StringRef opName, const npu_lowering::KernelEntry &kernel,
-                PartitionLowering &lowering, MLIRContext *context)
-      : ConversionPattern(opName, /*benefit=*/1, context), kernel(kernel),
-        lowering(lowering) {}
+  KernelPattern(PartitionLowering &lowering, MLIRContext *context)
+      : OpInterfaceConversionPattern(context), lowering(lowering) {}
 
   LogicalResult
-  matchAndRewrite(Operation *op, ArrayRef<Value> /*operands*/,
+  matchAndRewrite(CardKernelOpInterface kernel, ArrayRef<Value> /*operands*/,
                   ConversionPatternRewriter &rewriter) const override {
+    Operation *op = kernel;
     // An in-place op's result already is where the plan put it. The pass
     // checked every op of the partition against its kernel before
-    // converting (checkKernels), and patterns only see those ops.
+    // converting (checkKernels).
     if (!op->hasAttr(AccelDialect::getInPlaceAttrName())) {
       size_t before = lowering.emitter.size();
       npu_lowering::KernelContext context{lowering.emitter, lowering.target,
                                           lowering.addresses};
-      if (failed(kernel.emit(op, context)))
+      if (failed(kernel.emitCardKernel(context)))
         return failure();
       lowering.locations.append(lowering.emitter.size() - before, op->getLoc());
     }
@@ -80,7 +81,6 @@ public:
   }
 
 private:
-  const npu_lowering::KernelEntry &kernel;
   PartitionLowering &lowering;
 };
 
@@ -89,14 +89,10 @@ struct AccelLowerToNPUPass
   using Base::Base;
 
   void runOnOperation() override {
-    std::string error;
     const ::nnaccel::isa::TargetDesc *targetDesc =
-        npu::loadTarget(target, error);
-    if (!targetDesc) {
-      getOperation().emitError()
-          << "cannot load target '" << target << "': " << error;
+        npu::lookupTarget(getOperation());
+    if (!targetDesc)
       return signalPassFailure();
-    }
     SmallVector<CardPartitionOp> partitions;
     getOperation().walk(
         [&](CardPartitionOp partition) { partitions.push_back(partition); });
@@ -135,12 +131,12 @@ struct AccelLowerToNPUPass
           return failure();
         continue;
       }
-      const npu_lowering::KernelEntry *kernel = npu_lowering::lookupKernel(&op);
+      auto kernel = dyn_cast<CardKernelOpInterface>(op);
       if (!kernel)
-        return op.emitOpError("has no NPU lowering (it should have been "
+        return op.emitOpError("has no card kernel (it should have been "
                               "placed on the host)");
       std::string reason;
-      if (failed(kernel->check(&op, desc, reason)))
+      if (failed(kernel.checkCardKernel(desc, reason)))
         return op.emitOpError() << "cannot run on the card: " << reason;
     }
     return success();
@@ -167,14 +163,7 @@ struct AccelLowerToNPUPass
     PartitionLowering lowering{ProgramEmitter(std::move(dramTensors)), desc,
                                std::move(*plan), {}};
     RewritePatternSet patterns(context);
-    llvm::SmallDenseSet<StringRef> kinds;
-    for (Operation &op : body) {
-      StringRef name = op.getName().getStringRef();
-      if (const npu_lowering::KernelEntry *kernel =
-              npu_lowering::lookupKernel(&op);
-          kernel && kinds.insert(name).second)
-        patterns.add<KernelPattern>(name, *kernel, lowering, context);
-    }
+    patterns.add<KernelPattern>(lowering, context);
     ConversionTarget legality(*context);
     legality.addLegalDialect<npu::NPUDialect>();
     legality.addIllegalDialect<AccelDialect>();
@@ -191,8 +180,10 @@ struct AccelLowerToNPUPass
     OpBuilder builder(context);
     builder.setInsertionPointToEnd(getOperation().getBody());
     std::string name = getProgramName(partition, 0);
-    npu::ProgramOp programOp = npu::fromISAProgram(
-        builder, partition.getLoc(), program, lowering.locations, name, target);
+    npu::ProgramOp programOp =
+        npu::fromISAProgram(builder, partition.getLoc(), program,
+                            lowering.locations, name,
+                            npu::getTargetSpecFor(getOperation()));
     if (!programOp)
       return failure();
     partition.setProgramsAttr(

@@ -11,6 +11,7 @@
 #include "KernelRegistry.h"
 
 #include "Accel/AccelOps.h"
+#include "Accel/ElementTypes.h"
 
 using namespace mlir;
 using namespace mlir::nnaccel;
@@ -30,9 +31,7 @@ mlir::nnaccel::canLowerToNPU(Operation *op,
 }
 
 uint64_t mlir::nnaccel::getDenseByteSize(Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  return uint64_t(tensor.getNumElements()) *
-         ((tensor.getElementTypeBitWidth() + 7) / 8);
+  return accel::getDenseByteSize(type);
 }
 
 bool mlir::nnaccel::isHeavyOp(Operation *op) {

@@ -259,13 +259,10 @@ struct AccelPlanCardMemoryPass
   using Base::Base;
 
   void runOnOperation() override {
-    std::string error;
-    const ::nnaccel::isa::TargetDesc *desc = npu::loadTarget(target, error);
-    if (!desc) {
-      getOperation().emitError()
-          << "cannot load target '" << target << "': " << error;
+    const ::nnaccel::isa::TargetDesc *desc =
+        npu::lookupTarget(getOperation());
+    if (!desc)
       return signalPassFailure();
-    }
     // Partitions of one function that share a card share its weight area.
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       std::map<int64_t, SmallVector<CardPartitionOp>> byCard;

@@ -5,7 +5,7 @@
 // RUN:   --pass-pipeline='builtin.module(func.func(accel-assign-placement))' \
 // RUN:   | FileCheck %s --check-prefix=PLACE
 // RUN: nnaccel-opt %s -split-input-file \
-// RUN:   --pass-pipeline='builtin.module(func.func(accel-assign-placement{target=brainwave-like}))' \
+// RUN:   --pass-pipeline='builtin.module(accel-set-target{target=brainwave-like},func.func(accel-assign-placement))' \
 // RUN:   | FileCheck %s --check-prefix=BRAINWAVE
 
 // accel.conv on the NPU (ConvKernels.cpp): pointwise 1x1 convolutions on

@@ -1,5 +1,5 @@
 // RUN: nnaccel-opt %s -verify-diagnostics \
-// RUN:   --pass-pipeline='builtin.module(accel-lower-to-npu{target=%S/Inputs/tiny-dram.json})'
+// RUN:   --pass-pipeline='builtin.module(accel-set-target{target=%S/Inputs/tiny-dram.json},accel-lower-to-npu)'
 
 // The whole model must fit the card's DRAM (1 MiB here).
 func.func @too_big(%x: tensor<1x1024xf32>) -> tensor<1x512xf32> {

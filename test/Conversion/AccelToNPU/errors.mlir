@@ -5,7 +5,7 @@
 func.func @no_kernel(%x: tensor<4xf32>) -> tensor<4xi1> {
   %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<4xf32>) -> tensor<4xi1> {
   ^bb0(%a: tensor<4xf32>):
-    // expected-error @+1 {{has no NPU lowering (it should have been placed on the host)}}
+    // expected-error @+1 {{has no card kernel (it should have been placed on the host)}}
     %1 = accel.compare lt, %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
     accel.yield %1 : tensor<4xi1>
   }

@@ -632,7 +632,7 @@ func.func @constant_type() -> tensor<2xf32> {
 // -----
 
 func.func @constant_dynamic() -> tensor<?xf32> {
-  // expected-error @+1 {{'accel.constant' op result #0 must be statically shaped tensor of float, signless integer or quantized values, but got 'tensor<?xf32>'}}
+  // expected-error @+1 {{'accel.constant' op result #0 must be statically shaped tensor of float, signless integer, quantized or block floating point values, but got 'tensor<?xf32>'}}
   %0 = "accel.constant"() <{value = dense<1.0> : tensor<3xf32>}> : () -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
@@ -1189,4 +1189,20 @@ func.func @work_begin_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'accel.dram_work_begin' must be a non-negative integer on an accel.card_partition}}
   %0 = accel.relu %x {accel.dram_work_begin = 64 : i64} : tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+2 {{expected ::mlir::nnaccel::accel::BlockFormat to be one of: msfp8, msfp9, mxint8}}
+// expected-error @+1 {{failed to parse Accel_BlockFloatType parameter 'format'}}
+func.func @bad_block_format(%x: tensor<16x!accel.bfp<msfp7>>) {
+  return
+}
+
+// -----
+
+func.func @block_float_arithmetic(%x: tensor<16x!accel.bfp<msfp8>>) -> tensor<16x!accel.bfp<msfp8>> {
+  // expected-error @+1 {{'accel.relu' op operand #0 must be statically shaped tensor of float, signless integer or quantized values, but got 'tensor<16x!accel.bfp<msfp8>>'}}
+  %0 = accel.relu %x : tensor<16x!accel.bfp<msfp8>>
+  return %0 : tensor<16x!accel.bfp<msfp8>>
 }

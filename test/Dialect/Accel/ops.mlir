@@ -488,3 +488,17 @@ func.func @placement_any_order(%x: tensor<4xf32>) -> tensor<4xf32> {
   %1 = accel.relu %0 {accel.placement = #accel.placement<card = -1, memory = dram, precision = bf16>} : tensor<4xf32>
   return %1 : tensor<4xf32>
 }
+
+// Block floating-point element types (!accel.bfp) flow through data
+// movement like any other element type.
+// CHECK-LABEL: func.func @block_float(
+// CHECK-SAME:    %[[W:[^:]+]]: tensor<4x32x!accel.bfp<msfp8>>
+// CHECK-SAME:    %[[M:[^:]+]]: tensor<2x64x!accel.bfp<mxint8>>
+// CHECK-NEXT:  %[[R:.*]] = accel.reshape %[[W]] : tensor<4x32x!accel.bfp<msfp8>> -> tensor<2x64x!accel.bfp<msfp8>>
+// CHECK-NEXT:  return %[[R]], %[[M]] : tensor<2x64x!accel.bfp<msfp8>>, tensor<2x64x!accel.bfp<mxint8>>
+func.func @block_float(%w: tensor<4x32x!accel.bfp<msfp8>>,
+                       %m: tensor<2x64x!accel.bfp<mxint8>>)
+    -> (tensor<2x64x!accel.bfp<msfp8>>, tensor<2x64x!accel.bfp<mxint8>>) {
+  %0 = accel.reshape %w : tensor<4x32x!accel.bfp<msfp8>> -> tensor<2x64x!accel.bfp<msfp8>>
+  return %0, %m : tensor<2x64x!accel.bfp<msfp8>>, tensor<2x64x!accel.bfp<mxint8>>
+}

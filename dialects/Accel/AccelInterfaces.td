@@ -1,0 +1,50 @@
+//===- AccelInterfaces.td - accel interfaces and traits ----*- tablegen -*-===//
+//
+// What passes ask of accel ops without knowing them by name.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNACCEL_DIALECT_ACCEL_ACCELINTERFACES_TD
+#define NNACCEL_DIALECT_ACCEL_ACCELINTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+def Accel_CardKernelOpInterface : OpInterface<"CardKernelOpInterface"> {
+  let cppNamespace = "::mlir::nnaccel::accel";
+  let description = [{
+    An op that an accelerator card can run: the kernel that checks whether
+    the op, with its types and shapes, fits a target, and appends its
+    instructions to a card program. The dialect only declares the
+    interface; a backend attaches it as external models to the ops it has
+    kernels for (the NPU backend: `registerNPUKernelModels` in
+    lib/Conversion/AccelToNPU, one model per op family next to its kernel),
+    so the dialect and the graph passes never depend on a backend. An op
+    without the interface runs on the host.
+
+    Placement asks `checkCardKernel`; the lowering asks it again and then
+    calls `emitCardKernel`, so the two cannot disagree.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Success when the op can run on a card of `target`; otherwise failure
+        with a user-facing reason.
+      }],
+      "::mlir::LogicalResult", "checkCardKernel",
+      (ins "const ::nnaccel::isa::TargetDesc &":$target,
+           "std::string &":$reason)>,
+    InterfaceMethod<[{
+        Appends the op's instructions to the program being built in
+        `context` (the op passed checkCardKernel for the context's target).
+      }],
+      "::mlir::LogicalResult", "emitCardKernel",
+      (ins "::mlir::nnaccel::npu_lowering::KernelContext &":$context)>
+  ];
+}
+
+// Ops whose cost dominates a model (matrix products, convolutions,
+// embedding bags, recurrences): running one on the host deserves a warning.
+def Accel_HeavyOp : NativeOpTrait<"HeavyOp"> {
+  let cppNamespace = "::mlir::OpTrait::accel";
+}
+
+#endif // NNACCEL_DIALECT_ACCEL_ACCELINTERFACES_TD
