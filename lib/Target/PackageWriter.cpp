@@ -14,6 +14,7 @@
 #include "nnaccel/Target/PackageWriter.h"
 
 #include "Accel/AccelOps.h"
+#include "Accel/ElementTypes.h"
 #include "NPU/NPUOps.h"
 #include "NPU/NPUToISA.h"
 
@@ -69,38 +70,14 @@ FailureOr<pkg::TensorType> Writer::convertType(Type type, Location loc) {
   pkg::TensorType result;
   result.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
   Type element = tensor.getElementType();
-  auto toDType = [&](Type t) -> std::optional<pkg::DType> {
-    if (t.isF32())
-      return pkg::DType::F32;
-    if (t.isF16())
-      return pkg::DType::F16;
-    if (t.isBF16())
-      return pkg::DType::BF16;
-    if (t.isF64())
-      return pkg::DType::F64;
-    if (t.isInteger(1))
-      return pkg::DType::I1;
-    if (t.isSignlessInteger(8) || t.isSignedInteger(8))
-      return pkg::DType::I8;
-    if (t.isUnsignedInteger(8))
-      return pkg::DType::U8;
-    if (t.isInteger(16))
-      return pkg::DType::I16;
-    if (t.isInteger(32))
-      return pkg::DType::I32;
-    if (t.isInteger(64))
-      return pkg::DType::I64;
-    return std::nullopt;
-  };
   if (auto quant = dyn_cast<quant::QuantizedType>(element)) {
-    std::optional<pkg::DType> expressed = toDType(quant.getExpressedType());
-    unsigned width = quant.getStorageTypeIntegralWidth();
-    if (!expressed || (width != 8 && width != 16 && width != 32))
+    std::optional<pkg::DType> expressed =
+        accel::getElementDType(quant.getExpressedType());
+    std::optional<pkg::DType> storage = accel::getElementDType(quant);
+    if (!expressed || !storage)
       return emitError(loc) << "cannot store quantized type " << quant;
     pkg::QuantParams params;
-    params.storage = width == 8
-                         ? (quant.isSigned() ? pkg::DType::I8 : pkg::DType::U8)
-                         : (width == 16 ? pkg::DType::I16 : pkg::DType::I32);
+    params.storage = *storage;
     params.storageMin = quant.getStorageTypeMin();
     params.storageMax = quant.getStorageTypeMax();
     if (auto uniform = dyn_cast<quant::UniformQuantizedType>(quant)) {
@@ -120,7 +97,7 @@ FailureOr<pkg::TensorType> Writer::convertType(Type type, Location loc) {
     result.quant = params;
     return result;
   }
-  std::optional<pkg::DType> dtype = toDType(element);
+  std::optional<pkg::DType> dtype = accel::getElementDType(element);
   if (!dtype)
     return emitError(loc) << "cannot store element type " << element;
   result.dtype = *dtype;
@@ -142,16 +119,40 @@ FailureOr<int32_t> Writer::addConstant(ConstantOp op) {
   if (failed(id))
     return failure();
   ElementsAttr value = op.getValue();
+  auto type = cast<RankedTensorType>(op.getType());
+  std::optional<::nnaccel::DType> dtype = accel::getElementDType(type);
+  // Packages (like card memory) hold sub-byte elements two per byte and
+  // block types as whole blocks (accel::getDenseByteSize).
+  const bool packed =
+      dtype && (::nnaccel::isSubByte(*dtype) || ::nnaccel::isBlock(*dtype));
   ArrayRef<char> bytes;
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
       return op.emitOpError("refers to a resource blob that has no data");
     bytes = blob->getData();
+    // Blobs of packed types already hold the packed layout.
+    if (packed && bytes.size() != accel::getDenseByteSize(type))
+      return op.emitOpError()
+             << "holds " << bytes.size() << " bytes of " << type << ", whose "
+             << "packed layout takes " << accel::getDenseByteSize(type);
   } else if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    auto type = cast<RankedTensorType>(dense.getType());
     size_t count = type.getNumElements();
-    if (dense.getElementType().isInteger(1)) {
+    if (packed) {
+      // One byte per element in the attribute: two per byte, row by row.
+      int64_t cols = type.getRank() ? type.getShape().back() : 1;
+      std::vector<char> &data = scratch.emplace_back(
+          accel::getDenseByteSize(type), 0);
+      size_t rowBytes = (cols + 1) / 2, i = 0;
+      for (const APInt &element : dense.getValues<APInt>()) {
+        size_t row = i / std::max<int64_t>(cols, 1),
+               col = i % std::max<int64_t>(cols, 1);
+        uint8_t nibble = uint8_t(element.getZExtValue() & 0xF);
+        data[row * rowBytes + col / 2] |= char(col % 2 ? nibble << 4 : nibble);
+        ++i;
+      }
+      bytes = data;
+    } else if (dense.getElementType().isInteger(1)) {
       // Packed bits in the attribute; one byte per element in packages.
       std::vector<char> &data = scratch.emplace_back();
       for (bool bit : dense.getValues<bool>())

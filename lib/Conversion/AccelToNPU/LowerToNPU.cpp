@@ -11,7 +11,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nnaccel/Conversion/NPUSupport.h"
 #include "nnaccel/Conversion/Passes.h"
 
 #include "CardMemoryPlan.h"
@@ -19,6 +18,7 @@
 #include "ProgramEmitter.h"
 
 #include "Accel/AccelOps.h"
+#include "Accel/ElementTypes.h"
 #include "NPU/NPUOps.h"
 #include "NPU/NPUTarget.h"
 #include "NPU/NPUToISA.h"

@@ -8,7 +8,8 @@
 
 #include "CardMemoryPlan.h"
 
-#include "nnaccel/Conversion/NPUSupport.h"
+
+#include "Accel/ElementTypes.h"
 
 #include "nnaccel/Conversion/Passes.h"
 
@@ -83,8 +84,11 @@ struct RawConstant {
 };
 
 std::optional<RawConstant> getRawConstant(Value value) {
+  // Raw bytes in the attribute's layout, which is the card's for whole-byte
+  // element types only (an attribute holds an i4 element in a byte).
   auto constant = value.getDefiningOp<ConstantOp>();
-  if (!constant || !npu_lowering::getElementFormat(value.getType()))
+  std::optional<::nnaccel::DType> dtype = getElementDType(value.getType());
+  if (!constant || !dtype || ::nnaccel::elementBytes(*dtype) == 0)
     return std::nullopt;
   ElementsAttr attr = constant.getValue();
   if (auto dense = dyn_cast<DenseElementsAttr>(attr))
@@ -102,14 +106,15 @@ std::optional<RawConstant> getRawConstant(Value value) {
 }
 
 /// Replaces a constant [K x N] weight of a fully_connected by its transpose
-/// so the matrix unit can stream weight rows. Byte-wise, so it serves every
-/// card float type.
+/// so the matrix unit can stream weight rows. Element by element in raw
+/// bytes, so it serves every whole-byte element type.
 LogicalResult transposeWeight(FullyConnectedOp op) {
   if (op.getTransposeWeight())
     return success();
   std::optional<RawConstant> weight = getRawConstant(op.getWeight());
   if (!weight)
-    return op.emitOpError("needs a constant weight to transpose for the NPU");
+    return op.emitOpError("needs a constant weight of a whole-byte element "
+                          "type to transpose for the NPU");
   auto type = cast<RankedTensorType>(op.getWeight().getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
   auto newType = RankedTensorType::get({n, k}, type.getElementType());
@@ -117,7 +122,7 @@ LogicalResult transposeWeight(FullyConnectedOp op) {
   if (weight->splat) {
     transposed = cast<DenseElementsAttr>(weight->attr).reshape(newType);
   } else {
-    size_t size = npu_lowering::getElementFormat(type)->bytes;
+    size_t size = ::nnaccel::elementBytes(*getElementDType(type));
     std::vector<char> bytes(weight->bytes.size());
     for (int64_t i = 0; i < k; ++i)
       for (int64_t j = 0; j < n; ++j)
@@ -155,8 +160,45 @@ struct InPlacePlan {
   llvm::DenseSet<Operation *> ops;
 };
 
-int64_t getElementBytes(Type type) {
-  return (cast<RankedTensorType>(type).getElementTypeBitWidth() + 7) / 8;
+/// Elements a packed element type stores per unit that never straddles a
+/// byte (2 for i4/u4, the block for block formats); 1 for whole-byte types.
+int64_t getPackingUnit(Type type) {
+  std::optional<::nnaccel::DType> dtype = getElementDType(type);
+  if (!dtype || ::nnaccel::elementBytes(*dtype) != 0)
+    return 1;
+  return ::nnaccel::isSubByte(*dtype) ? 2 : ::nnaccel::blockElements(*dtype);
+}
+
+/// Byte offset of the element at row-major position `index` of a dense
+/// tensor of `type`, when it starts a byte: always for whole-byte types;
+/// for packed types at the start of an innermost row (rows start on whole
+/// bytes) or anywhere when rows hold whole packing units.
+std::optional<uint64_t> getByteOffset(RankedTensorType type, int64_t index) {
+  int64_t inner = type.getRank() ? type.getShape().back() : 1;
+  int64_t unit = getPackingUnit(type);
+  if (unit == 1 || inner % unit == 0) {
+    if (index % unit)
+      return std::nullopt;
+    auto prefix = RankedTensorType::get({index}, type.getElementType());
+    return getDenseByteSize(prefix);
+  }
+  if (inner == 0 || index % inner)
+    return std::nullopt;
+  auto rows =
+      RankedTensorType::get({index / inner, inner}, type.getElementType());
+  return getDenseByteSize(rows);
+}
+
+/// True when a reshape between the two types leaves every byte where it is:
+/// always for whole-byte element types; for packed types when the innermost
+/// dimension stays or neither layout pads its rows.
+bool isLayoutPreserving(RankedTensorType from, RankedTensorType to) {
+  int64_t unit = getPackingUnit(from);
+  if (unit == 1)
+    return true;
+  int64_t innerFrom = from.getRank() ? from.getShape().back() : 1;
+  int64_t innerTo = to.getRank() ? to.getShape().back() : 1;
+  return innerFrom == innerTo || (innerFrom % unit == 0 && innerTo % unit == 0);
 }
 
 /// Byte offset of `op`'s result in its operand when the slice is one
@@ -183,7 +225,7 @@ std::optional<uint64_t> getContiguousSliceOffset(SliceOp op) {
     offset += starts[d] * stride;
     stride *= dims[d];
   }
-  return uint64_t(offset) * getElementBytes(inputType);
+  return getByteOffset(inputType, offset);
 }
 
 /// Byte offset of each input of `op` in its result when the inputs are
@@ -209,6 +251,10 @@ InPlacePlan findInPlaceOps(Block &body, uint64_t align) {
   InPlacePlan plan;
   for (Operation &op : body) {
     if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      if (!isLayoutPreserving(
+              cast<RankedTensorType>(reshape.getInput().getType()),
+              reshape.getType()))
+        continue;
       plan.views[reshape.getResult()] = {reshape.getInput(), 0};
       plan.ops.insert(&op);
     } else if (auto slice = dyn_cast<SliceOp>(op)) {
@@ -488,6 +534,10 @@ LogicalResult mlir::nnaccel::npu_lowering::verifyInPlaceOp(
            << why;
   };
   if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+    if (!isLayoutPreserving(
+            cast<RankedTensorType>(reshape.getInput().getType()),
+            reshape.getType()))
+      return notInPlace("it repacks the rows of its packed element type");
     if (!expect(reshape.getResult(), reshape.getInput(), 0))
       return notInPlace("its result is not at its operand's address");
     return success();
