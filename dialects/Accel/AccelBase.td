@@ -54,6 +54,17 @@ def Accel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getDramAddressAttrName() {
       return ::llvm::StringLiteral("accel.dram_address");
     }
+    /// Name of the discardable integer attribute that gives where in the
+    /// card's SHARED memory a card op's kernel stages data (set by the
+    /// memory plan for ops whose kernel asks for SHARED scratch).
+    static constexpr ::llvm::StringLiteral getSharedAddressAttrName() {
+      return ::llvm::StringLiteral("accel.shared_address");
+    }
+    /// Name of the discardable integer attribute that records the SHARED
+    /// memory a planned card partition uses (its peak, in bytes).
+    static constexpr ::llvm::StringLiteral getSharedBytesAttrName() {
+      return ::llvm::StringLiteral("accel.shared_bytes");
+    }
     /// Name of the discardable unit attribute that marks a card op whose
     /// result the memory plan makes out of its operands' memory (a reshape
     /// or contiguous slice viewing its operand, a concat whose parts are

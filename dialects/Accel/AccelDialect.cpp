@@ -68,6 +68,23 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                                   "accel.card_partition";
     return success();
   }
+  if (attr.getName() == getSharedBytesAttrName()) {
+    auto bytes = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!bytes || bytes.getInt() < 0 || !isa<CardPartitionOp>(op))
+      return op->emitOpError() << "'" << getSharedBytesAttrName()
+                               << "' must be a non-negative integer on an "
+                                  "accel.card_partition";
+    return success();
+  }
+  if (attr.getName() == getSharedAddressAttrName()) {
+    auto address = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!address || address.getInt() < 0 ||
+        !op->getParentOfType<CardPartitionOp>())
+      return op->emitOpError() << "'" << getSharedAddressAttrName()
+                               << "' must be a non-negative integer on an "
+                                  "op of an accel.card_partition";
+    return success();
+  }
   if (attr.getName() == getDramBytesAttrName()) {
     auto bytes = dyn_cast<IntegerAttr>(attr.getValue());
     if (!bytes || bytes.getInt() < 0 || !isa<CardPartitionOp>(op))

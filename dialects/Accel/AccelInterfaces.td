@@ -33,6 +33,14 @@ def Accel_CardKernelOpInterface : OpInterface<"CardKernelOpInterface"> {
       (ins "const ::nnaccel::isa::TargetDesc &":$target,
            "std::string &":$reason)>,
     InterfaceMethod<[{
+        Bytes of card-wide SHARED memory the kernel stages data through on
+        `target` (0: none). accel-plan-card-memory allocates them for the
+        op and records where (`accel.shared_address`).
+      }],
+      "uint64_t", "getSharedScratchBytes",
+      (ins "const ::nnaccel::isa::TargetDesc &":$target), [{}],
+      /*defaultImplementation=*/[{ return 0; }]>,
+    InterfaceMethod<[{
         Appends the op's instructions to the program being built in
         `context` (the op passed checkCardKernel for the context's target).
       }],

@@ -1,10 +1,12 @@
 //===- CardMemoryPlan.h - DRAM plan of a card partition ---------*- C++ -*-===//
 //
-// Where every tensor of an accel.card_partition lives in the card's DRAM.
-// The plan is an IR decision: accel-plan-card-memory records it as
-// attributes (the partition's input_addresses / output_addresses and
-// accel.dram_bytes, `accel.dram_address` on every constant and every
-// value-producing op), and accel-lower-to-npu reads it back from there.
+// Where every tensor of an accel.card_partition lives in the card's DRAM,
+// and where kernels stage data in the card-wide SHARED memory. The plan is
+// an IR decision: accel-plan-card-memory records it as attributes (the
+// partition's input_addresses / output_addresses, accel.dram_bytes and
+// accel.shared_bytes, `accel.dram_address` on every constant and every
+// value-producing op, `accel.shared_address` on ops whose kernel stages
+// through SHARED), and accel-lower-to-npu reads it back from there.
 //
 //===----------------------------------------------------------------------===//
 

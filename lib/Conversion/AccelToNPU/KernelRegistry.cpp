@@ -30,6 +30,11 @@ struct TableKernelModel
   LogicalResult emitCardKernel(Operation *op, KernelContext &context) const {
     return lookupKernel(op)->emit(op, context);
   }
+  uint64_t getSharedScratchBytes(Operation *op,
+                                 const ::nnaccel::isa::TargetDesc &target) const {
+    const KernelEntry *kernel = lookupKernel(op);
+    return kernel->sharedScratch ? kernel->sharedScratch(op, target) : 0;
+  }
 };
 } // namespace
 

@@ -32,6 +32,9 @@ struct KernelContext {
   ProgramEmitter &emitter;
   const ::nnaccel::isa::TargetDesc &target;
   const llvm::DenseMap<Value, uint64_t> &addresses;
+  /// Where the memory plan put the op's SHARED scratch, for kernels that
+  /// ask for one (CardKernelOpInterface::getSharedScratchBytes).
+  std::optional<uint64_t> sharedScratch = std::nullopt;
 
   uint64_t addressOf(Value value) const { return addresses.lookup(value); }
 };
@@ -43,6 +46,10 @@ struct KernelEntry {
                          std::string &reason) = nullptr;
   /// Appends the instructions of `op` (which passed `check`).
   LogicalResult (*emit)(Operation *op, KernelContext &context) = nullptr;
+  /// SHARED scratch bytes the kernel needs for `op` (null: none).
+  uint64_t (*sharedScratch)(Operation *op,
+                            const ::nnaccel::isa::TargetDesc &target) =
+      nullptr;
 };
 
 using KernelTable = llvm::StringMap<KernelEntry>;

@@ -66,6 +66,9 @@ public:
       size_t before = lowering.emitter.size();
       npu_lowering::KernelContext context{lowering.emitter, lowering.target,
                                           lowering.addresses};
+      if (auto shared = op->getAttrOfType<IntegerAttr>(
+              AccelDialect::getSharedAddressAttrName()))
+        context.sharedScratch = uint64_t(shared.getInt());
       if (failed(kernel.emitCardKernel(context)))
         return failure();
       lowering.locations.append(lowering.emitter.size() - before, op->getLoc());
@@ -138,6 +141,12 @@ struct AccelLowerToNPUPass
       std::string reason;
       if (failed(kernel.checkCardKernel(desc, reason)))
         return op.emitOpError() << "cannot run on the card: " << reason;
+      if (kernel.getSharedScratchBytes(desc) &&
+          !op.hasAttr(AccelDialect::getSharedAddressAttrName()))
+        return op.emitOpError() << "needs SHARED scratch but the memory plan "
+                                   "gives it none ('"
+                                << AccelDialect::getSharedAddressAttrName()
+                                << "')";
     }
     return success();
   }
@@ -160,7 +169,8 @@ struct AccelLowerToNPUPass
     for (auto [value, address] : *plan)
       dramTensors.push_back({::nnaccel::isa::Space::Dram, address,
                              address + getDenseByteSize(value.getType())});
-    PartitionLowering lowering{ProgramEmitter(std::move(dramTensors)), desc,
+    PartitionLowering lowering{
+        ProgramEmitter(std::move(dramTensors), desc.tokenFifoDepth), desc,
                                std::move(*plan), {}};
     RewritePatternSet patterns(context);
     patterns.add<KernelPattern>(lowering, context);

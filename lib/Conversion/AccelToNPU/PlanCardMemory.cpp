@@ -36,9 +36,11 @@ using namespace mlir::nnaccel::accel;
 namespace {
 /// First-fit allocator of card DRAM. Freed blocks are reused by later
 /// values, which is what keeps intermediates of long models small.
-class DramAllocator {
+/// First-fit allocation of one memory (card DRAM, or the card-wide SHARED
+/// memory) in blocks aligned to the memory's alignment.
+class MemoryAllocator {
 public:
-  DramAllocator(uint64_t capacity, uint64_t align)
+  MemoryAllocator(uint64_t capacity, uint64_t align)
       : capacity(capacity), align(align) {}
 
   std::optional<uint64_t> allocate(uint64_t bytes) {
@@ -337,9 +339,11 @@ bool mlir::nnaccel::npu_lowering::canTransposeWeightAtCompileTime(
 /// the card's weights and the partition's work memory starts at its top.
 static LogicalResult planPartition(CardPartitionOp partition,
                                    const ::nnaccel::isa::TargetDesc &target,
-                                   DramAllocator allocator) {
+                                   MemoryAllocator allocator) {
   Block &body = partition.getBody().front();
   const auto &dram = target.memory(::nnaccel::isa::Space::Dram);
+  const auto &sharedDesc = target.memory(::nnaccel::isa::Space::Shared);
+  MemoryAllocator shared(sharedDesc.bytes, std::max<uint32_t>(sharedDesc.align, 1));
   const uint64_t workBegin = allocator.getPeak();
   InPlacePlan inPlace = findInPlaceOps(body, dram.align);
 
@@ -468,6 +472,21 @@ static LogicalResult planPartition(CardPartitionOp partition,
     setResultAddresses(&op, results);
     if (inPlace.ops.contains(&op))
       op.setAttr(AccelDialect::getInPlaceAttrName(), builder.getUnitAttr());
+    // SHARED scratch lives while the op runs: the next op reuses it (the
+    // program's dependency tokens order their accesses).
+    if (auto kernel = dyn_cast<CardKernelOpInterface>(op);
+        kernel && !inPlace.ops.contains(&op)) {
+      if (uint64_t bytes = kernel.getSharedScratchBytes(target)) {
+        std::optional<uint64_t> at = shared.allocate(bytes);
+        if (!at)
+          return op.emitOpError()
+                 << "needs " << bytes << " bytes of SHARED memory; the card "
+                 << "has " << sharedDesc.bytes;
+        op.setAttr(AccelDialect::getSharedAddressAttrName(),
+                   builder.getI64IntegerAttr(int64_t(*at)));
+        shared.release(*at, bytes);
+      }
+    }
     // Intermediates die at their last reader (results nobody reads, now).
     for (Value operand : op.getOperands())
       releaseIfDead(operand, position[&op]);
@@ -486,6 +505,9 @@ static LogicalResult planPartition(CardPartitionOp partition,
                      builder.getI64IntegerAttr(allocator.getPeak()));
   partition->setAttr(AccelDialect::getDramWorkBeginAttrName(),
                      builder.getI64IntegerAttr(workBegin));
+  if (shared.getPeak())
+    partition->setAttr(AccelDialect::getSharedBytesAttrName(),
+                       builder.getI64IntegerAttr(shared.getPeak()));
   return success();
 }
 
@@ -502,7 +524,7 @@ LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
   // at the bottom, below the work memory they share, so a runtime never has
   // to upload them again. A card's only partition keeps its weights with
   // its work memory (inputs first): nothing else would overwrite them.
-  DramAllocator allocator(dram.bytes, dram.align);
+  MemoryAllocator allocator(dram.bytes, dram.align);
   for (CardPartitionOp partition : partitions) {
     if (partitions.size() < 2)
       break; // the only partition places its weights itself

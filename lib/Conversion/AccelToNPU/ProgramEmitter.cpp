@@ -42,12 +42,95 @@ int stage(Queue queue) {
 }
 } // namespace
 
-ProgramEmitter::ProgramEmitter(std::vector<MemRegion> tensors)
-    : dramTensors(std::move(tensors)) {
+/// Per FIFO (ld->ex, ex->ld, ex->st, st->ex), the tokens outstanding after
+/// each instruction in program order. Tokens are added for the newest
+/// instructions only, so every update and query covers a suffix of the
+/// program; a segment tree with lazy range adds keeps both logarithmic
+/// (a producer can be far back: weights loaded at the start).
+struct ProgramEmitter::FifoLevels {
+  /// Range add / range max over positions [0, size).
+  class Tree {
+  public:
+    void grow(size_t size) {
+      if (size <= capacity)
+        return;
+      // Rebuild at twice the size, keeping the current values.
+      std::vector<int32_t> values(size, 0);
+      for (size_t i = 0; i < count; ++i)
+        values[i] = get(i);
+      capacity = std::max<size_t>(2 * capacity, std::max<size_t>(size, 64));
+      maxima.assign(2 * capacity, 0);
+      pending.assign(2 * capacity, 0);
+      for (size_t i = 0; i < count; ++i)
+        add(i, i + 1, values[i]);
+    }
+    void append() {
+      grow(count + 1);
+      ++count;
+    }
+    void add(size_t lo, size_t hi, int32_t value) {
+      add(1, 0, capacity, lo, hi, value);
+    }
+    int32_t max(size_t lo, size_t hi) { return max(1, 0, capacity, lo, hi); }
+    int32_t get(size_t i) { return max(i, i + 1); }
+    size_t size() const { return count; }
+
+  private:
+    void add(size_t node, size_t l, size_t r, size_t lo, size_t hi,
+             int32_t value) {
+      if (hi <= l || r <= lo)
+        return;
+      if (lo <= l && r <= hi) {
+        maxima[node] += value;
+        pending[node] += value;
+        return;
+      }
+      size_t mid = (l + r) / 2;
+      add(2 * node, l, mid, lo, hi, value);
+      add(2 * node + 1, mid, r, lo, hi, value);
+      maxima[node] =
+          pending[node] + std::max(maxima[2 * node], maxima[2 * node + 1]);
+    }
+    int32_t max(size_t node, size_t l, size_t r, size_t lo, size_t hi) {
+      if (hi <= l || r <= lo)
+        return std::numeric_limits<int32_t>::min();
+      if (lo <= l && r <= hi)
+        return maxima[node];
+      size_t mid = (l + r) / 2;
+      int32_t best = std::max(max(2 * node, l, mid, lo, hi),
+                              max(2 * node + 1, mid, r, lo, hi));
+      return best == std::numeric_limits<int32_t>::min() ? best
+                                                         : best + pending[node];
+    }
+    size_t capacity = 0, count = 0;
+    std::vector<int32_t> maxima, pending;
+  };
+
+  Tree fifos[4];
+};
+
+namespace {
+/// The FIFO a token from stage `from` to the adjacent stage `to` uses.
+int fifoIndex(int from, int to) {
+  if (from == 0)
+    return 0; // ld -> ex
+  if (from == 2)
+    return 3; // st -> ex
+  return to == 0 ? 1 : 2; // ex -> ld, ex -> st
+}
+} // namespace
+
+ProgramEmitter::ProgramEmitter(std::vector<MemRegion> tensors,
+                               uint32_t tokenFifoDepth)
+    : dramTensors(std::move(tensors)), tokenFifoDepth(tokenFifoDepth),
+      levels(std::make_unique<FifoLevels>()) {
   llvm::stable_sort(dramTensors, [](const MemRegion &a, const MemRegion &b) {
     return a.end - a.begin < b.end - b.begin;
   });
 }
+
+ProgramEmitter::~ProgramEmitter() = default;
+ProgramEmitter::ProgramEmitter(ProgramEmitter &&) = default;
 
 MemRegion ProgramEmitter::trackedRegion(const MemAccess &access) const {
   constexpr uint64_t Unbounded = std::numeric_limits<uint64_t>::max();
@@ -110,6 +193,21 @@ bool ProgramEmitter::addToken(size_t producer, Queue queue,
   auto it = synced.find(key);
   if (it != synced.end() && static_cast<int64_t>(producer) <= it->second)
     return false;
+  if (tokenFifoDepth) {
+    // The token is outstanding from the producer up to the consumer, which
+    // comes next in program order.
+    FifoLevels::Tree &fifo = levels->fifos[fifoIndex(key.first, key.second)];
+    auto fits = [&](size_t at, int32_t limit) {
+      return fifo.max(at, program.size()) + 1 <= limit;
+    };
+    if (!fits(producer, int32_t(tokenFifoDepth) - 1)) {
+      // Wait for everything the producer's queue has been given instead.
+      producer = size_t(lastOfQueue[key.first]);
+      assert(fits(producer, int32_t(tokenFifoDepth)) &&
+             "the reserved FIFO slot is taken");
+    }
+    fifo.add(producer, program.size(), 1);
+  }
   bool forward = stage(queue) > stage(from);
   program[producer].flags |=
       forward ? ::nnaccel::isa::FlagPushNext : ::nnaccel::isa::FlagPushPrev;
@@ -129,7 +227,7 @@ void ProgramEmitter::emit(const Instruction &inst) {
     if (std::optional<int64_t> value = npu_isa::scalarResult(decoded, sregs);
         value && decoded.rd != 0)
       sregs[decoded.rd] = *value;
-    program.push_back(inst);
+    push(inst);
     return;
   }
   getAccesses(inst, chainReads, chainWrites);
@@ -174,7 +272,7 @@ void ProgramEmitter::append(std::vector<Instruction> unit,
     // ex producer, so the consumer needs only the relay's token.
     Instruction relay = ::nnaccel::isa::build::Sync().q(Queue::Ex);
     addToken(static_cast<size_t>(latest[far]), Queue::Ex, relay);
-    program.push_back(relay);
+    push(relay);
     addToken(program.size() - 1, queue, first);
   } else {
     for (int s = 0; s < 3; ++s)
@@ -182,7 +280,7 @@ void ProgramEmitter::append(std::vector<Instruction> unit,
         addToken(static_cast<size_t>(latest[s]), queue, first);
   }
   for (Instruction &inst : unit)
-    program.push_back(inst);
+    push(inst);
 
   // Later consumers wait for the unit's last instruction.
   size_t index = program.size() - 1;
@@ -199,9 +297,29 @@ void ProgramEmitter::append(std::vector<Instruction> unit,
     record(region, true);
 }
 
+void ProgramEmitter::push(const Instruction &inst) {
+  int self = stage(inst.queue());
+  if (self >= 0)
+    lastOfQueue[self] = int64_t(program.size());
+  program.push_back(inst);
+  // The instruction leaves the level its predecessor left, less the tokens
+  // it pops (its own pushes are added when a consumer asks for them).
+  int popped[4] = {0, 0, 0, 0};
+  if (self >= 0 && (inst.flags & ::nnaccel::isa::FlagPopPrev))
+    ++popped[fifoIndex(self - 1, self)];
+  if (self >= 0 && (inst.flags & ::nnaccel::isa::FlagPopNext))
+    ++popped[fifoIndex(self + 1, self)];
+  for (int f = 0; f < 4; ++f) {
+    FifoLevels::Tree &fifo = levels->fifos[f];
+    int32_t level = fifo.size() ? fifo.get(fifo.size() - 1) : 0;
+    fifo.append();
+    fifo.add(fifo.size() - 1, fifo.size(), level - popped[f]);
+  }
+}
+
 ::nnaccel::isa::Program ProgramEmitter::finish(uint32_t card, uint32_t core) {
   assert(chain.empty() && "program ends inside a chain");
-  program.push_back(Instruction(Opcode::Halt));
+  push(Instruction(Opcode::Halt));
   ::nnaccel::isa::Program result;
   result.card = static_cast<uint16_t>(card);
   result.core = static_cast<uint16_t>(core);
@@ -211,6 +329,8 @@ void ProgramEmitter::append(std::vector<Instruction> unit,
     list.clear();
   synced.clear();
   sregs = {};
+  std::fill(std::begin(lastOfQueue), std::end(lastOfQueue), -1);
+  levels = std::make_unique<FifoLevels>();
   return result;
 }
 

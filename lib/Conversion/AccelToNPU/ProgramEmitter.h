@@ -27,6 +27,15 @@
 // waits for the last tile load only, instead of one token per tile (which
 // would overflow the token FIFOs).
 //
+// Token FIFOs hold `token_fifo_depth` tokens. Counted in program order, the
+// tokens pushed and not yet popped on a FIFO never exceed that depth: a
+// dependency whose token would overflow it waits instead for the latest
+// instruction its producer's queue has been given (one token then orders
+// everything that queue has done). Below the limit a slot stays in reserve
+// for exactly that fallback, so it always fits. (Dispatch is in order: a
+// push that finds its FIFO full while the consumers that would drain it are
+// not dispatched yet would deadlock the core.)
+//
 // Chains (docs/isa.md §5) issue as one unit: the emitter holds the members
 // of a chain until its last one arrives, puts every wait of the chain on
 // its first member and records all its accesses at its last member, the
@@ -43,6 +52,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <vector>
 
 namespace mlir::nnaccel::npu_lowering {
@@ -64,8 +74,12 @@ struct MemRegion {
 class ProgramEmitter {
 public:
   /// `dramTensors`: the DRAM ranges of the memory plan's tensors (any
-  /// order; ranges may nest, e.g. views into a buffer).
-  explicit ProgramEmitter(std::vector<MemRegion> dramTensors = {});
+  /// order; ranges may nest, e.g. views into a buffer). `tokenFifoDepth`:
+  /// the target's token FIFO depth (0: unbounded).
+  explicit ProgramEmitter(std::vector<MemRegion> dramTensors = {},
+                          uint32_t tokenFifoDepth = 0);
+  ~ProgramEmitter();
+  ProgramEmitter(ProgramEmitter &&);
 
   /// Appends `inst`, dispatched to its own queue, with the dependency
   /// tokens its memory accesses need.
@@ -117,6 +131,8 @@ private:
   void append(std::vector<npu_isa::Instruction> unit,
               const std::vector<MemRegion> &reads,
               const std::vector<MemRegion> &writes);
+  /// Appends one instruction to the program.
+  void push(const npu_isa::Instruction &inst);
   /// The tracked region of one access (see the file comment).
   MemRegion trackedRegion(const npu_isa::MemAccess &access) const;
 
@@ -142,6 +158,13 @@ private:
   /// For each (from, to) queue pair: the program index of the latest
   /// producer whose completion the `to` queue has already waited for.
   std::map<std::pair<int, int>, int64_t> synced;
+  /// Program index of the latest instruction of each data queue.
+  int64_t lastOfQueue[3] = {-1, -1, -1};
+  /// Tokens outstanding on each FIFO after each instruction, in program
+  /// order (ProgramEmitter.cpp).
+  uint32_t tokenFifoDepth;
+  struct FifoLevels;
+  std::unique_ptr<FifoLevels> levels;
 };
 
 } // namespace mlir::nnaccel::npu_lowering
