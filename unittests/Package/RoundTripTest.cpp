@@ -277,3 +277,69 @@ TEST_CASE("write reports I/O errors with the path", "[package]") {
         std::string::npos);
   CHECK(s.message().find("No such file or directory") != std::string::npos);
 }
+
+TEST_CASE("packed element types round trip with their packed sizes",
+          "[package]") {
+  // An int4 table of 3 rows of 5 (3 bytes a row, first element in the low
+  // nibble), an msfp8 weight of 2 rows of 20 (two 9-byte blocks a row) and
+  // an int4-quantised weight: the package stores and checks their packed
+  // byte sizes.
+  std::vector<uint8_t> table(9, 0x21), block(36, 0x5A), quant(8, 0x7F);
+  auto build = [&](PackageBuilder &builder, std::vector<int64_t> tableShape) {
+    ModelDesc &m = builder.model();
+    m.name = "packed";
+    Port p;
+    p.name = "x";
+    p.type.dtype = DType::F32;
+    p.type.shape = {4};
+    m.inputs.push_back(p);
+    m.outputs.push_back(p);
+    VariantDesc v;
+    int32_t x = v.addValue({"x", p.type, -1});
+    auto weight = [&](const std::vector<uint8_t> &bytes) {
+      Expected<int32_t> w = builder.addWeight(bytes.data(), bytes.size());
+      REQUIRE(w.ok());
+      return *w;
+    };
+    TensorType tableType;
+    tableType.dtype = DType::I4;
+    tableType.shape = tableShape;
+    TensorType blockType;
+    blockType.dtype = DType::MSFP8;
+    blockType.shape = {2, 20};
+    TensorType quantType;
+    quantType.dtype = DType::F32;
+    quantType.shape = {4, 4};
+    QuantParams q;
+    q.scales = {0.5};
+    q.zeroPoints = {0};
+    q.storage = DType::I4;
+    quantType.quant = q;
+    v.addValue({"table", tableType, weight(table)});
+    v.addValue({"block", blockType, weight(block)});
+    v.addValue({"quant", quantType, weight(quant)});
+    v.inputs = {x};
+    v.outputs = {x};
+    m.variants.push_back(v);
+    return builder.toBuffer();
+  };
+  PackageBuilder builder;
+  Expected<std::vector<uint8_t>> file = build(builder, {3, 5});
+  INFO(file.message());
+  REQUIRE(file.ok());
+  Expected<Package> pkg = Package::fromBuffer(file->data(), file->size());
+  INFO(pkg.message());
+  REQUIRE(pkg.ok());
+  CHECK(pkg->model() == builder.model());
+  const VariantDesc &v = pkg->model().variants[0];
+  CHECK(v.values[1].type.byteSize() == 9u);
+  CHECK(v.values[2].type.byteSize() == 36u);
+  CHECK(v.values[3].type.byteSize() == 8u);
+  CHECK(v.values[3].type.storageType() == DType::I4);
+
+  // Rows of 7 nibbles take 4 bytes: the 9-byte weight no longer fits.
+  PackageBuilder wrong;
+  Expected<std::vector<uint8_t>> bad = build(wrong, {3, 7});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.message().find("12") != std::string::npos);
+}

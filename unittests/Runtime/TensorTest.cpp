@@ -11,8 +11,7 @@ using namespace nnaccel::runtime;
 using namespace nnaccel::runtime::test;
 
 TEST_CASE("dtype names round trip", "[runtime][tensor]") {
-  for (int i = 0; i <= 9; ++i) {
-    DType d = static_cast<DType>(i);
+  for (DType d : ::nnaccel::AllDTypes) {
     auto parsed = parseDType(getDTypeName(d));
     REQUIRE(parsed.has_value());
     CHECK(*parsed == d);
@@ -22,6 +21,21 @@ TEST_CASE("dtype names round trip", "[runtime][tensor]") {
   CHECK(getDTypeSize(DType::F64) == 8);
   CHECK(std::string(getDTypeName(DType::I64)) == "i64");
   CHECK(!parseDType("f8").has_value());
+}
+
+TEST_CASE("packed element types size whole rows", "[runtime][tensor]") {
+  // i4 rows start on a byte; block formats store whole blocks.
+  CHECK(getDTypeSize(DType::I4) == 0);
+  CHECK(TensorDesc(DType::I4, {3, 5}).getByteSize() == 9);
+  CHECK(TensorDesc(DType::U4, {4, 8}).getByteSize() == 16);
+  CHECK(TensorDesc(DType::MSFP9, {2, 16}).getByteSize() == 18);
+  CHECK(TensorDesc(DType::MXINT8, {1, 40}).getByteSize() == 66);
+  CHECK(TensorDesc(DType::FP8E4M3, {7}).getByteSize() == 7);
+  Tensor t = Tensor::allocate(TensorDesc(DType::I4, {3, 5}));
+  REQUIRE(!t.isNull());
+  CHECK(t.getByteSize() == 9);
+  CHECK(t.getDesc().toString() == "i4[3x5]");
+  CHECK(!TensorDesc(static_cast<DType>(15), {1}).validate().ok());
 }
 
 TEST_CASE("descriptors validate and format", "[runtime][tensor]") {
