@@ -8,7 +8,7 @@
 // overflow to infinity, NaN stays NaN: docs/isa.md §3.1), and dma.st writes the
 // converted chunk. Two slots alternate, so the load of one chunk and the store
 // of the previous one overlap the conversion; the ProgramEmitter derives the
-// tokens.
+// tokens from the instructions.
 //
 //   for each chunk of at most L elements (slot = chunk % 2):
 //     dma.ld  in  -> slot.in     (input format)
@@ -24,8 +24,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBlocks.h"
 #include "KernelRegistry.h"
-#include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
 
@@ -36,12 +36,12 @@ using namespace mlir;
 using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::accel;
 using namespace mlir::nnaccel::npu_lowering;
-using ::nnaccel::isa::Instruction;
-using ::nnaccel::isa::Opcode;
 using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
+// Not mlir::Block.
+using npu_lowering::Block;
 
 /// VRF placement of the two slots and the chunk size.
 struct ConvertLayout {
@@ -58,20 +58,21 @@ std::optional<ConvertLayout> computeLayout(const TargetDesc &target,
   const int64_t dramAlign = int64_t(target.memory(Space::Dram).align);
   // Every chunk after the first must start DRAM-aligned on both sides.
   const int64_t multiple =
-      std::lcm(std::max<int64_t>(dramAlign / from.bytes, 1),
-               std::max<int64_t>(dramAlign / to.bytes, 1));
+      std::lcm(std::max<int64_t>(dramAlign / from.elementBytes(), 1),
+               std::max<int64_t>(dramAlign / to.elementBytes(), 1));
   const int64_t slotBytes =
       int64_t(vrfBytes / 2) / vrfAlign * vrfAlign - 2 * vrfAlign;
   int64_t chunk = std::min<int64_t>(
-      {total, kMaxCount, slotBytes / (from.bytes + to.bytes)});
+      {total, kMaxCount,
+       slotBytes / (from.elementBytes() + to.elementBytes())});
   if (chunk < total)
     chunk = chunk / multiple * multiple;
   if (chunk < 1)
     return std::nullopt;
   ConvertLayout layout;
   layout.chunk = chunk;
-  uint64_t inBytes = alignUp(chunk * from.bytes, vrfAlign);
-  uint64_t slotStride = alignUp(inBytes + chunk * to.bytes, vrfAlign);
+  uint64_t inBytes = alignUp(from.rowBytes(chunk), vrfAlign);
+  uint64_t slotStride = alignUp(inBytes + to.rowBytes(chunk), vrfAlign);
   for (int i = 0; i < 2; ++i) {
     layout.in[i] = i * slotStride;
     layout.out[i] = layout.in[i] + inBytes;
@@ -123,50 +124,30 @@ LogicalResult emitConvert(Operation *op, KernelContext &context) {
   const ConvertLayout layout = *computeLayout(context.target, from, to, total);
   const uint64_t src = context.addressOf(op->getOperand(0));
   const uint64_t dst = context.addressOf(op->getResult(0));
-  const MemRegion srcDram{Space::Dram, src, src + uint64_t(total * from.bytes)};
-  const MemRegion dstDram{Space::Dram, dst, dst + uint64_t(total * to.bytes)};
   ProgramEmitter &emitter = context.emitter;
 
   for (int64_t first = 0, slot = 0; first < total;
        first += layout.chunk, slot ^= 1) {
     const int64_t n = std::min(layout.chunk, total - first);
-    const uint64_t in = layout.in[slot], out = layout.out[slot];
-    const MemRegion inTile{Space::Vrf, in, in + uint64_t(n * from.bytes)};
-    const MemRegion outTile{Space::Vrf, out, out + uint64_t(n * to.bytes)};
+    const Block in = denseBlock(Space::Vrf, layout.in[slot], n, from);
+    const Block out = denseBlock(Space::Vrf, layout.out[slot], n, to);
 
-    Instruction load(Opcode::DmaLd);
-    setMem(load, "dst", Space::Vrf, in);
-    setMem(load, "src", Space::Dram, src + uint64_t(first * from.bytes));
-    load.with("dt", from.dt)
-        .with("x", n)
-        .with("y", 1)
-        .with("z", 1)
-        .with("sy", n * from.bytes)
-        .with("dpitch", n * from.bytes);
-    emitter.emit(load, {srcDram}, {inTile});
+    DmaLoad load;
+    load.dst = in.ref();
+    load.src = {Space::Dram, src + uint64_t(from.rowBytes(first))};
+    load.format = from;
+    load.x = n;
+    emitLoad(emitter, load);
 
     // Same format (a convert the canonicaliser left alone): a bit copy.
-    Instruction cvt(from == to ? Opcode::VMov : Opcode::VCvt);
-    setMem(cvt, "dst", Space::Vrf, out);
-    setMem(cvt, "a", Space::Vrf, in);
-    cvt.with("dt", to.dt)
-        .with("at", from.dt)
-        .with("rows", 1)
-        .with("cols", n)
-        .with("dpitch", n * to.bytes)
-        .with("apitch", n * from.bytes);
-    emitter.emit(cvt, {inTile}, {outTile});
+    emitCopy(emitter, out, in, 1, n);
 
-    Instruction store(Opcode::DmaSt);
-    setMem(store, "dst", Space::Dram, dst + uint64_t(first * to.bytes));
-    setMem(store, "src", Space::Vrf, out);
-    store.with("dt", to.dt)
-        .with("x", n)
-        .with("y", 1)
-        .with("z", 1)
-        .with("dy", n * to.bytes)
-        .with("spitch", n * to.bytes);
-    emitter.emit(store, {outTile}, {dstDram});
+    DmaStore store;
+    store.dst = {Space::Dram, dst + uint64_t(to.rowBytes(first))};
+    store.src = out.ref();
+    store.format = to;
+    store.x = n;
+    emitStore(emitter, store);
   }
   return success();
 }

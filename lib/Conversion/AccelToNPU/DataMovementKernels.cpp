@@ -24,8 +24,7 @@
 // `y` elements with source stride `sy` land as one dense VRF row, and `z`
 // such rows), which is how transposes and strided slices are done. Leaves
 // alternate between two VRF slots so the load of one overlaps the store of
-// the previous; the ProgramEmitter derives the tokens from the declared
-// regions.
+// the previous; the ProgramEmitter derives the tokens from the instructions.
 //
 // The ISA requires every DRAM operand base to be 64-byte aligned (tensor
 // bases are). A leaf whose source offset is not aligned loads from the
@@ -38,15 +37,16 @@
 // run on the host).
 //
 // The copies are bit copies, so f32, f16 and bf16 tensors only differ in
-// the element size and the DMA's dtype. A shifted 2-byte load whose data
-// would start 2 bytes off the VRF's 4-byte alignment gets one element of
-// DMA left padding per staged row, so the store reads from an aligned
-// base.
+// the element size and the DMA's dtype (strides and offsets count whole
+// elements, so sub-byte and block types stay on the host). A shifted 2-byte
+// load whose data would start 2 bytes off the VRF's 4-byte alignment gets one
+// element of DMA left padding per staged row, so the store reads from an
+// aligned base.
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBlocks.h"
 #include "KernelRegistry.h"
-#include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
 
@@ -54,7 +54,6 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
 #include <numeric>
 
@@ -62,13 +61,13 @@ using namespace mlir;
 using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::accel;
 using namespace mlir::nnaccel::npu_lowering;
-using ::nnaccel::isa::DType;
-using ::nnaccel::isa::Instruction;
-using ::nnaccel::isa::Opcode;
 using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
+// Not mlir::Block.
+using npu_lowering::Block;
+
 /// Upper bound on the DMA transfers one op may expand to; beyond it the
 /// program would be dominated by instruction overhead (and grow without
 /// bound), so the op stays on the host.
@@ -83,9 +82,9 @@ struct Dim {
 struct BoxCopy {
   SmallVector<Dim> dims; // outermost first
   int64_t srcOffset = 0, dstOffset = 0;
-  uint64_t srcBase = 0, dstBase = 0;        // DRAM addresses
-  int64_t srcElements = 0, dstElements = 0; // tensor sizes (for regions)
-  ElementFormat format = kF32Format;        // of both tensors
+  uint64_t srcBase = 0, dstBase = 0; // DRAM addresses
+  int64_t dstElements = 0;           // destination tensor size
+  ElementFormat format = kF32Format; // of both tensors
 };
 
 /// One DMA in + DMA out pair (offsets and strides in bytes).
@@ -95,9 +94,8 @@ struct Leaf {
   int64_t ldX, ldY, ldZ, sy, sz, dpitch;
   // dma.st
   int64_t stX, stY, stZ, dy, dz, spitch;
-  int64_t pl = 0;   // dma.ld left padding (elements) realigning a shift
-  int64_t elements; // staged in the VRF
-  int64_t shift;    // bytes: where the wanted data starts in the VRF rows
+  int64_t pl = 0; // dma.ld left padding (elements) realigning a shift
+  int64_t shift;  // bytes: where the wanted data starts in the VRF rows
 };
 
 SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
@@ -169,7 +167,8 @@ bool planLeaves(const BoxCopy &copy, int64_t slotBytes, int64_t alignBytes,
     reason = "the destination is not contiguous along its innermost dimension";
     return false;
   }
-  const int64_t e = copy.format.bytes;
+  const ElementFormat fmt = copy.format;
+  const int64_t e = fmt.elementBytes();
   const int64_t slotElems = slotBytes / e;
   const int64_t alignElems = std::max<int64_t>(alignBytes / e, 1);
   // Shifted loads start up to alignElems - 1 elements early, plus the left
@@ -266,50 +265,51 @@ bool planLeaves(const BoxCopy &copy, int64_t slotBytes, int64_t alignBytes,
     // store then reads from `delta` elements into each staged row.
     int64_t delta = shifted ? srcOff % alignElems : 0;
     srcOff -= delta;
-    if ((srcOff * e) % alignBytes || (dstOff * e) % alignBytes) {
+    if (fmt.rowBytes(srcOff) % alignBytes ||
+        fmt.rowBytes(dstOff) % alignBytes) {
       reason = "a transfer would start at a DRAM offset that is not a "
                "multiple of " +
                std::to_string(alignBytes) + " bytes";
       return false;
     }
     Leaf leaf;
-    leaf.srcOffset = srcOff * e;
-    leaf.dstOffset = dstOff * e;
+    leaf.srcOffset = fmt.rowBytes(srcOff);
+    leaf.dstOffset = fmt.rowBytes(dstOff);
     if (!gather) {
       leaf.ldX = cx;
       leaf.ldY = cy;
       leaf.ldZ = cz;
-      leaf.sy = yDim >= 0 ? dims[yDim].src * e : 0;
-      leaf.sz = zDim >= 0 ? dims[zDim].src * e : 0;
-      leaf.dpitch = cx * e;
+      leaf.sy = yDim >= 0 ? fmt.rowBytes(dims[yDim].src) : 0;
+      leaf.sz = zDim >= 0 ? fmt.rowBytes(dims[zDim].src) : 0;
+      leaf.dpitch = fmt.rowBytes(cx);
       leaf.stX = cx;
       leaf.stY = cy;
       leaf.stZ = cz;
-      leaf.dy = yDim >= 0 ? dims[yDim].dst * e : 0;
-      leaf.dz = zDim >= 0 ? dims[zDim].dst * e : 0;
-      leaf.spitch = cx * e;
+      leaf.dy = yDim >= 0 ? fmt.rowBytes(dims[yDim].dst) : 0;
+      leaf.dz = zDim >= 0 ? fmt.rowBytes(dims[zDim].dst) : 0;
+      leaf.spitch = fmt.rowBytes(cx);
     } else {
       leaf.ldX = 1;
       leaf.ldY = cy;
       leaf.ldZ = cz;
-      leaf.sy = dims[yDim].src * e;
-      leaf.sz = zDim >= 0 ? dims[zDim].src * e : 0;
-      leaf.dpitch = e;
+      leaf.sy = fmt.rowBytes(dims[yDim].src);
+      leaf.sz = zDim >= 0 ? fmt.rowBytes(dims[zDim].src) : 0;
+      leaf.dpitch = fmt.rowBytes(1);
       leaf.stX = cy;
       leaf.stY = cz;
       leaf.stZ = 1;
-      leaf.dy = zDim >= 0 ? dims[zDim].dst * e : 0;
+      leaf.dy = zDim >= 0 ? fmt.rowBytes(dims[zDim].dst) : 0;
       leaf.dz = 0;
-      leaf.spitch = cy * e;
+      leaf.spitch = fmt.rowBytes(cy);
     }
     // Left padding so that the data, delta elements into each staged row,
     // starts VRF-aligned.
-    while ((leaf.pl + delta) * e % vrfAlign)
+    while (fmt.rowBytes(leaf.pl + delta) % vrfAlign)
       ++leaf.pl;
-    leaf.shift = (leaf.pl + delta) * e;
+    leaf.shift = fmt.rowBytes(leaf.pl + delta);
     if (delta && !gather) {
       leaf.ldX = cx + delta;
-      leaf.dpitch = leaf.spitch = (leaf.pl + leaf.ldX) * e;
+      leaf.dpitch = leaf.spitch = fmt.rowBytes(leaf.pl + leaf.ldX);
     } else if (delta) {
       if (cy > 1 && dims[yDim].src < 1 + delta) {
         reason = "a gather would start at a DRAM offset that is not a "
@@ -320,14 +320,13 @@ bool planLeaves(const BoxCopy &copy, int64_t slotBytes, int64_t alignBytes,
       // Gather of (1 + delta)-element rows; the store picks the last element
       // of each (x = 1), so it does the element gather itself.
       leaf.ldX = 1 + delta;
-      leaf.dpitch = leaf.spitch = (leaf.pl + leaf.ldX) * e;
+      leaf.dpitch = leaf.spitch = fmt.rowBytes(leaf.pl + leaf.ldX);
       leaf.stX = 1;
       leaf.stY = cy;
       leaf.stZ = cz;
       leaf.dz = leaf.dy;
-      leaf.dy = e;
+      leaf.dy = fmt.rowBytes(1);
     }
-    leaf.elements = (leaf.pl + leaf.ldX) * leaf.ldY * leaf.ldZ;
     visit(leaf);
     // Odometer, innermost first.
     int i = n - 1;
@@ -366,13 +365,6 @@ ElementFormat formatOf(Operation *op) {
 /// alternation across the several copies of one op.
 void emitBoxCopy(KernelContext &context, const BoxCopy &copy, int &slot) {
   const int64_t slotSize = slotBytes(context.target);
-  const ElementFormat fmt = copy.format;
-  const MemRegion srcRegion{Space::Dram, copy.srcBase,
-                            copy.srcBase +
-                                uint64_t(copy.srcElements * fmt.bytes)};
-  const MemRegion dstRegion{Space::Dram, copy.dstBase,
-                            copy.dstBase +
-                                uint64_t(copy.dstElements * fmt.bytes)};
   std::string reason;
   const int64_t dram = dramAlign(context.target);
   const int64_t vrf = vrfAlign(context.target);
@@ -381,32 +373,29 @@ void emitBoxCopy(KernelContext &context, const BoxCopy &copy, int &slot) {
   planLeaves(copy, slotSize, dram, vrf, shifted, reason, [&](const Leaf &leaf) {
     uint64_t vrf = uint64_t(slot) * uint64_t(slotSize);
     slot ^= 1;
-    MemRegion staged{Space::Vrf, vrf,
-                     vrf + uint64_t(leaf.elements * fmt.bytes)};
-    Instruction load(Opcode::DmaLd);
-    setMem(load, "dst", Space::Vrf, vrf);
-    setMem(load, "src", Space::Dram, copy.srcBase + uint64_t(leaf.srcOffset));
-    load.with("dt", fmt.dt)
-        .with("x", leaf.ldX)
-        .with("y", leaf.ldY)
-        .with("z", leaf.ldZ)
-        .with("sy", leaf.sy)
-        .with("sz", leaf.sz)
-        .with("dpitch", leaf.dpitch);
-    if (leaf.pl)
-      load.with("pl", leaf.pl);
-    context.emitter.emit(load, {srcRegion}, {staged});
-    Instruction store(Opcode::DmaSt);
-    setMem(store, "dst", Space::Dram, copy.dstBase + uint64_t(leaf.dstOffset));
-    setMem(store, "src", Space::Vrf, vrf + uint64_t(leaf.shift));
-    store.with("dt", fmt.dt)
-        .with("x", leaf.stX)
-        .with("y", leaf.stY)
-        .with("z", leaf.stZ)
-        .with("dy", leaf.dy)
-        .with("dz", leaf.dz)
-        .with("spitch", leaf.spitch);
-    context.emitter.emit(store, {staged}, {dstRegion});
+    DmaLoad load;
+    load.dst = {Space::Vrf, vrf};
+    load.src = {Space::Dram, copy.srcBase + uint64_t(leaf.srcOffset)};
+    load.format = copy.format;
+    load.x = leaf.ldX;
+    load.y = leaf.ldY;
+    load.z = leaf.ldZ;
+    load.sy = leaf.sy;
+    load.sz = leaf.sz;
+    load.dpitch = leaf.dpitch;
+    load.pl = leaf.pl;
+    emitLoad(context.emitter, load);
+    DmaStore store;
+    store.dst = {Space::Dram, copy.dstBase + uint64_t(leaf.dstOffset)};
+    store.src = {Space::Vrf, vrf + uint64_t(leaf.shift)};
+    store.format = copy.format;
+    store.x = leaf.stX;
+    store.y = leaf.stY;
+    store.z = leaf.stZ;
+    store.dy = leaf.dy;
+    store.dz = leaf.dz;
+    store.spitch = leaf.spitch;
+    emitStore(context.emitter, store);
   });
 }
 
@@ -460,7 +449,6 @@ LogicalResult checkTypes(Operation *op, std::string &reason) {
 
 BoxCopy makeCopy(Value src, Value dst, const KernelContext *context) {
   BoxCopy copy;
-  copy.srcElements = tensorType(src).getNumElements();
   copy.dstElements = tensorType(dst).getNumElements();
   copy.format = *getElementFormat(dst.getType());
   if (context) {
@@ -595,7 +583,7 @@ std::optional<DmaPad> planDmaPad(PadOp op, const TargetDesc &target) {
   int64_t outH = pad.h + pad.pt + pad.pb, outW = pad.w + pad.pl + pad.pr;
   if (pad.w > kMaxCount || pad.h > kMaxDmaYZ || outW > kMaxCount)
     return std::nullopt;
-  const int64_t e = formatOf(op).bytes;
+  const int64_t e = formatOf(op).elementBytes();
   int64_t slotElems = slotBytes(target) / e;
   // The store writes planes * outH rows of outW; the load z planes of h.
   int64_t limit =
@@ -618,43 +606,33 @@ void emitDmaPad(PadOp op, const DmaPad &pad, KernelContext &context) {
   const int64_t outH = pad.h + pad.pt + pad.pb;
   const int64_t outW = pad.w + pad.pl + pad.pr;
   const ElementFormat fmt = formatOf(op);
-  const int64_t e = fmt.bytes;
-  const MemRegion srcRegion{Space::Dram, src,
-                            src + uint64_t(pad.planes * pad.h * pad.w * e)};
-  const MemRegion dstRegion{Space::Dram, dst,
-                            dst + uint64_t(pad.planes * outH * outW * e)};
   const int64_t slotSize = slotBytes(context.target);
   int slot = 0;
   for (int64_t p = 0; p < pad.planes; p += pad.planesPerChunk) {
     int64_t planes = std::min(pad.planesPerChunk, pad.planes - p);
     uint64_t vrf = uint64_t(slot) * uint64_t(slotSize);
     slot ^= 1;
-    MemRegion staged{Space::Vrf, vrf, vrf + uint64_t(planes * outH * outW * e)};
-    Instruction load(Opcode::DmaLd);
-    setMem(load, "dst", Space::Vrf, vrf);
-    setMem(load, "src", Space::Dram, src + uint64_t(p * pad.h * pad.w * e));
-    load.with("dt", fmt.dt)
-        .with("x", pad.w)
-        .with("y", pad.h)
-        .with("z", planes)
-        .with("sy", pad.w * e)
-        .with("sz", pad.h * pad.w * e)
-        .with("dpitch", outW * e)
-        .with("pt", pad.pt)
-        .with("pb", pad.pb)
-        .with("pl", pad.pl)
-        .with("pr", pad.pr);
-    context.emitter.emit(load, {srcRegion}, {staged});
-    Instruction store(Opcode::DmaSt);
-    setMem(store, "dst", Space::Dram, dst + uint64_t(p * outH * outW * e));
-    setMem(store, "src", Space::Vrf, vrf);
-    store.with("dt", fmt.dt)
-        .with("x", outW)
-        .with("y", planes * outH)
-        .with("z", 1)
-        .with("dy", outW * e)
-        .with("spitch", outW * e);
-    context.emitter.emit(store, {staged}, {dstRegion});
+    // Dense rows of w in, padded rows of outW (dpitch) out.
+    DmaLoad load;
+    load.dst = {Space::Vrf, vrf};
+    load.src = {Space::Dram, src + uint64_t(fmt.rowBytes(p * pad.h * pad.w))};
+    load.format = fmt;
+    load.x = pad.w;
+    load.y = pad.h;
+    load.z = planes;
+    load.sz = fmt.rowBytes(pad.h * pad.w);
+    load.pt = pad.pt;
+    load.pb = pad.pb;
+    load.pl = pad.pl;
+    load.pr = pad.pr;
+    emitLoad(context.emitter, load);
+    DmaStore store;
+    store.dst = {Space::Dram, dst + uint64_t(fmt.rowBytes(p * outH * outW))};
+    store.src = {Space::Vrf, vrf};
+    store.format = fmt;
+    store.x = outW;
+    store.y = planes * outH;
+    emitStore(context.emitter, store);
   }
 }
 
@@ -671,34 +649,19 @@ void emitPadFill(PadOp op, KernelContext &context) {
   const uint64_t dst = context.addressOf(op.getResult());
   const int64_t elements = op.getType().getNumElements();
   const ElementFormat fmt = formatOf(op);
-  const int64_t e = fmt.bytes;
-  const MemRegion dstRegion{Space::Dram, dst, dst + uint64_t(elements * e)};
-  const int64_t chunk = fillChunk(context.target, elements, e);
+  const int64_t chunk = fillChunk(context.target, elements, fmt.elementBytes());
   // Slot 0 holds the fill row; the interior copy that follows reuses the
   // slots, ordered after these stores by the emitter (write after read).
-  MemRegion fillRegion{Space::Vrf, 0, uint64_t(chunk * e)};
-  Instruction fill(Opcode::VFill);
-  setMem(fill, "dst", Space::Vrf, 0);
-  float value = op.getValue().convertToFloat();
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  fill.with("dt", fmt.dt)
-      .with("rows", 1)
-      .with("cols", chunk)
-      .with("dpitch", chunk * e)
-      .with("imm", bits);
-  context.emitter.emit(fill, {}, {fillRegion});
+  const Block fill = denseBlock(Space::Vrf, 0, chunk, fmt);
+  emitFill(context.emitter, fill, 1, chunk, op.getValue().convertToFloat());
   for (int64_t i = 0; i < elements; i += chunk) {
-    int64_t count = std::min(chunk, elements - i);
-    Instruction store(Opcode::DmaSt);
-    setMem(store, "dst", Space::Dram, dst + uint64_t(i * e));
-    setMem(store, "src", Space::Vrf, 0);
-    store.with("dt", fmt.dt)
-        .with("x", count)
-        .with("y", 1)
-        .with("z", 1)
-        .with("spitch", count * e);
-    context.emitter.emit(store, {fillRegion}, {dstRegion});
+    DmaStore store;
+    store.dst = {Space::Dram, dst + uint64_t(fmt.rowBytes(i))};
+    store.src = fill.ref();
+    store.format = fmt;
+    store.x = std::min(chunk, elements - i);
+    store.dy = 0; // a single row
+    emitStore(context.emitter, store);
   }
 }
 

@@ -9,7 +9,7 @@
 // element count chosen so row chunks stay DRAM-aligned). Row chunks stream
 // through two VRF slots: while the MFUs work on one chunk in place, the
 // load queue fills the other and the store queue drains the previous one;
-// the ProgramEmitter derives the tokens from the declared regions.
+// the ProgramEmitter derives the tokens from the instructions.
 //
 //   [resident b: row vector / scalar, loaded (and inverted for div) once]
 //   for each chunk of rc rows (slot = chunk % 2):
@@ -52,8 +52,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBlocks.h"
 #include "KernelRegistry.h"
-#include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
 #include "Accel/ConstantUtils.h"
@@ -61,7 +61,6 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 
 using namespace mlir;
@@ -69,13 +68,14 @@ using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::accel;
 using namespace mlir::nnaccel::npu_lowering;
 using ::nnaccel::isa::Bcast;
-using ::nnaccel::isa::DType;
-using ::nnaccel::isa::Instruction;
 using ::nnaccel::isa::Opcode;
 using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
+// Not mlir::Block.
+using npu_lowering::Block;
+
 /// Widest row chosen when the op does not fix the view (flattened tensors).
 constexpr int64_t kMaxFlatCols = 1024;
 
@@ -145,8 +145,11 @@ int64_t workPerRow(const EltwiseSpec &spec) {
 
 std::optional<Layout> computeLayout(const TargetDesc &target,
                                     const EltwiseSpec &spec) {
-  const int64_t e = spec.format.bytes;
-  if (spec.cols < 1 || spec.cols > kMaxCount || spec.cols * kF32 > kMaxPitch)
+  const ElementFormat fmt = spec.format;
+  // Whole-byte card floats only (makeSpec): per-element alignment below.
+  const int64_t e = fmt.elementBytes();
+  if (spec.cols < 1 || spec.cols > kMaxCount ||
+      kF32Format.rowBytes(spec.cols) > kMaxPitch)
     return std::nullopt;
   const uint64_t regBytes = target.vrfRegisterBytes;
   const uint64_t vrfBytes = uint64_t(target.vrfRegisters) * regBytes;
@@ -156,9 +159,9 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
     // The divisor's f32 inverse follows a narrow resident b; f32 data is
     // inverted in place.
     int64_t elems = spec.b == EltwiseSpec::Row ? spec.cols : 1;
-    uint64_t narrow = alignUp(elems * e, 4);
-    uint64_t wide = invertsB(spec) && !(spec.format == kF32Format)
-                        ? uint64_t(elems * kF32)
+    uint64_t narrow = alignUp(fmt.rowBytes(elems), 4);
+    uint64_t wide = invertsB(spec) && !(fmt == kF32Format)
+                        ? uint64_t(kF32Format.rowBytes(elems))
                         : 0;
     residentBytes = alignUp(narrow + wide, regBytes);
     layout.residentWide = layout.resident + (wide ? narrow : 0);
@@ -168,17 +171,17 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   uint64_t slotBytes = (vrfBytes - residentBytes) / 2 / regBytes * regBytes;
   layout.slot[0] = residentBytes;
   layout.slot[1] = residentBytes + slotBytes;
-  int64_t rowBytes = spec.cols * e;
-  int64_t perRow = rowBytes + workPerRow(spec) * kF32;
+  const int64_t rowSize = fmt.rowBytes(spec.cols);
+  int64_t perRow = rowSize + kF32Format.rowBytes(workPerRow(spec));
   if (spec.b == EltwiseSpec::Full)
-    perRow += rowBytes;
+    perRow += rowSize;
   else if (spec.b == EltwiseSpec::Col)
-    perRow += e;
+    perRow += fmt.rowBytes(1);
   // A per-row operand's chunk is loaded from the aligned address below it
   // (up to alignElems - 1 extra values, see emitEltwise).
   const int64_t alignElems = std::max<int64_t>(
       static_cast<int64_t>(target.memory(Space::Dram).align) / e, 1);
-  int64_t slack = spec.b == EltwiseSpec::Col ? (alignElems - 1) * e : 0;
+  int64_t slack = spec.b == EltwiseSpec::Col ? fmt.rowBytes(alignElems - 1) : 0;
   // Rounding the 2-byte buffers' offsets up to 4 bytes.
   if (e < 4)
     slack += 8;
@@ -200,60 +203,12 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
       return std::nullopt;
   }
   layout.rowsPerChunk = rows;
-  layout.bOffset = alignUp(rows * rowBytes, 4);
-  int64_t bBytes = spec.b == EltwiseSpec::Full  ? rows * rowBytes
-                   : spec.b == EltwiseSpec::Col ? slack + rows * e
+  layout.bOffset = alignUp(rows * rowSize, 4);
+  int64_t bBytes = spec.b == EltwiseSpec::Full  ? rows * rowSize
+                   : spec.b == EltwiseSpec::Col ? slack + fmt.rowBytes(rows)
                                                 : 0;
   layout.workOffset = alignUp(layout.bOffset + bBytes, 4);
   return layout;
-}
-
-/// A dense rows x cols block of VRF in one element format.
-struct Block {
-  uint64_t addr;
-  ElementFormat format;
-};
-
-/// A unary MFU op reading `src` and writing `dst` (rows x cols, dense).
-Instruction unary(Opcode opcode, Block dst, Block src, int64_t rows,
-                  int64_t cols) {
-  Instruction inst(opcode);
-  setMem(inst, "dst", Space::Vrf, dst.addr);
-  setMem(inst, "a", Space::Vrf, src.addr);
-  inst.with("dt", dst.format.dt)
-      .with("at", src.format.dt)
-      .with("rows", rows)
-      .with("cols", cols)
-      .with("dpitch", cols * dst.format.bytes)
-      .with("apitch", cols * src.format.bytes);
-  return inst;
-}
-
-/// A unary MFU op in place on rows x cols at `vrf`.
-Instruction unary(Opcode opcode, Block vrf, int64_t rows, int64_t cols) {
-  return unary(opcode, vrf, vrf, rows, cols);
-}
-
-/// A vector-scalar op (vs.*) in place: the unary form plus the immediate.
-Instruction scalarOp(Opcode opcode, Block vrf, int64_t rows, int64_t cols,
-                     float imm) {
-  Instruction inst = unary(opcode, vrf, rows, cols);
-  inst.with("imm", floatBits(imm));
-  return inst;
-}
-
-Instruction load(uint64_t vrf, uint64_t dram, ElementFormat format,
-                 int64_t rows, int64_t cols) {
-  Instruction inst(Opcode::DmaLd);
-  setMem(inst, "dst", Space::Vrf, vrf);
-  setMem(inst, "src", Space::Dram, dram);
-  inst.with("dt", format.dt)
-      .with("x", cols)
-      .with("y", rows)
-      .with("z", 1)
-      .with("sy", cols * format.bytes)
-      .with("dpitch", cols * format.bytes);
-  return inst;
 }
 
 Opcode binaryOpcode(EltwiseSpec::Kind kind) {
@@ -295,44 +250,44 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
                  const EltwiseSpec &spec) {
   const Layout layout = *computeLayout(target, spec);
   const ElementFormat fmt = spec.format;
-  const int64_t e = fmt.bytes;
-  const int64_t cols = spec.cols, total = spec.rows * spec.cols;
-  const MemRegion aDram{Space::Dram, spec.aAddr,
-                        spec.aAddr + uint64_t(total * e)};
-  const MemRegion outDram{Space::Dram, spec.outAddr,
-                          spec.outAddr + uint64_t(total * e)};
-  int64_t bElems = spec.b == EltwiseSpec::Full  ? total
-                   : spec.b == EltwiseSpec::Row ? cols
-                   : spec.b == EltwiseSpec::Col ? spec.rows
-                                                : 1;
-  const MemRegion bDram{Space::Dram, spec.bAddr,
-                        spec.bAddr + uint64_t(bElems * e)};
-  const int64_t alignElems = std::max<int64_t>(
-      static_cast<int64_t>(target.memory(Space::Dram).align) / e, 1);
+  const int64_t cols = spec.cols;
+  const int64_t alignElems =
+      std::max<int64_t>(static_cast<int64_t>(target.memory(Space::Dram).align) /
+                            fmt.elementBytes(),
+                        1);
   const bool reversed = spec.reversed && isBinary(spec.kind);
   // div inverts its divisor: b normally, a when reversed (b / a).
   const bool invertB = spec.kind == EltwiseSpec::Div && !reversed;
-  // Where an intermediate that must stay f32 goes: in place for f32 data,
-  // else `work` (see workPerRow).
-  auto widened = [&](uint64_t self, uint64_t work) {
-    return fmt == kF32Format ? Block{self, kF32Format}
-                             : Block{work, kF32Format};
+  // Dense VRF rows of `n` elements.
+  auto vrf = [](uint64_t addr, int64_t n, ElementFormat format) {
+    return denseBlock(Space::Vrf, addr, n, format);
+  };
+  // Where an intermediate that must stay f32 goes (rows of `n`): in place
+  // for f32 data, else `work` (see workPerRow).
+  auto widened = [&](uint64_t self, uint64_t work, int64_t n) {
+    return vrf(fmt == kF32Format ? self : work, n, kF32Format);
+  };
+  // `rows` dense rows of the block's width from DRAM at `src`.
+  auto load = [&](const Block &dst, uint64_t src, int64_t rows, int64_t n) {
+    DmaLoad dma;
+    dma.dst = dst.ref();
+    dma.src = {Space::Dram, src};
+    dma.format = fmt;
+    dma.x = n;
+    dma.y = rows;
+    emitLoad(emitter, dma);
   };
 
   // Resident b (row vector or scalar), loaded once; inverted once for div.
-  MemRegion resident{Space::Vrf, layout.resident,
-                     layout.resident + uint64_t(bElems * e)};
-  Block residentB{layout.resident, fmt};
+  // Its pitch is set where it is used.
+  Block residentB = vrf(layout.resident, 1, fmt);
   if (spec.b == EltwiseSpec::Row || spec.b == EltwiseSpec::Scalar) {
-    emitter.emit(load(layout.resident, spec.bAddr, fmt, 1, bElems), {bDram},
-                 {resident});
+    int64_t bElems = spec.b == EltwiseSpec::Row ? cols : 1;
+    residentB = vrf(layout.resident, bElems, fmt);
+    load(residentB, spec.bAddr, 1, bElems);
     if (invertB) {
-      Block inverse = widened(layout.resident, layout.residentWide);
-      MemRegion inverseRegion{Space::Vrf, inverse.addr,
-                              inverse.addr + uint64_t(bElems * kF32)};
-      emitter.emit(unary(Opcode::VRecip, inverse, residentB, 1, bElems),
-                   {resident}, {inverseRegion});
-      resident = inverseRegion;
+      Block inverse = widened(layout.resident, layout.residentWide, bElems);
+      emitUnary(emitter, Opcode::VRecip, inverse, residentB, 1, bElems);
       residentB = inverse;
     }
   }
@@ -343,37 +298,21 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
     const uint64_t aBuf = layout.slot[chunk % 2];
     const uint64_t bBuf = aBuf + layout.bOffset;
     const uint64_t work = aBuf + layout.workOffset;
-    const Block a{aBuf, fmt};
-    const MemRegion aTile{Space::Vrf, aBuf, aBuf + uint64_t(rc * cols * e)};
-    const MemRegion workTile{Space::Vrf, work,
-                             work + uint64_t(rc * cols * kF32)};
-    MemRegion bTile = resident;
+    const Block a = vrf(aBuf, cols, fmt);
     Block b = residentB;
-    emitter.emit(
-        load(aBuf, spec.aAddr + uint64_t(row * cols * e), fmt, rc, cols),
-        {aDram}, {aTile});
+    load(a, spec.aAddr + uint64_t(fmt.rowBytes(row * cols)), rc, cols);
     if (spec.b == EltwiseSpec::Full) {
-      bTile = {Space::Vrf, bBuf, bBuf + uint64_t(rc * cols * e)};
-      b = {bBuf, fmt};
-      emitter.emit(
-          load(bBuf, spec.bAddr + uint64_t(row * cols * e), fmt, rc, cols),
-          {bDram}, {bTile});
+      b = vrf(bBuf, cols, fmt);
+      load(b, spec.bAddr + uint64_t(fmt.rowBytes(row * cols)), rc, cols);
     } else if (spec.b == EltwiseSpec::Col) {
       // The chunk's rc values start at row * e bytes, usually not a DRAM
       // alignment multiple: load from the aligned address below and use the
       // values from `delta` on.
       int64_t delta = row % alignElems;
-      MemRegion staged{Space::Vrf, bBuf, bBuf + uint64_t((rc + delta) * e)};
-      emitter.emit(load(bBuf, spec.bAddr + uint64_t((row - delta) * e), fmt, 1,
-                        rc + delta),
-                   {bDram}, {staged});
-      bTile = {Space::Vrf, bBuf + uint64_t(delta * e),
-               bBuf + uint64_t((rc + delta) * e)};
-      b = {bTile.begin, fmt};
+      load(vrf(bBuf, rc + delta, fmt),
+           spec.bAddr + uint64_t(fmt.rowBytes(row - delta)), 1, rc + delta);
+      b = vrf(bBuf + uint64_t(fmt.rowBytes(delta)), rc, fmt);
     }
-    auto inPlace = [&](Instruction inst) {
-      emitter.emit(inst, {aTile}, {aTile});
-    };
 
     switch (spec.kind) {
     case EltwiseSpec::Add:
@@ -385,14 +324,11 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
       // b - a = -a + b (negation is exact); b / a = (1/a) * b with 1/a
       // kept in f32.
       Block lhs = a;
-      MemRegion lhsTile = aTile;
       if (reversed && spec.kind == EltwiseSpec::Sub)
-        inPlace(unary(Opcode::VNeg, a, rc, cols));
+        emitUnary(emitter, Opcode::VNeg, a, a, rc, cols);
       if (reversed && spec.kind == EltwiseSpec::Div) {
-        lhs = widened(aBuf, work);
-        lhsTile = fmt == kF32Format ? aTile : workTile;
-        emitter.emit(unary(Opcode::VRecip, lhs, a, rc, cols), {aTile},
-                     {lhsTile});
+        lhs = widened(aBuf, work, cols);
+        emitUnary(emitter, Opcode::VRecip, lhs, a, rc, cols);
       }
       Opcode opcode = binaryOpcode(spec.kind);
       if (reversed && spec.kind == EltwiseSpec::Sub)
@@ -421,34 +357,29 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
         // (what v.recip would compute).
         if (invertB)
           imm = 1.0f / imm;
-        inPlace(scalarOp(vs, a, rc, cols, imm));
+        emitScalar(emitter, vs, a, a, imm, rc, cols);
         break;
       }
       if (invertB &&
           (spec.b == EltwiseSpec::Full || spec.b == EltwiseSpec::Col)) {
+        // A full b as rc rows, a per-row b as one row of rc values.
         int64_t bCols = spec.b == EltwiseSpec::Full ? cols : rc;
         int64_t bRows = spec.b == EltwiseSpec::Full ? rc : 1;
-        Block inverse = widened(b.addr, work);
-        MemRegion inverseTile{Space::Vrf, inverse.addr,
-                              inverse.addr + uint64_t(bRows * bCols * kF32)};
-        emitter.emit(unary(Opcode::VRecip, inverse, b, bRows, bCols), {bTile},
-                     {inverseTile});
+        Block inverse = widened(b.addr, work, bCols);
+        emitUnary(emitter, Opcode::VRecip, inverse, b, bRows, bCols);
         b = inverse;
-        bTile = inverseTile;
       }
-      Instruction inst(opcode);
-      setMem(inst, "dst", Space::Vrf, aBuf);
-      setMem(inst, "a", Space::Vrf, lhs.addr);
-      setMem(inst, "b", Space::Vrf, b.addr);
+      // b as the vector units read it: one value per row for a per-row b,
+      // else rows of cols (the pitch is unused by a scalar broadcast).
       Bcast bcast = Bcast::None;
-      int64_t bpitch = cols * b.format.bytes;
+      int64_t bpitch = b.format.rowBytes(cols);
       switch (spec.b) {
       case EltwiseSpec::Row:
         bcast = Bcast::Row;
         break;
       case EltwiseSpec::Col:
         bcast = Bcast::Col;
-        bpitch = b.format.bytes;
+        bpitch = b.format.rowBytes(1);
         break;
       case EltwiseSpec::Scalar:
         bcast = Bcast::Scalar;
@@ -456,65 +387,38 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
       default:
         break;
       }
-      inst.with("dt", fmt.dt)
-          .with("at", lhs.format.dt)
-          .with("bt", b.format.dt)
-          .with("rows", rc)
-          .with("cols", cols)
-          .with("dpitch", cols * e)
-          .with("apitch", cols * lhs.format.bytes)
-          .with("bpitch", bpitch)
-          .with("bcast", static_cast<int64_t>(bcast));
-      emitter.emit(inst, {lhsTile, bTile}, {aTile});
+      emitBinary(emitter, opcode, a, lhs, b.withPitch(bpitch), bcast, rc, cols);
       break;
     }
-    case EltwiseSpec::Square: {
-      Instruction inst(Opcode::VMul);
-      setMem(inst, "dst", Space::Vrf, aBuf);
-      setMem(inst, "a", Space::Vrf, aBuf);
-      setMem(inst, "b", Space::Vrf, aBuf);
-      inst.with("dt", fmt.dt)
-          .with("at", fmt.dt)
-          .with("bt", fmt.dt)
-          .with("rows", rc)
-          .with("cols", cols)
-          .with("dpitch", cols * e)
-          .with("apitch", cols * e)
-          .with("bpitch", cols * e);
-      inPlace(inst);
+    case EltwiseSpec::Square:
+      emitBinary(emitter, Opcode::VMul, a, a, a, Bcast::None, rc, cols);
       break;
-    }
     case EltwiseSpec::Sqrt: {
       // 1 / rsqrt(x), rounded to the data's format once.
-      Block root = widened(aBuf, work);
-      MemRegion rootTile = fmt == kF32Format ? aTile : workTile;
-      emitter.emit(unary(Opcode::VRsqrt, root, a, rc, cols), {aTile},
-                   {rootTile});
-      emitter.emit(unary(Opcode::VRecip, a, root, rc, cols), {rootTile},
-                   {aTile});
+      Block root = widened(aBuf, work, cols);
+      emitUnary(emitter, Opcode::VRsqrt, root, a, rc, cols);
+      emitUnary(emitter, Opcode::VRecip, a, root, rc, cols);
       break;
     }
     case EltwiseSpec::Clip:
       if (spec.clipMin)
-        inPlace(scalarOp(Opcode::VsMax, a, rc, cols, *spec.clipMin));
+        emitScalar(emitter, Opcode::VsMax, a, a, *spec.clipMin, rc, cols);
       if (spec.clipMax)
-        inPlace(scalarOp(Opcode::VsMin, a, rc, cols, *spec.clipMax));
+        emitScalar(emitter, Opcode::VsMin, a, a, *spec.clipMax, rc, cols);
       break;
     default:
-      inPlace(unary(unaryOpcode(spec.kind), a, rc, cols));
+      emitUnary(emitter, unaryOpcode(spec.kind), a, a, rc, cols);
       break;
     }
 
-    Instruction store(Opcode::DmaSt);
-    setMem(store, "dst", Space::Dram, spec.outAddr + uint64_t(row * cols * e));
-    setMem(store, "src", Space::Vrf, aBuf);
-    store.with("dt", fmt.dt)
-        .with("x", cols)
-        .with("y", rc)
-        .with("z", 1)
-        .with("dy", cols * e)
-        .with("spitch", cols * e);
-    emitter.emit(store, {aTile}, {outDram});
+    DmaStore store;
+    store.dst = {Space::Dram,
+                 spec.outAddr + uint64_t(fmt.rowBytes(row * cols))};
+    store.src = a.ref();
+    store.format = fmt;
+    store.x = cols;
+    store.y = rc;
+    emitStore(emitter, store);
   }
 }
 

@@ -27,61 +27,48 @@
 //
 // The gather engine reads f32, f16 and bf16 table rows (`fmt`), widens them
 // exactly, pools in f32 and converts the result to the output's type on
-// write, which is how the host's reference computes them too. The gather engine
-// faults on negative indices, which
-//     ONNX Gather would wrap (the host kernel does).
+// write, which is how the host's reference computes them too. The gather
+// engine faults on negative indices, which ONNX Gather would wrap (the host
+// kernel does).
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBlocks.h"
 #include "KernelRegistry.h"
-#include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
-#include "nnaccel/Conversion/NPUSupport.h"
+#include "nnaccel/Numerics/Common.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 
 #include <algorithm>
-#include <cstring>
 
 using namespace mlir;
 using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::accel;
 using namespace mlir::nnaccel::npu_lowering;
+namespace build = ::nnaccel::isa::build;
 using ::nnaccel::isa::DType;
 using ::nnaccel::isa::EmbFmt;
-using ::nnaccel::isa::Instruction;
-using ::nnaccel::isa::Opcode;
+using ::nnaccel::isa::IdxType;
 using ::nnaccel::isa::Pool;
 using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
+// Not mlir::Block.
+using npu_lowering::Block;
+
 // Store chunks of this many rows start at 64-byte multiples for any row size
 // that is a multiple of 2 bytes (4032 * 2 = 64 * 126).
 constexpr int64_t kStoreChunkRows = 4032;
 
 // Scalar registers holding the register-indirect list addresses.
-constexpr int64_t kIdxReg = 1, kLenReg = 2, kWtsReg = 3;
+constexpr unsigned kIdxReg = 1, kLenReg = 2, kWtsReg = 3;
 
-Instruction &indirect(Instruction &inst, const char *name, Space space,
-                      int64_t reg) {
-  std::string prefix(name);
-  inst.with(prefix + ".space", static_cast<int64_t>(space));
-  inst.with(prefix + ".reg", reg);
-  return inst;
-}
-
-void loadImmediate(ProgramEmitter &emitter, int64_t reg, uint64_t value) {
-  Instruction li(Opcode::SLi);
-  li.with("rd", reg).with("imm", static_cast<int64_t>(value));
-  emitter.emit(li, {}, {});
-}
-
-MemRegion dramRegion(uint64_t address, Type type) {
-  return {Space::Dram, address, address + getDenseByteSize(type)};
-}
+/// The i32 length / offset lists.
+constexpr ElementFormat kI32Format{DType::I32};
 
 int64_t indexBytes(Value value) {
   return cast<RankedTensorType>(value.getType()).getElementTypeBitWidth() / 8;
@@ -99,23 +86,16 @@ EmbFmt embFormat(ElementFormat format) {
 /// Stores `rows` x `cols` elements of `format` from ACC (dense) to DRAM
 /// (dense), in chunks the DMA can address.
 void storeRows(ProgramEmitter &emitter, uint64_t acc, uint64_t dram,
-               int64_t rows, int64_t cols, ElementFormat format,
-               MemRegion dramAll) {
-  const int64_t rowBytes = cols * format.bytes;
+               int64_t rows, int64_t cols, ElementFormat format) {
+  const int64_t rowBytes = format.rowBytes(cols);
   for (int64_t row = 0; row < rows; row += kStoreChunkRows) {
-    int64_t n = std::min(kStoreChunkRows, rows - row);
-    uint64_t src = acc + uint64_t(row * rowBytes);
-    Instruction st(Opcode::DmaSt);
-    setMem(st, "dst", Space::Dram, dram + uint64_t(row * rowBytes));
-    setMem(st, "src", Space::Acc, src);
-    st.with("dt", format.dt)
-        .with("x", cols)
-        .with("y", n)
-        .with("z", 1)
-        .with("dy", rowBytes)
-        .with("spitch", rowBytes);
-    emitter.emit(st, {{Space::Acc, src, src + uint64_t(n * rowBytes)}},
-                 {dramAll});
+    DmaStore store;
+    store.dst = {Space::Dram, dram + uint64_t(row * rowBytes)};
+    store.src = {Space::Acc, acc + uint64_t(row * rowBytes)};
+    store.format = format;
+    store.x = cols;
+    store.y = std::min(kStoreChunkRows, rows - row);
+    emitStore(emitter, store);
   }
 }
 
@@ -153,8 +133,9 @@ struct BagLayout {
 
 BagLayout getBagLayout(const BagShape &shape) {
   BagLayout layout;
-  layout.list = alignUp(uint64_t(shape.bags * shape.dim * shape.out.bytes), 64);
-  layout.end = layout.list + uint64_t((shape.bags + 1) * 4);
+  layout.list =
+      alignUp(uint64_t(shape.bags * shape.out.rowBytes(shape.dim)), 64);
+  layout.end = layout.list + uint64_t(kI32Format.rowBytes(shape.bags + 1));
   return layout;
 }
 
@@ -183,7 +164,7 @@ LogicalResult checkEmbeddingBag(Operation *operation, const TargetDesc &target,
              "host";
     return failure();
   }
-  if (shape.rows > 0xFFFFFFFFll || shape.dim * shape.out.bytes > kMaxPitch ||
+  if (shape.rows > 0xFFFFFFFFll || shape.out.rowBytes(shape.dim) > kMaxPitch ||
       shape.bags > kMaxCount) {
     reason = "the table has too many rows, the rows are wider than the "
              "gather's 64 KiB pitch, or there are more than 65535 bags";
@@ -205,48 +186,36 @@ LogicalResult emitEmbeddingBag(Operation *operation, KernelContext &context) {
   BagLayout layout = getBagLayout(shape);
   const int64_t isz = indexBytes(op.getIndices());
   const uint64_t indices = context.addressOf(op.getIndices());
-  const MemRegion indexRegion = dramRegion(indices, op.getIndices().getType());
-  const MemRegion listAcc{Space::Acc, layout.list,
-                          layout.list + uint64_t((shape.bags + 1) * 4)};
 
-  // The i32 per-bag list: where it lives and what wrote it.
+  // The i32 per-bag list: where it lives.
   Space listSpace = Space::Acc;
   uint64_t listAddress = layout.list;
-  MemRegion listRegion = listAcc;
   bool offsets = false;
+  // v.fill of i32 `value`: the immediate is its bit pattern (docs/isa.md,
+  // v.fill).
   auto fill = [&](uint64_t at, int64_t count, int64_t value) {
-    Instruction vfill(Opcode::VFill);
-    setMem(vfill, "dst", Space::Acc, at);
-    vfill.with("dt", static_cast<int64_t>(DType::I32))
-        .with("rows", 1)
-        .with("cols", count)
-        .with("dpitch", count * 4)
-        .with("imm", static_cast<int64_t>(static_cast<uint32_t>(value)));
-    emitter.emit(vfill, {}, {{Space::Acc, at, at + uint64_t(count * 4)}});
+    emitFill(emitter, denseBlock(Space::Acc, at, count, kI32Format), 1, count,
+             ::nnaccel::numerics::bitsToFloat(static_cast<uint32_t>(value)));
   };
   // Copies `count` list entries to ACC as i32 (i64: their low words).
   auto copyList = [&](Value list, int64_t count) {
     uint64_t src = context.addressOf(list);
-    MemRegion srcRegion = dramRegion(src, list.getType());
     int64_t esz = indexBytes(list);
     for (int64_t i = 0; i < count; i += kStoreChunkRows) {
       int64_t n = std::min(kStoreChunkRows, count - i);
-      Instruction ld(Opcode::DmaLd);
-      setMem(ld, "dst", Space::Acc, layout.list + uint64_t(i * 4));
-      setMem(ld, "src", Space::Dram, src + uint64_t(i * esz));
-      ld.with("dt", static_cast<int64_t>(DType::I32));
-      if (esz == 4)
-        ld.with("x", n)
-            .with("y", 1)
-            .with("z", 1)
-            .with("sy", n * 4)
-            .with("dpitch", n * 4);
-      else
-        ld.with("x", 1).with("y", n).with("z", 1).with("sy", esz).with("dpitch",
-                                                                       4);
-      emitter.emit(ld, {srcRegion},
-                   {{Space::Acc, layout.list + uint64_t(i * 4),
-                     layout.list + uint64_t((i + n) * 4)}});
+      DmaLoad load;
+      load.dst = {Space::Acc, layout.list + uint64_t(kI32Format.rowBytes(i))};
+      load.src = {Space::Dram, src + uint64_t(i * esz)};
+      load.format = kI32Format;
+      if (esz == 4) {
+        load.x = n;
+      } else {
+        // One word per element, the low one (little endian).
+        load.x = 1;
+        load.y = n;
+        load.sy = esz;
+      }
+      emitLoad(emitter, load);
     }
   };
 
@@ -256,55 +225,47 @@ LogicalResult emitEmbeddingBag(Operation *operation, KernelContext &context) {
     if (indexBytes(lengths) == 4) {
       listSpace = Space::Dram;
       listAddress = context.addressOf(lengths);
-      listRegion = dramRegion(listAddress, lengths.getType());
     } else {
       copyList(lengths, shape.bags);
     }
   } else {
     copyList(op.getOffsets(), shape.bags);
-    fill(layout.list + uint64_t(shape.bags * 4), 1, shape.numIndices);
+    fill(layout.list + uint64_t(kI32Format.rowBytes(shape.bags)), 1,
+         shape.numIndices);
     offsets = true;
   }
 
-  std::vector<MemRegion> reads = {
-      dramRegion(context.addressOf(op.getTable()), op.getTable().getType()),
-      indexRegion, listRegion};
-  loadImmediate(emitter, kIdxReg, indices);
-  loadImmediate(emitter, kLenReg, listAddress);
+  // The emitter derives the gather's reads from the registers set here.
+  emitter.emit(build::SLi().rd(kIdxReg).imm(int64_t(indices)));
+  emitter.emit(build::SLi().rd(kLenReg).imm(int64_t(listAddress)));
   Value weights = op.getPerSampleWeights();
-  if (weights) {
-    uint64_t w = context.addressOf(weights);
-    loadImmediate(emitter, kWtsReg, w);
-    reads.push_back(dramRegion(w, weights.getType()));
-  }
-
-  Instruction gather(Opcode::EmbGather);
-  setMem(gather, "dst", Space::Acc, layout.out);
-  setMem(gather, "table", Space::Dram, context.addressOf(op.getTable()));
-  indirect(gather, "idx", Space::Dram, kIdxReg);
-  indirect(gather, "len", listSpace, kLenReg);
   if (weights)
-    indirect(gather, "wts", Space::Dram, kWtsReg);
-  gather.with("dt", shape.out.dt)
-      .with("fmt", static_cast<int64_t>(embFormat(shape.table)))
-      .with("dim", shape.dim)
-      .with("rowbytes", shape.dim * shape.table.bytes)
-      .with("nrows", shape.rows)
-      .with("nseg", shape.bags)
-      .with("ityp", isz == 8 ? 1 : 0)
-      .with("offs", offsets ? 1 : 0)
-      .with("pool", static_cast<int64_t>(
-                        op.getMode() == BagMode::mean ? Pool::Mean : Pool::Sum))
-      .with("weighted", weights ? 1 : 0)
-      .with("dpitch", shape.dim * shape.out.bytes);
-  MemRegion outAcc{Space::Acc, layout.out,
-                   layout.out +
-                       uint64_t(shape.bags * shape.dim * shape.out.bytes)};
-  emitter.emit(gather, reads, {outAcc});
+    emitter.emit(
+        build::SLi().rd(kWtsReg).imm(int64_t(context.addressOf(weights))));
 
-  uint64_t result = context.addressOf(op.getResult());
-  storeRows(emitter, layout.out, result, shape.bags, shape.dim, shape.out,
-            dramRegion(result, op.getType()));
+  auto gather =
+      build::EmbGather()
+          .dst(Space::Acc, layout.out)
+          .table(Space::Dram, context.addressOf(op.getTable()))
+          .idx(Space::Dram, kIdxReg)
+          .len(listSpace, kLenReg)
+          .dt(shape.out.dtype)
+          .fmt(embFormat(shape.table))
+          .dim(shape.dim)
+          .rowbytes(shape.table.rowBytes(shape.dim))
+          .nrows(shape.rows)
+          .nseg(shape.bags)
+          .ityp(isz == 8 ? IdxType::I64 : IdxType::I32)
+          .offs(offsets)
+          .pool(op.getMode() == BagMode::mean ? Pool::Mean : Pool::Sum)
+          .weighted(bool(weights))
+          .dpitch(shape.out.rowBytes(shape.dim));
+  if (weights)
+    gather.wts(Space::Dram, kWtsReg);
+  emitter.emit(gather);
+
+  storeRows(emitter, layout.out, context.addressOf(op.getResult()), shape.bags,
+            shape.dim, shape.out);
   return success();
 }
 
@@ -436,10 +397,10 @@ bool canGatherRows(GatherOp op, const TargetDesc &target, std::string &reason) {
   int64_t n =
       cast<RankedTensorType>(op.getIndices().getType()).getNumElements();
   int64_t dim = dataType.getDimSize(1);
-  int64_t e = format->bytes;
-  if (n < 1 || n > kMaxCount || dim * e > kMaxPitch ||
+  int64_t rowBytes = format->rowBytes(dim);
+  if (n < 1 || n > kMaxCount || rowBytes > kMaxPitch ||
       dataType.getDimSize(0) > 0xFFFFFFFFll ||
-      uint64_t(n * dim * e) > target.memory(Space::Acc).bytes) {
+      uint64_t(n * rowBytes) > target.memory(Space::Acc).bytes) {
     reason = "gathered rows do not fit one gather instruction";
     return false;
   }
@@ -464,63 +425,39 @@ void emitConstGather(GatherOp op, ArrayRef<int64_t> indices,
   ProgramEmitter &emitter = context.emitter;
   const uint64_t data = context.addressOf(op.getData());
   const uint64_t result = context.addressOf(op.getResult());
-  const MemRegion dataDram = dramRegion(data, op.getData().getType());
-  const MemRegion resultDram = dramRegion(result, op.getType());
   const int64_t wordsPerSlice = plan.sliceBytes() / plan.wordBytes;
-  const int64_t dt = static_cast<int64_t>(plan.word);
+  const ElementFormat word(plan.word);
+  // Staged data rows and picked result rows in ACC (columns in words).
+  const Block staged{Space::Acc, plan.stage, plan.dataRowBytes(), word};
+  const Block picked{Space::Acc, plan.pick, plan.outRowBytes(), word};
 
   for (int64_t row = 0; row < plan.outer; row += plan.rowsPerChunk) {
     int64_t rows = std::min(plan.rowsPerChunk, plan.outer - row);
-    MemRegion staged{Space::Acc, plan.stage,
-                     plan.stage + uint64_t(rows * plan.dataRowBytes())};
-    Instruction ld(Opcode::DmaLd);
-    setMem(ld, "dst", Space::Acc, plan.stage);
-    setMem(ld, "src", Space::Dram, data + uint64_t(row * plan.dataRowBytes()));
-    ld.with("dt", dt)
-        .with("x", plan.dataRowBytes() / plan.wordBytes)
-        .with("y", rows)
-        .with("z", 1)
-        .with("sy", plan.dataRowBytes())
-        .with("dpitch", plan.dataRowBytes());
-    emitter.emit(ld, {dataDram}, {staged});
+    DmaLoad load;
+    load.dst = staged.ref();
+    load.src = {Space::Dram, data + uint64_t(row * plan.dataRowBytes())};
+    load.format = word;
+    load.x = plan.dataRowBytes() / plan.wordBytes;
+    load.y = rows;
+    emitLoad(emitter, load);
 
     // One index: store the selected slice of every staged row directly.
-    uint64_t src = plan.stage + uint64_t(indices[0] * plan.sliceBytes());
-    int64_t spitch = plan.dataRowBytes();
-    MemRegion srcRegion = staged;
+    Block src = staged.at(0, indices[0] * wordsPerSlice);
     if (plan.count > 1) {
       // Several: pick each slice into the result layout first.
-      srcRegion = {Space::Acc, plan.pick,
-                   plan.pick + uint64_t(rows * plan.outRowBytes())};
-      for (auto [position, index] : llvm::enumerate(indices)) {
-        Instruction mov(Opcode::VMov);
-        setMem(mov, "dst", Space::Acc,
-               plan.pick + uint64_t(position) * plan.sliceBytes());
-        setMem(mov, "a", Space::Acc,
-               plan.stage + uint64_t(index * plan.sliceBytes()));
-        mov.with("dt", dt)
-            .with("at", dt)
-            .with("rows", rows)
-            .with("cols", wordsPerSlice)
-            .with("dpitch", plan.outRowBytes())
-            .with("apitch", plan.dataRowBytes());
-        emitter.emit(mov, {staged}, {srcRegion});
-      }
-      src = plan.pick;
-      spitch = plan.outRowBytes();
+      for (auto [position, index] : llvm::enumerate(indices))
+        emitCopy(emitter, picked.at(0, int64_t(position) * wordsPerSlice),
+                 staged.at(0, index * wordsPerSlice), rows, wordsPerSlice);
+      src = picked;
     }
-    Instruction st(Opcode::DmaSt);
-    setMem(st, "dst", Space::Dram, result + uint64_t(row * plan.outRowBytes()));
-    setMem(st, "src", Space::Acc, src);
-    st.with("dt", dt)
-        .with("x", plan.outRowBytes() / plan.wordBytes)
-        .with("y", rows)
-        .with("z", 1)
-        .with("dy", plan.outRowBytes())
-        .with("spitch", spitch);
-    if (plan.count == 1)
-      st.with("x", wordsPerSlice);
-    emitter.emit(st, {srcRegion}, {resultDram});
+    DmaStore store;
+    store.dst = {Space::Dram, result + uint64_t(row * plan.outRowBytes())};
+    store.src = src.ref();
+    store.format = word;
+    store.x = plan.outRowBytes() / plan.wordBytes;
+    store.y = rows;
+    store.spitch = src.pitch;
+    emitStore(emitter, store);
   }
 }
 
@@ -531,30 +468,24 @@ void emitRowGather(GatherOp op, KernelContext &context) {
   int64_t n =
       cast<RankedTensorType>(op.getIndices().getType()).getNumElements();
   const ElementFormat format = *getElementFormat(dataType);
-  const int64_t e = format.bytes;
-  const uint64_t table = context.addressOf(op.getData());
-  const uint64_t indices = context.addressOf(op.getIndices());
-  loadImmediate(emitter, kIdxReg, indices);
-  Instruction gather(Opcode::EmbGather);
-  setMem(gather, "dst", Space::Acc, 0);
-  setMem(gather, "table", Space::Dram, table);
-  indirect(gather, "idx", Space::Dram, kIdxReg);
-  gather.with("dt", format.dt)
-      .with("fmt", static_cast<int64_t>(embFormat(format)))
-      .with("dim", dim)
-      .with("rowbytes", dim * e)
-      .with("nrows", rows)
-      .with("nseg", n)
-      .with("ityp", indexBytes(op.getIndices()) == 8 ? 1 : 0)
-      .with("pool", static_cast<int64_t>(Pool::None))
-      .with("dpitch", dim * e);
-  emitter.emit(gather,
-               {dramRegion(table, dataType),
-                dramRegion(indices, op.getIndices().getType())},
-               {{Space::Acc, 0, uint64_t(n * dim * e)}});
-  uint64_t result = context.addressOf(op.getResult());
-  storeRows(emitter, 0, result, n, dim, format,
-            dramRegion(result, op.getType()));
+  // The emitter derives the gather's index reads from the register.
+  emitter.emit(build::SLi().rd(kIdxReg).imm(
+      int64_t(context.addressOf(op.getIndices()))));
+  emitter.emit(
+      build::EmbGather()
+          .dst(Space::Acc, 0)
+          .table(Space::Dram, context.addressOf(op.getData()))
+          .idx(Space::Dram, kIdxReg)
+          .dt(format.dtype)
+          .fmt(embFormat(format))
+          .dim(dim)
+          .rowbytes(format.rowBytes(dim))
+          .nrows(rows)
+          .nseg(n)
+          .ityp(indexBytes(op.getIndices()) == 8 ? IdxType::I64 : IdxType::I32)
+          .pool(Pool::None)
+          .dpitch(format.rowBytes(dim)));
+  storeRows(emitter, 0, context.addressOf(op.getResult()), n, dim, format);
 }
 
 LogicalResult emitGather(Operation *operation, KernelContext &context) {

@@ -114,10 +114,11 @@ FailureOr<FullyConnectedSpec> planMatMul(MatMulOp op, std::string &reason) {
       return failure();
     }
     plan.batches = rhsCount;
+    // Batch elements are dense m x k, k x n and m x n matrices.
     plan.inputStride =
-        lhsCount == 1 ? 0 : plan.m * plan.k * plan.inFormat.bytes;
-    plan.weightStride = plan.k * plan.n * plan.inFormat.bytes;
-    plan.outputStride = plan.m * plan.n * plan.outFormat.bytes;
+        lhsCount == 1 ? 0 : plan.m * plan.inFormat.rowBytes(plan.k);
+    plan.weightStride = plan.k * plan.inFormat.rowBytes(plan.n);
+    plan.outputStride = plan.m * plan.outFormat.rowBytes(plan.n);
   }
   return plan;
 }
