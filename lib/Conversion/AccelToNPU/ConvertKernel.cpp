@@ -62,9 +62,12 @@ std::optional<ConvertLayout> computeLayout(const TargetDesc &target,
                std::max<int64_t>(dramAlign / to.elementBytes(), 1));
   const int64_t slotBytes =
       int64_t(vrfBytes / 2) / vrfAlign * vrfAlign - 2 * vrfAlign;
+  // A chunk is one row of the v.cvt, whose row pitches are 16-bit byte
+  // counts.
   int64_t chunk = std::min<int64_t>(
       {total, kMaxCount,
-       slotBytes / (from.elementBytes() + to.elementBytes())});
+       slotBytes / (from.elementBytes() + to.elementBytes()),
+       kMaxPitch / std::max(from.elementBytes(), to.elementBytes())});
   if (chunk < total)
     chunk = chunk / multiple * multiple;
   if (chunk < 1)

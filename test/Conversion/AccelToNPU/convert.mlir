@@ -52,3 +52,18 @@ func.func @casts(%a: tensor<8xf32>) -> (tensor<8xf16>, tensor<8xi32>) {
   %1 = accel.cast %a : tensor<8xf32> -> tensor<8xi32>
   return %0, %1 : tensor<8xf16>, tensor<8xi32>
 }
+
+// -----
+
+// On a target with a large VRF (brainwave-like: 512 KiB) the chunk is also
+// bounded by the 16-bit row pitch of the v.cvt: 16383 f32 elements (65532
+// bytes), rounded down to the 64-byte alignment of both sides (16352).
+// RUN: nnaccel-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(accel-set-target{target=brainwave-like},func.func(accel-assign-placement,accel-outline-partitions),accel-lower-to-npu)' \
+// RUN:   | FileCheck %s --check-prefix=BIG
+// BIG-LABEL: npu.program @wide_convert
+// BIG: npu.v.cvt {{.*}}, f16, f32 rows = 1 cols = 16352 dpitch = 32704 apitch = 65408
+func.func @wide_convert(%a: tensor<1x100000xf32>) -> tensor<1x100000xf16> {
+  %0 = accel.convert %a : tensor<1x100000xf32> -> tensor<1x100000xf16>
+  return %0 : tensor<1x100000xf16>
+}
