@@ -17,7 +17,8 @@
 //
 // A field the instruction does not have, or a misspelt one, does not
 // compile; enumerated fields take their enum (DType, Space, Bcast, ...), F32
-// immediates a float, memory operands a space, an address and an optional
+// immediates a float (or their raw bits through `<field>Bits`, for integer
+// element types), memory operands a space, an address and an optional
 // scalar register. Unset fields are 0, as in assembly. A builder converts to
 // the Instruction it holds; value ranges are checked where every
 // instruction is, by the encoder and the verifier.
@@ -132,7 +133,9 @@ protected:
 #define NNACCEL_E(n, w, E)                                                     \
   Self &n(E value_) { return set(F::n, static_cast<int64_t>(value_)); }
 #define NNACCEL_F32(n)                                                         \
-  Self &n(float value_) { return set(F::n, floatBits(value_)); }
+  Self &n(float value_) { return set(F::n, floatBits(value_)); }               \
+  /* The raw 32 bits (an integer immediate of an integer-typed op). */        \
+  Self &n##Bits(uint32_t bits_) { return set(F::n, int64_t(bits_)); }
 #include "nnaccel/ISA/Instructions.def"
 
 } // namespace build

@@ -37,7 +37,6 @@
 #include "KernelRegistry.h"
 
 #include "Accel/AccelOps.h"
-#include "nnaccel/Numerics/Common.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
@@ -68,7 +67,6 @@ constexpr int64_t kStoreChunkRows = 4032;
 constexpr unsigned kIdxReg = 1, kLenReg = 2, kWtsReg = 3;
 
 /// The i32 length / offset lists.
-constexpr ElementFormat kI32Format{DType::I32};
 
 int64_t indexBytes(Value value) {
   return cast<RankedTensorType>(value.getType()).getElementTypeBitWidth() / 8;
@@ -194,8 +192,8 @@ LogicalResult emitEmbeddingBag(Operation *operation, KernelContext &context) {
   // v.fill of i32 `value`: the immediate is its bit pattern (docs/isa.md,
   // v.fill).
   auto fill = [&](uint64_t at, int64_t count, int64_t value) {
-    emitFill(emitter, denseBlock(Space::Acc, at, count, kI32Format), 1, count,
-             ::nnaccel::numerics::bitsToFloat(static_cast<uint32_t>(value)));
+    emitFillBits(emitter, denseBlock(Space::Acc, at, count, kI32Format), 1,
+                 count, static_cast<uint32_t>(value));
   };
   // Copies `count` list entries to ACC as i32 (i64: their low words).
   auto copyList = [&](Value list, int64_t count) {

@@ -8,6 +8,7 @@
 #include "KernelBlocks.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace mlir::nnaccel::npu_lowering;
 namespace build = ::nnaccel::isa::build;
@@ -94,9 +95,9 @@ void mlir::nnaccel::npu_lowering::emitCopy(ProgramEmitter &emitter,
             a, rows, cols);
 }
 
-void mlir::nnaccel::npu_lowering::emitFill(ProgramEmitter &emitter,
-                                           const Block &dst, int64_t rows,
-                                           int64_t cols, float value) {
+void mlir::nnaccel::npu_lowering::emitFillBits(ProgramEmitter &emitter,
+                                               const Block &dst, int64_t rows,
+                                               int64_t cols, uint32_t bits) {
   for (int64_t r0 = 0; r0 < rows; r0 += kMaxCount) {
     const Block piece = dst.at(r0);
     emitter.emit(build::VFill()
@@ -105,8 +106,16 @@ void mlir::nnaccel::npu_lowering::emitFill(ProgramEmitter &emitter,
                      .rows(std::min<int64_t>(kMaxCount, rows - r0))
                      .cols(cols)
                      .dpitch(dst.pitch)
-                     .imm(value));
+                     .immBits(bits));
   }
+}
+
+void mlir::nnaccel::npu_lowering::emitFill(ProgramEmitter &emitter,
+                                           const Block &dst, int64_t rows,
+                                           int64_t cols, float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  emitFillBits(emitter, dst, rows, cols, bits);
 }
 
 void mlir::nnaccel::npu_lowering::emitActivation(ProgramEmitter &emitter,

@@ -97,6 +97,10 @@ void emitCopy(ProgramEmitter &emitter, const Block &dst, const Block &a,
 /// kMaxCount rows.
 void emitFill(ProgramEmitter &emitter, const Block &dst, int64_t rows,
               int64_t cols, float value = 0);
+/// The same with the immediate's raw 32 bits: an integer `dst` format is
+/// filled with the integer `bits`.
+void emitFillBits(ProgramEmitter &emitter, const Block &dst, int64_t rows,
+                  int64_t cols, uint32_t bits);
 
 /// Applies `act` to an f32 block in place (v.relu / v.sigm / v.tanh /
 /// v.gelu, or vs.max + vs.min for a clip).

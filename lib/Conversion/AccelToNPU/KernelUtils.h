@@ -70,6 +70,7 @@ struct ElementFormat {
 inline constexpr ElementFormat kF32Format{::nnaccel::DType::F32};
 inline constexpr ElementFormat kF16Format{::nnaccel::DType::F16};
 inline constexpr ElementFormat kBF16Format{::nnaccel::DType::BF16};
+inline constexpr ElementFormat kI32Format{::nnaccel::DType::I32};
 
 /// Bytes of an f32 element: the kernels' working precision on chip.
 inline constexpr int64_t kF32 = 4;
