@@ -33,13 +33,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBlocks.h"
 #include "KernelRegistry.h"
 #include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 
 using namespace mlir;
@@ -48,13 +48,14 @@ using namespace mlir::nnaccel::accel;
 using namespace mlir::nnaccel::npu_lowering;
 using ::nnaccel::isa::Axis;
 using ::nnaccel::isa::Bcast;
-using ::nnaccel::isa::DType;
-using ::nnaccel::isa::Instruction;
 using ::nnaccel::isa::Opcode;
 using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
+
+// KernelBlocks' operand, not mlir::Block.
+using npu_lowering::Block;
 
 //===----------------------------------------------------------------------===//
 // MLIR-free kernel description and planning
@@ -119,8 +120,10 @@ std::optional<RowLayout> planRowKernel(const TargetDesc &target,
   const int64_t dramAlign =
       static_cast<int64_t>(target.memory(Space::Dram).align);
   const int64_t rowBytes = spec.cols * kF32;
-  const int64_t ioBytes = spec.format.bytes;
-  const int64_t ioRowBytes = spec.cols * ioBytes;
+  // A last-axis reduction stores one element per row (the card float
+  // types only reach this kernel: getCardType).
+  const int64_t ioBytes = spec.format.elementBytes();
+  const int64_t ioRowBytes = spec.format.rowBytes(spec.cols);
   if (rowBytes > kMaxPitch) {
     reason = "rows of " + std::to_string(spec.cols) +
              " floats exceed the vector units' 64 KiB pitch";
@@ -228,112 +231,6 @@ std::optional<RowLayout> planRowKernel(const TargetDesc &target,
 }
 
 //===----------------------------------------------------------------------===//
-// Instruction builders
-//===----------------------------------------------------------------------===//
-
-MemRegion region(Space space, uint64_t begin, int64_t bytes) {
-  return {space, begin, begin + uint64_t(bytes)};
-}
-
-/// A block of `rows` x `cols` elements of `format` at `address` with row
-/// pitch `pitch`.
-struct Block {
-  Space space;
-  uint64_t address;
-  int64_t rows, cols, pitch;
-  ElementFormat format = kF32Format;
-  MemRegion footprint() const {
-    return region(space, address, (rows - 1) * pitch + cols * format.bytes);
-  }
-};
-
-/// dst = a op b (b broadcast as `bcast`), dst and a shaped like `a`.
-void emitBinary(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
-                const Block &a, const Block &b, Bcast bcast) {
-  Instruction inst(opcode);
-  setMem(inst, "dst", dst.space, dst.address);
-  setMem(inst, "a", a.space, a.address);
-  setMem(inst, "b", b.space, b.address);
-  inst.with("dt", dst.format.dt)
-      .with("at", a.format.dt)
-      .with("bt", b.format.dt)
-      .with("rows", a.rows)
-      .with("cols", a.cols)
-      .with("dpitch", dst.pitch)
-      .with("apitch", a.pitch)
-      .with("bpitch", b.pitch)
-      .with("bcast", static_cast<int64_t>(bcast));
-  emitter.emit(inst, {a.footprint(), b.footprint()}, {dst.footprint()});
-}
-
-/// dst = op(a) for unary ops, or a op imm for vector-scalar ops.
-void emitUnary(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
-               const Block &a, std::optional<float> imm = std::nullopt) {
-  Instruction inst(opcode);
-  setMem(inst, "dst", dst.space, dst.address);
-  setMem(inst, "a", a.space, a.address);
-  inst.with("dt", dst.format.dt)
-      .with("at", a.format.dt)
-      .with("rows", a.rows)
-      .with("cols", a.cols)
-      .with("dpitch", dst.pitch)
-      .with("apitch", a.pitch);
-  if (imm)
-    inst.with("imm", floatBits(*imm));
-  emitter.emit(inst, {a.footprint()}, {dst.footprint()});
-}
-
-/// dst = reduce(a) along `axis` (cols: one value per row at dst.pitch;
-/// rows: one row).
-void emitReduce(ProgramEmitter &emitter, Opcode opcode, const Block &dst,
-                const Block &a, Axis axis) {
-  Instruction inst(opcode);
-  setMem(inst, "dst", dst.space, dst.address);
-  setMem(inst, "a", a.space, a.address);
-  inst.with("dt", dst.format.dt)
-      .with("at", a.format.dt)
-      .with("rows", a.rows)
-      .with("cols", a.cols)
-      .with("dpitch", dst.pitch)
-      .with("apitch", a.pitch)
-      .with("axis", static_cast<int64_t>(axis));
-  emitter.emit(inst, {a.footprint()}, {dst.footprint()});
-}
-
-/// Loads `planes` x `rows` rows of `cols` elements (planes `planePitch`
-/// bytes apart in DRAM, rows `cols` elements apart) densely into `dst`.
-void emitLoad(ProgramEmitter &emitter, const Block &dst, uint64_t src,
-              int64_t planes, int64_t rows, int64_t planePitch,
-              MemRegion srcTensor) {
-  Instruction inst(Opcode::DmaLd);
-  setMem(inst, "dst", dst.space, dst.address);
-  setMem(inst, "src", Space::Dram, src);
-  inst.with("dt", dst.format.dt)
-      .with("x", dst.cols)
-      .with("y", rows)
-      .with("z", planes)
-      .with("sy", dst.cols * dst.format.bytes)
-      .with("sz", planes > 1 ? planePitch : 0)
-      .with("dpitch", dst.pitch);
-  emitter.emit(inst, {srcTensor}, {dst.footprint()});
-}
-
-/// Stores the dense block `src` to DRAM rows `src.cols` elements apart.
-void emitStore(ProgramEmitter &emitter, uint64_t dst, const Block &src,
-               MemRegion dstTensor) {
-  Instruction inst(Opcode::DmaSt);
-  setMem(inst, "dst", Space::Dram, dst);
-  setMem(inst, "src", src.space, src.address);
-  inst.with("dt", src.format.dt)
-      .with("x", src.cols)
-      .with("y", src.rows)
-      .with("z", 1)
-      .with("dy", src.cols * src.format.bytes)
-      .with("spitch", src.pitch);
-  emitter.emit(inst, {src.footprint()}, {dstTensor});
-}
-
-//===----------------------------------------------------------------------===//
 // Emission
 //===----------------------------------------------------------------------===//
 
@@ -342,30 +239,27 @@ void emitRowKernel(ProgramEmitter &emitter, const TargetDesc &target,
   std::string unused;
   RowLayout layout = *planRowKernel(target, spec, unused);
   const ElementFormat io = spec.format;
-  const int64_t rowBytes = spec.cols * kF32;
-  const int64_t ioRowBytes = spec.cols * io.bytes;
-  const int64_t inBytes = spec.planes * spec.rows * ioRowBytes;
-  const MemRegion inDram = region(Space::Dram, spec.input, inBytes);
-  const bool reduce = isReduction(spec.kind);
-  const int64_t outBytes = !reduce          ? inBytes
-                           : spec.alongRows ? spec.planes * ioRowBytes
-                                            : spec.rows * io.bytes;
-  const MemRegion outDram = region(Space::Dram, spec.output, outBytes);
+  const int64_t cols = spec.cols;
+  const int64_t ioRowBytes = io.rowBytes(cols);
   const Opcode reduceOp =
       spec.kind == RowKernel::ReduceMax ? Opcode::VRmax : Opcode::VRsum;
-  // The f32 results of a reduction, narrowed for the store when needed.
-  auto storeResults = [&](uint64_t dst, const Block &results,
-                          uint64_t narrowAt) {
-    if (!isNarrow(spec)) {
-      emitStore(emitter, dst, results, outDram);
-      return;
+  // The f32 results of a reduction (`rows` dense rows of `n` in the VRF),
+  // narrowed for the store when needed, to DRAM at `dst`.
+  auto storeResults = [&](uint64_t dst, const Block &results, int64_t rows,
+                          int64_t n, uint64_t narrowAt) {
+    Block stored = results;
+    if (isNarrow(spec)) {
+      stored = denseBlock(Space::Vrf, narrowAt, n, io);
+      emitCopy(emitter, stored, results, rows, n);
     }
-    Block narrow = results;
-    narrow.address = narrowAt;
-    narrow.pitch = results.pitch / kF32 * io.bytes;
-    narrow.format = io;
-    emitUnary(emitter, Opcode::VCvt, narrow, results);
-    emitStore(emitter, dst, narrow, outDram);
+    DmaStore store;
+    store.dst = {Space::Dram, dst};
+    store.src = stored.ref();
+    store.format = stored.format;
+    store.x = n;
+    store.y = rows;
+    store.spitch = stored.pitch;
+    emitStore(emitter, store);
   };
 
   // Middle-axis reduction: chunks of whole planes, each plane's rows summed
@@ -376,107 +270,136 @@ void emitRowKernel(ProgramEmitter &emitter, const TargetDesc &target,
     for (int64_t p0 = 0; p0 < spec.planes;
          p0 += layout.unitsPerChunk, ++chunkIndex) {
       int64_t pc = std::min(layout.unitsPerChunk, spec.planes - p0);
-      uint64_t x = layout.accSlot[chunkIndex % 2];
-      uint64_t stat = layout.vrfStat[chunkIndex % 2];
-      Block chunk{Space::Acc, x, pc * spec.rows, spec.cols, ioRowBytes, io};
-      emitLoad(emitter, chunk, spec.input + uint64_t(p0 * planeBytes), pc,
-               spec.rows, planeBytes, inDram);
-      for (int64_t p = 0; p < pc; ++p) {
-        Block plane{Space::Acc, x + uint64_t(p * planeBytes),
-                    spec.rows,  spec.cols,
-                    ioRowBytes, io};
-        Block result{Space::Vrf, stat + uint64_t(p * rowBytes), 1, spec.cols,
-                     rowBytes};
-        emitReduce(emitter, reduceOp, result, plane, Axis::Rows);
-      }
-      Block results{Space::Vrf, stat, pc, spec.cols, rowBytes};
+      const Block chunk =
+          denseBlock(Space::Acc, layout.accSlot[chunkIndex % 2], cols, io);
+      const Block results =
+          denseBlock(Space::Vrf, layout.vrfStat[chunkIndex % 2], cols);
+      DmaLoad load;
+      load.dst = chunk.ref();
+      load.src = {Space::Dram, spec.input + uint64_t(p0 * planeBytes)};
+      load.format = io;
+      load.x = cols;
+      load.y = spec.rows;
+      load.z = pc;
+      load.sz = pc > 1 ? planeBytes : 0;
+      emitLoad(emitter, load);
+      // Plane p's rows into result row p.
+      for (int64_t p = 0; p < pc; ++p)
+        emitReduce(emitter, reduceOp, results.at(p), chunk.at(p * spec.rows),
+                   Axis::Rows, spec.rows, cols);
       if (spec.kind == RowKernel::ReduceMean)
-        emitUnary(emitter, Opcode::VsMul, results, results,
-                  1.0f / static_cast<float>(spec.rows));
-      storeResults(spec.output + uint64_t(p0 * ioRowBytes), results,
+        emitScalar(emitter, Opcode::VsMul, results, results,
+                   1.0f / static_cast<float>(spec.rows), pc, cols);
+      storeResults(spec.output + uint64_t(p0 * ioRowBytes), results, pc, cols,
                    layout.vrfOut[chunkIndex % 2]);
     }
     return;
   }
 
   // Layer norm: scale and bias rows stay resident for all chunks.
-  Block scale{Space::Vrf, layout.vrfScale, 1, spec.cols, ioRowBytes, io};
-  Block bias{Space::Vrf, layout.vrfBias, 1, spec.cols, ioRowBytes, io};
+  const Block scale = denseBlock(Space::Vrf, layout.vrfScale, cols, io);
+  const Block bias = denseBlock(Space::Vrf, layout.vrfBias, cols, io);
   if (spec.kind == RowKernel::LayerNorm) {
-    emitLoad(emitter, scale, *spec.scale, 1, 1, 0,
-             region(Space::Dram, *spec.scale, ioRowBytes));
-    if (spec.bias)
-      emitLoad(emitter, bias, *spec.bias, 1, 1, 0,
-               region(Space::Dram, *spec.bias, ioRowBytes));
+    DmaLoad loadScale;
+    loadScale.dst = scale.ref();
+    loadScale.src = {Space::Dram, *spec.scale};
+    loadScale.format = io;
+    loadScale.x = cols;
+    emitLoad(emitter, loadScale);
+    if (spec.bias) {
+      DmaLoad loadBias = loadScale;
+      loadBias.dst = bias.ref();
+      loadBias.src = {Space::Dram, *spec.bias};
+      emitLoad(emitter, loadBias);
+    }
   }
 
-  const float invCols = 1.0f / static_cast<float>(spec.cols);
+  const float invCols = 1.0f / static_cast<float>(cols);
   int64_t chunkIndex = 0;
   for (int64_t r0 = 0; r0 < spec.rows;
        r0 += layout.unitsPerChunk, ++chunkIndex) {
     int64_t rc = std::min(layout.unitsPerChunk, spec.rows - r0);
     // The chunk as loaded and stored (`in`), and its f32 working copy `x`
-    // (the same block in f32).
-    Block in{Space::Acc, layout.accIo[chunkIndex % 2],
-             rc,         spec.cols,
-             ioRowBytes, io};
-    Block x{Space::Acc, layout.accSlot[chunkIndex % 2], rc, spec.cols,
-            rowBytes};
+    // (the same rc x cols block in f32).
+    const Block in =
+        denseBlock(Space::Acc, layout.accIo[chunkIndex % 2], cols, io);
+    const Block x =
+        denseBlock(Space::Acc, layout.accSlot[chunkIndex % 2], cols);
     // Per-row statistics: written as rc x 1 columns (dpitch one float) by
     // the reductions, read as col-broadcast operands, and transformed as
     // one row of rc values.
     auto column = [&](uint64_t address) {
-      return Block{Space::Vrf, address, rc, 1, kF32};
+      return Block{Space::Vrf, address, kF32, kF32Format};
     };
     auto asRow = [&](uint64_t address) {
-      return Block{Space::Vrf, address, 1, rc, rc * kF32};
+      return denseBlock(Space::Vrf, address, rc);
     };
-    emitLoad(emitter, in, spec.input + uint64_t(r0 * ioRowBytes), 1, rc, 0,
-             inDram);
+    DmaLoad load;
+    load.dst = in.ref();
+    load.src = {Space::Dram, spec.input + uint64_t(r0 * ioRowBytes)};
+    load.format = io;
+    load.x = cols;
+    load.y = rc;
+    emitLoad(emitter, load);
 
     switch (spec.kind) {
     case RowKernel::ReduceSum:
     case RowKernel::ReduceMean:
     case RowKernel::ReduceMax: {
       uint64_t stat = layout.vrfStat[chunkIndex % 2];
-      emitReduce(emitter, reduceOp, column(stat), in, Axis::Cols);
+      emitReduce(emitter, reduceOp, column(stat), in, Axis::Cols, rc, cols);
       if (spec.kind == RowKernel::ReduceMean)
-        emitUnary(emitter, Opcode::VsMul, asRow(stat), asRow(stat), invCols);
-      storeResults(spec.output + uint64_t(r0 * io.bytes), asRow(stat),
+        emitScalar(emitter, Opcode::VsMul, asRow(stat), asRow(stat), invCols, 1,
+                   rc);
+      storeResults(spec.output + uint64_t(io.rowBytes(r0)), asRow(stat), 1, rc,
                    layout.vrfOut[chunkIndex % 2]);
       continue;
     }
     case RowKernel::Softmax: {
       uint64_t max = layout.vrfStat[0], sum = layout.vrfStat[1];
-      emitReduce(emitter, Opcode::VRmax, column(max), in, Axis::Cols);
-      emitBinary(emitter, Opcode::VSub, x, in, column(max), Bcast::Col);
-      emitUnary(emitter, Opcode::VExp, x, x);
-      emitReduce(emitter, Opcode::VRsum, column(sum), x, Axis::Cols);
-      emitUnary(emitter, Opcode::VRecip, asRow(sum), asRow(sum));
-      emitBinary(emitter, Opcode::VMul, in, x, column(sum), Bcast::Col);
+      emitReduce(emitter, Opcode::VRmax, column(max), in, Axis::Cols, rc, cols);
+      emitBinary(emitter, Opcode::VSub, x, in, column(max), Bcast::Col, rc,
+                 cols);
+      emitUnary(emitter, Opcode::VExp, x, x, rc, cols);
+      emitReduce(emitter, Opcode::VRsum, column(sum), x, Axis::Cols, rc, cols);
+      emitUnary(emitter, Opcode::VRecip, asRow(sum), asRow(sum), 1, rc);
+      emitBinary(emitter, Opcode::VMul, in, x, column(sum), Bcast::Col, rc,
+                 cols);
       break;
     }
     case RowKernel::LayerNorm: {
       uint64_t mean = layout.vrfStat[0], var = layout.vrfStat[1];
-      Block sq{Space::Acc, layout.accScratch, rc, spec.cols, rowBytes};
-      emitReduce(emitter, Opcode::VRsum, column(mean), in, Axis::Cols);
-      emitUnary(emitter, Opcode::VsMul, asRow(mean), asRow(mean), invCols);
-      emitBinary(emitter, Opcode::VSub, x, in, column(mean), Bcast::Col);
-      emitBinary(emitter, Opcode::VMul, sq, x, x, Bcast::None);
-      emitReduce(emitter, Opcode::VRsum, column(var), sq, Axis::Cols);
-      emitUnary(emitter, Opcode::VsMul, asRow(var), asRow(var), invCols);
-      emitUnary(emitter, Opcode::VsAdd, asRow(var), asRow(var), spec.epsilon);
-      emitUnary(emitter, Opcode::VRsqrt, asRow(var), asRow(var));
-      emitBinary(emitter, Opcode::VMul, x, x, column(var), Bcast::Col);
+      const Block sq = denseBlock(Space::Acc, layout.accScratch, cols);
+      emitReduce(emitter, Opcode::VRsum, column(mean), in, Axis::Cols, rc,
+                 cols);
+      emitScalar(emitter, Opcode::VsMul, asRow(mean), asRow(mean), invCols, 1,
+                 rc);
+      emitBinary(emitter, Opcode::VSub, x, in, column(mean), Bcast::Col, rc,
+                 cols);
+      emitBinary(emitter, Opcode::VMul, sq, x, x, Bcast::None, rc, cols);
+      emitReduce(emitter, Opcode::VRsum, column(var), sq, Axis::Cols, rc, cols);
+      emitScalar(emitter, Opcode::VsMul, asRow(var), asRow(var), invCols, 1,
+                 rc);
+      emitScalar(emitter, Opcode::VsAdd, asRow(var), asRow(var), spec.epsilon,
+                 1, rc);
+      emitUnary(emitter, Opcode::VRsqrt, asRow(var), asRow(var), 1, rc);
+      emitBinary(emitter, Opcode::VMul, x, x, column(var), Bcast::Col, rc,
+                 cols);
       // The last op narrows into `in`.
       emitBinary(emitter, Opcode::VMul, spec.bias ? x : in, x, scale,
-                 Bcast::Row);
+                 Bcast::Row, rc, cols);
       if (spec.bias)
-        emitBinary(emitter, Opcode::VAdd, in, x, bias, Bcast::Row);
+        emitBinary(emitter, Opcode::VAdd, in, x, bias, Bcast::Row, rc, cols);
       break;
     }
     }
-    emitStore(emitter, spec.output + uint64_t(r0 * ioRowBytes), in, outDram);
+    DmaStore store;
+    store.dst = {Space::Dram, spec.output + uint64_t(r0 * ioRowBytes)};
+    store.src = in.ref();
+    store.format = io;
+    store.x = cols;
+    store.y = rc;
+    emitStore(emitter, store);
   }
 }
 

@@ -30,13 +30,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBlocks.h"
 #include "KernelRegistry.h"
 #include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <numeric>
 
@@ -46,18 +46,19 @@ using namespace mlir::nnaccel::accel;
 using namespace mlir::nnaccel::npu_lowering;
 using ::nnaccel::isa::Axis;
 using ::nnaccel::isa::Bcast;
-using ::nnaccel::isa::DType;
-using ::nnaccel::isa::Instruction;
 using ::nnaccel::isa::Opcode;
 using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
 
+// KernelBlocks' operand, not mlir::Block.
+using npu_lowering::Block;
+
 /// Bytes of a chunk's means kept apart from its f32 sums: f32 means are
 /// scaled in place, f16/bf16 ones get their own buffer.
 int64_t separateMeanBytes(ElementFormat format) {
-  return format == kF32Format ? 0 : format.bytes;
+  return format == kF32Format ? 0 : format.elementBytes();
 }
 
 /// Rows (channels) per chunk: two input slots fit ACC, the f32 sums (and
@@ -69,14 +70,15 @@ int64_t rowsPerChunk(const TargetDesc &target, int64_t rows, int64_t plane,
   int64_t vrfBytes = int64_t(target.vrfRegisters) * target.vrfRegisterBytes;
   int64_t meanBytes = separateMeanBytes(format);
   int64_t chunk = std::min<int64_t>(
-      {rows, accBytes / 2 / (plane * format.bytes),
+      {rows, accBytes / 2 / format.rowBytes(plane),
        (vrfBytes / 2 - 64 - (meanBytes ? 64 : 0)) / (kF32 + meanBytes),
        kMaxDmaYZ});
   if (chunk < rows) {
     // Chunk r0 reads from r0 * plane * e and writes r0 * e: both aligned
-    // when r0 is a multiple of align / e.
-    int64_t step =
-        static_cast<int64_t>(target.memory(Space::Dram).align) / format.bytes;
+    // when r0 is a multiple of align / e (e > 0: poolFormat admits the
+    // card float types only).
+    int64_t step = static_cast<int64_t>(target.memory(Space::Dram).align) /
+                   format.elementBytes();
     chunk = chunk / step * step;
   }
   return std::max<int64_t>(chunk, 0);
@@ -113,7 +115,7 @@ LogicalResult checkGlobalAvgPool(Operation *operation, const TargetDesc &target,
   }
   int64_t plane =
       type.getNumElements() / (type.getDimSize(0) * type.getDimSize(1));
-  if (plane < 1 || plane * format->bytes > kMaxPitch) {
+  if (plane < 1 || format->rowBytes(plane) > kMaxPitch) {
     reason = "channel planes of " + std::to_string(plane) +
              " elements exceed the 64 KiB vector operand pitch";
     return failure();
@@ -134,81 +136,51 @@ LogicalResult emitGlobalAvgPool(Operation *operation, KernelContext &context) {
   const int64_t plane = type.getNumElements() / rows;
   std::string unused;
   const ElementFormat format = *poolFormat(operation, "", unused);
-  const int64_t e = format.bytes;
   const int64_t chunk = rowsPerChunk(context.target, rows, plane, format);
   const uint64_t input = context.addressOf(op.getInput());
   const uint64_t output = context.addressOf(op.getResult());
-  const MemRegion xDram{Space::Dram, input, input + uint64_t(rows * plane * e)};
-  const MemRegion yDram{Space::Dram, output, output + uint64_t(rows * e)};
   const uint64_t accAlign = context.target.memory(Space::Acc).align;
-  const uint64_t slotBytes = alignUp(chunk * plane * e, accAlign);
+  const uint64_t slotBytes = alignUp(chunk * format.rowBytes(plane), accAlign);
   // VRF per slot: the f32 sums, then (f16/bf16) the means.
   const uint64_t sumBytes = alignUp(chunk * kF32, 64);
   const uint64_t meanBytes = separateMeanBytes(format);
   const uint64_t vrfSlotBytes =
       sumBytes + (meanBytes ? alignUp(chunk * meanBytes, 64) : 0);
   const float scale = 1.0f / static_cast<float>(plane);
-  uint32_t scaleBits;
-  std::memcpy(&scaleBits, &scale, sizeof(scaleBits));
   ProgramEmitter &emitter = context.emitter;
 
   for (int64_t r0 = 0, index = 0; r0 < rows; r0 += chunk, ++index) {
     int64_t rc = std::min(chunk, rows - r0);
-    uint64_t slot = uint64_t(index % 2) * slotBytes;
-    uint64_t sums = uint64_t(index % 2) * vrfSlotBytes;
-    uint64_t mean = meanBytes ? sums + sumBytes : sums;
-    MemRegion slotRegion{Space::Acc, slot, slot + uint64_t(rc * plane * e)};
-    MemRegion sumRegion{Space::Vrf, sums, sums + uint64_t(rc * kF32)};
-    MemRegion meanRegion{Space::Vrf, mean, mean + uint64_t(rc * e)};
+    const Block slot =
+        denseBlock(Space::Acc, uint64_t(index % 2) * slotBytes, plane, format);
+    const uint64_t sums = uint64_t(index % 2) * vrfSlotBytes;
+    const Block mean =
+        denseBlock(Space::Vrf, meanBytes ? sums + sumBytes : sums, rc, format);
 
-    Instruction load(Opcode::DmaLd);
-    setMem(load, "dst", Space::Acc, slot);
-    setMem(load, "src", Space::Dram, input + uint64_t(r0 * plane * e));
-    load.with("dt", format.dt)
-        .with("x", plane)
-        .with("y", rc)
-        .with("z", 1)
-        .with("sy", plane * e)
-        .with("dpitch", plane * e);
-    emitter.emit(load, {xDram}, {slotRegion});
+    DmaLoad load;
+    load.dst = slot.ref();
+    load.src = {Space::Dram, input + uint64_t(r0 * format.rowBytes(plane))};
+    load.format = format;
+    load.x = plane;
+    load.y = rc;
+    emitLoad(emitter, load);
 
     // Not chained into the scale: the next load into this slot waits for
     // the reduction, and only a chain's last member may push that token.
-    Instruction sum(Opcode::VRsum);
-    setMem(sum, "dst", Space::Vrf, sums);
-    setMem(sum, "a", Space::Acc, slot);
-    sum.with("dt", kDt)
-        .with("at", format.dt)
-        .with("rows", rc)
-        .with("cols", plane)
-        .with("dpitch", kF32)
-        .with("apitch", plane * e)
-        .with("axis", static_cast<int64_t>(Axis::Cols));
-    emitter.emit(sum, {slotRegion}, {sumRegion});
+    // One f32 sum per row, written as a column.
+    emitReduce(emitter, Opcode::VRsum, Block{Space::Vrf, sums, kF32}, slot,
+               Axis::Cols, rc, plane);
 
     // The sums are contiguous: scale them as one row, into the output type.
-    Instruction mul(Opcode::VsMul);
-    setMem(mul, "dst", Space::Vrf, mean);
-    setMem(mul, "a", Space::Vrf, sums);
-    mul.with("dt", format.dt)
-        .with("at", kDt)
-        .with("rows", 1)
-        .with("cols", rc)
-        .with("dpitch", rc * e)
-        .with("apitch", rc * kF32)
-        .with("imm", scaleBits);
-    emitter.emit(mul, {sumRegion}, {meanRegion});
+    emitScalar(emitter, Opcode::VsMul, mean, denseBlock(Space::Vrf, sums, rc),
+               scale, 1, rc);
 
-    Instruction store(Opcode::DmaSt);
-    setMem(store, "dst", Space::Dram, output + uint64_t(r0 * e));
-    setMem(store, "src", Space::Vrf, mean);
-    store.with("dt", format.dt)
-        .with("x", rc)
-        .with("y", 1)
-        .with("z", 1)
-        .with("dy", rc * e)
-        .with("spitch", rc * e);
-    emitter.emit(store, {meanRegion}, {yDram});
+    DmaStore store;
+    store.dst = {Space::Dram, output + uint64_t(format.rowBytes(r0))};
+    store.src = mean.ref();
+    store.format = format;
+    store.x = rc;
+    emitStore(emitter, store);
   }
   return success();
 }
@@ -216,12 +188,6 @@ LogicalResult emitGlobalAvgPool(Operation *operation, KernelContext &context) {
 //===----------------------------------------------------------------------===//
 // max_pool / avg_pool
 //===----------------------------------------------------------------------===//
-
-int64_t floatImm(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
 
 struct WindowPoolSpec {
   ElementFormat format; // input and output
@@ -241,14 +207,16 @@ struct WindowPoolSpec {
   /// store reads whole rows, so 2-byte rows are padded to keep every plane
   /// 4-byte aligned (the ACC alignment).
   int64_t compactPitch() const {
-    return stride == 1 ? int64_t(alignUp(wo * format.bytes, 4))
-                       : stride * wo * format.bytes;
+    return stride == 1 ? int64_t(alignUp(format.rowBytes(wo), 4))
+                       : format.rowBytes(stride * wo);
   }
   bool padded() const { return pt || pl || pb || pr; }
   bool narrow() const { return !(format == kF32Format); }
   int64_t inBytes() const { return hp() * wp() * kF32; }
   /// The padded plane as loaded, in the input type (f16/bf16 only).
-  int64_t rawBytes() const { return narrow() ? hp() * wp() * format.bytes : 0; }
+  int64_t rawBytes() const {
+    return narrow() ? hp() * format.rowBytes(wp()) : 0;
+  }
   int64_t outBytes() const { return rowsPerPlane() * pitch(); }
   int64_t compactBytes() const { return ho * compactPitch(); }
   /// VRF: the border mask (max) or the ones plane (avg), and 1/count (avg).
@@ -337,9 +305,9 @@ int64_t windowChunk(const TargetDesc &target, const WindowPoolSpec &spec) {
   if (chunk < spec.planes) {
     int64_t align = static_cast<int64_t>(target.memory(Space::Dram).align);
     auto count = [&](int64_t bytes) { return align / std::gcd(align, bytes); };
-    int64_t e = spec.format.bytes;
-    int64_t step =
-        std::lcm(count(spec.h * spec.w * e), count(spec.ho * spec.wo * e));
+    const ElementFormat &f = spec.format;
+    int64_t step = std::lcm(count(spec.h * f.rowBytes(spec.w)),
+                            count(spec.ho * f.rowBytes(spec.wo)));
     chunk = chunk / step * step;
   }
   return std::max<int64_t>(chunk, 0);
@@ -375,77 +343,24 @@ LogicalResult checkWindowPool(Operation *operation, const TargetDesc &target,
   return success();
 }
 
-/// A rows x cols vector operand (address, pitch) of `format` elements
-/// (f32 unless said otherwise).
-struct Operand {
-  Space space;
-  uint64_t addr;
-  int64_t pitch;
-  ElementFormat format = kF32Format;
-};
-
-MemRegion span(const Operand &o, int64_t rows, int64_t cols) {
-  return {o.space, o.addr,
-          o.addr + uint64_t((rows - 1) * o.pitch + cols * o.format.bytes)};
-}
-
-void emitVector(ProgramEmitter &emitter, Opcode opcode, const Operand &dst,
-                const Operand &a, std::optional<Operand> b, int64_t rows,
-                int64_t cols, Bcast bcast = Bcast::None,
-                std::optional<float> imm = std::nullopt) {
-  Instruction inst(opcode);
-  setMem(inst, "dst", dst.space, dst.addr);
-  setMem(inst, "a", a.space, a.addr);
-  inst.with("dt", dst.format.dt)
-      .with("at", a.format.dt)
-      .with("rows", rows)
-      .with("cols", cols)
-      .with("dpitch", dst.pitch)
-      .with("apitch", a.pitch);
-  std::vector<MemRegion> reads{span(a, rows, cols)};
-  if (b) {
-    setMem(inst, "b", b->space, b->addr);
-    inst.with("bt", b->format.dt)
-        .with("bpitch", b->pitch)
-        .with("bcast", static_cast<int64_t>(bcast));
-    reads.push_back(bcast == Bcast::Row ? span(*b, 1, cols)
-                                        : span(*b, rows, cols));
-  }
-  if (imm)
-    inst.with("imm", floatImm(*imm));
-  emitter.emit(inst, std::move(reads), {span(dst, rows, cols)});
-}
-
-void emitFill(ProgramEmitter &emitter, const Operand &dst, int64_t rows,
-              int64_t cols, float value) {
-  Instruction fill(Opcode::VFill);
-  setMem(fill, "dst", dst.space, dst.addr);
-  fill.with("dt", kDt)
-      .with("rows", rows)
-      .with("cols", cols)
-      .with("dpitch", dst.pitch)
-      .with("imm", floatImm(value));
-  emitter.emit(fill, {}, {span(dst, rows, cols)});
-}
-
 /// Accumulates every window position of `in` (a block of `rows` vector
-/// rows) into `out` with `opcode` (v.max / v.add), in row-major order.
+/// rows, f32) into `out` with `opcode` (v.max / v.add), in row-major order.
 void emitWindows(ProgramEmitter &emitter, Opcode opcode,
-                 const WindowPoolSpec &spec, const Operand &in,
-                 const Operand &out, int64_t rows) {
+                 const WindowPoolSpec &spec, const Block &in, const Block &out,
+                 int64_t rows) {
   auto window = [&](int64_t t) {
     int64_t di = t / spec.kw, dj = t % spec.kw;
-    return Operand{in.space, in.addr + uint64_t((di * spec.wp() + dj) * kF32),
-                   in.pitch};
+    return in.at(0, di * spec.wp() + dj);
   };
   int64_t taps = spec.kh * spec.kw, cols = spec.cols();
   if (taps == 1) {
-    emitVector(emitter, Opcode::VMov, out, window(0), std::nullopt, rows, cols);
+    emitUnary(emitter, Opcode::VMov, out, window(0), rows, cols);
     return;
   }
-  emitVector(emitter, opcode, out, window(0), window(1), rows, cols);
+  emitBinary(emitter, opcode, out, window(0), window(1), Bcast::None, rows,
+             cols);
   for (int64_t t = 2; t < taps; ++t)
-    emitVector(emitter, opcode, out, out, window(t), rows, cols);
+    emitBinary(emitter, opcode, out, out, window(t), Bcast::None, rows, cols);
 }
 
 template <typename PoolOp, bool IsMax>
@@ -466,32 +381,25 @@ LogicalResult emitWindowPool(Operation *operation, KernelContext &context) {
   const uint64_t input = context.addressOf(op.getInput());
   const uint64_t output = context.addressOf(op.getResult());
   const ElementFormat format = spec.format;
-  const int64_t e = format.bytes;
-  const MemRegion xDram{Space::Dram, input,
-                        input + uint64_t(spec.planes * h * w * e)};
-  const MemRegion yDram{Space::Dram, output,
-                        output + uint64_t(spec.planes * ho * wo * e)};
   const Opcode reduce = IsMax ? Opcode::VMax : Opcode::VAdd;
 
   // VRF: one padded plane of 0 / -inf (max: the border mask) or 0 / 1 (avg
   // without count_include_pad: the ones plane), then 1 / count per output.
-  Operand plane{Space::Vrf, 0, wp * kF32};
-  Operand inverse{Space::Vrf, alignUp(spec.inBytes(), 64), spec.pitch()};
+  const Block plane = denseBlock(Space::Vrf, 0, wp);
+  const Block inverse{Space::Vrf, alignUp(spec.inBytes(), 64), spec.pitch(),
+                      kF32Format};
   bool mask = IsMax && spec.padded();
   bool counts = !IsMax && !spec.includePad;
   if (mask || counts) {
     emitFill(emitter, plane, spec.hp(), wp,
              mask ? -std::numeric_limits<float>::infinity() : 0.0f);
-    emitFill(emitter,
-             {Space::Vrf, uint64_t((spec.pt * wp + spec.pl) * kF32), wp * kF32},
-             h, w, mask ? 0.0f : 1.0f);
+    emitFill(emitter, plane.at(spec.pt, spec.pl), h, w, mask ? 0.0f : 1.0f);
   }
   if (counts) {
     // Real positions per window: the same window sums over the ones plane.
-    Operand ones{Space::Vrf, 0, s * wp * kF32};
-    emitWindows(emitter, Opcode::VAdd, spec, ones, inverse, ho);
-    emitVector(emitter, Opcode::VRecip, inverse, inverse, std::nullopt, ho,
-               cols);
+    emitWindows(emitter, Opcode::VAdd, spec, plane.withPitch(s * wp * kF32),
+                inverse, ho);
+    emitUnary(emitter, Opcode::VRecip, inverse, inverse, ho, cols);
   }
 
   const uint64_t slotIn = alignUp(chunk * spec.inBytes(), 64);
@@ -502,86 +410,74 @@ LogicalResult emitWindowPool(Operation *operation, KernelContext &context) {
   for (int64_t p0 = 0, index = 0; p0 < spec.planes; p0 += chunk, ++index) {
     int64_t cc = std::min(chunk, spec.planes - p0);
     uint64_t base = uint64_t(index % 2) * slotBytes;
-    Operand in{Space::Acc, base, s * wp * kF32};
-    Operand out{Space::Acc, base + slotIn, spec.pitch()};
-    Operand compact{Space::Acc, base + slotIn + slotOut, spec.compactPitch(),
-                    format};
+    // The chunk's padded planes in f32, one vector row per `s` padded rows
+    // (`in`) or per channel plane (`planes`).
+    const Block in{Space::Acc, base, s * wp * kF32, kF32Format};
+    const Block planes = in.withPitch(spec.inBytes());
+    const Block out{Space::Acc, base + slotIn, spec.pitch(), kF32Format};
+    const Block compact{Space::Acc, base + slotIn + slotOut,
+                        spec.compactPitch(), format};
     // f16/bf16 planes are loaded as they are, then widened into `in`.
-    Operand loaded =
-        spec.narrow()
-            ? Operand{Space::Acc, base + slotIn + slotOut + slotCompact,
-                      spec.hp() * wp * e, format}
-            : Operand{Space::Acc, in.addr, spec.inBytes()};
+    const Block loaded =
+        spec.narrow() ? Block{Space::Acc, base + slotIn + slotOut + slotCompact,
+                              spec.hp() * format.rowBytes(wp), format}
+                      : planes;
 
-    Instruction load(Opcode::DmaLd);
-    setMem(load, "dst", Space::Acc, loaded.addr);
-    setMem(load, "src", Space::Dram, input + uint64_t(p0 * h * w * e));
-    load.with("dt", format.dt)
-        .with("x", w)
-        .with("y", h)
-        .with("z", cc)
-        .with("sy", w * e)
-        .with("sz", h * w * e)
-        .with("dpitch", wp * e)
-        .with("pt", spec.pt)
-        .with("pb", spec.pb)
-        .with("pl", spec.pl)
-        .with("pr", spec.pr);
-    emitter.emit(load, {xDram}, {span(loaded, cc, spec.hp() * wp)});
+    DmaLoad load;
+    load.dst = loaded.ref();
+    load.src = {Space::Dram, input + uint64_t(p0 * h * format.rowBytes(w))};
+    load.format = format;
+    load.x = w;
+    load.y = h;
+    load.z = cc;
+    load.sz = h * format.rowBytes(w);
+    load.pt = spec.pt;
+    load.pb = spec.pb;
+    load.pl = spec.pl;
+    load.pr = spec.pr;
+    emitLoad(emitter, load);
     if (spec.narrow())
-      // One vector row per channel plane.
-      emitVector(emitter, Opcode::VCvt, {Space::Acc, in.addr, spec.inBytes()},
-                 loaded, std::nullopt, cc, spec.hp() * wp);
+      emitUnary(emitter, Opcode::VCvt, planes, loaded, cc, spec.hp() * wp);
     if (mask)
-      // Each channel plane is one row of the chunk; the mask is broadcast.
-      emitVector(emitter, Opcode::VAdd, {Space::Acc, in.addr, spec.inBytes()},
-                 {Space::Acc, in.addr, spec.inBytes()},
-                 Operand{Space::Vrf, 0, spec.inBytes()}, cc, spec.hp() * wp,
-                 Bcast::Row);
+      // The mask is broadcast to every channel plane.
+      emitBinary(emitter, Opcode::VAdd, planes, planes,
+                 plane.withPitch(spec.inBytes()), Bcast::Row, cc,
+                 spec.hp() * wp);
 
     // Vector row q = channel * rowsPerPlane + output row; the last channel
     // stops at its last valid row so no window reads past the chunk.
     int64_t rows = (cc - 1) * rowsPerPlane + ho;
     emitWindows(emitter, reduce, spec, in, out, rows);
     for (int64_t p = 0; p < cc; ++p) {
-      Operand from{Space::Acc,
-                   out.addr + uint64_t(p * rowsPerPlane * spec.pitch()),
-                   spec.pitch()};
-      Operand to{Space::Acc,
-                 compact.addr + uint64_t(p * ho * spec.compactPitch()),
-                 spec.compactPitch(), format};
+      const Block from = out.at(p * rowsPerPlane), to = compact.at(p * ho);
       if (IsMax)
-        emitVector(emitter, spec.narrow() ? Opcode::VCvt : Opcode::VMov, to,
-                   from, std::nullopt, ho, cols);
+        emitCopy(emitter, to, from, ho, cols);
       else if (spec.includePad)
-        emitVector(emitter, Opcode::VsMul, to, from, std::nullopt, ho, cols,
-                   Bcast::None, 1.0f / float(spec.kh * spec.kw));
+        emitScalar(emitter, Opcode::VsMul, to, from,
+                   1.0f / float(spec.kh * spec.kw), ho, cols);
       else
-        emitVector(emitter, Opcode::VMul, to, from, inverse, ho, cols);
+        emitBinary(emitter, Opcode::VMul, to, from, inverse, Bcast::None, ho,
+                   cols);
     }
     // Every stride-th column; output rows are contiguous in DRAM.
-    Instruction store(Opcode::DmaSt);
-    setMem(store, "dst", Space::Dram, output + uint64_t(p0 * ho * wo * e));
-    setMem(store, "src", Space::Acc, compact.addr);
-    if (s == 1)
-      store.with("x", wo)
-          .with("y", ho)
-          .with("z", cc)
-          .with("dy", wo * e)
-          .with("dz", ho * wo * e)
-          .with("spitch", spec.compactPitch());
-    else
-      store.with("x", 1)
-          .with("y", wo)
-          .with("z", cc * ho)
-          .with("dy", e)
-          .with("dz", wo * e)
-          .with("spitch", s * e);
-    store.with("dt", format.dt);
-    emitter.emit(store,
-                 {{Space::Acc, compact.addr,
-                   compact.addr + uint64_t(cc * spec.compactBytes())}},
-                 {yDram});
+    DmaStore store;
+    store.dst = {Space::Dram, output + uint64_t(p0 * ho * format.rowBytes(wo))};
+    store.src = compact.ref();
+    store.format = format;
+    if (s == 1) {
+      store.x = wo;
+      store.y = ho;
+      store.z = cc;
+      store.dz = ho * format.rowBytes(wo);
+      store.spitch = spec.compactPitch();
+    } else {
+      store.x = 1;
+      store.y = wo;
+      store.z = cc * ho;
+      store.dz = format.rowBytes(wo);
+      store.spitch = format.rowBytes(s);
+    }
+    emitStore(emitter, store);
   }
   return success();
 }

@@ -55,26 +55,28 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBlocks.h"
 #include "KernelRegistry.h"
 #include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
 
 #include <algorithm>
-#include <cstring>
 
 using namespace mlir;
 using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::accel;
 using namespace mlir::nnaccel::npu_lowering;
+namespace build = ::nnaccel::isa::build;
 using ::nnaccel::isa::Bcast;
-using ::nnaccel::isa::DType;
-using ::nnaccel::isa::Instruction;
 using ::nnaccel::isa::Opcode;
 using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
+
+// KernelBlocks' operand, not mlir::Block.
+using npu_lowering::Block;
 
 enum class Cell { Lstm, Gru };
 
@@ -173,7 +175,7 @@ SmallVector<std::pair<int64_t, int64_t>, 2> rBlocks(const RnnShape &s,
 /// qualifies (the slice itself is aligned), so the lead is at most 2H.
 int64_t gruHLead(const RnnShape &s, int64_t align) {
   int64_t row = 2 * s.hidden;
-  while (row * s.hidden * s.format.bytes % align != 0)
+  while (s.format.rowBytes(row * s.hidden) % align != 0)
     --row;
   return 2 * s.hidden - row;
 }
@@ -225,12 +227,12 @@ int64_t stateBufferCount(const RnnShape &s) {
 
 /// Bytes of a B x H slice of Y, Y_h or an initial state in the op's format.
 int64_t stepSliceBytes(const RnnShape &s) {
-  return s.batch * s.hidden * s.format.bytes;
+  return s.batch * s.format.rowBytes(s.hidden);
 }
 
 std::optional<RnnLayout> computeLayout(const TargetDesc &target,
                                        const RnnShape &s) {
-  const int64_t bytes = s.format.bytes;
+  const ElementFormat f = s.format;
   RnnLayout l;
   const int64_t slice = stepSliceBytes(s);
   l.buffered = slice % int64_t(target.memory(Space::Dram).align) != 0 &&
@@ -240,7 +242,7 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
     l.hLead = gruHLead(s, int64_t(target.memory(Space::Dram).align));
   l.nTiles = (s.gateCols() + l.tile - 1) / l.tile;
   l.iTiles = (s.input + l.tile - 1) / l.tile;
-  l.tileBytes = alignUp(uint64_t(l.tile * l.tile * bytes),
+  l.tileBytes = alignUp(uint64_t(l.tile * f.rowBytes(l.tile)),
                         target.memory(Space::Mrf).align);
   for (auto [index, block] : llvm::enumerate(rBlocks(s, l.hLead)))
     for (int64_t row = block.first; row < block.second; row += l.tile)
@@ -264,12 +266,12 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
   }
 
   // Fixed ACC state after the gate chunk; the chunk gets the rest.
-  l.biasPitch =
-      alignUp(uint64_t(s.gateCols() * bytes), target.memory(Space::Acc).align);
+  l.biasPitch = alignUp(uint64_t(f.rowBytes(s.gateCols())),
+                        target.memory(Space::Acc).align);
   const uint64_t state = stateBufferBytes(s);
   const uint64_t biasBytes = alignUp(2 * l.biasPitch, 64);
   const uint64_t peepBytes =
-      s.peepholes ? alignUp(uint64_t(3 * s.hidden * bytes), 64) : 0;
+      s.peepholes ? alignUp(uint64_t(f.rowBytes(3 * s.hidden)), 64) : 0;
   const uint64_t yBytes =
       l.buffered ? alignUp(uint64_t(s.seq * s.dirs * slice), 64) : 0;
   const uint64_t finalBytes =
@@ -287,7 +289,7 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
   if (fixed >= accBytes)
     return std::nullopt;
   uint64_t stepGates = uint64_t(s.batch * s.gateCols() * kF32);
-  uint64_t stepX = uint64_t(s.batch * s.input * bytes);
+  uint64_t stepX = uint64_t(s.batch * f.rowBytes(s.input));
   l.stepsPerChunk = std::min<int64_t>(
       {s.seq, static_cast<int64_t>((accBytes - fixed) / stepGates),
        static_cast<int64_t>(vrfBytes / stepX), kMaxDmaYZ / s.batch,
@@ -343,11 +345,9 @@ LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
                  .str();
     return failure();
   }
-  if (!target.macsPerCycle.count(static_cast<DType>(s.format.dt))) {
+  if (!target.macsPerCycle.count(s.format.dtype)) {
     reason = "the target's matrix unit has no " +
-             std::string(
-                 ::nnaccel::isa::dtypeName(static_cast<DType>(s.format.dt))) +
-             " mode";
+             std::string(::nnaccel::isa::dtypeName(s.format.dtype)) + " mode";
     return failure();
   }
   if (s.seq < 1 || s.batch < 1 || s.input < 1 || s.hidden < 1) {
@@ -355,8 +355,8 @@ LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
     return failure();
   }
   // Row pitches of the gate block (f32) and X rows are 16-bit byte counts.
-  if (s.gateCols() * kF32 > kMaxPitch || s.input * s.format.bytes > kMaxPitch ||
-      s.batch > kMaxDmaYZ) {
+  if (s.gateCols() * kF32 > kMaxPitch ||
+      s.format.rowBytes(s.input) > kMaxPitch || s.batch > kMaxDmaYZ) {
     reason = (op.name + " rows are wider than the 64 KiB pitch (hidden_size " +
               std::to_string(s.hidden) + ", input " + std::to_string(s.input) +
               ") or the batch exceeds 4095")
@@ -376,7 +376,7 @@ LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
   // step slices of Y (unless buffered) and, when X is chunked, chunk starts
   // of X. (Tiles inside a direction's W and R start N rows or columns
   // apart, and the gru's R_h tiles from an aligned row: see gruHLead.)
-  const int64_t bytes = s.format.bytes;
+  const ElementFormat f = s.format;
   uint64_t align = target.memory(Space::Dram).align;
   auto aligned = [&](int64_t size) { return size % int64_t(align) == 0; };
   if (layout->buffered) {
@@ -384,14 +384,15 @@ LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
     // chunk, and the per-step rows in ACC aligned.
     const int64_t slice = stepSliceBytes(s);
     if (layout->stepsPerChunk < s.seq || s.seq * s.dirs > kMaxDmaYZ) {
-      reason = ("a step of this " + op.name +
-                "'s output (batch * "
-                "hidden_size * " +
-                std::to_string(bytes) + " = " + std::to_string(slice) +
-                " bytes) is not a multiple of " + std::to_string(align) +
-                " bytes, so Y is assembled on chip, but the whole sequence "
-                "does not fit the on-chip memories")
-                   .str();
+      reason =
+          ("a step of this " + op.name +
+           "'s output (batch * "
+           "hidden_size * " +
+           std::to_string(f.elementBytes()) + " = " + std::to_string(slice) +
+           " bytes) is not a multiple of " + std::to_string(align) +
+           " bytes, so Y is assembled on chip, but the whole sequence "
+           "does not fit the on-chip memories")
+              .str();
       return failure();
     }
     if (slice % int64_t(target.memory(Space::Acc).align) != 0) {
@@ -404,12 +405,12 @@ LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
   }
   bool ok = true;
   if (s.dirs == 2)
-    ok = aligned(s.gateCols() * s.input * bytes) &&
-         aligned(s.gateCols() * s.hidden * bytes) &&
-         aligned(2 * s.gateCols() * bytes) &&
-         (!s.peepholes || aligned(3 * s.hidden * bytes));
+    ok = aligned(s.gateCols() * f.rowBytes(s.input)) &&
+         aligned(s.gateCols() * f.rowBytes(s.hidden)) &&
+         aligned(f.rowBytes(2 * s.gateCols())) &&
+         (!s.peepholes || aligned(f.rowBytes(3 * s.hidden)));
   if (layout->stepsPerChunk < s.seq)
-    ok = ok && aligned(s.batch * s.input * bytes);
+    ok = ok && aligned(s.batch * f.rowBytes(s.input));
   if (!ok) {
     reason = ("the backward direction's W, R, B or P slice, or a chunk of "
               "X, of this " +
@@ -422,15 +423,6 @@ LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
   }
   return success();
 }
-
-/// A rows x cols block in ACC: rows `pitch` bytes apart, elements of
-/// `format`.
-struct AccBlock {
-  uint64_t at;
-  int64_t pitch;
-  ElementFormat format;
-  int64_t rows;
-};
 
 class RnnEmitter {
 public:
@@ -464,20 +456,8 @@ private:
   int64_t streamed = 0; // MRF slot alternation
 
   bool isF32() const { return s.format == kF32Format; }
-  int64_t bytes() const { return s.format.bytes; }
-  MemRegion dram(Value value) const {
-    uint64_t at = context.addressOf(value);
-    auto type = cast<RankedTensorType>(value.getType());
-    return {Space::Dram, at,
-            at + uint64_t(type.getNumElements() * s.format.bytes)};
-  }
-  static MemRegion acc(uint64_t at, uint64_t size) {
-    return {Space::Acc, at, at + size};
-  }
-  static MemRegion extent(const AccBlock &block, int64_t cols) {
-    return acc(block.at, uint64_t((block.rows - 1) * block.pitch +
-                                  cols * block.format.bytes));
-  }
+  /// Bytes of `n` consecutive elements in the op's format.
+  int64_t bytes(int64_t n) const { return s.format.rowBytes(n); }
   /// Bytes of one direction's (or step's) B x H slice in DRAM.
   uint64_t stateBytes() const { return uint64_t(stepSliceBytes(s)); }
   int64_t gatePitch() const { return s.gateCols() * kF32; }
@@ -486,145 +466,92 @@ private:
     return backwards ? s.seq - 1 - step : step;
   }
 
-  // Operand views: column `col` of the gates of a step at `g` (f32), a B x H
-  // state buffer in f32 or in the op's format, one bias row (0 input, 1
-  // recurrence) from column `col`.
-  AccBlock gate(uint64_t g, int64_t col) const {
-    return {g + uint64_t(col * kF32), gatePitch(), kF32Format, s.batch};
+  // Operand views in ACC (every vector instruction covers the B batch
+  // rows): column `col` of the gates of a step at `g` (f32), a B x H state
+  // buffer in f32 or in the op's format, one bias row (0 input, 1
+  // recurrence) or the peephole row from column `col`.
+  Block gate(uint64_t g, int64_t col) const {
+    return Block{Space::Acc, g, gatePitch(), kF32Format}.at(0, col);
   }
-  AccBlock wide(uint64_t at) const {
-    return {at, s.hidden * kF32, kF32Format, s.batch};
+  Block wide(uint64_t at) const { return denseBlock(Space::Acc, at, s.hidden); }
+  Block narrow(uint64_t at) const {
+    return denseBlock(Space::Acc, at, s.hidden, s.format);
   }
-  AccBlock narrow(uint64_t at) const {
-    return {at, s.hidden * bytes(), s.format, s.batch};
+  Block biasRow(int which, int64_t col) const {
+    return Block{Space::Acc, l.bias, int64_t(l.biasPitch), s.format}.at(which,
+                                                                        col);
   }
-  AccBlock biasRow(int which, int64_t col) const {
-    return {l.bias + uint64_t(which) * l.biasPitch + uint64_t(col * bytes()),
-            int64_t(l.biasPitch), s.format, 1};
-  }
-  AccBlock peepholeRow(int64_t col) const {
-    return {l.peep + uint64_t(col * bytes()), 3 * s.hidden * bytes(), s.format,
-            1};
+  Block peepholeRow(int64_t col) const {
+    return denseBlock(Space::Acc, l.peep, 3 * s.hidden, s.format).at(0, col);
   }
 
   /// Loads rows [row, row + rows) x columns [col, col + cols) of a
   /// [G*H x k] matrix (direction slice at `base`) into MRF at `dst`.
-  MemRegion loadTile(uint64_t base, MemRegion whole, int64_t k, int64_t row,
-                     int64_t rows, int64_t col, int64_t cols, uint64_t dst) {
-    MemRegion tile{Space::Mrf, dst, dst + uint64_t(rows * cols * bytes())};
-    Instruction ld(Opcode::DmaLd);
-    setMem(ld, "dst", Space::Mrf, dst);
-    setMem(ld, "src", Space::Dram, base + uint64_t((row * k + col) * bytes()));
-    ld.with("dt", s.format.dt)
-        .with("x", cols)
-        .with("y", rows)
-        .with("z", 1)
-        .with("sy", k * bytes())
-        .with("dpitch", cols * bytes());
-    emitter.emit(ld, {whole}, {tile});
-    return tile;
+  void loadTile(uint64_t base, int64_t k, int64_t row, int64_t rows,
+                int64_t col, int64_t cols, uint64_t dst) {
+    DmaLoad load;
+    load.dst = {Space::Mrf, dst};
+    load.src = {Space::Dram, base + uint64_t(bytes(row * k + col))};
+    load.format = s.format;
+    load.x = cols;
+    load.y = rows;
+    load.sy = bytes(k);
+    emitLoad(emitter, load);
   }
 
   uint64_t rTileAddress(size_t index) const {
     return l.rBase + uint64_t(index) * l.tileBytes;
   }
 
-  void loadAllR(uint64_t rBase, MemRegion rDram) {
+  void loadAllR(uint64_t rBase) {
     for (auto [index, tile] : llvm::enumerate(l.rTiles))
-      loadTile(rBase, rDram, s.hidden, tile.row, tile.rows, tile.col, tile.cols,
+      loadTile(rBase, s.hidden, tile.row, tile.rows, tile.col, tile.cols,
                rTileAddress(index));
   }
 
-  /// dst[rows x n] (+)= a[rows x k] . wTile^T, dst f32 in ACC.
-  void mm(uint64_t dst, int64_t dpitch, MemRegion dstRegion, Space aSpace,
-          uint64_t a, int64_t apitch, MemRegion aRegion, MemRegion wTile,
-          MemRegion wRead, int64_t rows, int64_t k, int64_t n,
-          bool accumulate) {
-    Instruction inst(Opcode::Mm);
-    setMem(inst, "dst", Space::Acc, dst);
-    setMem(inst, "a", aSpace, a);
-    setMem(inst, "w", Space::Mrf, wTile.begin);
-    inst.with("dt", kDt)
-        .with("at", s.format.dt)
-        .with("wt", s.format.dt)
-        .with("m", rows)
-        .with("k", k)
-        .with("n", n)
-        .with("dpitch", dpitch)
-        .with("apitch", apitch)
-        .with("acc", accumulate ? 1 : 0);
-    emitter.emit(inst, {aRegion, wRead}, {dstRegion});
-  }
-
-  /// dst = a (op) b over `cols` columns of a's rows.
-  void binary(Opcode opcode, const AccBlock &dst, const AccBlock &a,
-              const AccBlock &b, int64_t cols, Bcast bcast = Bcast::None) {
-    Instruction inst(opcode);
-    setMem(inst, "dst", Space::Acc, dst.at);
-    setMem(inst, "a", Space::Acc, a.at);
-    setMem(inst, "b", Space::Acc, b.at);
-    inst.with("dt", dst.format.dt)
-        .with("at", a.format.dt)
-        .with("bt", b.format.dt)
-        .with("rows", a.rows)
-        .with("cols", cols)
-        .with("dpitch", dst.pitch)
-        .with("apitch", a.pitch)
-        .with("bpitch", b.pitch)
-        .with("bcast", static_cast<int64_t>(bcast));
-    emitter.emit(inst, {extent(a, cols), extent(b, cols)}, {extent(dst, cols)});
-  }
-
-  /// dst = op(a), or a (op) imm for the vector-scalar ops.
-  void unary(Opcode opcode, const AccBlock &dst, const AccBlock &a,
-             int64_t cols, std::optional<float> imm = {}) {
-    Instruction inst(opcode);
-    setMem(inst, "dst", Space::Acc, dst.at);
-    setMem(inst, "a", Space::Acc, a.at);
-    inst.with("dt", dst.format.dt)
-        .with("at", a.format.dt)
-        .with("rows", a.rows)
-        .with("cols", cols)
-        .with("dpitch", dst.pitch)
-        .with("apitch", a.pitch);
-    if (imm)
-      inst.with("imm", floatBits(*imm));
-    emitter.emit(inst, {extent(a, cols)}, {extent(dst, cols)});
+  /// dst[rows x n] (+)= a[rows x k] . w^T, dst f32 in ACC, `a` and the
+  /// n x k tile at `w` in the MRF in the op's format.
+  void mm(const Block &dst, const Block &a, uint64_t w, int64_t rows, int64_t k,
+          int64_t n, bool accumulate) {
+    emitter.emit(build::Mm()
+                     .dst(dst.ref())
+                     .a(a.ref())
+                     .w(Space::Mrf, w)
+                     .dt(dst.format.dtype)
+                     .at(a.format.dtype)
+                     .wt(s.format.dtype)
+                     .m(rows)
+                     .k(k)
+                     .n(n)
+                     .dpitch(dst.pitch)
+                     .apitch(a.pitch)
+                     .acc(accumulate));
   }
 
   /// Clamps `cols` columns of `block` to [-clip, clip] when the op clips.
-  void clip(const AccBlock &block, int64_t cols) {
+  void clip(const Block &block, int64_t cols) {
     if (!op.clip)
       return;
-    unary(Opcode::VsMax, block, block, cols, -*op.clip);
-    unary(Opcode::VsMin, block, block, cols, *op.clip);
+    emitScalar(emitter, Opcode::VsMax, block, block, -*op.clip, s.batch, cols);
+    emitScalar(emitter, Opcode::VsMin, block, block, *op.clip, s.batch, cols);
   }
 
   /// Direction d's B x H slice of `value` into `dst` (the op's format), or
   /// zeros in `dst`'s format when the op has no such operand.
-  void loadOrFill(Value value, int64_t d, const AccBlock &dst) {
-    MemRegion written = extent(dst, s.hidden);
+  void loadOrFill(Value value, int64_t d, const Block &dst) {
     if (!value) {
-      Instruction fill(Opcode::VFill);
-      setMem(fill, "dst", Space::Acc, dst.at);
-      fill.with("dt", dst.format.dt)
-          .with("rows", s.batch)
-          .with("cols", s.hidden)
-          .with("dpitch", dst.pitch);
-      emitter.emit(fill, {}, {written});
+      emitFill(emitter, dst, s.batch, s.hidden);
       return;
     }
-    Instruction ld(Opcode::DmaLd);
-    setMem(ld, "dst", Space::Acc, dst.at);
-    setMem(ld, "src", Space::Dram,
-           context.addressOf(value) + uint64_t(d) * stateBytes());
-    ld.with("dt", s.format.dt)
-        .with("x", s.hidden)
-        .with("y", s.batch)
-        .with("z", 1)
-        .with("sy", s.hidden * bytes())
-        .with("dpitch", dst.pitch);
-    emitter.emit(ld, {dram(value)}, {written});
+    DmaLoad load;
+    load.dst = dst.ref();
+    load.src = {Space::Dram,
+                context.addressOf(value) + uint64_t(d) * stateBytes()};
+    load.format = s.format;
+    load.x = s.hidden;
+    load.y = s.batch;
+    load.dpitch = dst.pitch;
+    emitLoad(emitter, load);
   }
 
   /// An f32 state at `dst` from direction d's slice of `value` (or zeros),
@@ -635,58 +562,47 @@ private:
       return;
     }
     loadOrFill(value, d, narrow(staging));
-    unary(Opcode::VCvt, wide(dst), narrow(staging), s.hidden);
+    emitCopy(emitter, wide(dst), narrow(staging), s.batch, s.hidden);
   }
 
   /// Loads `value` ([D x B x H]) whole into ACC at `dst`.
   void loadAllDirections(Value value, uint64_t dst) {
-    Instruction ld(Opcode::DmaLd);
-    setMem(ld, "dst", Space::Acc, dst);
-    setMem(ld, "src", Space::Dram, context.addressOf(value));
-    ld.with("dt", s.format.dt)
-        .with("x", s.hidden)
-        .with("y", s.dirs * s.batch)
-        .with("z", 1)
-        .with("sy", s.hidden * bytes())
-        .with("dpitch", s.hidden * bytes());
-    emitter.emit(ld, {dram(value)},
-                 {acc(dst, uint64_t(s.dirs) * stateBytes())});
+    DmaLoad load;
+    load.dst = {Space::Acc, dst};
+    load.src = {Space::Dram, context.addressOf(value)};
+    load.format = s.format;
+    load.x = s.hidden;
+    load.y = s.dirs * s.batch;
+    emitLoad(emitter, load);
   }
 
   /// Stores `slices` B x H slices, dense in ACC at `src`, to `value`.
   void storeAll(Value value, uint64_t src, int64_t slices) {
-    Instruction st(Opcode::DmaSt);
-    setMem(st, "dst", Space::Dram, context.addressOf(value));
-    setMem(st, "src", Space::Acc, src);
-    st.with("dt", s.format.dt)
-        .with("x", s.hidden)
-        .with("y", s.batch)
-        .with("z", slices)
-        .with("dy", s.hidden * bytes())
-        .with("dz", int64_t(stateBytes()))
-        .with("spitch", s.hidden * bytes());
-    emitter.emit(st, {acc(src, uint64_t(slices) * stateBytes())},
-                 {dram(value)});
+    DmaStore store;
+    store.dst = {Space::Dram, context.addressOf(value)};
+    store.src = {Space::Acc, src};
+    store.format = s.format;
+    store.x = s.hidden;
+    store.y = s.batch;
+    store.z = slices;
+    store.dz = int64_t(stateBytes());
+    emitStore(emitter, store);
   }
 
   /// dst = src, converting between f32 and the op's format when they differ.
-  void copy(const AccBlock &dst, const AccBlock &src) {
-    unary(dst.format == src.format ? Opcode::VMov : Opcode::VCvt, dst, src,
-          s.hidden);
+  void copy(const Block &dst, const Block &src) {
+    emitCopy(emitter, dst, src, s.batch, s.hidden);
   }
 
   /// Stores the B x H block `src` (the op's format) to `value` at `offset`.
   void store(Value value, uint64_t offset, uint64_t src) {
-    Instruction st(Opcode::DmaSt);
-    setMem(st, "dst", Space::Dram, context.addressOf(value) + offset);
-    setMem(st, "src", Space::Acc, src);
-    st.with("dt", s.format.dt)
-        .with("x", s.hidden)
-        .with("y", s.batch)
-        .with("z", 1)
-        .with("dy", s.hidden * bytes())
-        .with("spitch", s.hidden * bytes());
-    emitter.emit(st, {extent(narrow(src), s.hidden)}, {dram(value)});
+    DmaStore store;
+    store.dst = {Space::Dram, context.addressOf(value) + offset};
+    store.src = {Space::Acc, src};
+    store.format = s.format;
+    store.x = s.hidden;
+    store.y = s.batch;
+    emitStore(emitter, store);
   }
 
   /// Stores the f32 state at `src`, narrowed through `staging` unless f32.
@@ -695,39 +611,29 @@ private:
       store(value, offset, src);
       return;
     }
-    unary(Opcode::VCvt, narrow(staging), wide(src), s.hidden);
+    copy(narrow(staging), wide(src));
     store(value, offset, staging);
   }
 
   /// dst (+)= a . R_block^T for R's output-row block `block`, tile by tile;
   /// dst covers the block's columns (`dst` is its first column), `a` is a
   /// B x H operand in the op's format. The first k tile overwrites unless
-  /// `accumulate`.
-  void recurrentProduct(int block, const AccBlock &dst, MemRegion dstRegion,
-                        const AccBlock &a, uint64_t rBase, MemRegion rDram,
-                        bool accumulate) {
+  /// `accumulate`. Resident R tiles are read where loadAllR put them
+  /// (tracked as one buffer: see the Group in emitDirection); otherwise
+  /// each tile is streamed through the MRF slots.
+  void recurrentProduct(int block, const Block &dst, const Block &a,
+                        uint64_t rBase, bool accumulate) {
     const int64_t blockRow = rBlocks(s, l.hLead)[block].first;
-    // A resident R is declared read as a whole: the first mm then waits for
-    // the last R load only, instead of one token per tile (64 loads in
-    // flight would overflow the token FIFO while the full ld queue stalls
-    // dispatch of their consumers).
-    const MemRegion rWhole{Space::Mrf, l.rBase,
-                           rTileAddress(l.rTiles.size() - 1) + l.tileBytes};
-    const MemRegion aRegion = extent(a, s.hidden);
     for (auto [index, tile] : llvm::enumerate(l.rTiles)) {
       if (tile.block != block)
         continue;
-      MemRegion r =
-          l.rMode == RnnLayout::Streamed
-              ? loadTile(rBase, rDram, s.hidden, tile.row, tile.rows, tile.col,
-                         tile.cols, l.slot[streamed++ % 2])
-              : MemRegion{Space::Mrf, rTileAddress(index),
-                          rTileAddress(index) +
-                              uint64_t(tile.rows * tile.cols * bytes())};
-      mm(dst.at + uint64_t((tile.row - blockRow) * kF32), dst.pitch, dstRegion,
-         Space::Acc, a.at + uint64_t(tile.col * bytes()), a.pitch, aRegion, r,
-         l.rMode == RnnLayout::Streamed ? r : rWhole, s.batch, tile.cols,
-         tile.rows, accumulate || tile.col > 0);
+      uint64_t w = rTileAddress(index);
+      if (l.rMode == RnnLayout::Streamed) {
+        w = l.slot[streamed++ % 2];
+        loadTile(rBase, s.hidden, tile.row, tile.rows, tile.col, tile.cols, w);
+      }
+      mm(dst.at(0, tile.row - blockRow), a.at(0, tile.col), w, s.batch,
+         tile.cols, tile.rows, accumulate || tile.col > 0);
     }
   }
 
@@ -738,159 +644,148 @@ private:
   };
 
   /// G_t's gates += h_{t-1}.R^T, biases, the lstm cell; h_t -> qNext.
-  void lstmStep(uint64_t g, MemRegion gRegion, const StepState &h,
-                uint64_t rBase, MemRegion rDram) {
-    const int64_t H = s.hidden, cols4 = 4 * H;
-    const AccBlock hPrev = narrow(h.qPrev);
-    recurrentProduct(0, gate(g, 0), gRegion, hPrev, rBase, rDram,
+  void lstmStep(uint64_t g, const StepState &h, uint64_t rBase) {
+    const int64_t B = s.batch, H = s.hidden, cols4 = 4 * H;
+    recurrentProduct(0, gate(g, 0), narrow(h.qPrev), rBase,
                      /*accumulate=*/true);
     if (op.b) {
-      binary(Opcode::VAdd, gate(g, 0), gate(g, 0), biasRow(0, 0), cols4,
-             Bcast::Row);
-      binary(Opcode::VAdd, gate(g, 0), gate(g, 0), biasRow(1, 0), cols4,
-             Bcast::Row);
+      emitBinary(emitter, Opcode::VAdd, gate(g, 0), gate(g, 0), biasRow(0, 0),
+                 Bcast::Row, B, cols4);
+      emitBinary(emitter, Opcode::VAdd, gate(g, 0), gate(g, 0), biasRow(1, 0),
+                 Bcast::Row, B, cols4);
     }
     // Gate blocks: i [0, H), o [H, 2H), f [2H, 3H), c~ [3H, 4H).
-    const AccBlock gi = gate(g, 0), go = gate(g, H), gf = gate(g, 2 * H),
-                   gc = gate(g, 3 * H), c = wide(l.cState), t0 = wide(l.tmp[0]),
-                   t1 = wide(l.tmp[1]);
+    const Block gi = gate(g, 0), go = gate(g, H), gf = gate(g, 2 * H),
+                gc = gate(g, 3 * H), c = wide(l.cState), t0 = wide(l.tmp[0]),
+                t1 = wide(l.tmp[1]);
     // Peepholes (P blocks i, o, f) add P*c to a gate before its clip, as
     // the host: i and f with the old c here, o with the new c below.
-    auto addPeephole = [&](const AccBlock &gateBlock, int64_t pCol) {
-      binary(Opcode::VMul, t0, c, peepholeRow(pCol), H, Bcast::Row);
-      binary(Opcode::VAdd, gateBlock, gateBlock, t0, H);
+    auto addPeephole = [&](const Block &gateBlock, int64_t pCol) {
+      emitBinary(emitter, Opcode::VMul, t0, c, peepholeRow(pCol), Bcast::Row, B,
+                 H);
+      emitBinary(emitter, Opcode::VAdd, gateBlock, gateBlock, t0, Bcast::None,
+                 B, H);
     };
     if (op.peepholes) {
       addPeephole(gi, 0);
       addPeephole(gf, 2 * H);
       clip(gi, H);
       clip(gf, 2 * H); // f and c~
-      unary(Opcode::VSigm, gi, gi, H);
-      unary(Opcode::VSigm, gf, gf, H);
+      emitUnary(emitter, Opcode::VSigm, gi, gi, B, H);
+      emitUnary(emitter, Opcode::VSigm, gf, gf, B, H);
     } else {
       clip(gate(g, 0), cols4);
-      unary(Opcode::VSigm, gi, gi, 3 * H); // i, o, f
+      emitUnary(emitter, Opcode::VSigm, gi, gi, B, 3 * H); // i, o, f
     }
-    unary(Opcode::VTanh, gc, gc, H);
+    emitUnary(emitter, Opcode::VTanh, gc, gc, B, H);
     // c = f*c + i*c~ (two rounded products, then the sum, as the host).
-    binary(Opcode::VMul, t0, gf, c, H);
-    binary(Opcode::VMul, t1, gi, gc, H);
-    binary(Opcode::VAdd, c, t0, t1, H);
+    emitBinary(emitter, Opcode::VMul, t0, gf, c, Bcast::None, B, H);
+    emitBinary(emitter, Opcode::VMul, t1, gi, gc, Bcast::None, B, H);
+    emitBinary(emitter, Opcode::VAdd, c, t0, t1, Bcast::None, B, H);
     if (op.peepholes) {
       addPeephole(go, H);
       clip(go, H);
-      unary(Opcode::VSigm, go, go, H);
+      emitUnary(emitter, Opcode::VSigm, go, go, B, H);
     }
     // h = o * tanh(c), rounded to the op's format once.
-    unary(Opcode::VTanh, t0, c, H);
-    binary(Opcode::VMul, narrow(h.qNext), go, t0, H);
+    emitUnary(emitter, Opcode::VTanh, t0, c, B, H);
+    emitBinary(emitter, Opcode::VMul, narrow(h.qNext), go, t0, Bcast::None, B,
+               H);
   }
 
   /// The gru cell for G_t; h_t -> wideNext (f32) and qNext.
-  void gruStep(uint64_t g, MemRegion gRegion, const StepState &h,
-               uint64_t rBase, MemRegion rDram) {
-    const int64_t H = s.hidden;
-    const AccBlock hPrevQ = narrow(h.qPrev), hPrev = wide(h.widePrev);
-    const AccBlock gz = gate(g, 0), gr = gate(g, H), gh = gate(g, 2 * H);
+  void gruStep(uint64_t g, const StepState &h, uint64_t rBase) {
+    const int64_t B = s.batch, H = s.hidden;
+    const Block hPrevQ = narrow(h.qPrev), hPrev = wide(h.widePrev);
+    const Block gz = gate(g, 0), gr = gate(g, H), gh = gate(g, 2 * H);
     // Host order: x.W^T + h.R^T, then Wb, then Rb.
-    recurrentProduct(0, gz, gRegion, hPrevQ, rBase, rDram,
-                     /*accumulate=*/true);
+    recurrentProduct(0, gz, hPrevQ, rBase, /*accumulate=*/true);
     // The h block's product (h.R_h^T or (r*h).R_h^T) in f32, at `lin` after
     // hLead discarded columns; without a lead, linear_before_reset puts it
     // in aux (which otherwise holds r*h, the product's operand).
-    const AccBlock product =
-        l.hLead
-            ? AccBlock{l.hProduct, (l.hLead + H) * kF32, kF32Format, s.batch}
-            : wide(l.aux);
-    const AccBlock lin{product.at + uint64_t(l.hLead * kF32), product.pitch,
-                       kF32Format, s.batch};
-    auto hProduct = [&](const AccBlock &a) {
-      recurrentProduct(1, product, extent(product, l.hLead + H), a, rBase,
-                       rDram, /*accumulate=*/false);
+    const Block product =
+        l.hLead ? denseBlock(Space::Acc, l.hProduct, l.hLead + H) : wide(l.aux);
+    const Block lin = product.at(0, l.hLead);
+    auto hProduct = [&](const Block &a) {
+      recurrentProduct(1, product, a, rBase, /*accumulate=*/false);
     };
     if (op.linearBeforeReset)
       hProduct(hPrevQ);
     if (op.b) {
-      binary(Opcode::VAdd, gz, gz, biasRow(0, 0), 2 * H, Bcast::Row);
-      binary(Opcode::VAdd, gz, gz, biasRow(1, 0), 2 * H, Bcast::Row);
+      emitBinary(emitter, Opcode::VAdd, gz, gz, biasRow(0, 0), Bcast::Row, B,
+                 2 * H);
+      emitBinary(emitter, Opcode::VAdd, gz, gz, biasRow(1, 0), Bcast::Row, B,
+                 2 * H);
     }
     clip(gz, 2 * H);
-    unary(Opcode::VSigm, gz, gz, 2 * H);
+    emitUnary(emitter, Opcode::VSigm, gz, gz, B, 2 * H);
     if (op.linearBeforeReset) {
       // n = x.W_h^T + r * (h.R_h^T + Rb_h), then + Wb_h.
       if (op.b)
-        binary(Opcode::VAdd, lin, lin, biasRow(1, 2 * H), H, Bcast::Row);
-      binary(Opcode::VMul, lin, gr, lin, H);
-      binary(Opcode::VAdd, gh, gh, lin, H);
+        emitBinary(emitter, Opcode::VAdd, lin, lin, biasRow(1, 2 * H),
+                   Bcast::Row, B, H);
+      emitBinary(emitter, Opcode::VMul, lin, gr, lin, Bcast::None, B, H);
+      emitBinary(emitter, Opcode::VAdd, gh, gh, lin, Bcast::None, B, H);
     } else {
       // n = x.W_h^T + (r * h).R_h^T, then + Rb_h.
-      const AccBlock rh = narrow(l.aux);
-      binary(Opcode::VMul, rh, gr, hPrev, H);
+      const Block rh = narrow(l.aux);
+      emitBinary(emitter, Opcode::VMul, rh, gr, hPrev, Bcast::None, B, H);
       if (l.hLead) {
         // One f32 addition, as mm's acc=1 would do.
         hProduct(rh);
-        binary(Opcode::VAdd, gh, gh, lin, H);
+        emitBinary(emitter, Opcode::VAdd, gh, gh, lin, Bcast::None, B, H);
       } else {
-        recurrentProduct(1, gh, gRegion, rh, rBase, rDram,
-                         /*accumulate=*/true);
+        recurrentProduct(1, gh, rh, rBase, /*accumulate=*/true);
       }
       if (op.b)
-        binary(Opcode::VAdd, gh, gh, biasRow(1, 2 * H), H, Bcast::Row);
+        emitBinary(emitter, Opcode::VAdd, gh, gh, biasRow(1, 2 * H), Bcast::Row,
+                   B, H);
     }
     if (op.b)
-      binary(Opcode::VAdd, gh, gh, biasRow(0, 2 * H), H, Bcast::Row);
+      emitBinary(emitter, Opcode::VAdd, gh, gh, biasRow(0, 2 * H), Bcast::Row,
+                 B, H);
     clip(gh, H);
-    unary(Opcode::VTanh, gh, gh, H);
+    emitUnary(emitter, Opcode::VTanh, gh, gh, B, H);
     // h = (1 - z)*n + z*h: -z is exact, so 1 + (-z) rounds like 1 - z.
-    const AccBlock t0 = wide(l.tmp[0]), t1 = wide(l.tmp[1]),
-                   hNext = wide(h.wideNext);
-    unary(Opcode::VNeg, t0, gz, H);
-    unary(Opcode::VsAdd, t0, t0, H, 1.0f);
-    binary(Opcode::VMul, t0, t0, gh, H);
-    binary(Opcode::VMul, t1, gz, hPrev, H);
-    binary(Opcode::VAdd, hNext, t0, t1, H);
+    const Block t0 = wide(l.tmp[0]), t1 = wide(l.tmp[1]),
+                hNext = wide(h.wideNext);
+    emitUnary(emitter, Opcode::VNeg, t0, gz, B, H);
+    emitScalar(emitter, Opcode::VsAdd, t0, t0, 1.0f, B, H);
+    emitBinary(emitter, Opcode::VMul, t0, t0, gh, Bcast::None, B, H);
+    emitBinary(emitter, Opcode::VMul, t1, gz, hPrev, Bcast::None, B, H);
+    emitBinary(emitter, Opcode::VAdd, hNext, t0, t1, Bcast::None, B, H);
     if (!isF32())
-      unary(Opcode::VCvt, narrow(h.qNext), hNext, H);
+      copy(narrow(h.qNext), hNext);
   }
 
   void emitDirection(int64_t d) {
     const int64_t G = s.gateCols();
     const uint64_t wBase =
-        context.addressOf(op.w) + uint64_t(d * G * s.input * bytes());
+        context.addressOf(op.w) + uint64_t(d * G * bytes(s.input));
     const uint64_t rBase =
-        context.addressOf(op.r) + uint64_t(d * G * s.hidden * bytes());
-    const MemRegion wDram = dram(op.w), rDram = dram(op.r);
+        context.addressOf(op.r) + uint64_t(d * G * bytes(s.hidden));
 
     if (op.b) {
       // Input and recurrence biases as two rows (biasPitch keeps the
       // second ACC-aligned in f16/bf16).
-      Instruction ld(Opcode::DmaLd);
-      setMem(ld, "dst", Space::Acc, l.bias);
-      setMem(ld, "src", Space::Dram,
-             context.addressOf(op.b) + uint64_t(d * 2 * G * bytes()));
-      ld.with("dt", s.format.dt)
-          .with("x", G)
-          .with("y", 2)
-          .with("z", 1)
-          .with("sy", G * bytes())
-          .with("dpitch", l.biasPitch);
-      emitter.emit(ld, {dram(op.b)},
-                   {acc(l.bias, l.biasPitch + uint64_t(G * bytes()))});
+      DmaLoad load;
+      load.dst = {Space::Acc, l.bias};
+      load.src = {Space::Dram,
+                  context.addressOf(op.b) + uint64_t(d * bytes(2 * G))};
+      load.format = s.format;
+      load.x = G;
+      load.y = 2;
+      load.dpitch = int64_t(l.biasPitch);
+      emitLoad(emitter, load);
     }
     if (op.peepholes) {
-      Instruction ld(Opcode::DmaLd);
-      setMem(ld, "dst", Space::Acc, l.peep);
-      setMem(ld, "src", Space::Dram,
-             context.addressOf(op.peepholes) +
-                 uint64_t(d * 3 * s.hidden * bytes()));
-      ld.with("dt", s.format.dt)
-          .with("x", 3 * s.hidden)
-          .with("y", 1)
-          .with("z", 1)
-          .with("sy", 3 * s.hidden * bytes())
-          .with("dpitch", 3 * s.hidden * bytes());
-      emitter.emit(ld, {dram(op.peepholes)},
-                   {acc(l.peep, uint64_t(3 * s.hidden * bytes()))});
+      DmaLoad load;
+      load.dst = {Space::Acc, l.peep};
+      load.src = {Space::Dram, context.addressOf(op.peepholes) +
+                                   uint64_t(d * bytes(3 * s.hidden))};
+      load.format = s.format;
+      load.x = 3 * s.hidden;
+      emitLoad(emitter, load);
     }
     // h_{t-1} alternates between two slots (the f32 gru state always; the
     // op-format copy unless buffered, when it is the previous step's Y row).
@@ -913,7 +808,7 @@ private:
         initWide(op.initialC, d, l.cState, l.tmp[0]);
     }
     if (l.rMode == RnnLayout::Resident)
-      loadAllR(rBase, rDram);
+      loadAllR(rBase);
 
     for (int64_t first = 0; first < s.seq; first += l.stepsPerChunk) {
       const int64_t steps = std::min(l.stepsPerChunk, s.seq - first);
@@ -923,34 +818,28 @@ private:
       const int64_t rows = steps * s.batch;
 
       // XW phase: G[rows x G*H] = X[tLo .. tLo+steps) . W^T.
-      MemRegion xVrf{Space::Vrf, l.xBase,
-                     l.xBase + uint64_t(rows * s.input * bytes())};
-      Instruction ldx(Opcode::DmaLd);
-      setMem(ldx, "dst", Space::Vrf, l.xBase);
-      setMem(ldx, "src", Space::Dram,
-             context.addressOf(op.x) +
-                 uint64_t(tLo * s.batch * s.input * bytes()));
-      ldx.with("dt", s.format.dt)
-          .with("x", s.input)
-          .with("y", rows)
-          .with("z", 1)
-          .with("sy", s.input * bytes())
-          .with("dpitch", s.input * bytes());
-      emitter.emit(ldx, {dram(op.x)}, {xVrf});
-      MemRegion gates = acc(l.gates, uint64_t(rows * gatePitch()));
+      DmaLoad loadX;
+      loadX.dst = {Space::Vrf, l.xBase};
+      loadX.src = {Space::Dram, context.addressOf(op.x) +
+                                    uint64_t(tLo * s.batch * bytes(s.input))};
+      loadX.format = s.format;
+      loadX.x = s.input;
+      loadX.y = rows;
+      emitLoad(emitter, loadX);
+      const Block x = denseBlock(Space::Vrf, l.xBase, s.input, s.format);
+      const Block gates{Space::Acc, l.gates, gatePitch(), kF32Format};
       for (int64_t j = 0; j < l.nTiles; ++j) {
         int64_t nt = std::min(l.tile, G - j * l.tile);
         for (int64_t t = 0; t < l.iTiles; ++t) {
           int64_t kt = std::min(l.tile, s.input - t * l.tile);
-          MemRegion w = loadTile(wBase, wDram, s.input, j * l.tile, nt,
-                                 t * l.tile, kt, l.slot[streamed++ % 2]);
-          mm(l.gates + uint64_t(j * l.tile * kF32), gatePitch(), gates,
-             Space::Vrf, l.xBase + uint64_t(t * l.tile * bytes()),
-             s.input * bytes(), xVrf, w, w, rows, kt, nt, t > 0);
+          const uint64_t w = l.slot[streamed++ % 2];
+          loadTile(wBase, s.input, j * l.tile, nt, t * l.tile, kt, w);
+          mm(gates.at(0, j * l.tile), x.at(0, t * l.tile), w, rows, kt, nt,
+             t > 0);
         }
       }
       if (l.rMode == RnnLayout::ReloadPerChunk)
-        loadAllR(rBase, rDram);
+        loadAllR(rBase);
 
       // During the recurrence resident R tiles are one buffer: the first
       // step waits for the last tile load only, instead of one token per
@@ -958,24 +847,22 @@ private:
       // full ld queue stalls dispatch of their consumers).
       std::optional<ProgramEmitter::Group> residentR;
       if (l.rMode != RnnLayout::Streamed)
-        residentR.emplace(emitter,
-                          MemRegion{Space::Mrf, l.rBase,
-                                    rTileAddress(l.rTiles.size() - 1) +
-                                        l.tileBytes});
+        residentR.emplace(emitter, MemRegion{Space::Mrf, l.rBase,
+                                             rTileAddress(l.rTiles.size() - 1) +
+                                                 l.tileBytes});
 
       for (int64_t step = first; step < first + steps; ++step) {
         const int64_t time = timeIndex(d, step);
         const uint64_t g =
             l.gates + uint64_t((time - tLo) * s.batch * gatePitch());
-        const MemRegion gRegion = acc(g, uint64_t(s.batch * gatePitch()));
         const uint64_t ySlice = uint64_t(time * s.dirs + d) * stateBytes();
         const uint64_t qNext = l.buffered ? l.yBuf + ySlice : l.hq[1 - current];
         const StepState h{qPrev, qNext, wideSlot(current, qPrev),
                           wideSlot(1 - current, qNext)};
         if (op.cell == Cell::Lstm)
-          lstmStep(g, gRegion, h, rBase, rDram);
+          lstmStep(g, h, rBase);
         else
-          gruStep(g, gRegion, h, rBase, rDram);
+          gruStep(g, h, rBase);
         if (!l.buffered)
           store(op.y, ySlice, qNext);
         qPrev = qNext;
