@@ -24,7 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBlocks.h"
+#include "KernelOperands.h"
 #include "KernelRegistry.h"
 
 #include "Accel/AccelOps.h"
@@ -40,8 +40,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-// Not mlir::Block.
-using npu_lowering::Block;
 
 /// VRF placement of the two slots and the chunk size.
 struct ConvertLayout {
@@ -65,8 +63,7 @@ std::optional<ConvertLayout> computeLayout(const TargetDesc &target,
   // A chunk is one row of the v.cvt, whose row pitches are 16-bit byte
   // counts.
   int64_t chunk = std::min<int64_t>(
-      {total, kMaxCount,
-       slotBytes / (from.elementBytes() + to.elementBytes()),
+      {total, kMaxCount, slotBytes / (from.elementBytes() + to.elementBytes()),
        kMaxPitch / std::max(from.elementBytes(), to.elementBytes())});
   if (chunk < total)
     chunk = chunk / multiple * multiple;
@@ -132,8 +129,8 @@ LogicalResult emitConvert(Operation *op, KernelContext &context) {
   for (int64_t first = 0, slot = 0; first < total;
        first += layout.chunk, slot ^= 1) {
     const int64_t n = std::min(layout.chunk, total - first);
-    const Block in = denseBlock(Space::Vrf, layout.in[slot], n, from);
-    const Block out = denseBlock(Space::Vrf, layout.out[slot], n, to);
+    const Operand2D in = denseOperand(Space::Vrf, layout.in[slot], n, from);
+    const Operand2D out = denseOperand(Space::Vrf, layout.out[slot], n, to);
 
     DmaLoad load;
     load.dst = in.ref();

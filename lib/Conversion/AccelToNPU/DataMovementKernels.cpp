@@ -45,7 +45,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBlocks.h"
+#include "KernelOperands.h"
 #include "KernelRegistry.h"
 
 #include "Accel/AccelOps.h"
@@ -65,8 +65,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-// Not mlir::Block.
-using npu_lowering::Block;
 
 /// Upper bound on the DMA transfers one op may expand to; beyond it the
 /// program would be dominated by instruction overhead (and grow without
@@ -652,7 +650,7 @@ void emitPadFill(PadOp op, KernelContext &context) {
   const int64_t chunk = fillChunk(context.target, elements, fmt.elementBytes());
   // Slot 0 holds the fill row; the interior copy that follows reuses the
   // slots, ordered after these stores by the emitter (write after read).
-  const Block fill = denseBlock(Space::Vrf, 0, chunk, fmt);
+  const Operand2D fill = denseOperand(Space::Vrf, 0, chunk, fmt);
   emitFill(context.emitter, fill, 1, chunk, op.getValue().convertToFloat());
   for (int64_t i = 0; i < elements; i += chunk) {
     DmaStore store;

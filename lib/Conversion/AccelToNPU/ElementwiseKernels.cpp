@@ -52,7 +52,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBlocks.h"
+#include "KernelOperands.h"
 #include "KernelRegistry.h"
 
 #include "Accel/AccelOps.h"
@@ -73,8 +73,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-// Not mlir::Block.
-using npu_lowering::Block;
 
 /// Widest row chosen when the op does not fix the view (flattened tensors).
 constexpr int64_t kMaxFlatCols = 1024;
@@ -260,7 +258,7 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
   const bool invertB = spec.kind == EltwiseSpec::Div && !reversed;
   // Dense VRF rows of `n` elements.
   auto vrf = [](uint64_t addr, int64_t n, ElementFormat format) {
-    return denseBlock(Space::Vrf, addr, n, format);
+    return denseOperand(Space::Vrf, addr, n, format);
   };
   // Where an intermediate that must stay f32 goes (rows of `n`): in place
   // for f32 data, else `work` (see workPerRow).
@@ -268,7 +266,7 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
     return vrf(fmt == kF32Format ? self : work, n, kF32Format);
   };
   // `rows` dense rows of the block's width from DRAM at `src`.
-  auto load = [&](const Block &dst, uint64_t src, int64_t rows, int64_t n) {
+  auto load = [&](const Operand2D &dst, uint64_t src, int64_t rows, int64_t n) {
     DmaLoad dma;
     dma.dst = dst.ref();
     dma.src = {Space::Dram, src};
@@ -280,13 +278,13 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
 
   // Resident b (row vector or scalar), loaded once; inverted once for div.
   // Its pitch is set where it is used.
-  Block residentB = vrf(layout.resident, 1, fmt);
+  Operand2D residentB = vrf(layout.resident, 1, fmt);
   if (spec.b == EltwiseSpec::Row || spec.b == EltwiseSpec::Scalar) {
     int64_t bElems = spec.b == EltwiseSpec::Row ? cols : 1;
     residentB = vrf(layout.resident, bElems, fmt);
     load(residentB, spec.bAddr, 1, bElems);
     if (invertB) {
-      Block inverse = widened(layout.resident, layout.residentWide, bElems);
+      Operand2D inverse = widened(layout.resident, layout.residentWide, bElems);
       emitUnary(emitter, Opcode::VRecip, inverse, residentB, 1, bElems);
       residentB = inverse;
     }
@@ -298,8 +296,8 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
     const uint64_t aBuf = layout.slot[chunk % 2];
     const uint64_t bBuf = aBuf + layout.bOffset;
     const uint64_t work = aBuf + layout.workOffset;
-    const Block a = vrf(aBuf, cols, fmt);
-    Block b = residentB;
+    const Operand2D a = vrf(aBuf, cols, fmt);
+    Operand2D b = residentB;
     load(a, spec.aAddr + uint64_t(fmt.rowBytes(row * cols)), rc, cols);
     if (spec.b == EltwiseSpec::Full) {
       b = vrf(bBuf, cols, fmt);
@@ -323,7 +321,7 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
     case EltwiseSpec::Min: {
       // b - a = -a + b (negation is exact); b / a = (1/a) * b with 1/a
       // kept in f32.
-      Block lhs = a;
+      Operand2D lhs = a;
       if (reversed && spec.kind == EltwiseSpec::Sub)
         emitUnary(emitter, Opcode::VNeg, a, a, rc, cols);
       if (reversed && spec.kind == EltwiseSpec::Div) {
@@ -365,7 +363,7 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
         // A full b as rc rows, a per-row b as one row of rc values.
         int64_t bCols = spec.b == EltwiseSpec::Full ? cols : rc;
         int64_t bRows = spec.b == EltwiseSpec::Full ? rc : 1;
-        Block inverse = widened(b.addr, work, bCols);
+        Operand2D inverse = widened(b.addr, work, bCols);
         emitUnary(emitter, Opcode::VRecip, inverse, b, bRows, bCols);
         b = inverse;
       }
@@ -395,7 +393,7 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
       break;
     case EltwiseSpec::Sqrt: {
       // 1 / rsqrt(x), rounded to the data's format once.
-      Block root = widened(aBuf, work, cols);
+      Operand2D root = widened(aBuf, work, cols);
       emitUnary(emitter, Opcode::VRsqrt, root, a, rc, cols);
       emitUnary(emitter, Opcode::VRecip, a, root, rc, cols);
       break;

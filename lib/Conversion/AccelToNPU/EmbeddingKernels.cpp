@@ -33,7 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBlocks.h"
+#include "KernelOperands.h"
 #include "KernelRegistry.h"
 
 #include "Accel/AccelOps.h"
@@ -56,8 +56,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-// Not mlir::Block.
-using npu_lowering::Block;
 
 // Store chunks of this many rows start at 64-byte multiples for any row size
 // that is a multiple of 2 bytes (4032 * 2 = 64 * 126).
@@ -192,7 +190,7 @@ LogicalResult emitEmbeddingBag(Operation *operation, KernelContext &context) {
   // v.fill of i32 `value`: the immediate is its bit pattern (docs/isa.md,
   // v.fill).
   auto fill = [&](uint64_t at, int64_t count, int64_t value) {
-    emitFillBits(emitter, denseBlock(Space::Acc, at, count, kI32Format), 1,
+    emitFillBits(emitter, denseOperand(Space::Acc, at, count, kI32Format), 1,
                  count, static_cast<uint32_t>(value));
   };
   // Copies `count` list entries to ACC as i32 (i64: their low words).
@@ -426,8 +424,8 @@ void emitConstGather(GatherOp op, ArrayRef<int64_t> indices,
   const int64_t wordsPerSlice = plan.sliceBytes() / plan.wordBytes;
   const ElementFormat word(plan.word);
   // Staged data rows and picked result rows in ACC (columns in words).
-  const Block staged{Space::Acc, plan.stage, plan.dataRowBytes(), word};
-  const Block picked{Space::Acc, plan.pick, plan.outRowBytes(), word};
+  const Operand2D staged{Space::Acc, plan.stage, plan.dataRowBytes(), word};
+  const Operand2D picked{Space::Acc, plan.pick, plan.outRowBytes(), word};
 
   for (int64_t row = 0; row < plan.outer; row += plan.rowsPerChunk) {
     int64_t rows = std::min(plan.rowsPerChunk, plan.outer - row);
@@ -440,7 +438,7 @@ void emitConstGather(GatherOp op, ArrayRef<int64_t> indices,
     emitLoad(emitter, load);
 
     // One index: store the selected slice of every staged row directly.
-    Block src = staged.at(0, indices[0] * wordsPerSlice);
+    Operand2D src = staged.at(0, indices[0] * wordsPerSlice);
     if (plan.count > 1) {
       // Several: pick each slice into the result layout first.
       for (auto [position, index] : llvm::enumerate(indices))

@@ -201,8 +201,7 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   auto macs = target.macsPerCycle.find(spec.inFormat.dtype);
   double loadCycles =
       dramDesc.latencyCycles +
-      double(tile * in.rowBytes(tile)) /
-          std::max(dramDesc.bytesPerCycle, 1e-9);
+      double(tile * in.rowBytes(tile)) / std::max(dramDesc.bytesPerCycle, 1e-9);
   double multiplyCycles =
       macs == target.macsPerCycle.end() || macs->second == 0
           ? 0
@@ -286,8 +285,7 @@ bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
              std::string(::nnaccel::isa::dtypeName(inType)) + " mode";
     return false;
   }
-  for (ElementFormat format :
-       {spec.inFormat, spec.biasFormat, spec.outFormat})
+  for (ElementFormat format : {spec.inFormat, spec.biasFormat, spec.outFormat})
     if (format.elementBytes() == 0) {
       reason = "this kernel handles whole-byte element types only, not " +
                std::string(::nnaccel::isa::dtypeName(format.dtype));
@@ -390,8 +388,8 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
 
       for (int64_t j = 0; j < nTiles; ++j, ++outputTile) {
         int64_t nt = std::min(tile, spec.n - j * tile);
-        const Block acc = denseBlock(Space::Acc,
-                                     layout.accSlot[outputTile % 2], nt);
+        const Operand2D acc =
+            denseOperand(Space::Acc, layout.accSlot[outputTile % 2], nt);
         // Full k tiles of this output tile are loaded a group at a time,
         // one DMA each (z = tiles, one plane per tile); a partial last
         // tile, the on-the-fly transposed K x N weight and partial n tiles
@@ -416,26 +414,16 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
                              kt, groupBase);
           }
           uint64_t w = groupBase + uint64_t(t - groupStart) * planeBytes;
-          emitter.emit(
-              build::Mm()
-                  .dst(acc.ref())
-                  .a(Space::Vrf, xData + uint64_t(in.rowBytes(t * tile)))
-                  .w(Space::Mrf, w)
-                  .dt(DType::F32)
-                  .at(in.dtype)
-                  .wt(in.dtype)
-                  .m(mc)
-                  .k(kt)
-                  .n(nt)
-                  .dpitch(acc.pitch)
-                  .apitch(in.rowBytes(spec.k))
-                  .acc(t > 0));
+          emitMm(emitter, acc,
+                 Operand2D{Space::Vrf, xData + uint64_t(in.rowBytes(t * tile)),
+                           in.rowBytes(spec.k), in},
+                 denseOperand(Space::Mrf, w, kt, in), mc, kt, nt, t > 0);
         }
 
         if (spec.bias) {
           const ElementFormat biasFormat = spec.biasFormat;
-          const Block bias = denseBlock(Space::Vrf, layout.biasBase, nt,
-                                        biasFormat);
+          const Operand2D bias =
+              denseOperand(Space::Vrf, layout.biasBase, nt, biasFormat);
           DmaLoad loadB;
           loadB.dst = bias.ref();
           loadB.src = {Space::Dram,
@@ -451,17 +439,17 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
 
         if (layout.staged) {
           // Into the batch element's dense f32 stage, behind the lead.
-          Block staged{Space::Acc,
-                       stage + uint64_t((lead + row * spec.n + j * tile) *
-                                        kF32),
-                       spec.n * kF32, kF32Format};
+          Operand2D staged{
+              Space::Acc,
+              stage + uint64_t((lead + row * spec.n + j * tile) * kF32),
+              spec.n * kF32, kF32Format};
           emitCopy(emitter, staged, acc, mc, nt);
           continue;
         }
-        Block result = acc;
+        Operand2D result = acc;
         if (out != kF32Format) {
-          result = denseBlock(Space::Acc, layout.outSlot[outputTile % 2], nt,
-                              out);
+          result =
+              denseOperand(Space::Acc, layout.outSlot[outputTile % 2], nt, out);
           emitCopy(emitter, result, acc, mc, nt);
         }
         DmaStore store;
@@ -481,17 +469,17 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
     // The lead: the previous element's last values, which share this
     // element's first aligned DRAM granule and are rewritten unchanged.
     const int64_t streamElems = lead + spec.m * spec.n;
-    const Block stageBlock{Space::Acc, stage, 0, kF32Format};
+    const Operand2D stageBlock{Space::Acc, stage, 0, kF32Format};
     if (lead > 0) {
-      Block prev{Space::Acc,
-                 layout.stage[(b + 1) % 2] +
-                     uint64_t((prevLead + spec.m * spec.n - lead) * kF32),
-                 0, kF32Format};
+      Operand2D prev{Space::Acc,
+                     layout.stage[(b + 1) % 2] +
+                         uint64_t((prevLead + spec.m * spec.n - lead) * kF32),
+                     0, kF32Format};
       emitCopy(emitter, stageBlock, prev, 1, lead);
     }
-    Block result = stageBlock;
+    Operand2D result = stageBlock;
     if (out != kF32Format) {
-      result = Block{Space::Acc, layout.packed[b % 2], 0, out};
+      result = Operand2D{Space::Acc, layout.packed[b % 2], 0, out};
       emitCopy(emitter, result, stageBlock, 1, streamElems);
     }
     DmaStore store;

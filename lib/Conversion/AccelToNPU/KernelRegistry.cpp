@@ -30,8 +30,9 @@ struct TableKernelModel
   LogicalResult emitCardKernel(Operation *op, KernelContext &context) const {
     return lookupKernel(op)->emit(op, context);
   }
-  uint64_t getSharedScratchBytes(Operation *op,
-                                 const ::nnaccel::isa::TargetDesc &target) const {
+  uint64_t
+  getSharedScratchBytes(Operation *op,
+                        const ::nnaccel::isa::TargetDesc &target) const {
     const KernelEntry *kernel = lookupKernel(op);
     return kernel->sharedScratch ? kernel->sharedScratch(op, target) : 0;
   }
@@ -39,12 +40,13 @@ struct TableKernelModel
 } // namespace
 
 void mlir::nnaccel::registerNPUKernelModels(DialectRegistry &registry) {
-  registry.addExtension(+[](MLIRContext *context,
-                            accel::AccelDialect *dialect) {
-    for (RegisteredOperationName name : context->getRegisteredOperations())
-      if (&name.getDialect() == dialect && lookupKernelByName(name.getStringRef()))
-        name.attachInterface<TableKernelModel>();
-  });
+  registry.addExtension(
+      +[](MLIRContext *context, accel::AccelDialect *dialect) {
+        for (RegisteredOperationName name : context->getRegisteredOperations())
+          if (&name.getDialect() == dialect &&
+              lookupKernelByName(name.getStringRef()))
+            name.attachInterface<TableKernelModel>();
+      });
 }
 
 const KernelEntry *

@@ -12,7 +12,7 @@
 #ifndef NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELS_H
 #define NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELS_H
 
-#include "KernelBlocks.h"
+#include "KernelOperands.h"
 #include "KernelUtils.h"
 #include "ProgramEmitter.h"
 
@@ -28,7 +28,7 @@ inline void emitActivationInPlace(ProgramEmitter &emitter,
                                   const ActivationSpec &act,
                                   ::nnaccel::isa::Space space, uint64_t address,
                                   int64_t pitch, int64_t rows, int64_t cols) {
-  emitActivation(emitter, act, Block{space, address, pitch, kF32Format}, rows,
+  emitActivation(emitter, act, Operand2D{space, address, pitch, kF32Format}, rows,
                  cols);
 }
 

@@ -1,7 +1,7 @@
 //===- LegacyKernelAPI.h - TRANSITION: the string-keyed kernel API -*- C++ -*-===//
 //
 // The helpers of the string-keyed instruction API, kept only while kernels
-// move to the typed builders (ISA/Builders.h) and KernelBlocks.h. Deleted
+// move to the typed builders (ISA/Builders.h) and KernelOperands.h. Deleted
 // when the last kernel has moved.
 //
 //===----------------------------------------------------------------------===//

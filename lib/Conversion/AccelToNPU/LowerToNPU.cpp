@@ -4,10 +4,10 @@
 // card with a dialect conversion: one pattern, for every op with a card
 // kernel (CardKernelOpInterface), appends the op's instructions through the
 // ProgramEmitter (which derives the dependency tokens) and replaces the op
-// by `npu.dram_tensor`s naming where its results are left in DRAM. The conversion visits the ops in
-// program order, which is the order their kernels run in. Addresses come
-// from the partition's memory plan (accel-plan-card-memory; a partition
-// without one is planned here first).
+// by `npu.dram_tensor`s naming where its results are left in DRAM. The
+// conversion visits the ops in program order, which is the order their kernels
+// run in. Addresses come from the partition's memory plan
+// (accel-plan-card-memory; a partition without one is planned here first).
 //
 //===----------------------------------------------------------------------===//
 
@@ -143,10 +143,10 @@ struct AccelLowerToNPUPass
         return op.emitOpError() << "cannot run on the card: " << reason;
       if (kernel.getSharedScratchBytes(desc) &&
           !op.hasAttr(AccelDialect::getSharedAddressAttrName()))
-        return op.emitOpError() << "needs SHARED scratch but the memory plan "
-                                   "gives it none ('"
-                                << AccelDialect::getSharedAddressAttrName()
-                                << "')";
+        return op.emitOpError()
+               << "needs SHARED scratch but the memory plan "
+                  "gives it none ('"
+               << AccelDialect::getSharedAddressAttrName() << "')";
     }
     return success();
   }
@@ -170,8 +170,10 @@ struct AccelLowerToNPUPass
       dramTensors.push_back({::nnaccel::isa::Space::Dram, address,
                              address + getDenseByteSize(value.getType())});
     PartitionLowering lowering{
-        ProgramEmitter(std::move(dramTensors), desc.tokenFifoDepth), desc,
-                               std::move(*plan), {}};
+        ProgramEmitter(std::move(dramTensors), desc.tokenFifoDepth),
+        desc,
+        std::move(*plan),
+        {}};
     RewritePatternSet patterns(context);
     patterns.add<KernelPattern>(lowering, context);
     ConversionTarget legality(*context);
@@ -190,10 +192,9 @@ struct AccelLowerToNPUPass
     OpBuilder builder(context);
     builder.setInsertionPointToEnd(getOperation().getBody());
     std::string name = getProgramName(partition, 0);
-    npu::ProgramOp programOp =
-        npu::fromISAProgram(builder, partition.getLoc(), program,
-                            lowering.locations, name,
-                            npu::getTargetSpecFor(getOperation()));
+    npu::ProgramOp programOp = npu::fromISAProgram(
+        builder, partition.getLoc(), program, lowering.locations, name,
+        npu::getTargetSpecFor(getOperation()));
     if (!programOp)
       return failure();
     partition.setProgramsAttr(

@@ -33,7 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBlocks.h"
+#include "KernelOperands.h"
 #include "KernelRegistry.h"
 #include "KernelUtils.h"
 
@@ -53,9 +53,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-
-// KernelBlocks' operand, not mlir::Block.
-using npu_lowering::Block;
 
 //===----------------------------------------------------------------------===//
 // MLIR-free kernel description and planning
@@ -245,11 +242,11 @@ void emitRowKernel(ProgramEmitter &emitter, const TargetDesc &target,
       spec.kind == RowKernel::ReduceMax ? Opcode::VRmax : Opcode::VRsum;
   // The f32 results of a reduction (`rows` dense rows of `n` in the VRF),
   // narrowed for the store when needed, to DRAM at `dst`.
-  auto storeResults = [&](uint64_t dst, const Block &results, int64_t rows,
+  auto storeResults = [&](uint64_t dst, const Operand2D &results, int64_t rows,
                           int64_t n, uint64_t narrowAt) {
-    Block stored = results;
+    Operand2D stored = results;
     if (isNarrow(spec)) {
-      stored = denseBlock(Space::Vrf, narrowAt, n, io);
+      stored = denseOperand(Space::Vrf, narrowAt, n, io);
       emitCopy(emitter, stored, results, rows, n);
     }
     DmaStore store;
@@ -270,10 +267,10 @@ void emitRowKernel(ProgramEmitter &emitter, const TargetDesc &target,
     for (int64_t p0 = 0; p0 < spec.planes;
          p0 += layout.unitsPerChunk, ++chunkIndex) {
       int64_t pc = std::min(layout.unitsPerChunk, spec.planes - p0);
-      const Block chunk =
-          denseBlock(Space::Acc, layout.accSlot[chunkIndex % 2], cols, io);
-      const Block results =
-          denseBlock(Space::Vrf, layout.vrfStat[chunkIndex % 2], cols);
+      const Operand2D chunk =
+          denseOperand(Space::Acc, layout.accSlot[chunkIndex % 2], cols, io);
+      const Operand2D results =
+          denseOperand(Space::Vrf, layout.vrfStat[chunkIndex % 2], cols);
       DmaLoad load;
       load.dst = chunk.ref();
       load.src = {Space::Dram, spec.input + uint64_t(p0 * planeBytes)};
@@ -297,8 +294,8 @@ void emitRowKernel(ProgramEmitter &emitter, const TargetDesc &target,
   }
 
   // Layer norm: scale and bias rows stay resident for all chunks.
-  const Block scale = denseBlock(Space::Vrf, layout.vrfScale, cols, io);
-  const Block bias = denseBlock(Space::Vrf, layout.vrfBias, cols, io);
+  const Operand2D scale = denseOperand(Space::Vrf, layout.vrfScale, cols, io);
+  const Operand2D bias = denseOperand(Space::Vrf, layout.vrfBias, cols, io);
   if (spec.kind == RowKernel::LayerNorm) {
     DmaLoad loadScale;
     loadScale.dst = scale.ref();
@@ -321,18 +318,18 @@ void emitRowKernel(ProgramEmitter &emitter, const TargetDesc &target,
     int64_t rc = std::min(layout.unitsPerChunk, spec.rows - r0);
     // The chunk as loaded and stored (`in`), and its f32 working copy `x`
     // (the same rc x cols block in f32).
-    const Block in =
-        denseBlock(Space::Acc, layout.accIo[chunkIndex % 2], cols, io);
-    const Block x =
-        denseBlock(Space::Acc, layout.accSlot[chunkIndex % 2], cols);
+    const Operand2D in =
+        denseOperand(Space::Acc, layout.accIo[chunkIndex % 2], cols, io);
+    const Operand2D x =
+        denseOperand(Space::Acc, layout.accSlot[chunkIndex % 2], cols);
     // Per-row statistics: written as rc x 1 columns (dpitch one float) by
     // the reductions, read as col-broadcast operands, and transformed as
     // one row of rc values.
     auto column = [&](uint64_t address) {
-      return Block{Space::Vrf, address, kF32, kF32Format};
+      return Operand2D{Space::Vrf, address, kF32, kF32Format};
     };
     auto asRow = [&](uint64_t address) {
-      return denseBlock(Space::Vrf, address, rc);
+      return denseOperand(Space::Vrf, address, rc);
     };
     DmaLoad load;
     load.dst = in.ref();
@@ -369,7 +366,7 @@ void emitRowKernel(ProgramEmitter &emitter, const TargetDesc &target,
     }
     case RowKernel::LayerNorm: {
       uint64_t mean = layout.vrfStat[0], var = layout.vrfStat[1];
-      const Block sq = denseBlock(Space::Acc, layout.accScratch, cols);
+      const Operand2D sq = denseOperand(Space::Acc, layout.accScratch, cols);
       emitReduce(emitter, Opcode::VRsum, column(mean), in, Axis::Cols, rc,
                  cols);
       emitScalar(emitter, Opcode::VsMul, asRow(mean), asRow(mean), invCols, 1,

@@ -8,7 +8,6 @@
 
 #include "CardMemoryPlan.h"
 
-
 #include "Accel/ElementTypes.h"
 
 #include "nnaccel/Conversion/Passes.h"
@@ -307,8 +306,7 @@ struct AccelPlanCardMemoryPass
   using Base::Base;
 
   void runOnOperation() override {
-    const ::nnaccel::isa::TargetDesc *desc =
-        npu::lookupTarget(getOperation());
+    const ::nnaccel::isa::TargetDesc *desc = npu::lookupTarget(getOperation());
     if (!desc)
       return signalPassFailure();
     // Partitions of one function that share a card share its weight area.
@@ -343,7 +341,8 @@ static LogicalResult planPartition(CardPartitionOp partition,
   Block &body = partition.getBody().front();
   const auto &dram = target.memory(::nnaccel::isa::Space::Dram);
   const auto &sharedDesc = target.memory(::nnaccel::isa::Space::Shared);
-  MemoryAllocator shared(sharedDesc.bytes, std::max<uint32_t>(sharedDesc.align, 1));
+  MemoryAllocator shared(sharedDesc.bytes,
+                         std::max<uint32_t>(sharedDesc.align, 1));
   const uint64_t workBegin = allocator.getPeak();
   InPlacePlan inPlace = findInPlaceOps(body, dram.align);
 

@@ -30,7 +30,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBlocks.h"
+#include "KernelOperands.h"
 #include "KernelRegistry.h"
 #include "KernelUtils.h"
 
@@ -51,9 +51,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-
-// KernelBlocks' operand, not mlir::Block.
-using npu_lowering::Block;
 
 /// Bytes of a chunk's means kept apart from its f32 sums: f32 means are
 /// scaled in place, f16/bf16 ones get their own buffer.
@@ -151,11 +148,11 @@ LogicalResult emitGlobalAvgPool(Operation *operation, KernelContext &context) {
 
   for (int64_t r0 = 0, index = 0; r0 < rows; r0 += chunk, ++index) {
     int64_t rc = std::min(chunk, rows - r0);
-    const Block slot =
-        denseBlock(Space::Acc, uint64_t(index % 2) * slotBytes, plane, format);
+    const Operand2D slot = denseOperand(
+        Space::Acc, uint64_t(index % 2) * slotBytes, plane, format);
     const uint64_t sums = uint64_t(index % 2) * vrfSlotBytes;
-    const Block mean =
-        denseBlock(Space::Vrf, meanBytes ? sums + sumBytes : sums, rc, format);
+    const Operand2D mean = denseOperand(
+        Space::Vrf, meanBytes ? sums + sumBytes : sums, rc, format);
 
     DmaLoad load;
     load.dst = slot.ref();
@@ -168,11 +165,11 @@ LogicalResult emitGlobalAvgPool(Operation *operation, KernelContext &context) {
     // Not chained into the scale: the next load into this slot waits for
     // the reduction, and only a chain's last member may push that token.
     // One f32 sum per row, written as a column.
-    emitReduce(emitter, Opcode::VRsum, Block{Space::Vrf, sums, kF32}, slot,
+    emitReduce(emitter, Opcode::VRsum, Operand2D{Space::Vrf, sums, kF32}, slot,
                Axis::Cols, rc, plane);
 
     // The sums are contiguous: scale them as one row, into the output type.
-    emitScalar(emitter, Opcode::VsMul, mean, denseBlock(Space::Vrf, sums, rc),
+    emitScalar(emitter, Opcode::VsMul, mean, denseOperand(Space::Vrf, sums, rc),
                scale, 1, rc);
 
     DmaStore store;
@@ -346,8 +343,8 @@ LogicalResult checkWindowPool(Operation *operation, const TargetDesc &target,
 /// Accumulates every window position of `in` (a block of `rows` vector
 /// rows, f32) into `out` with `opcode` (v.max / v.add), in row-major order.
 void emitWindows(ProgramEmitter &emitter, Opcode opcode,
-                 const WindowPoolSpec &spec, const Block &in, const Block &out,
-                 int64_t rows) {
+                 const WindowPoolSpec &spec, const Operand2D &in,
+                 const Operand2D &out, int64_t rows) {
   auto window = [&](int64_t t) {
     int64_t di = t / spec.kw, dj = t % spec.kw;
     return in.at(0, di * spec.wp() + dj);
@@ -385,9 +382,9 @@ LogicalResult emitWindowPool(Operation *operation, KernelContext &context) {
 
   // VRF: one padded plane of 0 / -inf (max: the border mask) or 0 / 1 (avg
   // without count_include_pad: the ones plane), then 1 / count per output.
-  const Block plane = denseBlock(Space::Vrf, 0, wp);
-  const Block inverse{Space::Vrf, alignUp(spec.inBytes(), 64), spec.pitch(),
-                      kF32Format};
+  const Operand2D plane = denseOperand(Space::Vrf, 0, wp);
+  const Operand2D inverse{Space::Vrf, alignUp(spec.inBytes(), 64), spec.pitch(),
+                          kF32Format};
   bool mask = IsMax && spec.padded();
   bool counts = !IsMax && !spec.includePad;
   if (mask || counts) {
@@ -412,16 +409,17 @@ LogicalResult emitWindowPool(Operation *operation, KernelContext &context) {
     uint64_t base = uint64_t(index % 2) * slotBytes;
     // The chunk's padded planes in f32, one vector row per `s` padded rows
     // (`in`) or per channel plane (`planes`).
-    const Block in{Space::Acc, base, s * wp * kF32, kF32Format};
-    const Block planes = in.withPitch(spec.inBytes());
-    const Block out{Space::Acc, base + slotIn, spec.pitch(), kF32Format};
-    const Block compact{Space::Acc, base + slotIn + slotOut,
-                        spec.compactPitch(), format};
+    const Operand2D in{Space::Acc, base, s * wp * kF32, kF32Format};
+    const Operand2D planes = in.withPitch(spec.inBytes());
+    const Operand2D out{Space::Acc, base + slotIn, spec.pitch(), kF32Format};
+    const Operand2D compact{Space::Acc, base + slotIn + slotOut,
+                            spec.compactPitch(), format};
     // f16/bf16 planes are loaded as they are, then widened into `in`.
-    const Block loaded =
-        spec.narrow() ? Block{Space::Acc, base + slotIn + slotOut + slotCompact,
-                              spec.hp() * format.rowBytes(wp), format}
-                      : planes;
+    const Operand2D loaded =
+        spec.narrow()
+            ? Operand2D{Space::Acc, base + slotIn + slotOut + slotCompact,
+                        spec.hp() * format.rowBytes(wp), format}
+            : planes;
 
     DmaLoad load;
     load.dst = loaded.ref();
@@ -449,7 +447,7 @@ LogicalResult emitWindowPool(Operation *operation, KernelContext &context) {
     int64_t rows = (cc - 1) * rowsPerPlane + ho;
     emitWindows(emitter, reduce, spec, in, out, rows);
     for (int64_t p = 0; p < cc; ++p) {
-      const Block from = out.at(p * rowsPerPlane), to = compact.at(p * ho);
+      const Operand2D from = out.at(p * rowsPerPlane), to = compact.at(p * ho);
       if (IsMax)
         emitCopy(emitter, to, from, ho, cols);
       else if (spec.includePad)

@@ -115,7 +115,7 @@ int fifoIndex(int from, int to) {
   if (from == 0)
     return 0; // ld -> ex
   if (from == 2)
-    return 3; // st -> ex
+    return 3;             // st -> ex
   return to == 0 ? 1 : 2; // ex -> ld, ex -> st
 }
 } // namespace
@@ -145,8 +145,7 @@ MemRegion ProgramEmitter::trackedRegion(const MemAccess &access) const {
   }
   const MemRegion *group = nullptr;
   for (const MemRegion &candidate : groups)
-    if (candidate.contains(region) &&
-        (!group || group->contains(candidate)))
+    if (candidate.contains(region) && (!group || group->contains(candidate)))
       group = &candidate;
   if (group)
     return *group;
@@ -176,12 +175,11 @@ ProgramEmitter::Group::Group(ProgramEmitter &emitter, MemRegion region)
 }
 
 ProgramEmitter::Group::~Group() {
-  auto it = llvm::find_if(llvm::reverse(emitter.groups),
-                          [&](const MemRegion &other) {
-                            return other.space == region.space &&
-                                   other.begin == region.begin &&
-                                   other.end == region.end;
-                          });
+  auto it =
+      llvm::find_if(llvm::reverse(emitter.groups), [&](const MemRegion &other) {
+        return other.space == region.space && other.begin == region.begin &&
+               other.end == region.end;
+      });
   assert(it != emitter.groups.rend() && "group ended twice");
   emitter.groups.erase(std::next(it).base());
 }

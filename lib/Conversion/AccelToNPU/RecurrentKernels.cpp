@@ -55,7 +55,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBlocks.h"
+#include "KernelOperands.h"
 #include "KernelRegistry.h"
 #include "KernelUtils.h"
 
@@ -74,9 +74,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-
-// KernelBlocks' operand, not mlir::Block.
-using npu_lowering::Block;
 
 enum class Cell { Lstm, Gru };
 
@@ -470,19 +467,21 @@ private:
   // rows): column `col` of the gates of a step at `g` (f32), a B x H state
   // buffer in f32 or in the op's format, one bias row (0 input, 1
   // recurrence) or the peephole row from column `col`.
-  Block gate(uint64_t g, int64_t col) const {
-    return Block{Space::Acc, g, gatePitch(), kF32Format}.at(0, col);
+  Operand2D gate(uint64_t g, int64_t col) const {
+    return Operand2D{Space::Acc, g, gatePitch(), kF32Format}.at(0, col);
   }
-  Block wide(uint64_t at) const { return denseBlock(Space::Acc, at, s.hidden); }
-  Block narrow(uint64_t at) const {
-    return denseBlock(Space::Acc, at, s.hidden, s.format);
+  Operand2D wide(uint64_t at) const {
+    return denseOperand(Space::Acc, at, s.hidden);
   }
-  Block biasRow(int which, int64_t col) const {
-    return Block{Space::Acc, l.bias, int64_t(l.biasPitch), s.format}.at(which,
-                                                                        col);
+  Operand2D narrow(uint64_t at) const {
+    return denseOperand(Space::Acc, at, s.hidden, s.format);
   }
-  Block peepholeRow(int64_t col) const {
-    return denseBlock(Space::Acc, l.peep, 3 * s.hidden, s.format).at(0, col);
+  Operand2D biasRow(int which, int64_t col) const {
+    return Operand2D{Space::Acc, l.bias, int64_t(l.biasPitch), s.format}.at(
+        which, col);
+  }
+  Operand2D peepholeRow(int64_t col) const {
+    return denseOperand(Space::Acc, l.peep, 3 * s.hidden, s.format).at(0, col);
   }
 
   /// Loads rows [row, row + rows) x columns [col, col + cols) of a
@@ -511,25 +510,14 @@ private:
 
   /// dst[rows x n] (+)= a[rows x k] . w^T, dst f32 in ACC, `a` and the
   /// n x k tile at `w` in the MRF in the op's format.
-  void mm(const Block &dst, const Block &a, uint64_t w, int64_t rows, int64_t k,
-          int64_t n, bool accumulate) {
-    emitter.emit(build::Mm()
-                     .dst(dst.ref())
-                     .a(a.ref())
-                     .w(Space::Mrf, w)
-                     .dt(dst.format.dtype)
-                     .at(a.format.dtype)
-                     .wt(s.format.dtype)
-                     .m(rows)
-                     .k(k)
-                     .n(n)
-                     .dpitch(dst.pitch)
-                     .apitch(a.pitch)
-                     .acc(accumulate));
+  void mm(const Operand2D &dst, const Operand2D &a, uint64_t w, int64_t rows,
+          int64_t k, int64_t n, bool accumulate) {
+    emitMm(emitter, dst, a, denseOperand(Space::Mrf, w, k, s.format), rows, k,
+           n, accumulate);
   }
 
   /// Clamps `cols` columns of `block` to [-clip, clip] when the op clips.
-  void clip(const Block &block, int64_t cols) {
+  void clip(const Operand2D &block, int64_t cols) {
     if (!op.clip)
       return;
     emitScalar(emitter, Opcode::VsMax, block, block, -*op.clip, s.batch, cols);
@@ -538,7 +526,7 @@ private:
 
   /// Direction d's B x H slice of `value` into `dst` (the op's format), or
   /// zeros in `dst`'s format when the op has no such operand.
-  void loadOrFill(Value value, int64_t d, const Block &dst) {
+  void loadOrFill(Value value, int64_t d, const Operand2D &dst) {
     if (!value) {
       emitFill(emitter, dst, s.batch, s.hidden);
       return;
@@ -590,7 +578,7 @@ private:
   }
 
   /// dst = src, converting between f32 and the op's format when they differ.
-  void copy(const Block &dst, const Block &src) {
+  void copy(const Operand2D &dst, const Operand2D &src) {
     emitCopy(emitter, dst, src, s.batch, s.hidden);
   }
 
@@ -621,7 +609,7 @@ private:
   /// `accumulate`. Resident R tiles are read where loadAllR put them
   /// (tracked as one buffer: see the Group in emitDirection); otherwise
   /// each tile is streamed through the MRF slots.
-  void recurrentProduct(int block, const Block &dst, const Block &a,
+  void recurrentProduct(int block, const Operand2D &dst, const Operand2D &a,
                         uint64_t rBase, bool accumulate) {
     const int64_t blockRow = rBlocks(s, l.hLead)[block].first;
     for (auto [index, tile] : llvm::enumerate(l.rTiles)) {
@@ -655,12 +643,12 @@ private:
                  Bcast::Row, B, cols4);
     }
     // Gate blocks: i [0, H), o [H, 2H), f [2H, 3H), c~ [3H, 4H).
-    const Block gi = gate(g, 0), go = gate(g, H), gf = gate(g, 2 * H),
-                gc = gate(g, 3 * H), c = wide(l.cState), t0 = wide(l.tmp[0]),
-                t1 = wide(l.tmp[1]);
+    const Operand2D gi = gate(g, 0), go = gate(g, H), gf = gate(g, 2 * H),
+                    gc = gate(g, 3 * H), c = wide(l.cState),
+                    t0 = wide(l.tmp[0]), t1 = wide(l.tmp[1]);
     // Peepholes (P blocks i, o, f) add P*c to a gate before its clip, as
     // the host: i and f with the old c here, o with the new c below.
-    auto addPeephole = [&](const Block &gateBlock, int64_t pCol) {
+    auto addPeephole = [&](const Operand2D &gateBlock, int64_t pCol) {
       emitBinary(emitter, Opcode::VMul, t0, c, peepholeRow(pCol), Bcast::Row, B,
                  H);
       emitBinary(emitter, Opcode::VAdd, gateBlock, gateBlock, t0, Bcast::None,
@@ -696,17 +684,18 @@ private:
   /// The gru cell for G_t; h_t -> wideNext (f32) and qNext.
   void gruStep(uint64_t g, const StepState &h, uint64_t rBase) {
     const int64_t B = s.batch, H = s.hidden;
-    const Block hPrevQ = narrow(h.qPrev), hPrev = wide(h.widePrev);
-    const Block gz = gate(g, 0), gr = gate(g, H), gh = gate(g, 2 * H);
+    const Operand2D hPrevQ = narrow(h.qPrev), hPrev = wide(h.widePrev);
+    const Operand2D gz = gate(g, 0), gr = gate(g, H), gh = gate(g, 2 * H);
     // Host order: x.W^T + h.R^T, then Wb, then Rb.
     recurrentProduct(0, gz, hPrevQ, rBase, /*accumulate=*/true);
     // The h block's product (h.R_h^T or (r*h).R_h^T) in f32, at `lin` after
     // hLead discarded columns; without a lead, linear_before_reset puts it
     // in aux (which otherwise holds r*h, the product's operand).
-    const Block product =
-        l.hLead ? denseBlock(Space::Acc, l.hProduct, l.hLead + H) : wide(l.aux);
-    const Block lin = product.at(0, l.hLead);
-    auto hProduct = [&](const Block &a) {
+    const Operand2D product =
+        l.hLead ? denseOperand(Space::Acc, l.hProduct, l.hLead + H)
+                : wide(l.aux);
+    const Operand2D lin = product.at(0, l.hLead);
+    auto hProduct = [&](const Operand2D &a) {
       recurrentProduct(1, product, a, rBase, /*accumulate=*/false);
     };
     if (op.linearBeforeReset)
@@ -728,7 +717,7 @@ private:
       emitBinary(emitter, Opcode::VAdd, gh, gh, lin, Bcast::None, B, H);
     } else {
       // n = x.W_h^T + (r * h).R_h^T, then + Rb_h.
-      const Block rh = narrow(l.aux);
+      const Operand2D rh = narrow(l.aux);
       emitBinary(emitter, Opcode::VMul, rh, gr, hPrev, Bcast::None, B, H);
       if (l.hLead) {
         // One f32 addition, as mm's acc=1 would do.
@@ -747,8 +736,8 @@ private:
     clip(gh, H);
     emitUnary(emitter, Opcode::VTanh, gh, gh, B, H);
     // h = (1 - z)*n + z*h: -z is exact, so 1 + (-z) rounds like 1 - z.
-    const Block t0 = wide(l.tmp[0]), t1 = wide(l.tmp[1]),
-                hNext = wide(h.wideNext);
+    const Operand2D t0 = wide(l.tmp[0]), t1 = wide(l.tmp[1]),
+                    hNext = wide(h.wideNext);
     emitUnary(emitter, Opcode::VNeg, t0, gz, B, H);
     emitScalar(emitter, Opcode::VsAdd, t0, t0, 1.0f, B, H);
     emitBinary(emitter, Opcode::VMul, t0, t0, gh, Bcast::None, B, H);
@@ -826,8 +815,8 @@ private:
       loadX.x = s.input;
       loadX.y = rows;
       emitLoad(emitter, loadX);
-      const Block x = denseBlock(Space::Vrf, l.xBase, s.input, s.format);
-      const Block gates{Space::Acc, l.gates, gatePitch(), kF32Format};
+      const Operand2D x = denseOperand(Space::Vrf, l.xBase, s.input, s.format);
+      const Operand2D gates{Space::Acc, l.gates, gatePitch(), kF32Format};
       for (int64_t j = 0; j < l.nTiles; ++j) {
         int64_t nt = std::min(l.tile, G - j * l.tile);
         for (int64_t t = 0; t < l.iTiles; ++t) {

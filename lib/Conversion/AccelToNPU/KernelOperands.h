@@ -1,17 +1,17 @@
-//===- KernelBlocks.h - 2-D operands and the instructions on them -*- C++ -*-===//
+//===- KernelOperands.h - 2-D operands and the instructions on them C++ -*-===//
 //
-// The operand plumbing every kernel shares. A Block is a 2-D operand in an
-// on-chip memory (or the chain): the address of its first element, the
+// The operand plumbing every kernel shares. An Operand2D is a 2-D operand in
+// an on-chip memory (or the chain): the address of its first element, the
 // bytes between its rows and its element format; the helpers below append
-// one vector instruction (or one DMA) on rows x cols of such blocks through
-// the ProgramEmitter, which works out what each reads and writes from the
-// instruction itself. Conv, norm, pool, elementwise, recurrent and the
-// linear kernels all build their programs from these.
+// one instruction (a vector op, an mm or a DMA) on rows x cols of such
+// operands through the ProgramEmitter, which works out what each reads and
+// writes from the instruction itself. Conv, norm, pool, elementwise,
+// recurrent and the linear kernels all build their programs from these.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELBLOCKS_H
-#define NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELBLOCKS_H
+#ifndef NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELOPERANDS_H
+#define NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELOPERANDS_H
 
 #include "KernelUtils.h"
 #include "ProgramEmitter.h"
@@ -22,35 +22,35 @@ namespace mlir::nnaccel::npu_lowering {
 
 /// A 2-D operand: `rows` x `cols` of it start at `addr` of `space`, rows
 /// `pitch` bytes apart (the shape is given per instruction).
-struct Block {
+struct Operand2D {
   ::nnaccel::isa::Space space = ::nnaccel::isa::Space::Vrf;
   uint64_t addr = 0;
   int64_t pitch = 0;
   ElementFormat format = kF32Format;
 
-  /// The block whose first element is `row` rows and `col` elements on.
-  Block at(int64_t row, int64_t col = 0) const {
+  /// The operand whose first element is `row` rows and `col` elements on.
+  Operand2D at(int64_t row, int64_t col = 0) const {
     return {space,
             addr + static_cast<uint64_t>(row * pitch + format.rowBytes(col)),
             pitch, format};
   }
   /// The same first element with another pitch.
-  Block withPitch(int64_t newPitch) const {
+  Operand2D withPitch(int64_t newPitch) const {
     return {space, addr, newPitch, format};
   }
   ::nnaccel::isa::MemRef ref() const { return {space, addr, 0}; }
   bool isChain() const { return space == ::nnaccel::isa::Space::Chain; }
 };
 
-/// A block of dense rows of `cols` elements.
-inline Block denseBlock(::nnaccel::isa::Space space, uint64_t addr,
-                        int64_t cols, ElementFormat format = kF32Format) {
+/// An operand of dense rows of `cols` elements.
+inline Operand2D denseOperand(::nnaccel::isa::Space space, uint64_t addr,
+                              int64_t cols, ElementFormat format = kF32Format) {
   return {space, addr, format.rowBytes(cols), format};
 }
 
 /// The chain (docs/isa.md §5) as an operand: what the previous instruction
 /// forwards (as `a`) or what this one forwards to the next (as `dst`).
-inline Block chainBlock(int64_t cols, ElementFormat format = kF32Format) {
+inline Operand2D chainOperand(int64_t cols, ElementFormat format = kF32Format) {
   return {::nnaccel::isa::Space::Chain, 0, format.rowBytes(cols), format};
 }
 
@@ -68,44 +68,52 @@ struct ActivationSpec {
 /// dst = op(a): v.mov, v.cvt, v.relu, v.sigm, v.tanh, v.exp, v.gelu,
 /// v.recip, v.rsqrt, v.abs, v.neg.
 void emitUnary(ProgramEmitter &emitter, ::nnaccel::isa::Opcode opcode,
-               const Block &dst, const Block &a, int64_t rows, int64_t cols);
+               const Operand2D &dst, const Operand2D &a, int64_t rows,
+               int64_t cols);
 
 /// dst = a op imm: vs.add, vs.mul, vs.max, vs.min.
 void emitScalar(ProgramEmitter &emitter, ::nnaccel::isa::Opcode opcode,
-                const Block &dst, const Block &a, float imm, int64_t rows,
-                int64_t cols);
+                const Operand2D &dst, const Operand2D &a, float imm,
+                int64_t rows, int64_t cols);
 
 /// dst = a op b: v.add, v.sub, v.mul, v.max, v.min; `b` is a full block,
 /// one row (bcast row), one element per row (bcast col) or one element
 /// (bcast scalar).
 void emitBinary(ProgramEmitter &emitter, ::nnaccel::isa::Opcode opcode,
-                const Block &dst, const Block &a, const Block &b,
+                const Operand2D &dst, const Operand2D &a, const Operand2D &b,
                 ::nnaccel::isa::Bcast bcast, int64_t rows, int64_t cols);
 
 /// dst = reduce(a) along `axis` (cols: one value per row; rows: one row):
 /// v.rsum, v.rmax, v.rmin.
 void emitReduce(ProgramEmitter &emitter, ::nnaccel::isa::Opcode opcode,
-                const Block &dst, const Block &a, ::nnaccel::isa::Axis axis,
-                int64_t rows, int64_t cols);
+                const Operand2D &dst, const Operand2D &a,
+                ::nnaccel::isa::Axis axis, int64_t rows, int64_t cols);
 
 /// dst = a, a bit copy (v.mov) when the formats agree, else a conversion
 /// (v.cvt).
-void emitCopy(ProgramEmitter &emitter, const Block &dst, const Block &a,
+void emitCopy(ProgramEmitter &emitter, const Operand2D &dst, const Operand2D &a,
               int64_t rows, int64_t cols);
 
 /// Fills rows x cols of `dst` with `value` (v.fill), in pieces of at most
 /// kMaxCount rows.
-void emitFill(ProgramEmitter &emitter, const Block &dst, int64_t rows,
+void emitFill(ProgramEmitter &emitter, const Operand2D &dst, int64_t rows,
               int64_t cols, float value = 0);
 /// The same with the immediate's raw 32 bits: an integer `dst` format is
 /// filled with the integer `bits`.
-void emitFillBits(ProgramEmitter &emitter, const Block &dst, int64_t rows,
+void emitFillBits(ProgramEmitter &emitter, const Operand2D &dst, int64_t rows,
                   int64_t cols, uint32_t bits);
 
-/// Applies `act` to an f32 block in place (v.relu / v.sigm / v.tanh /
+/// dst[rows x n] (+)= a[rows x k] . w^T on the matrix unit (mm): `w` is an
+/// n x k tile in the MRF (dense rows), `dst` accumulates in its format
+/// (f32 in ACC) when `accumulate`.
+void emitMm(ProgramEmitter &emitter, const Operand2D &dst, const Operand2D &a,
+            const Operand2D &w, int64_t rows, int64_t k, int64_t n,
+            bool accumulate);
+
+/// Applies `act` to an f32 operand in place (v.relu / v.sigm / v.tanh /
 /// v.gelu, or vs.max + vs.min for a clip).
 void emitActivation(ProgramEmitter &emitter, const ActivationSpec &act,
-                    const Block &block, int64_t rows, int64_t cols);
+                    const Operand2D &block, int64_t rows, int64_t cols);
 
 //===----------------------------------------------------------------------===//
 // DMA
@@ -142,4 +150,4 @@ void emitStore(ProgramEmitter &emitter, const DmaStore &store);
 
 } // namespace mlir::nnaccel::npu_lowering
 
-#endif // NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELBLOCKS_H
+#endif // NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELOPERANDS_H

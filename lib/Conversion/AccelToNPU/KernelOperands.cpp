@@ -1,11 +1,11 @@
-//===- KernelBlocks.cpp - 2-D operands and the instructions on them -------===//
+//===- KernelOperands.cpp - 2-D operands and the instructions on them ----===//
 //
-// See KernelBlocks.h. Each helper fills the fields of one instruction from
+// See KernelOperands.h. Each helper fills the fields of one instruction from
 // its blocks; the emitter derives the memory effects and tokens.
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBlocks.h"
+#include "KernelOperands.h"
 
 #include <algorithm>
 #include <cstring>
@@ -18,8 +18,8 @@ using ::nnaccel::isa::Opcode;
 using ::nnaccel::isa::Space;
 
 void mlir::nnaccel::npu_lowering::emitUnary(ProgramEmitter &emitter,
-                                            Opcode opcode, const Block &dst,
-                                            const Block &a, int64_t rows,
+                                            Opcode opcode, const Operand2D &dst,
+                                            const Operand2D &a, int64_t rows,
                                             int64_t cols) {
   emitter.emit(build::VectorUnary(opcode)
                    .dst(dst.ref())
@@ -34,8 +34,9 @@ void mlir::nnaccel::npu_lowering::emitUnary(ProgramEmitter &emitter,
 }
 
 void mlir::nnaccel::npu_lowering::emitScalar(ProgramEmitter &emitter,
-                                             Opcode opcode, const Block &dst,
-                                             const Block &a, float imm,
+                                             Opcode opcode,
+                                             const Operand2D &dst,
+                                             const Operand2D &a, float imm,
                                              int64_t rows, int64_t cols) {
   emitter.emit(build::VectorScalar(opcode)
                    .dst(dst.ref())
@@ -51,10 +52,11 @@ void mlir::nnaccel::npu_lowering::emitScalar(ProgramEmitter &emitter,
 }
 
 void mlir::nnaccel::npu_lowering::emitBinary(ProgramEmitter &emitter,
-                                             Opcode opcode, const Block &dst,
-                                             const Block &a, const Block &b,
-                                             Bcast bcast, int64_t rows,
-                                             int64_t cols) {
+                                             Opcode opcode,
+                                             const Operand2D &dst,
+                                             const Operand2D &a,
+                                             const Operand2D &b, Bcast bcast,
+                                             int64_t rows, int64_t cols) {
   emitter.emit(build::VectorBinary(opcode)
                    .dst(dst.ref())
                    .a(a.ref())
@@ -72,8 +74,9 @@ void mlir::nnaccel::npu_lowering::emitBinary(ProgramEmitter &emitter,
 }
 
 void mlir::nnaccel::npu_lowering::emitReduce(ProgramEmitter &emitter,
-                                             Opcode opcode, const Block &dst,
-                                             const Block &a, Axis axis,
+                                             Opcode opcode,
+                                             const Operand2D &dst,
+                                             const Operand2D &a, Axis axis,
                                              int64_t rows, int64_t cols) {
   emitter.emit(build::VectorReduce(opcode)
                    .dst(dst.ref())
@@ -88,18 +91,40 @@ void mlir::nnaccel::npu_lowering::emitReduce(ProgramEmitter &emitter,
                    .chained(dst.isChain()));
 }
 
+void mlir::nnaccel::npu_lowering::emitMm(ProgramEmitter &emitter,
+                                         const Operand2D &dst,
+                                         const Operand2D &a, const Operand2D &w,
+                                         int64_t rows, int64_t k, int64_t n,
+                                         bool accumulate) {
+  emitter.emit(build::Mm()
+                   .dst(dst.ref())
+                   .a(a.ref())
+                   .w(w.ref())
+                   .dt(dst.format.dtype)
+                   .at(a.format.dtype)
+                   .wt(w.format.dtype)
+                   .m(rows)
+                   .k(k)
+                   .n(n)
+                   .dpitch(dst.pitch)
+                   .apitch(a.pitch)
+                   .acc(accumulate));
+}
+
 void mlir::nnaccel::npu_lowering::emitCopy(ProgramEmitter &emitter,
-                                           const Block &dst, const Block &a,
-                                           int64_t rows, int64_t cols) {
+                                           const Operand2D &dst,
+                                           const Operand2D &a, int64_t rows,
+                                           int64_t cols) {
   emitUnary(emitter, dst.format == a.format ? Opcode::VMov : Opcode::VCvt, dst,
             a, rows, cols);
 }
 
 void mlir::nnaccel::npu_lowering::emitFillBits(ProgramEmitter &emitter,
-                                               const Block &dst, int64_t rows,
-                                               int64_t cols, uint32_t bits) {
+                                               const Operand2D &dst,
+                                               int64_t rows, int64_t cols,
+                                               uint32_t bits) {
   for (int64_t r0 = 0; r0 < rows; r0 += kMaxCount) {
-    const Block piece = dst.at(r0);
+    const Operand2D piece = dst.at(r0);
     emitter.emit(build::VFill()
                      .dst(piece.ref())
                      .dt(dst.format.dtype)
@@ -111,7 +136,7 @@ void mlir::nnaccel::npu_lowering::emitFillBits(ProgramEmitter &emitter,
 }
 
 void mlir::nnaccel::npu_lowering::emitFill(ProgramEmitter &emitter,
-                                           const Block &dst, int64_t rows,
+                                           const Operand2D &dst, int64_t rows,
                                            int64_t cols, float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
@@ -120,7 +145,7 @@ void mlir::nnaccel::npu_lowering::emitFill(ProgramEmitter &emitter,
 
 void mlir::nnaccel::npu_lowering::emitActivation(ProgramEmitter &emitter,
                                                  const ActivationSpec &act,
-                                                 const Block &block,
+                                                 const Operand2D &block,
                                                  int64_t rows, int64_t cols) {
   switch (act.kind) {
   case ActivationSpec::None:
@@ -149,21 +174,21 @@ void mlir::nnaccel::npu_lowering::emitActivation(ProgramEmitter &emitter,
 void mlir::nnaccel::npu_lowering::emitLoad(ProgramEmitter &emitter,
                                            const DmaLoad &load) {
   const ElementFormat &f = load.format;
-  emitter.emit(build::DmaLd()
-                   .dst(load.dst)
-                   .src(load.src)
-                   .dt(f.dtype)
-                   .x(load.x)
-                   .y(load.y)
-                   .z(load.z)
-                   .sy(load.sy.value_or(f.rowBytes(load.x)))
-                   .sz(load.sz)
-                   .dpitch(load.dpitch.value_or(
-                       f.rowBytes(load.pl + load.x + load.pr)))
-                   .pt(load.pt)
-                   .pb(load.pb)
-                   .pl(load.pl)
-                   .pr(load.pr));
+  emitter.emit(
+      build::DmaLd()
+          .dst(load.dst)
+          .src(load.src)
+          .dt(f.dtype)
+          .x(load.x)
+          .y(load.y)
+          .z(load.z)
+          .sy(load.sy.value_or(f.rowBytes(load.x)))
+          .sz(load.sz)
+          .dpitch(load.dpitch.value_or(f.rowBytes(load.pl + load.x + load.pr)))
+          .pt(load.pt)
+          .pb(load.pb)
+          .pl(load.pl)
+          .pr(load.pr));
 }
 
 void mlir::nnaccel::npu_lowering::emitStore(ProgramEmitter &emitter,
