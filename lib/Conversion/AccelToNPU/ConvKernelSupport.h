@@ -1,16 +1,17 @@
 //===- ConvKernelSupport.h - shared pieces of the conv kernels --*- C++ -*-===//
 //
-// What the accel.conv kernels share: field limits, the instruction helpers
-// they emit through (vector ops, DMA boxes, zero fills, copies, in f32 on
-// chip), and each kernel's spec and entry points, which ConvKernels.cpp
-// dispatches to. One kernel per file: PointwiseConvKernel.cpp,
-// DepthwiseConvKernel.cpp, DenseStemConvKernel.cpp, GemmConvKernel.cpp.
+// What the accel.conv kernels share: each kernel's spec and entry points,
+// which ConvKernels.cpp dispatches to (they build their instructions with
+// KernelOperands.h, in f32 on chip). One kernel per file:
+// PointwiseConvKernel.cpp, DepthwiseConvKernel.cpp, DenseStemConvKernel.cpp,
+// GemmConvKernel.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef NNACCEL_LIB_CONVERSION_ACCELTONPU_CONVKERNELSUPPORT_H
 #define NNACCEL_LIB_CONVERSION_ACCELTONPU_CONVKERNELSUPPORT_H
 
+#include "KernelOperands.h"
 #include "KernelUtils.h"
 #include "Kernels.h"
 #include "ProgramEmitter.h"
@@ -27,194 +28,13 @@ namespace mlir::nnaccel::npu_lowering::conv {
 
 using ::nnaccel::isa::Bcast;
 using ::nnaccel::isa::DType;
-using ::nnaccel::isa::Instruction;
 using ::nnaccel::isa::Opcode;
 using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
-//===----------------------------------------------------------------------===//
-// Instruction helpers
-//===----------------------------------------------------------------------===//
-
 /// Smallest count c such that c * bytes is a multiple of `align`.
 inline int64_t alignedCount(int64_t bytes, int64_t align) {
   return align / std::gcd(align, bytes);
-}
-
-inline MemRegion region(Space space, uint64_t begin, uint64_t bytes) {
-  return {space, begin, begin + bytes};
-}
-
-/// A 2-D block operand of a vector instruction: base and row pitch.
-struct Block {
-  Space space;
-  uint64_t addr;
-  int64_t pitch;
-};
-
-/// The byte range a rows x cols block of `bytes`-sized elements touches.
-inline MemRegion footprint(const Block &block, int64_t rows, int64_t cols,
-                           int64_t bytes = kF32) {
-  return region(block.space, block.addr,
-                uint64_t((rows - 1) * block.pitch + cols * bytes));
-}
-
-/// Emits a binary vector op dst = a op b on rows x cols f32 elements; `b`
-/// is a full block, a column (one element per row: bcast = col) or a row.
-/// `a` may be the chain (then `aRegion` is ignored); `chainOut` forwards the
-/// result instead of writing it.
-///
-/// A chain runs as one unit and only its last member may push tokens, so the
-/// consumer of a chain also declares its producer's reads (`chainedReads`):
-/// a later writer of those buffers then waits for the chain's last member.
-inline void emitBinary(ProgramEmitter &emitter, Opcode opcode,
-                       std::optional<Block> dst, std::optional<Block> a,
-                       const Block &b, Bcast bcast, int64_t rows, int64_t cols,
-                       std::vector<MemRegion> chainedReads = {}) {
-  Instruction inst(opcode);
-  std::vector<MemRegion> reads = std::move(chainedReads), writes;
-  if (dst) {
-    setMem(inst, "dst", dst->space, dst->addr).with("dpitch", dst->pitch);
-    writes.push_back(footprint(*dst, rows, cols));
-  } else {
-    setMem(inst, "dst", Space::Chain, 0).with("dpitch", cols * kF32);
-    inst.flags |= ::nnaccel::isa::FlagChain;
-  }
-  if (a) {
-    setMem(inst, "a", a->space, a->addr).with("apitch", a->pitch);
-    reads.push_back(footprint(*a, rows, cols));
-  } else {
-    setMem(inst, "a", Space::Chain, 0).with("apitch", cols * kF32);
-  }
-  setMem(inst, "b", b.space, b.addr).with("bpitch", b.pitch);
-  int64_t bRows = bcast == Bcast::Row || bcast == Bcast::Scalar ? 1 : rows;
-  int64_t bCols = bcast == Bcast::Col || bcast == Bcast::Scalar ? 1 : cols;
-  reads.push_back(footprint(b, bRows, bCols));
-  inst.with("dt", kDt)
-      .with("at", kDt)
-      .with("bt", kDt)
-      .with("rows", rows)
-      .with("cols", cols)
-      .with("bcast", static_cast<int64_t>(bcast));
-  emitter.emit(inst, std::move(reads), std::move(writes));
-}
-
-/// What a binary op reading `a` and `b` (with `bcast`) touches.
-inline std::vector<MemRegion> operandReads(const Block &a, const Block &b,
-                                           Bcast bcast, int64_t rows,
-                                           int64_t cols) {
-  int64_t bRows = bcast == Bcast::Row || bcast == Bcast::Scalar ? 1 : rows;
-  int64_t bCols = bcast == Bcast::Col || bcast == Bcast::Scalar ? 1 : cols;
-  return {footprint(a, rows, cols), footprint(b, bRows, bCols)};
-}
-
-/// Applies `act` to a rows x cols block in place.
-inline void emitActivation(ProgramEmitter &emitter, const ActivationSpec &act,
-                           const Block &block, int64_t rows, int64_t cols) {
-  emitActivationInPlace(emitter, act, block.space, block.addr, block.pitch,
-                        rows, cols);
-}
-
-/// A DMA load of a z x y x x box (of `format` elements) with optional zero
-/// padding.
-struct DmaLoad {
-  Space dstSpace;
-  uint64_t dst;
-  uint64_t src; // dram (or srcSpace)
-  int64_t x, y = 1, z = 1, sy = 0, sz = 0, dpitch = 0;
-  int64_t pt = 0, pb = 0, pl = 0, pr = 0;
-  ElementFormat format = kF32Format;
-  Space srcSpace = Space::Dram;
-};
-
-inline void emitLoad(ProgramEmitter &emitter, const DmaLoad &load,
-                     const MemRegion &srcTensor) {
-  Instruction inst(Opcode::DmaLd);
-  setMem(inst, "dst", load.dstSpace, load.dst);
-  setMem(inst, "src", load.srcSpace, load.src);
-  const int64_t e = load.format.bytes;
-  int64_t dpitch = load.dpitch ? load.dpitch : load.x * e;
-  inst.with("dt", load.format.dt)
-      .with("x", load.x)
-      .with("y", load.y)
-      .with("z", load.z)
-      .with("sy", load.sy ? load.sy : load.x * e)
-      .with("sz", load.sz)
-      .with("dpitch", dpitch)
-      .with("pt", load.pt)
-      .with("pb", load.pb)
-      .with("pl", load.pl)
-      .with("pr", load.pr);
-  int64_t rowsOut = load.z * (load.pt + load.y + load.pb);
-  int64_t colsOut = load.pl + load.x + load.pr;
-  MemRegion written = region(load.dstSpace, load.dst,
-                             uint64_t((rowsOut - 1) * dpitch + colsOut * e));
-  emitter.emit(inst, {srcTensor}, {written});
-}
-
-/// A DMA store of z x y rows of x elements (rows dense at spitch).
-struct DmaStore {
-  uint64_t dst; // dram
-  Space srcSpace;
-  uint64_t src;
-  int64_t x, y = 1, z = 1, dy = 0, dz = 0, spitch = 0;
-  ElementFormat format = kF32Format;
-};
-
-inline void emitStore(ProgramEmitter &emitter, const DmaStore &store,
-                      const MemRegion &dstTensor) {
-  Instruction inst(Opcode::DmaSt);
-  setMem(inst, "dst", Space::Dram, store.dst);
-  setMem(inst, "src", store.srcSpace, store.src);
-  const int64_t e = store.format.bytes;
-  int64_t spitch = store.spitch ? store.spitch : store.x * e;
-  inst.with("dt", store.format.dt)
-      .with("x", store.x)
-      .with("y", store.y)
-      .with("z", store.z)
-      .with("dy", store.dy ? store.dy : store.x * e)
-      .with("dz", store.dz)
-      .with("spitch", spitch);
-  MemRegion read =
-      region(store.srcSpace, store.src,
-             uint64_t((store.z * store.y - 1) * spitch + store.x * e));
-  emitter.emit(inst, {read}, {dstTensor});
-}
-
-/// v.fill of a rows x cols block of `format` elements with zero, in pieces
-/// of at most 65535 rows.
-inline void emitZero(ProgramEmitter &emitter, const Block &dst,
-                     ElementFormat format, int64_t rows, int64_t cols) {
-  for (int64_t r0 = 0; r0 < rows; r0 += kMaxCount) {
-    int64_t count = std::min<int64_t>(kMaxCount, rows - r0);
-    Block piece{dst.space, dst.addr + uint64_t(r0 * dst.pitch), dst.pitch};
-    Instruction fill(Opcode::VFill);
-    setMem(fill, "dst", piece.space, piece.addr);
-    fill.with("dt", format.dt)
-        .with("rows", count)
-        .with("cols", cols)
-        .with("dpitch", piece.pitch)
-        .with("imm", 0);
-    emitter.emit(fill, {}, {footprint(piece, count, cols, format.bytes)});
-  }
-}
-
-/// dst = a on rows x cols: a bit copy (v.mov) when the formats agree, else
-/// a conversion (v.cvt).
-inline void emitCopy(ProgramEmitter &emitter, const Block &dst,
-                     ElementFormat dstFormat, const Block &a,
-                     ElementFormat aFormat, int64_t rows, int64_t cols) {
-  Instruction inst(dstFormat == aFormat ? Opcode::VMov : Opcode::VCvt);
-  setMem(inst, "dst", dst.space, dst.addr);
-  setMem(inst, "a", a.space, a.addr);
-  inst.with("dt", dstFormat.dt)
-      .with("at", aFormat.dt)
-      .with("rows", rows)
-      .with("cols", cols)
-      .with("dpitch", dst.pitch)
-      .with("apitch", a.pitch);
-  emitter.emit(inst, {footprint(a, rows, cols, aFormat.bytes)},
-               {footprint(dst, rows, cols, dstFormat.bytes)});
 }
 
 //===----------------------------------------------------------------------===//
@@ -224,14 +44,19 @@ inline void emitCopy(ProgramEmitter &emitter, const Block &dst,
 struct PointwiseSpec {
   int64_t batch = 1, c = 0, f = 0, hw = 0; // hw: output pixels
   // Strided 1x1 (no padding): the input planes (h x w) are first subsampled
-  // by the DMA engine into SHARED memory, then read from there like an
-  // unstrided input of hw = ho * wo pixels.
+  // by the DMA engine into SHARED memory (at `shared`, where the memory plan
+  // puts the op's SHARED scratch), then read from there like an unstrided
+  // input of hw = ho * wo pixels.
   int64_t sh = 1, sw = 1, h = 0, w = 0, ho = 0, wo = 0;
-  uint64_t input = 0, weight = 0, output = 0;
+  uint64_t input = 0, weight = 0, output = 0, shared = 0;
   std::optional<uint64_t> bias;
   ActivationSpec activation;
 
   bool strided() const { return sh > 1 || sw > 1; }
+  /// SHARED bytes the subsampled input takes (0 unless strided).
+  uint64_t sharedBytes() const {
+    return strided() ? uint64_t(c * hw * kF32) : 0;
+  }
 };
 
 bool canEmitPointwise(const TargetDesc &target, const PointwiseSpec &spec,

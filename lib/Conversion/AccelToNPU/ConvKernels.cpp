@@ -284,6 +284,12 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
   case ConvKind::Pointwise:
     bind(plan->pointwise);
     plan->pointwise.bias = bias;
+    if (plan->pointwise.sharedBytes()) {
+      if (!context.sharedScratch)
+        return op.emitOpError("needs SHARED scratch but the memory plan "
+                              "gives it none");
+      plan->pointwise.shared = *context.sharedScratch;
+    }
     emitPointwise(context.emitter, context.target, plan->pointwise);
     break;
   case ConvKind::Depthwise:
@@ -304,8 +310,18 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
   }
   return success();
 }
+/// SHARED memory the chosen kernel stages through: the subsampled input of
+/// a strided pointwise conv.
+uint64_t sharedScratchConv(Operation *operation, const TargetDesc &target) {
+  std::string reason;
+  std::optional<ConvPlan> plan =
+      planConv(cast<ConvOp>(operation), target, reason);
+  if (!plan || plan->kind != ConvKind::Pointwise)
+    return 0;
+  return plan->pointwise.sharedBytes();
+}
 } // namespace
 
 void mlir::nnaccel::npu_lowering::registerConvKernels(KernelTable &table) {
-  table[ConvOp::getOperationName()] = {checkConv, emitConv};
+  table[ConvOp::getOperationName()] = {checkConv, emitConv, sharedScratchConv};
 }

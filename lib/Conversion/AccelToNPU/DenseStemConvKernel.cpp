@@ -86,62 +86,76 @@ void emitDense(ProgramEmitter &emitter, const TargetDesc &target,
   const int64_t c = spec.c, f = spec.f, h = spec.h, w = spec.w, ho = spec.ho(),
                 wo = spec.wo(), wp = w + 2;
   const int64_t planeIn = (h + 2) * wp * kF32;
-  emitLoad(emitter, {Space::Vrf, layout.weightBase, spec.weight, f * c * 9},
-           region(Space::Dram, spec.weight, f * c * 9 * kF32));
+  auto loadRow = [&](uint64_t vrf, uint64_t dram, int64_t n) {
+    DmaLoad load;
+    load.dst = {Space::Vrf, vrf};
+    load.src = {Space::Dram, dram};
+    load.x = n;
+    emitLoad(emitter, load);
+  };
+  loadRow(layout.weightBase, spec.weight, f * c * 9);
   if (spec.bias)
-    emitLoad(emitter, {Space::Vrf, layout.biasBase, *spec.bias, f},
-             region(Space::Dram, *spec.bias, f * kF32));
+    loadRow(layout.biasBase, *spec.bias, f);
   int64_t plane = 0;
   for (int64_t image = 0; image < spec.batch; ++image) {
     uint64_t x = spec.input + uint64_t(image * c * h * w * kF32);
     uint64_t y = spec.output + uint64_t(image * f * ho * wo * kF32);
-    const MemRegion yDram = region(Space::Dram, y, f * ho * wo * kF32);
-    emitLoad(emitter,
-             {Space::Acc, layout.in, x, /*x=*/w, /*y=*/h, /*z=*/c,
-              /*sy=*/w * kF32, /*sz=*/h * w * kF32, /*dpitch=*/wp * kF32,
-              /*pt=*/1, /*pb=*/1, /*pl=*/1, /*pr=*/1},
-             region(Space::Dram, x, c * h * w * kF32));
+    // All padded input planes of the image.
+    DmaLoad planes;
+    planes.dst = {Space::Acc, layout.in};
+    planes.src = {Space::Dram, x};
+    planes.x = w;
+    planes.y = h;
+    planes.z = c;
+    planes.sz = h * w * kF32;
+    planes.pt = planes.pb = planes.pl = planes.pr = 1;
+    emitLoad(emitter, planes);
     for (int64_t filter = 0; filter < f; ++filter, ++plane) {
-      Block out{Space::Acc, layout.out[plane % 2], w * kF32};
+      Operand2D out{Space::Acc, layout.out[plane % 2], w * kF32};
       for (int64_t channel = 0; channel < c; ++channel)
         for (int t = 0; t < 9; ++t) {
           int64_t di = t / 3, dj = t % 3;
-          Block window{Space::Acc,
-                       layout.in +
-                           uint64_t(channel * planeIn + (di * wp + dj) * kF32),
-                       spec.stride * wp * kF32};
-          Block weight{Space::Vrf,
-                       layout.weightBase +
-                           uint64_t(((filter * c + channel) * 9 + t) * kF32),
-                       kF32};
+          Operand2D window{
+              Space::Acc,
+              layout.in + uint64_t(channel * planeIn + (di * wp + dj) * kF32),
+              spec.stride * wp * kF32};
+          Operand2D weight{
+              Space::Vrf,
+              layout.weightBase +
+                  uint64_t(((filter * c + channel) * 9 + t) * kF32),
+              kF32};
           if (channel == 0 && t == 0) {
             emitBinary(emitter, Opcode::VMul, out, window, weight,
                        Bcast::Scalar, ho, w);
             continue;
           }
-          emitBinary(emitter, Opcode::VMul, std::nullopt, window, weight,
+          // out += window * weight, the product forwarded through the chain.
+          emitBinary(emitter, Opcode::VMul, chainOperand(w), window, weight,
                      Bcast::Scalar, ho, w);
-          emitBinary(emitter, Opcode::VAdd, out, std::nullopt, out, Bcast::None,
-                     ho, w, operandReads(window, weight, Bcast::Scalar, ho, w));
+          emitBinary(emitter, Opcode::VAdd, out, chainOperand(w), out,
+                     Bcast::None, ho, w);
         }
       if (spec.bias)
-        emitBinary(
-            emitter, Opcode::VAdd, out, out,
-            Block{Space::Vrf, layout.biasBase + uint64_t(filter * kF32), kF32},
-            Bcast::Scalar, ho, w);
+        emitBinary(emitter, Opcode::VAdd, out, out,
+                   Operand2D{Space::Vrf,
+                             layout.biasBase + uint64_t(filter * kF32), kF32},
+                   Bcast::Scalar, ho, w);
       emitActivation(emitter, spec.activation, out, ho, w);
-      uint64_t dst = y + uint64_t(filter * ho * wo * kF32);
-      if (spec.stride == 1)
-        emitStore(emitter,
-                  {dst, Space::Acc, out.addr, /*x=*/w, /*y=*/h, /*z=*/1,
-                   /*dy=*/w * kF32, /*dz=*/0, /*spitch=*/w * kF32},
-                  yDram);
-      else
+      DmaStore store;
+      store.dst = {Space::Dram, y + uint64_t(filter * ho * wo * kF32)};
+      store.src = out.ref();
+      if (spec.stride == 1) {
+        store.x = w;
+        store.y = h;
+      } else {
         // Every other column: one element per DMA row, source pitch 2.
-        emitStore(emitter,
-                  {dst, Space::Acc, out.addr, /*x=*/1, /*y=*/wo, /*z=*/ho,
-                   /*dy=*/kF32, /*dz=*/wo * kF32, /*spitch=*/2 * kF32},
-                  yDram);
+        store.x = 1;
+        store.y = wo;
+        store.z = ho;
+        store.dz = wo * kF32;
+        store.spitch = 2 * kF32;
+      }
+      emitStore(emitter, store);
     }
   }
 }

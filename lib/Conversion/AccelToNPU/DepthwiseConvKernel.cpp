@@ -30,7 +30,7 @@ DepthwiseSizes depthwiseSizes(const DepthwiseSpec &spec) {
   sizes.in = spec.paddedPlane() * kF32;
   // The narrow result (stride 1: h rows of pitch w + 2; stride 2: ho rows
   // of w) is smaller than the narrow padded plane, so it reuses that slot.
-  sizes.raw = spec.narrow() ? spec.paddedPlane() * spec.format.bytes : 0;
+  sizes.raw = spec.narrow() ? spec.format.rowBytes(spec.paddedPlane()) : 0;
   if (spec.stride == 1) {
     sizes.out = h * spec.paddedRow() * kF32;
     sizes.compact = 0;
@@ -63,7 +63,7 @@ std::optional<DepthwiseLayout> depthwiseLayout(const TargetDesc &target,
   DepthwiseSizes sizes = depthwiseSizes(spec);
   int64_t vrfBytes = int64_t(target.vrfRegisters) * target.vrfRegisterBytes;
   int64_t accBytes = static_cast<int64_t>(target.memory(Space::Acc).bytes);
-  const int64_t e = spec.format.bytes;
+  const int64_t e = spec.format.elementBytes();
   const int64_t taps = spec.taps();
   int64_t fixed =
       alignUp(spec.c * taps * kF32, 64) + alignUp(spec.c * kF32, 64);
@@ -146,22 +146,22 @@ std::optional<DepthwiseLayout> depthwiseLayout(const TargetDesc &target,
 /// subtree of one product is accumulated directly, others go through the
 /// temporaries (one per tree level, at most tapTemps(taps)).
 void emitTaps(ProgramEmitter &emitter, int64_t taps,
-              const std::function<std::pair<Block, Block>(int)> &tap,
-              const Block &out, const Block (&temp)[kMaxTapTemps], int64_t rows,
-              int64_t cols) {
+              const std::function<std::pair<Operand2D, Operand2D>(int)> &tap,
+              const Operand2D &out, const Operand2D (&temp)[kMaxTapTemps],
+              int64_t rows, int64_t cols) {
   constexpr int64_t kLanes = 16;
-  auto product = [&](const Block &dst, int64_t t) {
+  auto product = [&](const Operand2D &dst, int64_t t) {
     auto [window, weight] = tap(t);
     emitBinary(emitter, Opcode::VMul, dst, window, weight, Bcast::Col, rows,
                cols);
   };
   // dst = p_t + dst.
-  auto accumulate = [&](const Block &dst, int64_t t) {
+  auto accumulate = [&](const Operand2D &dst, int64_t t) {
     auto [window, weight] = tap(t);
-    emitBinary(emitter, Opcode::VMul, std::nullopt, window, weight, Bcast::Col,
+    emitBinary(emitter, Opcode::VMul, chainOperand(cols), window, weight,
+               Bcast::Col, rows, cols);
+    emitBinary(emitter, Opcode::VAdd, dst, chainOperand(cols), dst, Bcast::None,
                rows, cols);
-    emitBinary(emitter, Opcode::VAdd, dst, std::nullopt, dst, Bcast::None, rows,
-               cols, operandReads(window, weight, Bcast::Col, rows, cols));
   };
   // Products in the subtree of lane l at level w (lanes l, l + w, ...).
   auto count = [&](int64_t l, int64_t w) {
@@ -175,7 +175,7 @@ void emitTaps(ProgramEmitter &emitter, int64_t taps,
   // 16: the lane's own sum) to buffer(depth).
   std::function<void(int64_t, int64_t, int)> node = [&](int64_t l, int64_t w,
                                                         int depth) {
-    const Block dst = buffer(depth);
+    const Operand2D dst = buffer(depth);
     if (w == kLanes) {
       product(dst, l);
       for (int64_t t = l + kLanes; t < taps; t += kLanes)
@@ -218,7 +218,7 @@ bool canEmitDepthwise(const TargetDesc &target, const DepthwiseSpec &spec,
              "only";
     return false;
   }
-  const int64_t e = spec.format.bytes;
+  const int64_t e = spec.format.elementBytes();
   if (spec.narrow() && spec.paddedPlane() * kF32 > kMaxPitch) {
     reason = "a padded " + std::to_string(spec.h) + "x" +
              std::to_string(spec.w) +
@@ -244,18 +244,21 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
   const int64_t wp = spec.paddedRow(), pad = spec.pad(), k = spec.k,
                 taps = spec.taps();
   const ElementFormat format = spec.format;
-  const int64_t e = format.bytes;
+  const int64_t e = format.elementBytes();
   DepthwiseSizes sizes = depthwiseSizes(spec);
 
   // `count` parameters to `base` in f32 (narrow ones via `raw`).
   auto loadParams = [&](uint64_t base, uint64_t raw, uint64_t src,
                         int64_t count) {
-    DmaLoad load{Space::Vrf, spec.narrow() ? raw : base, src, count};
+    DmaLoad load;
+    load.dst = {Space::Vrf, spec.narrow() ? raw : base};
+    load.src = {Space::Dram, src};
     load.format = format;
-    emitLoad(emitter, load, region(Space::Dram, src, count * e));
+    load.x = count;
+    emitLoad(emitter, load);
     if (spec.narrow())
-      emitCopy(emitter, {Space::Vrf, base, count * kF32}, kF32Format,
-               {Space::Vrf, raw, count * e}, format, 1, count);
+      emitCopy(emitter, denseOperand(Space::Vrf, base, count),
+               denseOperand(Space::Vrf, raw, count, format), 1, count);
   };
   loadParams(layout.weightBase, layout.weightRaw, spec.weight, c * taps);
   if (spec.bias)
@@ -265,8 +268,6 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
   for (int64_t image = 0; image < spec.batch; ++image) {
     uint64_t x = spec.input + uint64_t(image * c * h * w * e);
     uint64_t y = spec.output + uint64_t(image * c * ho * wo * e);
-    const MemRegion xDram = region(Space::Dram, x, c * h * w * e);
-    const MemRegion yDram = region(Space::Dram, y, c * ho * wo * e);
     for (int64_t c0 = 0; c0 < c; c0 += layout.channelsPerChunk, ++chunkIndex) {
       int64_t cc = std::min(layout.channelsPerChunk, c - c0);
       int slot = chunkIndex % 2;
@@ -274,80 +275,76 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
       // The chunk's planes with a zero border: cc x (h+2) x (w+2); narrow
       // ones are converted to f32 on chip (tap windows start at any
       // element, which only 4-byte elements keep aligned).
-      DmaLoad load{Space::Acc,
-                   spec.narrow() ? raw : in,
-                   x + uint64_t(c0 * h * w * e),
-                   /*x=*/w,
-                   /*y=*/h,
-                   /*z=*/cc,
-                   /*sy=*/w * e,
-                   /*sz=*/h * w * e,
-                   /*dpitch=*/wp * e,
-                   /*pt=*/pad,
-                   /*pb=*/pad,
-                   /*pl=*/pad,
-                   /*pr=*/pad};
+      DmaLoad load;
+      load.dst = {Space::Acc, spec.narrow() ? raw : in};
+      load.src = {Space::Dram, x + uint64_t(c0 * h * w * e)};
       load.format = format;
-      emitLoad(emitter, load, xDram);
+      load.x = w;
+      load.y = h;
+      load.z = cc;
+      load.sz = h * w * e;
+      load.pt = load.pb = load.pl = load.pr = pad;
+      emitLoad(emitter, load);
       if (spec.narrow()) {
         const int64_t plane = spec.paddedPlane();
         if (plane * kF32 <= kMaxPitch)
-          emitCopy(emitter, {Space::Acc, in, sizes.in}, kF32Format,
-                   {Space::Acc, raw, plane * e}, format, cc, plane);
+          emitCopy(emitter, Operand2D{Space::Acc, in, sizes.in},
+                   Operand2D{Space::Acc, raw, plane * e, format}, cc, plane);
         else
           for (int64_t p = 0; p < cc; ++p)
             emitCopy(
-                emitter, {Space::Acc, in + uint64_t(p * sizes.in), wp * kF32},
-                kF32Format, {Space::Acc, raw + uint64_t(p * plane * e), wp * e},
-                format, h + 2 * pad, wp);
+                emitter,
+                Operand2D{Space::Acc, in + uint64_t(p * sizes.in), wp * kF32},
+                Operand2D{Space::Acc, raw + uint64_t(p * plane * e), wp * e,
+                          format},
+                h + 2 * pad, wp);
       }
       // The f32 result `from` (rows x cols) in the output format: narrow
       // results are converted into the raw slot (row pitch `pitch`
       // elements), which the store then reads.
-      auto result = [&](const Block &from, int64_t rows, int64_t cols,
+      auto result = [&](const Operand2D &from, int64_t rows, int64_t cols,
                         int64_t pitch) {
         if (!spec.narrow())
           return from;
-        Block to{Space::Acc, raw, pitch * e};
-        emitCopy(emitter, to, format, from, kF32Format, rows, cols);
+        Operand2D to{Space::Acc, raw, pitch * e, format};
+        emitCopy(emitter, to, from, rows, cols);
         return to;
       };
 
       if (spec.stride == 1) {
         // One vector row per channel; output element (i, j) at i*wp + j.
         int64_t cols = h * wp - 2 * pad;
-        Block out{Space::Acc, layout.out[slot], sizes.out};
-        Block temp[kMaxTapTemps];
+        Operand2D out{Space::Acc, layout.out[slot], sizes.out};
+        Operand2D temp[kMaxTapTemps];
         for (int i = 0; i < kMaxTapTemps; ++i)
           temp[i] = {layout.tempSpace, layout.temp[i], sizes.out};
         auto tap = [&](int t) {
           int64_t di = t / k, dj = t % k;
-          Block window{Space::Acc, in + uint64_t((di * wp + dj) * kF32),
-                       sizes.in};
-          Block weight{Space::Vrf,
-                       layout.weightBase + uint64_t((c0 * taps + t) * kF32),
-                       taps * kF32};
+          Operand2D window{Space::Acc, in + uint64_t((di * wp + dj) * kF32),
+                           sizes.in};
+          Operand2D weight{Space::Vrf,
+                           layout.weightBase + uint64_t((c0 * taps + t) * kF32),
+                           taps * kF32};
           return std::make_pair(window, weight);
         };
         emitTaps(emitter, taps, tap, out, temp, cc, cols);
         if (spec.bias)
-          emitBinary(
-              emitter, Opcode::VAdd, out, out,
-              Block{Space::Vrf, layout.biasBase + uint64_t(c0 * kF32), kF32},
-              Bcast::Col, cc, cols);
+          emitBinary(emitter, Opcode::VAdd, out, out,
+                     Operand2D{Space::Vrf,
+                               layout.biasBase + uint64_t(c0 * kF32), kF32},
+                     Bcast::Col, cc, cols);
         emitActivation(emitter, spec.activation, out, cc, cols);
-        Block stored = result(out, cc, cols, h * wp);
-        DmaStore store{y + uint64_t(c0 * h * w * e),
-                       Space::Acc,
-                       stored.addr,
-                       /*x=*/w,
-                       /*y=*/h,
-                       /*z=*/cc,
-                       /*dy=*/w * e,
-                       /*dz=*/h * w * e,
-                       /*spitch=*/wp * e};
+        Operand2D stored = result(out, cc, cols, h * wp);
+        DmaStore store;
+        store.dst = {Space::Dram, y + uint64_t(c0 * h * w * e)};
+        store.src = stored.ref();
         store.format = format;
-        emitStore(emitter, store, yDram);
+        store.x = w;
+        store.y = h;
+        store.z = cc;
+        store.dz = h * w * e;
+        store.spitch = wp * e;
+        emitStore(emitter, store);
         continue;
       }
 
@@ -356,58 +353,49 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
       // are dropped so no window reads past the chunk.
       int64_t rowsPerChannel = spec.rowsPerChannel();
       int64_t rows = cc * rowsPerChannel - pad;
-      Block out{Space::Acc, layout.out[slot], w * kF32};
-      Block temp[kMaxTapTemps];
+      Operand2D out{Space::Acc, layout.out[slot], w * kF32};
+      Operand2D temp[kMaxTapTemps];
       for (int i = 0; i < kMaxTapTemps; ++i)
         temp[i] = {layout.tempSpace, layout.temp[i], w * kF32};
       // Expanded weights: block t (t < taps: tap, taps: bias) holds, for each
       // vector row, its channel's value.
-      Block wexp{layout.tempSpace, layout.wexp, rowsPerChannel * kF32};
+      Operand2D wexp{layout.tempSpace, layout.wexp, rowsPerChannel * kF32};
       int64_t planes = spec.bias ? taps + 1 : taps;
-      {
-        Instruction fill(Opcode::VFill);
-        setMem(fill, "dst", wexp.space, wexp.addr);
-        fill.with("dt", kDt)
-            .with("rows", planes * cc)
-            .with("cols", rowsPerChannel)
-            .with("dpitch", wexp.pitch)
-            .with("imm", 0);
-        emitter.emit(fill, {}, {footprint(wexp, planes * cc, rowsPerChannel)});
-      }
+      emitFill(emitter, wexp, planes * cc, rowsPerChannel);
       auto expanded = [&](int t) {
-        return Block{wexp.space,
-                     wexp.addr + uint64_t(t * cc * rowsPerChannel * kF32),
-                     rowsPerChannel * kF32};
+        return Operand2D{wexp.space,
+                         wexp.addr + uint64_t(t * cc * rowsPerChannel * kF32),
+                         rowsPerChannel * kF32};
       };
       for (int t = 0; t < planes; ++t) {
-        Block source =
-            t < taps
-                ? Block{Space::Vrf,
-                        layout.weightBase + uint64_t((c0 * taps + t) * kF32),
-                        taps * kF32}
-                : Block{Space::Vrf, layout.biasBase + uint64_t(c0 * kF32),
-                        kF32};
-        Block dst = expanded(t);
+        Operand2D source =
+            t < taps ? Operand2D{Space::Vrf,
+                                 layout.weightBase +
+                                     uint64_t((c0 * taps + t) * kF32),
+                                 taps * kF32}
+                     : Operand2D{Space::Vrf,
+                                 layout.biasBase + uint64_t(c0 * kF32), kF32};
+        Operand2D dst = expanded(t);
         emitBinary(emitter, Opcode::VAdd, dst, dst, source, Bcast::Col, cc,
                    rowsPerChannel);
       }
       auto tap = [&](int t) {
         int64_t di = t / k, dj = t % k;
-        Block window{Space::Acc, in + uint64_t((di * wp + dj) * kF32),
-                     2 * wp * kF32};
-        Block weight = expanded(t);
+        Operand2D window{Space::Acc, in + uint64_t((di * wp + dj) * kF32),
+                         2 * wp * kF32};
+        Operand2D weight = expanded(t);
         weight.pitch = kF32; // one value per vector row
         return std::make_pair(window, weight);
       };
       emitTaps(emitter, taps, tap, out, temp, rows, w);
       if (spec.bias) {
-        Block bias = expanded(taps);
+        Operand2D bias = expanded(taps);
         bias.pitch = kF32;
         emitBinary(emitter, Opcode::VAdd, out, out, bias, Bcast::Col, rows, w);
       }
       // Compact each channel's ho rows, applying the activation on the way
       // where one instruction can (clip: max on the way, min afterwards).
-      Block compact{Space::Acc, layout.compact[slot], w * kF32};
+      Operand2D compact{Space::Acc, layout.compact[slot], w * kF32};
       const ActivationSpec &act = spec.activation;
       Opcode moveOp = Opcode::VMov;
       std::optional<float> moveImm;
@@ -434,23 +422,15 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
         break;
       }
       for (int64_t p = 0; p < cc; ++p) {
-        Block from{Space::Acc,
-                   out.addr + uint64_t(p * rowsPerChannel * w * kF32),
-                   w * kF32};
-        Block to{Space::Acc, compact.addr + uint64_t(p * ho * w * kF32),
-                 w * kF32};
-        Instruction move(moveOp);
-        setMem(move, "dst", to.space, to.addr);
-        setMem(move, "a", from.space, from.addr);
-        move.with("dt", kDt)
-            .with("at", kDt)
-            .with("rows", ho)
-            .with("cols", w)
-            .with("dpitch", to.pitch)
-            .with("apitch", from.pitch);
+        Operand2D from{Space::Acc,
+                       out.addr + uint64_t(p * rowsPerChannel * w * kF32),
+                       w * kF32};
+        Operand2D to{Space::Acc, compact.addr + uint64_t(p * ho * w * kF32),
+                     w * kF32};
         if (moveImm)
-          move.with("imm", floatBits(*moveImm));
-        emitter.emit(move, {footprint(from, ho, w)}, {footprint(to, ho, w)});
+          emitScalar(emitter, moveOp, to, from, *moveImm, ho, w);
+        else
+          emitUnary(emitter, moveOp, to, from, ho, w);
       }
       if (act.kind == ActivationSpec::Clip && act.max) {
         ActivationSpec upper;
@@ -460,18 +440,17 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
       }
       // Every other column: one element per DMA row, source pitch 2
       // elements; the plane of output row (p, i) is contiguous in DRAM.
-      Block stored = result(compact, cc * ho, w, w);
-      DmaStore store{y + uint64_t(c0 * ho * wo * e),
-                     Space::Acc,
-                     stored.addr,
-                     /*x=*/1,
-                     /*y=*/wo,
-                     /*z=*/cc * ho,
-                     /*dy=*/e,
-                     /*dz=*/wo * e,
-                     /*spitch=*/2 * e};
+      Operand2D stored = result(compact, cc * ho, w, w);
+      DmaStore store;
+      store.dst = {Space::Dram, y + uint64_t(c0 * ho * wo * e)};
+      store.src = stored.ref();
       store.format = format;
-      emitStore(emitter, store, yDram);
+      store.x = 1;
+      store.y = wo;
+      store.z = cc * ho;
+      store.dz = wo * e;
+      store.spitch = 2 * e;
+      emitStore(emitter, store);
     }
   }
 }

@@ -76,7 +76,7 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
                                      const GemmSpec &spec,
                                      std::string &reason) {
   GemmLayout l;
-  const int64_t n = target.nativeDim, e = spec.in.bytes;
+  const int64_t n = target.nativeDim, e = spec.in.elementBytes();
   const int64_t dramAlign =
       static_cast<int64_t>(target.memory(Space::Dram).align);
   const int64_t vrfBytes =
@@ -114,7 +114,7 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
   l.dCols = l.nF;
   if (spec.fg <= n) {
     int64_t step =
-        alignedCount(spec.fg * spec.outPlane() * spec.out.bytes, dramAlign);
+        alignedCount(spec.out.rowBytes(spec.fg * spec.outPlane()), dramAlign);
     l.runGroups = spec.groups * spec.fg <= n
                       ? spec.groups
                       : std::max<int64_t>(1, n / spec.fg / step * step);
@@ -125,7 +125,7 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
   // pixels (cols filters each): 2-byte outputs need an even count of
   // filters in every stored block to keep those 4-byte aligned.
   const bool alignedPixels =
-      spec.out.bytes % 4 == 0 || (spec.fg % 2 == 0 && l.nF % 2 == 0);
+      spec.out.elementBytes() % 4 == 0 || (spec.fg % 2 == 0 && l.nF % 2 == 0);
   if (spec.dw == 1 && spec.kw > spec.sw && alignedPixels)
     l.phases = std::min((spec.kw + spec.sw - 1) / spec.sw, spec.ow);
   // The row pitch must make sh rows a whole number of P * sw steps, and
@@ -149,7 +149,7 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
   }
   int64_t biasBytes = 0;
   if (spec.biasAddr) {
-    biasBytes = alignUp(spec.filters() * spec.bias.bytes, 64);
+    biasBytes = alignUp(spec.bias.rowBytes(spec.filters()), 64);
     l.bias32 = l.biasRaw;
     if (!(spec.bias == kF32Format)) {
       l.bias32 = biasBytes;
@@ -159,7 +159,7 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
   // Stores of a band start at output row i0: aligned when i0 * ow elements
   // are, so bands other than the whole plane are multiples of this.
   const int64_t outAlignRows =
-      alignedCount(spec.ow * spec.out.bytes, dramAlign);
+      alignedCount(spec.out.rowBytes(spec.ow), dramAlign);
   // A K tile touches at most this many virtual channels.
   const int64_t vMin =
       std::min(spec.virtualChannels(), (l.kTile - 1) / spec.planeTaps() + 2);
@@ -215,10 +215,10 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
 
 bool canEmitGemm(const TargetDesc &target, const GemmSpec &spec,
                  std::string &reason) {
-  const int64_t eo = spec.out.bytes, n = target.nativeDim;
+  const int64_t eo = spec.out.elementBytes(), n = target.nativeDim;
   const int64_t dramAlign =
       static_cast<int64_t>(target.memory(Space::Dram).align);
-  DType dtype = static_cast<DType>(spec.in.dt);
+  DType dtype = spec.in.dtype;
   if (!target.macsPerCycle.count(dtype)) {
     reason = "the target's matrix unit has no " +
              std::string(::nnaccel::isa::dtypeName(dtype)) + " mode";
@@ -263,28 +263,22 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
   std::string unused;
   const GemmLayout l = *gemmLayout(target, spec, unused);
   const ElementFormat in = spec.in, out = spec.out;
-  const int64_t e = in.bytes, eo = out.bytes, n = l.tile;
+  const int64_t e = in.elementBytes(), eo = out.elementBytes(), n = l.tile;
   const bool narrow = !(in == kF32Format);
   const int64_t f = spec.filters(), c = spec.channels(), k = spec.rowTaps();
   const int64_t taps = spec.planeTaps(), vc = spec.virtualChannels();
   const int64_t rowAlign = l.guard + 1;
-  const MemRegion xDram =
-      region(Space::Dram, spec.input,
-             uint64_t(spec.batch * c * spec.d * spec.h * spec.w * e));
-  const MemRegion wDram = region(Space::Dram, spec.weight, uint64_t(f * k * e));
-  const MemRegion yDram =
-      region(Space::Dram, spec.output,
-             uint64_t(spec.batch * f * spec.outPlane() * eo));
 
   if (spec.biasAddr) {
-    DmaLoad load{Space::Vrf, l.biasRaw, *spec.biasAddr, f};
+    DmaLoad load;
+    load.dst = {Space::Vrf, l.biasRaw};
+    load.src = {Space::Dram, *spec.biasAddr};
     load.format = spec.bias;
-    emitLoad(
-        emitter, load,
-        region(Space::Dram, *spec.biasAddr, uint64_t(f * spec.bias.bytes)));
+    load.x = f;
+    emitLoad(emitter, load);
     if (l.bias32 != l.biasRaw)
-      emitCopy(emitter, {Space::Vrf, l.bias32, f * kF32}, kF32Format,
-               {Space::Vrf, l.biasRaw, f * spec.bias.bytes}, spec.bias, 1, f);
+      emitCopy(emitter, denseOperand(Space::Vrf, l.bias32, f),
+               denseOperand(Space::Vrf, l.biasRaw, f, spec.bias), 1, f);
   }
   // Columns past the padded width, the guard rows and the spare row are
   // never loaded; zero them once so every staged value is defined. The
@@ -294,15 +288,15 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
                        int64_t count) {
     const int64_t cols = l.slotRows * l.wpitch;
     if (int64_t(slotBytes) <= kMaxPitch && cols <= kMaxCount) {
-      emitZero(emitter, {Space::Acc, base, int64_t(slotBytes)}, format, count,
-               cols);
+      emitFill(emitter, Operand2D{Space::Acc, base, int64_t(slotBytes), format},
+               count, cols);
       return;
     }
     for (int64_t slot = 0; slot < count; ++slot)
-      emitZero(emitter,
-               {Space::Acc, base + uint64_t(slot) * slotBytes,
-                l.wpitch * format.bytes},
-               format, l.slotRows, l.wpitch);
+      emitFill(emitter,
+               Operand2D{Space::Acc, base + uint64_t(slot) * slotBytes,
+                         format.rowBytes(l.wpitch), format},
+               l.slotRows, l.wpitch);
   };
   zeroSlots(l.xpad, l.slotBytes, kF32Format, l.vCap);
   if (narrow)
@@ -310,9 +304,9 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
   // mm reads the patch matrix as one range, including the columns past K
   // that no gather writes: define them once.
   const int64_t mMax = l.gemmRows(spec, l.rows);
-  emitZero(emitter, {l.aSpace, l.a32, n * kF32}, kF32Format, mMax, n);
+  emitFill(emitter, Operand2D{l.aSpace, l.a32, n * kF32}, mMax, n);
   if (narrow)
-    emitZero(emitter, {l.aSpace, l.a16, n * e}, in, mMax, n);
+    emitFill(emitter, Operand2D{l.aSpace, l.a16, n * e, in}, mMax, n);
 
   const int64_t kTiles = (k + l.kTile - 1) / l.kTile,
                 fTiles = (spec.fg + l.nF - 1) / l.nF;
@@ -346,22 +340,22 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
               int64_t channel = g * spec.cg + v / spec.kd;
               int64_t z = o * spec.sd - spec.pd + (v % spec.kd) * spec.dd;
               uint64_t slot32 = l.xpad + uint64_t((v - v0) * l.slotBytes);
-              Block target =
-                  narrow
-                      ? Block{Space::Acc,
-                              l.raw +
-                                  uint64_t(((v0 + vCount - 1 - v) % kRawSlots) *
-                                           l.rawSlotBytes),
-                              l.wpitch * e}
-                      : Block{Space::Acc, slot32, l.wpitch * kF32};
+              Operand2D target =
+                  narrow ? Operand2D{Space::Acc,
+                                     l.raw + uint64_t(((v0 + vCount - 1 - v) %
+                                                       kRawSlots) *
+                                                      l.rawSlotBytes),
+                                     l.wpitch * e, in}
+                         : Operand2D{Space::Acc, slot32, l.wpitch * kF32};
               const uint64_t origin =
                   target.addr + uint64_t(l.guard * target.pitch);
               auto zeroRows = [&](int64_t from, int64_t to) {
                 if (from < to)
-                  emitZero(emitter,
-                           {Space::Acc, origin + uint64_t(from * target.pitch),
-                            target.pitch},
-                           in, to - from, l.wpitch);
+                  emitFill(emitter,
+                           Operand2D{Space::Acc,
+                                     origin + uint64_t(from * target.pitch),
+                                     target.pitch, in},
+                           to - from, l.wpitch);
               };
               int64_t r0 = std::max<int64_t>(0, p0 - spec.ph);
               int64_t r1 = std::min(spec.h, p0 + band - spec.ph);
@@ -382,30 +376,29 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
                 const int64_t pl =
                     spec.pw <= kMaxDmaPad ? spec.pw : spec.pw % (4 / e);
                 const int64_t pr = spec.pwEnd <= kMaxDmaPad ? spec.pwEnd : 0;
-                DmaLoad load{Space::Acc,
-                             origin + uint64_t((top - delta) * target.pitch +
-                                               (spec.pw - pl) * e),
-                             spec.input + uint64_t((flat - delta) * spec.w * e),
-                             /*x=*/spec.w,
-                             /*y=*/r1 - r0 + delta,
-                             /*z=*/1,
-                             /*sy=*/spec.w * e,
-                             /*sz=*/0,
-                             /*dpitch=*/target.pitch};
+                DmaLoad load;
+                load.dst = {Space::Acc,
+                            origin + uint64_t((top - delta) * target.pitch +
+                                              (spec.pw - pl) * e)};
+                load.src = {Space::Dram,
+                            spec.input + uint64_t((flat - delta) * spec.w * e)};
+                load.format = in;
+                load.x = spec.w;
+                load.y = r1 - r0 + delta;
+                load.dpitch = target.pitch;
                 load.pl = pl;
                 load.pr = pr;
-                load.format = in;
-                emitLoad(emitter, load, xDram);
+                emitLoad(emitter, load);
                 zeroRows(0, top);
                 zeroRows(r1 + spec.ph - p0, band);
               }
               if (narrow)
                 emitCopy(emitter,
-                         {Space::Acc,
-                          slot32 + uint64_t(l.guard * l.wpitch * kF32),
-                          l.wpitch * kF32},
-                         kF32Format, {Space::Acc, origin, target.pitch}, in,
-                         band, l.wpitch);
+                         Operand2D{Space::Acc,
+                                   slot32 + uint64_t(l.guard * l.wpitch * kF32),
+                                   l.wpitch * kF32},
+                         Operand2D{Space::Acc, origin, target.pitch, in}, band,
+                         l.wpitch);
             }
           };
 
@@ -413,8 +406,8 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
           // group g times filter tile ft, accumulated over the K tiles.
           auto accumulate = [&](int64_t ft, int64_t col, int64_t dCols) {
             const int64_t f0 = ft * l.nF, nf = std::min(l.nF, spec.fg - f0);
-            const Block acc{Space::Acc, l.d + uint64_t(col * kF32),
-                            dCols * kF32};
+            const Operand2D acc{Space::Acc, l.d + uint64_t(col * kF32),
+                                dCols * kF32};
             for (int64_t kt = 0; kt < kTiles; ++kt) {
               const int64_t t0 = kt * l.kTile, kn = std::min(l.kTile, k - t0);
               int64_t vFirst = t0 / taps, vLast = (t0 + kn - 1) / taps;
@@ -430,22 +423,20 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
               int64_t slot = tileId % wSlots;
               uint64_t wAddr = uint64_t(slot) * l.mrfTileBytes;
               if (resident[slot] != tileId) {
-                DmaLoad load{Space::Mrf,
-                             wAddr,
-                             spec.weight + uint64_t((wFlat - skew) * e),
-                             /*x=*/kSkewed,
-                             /*y=*/nf,
-                             /*z=*/1,
-                             /*sy=*/k * e,
-                             /*sz=*/0,
-                             /*dpitch=*/kSkewed * e};
+                DmaLoad load;
+                load.dst = {Space::Mrf, wAddr};
+                load.src = {Space::Dram,
+                            spec.weight + uint64_t((wFlat - skew) * e)};
                 load.format = in;
-                emitLoad(emitter, load, wDram);
+                load.x = kSkewed;
+                load.y = nf;
+                load.sy = k * e;
+                emitLoad(emitter, load);
                 resident[slot] = tileId;
               }
               // Patch matrix: column skew + t - t0 is tap t's window.
               if (skew > 0)
-                emitZero(emitter, {l.aSpace, l.a32, n * kF32}, kF32Format, m,
+                emitFill(emitter, Operand2D{l.aSpace, l.a32, n * kF32}, m,
                          skew);
               for (int64_t t = t0; t < t0 + kn;) {
                 int64_t v = t / taps, rem = t % taps;
@@ -458,7 +449,7 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
                         ? std::min({spec.kw - tw, t0 + kn - t, rowStep})
                         : 1;
                 for (int64_t p = 0; p < l.phases; ++p) {
-                  Block window{
+                  Operand2D window{
                       Space::Acc,
                       l.xpad + uint64_t((v - vBase) * l.slotBytes +
                                         ((l.guard + th * spec.dh) * l.wpitch +
@@ -466,101 +457,82 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
                                             kF32),
                       rowStep * kF32};
                   emitCopy(emitter,
-                           {l.aSpace,
-                            l.a32 + uint64_t((p * mPhase * n + skew + t - t0) *
-                                             kF32),
-                            n * kF32},
-                           kF32Format, window, kF32Format, mPhase, len);
+                           Operand2D{l.aSpace,
+                                     l.a32 + uint64_t((p * mPhase * n + skew +
+                                                       t - t0) *
+                                                      kF32),
+                                     n * kF32},
+                           window, mPhase, len);
                 }
                 t += len;
               }
-              Block a{l.aSpace, l.a32, n * kF32};
+              Operand2D a{l.aSpace, l.a32, n * kF32};
               if (narrow) {
-                Block a16{l.aSpace, l.a16, n * e};
-                emitCopy(emitter, a16, in, a, kF32Format, m, kSkewed);
+                Operand2D a16{l.aSpace, l.a16, n * e, in};
+                emitCopy(emitter, a16, a, m, kSkewed);
                 a = a16;
               }
-              Instruction mm(Opcode::Mm);
-              setMem(mm, "dst", acc.space, acc.addr);
-              setMem(mm, "a", a.space, a.addr);
-              setMem(mm, "w", Space::Mrf, wAddr);
-              mm.with("dt", kDt)
-                  .with("at", in.dt)
-                  .with("wt", in.dt)
-                  .with("m", m)
-                  .with("k", kSkewed)
-                  .with("n", nf)
-                  .with("dpitch", acc.pitch)
-                  .with("apitch", a.pitch)
-                  .with("acc", kt > 0 ? 1 : 0);
-              emitter.emit(
-                  mm,
-                  {footprint(a, m, kSkewed, e),
-                   region(Space::Mrf, wAddr, uint64_t(nf * kSkewed * e))},
-                  {footprint(acc, m, nf)});
+              emitMm(emitter, acc, a,
+                     denseOperand(Space::Mrf, wAddr, kSkewed, in), m, kSkewed,
+                     nf, kt > 0);
             }
           };
           // Bias, activation, compaction and the store of D's `cols`
           // columns, the planes of filters [first, first + cols).
           auto finish = [&](int64_t first, int64_t cols) {
-            const Block acc{Space::Acc, l.d, cols * kF32};
+            const Operand2D acc{Space::Acc, l.d, cols * kF32};
             if (spec.biasAddr)
               emitBinary(emitter, Opcode::VAdd, acc, acc,
-                         Block{Space::Vrf, l.bias32 + uint64_t(first * kF32),
-                               cols * kF32},
+                         Operand2D{Space::Vrf,
+                                   l.bias32 + uint64_t(first * kF32),
+                                   cols * kF32},
                          Bcast::Row, m, cols);
             emitActivation(emitter, spec.activation, acc, m, cols);
             // Valid pixels only, dense [r * ow, cols], in the output type
             // (in the patch buffer, free until the next tile's gathers).
-            const Block compact{l.aSpace, l.a32, spec.ow * cols * eo};
-            const Block rowsOfD{Space::Acc, l.d, l.wv * cols * kF32};
+            const Operand2D compact{l.aSpace, l.a32, spec.ow * cols * eo, out};
+            const Operand2D rowsOfD{Space::Acc, l.d, l.wv * cols * kF32};
             if (l.phases > 1) {
               // Re-interleave: pixel j' of phase p, output row i, is
               // column j' * P + p.
               for (int64_t p = 0; p < l.phases; ++p)
                 for (int64_t i = 0; i < r; ++i)
-                  emitCopy(
-                      emitter,
-                      {compact.space,
-                       compact.addr + uint64_t((i * spec.ow + p) * cols * eo),
-                       l.phases * cols * eo},
-                      out,
-                      {Space::Acc,
-                       l.d + uint64_t((p * mPhase + i * l.wv) * cols * kF32),
-                       cols * kF32},
-                      kF32Format, l.phaseCols(spec, p), cols);
+                  emitCopy(emitter,
+                           Operand2D{compact.space,
+                                     compact.addr + uint64_t((i * spec.ow + p) *
+                                                             cols * eo),
+                                     l.phases * cols * eo, out},
+                           Operand2D{Space::Acc,
+                                     l.d + uint64_t((p * mPhase + i * l.wv) *
+                                                    cols * kF32),
+                                     cols * kF32},
+                           l.phaseCols(spec, p), cols);
             } else if (rowsOfD.pitch <= kMaxPitch &&
                        compact.pitch <= kMaxPitch) {
-              emitCopy(emitter, compact, out, rowsOfD, kF32Format, r,
-                       spec.ow * cols);
+              emitCopy(emitter, compact, rowsOfD, r, spec.ow * cols);
             } else {
               for (int64_t i = 0; i < r; ++i)
-                emitCopy(
-                    emitter,
-                    {compact.space, compact.addr + uint64_t(i * compact.pitch),
-                     compact.pitch},
-                    out,
-                    {rowsOfD.space, rowsOfD.addr + uint64_t(i * rowsOfD.pitch),
-                     rowsOfD.pitch},
-                    kF32Format, 1, spec.ow * cols);
+                emitCopy(emitter, compact.at(i), rowsOfD.at(i), 1,
+                         spec.ow * cols);
             }
             // Transposing store: source row p * cols + filter is one
             // element; pixel p goes to dz = one element, filters to dy = a
             // plane.
-            DmaStore store{spec.output +
-                               uint64_t(((image * f + first) * spec.outPlane() +
-                                         o * spec.oh * spec.ow + i0 * spec.ow) *
-                                        eo),
-                           compact.space,
-                           compact.addr,
-                           /*x=*/1,
-                           /*y=*/cols,
-                           /*z=*/r * spec.ow,
-                           /*dy=*/spec.outPlane() * eo,
-                           /*dz=*/eo,
-                           /*spitch=*/eo};
+            DmaStore store;
+            store.dst = {Space::Dram,
+                         spec.output +
+                             uint64_t(((image * f + first) * spec.outPlane() +
+                                       o * spec.oh * spec.ow + i0 * spec.ow) *
+                                      eo)};
+            store.src = compact.ref();
             store.format = out;
-            emitStore(emitter, store, yDram);
+            store.x = 1;
+            store.y = cols;
+            store.z = r * spec.ow;
+            store.dy = spec.outPlane() * eo;
+            store.dz = eo;
+            store.spitch = eo;
+            emitStore(emitter, store);
           };
 
           if (spec.fg <= l.dCols) {

@@ -48,8 +48,7 @@ struct KernelEntry {
   LogicalResult (*emit)(Operation *op, KernelContext &context) = nullptr;
   /// SHARED scratch bytes the kernel needs for `op` (null: none).
   uint64_t (*sharedScratch)(Operation *op,
-                            const ::nnaccel::isa::TargetDesc &target) =
-      nullptr;
+                            const ::nnaccel::isa::TargetDesc &target) = nullptr;
 };
 
 using KernelTable = llvm::StringMap<KernelEntry>;

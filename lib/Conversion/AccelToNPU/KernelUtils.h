@@ -36,17 +36,7 @@ struct ElementFormat {
   ::nnaccel::DType dtype = ::nnaccel::DType::F32;
 
   constexpr ElementFormat() = default;
-  constexpr explicit ElementFormat(::nnaccel::DType dtype)
-      : dtype(dtype), bytes(legacyBytes(dtype)),
-        dt(static_cast<int64_t>(dtype)) {}
-
-  // TRANSITION: the byte count and type code of the old ElementFormat, for
-  // kernels not yet converted to dtype / rowBytes. Removed with them.
-  int64_t bytes = 4;
-  int64_t dt = 0;
-  static constexpr int64_t legacyBytes(::nnaccel::DType t) {
-    return t == ::nnaccel::DType::F32 ? 4 : t == ::nnaccel::DType::I8 ? 1 : 2;
-  }
+  constexpr explicit ElementFormat(::nnaccel::DType dtype) : dtype(dtype) {}
 
   /// Bytes of a dense row of `n` elements.
   int64_t rowBytes(int64_t n) const {
@@ -81,7 +71,5 @@ inline uint64_t alignUp(uint64_t value, uint64_t align) {
 }
 
 } // namespace mlir::nnaccel::npu_lowering
-
-#include "LegacyKernelAPI.h" // TRANSITION
 
 #endif // NNACCEL_LIB_CONVERSION_ACCELTONPU_KERNELUTILS_H

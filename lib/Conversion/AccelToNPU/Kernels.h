@@ -4,8 +4,8 @@
 // card DRAM addresses, into ISA instructions for one core: tiling to the
 // target's native dimension, on-chip buffer placement (double-buffered so
 // DMA overlaps compute), the instructions in program order; the
-// ProgramEmitter turns their memory effects into dependency tokens. Kernels are independent of MLIR so they can be
-// unit-tested on the emulator directly.
+// ProgramEmitter turns their memory effects into dependency tokens. Kernels are
+// independent of MLIR so they can be unit-tested on the emulator directly.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,15 +22,6 @@
 #include <string>
 
 namespace mlir::nnaccel::npu_lowering {
-
-/// TRANSITION: emitActivation on a block.
-inline void emitActivationInPlace(ProgramEmitter &emitter,
-                                  const ActivationSpec &act,
-                                  ::nnaccel::isa::Space space, uint64_t address,
-                                  int64_t pitch, int64_t rows, int64_t cols) {
-  emitActivation(emitter, act, Operand2D{space, address, pitch, kF32Format}, rows,
-                 cols);
-}
 
 /// Y[m x n] = act(X[m x k] . W^T + bias), W stored as n rows of k, for each
 /// of `batches` GEMMs whose operands step by the given byte strides.

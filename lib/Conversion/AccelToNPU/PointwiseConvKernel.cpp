@@ -132,19 +132,20 @@ void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
   const int64_t tile = layout.tile, hw = spec.hw, c = spec.c, f = spec.f;
   const int64_t kTiles = (c + tile - 1) / tile;
   const int64_t pTiles = (hw + tile - 1) / tile;
-  const MemRegion wDram = region(Space::Dram, spec.weight, f * c * kF32);
 
-  if (spec.bias)
-    emitLoad(emitter, {Space::Vrf, layout.biasBase, *spec.bias, /*x=*/f},
-             region(Space::Dram, *spec.bias, f * kF32));
+  if (spec.bias) {
+    DmaLoad bias;
+    bias.dst = {Space::Vrf, layout.biasBase};
+    bias.src = {Space::Dram, *spec.bias};
+    bias.x = f;
+    emitLoad(emitter, bias);
+  }
 
   int64_t outputTile = 0;
   for (int64_t image = 0; image < spec.batch; ++image) {
     uint64_t x = spec.input + uint64_t(image * c * spec.h * spec.w * kF32);
     uint64_t y = spec.output + uint64_t(image * f * hw * kF32);
     Space xSpace = Space::Dram;
-    MemRegion xDram = region(Space::Dram, x, c * spec.h * spec.w * kF32);
-    const MemRegion yDram = region(Space::Dram, y, f * hw * kF32);
     if (spec.strided()) {
       // Every sw-th element of every sh-th row, one element per DMA row,
       // densely into SHARED (the X^T tile loads below need a DMA source;
@@ -154,20 +155,18 @@ void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
       const int64_t chunk = subsampleChannels(target, spec);
       for (int64_t c0 = 0; c0 < c; c0 += chunk) {
         int64_t cc = std::min(chunk, c - c0);
-        DmaLoad load{Space::Shared,
-                     uint64_t(c0 * hw * kF32),
-                     x + uint64_t(c0 * spec.h * spec.w * kF32),
-                     /*x=*/1,
-                     /*y=*/spec.wo,
-                     /*z=*/cc * spec.ho,
-                     /*sy=*/spec.sw * kF32,
-                     /*sz=*/spec.sh * spec.w * kF32,
-                     /*dpitch=*/kF32};
-        emitLoad(emitter, load, xDram);
+        DmaLoad load;
+        load.dst = {Space::Shared, spec.shared + uint64_t(c0 * hw * kF32)};
+        load.src = {Space::Dram, x + uint64_t(c0 * spec.h * spec.w * kF32)};
+        load.x = 1;
+        load.y = spec.wo;
+        load.z = cc * spec.ho;
+        load.sy = spec.sw * kF32;
+        load.sz = spec.sh * spec.w * kF32;
+        emitLoad(emitter, load);
       }
-      x = 0;
+      x = spec.shared;
       xSpace = Space::Shared;
-      xDram = region(Space::Shared, 0, c * hw * kF32);
     }
     // MRF slot -> the X^T tile (pixel tile * kTiles + k tile) it holds; a
     // tile already resident is not loaded again for the next filter chunk.
@@ -180,64 +179,54 @@ void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
     for (int64_t f0 = 0; f0 < f; f0 += layout.rowsPerChunk) {
       int64_t fc = std::min(layout.rowsPerChunk, f - f0);
       // A = Wc[f0 : f0 + fc, :], resident for the whole chunk.
-      emitLoad(emitter,
-               {Space::Vrf, layout.aBase, spec.weight + uint64_t(f0 * c * kF32),
-                /*x=*/c, /*y=*/fc, /*z=*/1, /*sy=*/c * kF32},
-               wDram);
+      DmaLoad loadA;
+      loadA.dst = {Space::Vrf, layout.aBase};
+      loadA.src = {Space::Dram, spec.weight + uint64_t(f0 * c * kF32)};
+      loadA.x = c;
+      loadA.y = fc;
+      emitLoad(emitter, loadA);
       for (int64_t p = 0; p < pTiles; ++p, ++outputTile) {
         int64_t p0 = p * tile, nt = std::min(tile, hw - p0);
-        Block acc{Space::Acc, layout.accSlot[outputTile % 2], nt * kF32};
+        const Operand2D acc =
+            denseOperand(Space::Acc, layout.accSlot[outputTile % 2], nt);
         for (int64_t t = 0; t < kTiles; ++t) {
           int64_t c0 = t * tile, kt = std::min(tile, c - c0);
           int64_t tileId = p * kTiles + t;
           int64_t slot = tileId % slots;
           uint64_t w = uint64_t(slot) * layout.mrfTileBytes;
-          MemRegion wTile = region(Space::Mrf, w, nt * kt * kF32);
           if (resident[slot] != tileId) {
             // X^T tile: plane = pixel (sz = 4), rows = channels (sy = HW),
             // one element per row: nt rows of kt channels.
-            DmaLoad load{
-                Space::Mrf,       w, x + uint64_t((c0 * hw + p0) * kF32),
-                /*x=*/1,
-                /*y=*/kt,
-                /*z=*/nt,
-                /*sy=*/hw * kF32,
-                /*sz=*/kF32,
-                /*dpitch=*/kF32};
-            load.srcSpace = xSpace;
-            emitLoad(emitter, load, xDram);
+            DmaLoad load;
+            load.dst = {Space::Mrf, w};
+            load.src = {xSpace, x + uint64_t((c0 * hw + p0) * kF32)};
+            load.x = 1;
+            load.y = kt;
+            load.z = nt;
+            load.sy = hw * kF32;
+            load.sz = kF32;
+            emitLoad(emitter, load);
             resident[slot] = tileId;
           }
-          Instruction mm(Opcode::Mm);
-          setMem(mm, "dst", Space::Acc, acc.addr);
-          setMem(mm, "a", Space::Vrf, layout.aBase + uint64_t(c0 * kF32));
-          setMem(mm, "w", Space::Mrf, w);
-          mm.with("dt", kDt)
-              .with("at", kDt)
-              .with("wt", kDt)
-              .with("m", fc)
-              .with("k", kt)
-              .with("n", nt)
-              .with("dpitch", acc.pitch)
-              .with("apitch", c * kF32)
-              .with("acc", t > 0 ? 1 : 0);
-          emitter.emit(
-              mm,
-              {region(Space::Vrf, layout.aBase, uint64_t(fc * c * kF32)),
-               wTile},
-              {footprint(acc, fc, nt)});
+          emitMm(emitter, acc,
+                 Operand2D{Space::Vrf, layout.aBase + uint64_t(c0 * kF32),
+                           c * kF32},
+                 denseOperand(Space::Mrf, w, kt), fc, kt, nt, t > 0);
         }
         if (spec.bias)
-          emitBinary(
-              emitter, Opcode::VAdd, acc, acc,
-              Block{Space::Vrf, layout.biasBase + uint64_t(f0 * kF32), kF32},
-              Bcast::Col, fc, nt);
+          emitBinary(emitter, Opcode::VAdd, acc, acc,
+                     Operand2D{Space::Vrf,
+                               layout.biasBase + uint64_t(f0 * kF32), kF32},
+                     Bcast::Col, fc, nt);
         emitActivation(emitter, spec.activation, acc, fc, nt);
-        emitStore(emitter,
-                  {y + uint64_t((f0 * hw + p0) * kF32), Space::Acc, acc.addr,
-                   /*x=*/nt, /*y=*/fc, /*z=*/1, /*dy=*/hw * kF32, /*dz=*/0,
-                   /*spitch=*/acc.pitch},
-                  yDram);
+        DmaStore store;
+        store.dst = {Space::Dram, y + uint64_t((f0 * hw + p0) * kF32)};
+        store.src = acc.ref();
+        store.x = nt;
+        store.y = fc;
+        store.dy = hw * kF32;
+        store.spitch = acc.pitch;
+        emitStore(emitter, store);
       }
     }
   }

@@ -331,9 +331,3 @@ void ProgramEmitter::push(const Instruction &inst) {
   levels = std::make_unique<FifoLevels>();
   return result;
 }
-
-void ProgramEmitter::emit(const Instruction &inst,
-                          const std::vector<MemRegion> &,
-                          const std::vector<MemRegion> &) {
-  emit(inst);
-}

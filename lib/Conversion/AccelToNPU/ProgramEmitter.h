@@ -84,9 +84,6 @@ public:
   /// Appends `inst`, dispatched to its own queue, with the dependency
   /// tokens its memory accesses need.
   void emit(const npu_isa::Instruction &inst);
-  // TEMPORARY: declared regions are ignored.
-  void emit(const npu_isa::Instruction &inst, const std::vector<MemRegion> &r,
-            const std::vector<MemRegion> &w);
 
   /// While alive, tracks every access inside `region` as an access to the
   /// whole of it (see the file comment). Groups may nest; the innermost
