@@ -9,7 +9,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "nnaccel/Conversion/NPUKernels.h"
-#include "nnaccel/Conversion/NPUSupport.h"
 #include "nnaccel/Conversion/Passes.h"
 #include "nnaccel/Import/ONNX/ImportONNX.h"
 #include "nnaccel/Pipelines/Pipelines.h"
@@ -17,6 +16,7 @@
 #include "nnaccel/Transforms/Passes.h"
 
 #include "Accel/AccelOps.h"
+#include "Accel/ElementTypes.h"
 #include "NPU/NPUOps.h"
 #include "NPU/NPUTarget.h"
 #include "NPU/NPUToISA.h"
@@ -143,7 +143,7 @@ TransferCost modelTransfers(accel::CardPartitionOp card,
   auto bytesOf = [](TypeRange types) {
     uint64_t bytes = 0;
     for (Type type : types)
-      bytes += getDenseByteSize(type);
+      bytes += accel::getDenseByteSize(type);
     return bytes;
   };
   auto cost = [&](uint64_t bytes) -> uint64_t {
@@ -154,7 +154,7 @@ TransferCost modelTransfers(accel::CardPartitionOp card,
   };
   uint64_t weights = 0;
   for (auto constant : card.getBody().front().getOps<accel::ConstantOp>())
-    weights += getDenseByteSize(constant.getType());
+    weights += accel::getDenseByteSize(constant.getType());
   return {cost(bytesOf(card.getInputs().getTypes())) +
               cost(bytesOf(card.getResultTypes())),
           cost(weights)};

@@ -80,9 +80,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CardKernels.h"
 #include "ConvKernelSupport.h"
 #include "FusedActivation.h"
-#include "KernelRegistry.h"
 
 #include "Accel/AccelOps.h"
 
@@ -322,6 +322,7 @@ uint64_t sharedScratchConv(Operation *operation, const TargetDesc &target) {
 }
 } // namespace
 
-void mlir::nnaccel::npu_lowering::registerConvKernels(KernelTable &table) {
-  table[ConvOp::getOperationName()] = {checkConv, emitConv, sharedScratchConv};
+void mlir::nnaccel::npu_lowering::attachConvKernels(MLIRContext *context) {
+  attachCardKernel<CardKernelModel<checkConv, emitConv, sharedScratchConv>,
+                   ConvOp>(context);
 }

@@ -24,8 +24,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CardKernels.h"
 #include "KernelOperands.h"
-#include "KernelRegistry.h"
 
 #include "Accel/AccelOps.h"
 
@@ -153,7 +153,7 @@ LogicalResult emitConvert(Operation *op, KernelContext &context) {
 }
 } // namespace
 
-void mlir::nnaccel::npu_lowering::registerConvertKernels(KernelTable &table) {
-  table[ConvertOp::getOperationName()] = {checkConvert, emitConvert};
-  table[CastOp::getOperationName()] = {checkConvert, emitConvert};
+void mlir::nnaccel::npu_lowering::attachConvertKernels(MLIRContext *context) {
+  attachCardKernel<CardKernelModel<checkConvert, emitConvert>, ConvertOp,
+                   CastOp>(context);
 }

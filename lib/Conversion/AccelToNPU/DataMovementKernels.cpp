@@ -45,8 +45,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CardKernels.h"
 #include "KernelOperands.h"
-#include "KernelRegistry.h"
 
 #include "Accel/AccelOps.h"
 
@@ -735,17 +735,22 @@ LogicalResult emitPad(Operation *operation, KernelContext &context) {
 }
 } // namespace
 
-void mlir::nnaccel::npu_lowering::registerDataMovementKernels(
-    KernelTable &table) {
-  table[ReshapeOp::getOperationName()] = {checkCopies<ReshapeOp, reshapeCopies>,
-                                          emitCopies<ReshapeOp, reshapeCopies>};
-  table[ExpandOp::getOperationName()] = {checkCopies<ExpandOp, expandCopies>,
-                                         emitCopies<ExpandOp, expandCopies>};
-  table[TransposeOp::getOperationName()] = {
-      checkTranspose, emitCopies<TransposeOp, transposeCopies>};
-  table[SliceOp::getOperationName()] = {checkSlice,
-                                        emitCopies<SliceOp, sliceCopies>};
-  table[ConcatOp::getOperationName()] = {checkCopies<ConcatOp, concatCopies>,
-                                         emitCopies<ConcatOp, concatCopies>};
-  table[PadOp::getOperationName()] = {checkPad, emitPad};
+void mlir::nnaccel::npu_lowering::attachDataMovementKernels(
+    MLIRContext *context) {
+  attachCardKernel<CardKernelModel<checkCopies<ReshapeOp, reshapeCopies>,
+                                   emitCopies<ReshapeOp, reshapeCopies>>,
+                   ReshapeOp>(context);
+  attachCardKernel<CardKernelModel<checkCopies<ExpandOp, expandCopies>,
+                                   emitCopies<ExpandOp, expandCopies>>,
+                   ExpandOp>(context);
+  attachCardKernel<
+      CardKernelModel<checkTranspose, emitCopies<TransposeOp, transposeCopies>>,
+      TransposeOp>(context);
+  attachCardKernel<
+      CardKernelModel<checkSlice, emitCopies<SliceOp, sliceCopies>>, SliceOp>(
+      context);
+  attachCardKernel<CardKernelModel<checkCopies<ConcatOp, concatCopies>,
+                                   emitCopies<ConcatOp, concatCopies>>,
+                   ConcatOp>(context);
+  attachCardKernel<CardKernelModel<checkPad, emitPad>, PadOp>(context);
 }

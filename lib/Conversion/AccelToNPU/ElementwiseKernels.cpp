@@ -52,8 +52,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CardKernels.h"
 #include "KernelOperands.h"
-#include "KernelRegistry.h"
 
 #include "Accel/AccelOps.h"
 #include "Accel/ConstantUtils.h"
@@ -650,18 +650,10 @@ LogicalResult emitErf(Operation *op, KernelContext &) {
 }
 } // namespace
 
-void mlir::nnaccel::npu_lowering::registerElementwiseKernels(
-    KernelTable &table) {
-  KernelEntry entry{checkEltwise, emitEltwiseOp};
-  for (StringRef name :
-       {AddOp::getOperationName(), SubOp::getOperationName(),
-        MulOp::getOperationName(), DivOp::getOperationName(),
-        MaxOp::getOperationName(), MinOp::getOperationName(),
-        PowOp::getOperationName(), SqrtOp::getOperationName(),
-        ReluOp::getOperationName(), SigmoidOp::getOperationName(),
-        TanhOp::getOperationName(), ExpOp::getOperationName(),
-        GeluOp::getOperationName(), AbsOp::getOperationName(),
-        NegOp::getOperationName(), ClipOp::getOperationName()})
-    table[name] = entry;
-  table[ErfOp::getOperationName()] = {checkErf, emitErf};
+void mlir::nnaccel::npu_lowering::attachElementwiseKernels(
+    MLIRContext *context) {
+  attachCardKernel<CardKernelModel<checkEltwise, emitEltwiseOp>, AddOp, SubOp,
+                   MulOp, DivOp, MaxOp, MinOp, PowOp, SqrtOp, ReluOp, SigmoidOp,
+                   TanhOp, ExpOp, GeluOp, AbsOp, NegOp, ClipOp>(context);
+  attachCardKernel<CardKernelModel<checkErf, emitErf>, ErfOp>(context);
 }

@@ -33,8 +33,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CardKernels.h"
 #include "KernelOperands.h"
-#include "KernelRegistry.h"
 
 #include "Accel/AccelOps.h"
 
@@ -500,8 +500,8 @@ LogicalResult emitGather(Operation *operation, KernelContext &context) {
 }
 } // namespace
 
-void mlir::nnaccel::npu_lowering::registerEmbeddingKernels(KernelTable &table) {
-  table[EmbeddingBagOp::getOperationName()] = {checkEmbeddingBag,
-                                               emitEmbeddingBag};
-  table[GatherOp::getOperationName()] = {checkGather, emitGather};
+void mlir::nnaccel::npu_lowering::attachEmbeddingKernels(MLIRContext *context) {
+  attachCardKernel<CardKernelModel<checkEmbeddingBag, emitEmbeddingBag>,
+                   EmbeddingBagOp>(context);
+  attachCardKernel<CardKernelModel<checkGather, emitGather>, GatherOp>(context);
 }

@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CardKernels.h"
 #include "CardMemoryPlan.h"
 #include "FusedActivation.h"
-#include "KernelRegistry.h"
 #include "Kernels.h"
 
 #include "Accel/AccelOps.h"
@@ -90,7 +90,7 @@ LogicalResult emitFullyConnectedOp(Operation *operation,
 }
 } // namespace
 
-void mlir::nnaccel::npu_lowering::registerLinearKernels(KernelTable &table) {
-  table[FullyConnectedOp::getOperationName()] = {checkFullyConnected,
-                                                 emitFullyConnectedOp};
+void mlir::nnaccel::npu_lowering::attachLinearKernels(MLIRContext *context) {
+  attachCardKernel<CardKernelModel<checkFullyConnected, emitFullyConnectedOp>,
+                   FullyConnectedOp>(context);
 }

@@ -13,8 +13,8 @@
 
 #include "nnaccel/Conversion/Passes.h"
 
+#include "CardKernels.h"
 #include "CardMemoryPlan.h"
-#include "KernelRegistry.h"
 #include "ProgramEmitter.h"
 
 #include "Accel/AccelOps.h"

@@ -26,7 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelRegistry.h"
+#include "CardKernels.h"
 #include "KernelUtils.h"
 #include "Kernels.h"
 
@@ -145,6 +145,6 @@ LogicalResult emitMatMul(Operation *operation, KernelContext &context) {
 }
 } // namespace
 
-void mlir::nnaccel::npu_lowering::registerMatMulKernels(KernelTable &table) {
-  table[MatMulOp::getOperationName()] = {checkMatMul, emitMatMul};
+void mlir::nnaccel::npu_lowering::attachMatMulKernels(MLIRContext *context) {
+  attachCardKernel<CardKernelModel<checkMatMul, emitMatMul>, MatMulOp>(context);
 }

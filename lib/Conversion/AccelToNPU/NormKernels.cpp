@@ -33,8 +33,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CardKernels.h"
 #include "KernelOperands.h"
-#include "KernelRegistry.h"
 #include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
@@ -590,11 +590,10 @@ LogicalResult emitLogSoftmax(Operation *op, KernelContext &) {
 }
 } // namespace
 
-void mlir::nnaccel::npu_lowering::registerNormKernels(KernelTable &table) {
-  table[SoftmaxOp::getOperationName()] = {checkRowKernel, emitRowKernelOp};
-  table[LayerNormOp::getOperationName()] = {checkRowKernel, emitRowKernelOp};
-  table[ReduceSumOp::getOperationName()] = {checkRowKernel, emitRowKernelOp};
-  table[ReduceMeanOp::getOperationName()] = {checkRowKernel, emitRowKernelOp};
-  table[ReduceMaxOp::getOperationName()] = {checkRowKernel, emitRowKernelOp};
-  table[LogSoftmaxOp::getOperationName()] = {checkLogSoftmax, emitLogSoftmax};
+void mlir::nnaccel::npu_lowering::attachNormKernels(MLIRContext *context) {
+  attachCardKernel<CardKernelModel<checkRowKernel, emitRowKernelOp>, SoftmaxOp,
+                   LayerNormOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(
+      context);
+  attachCardKernel<CardKernelModel<checkLogSoftmax, emitLogSoftmax>,
+                   LogSoftmaxOp>(context);
 }

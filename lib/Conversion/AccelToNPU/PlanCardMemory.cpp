@@ -13,7 +13,7 @@
 #include "nnaccel/Conversion/Passes.h"
 
 #include "Accel/ConstantUtils.h"
-#include "KernelRegistry.h"
+#include "CardKernels.h"
 #include "NPU/NPUTarget.h"
 
 #include "mlir/IR/AsmState.h"

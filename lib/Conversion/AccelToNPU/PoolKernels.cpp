@@ -30,8 +30,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CardKernels.h"
 #include "KernelOperands.h"
-#include "KernelRegistry.h"
 #include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
@@ -481,11 +481,13 @@ LogicalResult emitWindowPool(Operation *operation, KernelContext &context) {
 }
 } // namespace
 
-void mlir::nnaccel::npu_lowering::registerPoolKernels(KernelTable &table) {
-  table[GlobalAvgPoolOp::getOperationName()] = {checkGlobalAvgPool,
-                                                emitGlobalAvgPool};
-  table[MaxPoolOp::getOperationName()] = {checkWindowPool<MaxPoolOp, true>,
-                                          emitWindowPool<MaxPoolOp, true>};
-  table[AvgPoolOp::getOperationName()] = {checkWindowPool<AvgPoolOp, false>,
-                                          emitWindowPool<AvgPoolOp, false>};
+void mlir::nnaccel::npu_lowering::attachPoolKernels(MLIRContext *context) {
+  attachCardKernel<CardKernelModel<checkGlobalAvgPool, emitGlobalAvgPool>,
+                   GlobalAvgPoolOp>(context);
+  attachCardKernel<CardKernelModel<checkWindowPool<MaxPoolOp, true>,
+                                   emitWindowPool<MaxPoolOp, true>>,
+                   MaxPoolOp>(context);
+  attachCardKernel<CardKernelModel<checkWindowPool<AvgPoolOp, false>,
+                                   emitWindowPool<AvgPoolOp, false>>,
+                   AvgPoolOp>(context);
 }

@@ -55,8 +55,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CardKernels.h"
 #include "KernelOperands.h"
-#include "KernelRegistry.h"
 #include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
@@ -876,7 +876,6 @@ LogicalResult emitRnn(Operation *operation, KernelContext &context) {
 }
 } // namespace
 
-void mlir::nnaccel::npu_lowering::registerRecurrentKernels(KernelTable &table) {
-  table[LSTMOp::getOperationName()] = {checkRnn, emitRnn};
-  table[GRUOp::getOperationName()] = {checkRnn, emitRnn};
+void mlir::nnaccel::npu_lowering::attachRecurrentKernels(MLIRContext *context) {
+  attachCardKernel<CardKernelModel<checkRnn, emitRnn>, LSTMOp, GRUOp>(context);
 }

@@ -1,0 +1,53 @@
+//===- CardKernels.cpp - the NPU backend's card kernels -------------------===//
+//
+// See CardKernels.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CardKernels.h"
+
+#include "nnaccel/Conversion/NPUKernels.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace mlir::nnaccel::npu_lowering;
+
+void mlir::nnaccel::registerNPUKernelModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, accel::AccelDialect *) {
+    attachLinearKernels(context);
+    attachElementwiseKernels(context);
+    attachDataMovementKernels(context);
+    attachConvKernels(context);
+    attachPoolKernels(context);
+    attachEmbeddingKernels(context);
+    attachRecurrentKernels(context);
+    attachMatMulKernels(context);
+    attachNormKernels(context);
+    attachConvertKernels(context);
+  });
+}
+
+std::optional<ElementFormat>
+mlir::nnaccel::npu_lowering::getElementFormat(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    type = shaped.getElementType();
+  if (type.isF32())
+    return kF32Format;
+  if (type.isF16())
+    return kF16Format;
+  if (type.isBF16())
+    return kBF16Format;
+  return std::nullopt;
+}
+
+bool mlir::nnaccel::npu_lowering::allCardFloat(TypeRange types,
+                                               llvm::StringRef what,
+                                               std::string &reason) {
+  if (llvm::all_of(
+          types, [](Type type) { return getElementFormat(type).has_value(); }))
+    return true;
+  reason = (what + " runs on the card in f32, f16 or bf16 only").str();
+  return false;
+}

@@ -1,0 +1,106 @@
+//===- CardKernels.h - the NPU backend's card kernels -----------*- C++ -*-===//
+//
+// Every accel op the NPU backend lowers has a card kernel: a check (can
+// this op, with these types and shapes, run on the target? if not, why)
+// and an emitter (append its instructions, given the DRAM address of every
+// value). They reach the ops as external models of accel's
+// CardKernelOpInterface, which placement and lowering query, so the two can
+// never disagree. Each op family attaches its kernels from its own file
+// (attach...Kernels below); registerNPUKernelModels (NPUKernels.h) attaches
+// them all when the accel dialect loads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNACCEL_LIB_CONVERSION_ACCELTONPU_CARDKERNELS_H
+#define NNACCEL_LIB_CONVERSION_ACCELTONPU_CARDKERNELS_H
+
+#include "KernelUtils.h"
+#include "ProgramEmitter.h"
+
+#include "nnaccel/ISA/Target.h"
+
+#include "Accel/AccelOps.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::nnaccel::npu_lowering {
+
+/// What an emitter gets: where to append, the target, and the DRAM address
+/// of every operand and result of the op (row-major, densely packed).
+struct KernelContext {
+  ProgramEmitter &emitter;
+  const ::nnaccel::isa::TargetDesc &target;
+  const llvm::DenseMap<Value, uint64_t> &addresses;
+  /// Where the memory plan put the op's SHARED scratch, for kernels that
+  /// ask for one (CardKernelOpInterface::getSharedScratchBytes).
+  std::optional<uint64_t> sharedScratch = std::nullopt;
+
+  uint64_t addressOf(Value value) const { return addresses.lookup(value); }
+};
+
+using CheckFn = LogicalResult (*)(Operation *op,
+                                  const ::nnaccel::isa::TargetDesc &target,
+                                  std::string &reason);
+using EmitFn = LogicalResult (*)(Operation *op, KernelContext &context);
+using SharedScratchFn = uint64_t (*)(Operation *op,
+                                     const ::nnaccel::isa::TargetDesc &target);
+
+/// The card kernel of an op family as an external model of
+/// CardKernelOpInterface: `Check` says whether an op fits a target, `Emit`
+/// appends its instructions, `SharedScratch` (optional) sizes the SHARED
+/// memory it stages through.
+template <CheckFn Check, EmitFn Emit, SharedScratchFn SharedScratch = nullptr>
+struct CardKernelModel : accel::CardKernelOpInterface::FallbackModel<
+                             CardKernelModel<Check, Emit, SharedScratch>> {
+  LogicalResult checkCardKernel(Operation *op,
+                                const ::nnaccel::isa::TargetDesc &target,
+                                std::string &reason) const {
+    return Check(op, target, reason);
+  }
+  uint64_t
+  getSharedScratchBytes(Operation *op,
+                        const ::nnaccel::isa::TargetDesc &target) const {
+    if constexpr (SharedScratch == nullptr)
+      return 0;
+    else
+      return SharedScratch(op, target);
+  }
+  LogicalResult emitCardKernel(Operation *op, KernelContext &context) const {
+    return Emit(op, context);
+  }
+};
+
+/// Attaches `Model` to each of `Ops`.
+template <typename Model, typename... Ops>
+void attachCardKernel(MLIRContext *context) {
+  (Ops::template attachInterface<Model>(*context), ...);
+}
+
+/// The storage format of a float element type the card computes in (f32,
+/// f16, bf16), or nullopt. Takes a tensor type or an element type.
+std::optional<ElementFormat> getElementFormat(Type type);
+
+/// True when every type in `types` has a card float format; else sets
+/// `reason` ("<what> runs on the card in f32, f16 or bf16 only").
+bool allCardFloat(TypeRange types, llvm::StringRef what, std::string &reason);
+
+// The card kernels of each op family, attached from its own file.
+void attachLinearKernels(MLIRContext *context);
+void attachElementwiseKernels(MLIRContext *context);
+void attachDataMovementKernels(MLIRContext *context);
+void attachConvKernels(MLIRContext *context);
+void attachPoolKernels(MLIRContext *context);
+void attachEmbeddingKernels(MLIRContext *context);
+void attachRecurrentKernels(MLIRContext *context);
+void attachMatMulKernels(MLIRContext *context);
+void attachNormKernels(MLIRContext *context);
+void attachConvertKernels(MLIRContext *context);
+
+} // namespace mlir::nnaccel::npu_lowering
+
+#endif // NNACCEL_LIB_CONVERSION_ACCELTONPU_CARDKERNELS_H
