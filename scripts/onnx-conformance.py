@@ -4,8 +4,10 @@ libonnx-testdata ships, against a list of expected failures.
 
 For each test directory (model.onnx + test_data_set_0/{input,output}_*.pb):
   nnaccel-compile model.onnx -o T.nnpkg
-  nnaccel-run T.nnpkg --input test_data_set_0 --expect test_data_set_0
-A test passes when both succeed (outputs within 1e-4 + 1e-3*|ref|).
+  nnaccel-run T.nnpkg --input test_data_set_0 --expect test_data_set_0 \
+              --check-races
+A test passes when both succeed (outputs within 1e-4 + 1e-3*|ref|, and no
+data race in the card programs).
 
 test/conformance/expected-failures.json maps suite -> test -> reason. The
 run fails on an unexpected failure and on an unexpected pass (a fixed test
@@ -58,7 +60,7 @@ def run_test(build, suite, name, tmp):
     if proc.returncode != 0:
         return "compile: " + first_error(proc.stderr)
     run_cmd = [os.path.join(build, "bin", "nnaccel-run"), package,
-               "--input", data, "--expect", data]
+               "--input", data, "--expect", data, "--check-races"]
     try:
         proc = subprocess.run(run_cmd, capture_output=True, text=True,
                               timeout=300)

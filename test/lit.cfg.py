@@ -3,6 +3,7 @@ import os
 
 import lit.formats
 from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
 
 config.name = "nnaccel"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
@@ -16,8 +17,14 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.nnaccel_tools_dir, append_path=True)
 
+# Every nnaccel-run in the tests checks card partitions for data races
+# between queues and cores (docs/emulator.md §7): compiler-generated
+# programs must be properly synchronised, not just right in the emulator's
+# schedule.
+extra_args = {"nnaccel-run": ["--check-races"]}
 tools = ["nnaccel-opt", "nnaccel-translate", "nnaccel-compile", "nnaccel-run",
          "nnaccel-pkg", "nnaccel-emu"]
 llvm_config.add_tool_substitutions(
-    [t for t in tools if os.path.exists(os.path.join(config.nnaccel_tools_dir, t))],
+    [ToolSubst(t, extra_args=extra_args.get(t)) for t in tools
+     if os.path.exists(os.path.join(config.nnaccel_tools_dir, t))],
     [config.nnaccel_tools_dir])

@@ -20,10 +20,10 @@ namespace nnaccel::emulator {
 using namespace isa;
 
 Card::Card(unsigned idx, const TargetDesc &target, const CycleModel &cm,
-           bool trace)
+           bool trace, bool checkRaces)
     : index(idx), dram(target.memory(Space::Dram).bytes),
       shared(target.memory(Space::Shared).bytes), t_(target), cm_(cm),
-      trace_(trace) {
+      trace_(trace), checkRaces_(checkRaces) {
   // Constructed in place: Core is movable but not nothrow-movable.
   cores = std::vector<Core>(target.coresPerCard);
   for (unsigned i = 0; i < target.coresPerCard; ++i) {
@@ -58,7 +58,13 @@ void Card::reset() {
     c.stats.core = c.index;
     c.stats.active = c.loaded;
     c.ctx.bytes = &c.stats.bytes;
+    for (unsigned q = 0; q < 3; ++q) {
+      c.clocks[q].assign(checkRaces_ && c.loaded ? raceAgents : 0, 0);
+      c.history[q].clear();
+    }
   }
+  dramHistory_.clear();
+  sharedHistory_.clear();
   barriers_.clear();
   barrierCount_.assign(cores.size(), {});
   // Host messages queued before the run stay; card messages are per run.

@@ -33,9 +33,9 @@ void Card::setFault(const Core &c, uint32_t pc, const std::string &msg) {
     fault = Error::make(where(c, pc) + ": " + msg);
 }
 
-Error Card::checkAccesses(const Core &c, uint32_t pc, const EffAddrs &eff) {
-  (void)eff;
-  for (const MemAccess &a : memoryAccesses(c.ops[pc], c.sregs)) {
+Error Card::checkAccesses(const Core &c,
+                          const std::vector<MemAccess> &accesses) {
+  for (const MemAccess &a : accesses) {
     const Memory *m = nullptr;
     switch (a.space) {
     case Space::Dram:
@@ -142,6 +142,11 @@ void Card::dispatchStep(Core &c) {
                         c.barrierStart, release + CycleModel::DispatchCycles});
     c.dtime = release + CycleModel::DispatchCycles;
     c.state = Core::State::Running;
+    // Everything every participant did before the barrier happens before
+    // everything this core's queues do after it.
+    if (checkRaces_)
+      for (VectorClock &vc : c.clocks)
+        joinClock(vc, g.clock);
     ++c.pc;
     return;
   }
@@ -252,6 +257,9 @@ void Card::dispatchStep(Core &c) {
     }
     uint64_t arrival = std::max(c.dtime, c.lastFree());
     g.arrived |= 1u << c.index;
+    if (checkRaces_) // the queues have drained: their clocks are final
+      for (const VectorClock &vc : c.clocks)
+        joinClock(g.clock, vc);
     g.release = std::max(g.release, arrival);
     if (g.arrived == g.mask)
       g.released = true;
@@ -297,14 +305,17 @@ void Card::dispatchStep(Core &c) {
       const MemOperand &mo = op.mem[i];
       e.eff[i] = mo.present ? wrap(mo.addr + u(s[mo.reg])) : 0;
     }
-    if (Error err = checkAccesses(c, pc, e.eff)) {
+    std::vector<MemAccess> accesses = memoryAccesses(op, c.sregs);
+    if (Error err = checkAccesses(c, accesses)) {
       setFault(c, pc, err.message());
       return;
     }
+    if (checkRaces_)
+      e.accesses = std::move(accesses);
     auto q = static_cast<unsigned>(op.queue);
     if (c.blockedOnQueue == static_cast<int>(q))
       c.blockedOnQueue = -1;
-    c.queues[q].entries.push_back(e);
+    c.queues[q].entries.push_back(std::move(e));
     break;
   }
   }

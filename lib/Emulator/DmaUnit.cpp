@@ -230,6 +230,7 @@ Error gather(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   ctx.bytes->read[static_cast<unsigned>(ts)] += lookups * dataBytes;
   ctx.bytes->written[static_cast<unsigned>(ds)] += nseg * outRow;
   res.cycles = ctx.cycles->gather(ts, lookups, op.rowbytes, dim);
+  res.listEntries = lookups;
   return Error::success();
 }
 

@@ -113,7 +113,8 @@ public:
   Machine(const TargetDesc &t, EmulatorOptions o)
       : target(t), options(o), cm(target) {
     for (unsigned i = 0; i < target.cards; ++i)
-      cards.push_back(std::make_unique<Card>(i, target, cm, options.trace));
+      cards.push_back(std::make_unique<Card>(i, target, cm, options.trace,
+                                             options.checkRaces));
   }
 
   Error load(const Program &p);
@@ -217,8 +218,19 @@ Error Machine::locate(unsigned card, Space space, unsigned core, uint64_t addr,
 }
 
 Expected<Stats> Machine::run() {
-  for (auto &c : cards)
+  // Race checking: one agent per queue of every loaded core.
+  uint32_t agents = 0;
+  if (options.checkRaces)
+    for (auto &c : cards)
+      for (Core &core : c->cores)
+        if (core.loaded) {
+          core.agentBase = agents;
+          agents += 3;
+        }
+  for (auto &c : cards) {
+    c->raceAgents = agents;
     c->reset();
+  }
   stats = Stats();
   unsigned nc = static_cast<unsigned>(cards.size());
   unsigned threads = options.threads;

@@ -21,10 +21,12 @@
 
 #include "CycleModel.h"
 #include "Op.h"
+#include "RaceDetector.h"
 #include "Units.h"
 
 #include "nnaccel/Emulator/Emulator.h"
 #include "nnaccel/Emulator/Memory.h"
+#include "nnaccel/ISA/Operands.h"
 #include "nnaccel/ISA/Program.h"
 
 #include <array>
@@ -47,17 +49,22 @@ struct Message {
   unsigned src = 0, dst = 0, chan = 0;
   std::vector<uint8_t> data;
   uint64_t arrival = 0;
+  VectorClock clock; ///< the sender's (race checking; empty from the host)
 };
 
 struct QueueEntry {
   uint32_t pc = 0;
   uint64_t enqueueTime = 0;
   EffAddrs eff{};
+  /// Footprints resolved at dispatch (kept only when checking races).
+  std::vector<isa::MemAccess> accesses;
 };
 
-/// Token FIFO: the times at which the queued tokens became available.
+/// Token FIFO: the times at which the queued tokens became available and,
+/// when checking races, the pushers' clocks.
 struct TokenFifo {
   std::deque<uint64_t> times;
+  std::deque<VectorClock> clocks;
   uint64_t lastPop = 0;
 };
 
@@ -114,6 +121,11 @@ struct Core {
   ExecContext ctx;
   CoreStats stats;
 
+  // Race checking (EmulatorOptions::checkRaces).
+  uint32_t agentBase = 0; ///< agent id of the ld queue (ex +1, st +2)
+  std::array<VectorClock, 3> clocks;    ///< per queue
+  std::array<AccessHistory, 3> history; ///< vrf, mrf, acc
+
   bool drained() const {
     for (const auto &q : queues)
       if (!q.entries.empty() || q.pendingPush)
@@ -134,16 +146,20 @@ struct BarrierGen {
   uint32_t arrived = 0; ///< bit per core
   uint64_t release = 0;
   bool released = false;
+  VectorClock clock; ///< join of the arrived cores' queues (race checking)
 };
 
 class Card {
 public:
   Card(unsigned index, const isa::TargetDesc &target, const CycleModel &cm,
-       bool trace);
+       bool trace, bool checkRaces);
 
   unsigned index = 0;
   Memory dram, shared;
   std::vector<Core> cores;
+  /// Race checking: the number of agents of the run (3 per loaded core of
+  /// any card), set with the cores' agentBase before reset().
+  uint32_t raceAgents = 0;
 
   /// Resets run state (not memories or programs) before a run.
   void reset();
@@ -177,12 +193,20 @@ private:
                      uint64_t *tokenTime = nullptr);
   void queueStep(Core &c, unsigned q);
   void setFault(const Core &c, uint32_t pc, const std::string &msg);
-  Error checkAccesses(const Core &c, uint32_t pc, const EffAddrs &eff);
+  Error checkAccesses(const Core &c,
+                      const std::vector<isa::MemAccess> &accesses);
+  /// Race checking of the accesses of queue entry `e` executed by queue `q`
+  /// (`r`: its result). Sets a fault and returns false on a race.
+  bool checkRaces(Core &c, unsigned q, const QueueEntry &e,
+                  const ExecResult &r);
+  AccessHistory &historyOf(Core &c, isa::Space space);
   std::string blockedReason(const Core &c, unsigned agent) const;
 
   const isa::TargetDesc &t_;
   const CycleModel &cm_;
   bool trace_;
+  bool checkRaces_;
+  AccessHistory dramHistory_, sharedHistory_;
   std::map<unsigned, std::vector<BarrierGen>> barriers_;
   std::vector<std::map<unsigned, size_t>> barrierCount_; ///< per core, per id
 };

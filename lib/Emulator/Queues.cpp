@@ -114,8 +114,11 @@ void Card::queueStep(Core &c, unsigned q) {
     uint64_t t = queueTime(c, q);
     std::vector<int> targets;
     pushTargets(q, qs.pendingPush, targets);
-    for (int i : targets)
+    for (int i : targets) {
       c.fifos[i].times.push_back(t);
+      if (checkRaces_)
+        c.fifos[i].clocks.push_back(c.clocks[q]);
+    }
     st.pushStallCycles += t - qs.pendingSince;
     qs.freeAt = t;
     st.lastEndCycle = t;
@@ -141,7 +144,14 @@ void Card::queueStep(Core &c, unsigned q) {
     for (unsigned k = 0; k < need[i]; ++k) {
       c.fifos[i].times.pop_front();
       c.fifos[i].lastPop = start;
+      if (checkRaces_) { // the push happens before this instruction
+        joinClock(c.clocks[q], c.fifos[i].clocks.front());
+        c.fifos[i].clocks.pop_front();
+      }
     }
+  // A new epoch of this queue for the instruction (or chain).
+  if (checkRaces_)
+    ++c.clocks[q][c.agentBase + q];
 
   // Execute the instruction or chain.
   ExecContext &ctx = c.ctx;
@@ -184,6 +194,8 @@ void Card::queueStep(Core &c, unsigned q) {
       ctx.bytes->read[static_cast<unsigned>(op.mem[OpSrc].space)] += op.bytes;
       r.cycles = cm_.linkSend(op.bytes, host);
       msg.arrival = start + r.cycles + cm_.linkLatency(host);
+      if (checkRaces_)
+        msg.clock = c.clocks[q];
       (host ? hostBytesSent : linkBytesSent) += op.bytes;
       outbox.push_back(std::move(msg));
       break;
@@ -192,6 +204,8 @@ void Card::queueStep(Core &c, unsigned q) {
       auto &box = inbox[{op.peer, op.chan}];
       Message msg = std::move(box.front());
       box.pop_front();
+      if (checkRaces_) // the matching send happens before this recv
+        joinClock(c.clocks[q], msg.clock);
       if (msg.data.size() != op.bytes) {
         err = Error::make(fmt::format(
             "recv of {} bytes from {} on channel {} got a message of {} bytes",
@@ -220,6 +234,8 @@ void Card::queueStep(Core &c, unsigned q) {
       setFault(c, e.pc, err.message());
       return;
     }
+    if (checkRaces_ && !checkRaces(c, q, e, r))
+      return;
     cycles += r.cycles;
     slowest = std::max(slowest, r.cycles);
     c.stats.macs += r.macs;
@@ -247,9 +263,11 @@ void Card::queueStep(Core &c, unsigned q) {
   pushTargets(q, pushFlags, targets);
   uint8_t pending = 0;
   for (int i : targets) {
-    if (c.fifos[i].times.size() < t_.tokenFifoDepth)
+    if (c.fifos[i].times.size() < t_.tokenFifoDepth) {
       c.fifos[i].times.push_back(end);
-    else
+      if (checkRaces_)
+        c.fifos[i].clocks.push_back(c.clocks[q]);
+    } else
       pending |= (i == fifoIndex(q, q - 1)) ? FlagPushPrev : FlagPushNext;
   }
   qs.freeAt = end;
@@ -262,6 +280,67 @@ void Card::queueStep(Core &c, unsigned q) {
   if (trace_)
     events.push_back({static_cast<uint16_t>(c.index), static_cast<uint8_t>(q),
                       static_cast<uint16_t>(len), headPc, start, end});
+}
+
+AccessHistory &Card::historyOf(Core &c, Space space) {
+  switch (space) {
+  case Space::Dram:
+    return dramHistory_;
+  case Space::Shared:
+    return sharedHistory_;
+  case Space::Vrf:
+    return c.history[0];
+  case Space::Mrf:
+    return c.history[1];
+  default:
+    return c.history[2];
+  }
+}
+
+bool Card::checkRaces(Core &c, unsigned q, const QueueEntry &e,
+                      const ExecResult &r) {
+  const VectorClock &vc = c.clocks[q];
+  AccessRecord rec;
+  rec.agent = c.agentBase + q;
+  rec.clock = vc[rec.agent];
+  rec.pc = e.pc;
+  rec.core = static_cast<uint16_t>(c.index);
+  rec.queue = static_cast<uint8_t>(q);
+  for (const MemAccess &a : e.accesses) {
+    if (a.space == Space::Chain || !(a.read || a.write))
+      continue;
+    rec.start = a.start;
+    rec.end = a.end;
+    rec.operand = a.operand;
+    // A pooled gather's index/weight lists: the footprint is one entry,
+    // the execution knows how many it read.
+    if (!a.exact)
+      rec.end =
+          a.start + (a.end - a.start) * static_cast<int64_t>(r.listEntries);
+    std::optional<RaceReport> race =
+        historyOf(c, a.space).access(rec, a.write, vc);
+    if (!race)
+      continue;
+    std::string sp(spaceName(a.space));
+    auto range = [&](uint64_t b, uint64_t en) {
+      return fmt::format("{}[{:#x}, {:#x})", sp, b, en);
+    };
+    const AccessRecord &p = race->earlier;
+    setFault(c, e.pc,
+             fmt::format("data race on {}: this instruction {} operand '{}' "
+                         "{}, which {} {} (operand '{}' {}) with no token, "
+                         "barrier or send/recv ordering the two",
+                         range(race->start, race->end),
+                         a.write ? "writes" : "reads", a.operand,
+                         range(static_cast<uint64_t>(rec.start),
+                               static_cast<uint64_t>(rec.end)),
+                         where(cores[p.core], p.pc),
+                         race->earlierWrites ? "wrote" : "read", p.operand,
+                         range(static_cast<uint64_t>(p.start),
+                               static_cast<uint64_t>(p.end))));
+    return false;
+  }
+  return true;
 }
 
 } // namespace nnaccel::emulator

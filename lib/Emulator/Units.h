@@ -76,6 +76,9 @@ struct ExecResult {
   uint64_t cycles = 0;
   uint64_t macs = 0;
   double peakMacCycles = 0;
+  /// emb.gather: entries read from the index (and weight) list, the extent
+  /// of those operands that the footprint at dispatch cannot know.
+  uint64_t listEntries = 0;
 };
 
 /// Matrix unit: `mm`.

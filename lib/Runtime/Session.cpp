@@ -467,6 +467,7 @@ Session::create(std::shared_ptr<const Model> model, SessionOptions options) {
       emulator::EmulatorOptions emuOptions;
       emuOptions.threads = options.emulatorThreads;
       emuOptions.trace = options.trace;
+      emuOptions.checkRaces = options.checkRaces;
       impl->emu = std::make_unique<emulator::Emulator>(*impl->state->target,
                                                        emuOptions);
       impl->residentWeights.resize(impl->state->target->cards);

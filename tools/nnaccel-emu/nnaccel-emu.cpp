@@ -4,10 +4,12 @@
 //
 //   nnaccel-emu --target targets/default.json prog.s [--core N prog2.s ...]
 //               [--card C] [--stats] [--trace out.json] [--threads N]
+//               [--check-races]
 //
 // A program goes to the card/core named by its header (`.core` directive or
 // binary header) unless --card/--core given before it override them. Any
-// load or run error is printed and the exit status is 1.
+// load or run error -- with --check-races also a data race between queues
+// or cores -- is printed and the exit status is 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,8 +36,12 @@ void usage() {
       "usage: nnaccel-emu --target <target.json> [--card C] [--core N] "
       "<prog> ...\n"
       "                   [--stats] [--trace out.json] [--threads N]\n"
+      "                   [--check-races]\n"
       "  <prog> is assembly text or an NNPU binary; --card/--core apply to\n"
-      "  the next program (default: the program's own header).\n",
+      "  the next program (default: the program's own header).\n"
+      "  --check-races fails the run on a data race: overlapping accesses\n"
+      "  (one a write) of two queues or cores not ordered by tokens,\n"
+      "  barriers or send/recv.\n",
       stderr);
 }
 
@@ -62,6 +68,7 @@ std::optional<unsigned> parseUInt(const std::string &s) {
 int main(int argc, char **argv) {
   std::string targetPath, tracePath;
   bool printStats = false;
+  bool checkRaces = false;
   unsigned threads = 0;
   std::vector<ProgramArg> programs;
   std::optional<unsigned> nextCard, nextCore;
@@ -89,6 +96,8 @@ int main(int argc, char **argv) {
       tracePath = *v;
     } else if (a == "--stats") {
       printStats = true;
+    } else if (a == "--check-races") {
+      checkRaces = true;
     } else if (a == "--threads" || a == "--core" || a == "--card") {
       auto v = value(a.c_str());
       if (!v)
@@ -122,6 +131,7 @@ int main(int argc, char **argv) {
   emulator::EmulatorOptions opts;
   opts.threads = threads;
   opts.trace = !tracePath.empty();
+  opts.checkRaces = checkRaces;
   emulator::Emulator emu(*target, opts);
   for (const ProgramArg &p : programs) {
     std::ifstream in(p.path, std::ios::binary);

@@ -2,7 +2,7 @@
 //
 //   nnaccel-run model.nnpkg --input DIR|FILE... [--expect DIR] [--output DIR]
 //               [--trace out.json] [--stats] [--repeat N] [--atol A]
-//               [--rtol R] [--threads N]
+//               [--rtol R] [--threads N] [--check-races]
 //
 // Loads a package, feeds it inputs from an ONNX backend-test directory
 // (input_0.pb, ...) or from explicit .pb/.npy files, runs it through a
@@ -86,6 +86,9 @@ void usage(std::FILE *out) {
       "  --stats            print per-partition and emulator statistics\n"
       "  --repeat N         run N times; print wall-time statistics\n"
       "  --threads N        emulator worker threads (0 = per card, default)\n"
+      "  --check-races      fail a card partition on a data race between its\n"
+      "                     queues or cores (accesses not ordered by tokens,\n"
+      "                     barriers or send/recv)\n"
       "  --no-verify-weights  skip the weights CRC check on load\n"
       "exit status: 0 ok, 1 run failed or an output failed, 2 usage/IO "
       "error\n");
@@ -97,6 +100,7 @@ struct Options {
   std::string expect, output, trace;
   bool stats = false;
   bool verifyWeights = true;
+  bool checkRaces = false;
   unsigned repeat = 1;
   unsigned threads = 0;
   tensorio::Tolerance tol;
@@ -173,6 +177,8 @@ std::optional<Failure> parseArgs(int argc, char **argv, Options &o) {
       o.stats = true;
     } else if (a == "--no-verify-weights") {
       o.verifyWeights = false;
+    } else if (a == "--check-races") {
+      o.checkRaces = true;
     } else if (a.size() > 1 && a[0] == '-') {
       return bad("unknown option '" + a + "'");
     } else if (o.model.empty()) {
@@ -439,6 +445,7 @@ int runTool(const Options &o) {
   runtime::SessionOptions so;
   so.trace = !o.trace.empty();
   so.emulatorThreads = o.threads;
+  so.checkRaces = o.checkRaces;
   auto session = runtime::Session::create(*model, so);
   if (!session) {
     fmt::print(stderr, "error: {}\n", session.message());

@@ -132,8 +132,12 @@ std::string loadError(const pkg::PackageBuilder &b) {
   return model.message();
 }
 
+/// A session that checks its card partitions for data races, as every
+/// session of these tests does: the hand-written programs must be properly
+/// synchronised.
 std::unique_ptr<Session> makeSession(std::shared_ptr<const Model> model,
                                      SessionOptions options = {}) {
+  options.checkRaces = true;
   auto s = Session::create(std::move(model), options);
   INFO(s.message());
   REQUIRE(s.ok());
@@ -689,6 +693,40 @@ TEST_CASE("emulator faults become run errors naming the partition",
   }
 }
 
+TEST_CASE("data races in card programs fail the run when checked",
+          "[session][errors]") {
+  pkg::PackageBuilder b;
+  buildMixedModel(b, ramp(64, 0, 1));
+  auto &card =
+      std::get<pkg::CardPartitionDesc>(b.model().variants[0].partitions[1]);
+  // relu without tokens: v.relu may read the VRF before dma.ld wrote it,
+  // and dma.st may read the result before v.relu wrote it.
+  card.programs[0].code = assemble(
+      ".core card=0, core=0\n"
+      "dma.ld vrf[0x0], dram[0x0], f32, x=64, y=1, z=1\n"
+      "v.relu vrf[0x100], vrf[0x0], f32, f32, rows=1, cols=64, dpitch=256, "
+      "apitch=256\n"
+      "dma.st dram[0x1000], vrf[0x100], f32, x=64, y=1, z=1\n"
+      "halt\n");
+  auto model = loadModel(b);
+  auto session = makeSession(model);
+  std::string e =
+      runError(*session, {{"x", f32Tensor({1, 64}, ramp(64, 0, 1))}});
+  INFO(e);
+  REQUIRE(e.rfind("partition 1 (card 0): card 0 core 0 pc 1 (ex: `v.relu "
+                  "vrf[0x100], vrf[0x0]",
+                  0) == 0);
+  REQUIRE(e.find("data race on vrf[0x0, 0x100)") != std::string::npos);
+  REQUIRE(e.find("card 0 core 0 pc 0 (ld: `dma.ld vrf[0x0], dram[0x0]") !=
+          std::string::npos);
+  // Unchecked (the default), the emulator's schedule happens to run it.
+  auto unchecked = Session::create(model);
+  REQUIRE(unchecked.ok());
+  REQUIRE(!(*unchecked)->getOptions().checkRaces);
+  auto outs = (*unchecked)->run({{"x", f32Tensor({1, 64}, ramp(64, 0, 1))}});
+  REQUIRE(outs.ok());
+}
+
 //===----------------------------------------------------------------------===//
 // Concurrency
 //===----------------------------------------------------------------------===//
@@ -702,7 +740,7 @@ TEST_CASE("sessions sharing a model run concurrently", "[session][threads]") {
   std::vector<int> ok(4, 0);
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
-      auto session = Session::create(model, {false, 1});
+      auto session = Session::create(model, {false, 1, /*checkRaces=*/true});
       if (!session)
         return;
       for (int r = 0; r < 5; ++r) {
@@ -728,6 +766,7 @@ TEST_CASE("RequestQueue serves concurrent requests correctly",
   RequestQueueOptions options;
   options.workers = 3;
   options.session.emulatorThreads = 1;
+  options.session.checkRaces = true;
   auto queue = RequestQueue::create(model, options);
   INFO(queue.message());
   REQUIRE(queue.ok());

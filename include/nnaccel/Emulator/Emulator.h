@@ -54,6 +54,12 @@ struct EmulatorOptions {
   /// Upper bound on executed steps (dispatched instructions), a guard
   /// against runaway loop counts; exceeding it is an error.
   uint64_t maxSteps = uint64_t(1) << 36;
+  /// Detect data races: two accesses to overlapping bytes by different
+  /// queues or cores, at least one a write, that no program order, token,
+  /// barrier or send/recv orders (docs/emulator.md §7). A race fails the
+  /// run with a message naming both instructions. Off by default: it keeps
+  /// a vector clock per queue and an access history per memory.
+  bool checkRaces = false;
 };
 
 class Machine;

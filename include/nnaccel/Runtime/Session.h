@@ -46,6 +46,10 @@ struct SessionOptions {
   /// up to the host's cores, 1 = on the calling thread. Results do not
   /// depend on it.
   unsigned emulatorThreads = 0;
+  /// Check card partitions for data races between queues and cores
+  /// (EmulatorOptions::checkRaces): a race fails the run with a message
+  /// naming both instructions.
+  bool checkRaces = false;
 };
 
 struct SessionImpl;
