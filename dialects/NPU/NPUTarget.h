@@ -3,12 +3,12 @@
 // Which target a module is compiled for and an `npu.program` is verified
 // against, and loading it. The module's `npu.target` attribute names it:
 // every pass that depends on the hardware reads it (accel-set-target or
-// nnaccel-compile --target sets it). A target spec is either a bare name, looked up as <name>.json in the
-// project's targets/ directory (or $NNACCEL_TARGETS_DIR), or a path to a
-// JSON file (anything containing '/' or ending in ".json"; relative paths
-// are taken from the working directory). Loaded targets are cached for the
-// life of the process, since every instruction op's verifier asks for the
-// target of its program.
+// nnaccel-compile --target sets it). A target spec is either a bare name,
+// looked up as <name>.json in the project's targets/ directory (or
+// $NNACCEL_TARGETS_DIR), or a path to a JSON file (anything containing '/' or
+// ending in ".json"; relative paths are taken from the working directory).
+// Loaded targets are cached for the life of the process, since every
+// instruction op's verifier asks for the target of its program.
 //
 //===----------------------------------------------------------------------===//
 

@@ -141,8 +141,8 @@ FailureOr<int32_t> Writer::addConstant(ConstantOp op) {
     if (packed) {
       // One byte per element in the attribute: two per byte, row by row.
       int64_t cols = type.getRank() ? type.getShape().back() : 1;
-      std::vector<char> &data = scratch.emplace_back(
-          accel::getDenseByteSize(type), 0);
+      std::vector<char> &data =
+          scratch.emplace_back(accel::getDenseByteSize(type), 0);
       size_t rowBytes = (cols + 1) / 2, i = 0;
       for (const APInt &element : dense.getValues<APInt>()) {
         size_t row = i / std::max<int64_t>(cols, 1),

@@ -2,8 +2,9 @@
 //
 // Records, for every accel compute op, where it runs: a card when the op's
 // card kernel (CardKernelOpInterface, attached by the backend) accepts it
-// for the module's target, else the host with the reason. Placement hints already
-// in the IR are requests that are honoured or rejected with a diagnostic.
+// for the module's target, else the host with the reason. Placement hints
+// already in the IR are requests that are honoured or rejected with a
+// diagnostic.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,9 +63,9 @@ struct AccelAssignPlacementPass
           onCard = succeeded(kernel.checkCardKernel(*targetDesc, reason));
         else {
           onCard = false;
-          reason = ("no card kernel for " + op->getName().getStringRef() +
-                    " yet")
-                       .str();
+          reason =
+              ("no card kernel for " + op->getName().getStringRef() + " yet")
+                  .str();
         }
         if (hint && !onCard) {
           op->emitError() << "cannot honour placement on card "

@@ -112,7 +112,8 @@ void outline(ArrayRef<Operation *> run, int64_t card) {
 }
 
 struct AccelOutlinePartitionsPass
-    : mlir::nnaccel::impl::AccelOutlinePartitionsBase<AccelOutlinePartitionsPass> {
+    : mlir::nnaccel::impl::AccelOutlinePartitionsBase<
+          AccelOutlinePartitionsPass> {
   void runOnOperation() override {
     SmallVector<std::pair<SmallVector<Operation *>, int64_t>> runs;
     for (Block &block : getOperation().getBody()) {

@@ -165,8 +165,8 @@ TEST_CASE("register-indirect operands use the registers set so far",
           "[emitter]") {
   // A gather whose index list is at s1 = 0x400, inside the tensor a store
   // just wrote: the gather (ld) waits for the store (st) through ex.
-  ProgramEmitter emitter({{Space::Dram, 0x400, 0x500},
-                          {Space::Dram, 0x10000, 0x20000}});
+  ProgramEmitter emitter(
+      {{Space::Dram, 0x400, 0x500}, {Space::Dram, 0x10000, 0x20000}});
   emitter.emit(store(0x400, 0));
   emitter.emit(build::SLi().rd(1).imm(0x400));
   emitter.emit(build::EmbGather()

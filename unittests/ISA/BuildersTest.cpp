@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nnaccel/ISA/Asm.h"
 #include "nnaccel/ISA/Builders.h"
+#include "nnaccel/ISA/Asm.h"
 #include "nnaccel/ISA/Decoded.h"
 #include "nnaccel/ISA/Fields.h"
 #include "nnaccel/ISA/Operands.h"
@@ -63,8 +63,8 @@ TEST_CASE("typed builders write the named fields", "[builders]") {
         "mm acc[0x100], vrf[0x40+s3], mrf[0x4000], f32, f16, bf16, m=8, "
         "k=64, n=32, apitch=128, acc=1, azp=-3");
 
-  Instruction fill = build::VFill().dst(Space::Vrf, 0).rows(1).cols(4).imm(
-      1.5f);
+  Instruction fill =
+      build::VFill().dst(Space::Vrf, 0).rows(1).cols(4).imm(1.5f);
   float value;
   uint32_t bits = uint32_t(fill.get("imm"));
   std::memcpy(&value, &bits, sizeof(value));
@@ -85,8 +85,7 @@ TEST_CASE("typed builders write the named fields", "[builders]") {
   CHECK(sync.queue() == Queue::Ex);
 }
 
-TEST_CASE("family builders lay out fields like their members",
-          "[builders]") {
+TEST_CASE("family builders lay out fields like their members", "[builders]") {
   Instruction viaFamily = build::VectorBinary(Opcode::VMax)
                               .dst(Space::Vrf, 64)
                               .a(Space::Vrf, 0)
@@ -210,6 +209,5 @@ TEST_CASE("one element type enumeration", "[builders]") {
   CHECK(::nnaccel::denseBytes(DType::MSFP9, {2, 17}) == 36u);
   CHECK(::nnaccel::denseBytes(DType::F32, {}) == 4u);
   CHECK(!::nnaccel::denseBytes(DType::F32, {-1}).has_value());
-  CHECK(!::nnaccel::denseBytes(DType::F32, {int64_t(1) << 62, 8})
-             .has_value());
+  CHECK(!::nnaccel::denseBytes(DType::F32, {int64_t(1) << 62, 8}).has_value());
 }

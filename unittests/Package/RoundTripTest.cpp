@@ -247,13 +247,12 @@ TEST_CASE("dtype names and sizes", "[package]") {
   // The schema's enum is the toolchain-wide numbering, element for element.
   for (DType t : ::nnaccel::AllDTypes) {
     INFO(dtypeName(t));
-    CHECK(std::string(fb::EnumNameDType(static_cast<fb::DType>(t))) ==
-          [&] {
-            std::string upper(dtypeName(t));
-            for (char &c : upper)
-              c = static_cast<char>(std::toupper(c));
-            return upper;
-          }());
+    CHECK(std::string(fb::EnumNameDType(static_cast<fb::DType>(t))) == [&] {
+      std::string upper(dtypeName(t));
+      for (char &c : upper)
+        c = static_cast<char>(std::toupper(c));
+      return upper;
+    }());
   }
   TensorType t;
   t.dtype = DType::F16;

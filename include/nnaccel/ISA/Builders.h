@@ -106,14 +106,13 @@ protected:
                                                                                \
   public:                                                                      \
     explicit Name(Opcode op) : BuilderBase(op) {                               \
-      assert(familyOf(op) == Family::Name && "not a " #Name " opcode");       \
+      assert(familyOf(op) == Family::Name && "not a " #Name " opcode");        \
     }                                                                          \
     Fields                                                                     \
   };
 #define NNACCEL_MEM(n)                                                         \
   Self &n(Space space_, uint64_t addr_, unsigned reg_ = 0) {                   \
-    return setMem(F::n##_space, F::n##_addr, F::n##_reg, space_, addr_,        \
-                  reg_);                                                       \
+    return setMem(F::n##_space, F::n##_addr, F::n##_reg, space_, addr_, reg_); \
   }                                                                            \
   Self &n(const MemRef &ref_) { return n(ref_.space, ref_.addr, ref_.reg); }
 #define NNACCEL_MEMR(n)                                                        \
@@ -134,7 +133,7 @@ protected:
   Self &n(E value_) { return set(F::n, static_cast<int64_t>(value_)); }
 #define NNACCEL_F32(n)                                                         \
   Self &n(float value_) { return set(F::n, floatBits(value_)); }               \
-  /* The raw 32 bits (an integer immediate of an integer-typed op). */        \
+  /* The raw 32 bits (an integer immediate of an integer-typed op). */         \
   Self &n##Bits(uint32_t bits_) { return set(F::n, int64_t(bits_)); }
 #include "nnaccel/ISA/Instructions.def"
 

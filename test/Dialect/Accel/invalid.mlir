@@ -1193,6 +1193,34 @@ func.func @work_begin_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+func.func @shared_bytes_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.shared_bytes' must be a non-negative integer on an accel.card_partition}}
+  %0 = accel.relu %x {accel.shared_bytes = 64 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @shared_address_outside_partition(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.shared_address' must be a non-negative integer on an op of an accel.card_partition}}
+  %0 = accel.relu %x {accel.shared_address = 0 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @negative_shared_address(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    // expected-error @+1 {{'accel.shared_address' must be a non-negative integer on an op of an accel.card_partition}}
+    %1 = accel.relu %a {accel.shared_address = -64 : i64} : tensor<4xf32>
+    accel.yield %1 : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 // expected-error @+2 {{expected ::mlir::nnaccel::accel::BlockFormat to be one of: msfp8, msfp9, mxint8}}
 // expected-error @+1 {{failed to parse Accel_BlockFloatType parameter 'format'}}
 func.func @bad_block_format(%x: tensor<16x!accel.bfp<msfp7>>) {
