@@ -72,6 +72,11 @@ def Accel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getInPlaceAttrName() {
       return ::llvm::StringLiteral("accel.in_place");
     }
+    /// Name of the discardable attribute `array<i64: axis, piece, pieces>`
+    /// that marks one piece of an op accel-split-ops divided across cores.
+    static constexpr ::llvm::StringLiteral getSplitAttrName() {
+      return ::llvm::StringLiteral("accel.split");
+    }
     /// Name of the discardable string attribute that says why an op runs on
     /// the host.
     static constexpr ::llvm::StringLiteral getHostReasonAttrName() {

@@ -12,7 +12,8 @@ defvar Accel_FusedActivationArgs = (ins
     OptionalAttr<F32Attr>:$activation_min,
     OptionalAttr<F32Attr>:$activation_max);
 
-def Accel_MatMulOp : Accel_InferredOp<"matmul", [Accel_HeavyOp]> {
+def Accel_MatMulOp : Accel_InferredOp<"matmul", [Accel_HeavyOp,
+    DeclareOpInterfaceMethods<Accel_SplitOpInterface>]> {
   let summary = "batched matrix product with numpy matmul semantics";
   let description = [{
     Multiplies the last two dimensions of `lhs` and `rhs`; leading (batch)
@@ -32,7 +33,7 @@ def Accel_MatMulOp : Accel_InferredOp<"matmul", [Accel_HeavyOp]> {
 }
 
 def Accel_FullyConnectedOp : Accel_InferredOp<"fully_connected",
-    [Accel_HeavyOp]> {
+    [Accel_HeavyOp, DeclareOpInterfaceMethods<Accel_SplitOpInterface>]> {
   let summary = "general matrix multiply with bias and fused activation";
   let description = [{
     ONNX `Gemm`: `act(alpha * op(input) x op(weight) + beta * bias)` where
@@ -59,7 +60,8 @@ def Accel_FullyConnectedOp : Accel_InferredOp<"fully_connected",
   let hasVerifier = 1;
 }
 
-def Accel_ConvOp : Accel_InferredOp<"conv", [Accel_HeavyOp]> {
+def Accel_ConvOp : Accel_InferredOp<"conv", [Accel_HeavyOp,
+    DeclareOpInterfaceMethods<Accel_SplitOpInterface, ["buildSplitPiece"]>]> {
   let summary = "1-D/2-D/3-D convolution with groups and fused activation";
   let description = [{
     ONNX `Conv` in NCHW layout. `input` is `N x C x D1..Dk` (k = 1..3),
@@ -85,7 +87,8 @@ def Accel_ConvOp : Accel_InferredOp<"conv", [Accel_HeavyOp]> {
   let hasVerifier = 1;
 }
 
-class Accel_PoolOp<string mnemonic> : Accel_InferredOp<mnemonic> {
+class Accel_PoolOp<string mnemonic>
+    : Accel_InferredOp<mnemonic, [DeclareOpInterfaceMethods<Accel_SplitOpInterface>]> {
   let results = (outs Accel_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
 }
@@ -164,7 +167,7 @@ def Accel_BatchNormOp : Accel_Op<"batch_norm", [Pure,
 }
 
 def Accel_LayerNormOp : Accel_Op<"layer_norm", [Pure,
-    AllTypesMatch<["input", "result"]>]> {
+    AllTypesMatch<["input", "result"]>, DeclareOpInterfaceMethods<Accel_SplitOpInterface>]> {
   let summary = "layer normalisation over the trailing dimensions";
   let description = [{
     ONNX `LayerNormalization`: normalises over dimensions `axis..rank-1`,
@@ -188,7 +191,7 @@ def Accel_LayerNormOp : Accel_Op<"layer_norm", [Pure,
 }
 
 class Accel_SoftmaxLikeOp<string mnemonic, string formula>
-    : Accel_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Accel_Op<mnemonic, [Pure, SameOperandsAndResultType, DeclareOpInterfaceMethods<Accel_SplitOpInterface>]> {
   let summary = formula # " along one axis";
   let description = [{
     Computes `}] # formula # [{` along `axis` (negative counts from the end),

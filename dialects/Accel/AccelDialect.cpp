@@ -60,6 +60,17 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                                << "' must be a #accel.placement attribute";
     return success();
   }
+  if (attr.getName() == getSplitAttrName()) {
+    auto split = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!split || split.size() != 3 || split[0] < 0 || split[2] < 1 ||
+        split[1] < 0 || split[1] >= split[2] ||
+        !op->getParentOfType<CardPartitionOp>())
+      return op->emitOpError()
+             << "'" << getSplitAttrName()
+             << "' must be array<i64: axis, piece, pieces> (0 <= piece < "
+                "pieces) on an op of an accel.card_partition";
+    return success();
+  }
   if (attr.getName() == getDramWorkBeginAttrName()) {
     auto begin = dyn_cast<IntegerAttr>(attr.getValue());
     if (!begin || begin.getInt() < 0 || !isa<CardPartitionOp>(op))

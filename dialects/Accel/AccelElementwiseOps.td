@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 class Accel_BinaryOp<string mnemonic, string desc, list<Trait> traits = []>
-    : Accel_InferredOp<mnemonic, traits> {
+    : Accel_InferredOp<mnemonic, !listconcat(traits, [DeclareOpInterfaceMethods<Accel_SplitOpInterface>])> {
   let summary = "elementwise " # desc # " with numpy broadcasting";
   let description = [{
     Computes `}] # desc # [{` of the two operands elementwise after
@@ -92,7 +92,7 @@ def Accel_WhereOp : Accel_InferredOp<"where"> {
 class Accel_UnaryOp<string mnemonic, string desc, Type tensorType,
                     list<Trait> traits = []>
     : Accel_Op<mnemonic, !listconcat(traits,
-        [Pure, SameOperandsAndResultType])> {
+        [Pure, SameOperandsAndResultType, DeclareOpInterfaceMethods<Accel_SplitOpInterface>])> {
   let summary = "elementwise " # desc;
   let description = [{
     Computes `}] # desc # [{` elementwise.

@@ -49,6 +49,40 @@ def Accel_CardKernelOpInterface : OpInterface<"CardKernelOpInterface"> {
   ];
 }
 
+def Accel_SplitOpInterface : OpInterface<"SplitOpInterface"> {
+  let cppNamespace = "::mlir::nnaccel::accel";
+  let description = [{
+    An op whose result can be computed in independent pieces, each reading
+    slices of some operands and the whole of the others (SplitRule,
+    dialects/Accel/SplitRule.h): matrix products by rows or output columns,
+    convolutions by output channels, normalisations by rows, elementwise
+    ops by any axis. accel-split-ops asks every op on a multi-core card for
+    its rules and builds the pieces with `buildSplitPiece`.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        The ways to split the op's result, in no particular order (empty:
+        the op does not split, e.g. for its current shapes).
+      }],
+      "::llvm::SmallVector<::mlir::nnaccel::accel::SplitRule>",
+      "getSplitRules">,
+    InterfaceMethod<[{
+        Builds one piece of the op: the same computation on `operands` (the
+        rule's slices) producing `resultType`. The default clones the op
+        with every attribute; ops whose attributes depend on the cut
+        extents (a depthwise conv's `groups`) adjust them.
+      }],
+      "::mlir::Operation *", "buildSplitPiece",
+      (ins "::mlir::OpBuilder &":$builder,
+           "const ::mlir::nnaccel::accel::SplitRule &":$rule,
+           "::mlir::ValueRange":$operands, "::mlir::Type":$resultType), [{}],
+      /*defaultImplementation=*/[{
+        return ::mlir::nnaccel::accel::buildSplitPieceByCloning(
+            builder, $_op, operands, resultType);
+      }]>
+  ];
+}
+
 // Ops whose cost dominates a model (matrix products, convolutions,
 // embedding bags, recurrences): running one on the host deserves a warning.
 def Accel_HeavyOp : NativeOpTrait<"HeavyOp"> {

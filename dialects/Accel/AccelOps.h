@@ -9,6 +9,7 @@
 #define NNACCEL_DIALECT_ACCEL_ACCELOPS_H
 
 #include "Accel/AccelDialect.h"
+#include "Accel/SplitRule.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"

@@ -59,3 +59,51 @@ bool mlir::nnaccel::accel::isSplatOf(Attribute attr, double value) {
            value;
   return false;
 }
+
+ElementsAttr mlir::nnaccel::accel::sliceConstantAlongAxis(ElementsAttr attr,
+                                                          int64_t axis,
+                                                          int64_t begin,
+                                                          int64_t end) {
+  auto type = cast<RankedTensorType>(attr.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  if (axis < 0 || axis >= type.getRank() || begin < 0 || end > shape[axis] ||
+      begin >= end)
+    return nullptr;
+  int64_t extent = shape[axis];
+  shape[axis] = end - begin;
+  auto sliceType = RankedTensorType::get(shape, type.getElementType());
+  ArrayRef<char> bytes;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (dense.isSplat())
+      return dense.resizeSplat(sliceType);
+    bytes = dense.getRawData();
+  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return nullptr;
+    bytes = blob->getData();
+  } else {
+    return nullptr;
+  }
+  // Whole-byte elements only: raw data then is the row-major layout.
+  unsigned bits = type.getElementTypeBitWidth();
+  if (bits % 8 != 0 ||
+      bytes.size() != size_t(type.getNumElements()) * (bits / 8))
+    return nullptr;
+  int64_t outer = 1, inner = bits / 8;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= type.getDimSize(d);
+  for (int64_t d = axis + 1; d < type.getRank(); ++d)
+    inner *= type.getDimSize(d);
+  std::vector<char> sliced;
+  sliced.reserve(size_t(outer * (end - begin) * inner));
+  for (int64_t o = 0; o < outer; ++o) {
+    const char *row = bytes.data() + (o * extent + begin) * inner;
+    sliced.insert(sliced.end(), row, row + (end - begin) * inner);
+  }
+  if (sliceType.getNumElements() <= kMaxInlineElements)
+    return DenseElementsAttr::getFromRawBuffer(sliceType, sliced);
+  return DenseResourceElementsAttr::get(
+      sliceType, "slice",
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(sliced, alignof(uint64_t)));
+}

@@ -42,6 +42,12 @@ std::optional<F32ConstantView> getF32Constant(Value value);
 ElementsAttr createF32Constant(RankedTensorType type, ArrayRef<float> values,
                                StringRef nameHint);
 
+/// The part [begin, end) along `axis` of constant data (inline dense or a
+/// resource blob of a whole-byte element type), as a new attribute: inline
+/// when small, else a new blob. Null when the data cannot be sliced.
+ElementsAttr sliceConstantAlongAxis(ElementsAttr attr, int64_t axis,
+                                    int64_t begin, int64_t end);
+
 /// True when `attr` is a splat whose every element equals `value` (float or
 /// integer element types).
 bool isSplatOf(Attribute attr, double value);

@@ -31,6 +31,9 @@ void mlir::nnaccel::buildPartitionPipeline(
 
 void mlir::nnaccel::buildCardCodegenPipeline(
     OpPassManager &pm, const LowerPipelineOptions &options) {
+  AccelSplitOpsOptions split;
+  split.maxCores = options.cores;
+  pm.addNestedPass<func::FuncOp>(createAccelSplitOps(split));
   pm.addPass(createAccelPlanCardMemory());
   pm.addPass(createAccelLowerToNPU());
 }

@@ -42,6 +42,9 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <map>
+#include <set>
+
 #include <cmath>
 #include <map>
 
@@ -71,6 +74,11 @@ static cl::opt<Emit> emit(
                clEnumValN(Emit::Asm, "asm", "the npu programs as assembly"),
                clEnumValN(Emit::Package, "package", "a model package")),
     cl::cat(category));
+static cl::opt<unsigned>
+    cores("cores",
+          cl::desc("Cores per card to divide ops across (0: all of the "
+                   "target's, 1: no splitting)"),
+          cl::init(0), cl::cat(category));
 static cl::list<std::string>
     forceHost("force-host", cl::CommaSeparated,
               cl::desc("Op names to keep on the host (e.g. accel.softmax)"),
@@ -101,6 +109,8 @@ struct PlacedOp {
   std::string name, kind, reason;
   int64_t card; // -1: host
   int partition;
+  Location loc;
+  std::vector<int64_t> cores = {}; // card ops: the cores its pieces run on
 };
 
 std::string getOpName(Operation *op) {
@@ -198,15 +208,43 @@ std::vector<PartitionSummary> summarizePartitions(func::FuncOp func) {
       if (auto r = inner.getAttrOfType<StringAttr>(
               accel::AccelDialect::getHostReasonAttrName()))
         reason = r.str();
-      PlacedOp placed{getOpName(&inner), inner.getName().getStringRef().str(),
-                      reason, host ? -1 : int64_t(card.getCard()),
-                      int(summaries.size())};
+      PlacedOp placed{getOpName(&inner),
+                      inner.getName().getStringRef().str(),
+                      reason,
+                      host ? -1 : int64_t(card.getCard()),
+                      int(summaries.size()),
+                      inner.getLoc()};
       ++summary.kinds[placed.kind];
       summary.ops.push_back(std::move(placed));
     }
     summaries.push_back(std::move(summary));
   }
   return summaries;
+}
+
+/// Records the cores each card op runs on after accel-split-ops: its
+/// pieces' (they keep its location), or core 0 when it was not split.
+void recordCores(MutableArrayRef<PartitionSummary> summaries) {
+  for (PartitionSummary &summary : summaries) {
+    auto card = dyn_cast<accel::CardPartitionOp>(summary.partition);
+    if (!card)
+      continue;
+    std::map<const void *, std::set<int64_t>> cores;
+    card.getBody().walk([&](Operation *op) {
+      auto placement = op->getAttrOfType<accel::PlacementAttr>(
+          accel::AccelDialect::getPlacementAttrName());
+      if (placement && !placement.getCores().empty())
+        cores[op->getLoc().getAsOpaquePointer()].insert(
+            placement.getCores().begin(), placement.getCores().end());
+    });
+    for (PlacedOp &placed : summary.ops) {
+      auto it = cores.find(placed.loc.getAsOpaquePointer());
+      placed.cores = it == cores.end()
+                         ? std::vector<int64_t>{0}
+                         : std::vector<int64_t>(it->second.begin(),
+                                                it->second.end());
+    }
+  }
 }
 
 /// Prints / writes the report: the partitions summarised before lowering
@@ -228,14 +266,14 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
       if (host)
         entry["reason"] = placed.reason;
       else
-        entry["core"] = 0;
+        entry["cores"] = llvm::json::Array(placed.cores);
       opList.push_back(std::move(entry));
       ops.push_back(placed);
     }
     llvm::json::Object part{{"index", index},
                             {"kind", host ? "host" : "card"},
                             {"ops", std::move(opList)}};
-    uint64_t instructions = 0, cycles = 0, dramBytes = 0;
+    uint64_t instructions = 0, cycles = 0, dramBytes = 0, numCores = 0;
     TransferCost transfer;
     const std::string &precision = summary.precision;
     part["precision"] = precision;
@@ -259,8 +297,12 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
           if (auto program =
                   SymbolTable::lookupNearestSymbolFrom<npu::ProgramOp>(
                       card, cast<FlatSymbolRefAttr>(symbol)))
+          {
             instructions += program.getBody().front().getOperations().size();
+            ++numCores;
+          }
       part["instructions"] = int64_t(instructions);
+      part["cores"] = int64_t(numCores);
     }
     partitions.push_back(std::move(part));
     if (report) {
@@ -272,7 +314,8 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
                    << ", " << numOps << " ops";
       llvm::outs() << ", " << precision;
       if (card) {
-        llvm::outs() << ", " << instructions << " instructions, "
+        llvm::outs() << ", " << numCores << (numCores == 1 ? " core" : " cores")
+                     << ", " << instructions << " instructions, "
                      << llvm::format("%.1f", dramBytes / 1024.0)
                      << " KiB DRAM, ";
         if (cycles)
@@ -376,6 +419,7 @@ int main(int argc, char **argv) {
   LowerPipelineOptions pipeline;
   pipeline.target = targetSpec.getValue();
   pipeline.forceHost = ArrayRef<std::string>(forceHost);
+  pipeline.cores = cores.getValue();
   PassManager partitionPM(&context);
   buildPartitionPipeline(partitionPM, pipeline);
   if (failed(partitionPM.run(*module)))
@@ -387,6 +431,14 @@ int main(int argc, char **argv) {
   }
   // The report needs each partition's ops, which lowering replaces.
   std::vector<PartitionSummary> summaries = summarizePartitions(func);
+  // Split first, on its own, so the report can say where each op went.
+  PassManager splitPM(&context);
+  AccelSplitOpsOptions split;
+  split.maxCores = cores.getValue();
+  splitPM.addNestedPass<func::FuncOp>(createAccelSplitOps(split));
+  if (failed(splitPM.run(*module)))
+    return 1;
+  recordCores(summaries);
   PassManager codegenPM(&context);
   buildCardCodegenPipeline(codegenPM, pipeline);
   if (failed(codegenPM.run(*module)))

@@ -63,12 +63,19 @@ def AccelLowerToNPU : Pass<"accel-lower-to-npu", "ModuleOp"> {
     must be lowerable (accel-assign-placement guarantees it); anything else
     is an error naming the op and the reason. Partitions that already list
     programs are left alone.
+
+    Each op runs on the core its placement names (`cores`, set by
+    accel-split-ops; core 0 when absent). Cores share the card's DRAM and
+    SHARED memory: when an op reads bytes another core wrote, or writes
+    bytes another core accessed, since the last barrier, a `barrier` of all
+    the partition's cores goes in front of it in every core's program.
   }];
   let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect",
                            "::mlir::nnaccel::npu::NPUDialect"];
   let statistics = [
     Statistic<"numInstructions", "instructions", "NPU instructions emitted">,
-    Statistic<"dramBytes", "dram-bytes", "Card DRAM bytes of the partitions">
+    Statistic<"dramBytes", "dram-bytes", "Card DRAM bytes of the partitions">,
+    Statistic<"numBarriers", "barriers", "Barriers between cores">
   ];
 }
 

@@ -24,6 +24,11 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
   Option<int64_t> card{*this, "card",
                        llvm::cl::desc("Card that card-placed ops go to"),
                        llvm::cl::init(0)};
+  Option<unsigned> cores{
+      *this, "cores",
+      llvm::cl::desc("Cores per card that accel-split-ops divides ops "
+                     "across (0: all of the target's; 1: no splitting)"),
+      llvm::cl::init(0)};
   ListOption<std::string> forceHost{
       *this, "force-host",
       llvm::cl::desc("Op names (e.g. accel.softmax) to keep on the host")};
@@ -36,8 +41,8 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
 void buildPartitionPipeline(OpPassManager &pm,
                             const LowerPipelineOptions &options);
 
-/// Code generation for the card partitions: accel-plan-card-memory and
-/// accel-lower-to-npu. Ends in verified npu programs.
+/// Code generation for the card partitions: accel-split-ops,
+/// accel-plan-card-memory and accel-lower-to-npu. Ends in verified npu programs.
 void buildCardCodegenPipeline(OpPassManager &pm,
                               const LowerPipelineOptions &options);
 

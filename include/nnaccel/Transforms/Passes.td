@@ -117,4 +117,38 @@ def AccelOutlinePartitions
   ];
 }
 
+def AccelSplitOps : Pass<"accel-split-ops", "func::FuncOp"> {
+  let summary = "Split card ops into pieces that run on different cores";
+  let description = [{
+    For every op of a card partition that implements SplitOpInterface, the
+    pass weighs each of the op's split rules against running it whole on
+    one core, with a roofline model of the target (DRAM bytes at the DMA
+    bandwidth and latency, multiply-accumulates at the matrix unit's rate,
+    vector elements at the MFUs' rate, a fixed cost per piece and for every
+    re-join a core has to wait for). The chosen rule cuts the op into
+    pieces: slices of the operands it cuts (constants are cut at compile
+    time), one piece per core, and an `accel.concat` re-joining the result.
+    A consumer cut along the same axis into the same ranges reads the
+    producer's pieces directly ("follows its producer"), so chains of
+    row-wise or channel-wise ops never re-join in between.
+
+    Each piece records its core in its placement
+    (`#accel.placement<card = 0, cores = [2]>`) and the split in
+    `accel.split = array<i64: axis, piece, pieces>`. Ops the model does not
+    split run on core 0; ops whose placement already names cores (a hint,
+    or pieces of an earlier run) are left as they are. `max-cores` (0: all
+    of the target's) bounds the cores used.
+  }];
+  let options = [
+    Option<"maxCores", "max-cores", "unsigned", /*default=*/"0",
+           "Use at most this many cores of each card (0: all)">
+  ];
+  let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect"];
+  let statistics = [
+    Statistic<"numSplitOps", "split-ops", "Ops split across cores">,
+    Statistic<"numPieces", "pieces", "Pieces created">,
+    Statistic<"numFollowed", "followed", "Operands taken from a producer's pieces">
+  ];
+}
+
 #endif // NNACCEL_TRANSFORMS_PASSES_TD

@@ -226,6 +226,11 @@ void ProgramEmitter::emit(const Instruction &inst) {
         value && decoded.rd != 0)
       sregs[decoded.rd] = *value;
     push(inst);
+    // A barrier waits for the three queues to drain: nothing after it
+    // needs a token to wait for anything before it.
+    if (decoded.opcode == Opcode::Barrier)
+      for (std::vector<Access> &list : accesses)
+        list.clear();
     return;
   }
   getAccesses(inst, chainReads, chainWrites);

@@ -1,0 +1,368 @@
+//===- SplitOps.cpp - accel-split-ops pass --------------------------------===//
+//
+// Divides card ops across the cores of their card. Each op offers its split
+// rules (SplitOpInterface); a roofline model of the target prices running
+// the op whole on one core against each rule cut into one piece per core,
+// and the cheapest wins if it saves enough to pay for the pieces. Pieces
+// read slices of the operands their rule cuts -- the producer's own pieces
+// when it was cut the same way, constants cut at compile time, an
+// accel.slice otherwise -- and an accel.concat re-joins them for consumers
+// that need the whole value (it folds away when nobody does).
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnaccel/Transforms/Passes.h"
+
+#include "Accel/AccelOps.h"
+#include "Accel/ConstantUtils.h"
+#include "Accel/ElementTypes.h"
+#include "NPU/NPUTarget.h"
+
+#include "nnaccel/ISA/Target.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <numeric>
+
+#define DEBUG_TYPE "accel-split-ops"
+
+namespace mlir::nnaccel {
+#define GEN_PASS_DEF_ACCELSPLITOPS
+#include "nnaccel/Transforms/Passes.h.inc"
+} // namespace mlir::nnaccel
+
+using namespace mlir;
+using namespace mlir::nnaccel;
+using namespace mlir::nnaccel::accel;
+using ::nnaccel::isa::Space;
+using ::nnaccel::isa::TargetDesc;
+
+namespace {
+
+/// A value computed in pieces: cut along `axis` at `bounds` (pieces + 1
+/// offsets), piece i being `pieces[i]`.
+struct PieceSet {
+  int64_t axis = 0;
+  SmallVector<int64_t> bounds;
+  SmallVector<Value> pieces;
+};
+
+int64_t getNumElements(Type type) {
+  return cast<RankedTensorType>(type).getNumElements();
+}
+
+/// Bytes one index along `axis` of `type` spans (the elements inside it).
+uint64_t getAxisStrideBytes(RankedTensorType type, int64_t axis) {
+  SmallVector<int64_t> inner(type.getShape().drop_front(axis + 1));
+  inner.insert(inner.begin(), 1);
+  return getDenseByteSize(RankedTensorType::get(inner, type.getElementType()));
+}
+
+/// True when cutting `axis` of `type` gives contiguous parts (every outer
+/// dimension is 1): slices are then views and the re-join is in place.
+bool isOuterAxis(RankedTensorType type, int64_t axis) {
+  return llvm::all_of(type.getShape().take_front(axis),
+                      [](int64_t dim) { return dim == 1; });
+}
+
+/// Multiply-accumulates of the heavy ops (0 for the others).
+double getMacs(Operation *op) {
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  double outputs = double(result.getNumElements());
+  if (auto fc = dyn_cast<FullyConnectedOp>(op)) {
+    auto input = cast<RankedTensorType>(fc.getInput().getType());
+    return outputs * double(input.getDimSize(fc.getTransposeInput() ? 0 : 1));
+  }
+  if (auto matmul = dyn_cast<MatMulOp>(op)) {
+    auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
+    return outputs * double(lhs.getShape().back());
+  }
+  if (auto conv = dyn_cast<ConvOp>(op)) {
+    auto weight = cast<RankedTensorType>(conv.getWeight().getType());
+    return outputs * double(weight.getNumElements() / weight.getDimSize(0));
+  }
+  return 0;
+}
+
+/// A roofline model of one core: DMA traffic at the DRAM bandwidth plus
+/// its latency, overlapped with the matrix unit's multiply-accumulates and
+/// the vector units' elements.
+class CostModel {
+public:
+  explicit CostModel(const TargetDesc &target) : target(target) {
+    const auto &dram = target.memory(Space::Dram);
+    bytesPerCycle = std::max(dram.bytesPerCycle, 1.0);
+    latency = double(dram.latencyCycles);
+    vectorRate = double(std::max<uint32_t>(target.vectorLanes, 1));
+  }
+
+  /// Cycles of `op` on one core when it reads `operandFraction[i]` of
+  /// operand i and computes `fraction` of its result.
+  double estimate(Operation *op, ArrayRef<double> operandFraction,
+                  double fraction) const {
+    double bytes = 0;
+    for (auto [operand, part] : llvm::zip(op->getOperands(), operandFraction))
+      bytes += double(getDenseByteSize(operand.getType())) * part;
+    bytes += double(getDenseByteSize(op->getResult(0).getType())) * fraction;
+    double macs = getMacs(op) * fraction;
+    double elements = double(getNumElements(op->getResult(0).getType()));
+    double compute = macs > 0 ? macs / getMacRate(op)
+                              : 4 * elements * fraction / vectorRate;
+    return std::max(bytes / bytesPerCycle, compute) + latency;
+  }
+
+  /// Cycles to copy `bytes` through a core (a non-contiguous slice or
+  /// re-join).
+  double copy(uint64_t bytes) const {
+    return 2 * double(bytes) / bytesPerCycle + 2 * latency;
+  }
+
+  /// What every extra piece and every wait for other cores costs: the DMA
+  /// latency the pieces no longer overlap, queues draining at a barrier.
+  double overhead() const { return 2 * latency; }
+
+private:
+  double getMacRate(Operation *op) const {
+    Type element = cast<RankedTensorType>(op->getOperand(0).getType())
+                       .getElementType();
+    std::optional<::nnaccel::DType> dtype = getElementDType(element);
+    auto it = dtype ? target.macsPerCycle.find(*dtype)
+                    : target.macsPerCycle.end();
+    if (it == target.macsPerCycle.end())
+      it = target.macsPerCycle.find(::nnaccel::DType::F32);
+    return it == target.macsPerCycle.end() ? 1.0 : double(it->second);
+  }
+
+  const TargetDesc &target;
+  double bytesPerCycle, latency, vectorRate;
+};
+
+/// One candidate way to run an op: a rule cut at `bounds`, or whole.
+struct SplitChoice {
+  const SplitRule *rule = nullptr; // null: whole
+  SmallVector<int64_t> bounds;
+  double cycles = 0;
+};
+
+class OpSplitter {
+public:
+  OpSplitter(const TargetDesc &target, unsigned cores, uint64_t align)
+      : model(target), cores(cores), align(align) {}
+
+  /// Splits `op` when that pays; returns the number of pieces (0: kept
+  /// whole).
+  size_t run(Operation *op, int64_t card, unsigned &followed);
+
+private:
+  /// Piece extents along the rule's axis are multiples of this, so every
+  /// slice and part starts DRAM-aligned (the DMA's requirement, whether
+  /// the part is a view or copied).
+  int64_t getUnit(Operation *op, const SplitRule &rule) const;
+  SplitChoice price(Operation *op, const SplitRule &rule) const;
+  Value getOperandPiece(OpBuilder &builder, Value operand, int64_t axis,
+                        const SmallVector<int64_t> &bounds, size_t piece,
+                        unsigned &followed);
+
+  CostModel model;
+  unsigned cores;
+  uint64_t align;
+  /// Values computed in pieces so far (the concat that re-joins them).
+  llvm::DenseMap<Value, PieceSet> pieceSets;
+};
+
+int64_t OpSplitter::getUnit(Operation *op, const SplitRule &rule) const {
+  int64_t unit = std::max<int64_t>(rule.alignment, 1);
+  auto require = [&](Value value, int64_t axis) {
+    auto type = cast<RankedTensorType>(value.getType());
+    uint64_t stride = getAxisStrideBytes(type, axis);
+    if (stride == 0)
+      return;
+    int64_t need = int64_t(align / std::gcd(stride, align));
+    unit = std::lcm(unit, need);
+  };
+  require(op->getResult(0), rule.resultAxis);
+  for (auto [operand, axis] : llvm::zip(op->getOperands(), rule.operandAxes))
+    if (axis >= 0 && !operand.getDefiningOp<ConstantOp>())
+      require(operand, axis);
+  return unit;
+}
+
+SplitChoice OpSplitter::price(Operation *op, const SplitRule &rule) const {
+  SplitChoice choice;
+  choice.rule = &rule;
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t extent = resultType.getDimSize(rule.resultAxis);
+  int64_t unit = getUnit(op, rule);
+  int64_t units = extent / unit;
+  // The producer's cut, when an operand the rule cuts was cut along the
+  // same axis: following it needs no slice and no re-join in between.
+  const PieceSet *follow = nullptr;
+  for (auto [operand, axis] : llvm::zip(op->getOperands(), rule.operandAxes)) {
+    auto it = pieceSets.find(operand);
+    if (axis >= 0 && it != pieceSets.end() && it->second.axis == axis &&
+        it->second.bounds.back() == extent) {
+      follow = &it->second;
+      break;
+    }
+  }
+  if (follow && llvm::all_of(ArrayRef<int64_t>(follow->bounds).drop_back(),
+                             [&](int64_t bound) { return bound % unit == 0; }))
+    choice.bounds = follow->bounds;
+  else {
+    int64_t pieces = std::min<int64_t>(cores, units);
+    if (pieces < 2) {
+      choice.cycles = INFINITY;
+      return choice;
+    }
+    choice.bounds.push_back(0);
+    for (int64_t i = 0; i < pieces; ++i) {
+      int64_t share = units / pieces + (i < units % pieces ? 1 : 0);
+      choice.bounds.push_back(choice.bounds.back() + share * unit);
+    }
+    choice.bounds.back() = extent; // the remainder joins the last piece
+  }
+  size_t pieces = choice.bounds.size() - 1;
+  double largest = 0;
+  for (size_t i = 0; i < pieces; ++i)
+    largest = std::max<double>(largest, choice.bounds[i + 1] - choice.bounds[i]);
+  double fraction = largest / double(extent);
+  SmallVector<double> operandFraction;
+  double extra = model.overhead();
+  for (auto [operand, axis] : llvm::zip(op->getOperands(), rule.operandAxes)) {
+    operandFraction.push_back(axis >= 0 ? fraction : 1.0);
+    if (axis < 0 || operand.getDefiningOp<ConstantOp>())
+      continue;
+    auto it = pieceSets.find(operand);
+    bool followed = it != pieceSets.end() && it->second.axis == axis &&
+                    it->second.bounds == choice.bounds;
+    auto type = cast<RankedTensorType>(operand.getType());
+    if (!followed && !isOuterAxis(type, axis))
+      extra += model.copy(getDenseByteSize(type)) / double(pieces);
+  }
+  // Consumers that need the whole result wait for every piece; a
+  // non-contiguous result is copied together.
+  if (!isOuterAxis(resultType, rule.resultAxis))
+    extra += model.copy(getDenseByteSize(resultType));
+  choice.cycles = model.estimate(op, operandFraction, fraction) + extra;
+  return choice;
+}
+
+Value OpSplitter::getOperandPiece(OpBuilder &builder, Value operand,
+                                  int64_t axis,
+                                  const SmallVector<int64_t> &bounds,
+                                  size_t piece, unsigned &followed) {
+  if (axis < 0)
+    return operand;
+  auto it = pieceSets.find(operand);
+  if (it != pieceSets.end() && it->second.axis == axis &&
+      it->second.bounds == bounds) {
+    ++followed;
+    return it->second.pieces[piece];
+  }
+  Location loc = operand.getLoc();
+  if (auto constant = operand.getDefiningOp<ConstantOp>())
+    if (ElementsAttr sliced = sliceConstantAlongAxis(
+            constant.getValue(), axis, bounds[piece], bounds[piece + 1]))
+      return builder.create<ConstantOp>(loc, sliced);
+  auto type = cast<RankedTensorType>(operand.getType());
+  SmallVector<int64_t> starts(type.getRank(), 0), ends(type.getShape()),
+      steps(type.getRank(), 1);
+  starts[axis] = bounds[piece];
+  ends[axis] = bounds[piece + 1];
+  return builder.create<SliceOp>(loc, operand, starts, ends, steps);
+}
+
+size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
+  auto splittable = dyn_cast<SplitOpInterface>(op);
+  if (!splittable || op->getNumResults() != 1)
+    return 0;
+  // Cores already chosen (a hint, or an earlier run of the pass) stay.
+  if (auto placement = op->getAttrOfType<PlacementAttr>(
+          AccelDialect::getPlacementAttrName());
+      placement && !placement.getCores().empty())
+    return 0;
+  SmallVector<SplitRule> rules = splittable.getSplitRules();
+  SmallVector<double> whole(op->getNumOperands(), 1.0);
+  SplitChoice best;
+  best.cycles = model.estimate(op, whole, 1.0);
+  double threshold = 0.8 * best.cycles;
+  for (const SplitRule &rule : rules) {
+    SplitChoice choice = price(op, rule);
+    if (choice.cycles < threshold && choice.cycles < best.cycles)
+      best = std::move(choice);
+  }
+  if (!best.rule)
+    return 0;
+
+  const SplitRule &rule = *best.rule;
+  OpBuilder builder(op);
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  MLIRContext *context = op->getContext();
+  PieceSet set;
+  set.axis = rule.resultAxis;
+  set.bounds = best.bounds;
+  size_t pieces = best.bounds.size() - 1;
+  for (size_t i = 0; i < pieces; ++i) {
+    SmallVector<Value> operands;
+    for (auto [operand, axis] :
+         llvm::zip(op->getOperands(), rule.operandAxes))
+      operands.push_back(
+          getOperandPiece(builder, operand, axis, best.bounds, i, followed));
+    SmallVector<int64_t> shape(resultType.getShape());
+    shape[rule.resultAxis] = best.bounds[i + 1] - best.bounds[i];
+    Operation *piece = splittable.buildSplitPiece(
+        builder, rule, operands,
+        RankedTensorType::get(shape, resultType.getElementType()));
+    int64_t core = int64_t(i % cores);
+    piece->setAttr(AccelDialect::getPlacementAttrName(),
+                   PlacementAttr::get(context, card, {core}, {}, {}));
+    piece->setAttr(AccelDialect::getSplitAttrName(),
+                   DenseI64ArrayAttr::get(
+                       context, {rule.resultAxis, int64_t(i), int64_t(pieces)}));
+    set.pieces.push_back(piece->getResult(0));
+  }
+  auto concat = builder.create<ConcatOp>(op->getLoc(), set.pieces,
+                                         builder.getI64IntegerAttr(set.axis));
+  op->getResult(0).replaceAllUsesWith(concat.getResult());
+  pieceSets[concat.getResult()] = std::move(set);
+  op->erase();
+  return pieces;
+}
+
+struct AccelSplitOpsPass
+    : mlir::nnaccel::impl::AccelSplitOpsBase<AccelSplitOpsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    const TargetDesc *target = npu::lookupTarget(getOperation());
+    if (!target)
+      return signalPassFailure();
+    unsigned cores = target->coresPerCard;
+    if (maxCores)
+      cores = std::min<unsigned>(cores, maxCores);
+    if (cores < 2)
+      return;
+    uint64_t align =
+        std::max<uint64_t>(target->memory(Space::Dram).align, 1);
+    getOperation().walk([&](CardPartitionOp partition) {
+      OpSplitter splitter(*target, cores, align);
+      unsigned followed = 0;
+      Block &body = partition.getBody().front();
+      for (Operation &op : llvm::make_early_inc_range(body))
+        if (size_t pieces = splitter.run(&op, partition.getCard(), followed)) {
+          ++numSplitOps;
+          numPieces += pieces;
+        }
+      numFollowed += followed;
+      // Re-joins, slices and constants nobody reads any more (consumers
+      // took the pieces); users come later, so one backward sweep does.
+      for (Operation &op :
+           llvm::make_early_inc_range(llvm::reverse(body.getOperations())))
+        if (isa<ConcatOp, SliceOp, ConstantOp>(op) && op.use_empty())
+          op.erase();
+    });
+  }
+};
+} // namespace
