@@ -46,7 +46,8 @@ def Accel_ReshapeOp : Accel_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def Accel_TransposeOp : Accel_InferredOp<"transpose"> {
+def Accel_TransposeOp : Accel_InferredOp<"transpose",
+    [DeclareOpInterfaceMethods<Accel_SplitOpInterface>]> {
   let summary = "permute dimensions";
   let description = [{
     `result.shape[i] = input.shape[permutation[i]]`.

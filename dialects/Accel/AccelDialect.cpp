@@ -226,3 +226,12 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << precision;
   return success();
 }
+
+uint32_t mlir::nnaccel::accel::getPlacedCore(Operation *op) {
+  auto placement =
+      op->getAttrOfType<PlacementAttr>(AccelDialect::getPlacementAttrName());
+  if (!placement || placement.getCores().empty() ||
+      placement.getCores().front() < 0)
+    return 0;
+  return static_cast<uint32_t>(placement.getCores().front());
+}

@@ -57,6 +57,10 @@ LogicalResult inferBroadcastResult(std::optional<Location> location,
                                    SmallVectorImpl<Type> &inferred,
                                    size_t firstValue = 0);
 
+/// The core an op of a card partition runs on: the first of the cores its
+/// placement names (accel-split-ops), 0 when it names none.
+uint32_t getPlacedCore(Operation *op);
+
 } // namespace mlir::nnaccel::accel
 
 #define GET_OP_CLASSES

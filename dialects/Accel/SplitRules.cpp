@@ -248,3 +248,21 @@ POOL_SPLIT(MaxPoolOp)
 POOL_SPLIT(AvgPoolOp)
 POOL_SPLIT(GlobalAvgPoolOp)
 #undef POOL_SPLIT
+
+//===----------------------------------------------------------------------===//
+// Data movement.
+//===----------------------------------------------------------------------===//
+
+SmallVector<SplitRule> TransposeOp::getSplitRules() {
+  // Result axis a is input axis permutation[a].
+  SmallVector<SplitRule> rules;
+  for (auto [axis, source] : llvm::enumerate(getPermutation())) {
+    if (getType().getDimSize(axis) < 2)
+      continue;
+    SplitRule rule;
+    rule.resultAxis = int64_t(axis);
+    rule.operandAxes = {source};
+    rules.push_back(rule);
+  }
+  return rules;
+}

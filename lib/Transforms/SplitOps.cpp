@@ -163,7 +163,7 @@ private:
   SplitChoice price(Operation *op, const SplitRule &rule) const;
   Value getOperandPiece(OpBuilder &builder, Value operand, int64_t axis,
                         const SmallVector<int64_t> &bounds, size_t piece,
-                        unsigned &followed);
+                        Attribute placement, unsigned &followed);
 
   CostModel model;
   unsigned cores;
@@ -252,7 +252,8 @@ SplitChoice OpSplitter::price(Operation *op, const SplitRule &rule) const {
 Value OpSplitter::getOperandPiece(OpBuilder &builder, Value operand,
                                   int64_t axis,
                                   const SmallVector<int64_t> &bounds,
-                                  size_t piece, unsigned &followed) {
+                                  size_t piece, Attribute placement,
+                                  unsigned &followed) {
   if (axis < 0)
     return operand;
   auto it = pieceSets.find(operand);
@@ -271,7 +272,10 @@ Value OpSplitter::getOperandPiece(OpBuilder &builder, Value operand,
       steps(type.getRank(), 1);
   starts[axis] = bounds[piece];
   ends[axis] = bounds[piece + 1];
-  return builder.create<SliceOp>(loc, operand, starts, ends, steps);
+  // A slice that is not a view copies: on the core that reads it.
+  auto slice = builder.create<SliceOp>(loc, operand, starts, ends, steps);
+  slice->setAttr(AccelDialect::getPlacementAttrName(), placement);
+  return slice;
 }
 
 size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
@@ -305,19 +309,19 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
   set.bounds = best.bounds;
   size_t pieces = best.bounds.size() - 1;
   for (size_t i = 0; i < pieces; ++i) {
+    int64_t core = int64_t(i % cores);
+    Attribute placement = PlacementAttr::get(context, card, {core}, {}, {});
     SmallVector<Value> operands;
     for (auto [operand, axis] :
          llvm::zip(op->getOperands(), rule.operandAxes))
-      operands.push_back(
-          getOperandPiece(builder, operand, axis, best.bounds, i, followed));
+      operands.push_back(getOperandPiece(builder, operand, axis, best.bounds,
+                                         i, placement, followed));
     SmallVector<int64_t> shape(resultType.getShape());
     shape[rule.resultAxis] = best.bounds[i + 1] - best.bounds[i];
     Operation *piece = splittable.buildSplitPiece(
         builder, rule, operands,
         RankedTensorType::get(shape, resultType.getElementType()));
-    int64_t core = int64_t(i % cores);
-    piece->setAttr(AccelDialect::getPlacementAttrName(),
-                   PlacementAttr::get(context, card, {core}, {}, {}));
+    piece->setAttr(AccelDialect::getPlacementAttrName(), placement);
     piece->setAttr(AccelDialect::getSplitAttrName(),
                    DenseI64ArrayAttr::get(
                        context, {rule.resultAxis, int64_t(i), int64_t(pieces)}));

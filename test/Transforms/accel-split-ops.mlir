@@ -49,11 +49,11 @@ func.func @fc_columns(%x: tensor<4x512xf32>) -> tensor<4x256xf32> {
 // -----
 
 // Row-wise ops: the add is cut into 4 x 64 rows (slices of the inputs are
-// views), and the softmax follows its producer: it reads the add's pieces,
+// views; a slice that copies would run on its piece's core), and the softmax follows its producer: it reads the add's pieces,
 // with no re-join in between. The cores never touch each other's rows, so
 // the programs need no barrier.
 // CHECK-LABEL: func.func @rows_follow
-// CHECK: accel.slice %{{.*}} {ends = array<i64: 64, 64>, starts = array<i64: 0, 0>
+// CHECK: accel.slice %{{.*}} {accel.placement = #accel.placement<card = 0, cores = [0]>, ends = array<i64: 64, 64>, starts = array<i64: 0, 0>
 // CHECK: %[[A0:.*]] = accel.add {{.*}}cores = [0]>, accel.split = array<i64: 0, 0, 4>
 // CHECK: %[[A1:.*]] = accel.add {{.*}}cores = [1]>
 // CHECK: %[[A2:.*]] = accel.add {{.*}}cores = [2]>
@@ -84,10 +84,10 @@ func.func @rows_follow(%x: tensor<256x64xf32>, %y: tensor<256x64xf32>) -> tensor
 // A depthwise conv splits by channels: each piece reads its channels of the
 // input and has one group per channel.
 // CHECK-LABEL: func.func @depthwise
-// CHECK: %[[X0:.*]] = accel.slice %{{.*}} {ends = array<i64: 1, 16, 24, 24>, starts = array<i64: 0, 0, 0, 0>
+// CHECK: %[[X0:.*]] = accel.slice %{{.*}} {accel.placement = #accel.placement<card = 0, cores = [0]>, ends = array<i64: 1, 16, 24, 24>, starts = array<i64: 0, 0, 0, 0>
 // CHECK: %[[W0:.*]] = accel.constant dense<5.000000e-01> : tensor<16x1x3x3xf32>
 // CHECK: accel.conv %[[X0]], %[[W0]] {{{.*}}cores = [0]>, accel.split = array<i64: 1, 0, 4>{{.*}}groups = 16 : i64
-// CHECK: accel.slice %{{.*}} {ends = array<i64: 1, 32, 24, 24>, starts = array<i64: 0, 16, 0, 0>
+// CHECK: accel.slice %{{.*}} {{{.*}}cores = [1]>, ends = array<i64: 1, 32, 24, 24>, starts = array<i64: 0, 16, 0, 0>
 // CHECK: accel.conv {{.*}}cores = [1]>{{.*}}groups = 16 : i64
 // CHECK: accel.concat {{.*}} {axis = 1 : i64}
 func.func @depthwise(%x: tensor<1x64x24x24xf32>) -> tensor<1x64x24x24xf32> {

@@ -52,16 +52,6 @@ using mlir::nnaccel::npu_lowering::ProgramEmitter;
 namespace {
 using ::nnaccel::isa::Space;
 
-/// The core an op of a card partition runs on: the first of its
-/// placement's cores, 0 when it names none.
-uint32_t getCore(Operation *op) {
-  auto placement =
-      op->getAttrOfType<PlacementAttr>(AccelDialect::getPlacementAttrName());
-  if (!placement || placement.getCores().empty())
-    return 0;
-  return static_cast<uint32_t>(placement.getCores().front());
-}
-
 /// Cross-core ordering at op granularity: the DRAM and SHARED bytes each op
 /// reads and writes since the last barrier, and on which core.
 class CoreSync {
@@ -163,7 +153,7 @@ public:
     // checked every op of the partition against its kernel before
     // converting (checkKernels).
     if (!op->hasAttr(AccelDialect::getInPlaceAttrName())) {
-      uint32_t core = getCore(op);
+      uint32_t core = getPlacedCore(op);
       lowering.synchronize(kernel, core);
       CoreProgram &program = lowering.cores.at(core);
       size_t before = program.emitter.size();
@@ -272,7 +262,7 @@ struct AccelLowerToNPUPass
     for (Operation &op : body) {
       if (isa<ConstantOp, YieldOp>(op))
         continue;
-      uint32_t core = getCore(&op);
+      uint32_t core = getPlacedCore(&op);
       if (core >= desc.coresPerCard)
         return op.emitOpError()
                << "is placed on core " << core << " but the card has "

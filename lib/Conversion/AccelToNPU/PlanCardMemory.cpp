@@ -33,25 +33,30 @@ using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::accel;
 
 namespace {
-/// First-fit allocator of card DRAM. Freed blocks are reused by later
-/// values, which is what keeps intermediates of long models small.
 /// First-fit allocation of one memory (card DRAM, or the card-wide SHARED
-/// memory) in blocks aligned to the memory's alignment.
+/// memory) in blocks aligned to the memory's alignment. Freed blocks are
+/// reused by later values, which is what keeps intermediates of long models
+/// small -- but only by a value the same core writes first: another core
+/// could still be accessing the old value, and ordering the two would cost
+/// a barrier. A block whose values several cores accessed is not reused; a
+/// multi-core partition trades that DRAM for fewer barriers.
 class MemoryAllocator {
 public:
   MemoryAllocator(uint64_t capacity, uint64_t align)
       : capacity(capacity), align(align) {}
 
-  std::optional<uint64_t> allocate(uint64_t bytes) {
+  /// `core`: the core that writes the new value first.
+  std::optional<uint64_t> allocate(uint64_t bytes, uint32_t core = 0) {
     bytes = roundUp(std::max<uint64_t>(bytes, 1));
     for (auto it = freeBlocks.begin(); it != freeBlocks.end(); ++it) {
-      if (it->second < bytes)
+      auto [size, users] = it->second;
+      if (size < bytes || (users & ~(uint64_t(1) << core)))
         continue;
       uint64_t address = it->first;
-      uint64_t remaining = it->second - bytes;
+      uint64_t remaining = size - bytes;
       freeBlocks.erase(it);
       if (remaining)
-        freeBlocks.emplace(address + bytes, remaining);
+        freeBlocks.emplace(address + bytes, Block{remaining, users});
       return address;
     }
     if (top + bytes > capacity)
@@ -62,8 +67,10 @@ public:
     return address;
   }
 
-  void release(uint64_t address, uint64_t bytes) {
-    freeBlocks.emplace(address, roundUp(std::max<uint64_t>(bytes, 1)));
+  /// `users`: a bit per core that accessed the block's values.
+  void release(uint64_t address, uint64_t bytes, uint64_t users = 1) {
+    freeBlocks.emplace(address,
+                       Block{roundUp(std::max<uint64_t>(bytes, 1)), users});
   }
 
   uint64_t getPeak() const { return peak; }
@@ -72,8 +79,12 @@ private:
   uint64_t roundUp(uint64_t bytes) const {
     return (bytes + align - 1) / align * align;
   }
+  struct Block {
+    uint64_t size;
+    uint64_t users; // cores that accessed it
+  };
   uint64_t capacity, align, top = 0, peak = 0;
-  std::map<uint64_t, uint64_t> freeBlocks; // address -> size
+  std::map<uint64_t, Block> freeBlocks; // by address
 };
 
 /// The constant data of `value` when it is a constant of a card float type:
@@ -363,7 +374,7 @@ static LogicalResult planPartition(CardPartitionOp partition,
   SmallVector<Buffer> buffers;
   llvm::DenseMap<Value, std::pair<unsigned, uint64_t>> where; // buffer, offset
   auto allocate = [&](uint64_t bytes, Operation *user) -> FailureOr<unsigned> {
-    std::optional<uint64_t> at = allocator.allocate(bytes);
+    std::optional<uint64_t> at = allocator.allocate(bytes, getPlacedCore(user));
     if (!at)
       return user->emitOpError()
              << "does not fit the card's " << dram.bytes << " bytes of DRAM";
@@ -421,7 +432,15 @@ static LogicalResult planPartition(CardPartitionOp partition,
     if (!llvm::all_of(buffer.values,
                       [&](Value other) { return isDeadAfter(other, at); }))
       return;
-    allocator.release(buffer.address, buffer.bytes);
+    // Every core that wrote or read one of the buffer's values.
+    uint64_t users = 0;
+    for (Value other : buffer.values) {
+      if (Operation *producer = other.getDefiningOp())
+        users |= uint64_t(1) << getPlacedCore(producer);
+      for (Operation *reader : other.getUsers())
+        users |= uint64_t(1) << getPlacedCore(reader);
+    }
+    allocator.release(buffer.address, buffer.bytes, users);
     buffer.released = true;
   };
 
@@ -476,14 +495,15 @@ static LogicalResult planPartition(CardPartitionOp partition,
     if (auto kernel = dyn_cast<CardKernelOpInterface>(op);
         kernel && !inPlace.ops.contains(&op)) {
       if (uint64_t bytes = kernel.getSharedScratchBytes(target)) {
-        std::optional<uint64_t> at = shared.allocate(bytes);
+        uint32_t core = getPlacedCore(&op);
+        std::optional<uint64_t> at = shared.allocate(bytes, core);
         if (!at)
           return op.emitOpError()
                  << "needs " << bytes << " bytes of SHARED memory; the card "
                  << "has " << sharedDesc.bytes;
         op.setAttr(AccelDialect::getSharedAddressAttrName(),
                    builder.getI64IntegerAttr(int64_t(*at)));
-        shared.release(*at, bytes);
+        shared.release(*at, bytes, uint64_t(1) << core);
       }
     }
     // Intermediates die at their last reader (results nobody reads, now).
