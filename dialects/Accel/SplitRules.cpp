@@ -148,8 +148,7 @@ SmallVector<SplitRule> FullyConnectedOp::getSplitRules() {
   SmallVector<SplitRule> rules;
   SplitRule rows;
   rows.resultAxis = 0;
-  rows.operandAxes =
-      operandAxes(getTransposeInput() ? 1 : 0, -1, biasAxis(0));
+  rows.operandAxes = operandAxes(getTransposeInput() ? 1 : 0, -1, biasAxis(0));
   rules.push_back(rows);
   SplitRule columns;
   columns.resultAxis = 1;
@@ -174,8 +173,7 @@ SmallVector<SplitRule> MatMulOp::getSplitRules() {
     for (Value operand : {getLhs(), getRhs()}) {
       int64_t a = axis - (rank - getRank(operand));
       rule.operandAxes.push_back(
-          a >= 0 && getDim(operand, a) == getType().getDimSize(axis) ? a
-                                                                     : -1);
+          a >= 0 && getDim(operand, a) == getType().getDimSize(axis) ? a : -1);
     }
     rules.push_back(rule);
   }
@@ -186,9 +184,8 @@ SmallVector<SplitRule> MatMulOp::getSplitRules() {
   SplitRule columns;
   columns.resultAxis = rank - 1;
   columns.operandAxes = {-1, rhsRank - 1};
-  columns.kind = getRhs().getDefiningOp<ConstantOp>()
-                     ? SplitKind::ModelParallel
-                     : SplitKind::DataParallel;
+  columns.kind = getRhs().getDefiningOp<ConstantOp>() ? SplitKind::ModelParallel
+                                                      : SplitKind::DataParallel;
   rules.push_back(columns);
   return rules;
 }

@@ -108,8 +108,8 @@ public:
     bytes += double(getDenseByteSize(op->getResult(0).getType())) * fraction;
     double macs = getMacs(op) * fraction;
     double elements = double(getNumElements(op->getResult(0).getType()));
-    double compute = macs > 0 ? macs / getMacRate(op)
-                              : 4 * elements * fraction / vectorRate;
+    double compute =
+        macs > 0 ? macs / getMacRate(op) : 4 * elements * fraction / vectorRate;
     return std::max(bytes / bytesPerCycle, compute) + latency;
   }
 
@@ -125,11 +125,11 @@ public:
 
 private:
   double getMacRate(Operation *op) const {
-    Type element = cast<RankedTensorType>(op->getOperand(0).getType())
-                       .getElementType();
+    Type element =
+        cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
     std::optional<::nnaccel::DType> dtype = getElementDType(element);
-    auto it = dtype ? target.macsPerCycle.find(*dtype)
-                    : target.macsPerCycle.end();
+    auto it =
+        dtype ? target.macsPerCycle.find(*dtype) : target.macsPerCycle.end();
     if (it == target.macsPerCycle.end())
       it = target.macsPerCycle.find(::nnaccel::DType::F32);
     return it == target.macsPerCycle.end() ? 1.0 : double(it->second);
@@ -226,7 +226,8 @@ SplitChoice OpSplitter::price(Operation *op, const SplitRule &rule) const {
   size_t pieces = choice.bounds.size() - 1;
   double largest = 0;
   for (size_t i = 0; i < pieces; ++i)
-    largest = std::max<double>(largest, choice.bounds[i + 1] - choice.bounds[i]);
+    largest =
+        std::max<double>(largest, choice.bounds[i + 1] - choice.bounds[i]);
   double fraction = largest / double(extent);
   SmallVector<double> operandFraction;
   double extra = model.overhead();
@@ -312,10 +313,9 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
     int64_t core = int64_t(i % cores);
     Attribute placement = PlacementAttr::get(context, card, {core}, {}, {});
     SmallVector<Value> operands;
-    for (auto [operand, axis] :
-         llvm::zip(op->getOperands(), rule.operandAxes))
-      operands.push_back(getOperandPiece(builder, operand, axis, best.bounds,
-                                         i, placement, followed));
+    for (auto [operand, axis] : llvm::zip(op->getOperands(), rule.operandAxes))
+      operands.push_back(getOperandPiece(builder, operand, axis, best.bounds, i,
+                                         placement, followed));
     SmallVector<int64_t> shape(resultType.getShape());
     shape[rule.resultAxis] = best.bounds[i + 1] - best.bounds[i];
     Operation *piece = splittable.buildSplitPiece(
@@ -323,8 +323,8 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
         RankedTensorType::get(shape, resultType.getElementType()));
     piece->setAttr(AccelDialect::getPlacementAttrName(), placement);
     piece->setAttr(AccelDialect::getSplitAttrName(),
-                   DenseI64ArrayAttr::get(
-                       context, {rule.resultAxis, int64_t(i), int64_t(pieces)}));
+                   DenseI64ArrayAttr::get(context, {rule.resultAxis, int64_t(i),
+                                                    int64_t(pieces)}));
     set.pieces.push_back(piece->getResult(0));
   }
   auto concat = builder.create<ConcatOp>(op->getLoc(), set.pieces,
@@ -348,8 +348,7 @@ struct AccelSplitOpsPass
       cores = std::min<unsigned>(cores, maxCores);
     if (cores < 2)
       return;
-    uint64_t align =
-        std::max<uint64_t>(target->memory(Space::Dram).align, 1);
+    uint64_t align = std::max<uint64_t>(target->memory(Space::Dram).align, 1);
     getOperation().walk([&](CardPartitionOp partition) {
       OpSplitter splitter(*target, cores, align);
       unsigned followed = 0;

@@ -239,10 +239,10 @@ void recordCores(MutableArrayRef<PartitionSummary> summaries) {
     });
     for (PlacedOp &placed : summary.ops) {
       auto it = cores.find(placed.loc.getAsOpaquePointer());
-      placed.cores = it == cores.end()
-                         ? std::vector<int64_t>{0}
-                         : std::vector<int64_t>(it->second.begin(),
-                                                it->second.end());
+      placed.cores =
+          it == cores.end()
+              ? std::vector<int64_t>{0}
+              : std::vector<int64_t>(it->second.begin(), it->second.end());
     }
   }
 }
@@ -296,8 +296,7 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
         for (Attribute symbol : programs)
           if (auto program =
                   SymbolTable::lookupNearestSymbolFrom<npu::ProgramOp>(
-                      card, cast<FlatSymbolRefAttr>(symbol)))
-          {
+                      card, cast<FlatSymbolRefAttr>(symbol))) {
             instructions += program.getBody().front().getOperations().size();
             ++numCores;
           }

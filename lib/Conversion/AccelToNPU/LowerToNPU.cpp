@@ -115,9 +115,8 @@ struct PartitionLowering {
     if (auto shared = op->getAttrOfType<IntegerAttr>(
             AccelDialect::getSharedAddressAttrName())) {
       uint64_t begin = uint64_t(shared.getInt());
-      accesses.push_back(
-          {Space::Shared, begin, begin + op.getSharedScratchBytes(target),
-           true});
+      accesses.push_back({Space::Shared, begin,
+                          begin + op.getSharedScratchBytes(target), true});
     }
     return accesses;
   }
@@ -278,8 +277,8 @@ struct AccelLowerToNPUPass
     PartitionLowering lowering{{}, desc, std::move(*plan), {}};
     for (uint32_t core : used) {
       lowering.cores.emplace(
-          core, CoreProgram{ProgramEmitter(dramTensors, desc.tokenFifoDepth),
-                            {}});
+          core,
+          CoreProgram{ProgramEmitter(dramTensors, desc.tokenFifoDepth), {}});
       lowering.barrierMask |= 1u << core;
     }
     RewritePatternSet patterns(context);
