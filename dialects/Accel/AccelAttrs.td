@@ -119,4 +119,61 @@ def Accel_PlacementAttr : AttrDef<Accel_Dialect, "Placement"> {
   let genVerifyDecl = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Placement hints.
+//===----------------------------------------------------------------------===//
+
+def Accel_ParallelKind : I32EnumAttr<"ParallelKind", "how an op is split", [
+      I32EnumAttrCase<"data", 0>, I32EnumAttrCase<"model", 1>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::nnaccel::accel";
+}
+def Accel_ParallelKindAttr
+    : EnumAttr<Accel_Dialect, Accel_ParallelKind, "parallel_kind"> {
+  let assemblyFormat = "$value";
+}
+
+/// An optional integer printed bare (`chunks = 4`).
+def Accel_OptionalInt : OptionalParameter<"std::optional<int64_t>"> {
+  let printer = [{ $_printer << *$_self }];
+}
+
+def Accel_HintAttr : AttrDef<Accel_Dialect, "Hint"> {
+  let mnemonic = "hint";
+  let summary = "a user's request for where and how an op runs";
+  let description = [{
+    What a user asks for an op, from the IR, an ONNX node's
+    `NodeOpt_NNACCEL_*` attributes or a `--placement` JSON file; every
+    field is optional. The compiler honours each field or warns, naming the
+    node and the reason, and makes its own choice instead:
+
+    - `card`: the card (-1: the host) -- accel-assign-placement;
+    - `cores`: the cores of the card that run the op; with several cores
+      the op is split into one piece per core -- accel-split-ops;
+    - `chunks`: how many pieces to split the op into; `parallel`: `data`
+      (cut a batch / row axis) or `model` (cut the weights' output axis) --
+      accel-split-ops;
+    - `memory`: where the op's weights live (`local` = SRAM, `shared`,
+      `dram`) -- accel-plan-card-memory;
+    - `precision`: the element type the op computes in;
+    - `order`: a scheduling priority among ops ready at the same time
+      (lower first) -- accel-place.
+
+    ```mlir
+    %0 = accel.fully_connected %x, %w {accel.hint = #accel.hint<cores = [0, 1], parallel = model>} ...
+    ```
+  }];
+  let parameters = (ins
+    Accel_OptionalInt:$card,
+    OptionalArrayRefParameter<"int64_t">:$cores,
+    Accel_OptionalInt:$chunks,
+    OptionalParameter<"::mlir::nnaccel::accel::ParallelKindAttr">:$parallel,
+    OptionalParameter<"::mlir::nnaccel::accel::MemoryKindAttr">:$memory,
+    OptionalParameter<"::mlir::Type">:$precision,
+    Accel_OptionalInt:$order
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // NNACCEL_DIALECT_ACCEL_ACCELATTRS_TD

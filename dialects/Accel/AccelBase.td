@@ -77,6 +77,17 @@ def Accel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getSplitAttrName() {
       return ::llvm::StringLiteral("accel.split");
     }
+    /// Name of the discardable #accel.hint attribute: a user's request for
+    /// where and how an op runs.
+    static constexpr ::llvm::StringLiteral getHintAttrName() {
+      return ::llvm::StringLiteral("accel.hint");
+    }
+    /// Name of the discardable attribute `array<i64: start, cycles>` that
+    /// accel-place sets on card ops: when the op starts on its core and
+    /// how long it runs, in modelled cycles from the partition's start.
+    static constexpr ::llvm::StringLiteral getScheduleAttrName() {
+      return ::llvm::StringLiteral("accel.schedule");
+    }
     /// Name of the discardable string attribute that says why an op runs on
     /// the host.
     static constexpr ::llvm::StringLiteral getHostReasonAttrName() {

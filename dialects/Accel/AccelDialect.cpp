@@ -60,6 +60,22 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                                << "' must be a #accel.placement attribute";
     return success();
   }
+  if (attr.getName() == getHintAttrName()) {
+    if (!isa<HintAttr>(attr.getValue()))
+      return op->emitOpError() << "'" << getHintAttrName()
+                               << "' must be a #accel.hint attribute";
+    return success();
+  }
+  if (attr.getName() == getScheduleAttrName()) {
+    auto schedule = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!schedule || schedule.size() != 2 || schedule[0] < 0 ||
+        schedule[1] < 0 || !op->getParentOfType<CardPartitionOp>())
+      return op->emitOpError()
+             << "'" << getScheduleAttrName()
+             << "' must be array<i64: start, cycles> (both >= 0) on an op "
+                "of an accel.card_partition";
+    return success();
+  }
   if (attr.getName() == getSplitAttrName()) {
     auto split = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
     if (!split || split.size() != 3 || split[0] < 0 || split[2] < 1 ||
@@ -223,6 +239,32 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   }
   if (precision && !llvm::isa<FloatType, quant::QuantizedType>(precision))
     return emitError() << "precision must be a float or quantized type, got "
+                       << precision;
+  return success();
+}
+
+LogicalResult HintAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               std::optional<int64_t> card,
+                               ArrayRef<int64_t> cores,
+                               std::optional<int64_t> chunks,
+                               ParallelKindAttr parallel, MemoryKindAttr memory,
+                               Type precision, std::optional<int64_t> order) {
+  if (card && *card < -1)
+    return emitError() << "card must be -1 (host) or a card index, got "
+                       << *card;
+  llvm::SmallSet<int64_t, 8> seen;
+  for (int64_t core : cores) {
+    if (core < 0)
+      return emitError() << "core index must be non-negative, got " << core;
+    if (!seen.insert(core).second)
+      return emitError() << "core " << core << " is listed twice";
+  }
+  if (chunks && *chunks < 1)
+    return emitError() << "chunks must be at least 1, got " << *chunks;
+  if (precision && !llvm::isa<FloatType, IntegerType, quant::QuantizedType>(
+                       precision))
+    return emitError() << "precision must be a float, integer or quantized "
+                          "type, got "
                        << precision;
   return success();
 }

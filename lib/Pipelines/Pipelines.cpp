@@ -22,6 +22,11 @@ void mlir::nnaccel::buildPartitionPipeline(
     target.target = options.target;
     pm.addPass(createAccelSetTarget(target));
   }
+  if (!options.placement.empty()) {
+    AccelLoadPlacementOptions file;
+    file.file = options.placement;
+    pm.addPass(createAccelLoadPlacement(file));
+  }
   AccelAssignPlacementOptions placement;
   placement.card = options.card;
   placement.forceHost = options.forceHost;
@@ -29,11 +34,18 @@ void mlir::nnaccel::buildPartitionPipeline(
   pm.addNestedPass<func::FuncOp>(createAccelOutlinePartitions());
 }
 
-void mlir::nnaccel::buildCardCodegenPipeline(
+void mlir::nnaccel::buildCoreSchedulePipeline(
     OpPassManager &pm, const LowerPipelineOptions &options) {
   AccelSplitOpsOptions split;
   split.maxCores = options.cores;
   pm.addNestedPass<func::FuncOp>(createAccelSplitOps(split));
+  AccelPlaceOptions place;
+  place.maxCores = options.cores;
+  pm.addNestedPass<func::FuncOp>(createAccelPlace(place));
+}
+
+void mlir::nnaccel::buildCardCodegenPipeline(
+    OpPassManager &pm, const LowerPipelineOptions &) {
   pm.addPass(createAccelPlanCardMemory());
   pm.addPass(createAccelLowerToNPU());
 }
@@ -41,13 +53,14 @@ void mlir::nnaccel::buildCardCodegenPipeline(
 void mlir::nnaccel::buildLowerPipeline(OpPassManager &pm,
                                        const LowerPipelineOptions &options) {
   buildPartitionPipeline(pm, options);
+  buildCoreSchedulePipeline(pm, options);
   buildCardCodegenPipeline(pm, options);
 }
 
 void mlir::nnaccel::registerNNAccelPipelines() {
   PassPipelineRegistration<LowerPipelineOptions>(
       "nnaccel-lower",
-      "Place accel ops on the card or the host, outline partitions, plan "
-      "card memory and lower card partitions to npu programs",
+      "Place accel ops on the card or the host, outline partitions, split "
+      "and schedule card ops on cores, plan card memory and lower card partitions to npu programs",
       buildLowerPipeline);
 }

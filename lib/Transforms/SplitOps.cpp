@@ -13,6 +13,8 @@
 
 #include "nnaccel/Transforms/Passes.h"
 
+#include "CostModel.h"
+
 #include "Accel/AccelOps.h"
 #include "Accel/ConstantUtils.h"
 #include "Accel/ElementTypes.h"
@@ -49,10 +51,6 @@ struct PieceSet {
   SmallVector<Value> pieces;
 };
 
-int64_t getNumElements(Type type) {
-  return cast<RankedTensorType>(type).getNumElements();
-}
-
 /// Bytes one index along `axis` of `type` spans (the elements inside it).
 uint64_t getAxisStrideBytes(RankedTensorType type, int64_t axis) {
   SmallVector<int64_t> inner(type.getShape().drop_front(axis + 1));
@@ -66,78 +64,6 @@ bool isOuterAxis(RankedTensorType type, int64_t axis) {
   return llvm::all_of(type.getShape().take_front(axis),
                       [](int64_t dim) { return dim == 1; });
 }
-
-/// Multiply-accumulates of the heavy ops (0 for the others).
-double getMacs(Operation *op) {
-  auto result = cast<RankedTensorType>(op->getResult(0).getType());
-  double outputs = double(result.getNumElements());
-  if (auto fc = dyn_cast<FullyConnectedOp>(op)) {
-    auto input = cast<RankedTensorType>(fc.getInput().getType());
-    return outputs * double(input.getDimSize(fc.getTransposeInput() ? 0 : 1));
-  }
-  if (auto matmul = dyn_cast<MatMulOp>(op)) {
-    auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
-    return outputs * double(lhs.getShape().back());
-  }
-  if (auto conv = dyn_cast<ConvOp>(op)) {
-    auto weight = cast<RankedTensorType>(conv.getWeight().getType());
-    return outputs * double(weight.getNumElements() / weight.getDimSize(0));
-  }
-  return 0;
-}
-
-/// A roofline model of one core: DMA traffic at the DRAM bandwidth plus
-/// its latency, overlapped with the matrix unit's multiply-accumulates and
-/// the vector units' elements.
-class CostModel {
-public:
-  explicit CostModel(const TargetDesc &target) : target(target) {
-    const auto &dram = target.memory(Space::Dram);
-    bytesPerCycle = std::max(dram.bytesPerCycle, 1.0);
-    latency = double(dram.latencyCycles);
-    vectorRate = double(std::max<uint32_t>(target.vectorLanes, 1));
-  }
-
-  /// Cycles of `op` on one core when it reads `operandFraction[i]` of
-  /// operand i and computes `fraction` of its result.
-  double estimate(Operation *op, ArrayRef<double> operandFraction,
-                  double fraction) const {
-    double bytes = 0;
-    for (auto [operand, part] : llvm::zip(op->getOperands(), operandFraction))
-      bytes += double(getDenseByteSize(operand.getType())) * part;
-    bytes += double(getDenseByteSize(op->getResult(0).getType())) * fraction;
-    double macs = getMacs(op) * fraction;
-    double elements = double(getNumElements(op->getResult(0).getType()));
-    double compute =
-        macs > 0 ? macs / getMacRate(op) : 4 * elements * fraction / vectorRate;
-    return std::max(bytes / bytesPerCycle, compute) + latency;
-  }
-
-  /// Cycles to copy `bytes` through a core (a non-contiguous slice or
-  /// re-join).
-  double copy(uint64_t bytes) const {
-    return 2 * double(bytes) / bytesPerCycle + 2 * latency;
-  }
-
-  /// What every extra piece and every wait for other cores costs: the DMA
-  /// latency the pieces no longer overlap, queues draining at a barrier.
-  double overhead() const { return 2 * latency; }
-
-private:
-  double getMacRate(Operation *op) const {
-    Type element =
-        cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
-    std::optional<::nnaccel::DType> dtype = getElementDType(element);
-    auto it =
-        dtype ? target.macsPerCycle.find(*dtype) : target.macsPerCycle.end();
-    if (it == target.macsPerCycle.end())
-      it = target.macsPerCycle.find(::nnaccel::DType::F32);
-    return it == target.macsPerCycle.end() ? 1.0 : double(it->second);
-  }
-
-  const TargetDesc &target;
-  double bytesPerCycle, latency, vectorRate;
-};
 
 /// One candidate way to run an op: a rule cut at `bounds`, or whole.
 struct SplitChoice {
@@ -160,12 +86,23 @@ private:
   /// slice and part starts DRAM-aligned (the DMA's requirement, whether
   /// the part is a view or copied).
   int64_t getUnit(Operation *op, const SplitRule &rule) const;
-  SplitChoice price(Operation *op, const SplitRule &rule) const;
+  /// Prices `rule` cut into one piece per core, or into `wanted` pieces
+  /// when a hint asks for that many (infinite when it cannot).
+  SplitChoice price(Operation *op, const SplitRule &rule,
+                    int64_t wanted) const;
+  /// The hint's cores, chunks and kind, checked against the target and
+  /// the op; warns about and drops what cannot be honoured.
+  struct CheckedHint {
+    SmallVector<int64_t> cores;
+    int64_t chunks = 0;
+    std::optional<SplitKind> kind;
+  };
+  CheckedHint checkHint(Operation *op, HintAttr hint) const;
   Value getOperandPiece(OpBuilder &builder, Value operand, int64_t axis,
                         const SmallVector<int64_t> &bounds, size_t piece,
                         Attribute placement, unsigned &followed);
 
-  CostModel model;
+  CoreCostModel model;
   unsigned cores;
   uint64_t align;
   /// Values computed in pieces so far (the concat that re-joins them).
@@ -189,7 +126,8 @@ int64_t OpSplitter::getUnit(Operation *op, const SplitRule &rule) const {
   return unit;
 }
 
-SplitChoice OpSplitter::price(Operation *op, const SplitRule &rule) const {
+SplitChoice OpSplitter::price(Operation *op, const SplitRule &rule,
+                              int64_t wanted) const {
   SplitChoice choice;
   choice.rule = &rule;
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
@@ -207,12 +145,14 @@ SplitChoice OpSplitter::price(Operation *op, const SplitRule &rule) const {
       break;
     }
   }
-  if (follow && llvm::all_of(ArrayRef<int64_t>(follow->bounds).drop_back(),
-                             [&](int64_t bound) { return bound % unit == 0; }))
+  if (follow &&
+      (wanted == 0 || int64_t(follow->bounds.size()) == wanted + 1) &&
+      llvm::all_of(ArrayRef<int64_t>(follow->bounds).drop_back(),
+                   [&](int64_t bound) { return bound % unit == 0; }))
     choice.bounds = follow->bounds;
   else {
-    int64_t pieces = std::min<int64_t>(cores, units);
-    if (pieces < 2) {
+    int64_t pieces = wanted ? wanted : std::min<int64_t>(cores, units);
+    if (pieces < 2 || pieces > units) {
       choice.cycles = INFINITY;
       return choice;
     }
@@ -279,24 +219,110 @@ Value OpSplitter::getOperandPiece(OpBuilder &builder, Value operand,
   return slice;
 }
 
+/// "node 'name'" for diagnostics about an op with a named location.
+static std::string describe(Operation *op) {
+  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
+    return ("node '" + name.getName().getValue() + "'").str();
+  return op->getName().getStringRef().str();
+}
+
+static StringRef getKindName(SplitKind kind) {
+  return kind == SplitKind::DataParallel ? "data" : "model";
+}
+
+OpSplitter::CheckedHint OpSplitter::checkHint(Operation *op,
+                                              HintAttr hint) const {
+  CheckedHint checked;
+  if (!hint)
+    return checked;
+  for (int64_t core : hint.getCores())
+    if (core >= int64_t(cores)) {
+      op->emitWarning() << describe(op) << ": core hint " << core
+                        << " is out of range (the card has " << cores
+                        << " cores to use); the compiler chooses its cores";
+      return checked;
+    }
+  checked.cores.assign(hint.getCores().begin(), hint.getCores().end());
+  if (std::optional<int64_t> chunks = hint.getChunks())
+    checked.chunks = *chunks;
+  if (ParallelKindAttr kind = hint.getParallel())
+    checked.kind = kind.getValue() == ParallelKind::data
+                       ? SplitKind::DataParallel
+                       : SplitKind::ModelParallel;
+  return checked;
+}
+
 size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
+  MLIRContext *context = op->getContext();
+  // Cores already chosen (pieces of an earlier run, or a placement the
+  // user wrote) stay.
+  auto placement =
+      op->getAttrOfType<PlacementAttr>(AccelDialect::getPlacementAttrName());
+  if (placement && !placement.getCores().empty())
+    return 0;
+  CheckedHint hint = checkHint(
+      op, op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName()));
+  auto pinTo = [&](int64_t core) {
+    op->setAttr(AccelDialect::getPlacementAttrName(),
+                PlacementAttr::get(
+                    context, card, {core},
+                    placement ? placement.getPrecision() : Type(),
+                    placement ? placement.getMemory() : MemoryKindAttr()));
+    return 0;
+  };
+  int64_t wanted = hint.chunks ? hint.chunks : int64_t(hint.cores.size());
   auto splittable = dyn_cast<SplitOpInterface>(op);
-  if (!splittable || op->getNumResults() != 1)
-    return 0;
-  // Cores already chosen (a hint, or an earlier run of the pass) stay.
-  if (auto placement = op->getAttrOfType<PlacementAttr>(
-          AccelDialect::getPlacementAttrName());
-      placement && !placement.getCores().empty())
-    return 0;
+  if (!splittable || op->getNumResults() != 1) {
+    if (wanted > 1)
+      op->emitWarning() << describe(op) << ": cannot be split into " << wanted
+                        << " pieces (" << op->getName()
+                        << " has no split rule); it runs on one core";
+    return hint.cores.empty() ? 0 : pinTo(hint.cores.front());
+  }
+  if (wanted == 1)
+    return hint.cores.empty() ? pinTo(0) : pinTo(hint.cores.front());
+
   SmallVector<SplitRule> rules = splittable.getSplitRules();
+  if (hint.kind) {
+    SmallVector<SplitRule> ofKind;
+    for (const SplitRule &rule : rules)
+      if (rule.kind == *hint.kind)
+        ofKind.push_back(rule);
+    if (ofKind.empty())
+      op->emitWarning() << describe(op) << ": has no "
+                        << getKindName(*hint.kind)
+                        << "-parallel split; the compiler chooses the split";
+    else
+      rules = std::move(ofKind);
+  }
   SmallVector<double> whole(op->getNumOperands(), 1.0);
   SplitChoice best;
   best.cycles = model.estimate(op, whole, 1.0);
-  double threshold = 0.8 * best.cycles;
-  for (const SplitRule &rule : rules) {
-    SplitChoice choice = price(op, rule);
-    if (choice.cycles < threshold && choice.cycles < best.cycles)
-      best = std::move(choice);
+  if (wanted > 1) {
+    // The user asked for this many pieces: the cheapest rule that can.
+    best.cycles = INFINITY;
+    for (const SplitRule &rule : rules) {
+      SplitChoice choice = price(op, rule, wanted);
+      if (choice.cycles < best.cycles)
+        best = std::move(choice);
+    }
+    if (!best.rule) {
+      op->emitWarning() << describe(op) << ": cannot be split into " << wanted
+                        << " pieces (too few aligned units along every "
+                           "axis it splits); the compiler chooses the split";
+      best = SplitChoice();
+      best.cycles = model.estimate(op, whole, 1.0);
+      wanted = 0;
+      hint.cores.clear();
+    }
+  }
+  if (wanted == 0) {
+    double threshold = 0.8 * best.cycles;
+    for (const SplitRule &rule : rules) {
+      SplitChoice choice = price(op, rule, 0);
+      if (choice.cycles < threshold && choice.cycles < best.cycles)
+        best = std::move(choice);
+    }
   }
   if (!best.rule)
     return 0;
@@ -304,24 +330,27 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
   const SplitRule &rule = *best.rule;
   OpBuilder builder(op);
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  MLIRContext *context = op->getContext();
   PieceSet set;
   set.axis = rule.resultAxis;
   set.bounds = best.bounds;
   size_t pieces = best.bounds.size() - 1;
   for (size_t i = 0; i < pieces; ++i) {
-    int64_t core = int64_t(i % cores);
-    Attribute placement = PlacementAttr::get(context, card, {core}, {}, {});
+    int64_t core = hint.cores.empty()
+                       ? int64_t(i % cores)
+                       : hint.cores[i % hint.cores.size()];
+    Attribute piecePlacement = PlacementAttr::get(
+        context, card, {core}, placement ? placement.getPrecision() : Type(),
+        placement ? placement.getMemory() : MemoryKindAttr());
     SmallVector<Value> operands;
     for (auto [operand, axis] : llvm::zip(op->getOperands(), rule.operandAxes))
       operands.push_back(getOperandPiece(builder, operand, axis, best.bounds, i,
-                                         placement, followed));
+                                         piecePlacement, followed));
     SmallVector<int64_t> shape(resultType.getShape());
     shape[rule.resultAxis] = best.bounds[i + 1] - best.bounds[i];
     Operation *piece = splittable.buildSplitPiece(
         builder, rule, operands,
         RankedTensorType::get(shape, resultType.getElementType()));
-    piece->setAttr(AccelDialect::getPlacementAttrName(), placement);
+    piece->setAttr(AccelDialect::getPlacementAttrName(), piecePlacement);
     piece->setAttr(AccelDialect::getSplitAttrName(),
                    DenseI64ArrayAttr::get(context, {rule.resultAxis, int64_t(i),
                                                     int64_t(pieces)}));
@@ -343,11 +372,10 @@ struct AccelSplitOpsPass
     const TargetDesc *target = npu::lookupTarget(getOperation());
     if (!target)
       return signalPassFailure();
-    unsigned cores = target->coresPerCard;
+    unsigned cores = std::max<unsigned>(target->coresPerCard, 1);
     if (maxCores)
       cores = std::min<unsigned>(cores, maxCores);
-    if (cores < 2)
-      return;
+    // With one core nothing splits, but hints are still checked.
     uint64_t align = std::max<uint64_t>(target->memory(Space::Dram).align, 1);
     getOperation().walk([&](CardPartitionOp partition) {
       OpSplitter splitter(*target, cores, align);

@@ -14,6 +14,7 @@
 #include "nnaccel/Pipelines/Pipelines.h"
 #include "nnaccel/Target/PackageWriter.h"
 #include "nnaccel/Transforms/Passes.h"
+#include "nnaccel/Transforms/PlacementFile.h"
 
 #include "Accel/AccelOps.h"
 #include "Accel/ElementTypes.h"
@@ -83,6 +84,17 @@ static cl::list<std::string>
     forceHost("force-host", cl::CommaSeparated,
               cl::desc("Op names to keep on the host (e.g. accel.softmax)"),
               cl::cat(category));
+static cl::opt<std::string>
+    placementFile("placement",
+                  cl::desc("Placement hints (JSON): card, cores, chunks, "
+                           "parallel kind, memory, precision, order per node "
+                           "name / op type regex"),
+                  cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string> savePlacement(
+    "save-placement",
+    cl::desc("Write the compiler's placement (card, cores, pieces per node) "
+             "in the --placement format"),
+    cl::value_desc("file"), cl::cat(category));
 static cl::opt<bool> report("report",
                             cl::desc("Print where every op runs and why"),
                             cl::cat(category));
@@ -111,6 +123,7 @@ struct PlacedOp {
   int partition;
   Location loc;
   std::vector<int64_t> cores = {}; // card ops: the cores its pieces run on
+  int64_t cycles = 0; // card ops: modelled cycles of all its pieces
 };
 
 std::string getOpName(Operation *op) {
@@ -222,27 +235,34 @@ std::vector<PartitionSummary> summarizePartitions(func::FuncOp func) {
   return summaries;
 }
 
-/// Records the cores each card op runs on after accel-split-ops: its
-/// pieces' (they keep its location), or core 0 when it was not split.
-void recordCores(MutableArrayRef<PartitionSummary> summaries) {
+/// Records the cores each card op runs on and its modelled cycles after
+/// accel-split-ops and accel-place: its pieces' (they keep its location).
+void recordSchedule(MutableArrayRef<PartitionSummary> summaries) {
   for (PartitionSummary &summary : summaries) {
     auto card = dyn_cast<accel::CardPartitionOp>(summary.partition);
     if (!card)
       continue;
     std::map<const void *, std::set<int64_t>> cores;
+    std::map<const void *, int64_t> cycles;
     card.getBody().walk([&](Operation *op) {
+      const void *key = op->getLoc().getAsOpaquePointer();
       auto placement = op->getAttrOfType<accel::PlacementAttr>(
           accel::AccelDialect::getPlacementAttrName());
       if (placement && !placement.getCores().empty())
-        cores[op->getLoc().getAsOpaquePointer()].insert(
-            placement.getCores().begin(), placement.getCores().end());
+        cores[key].insert(placement.getCores().begin(),
+                          placement.getCores().end());
+      if (auto schedule = op->getAttrOfType<DenseI64ArrayAttr>(
+              accel::AccelDialect::getScheduleAttrName()))
+        cycles[key] += schedule[1];
     });
     for (PlacedOp &placed : summary.ops) {
-      auto it = cores.find(placed.loc.getAsOpaquePointer());
+      const void *key = placed.loc.getAsOpaquePointer();
+      auto it = cores.find(key);
       placed.cores =
           it == cores.end()
               ? std::vector<int64_t>{0}
               : std::vector<int64_t>(it->second.begin(), it->second.end());
+      placed.cycles = cycles.count(key) ? cycles[key] : 0;
     }
   }
 }
@@ -265,8 +285,10 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
           {"name", placed.name}, {"op", placed.kind}, {"card", placed.card}};
       if (host)
         entry["reason"] = placed.reason;
-      else
+      else {
         entry["cores"] = llvm::json::Array(placed.cores);
+        entry["modeled_cycles"] = placed.cycles;
+      }
       opList.push_back(std::move(entry));
       ops.push_back(placed);
     }
@@ -335,6 +357,13 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
       llvm::outs() << "\n";
       if (host && host.getReason())
         llvm::outs() << "    reason: " << *host.getReason() << "\n";
+      if (card)
+        for (const PlacedOp &placed : summary.ops) {
+          llvm::outs() << "    " << placed.name << " (" << placed.kind
+                       << "): core" << (placed.cores.size() == 1 ? " " : "s ");
+          llvm::interleave(placed.cores, llvm::outs(), ",");
+          llvm::outs() << ", " << placed.cycles << " cycles\n";
+        }
     }
     ++index;
   }
@@ -419,6 +448,7 @@ int main(int argc, char **argv) {
   pipeline.target = targetSpec.getValue();
   pipeline.forceHost = ArrayRef<std::string>(forceHost);
   pipeline.cores = cores.getValue();
+  pipeline.placement = placementFile.getValue();
   PassManager partitionPM(&context);
   buildPartitionPipeline(partitionPM, pipeline);
   if (failed(partitionPM.run(*module)))
@@ -430,14 +460,23 @@ int main(int argc, char **argv) {
   }
   // The report needs each partition's ops, which lowering replaces.
   std::vector<PartitionSummary> summaries = summarizePartitions(func);
-  // Split first, on its own, so the report can say where each op went.
-  PassManager splitPM(&context);
-  AccelSplitOpsOptions split;
-  split.maxCores = cores.getValue();
-  splitPM.addNestedPass<func::FuncOp>(createAccelSplitOps(split));
-  if (failed(splitPM.run(*module)))
+  // Split and schedule on cores first, on their own, so the report can say
+  // where each op went.
+  PassManager schedulePM(&context);
+  buildCoreSchedulePipeline(schedulePM, pipeline);
+  if (failed(schedulePM.run(*module)))
     return 1;
-  recordCores(summaries);
+  recordSchedule(summaries);
+  if (!savePlacement.empty()) {
+    std::string error;
+    auto file = openOutputFile(savePlacement, &error);
+    if (!file) {
+      llvm::errs() << "error: cannot write placement: " << error << "\n";
+      return 1;
+    }
+    writePlacementFile(*module, file->os());
+    file->keep();
+  }
   PassManager codegenPM(&context);
   buildCardCodegenPipeline(codegenPM, pipeline);
   if (failed(codegenPM.run(*module)))

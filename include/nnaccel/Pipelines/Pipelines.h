@@ -32,21 +32,30 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
   ListOption<std::string> forceHost{
       *this, "force-host",
       llvm::cl::desc("Op names (e.g. accel.softmax) to keep on the host")};
+  Option<std::string> placement{
+      *this, "placement",
+      llvm::cl::desc("A placement file (JSON) whose hints accel-load-placement "
+                     "attaches before placement; empty: none")};
 };
 
 /// Placement and partitioning: accel-set-target (when a target is given),
-/// then accel-assign-placement and accel-outline-partitions on every
-/// function. After it, each op's home
-/// (card or host, and why) is final.
+/// accel-load-placement (when a placement file is given), then
+/// accel-assign-placement and accel-outline-partitions on every function.
+/// After it, each op's home (card or host, and why) is final.
 void buildPartitionPipeline(OpPassManager &pm,
                             const LowerPipelineOptions &options);
 
-/// Code generation for the card partitions: accel-split-ops,
-/// accel-plan-card-memory and accel-lower-to-npu. Ends in verified npu programs.
+/// Cores for the card partitions' ops: accel-split-ops, then accel-place.
+/// After it, each card op's cores and modelled schedule are final.
+void buildCoreSchedulePipeline(OpPassManager &pm,
+                               const LowerPipelineOptions &options);
+
+/// Code generation for the card partitions: accel-plan-card-memory and
+/// accel-lower-to-npu. Ends in verified npu programs.
 void buildCardCodegenPipeline(OpPassManager &pm,
                               const LowerPipelineOptions &options);
 
-/// `nnaccel-lower`: the two above, accel IR in, npu programs out.
+/// `nnaccel-lower`: the three above, accel IR in, npu programs out.
 void buildLowerPipeline(OpPassManager &pm, const LowerPipelineOptions &options);
 
 /// Registers `nnaccel-lower` for nnaccel-opt.

@@ -67,6 +67,24 @@ def AccelSetTarget : Pass<"accel-set-target", "ModuleOp"> {
   let dependentDialects = ["::mlir::nnaccel::npu::NPUDialect"];
 }
 
+def AccelLoadPlacement : Pass<"accel-load-placement", "ModuleOp"> {
+  let summary = "Attach placement hints from a JSON placement file";
+  let description = [{
+    Reads a placement file (include/nnaccel/Transforms/PlacementFile.h,
+    docs/passes.md) and sets `accel.hint` on every accel op an entry
+    matches by node name and/or op name (regular expressions, whole-name
+    matches; the first matching entry wins). Fields the entry sets replace
+    those of a hint the op already has (from the IR or the ONNX node).
+    Malformed files are errors naming the entry; entries that match no op
+    are warnings. nnaccel-compile runs it for `--placement=FILE`.
+  }];
+  let options = [
+    Option<"file", "file", "std::string", /*default=*/"",
+           "The placement file">
+  ];
+  let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect"];
+}
+
 def AccelAssignPlacement : Pass<"accel-assign-placement", "func::FuncOp"> {
   let summary = "Decide for every op whether it runs on a card or the host";
   let description = [{
@@ -148,6 +166,40 @@ def AccelSplitOps : Pass<"accel-split-ops", "func::FuncOp"> {
     Statistic<"numSplitOps", "split-ops", "Ops split across cores">,
     Statistic<"numPieces", "pieces", "Pieces created">,
     Statistic<"numFollowed", "followed", "Operands taken from a producer's pieces">
+  ];
+}
+
+def AccelPlace : Pass<"accel-place", "func::FuncOp"> {
+  let summary = "Schedule the ops of card partitions on the card's cores";
+  let description = [{
+    List scheduling of each card partition's ops (after accel-split-ops) on
+    the cores of its card, with the same roofline model of the target's
+    cycle parameters that prices splits: the ready op with the longest path
+    to the partition's end goes first (ties: the lower `order` hint of
+    `#accel.hint`, then program order), onto the core where it finishes
+    first; an operand another core produced costs a synchronisation. Ops
+    whose placement names cores (pieces, hints) run there. Views (reshape,
+    and slice / concat along an outer axis) take no core.
+
+    The result is in the IR: each op's core in its placement, its modelled
+    start and length in `accel.schedule = array<i64: start, cycles>`, and
+    the ops reordered by start (each core's program runs them in that
+    order). An `order` hint that would run an op before its producer is a
+    warning.
+
+    ```mlir
+    %0 = accel.embedding_bag %t1, %i1 ... {accel.placement = #accel.placement<card = 0, cores = [1]>,
+                                           accel.schedule = array<i64: 0, 1200>}
+    ```
+  }];
+  let options = [
+    Option<"maxCores", "max-cores", "unsigned", /*default=*/"0",
+           "Use at most this many cores of each card (0: all)">
+  ];
+  let statistics = [
+    Statistic<"numReordered", "reordered", "Ops that changed position">,
+    Statistic<"numOrderWarnings", "order-warnings",
+              "Order hints that contradict a dependency">
   ];
 }
 

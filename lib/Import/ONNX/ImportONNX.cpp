@@ -269,6 +269,24 @@ ModelImporter::getInputType(const onnx::ValueInfoProto &info) {
   return RankedTensorType::get(dims, elementType);
 }
 
+/// Puts a node's hint on the accel ops its converter created (those after
+/// `before` in `body`); a node that imports to no op gets a warning.
+static void applyNodeHint(accel::HintAttr hint, Operation *before, Block &body,
+                          StringRef name, Location loc) {
+  auto ops = llvm::make_range(
+      before ? std::next(before->getIterator()) : body.begin(), body.end());
+  bool applied = false;
+  for (Operation &op : ops)
+    if (!isa<accel::ConstantOp>(op)) {
+      op.setAttr(accel::AccelDialect::getHintAttrName(), hint);
+      applied = true;
+    }
+  if (!applied)
+    emitWarning(loc) << "node '" << name
+        << "': its NodeOpt_NNACCEL_* hints have no op to apply to (the "
+           "node imports to no computation)";
+}
+
 OwningOpRef<ModuleOp>
 ModelImporter::import(std::shared_ptr<onnx::ModelProto> model) {
   FailureOr<int64_t> opset = getOpset(*model);
@@ -360,10 +378,16 @@ ModelImporter::import(std::shared_ptr<onnx::ModelProto> model) {
                                   "initializer or graph input",
                 nullptr);
     }
+    FailureOr<accel::HintAttr> hint = readNodeHints(node, name, loc);
+    if (failed(hint))
+      return {};
+    Operation *before = body->empty() ? nullptr : &body->back();
     NodeContext ctx(node, name, *opset, builder, values, loc);
     ctx.baseDir = baseDir;
     if (failed(findConverter(node, *opset)->convert(ctx)))
       return {};
+    if (*hint)
+      applyNodeHint(*hint, before, *body, name, loc);
   }
 
   SmallVector<Value> results;

@@ -43,6 +43,11 @@ void registerTensorConverters(ConverterTable &table);
 void registerRecurrentConverters(ConverterTable &table);
 void registerDecomposedConverters(ConverterTable &table);
 
+/// The placement hint of a node's NodeOpt_NNACCEL_* attributes (null when
+/// it has none); malformed values are errors at `loc`.
+FailureOr<accel::HintAttr> readNodeHints(const onnx::NodeProto &node,
+                                         StringRef name, Location loc);
+
 /// Converts an ONNX tensor to an elements attribute. Large tensors become
 /// `dense_resource` blobs that share memory with the protobuf (kept alive by
 /// `protoOwner`; null to copy) or the memory-mapped external data file.

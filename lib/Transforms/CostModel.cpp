@@ -1,0 +1,115 @@
+//===- CostModel.cpp - cycles of card ops on one core ---------------------===//
+//
+// See CostModel.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CostModel.h"
+
+#include "Accel/AccelOps.h"
+#include "Accel/ElementTypes.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::nnaccel;
+using namespace mlir::nnaccel::accel;
+using ::nnaccel::isa::Space;
+
+namespace {
+double getNumElements(Type type) {
+  return double(cast<RankedTensorType>(type).getNumElements());
+}
+
+/// Multiply-accumulates of an LSTM or GRU: every step multiplies the input
+/// by W and the hidden state by R (batch rows at a time).
+double getRecurrentMacs(Value x, Value w, Value r) {
+  auto input = cast<RankedTensorType>(x.getType());
+  double rows = double(input.getDimSize(0) * input.getDimSize(1));
+  return rows * (getNumElements(w.getType()) + getNumElements(r.getType()));
+}
+} // namespace
+
+double mlir::nnaccel::getMacs(Operation *op) {
+  if (auto lstm = dyn_cast<LSTMOp>(op))
+    return getRecurrentMacs(lstm.getX(), lstm.getW(), lstm.getR());
+  if (auto gru = dyn_cast<GRUOp>(op))
+    return getRecurrentMacs(gru.getX(), gru.getW(), gru.getR());
+  if (op->getNumResults() == 0)
+    return 0;
+  double outputs = getNumElements(op->getResult(0).getType());
+  if (auto fc = dyn_cast<FullyConnectedOp>(op)) {
+    auto input = cast<RankedTensorType>(fc.getInput().getType());
+    return outputs * double(input.getDimSize(fc.getTransposeInput() ? 0 : 1));
+  }
+  if (auto matmul = dyn_cast<MatMulOp>(op)) {
+    auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
+    return outputs * double(lhs.getShape().back());
+  }
+  if (auto conv = dyn_cast<ConvOp>(op)) {
+    auto weight = cast<RankedTensorType>(conv.getWeight().getType());
+    return outputs * double(weight.getNumElements() / weight.getDimSize(0));
+  }
+  return 0;
+}
+
+CoreCostModel::CoreCostModel(const ::nnaccel::isa::TargetDesc &target)
+    : target(target) {
+  const auto &dram = target.memory(Space::Dram);
+  bytesPerCycle = std::max(dram.bytesPerCycle, 1.0);
+  latency = double(dram.latencyCycles);
+  vectorRate = double(std::max<uint32_t>(target.vectorLanes, 1));
+}
+
+double CoreCostModel::estimate(Operation *op, ArrayRef<double> operandFraction,
+                               double fraction) const {
+  double bytes = 0;
+  for (auto [operand, part] : llvm::zip(op->getOperands(), operandFraction))
+    if (isa<RankedTensorType>(operand.getType()))
+      bytes += double(getDenseByteSize(operand.getType())) * part;
+  double elements = 0;
+  for (Type type : op->getResultTypes()) {
+    if (!isa<RankedTensorType>(type))
+      continue;
+    bytes += double(getDenseByteSize(type)) * fraction;
+    elements += getNumElements(type);
+  }
+  double macs = getMacs(op) * fraction;
+  double compute =
+      macs > 0 ? macs / getMacRate(op) : 4 * elements * fraction / vectorRate;
+  double cycles = std::max(bytes / bytesPerCycle, compute) + latency;
+  // A recurrence cannot overlap its steps: each waits for the last.
+  if (isa<LSTMOp, GRUOp>(op))
+    cycles += double(cast<RankedTensorType>(op->getOperand(0).getType())
+                         .getDimSize(0)) *
+              overhead();
+  return cycles;
+}
+
+double CoreCostModel::estimate(Operation *op) const {
+  SmallVector<double> whole(op->getNumOperands(), 1.0);
+  return estimate(op, whole, 1.0);
+}
+
+double CoreCostModel::copy(uint64_t bytes) const {
+  return 2 * double(bytes) / bytesPerCycle + 2 * latency;
+}
+
+double CoreCostModel::hostTransfer(uint64_t bytes) const {
+  if (target.hostBytesPerCycle <= 0)
+    return 0;
+  return double(target.hostLatencyCycles) +
+         std::ceil(double(bytes) / target.hostBytesPerCycle);
+}
+
+double CoreCostModel::getMacRate(Operation *op) const {
+  Type element =
+      cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
+  std::optional<::nnaccel::DType> dtype = getElementDType(element);
+  auto it =
+      dtype ? target.macsPerCycle.find(*dtype) : target.macsPerCycle.end();
+  if (it == target.macsPerCycle.end())
+    it = target.macsPerCycle.find(::nnaccel::DType::F32);
+  return it == target.macsPerCycle.end() ? 1.0 : double(it->second);
+}

@@ -1,0 +1,57 @@
+//===- CostModel.h - cycles of card ops on one core -------------*- C++ -*-===//
+//
+// A roofline model of one accelerator core, from the same target parameters
+// the emulator's cycle model uses: DMA traffic at the DRAM bandwidth plus
+// its latency, overlapped with the matrix unit's multiply-accumulates (at
+// the target's MAC rate for the op's element type) and the vector units'
+// elements. accel-split-ops prices split rules with it, accel-place
+// schedules ops on cores with it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNACCEL_LIB_TRANSFORMS_COSTMODEL_H
+#define NNACCEL_LIB_TRANSFORMS_COSTMODEL_H
+
+#include "nnaccel/ISA/Target.h"
+
+#include "mlir/IR/Operation.h"
+
+namespace mlir::nnaccel {
+
+/// Multiply-accumulates of the heavy ops (FC, matmul, conv; 0 for others).
+double getMacs(Operation *op);
+
+class CoreCostModel {
+public:
+  explicit CoreCostModel(const ::nnaccel::isa::TargetDesc &target);
+
+  /// Cycles of `op` on one core when it reads `operandFraction[i]` of
+  /// operand i and computes `fraction` of its results.
+  double estimate(Operation *op, ArrayRef<double> operandFraction,
+                  double fraction) const;
+  /// Cycles of the whole of `op` on one core.
+  double estimate(Operation *op) const;
+
+  /// Cycles to copy `bytes` through a core (a non-contiguous slice or
+  /// re-join).
+  double copy(uint64_t bytes) const;
+
+  /// What every extra piece and every wait for other cores costs: the DMA
+  /// latency the pieces no longer overlap, queues draining at a barrier.
+  double overhead() const { return 2 * latency; }
+
+  /// Cycles a value moving over the host link costs (in or out of a card).
+  double hostTransfer(uint64_t bytes) const;
+
+  const ::nnaccel::isa::TargetDesc &getTarget() const { return target; }
+
+private:
+  double getMacRate(Operation *op) const;
+
+  const ::nnaccel::isa::TargetDesc &target;
+  double bytesPerCycle, latency, vectorRate;
+};
+
+} // namespace mlir::nnaccel
+
+#endif // NNACCEL_LIB_TRANSFORMS_COSTMODEL_H
