@@ -41,6 +41,17 @@ def Accel_CardKernelOpInterface : OpInterface<"CardKernelOpInterface"> {
       (ins "const ::nnaccel::isa::TargetDesc &":$target), [{}],
       /*defaultImplementation=*/[{ return 0; }]>,
     InterfaceMethod<[{
+        The most cores of a card the kernel shares the op among with profit
+        on `target` (1: a single-core kernel). A kernel that returns more
+        runs as one unit on several cores: accel-split-ops places the op on
+        that many cores instead of cutting it into pieces, and
+        accel-lower-to-npu gives the kernel the programs of the first that
+        many cores its placement names.
+      }],
+      "unsigned", "getMaxKernelCores",
+      (ins "const ::nnaccel::isa::TargetDesc &":$target), [{}],
+      /*defaultImplementation=*/[{ return 1; }]>,
+    InterfaceMethod<[{
         Appends the op's instructions to the program being built in
         `context` (the op passed checkCardKernel for the context's target).
       }],
