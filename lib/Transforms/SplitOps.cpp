@@ -335,11 +335,11 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
   return pieces;
 }
 
-/// An op whose card kernel runs it on several cores as one unit
-/// (getMaxKernelCores > 1: a batch-1 recurrence splits its gate columns
-/// and exchanges h every step) is not cut into pieces: it is placed on the
-/// first cores worth using, at most `cores`. Core hints stay. Returns
-/// true when it placed `op`.
+/// An op whose card kernel runs it on several cores as one unit and
+/// prefers that (getPreferredKernelCores > 1: a batch-1 recurrence splits
+/// its gate columns and exchanges h every step) is not cut into pieces: it
+/// is placed on the first cores worth using, at most `cores`. Core hints
+/// stay. Returns true when it placed `op`.
 bool placeOnKernelCores(Operation *op, int64_t card, unsigned cores,
                         const TargetDesc &target) {
   auto kernel = dyn_cast<CardKernelOpInterface>(op);
@@ -347,7 +347,7 @@ bool placeOnKernelCores(Operation *op, int64_t card, unsigned cores,
       op->getAttrOfType<PlacementAttr>(AccelDialect::getPlacementAttrName());
   if (!kernel || (placement && !placement.getCores().empty()))
     return false;
-  unsigned count = std::min(kernel.getMaxKernelCores(target), cores);
+  unsigned count = std::min(kernel.getPreferredKernelCores(target), cores);
   if (count < 2)
     return false;
   SmallVector<int64_t> list(count);

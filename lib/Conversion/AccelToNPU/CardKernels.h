@@ -72,19 +72,20 @@ using CheckFn = LogicalResult (*)(Operation *op,
 using EmitFn = LogicalResult (*)(Operation *op, KernelContext &context);
 using SharedScratchFn = uint64_t (*)(Operation *op,
                                      const ::nnaccel::isa::TargetDesc &target);
-using MaxCoresFn = unsigned (*)(Operation *op,
-                                const ::nnaccel::isa::TargetDesc &target);
+using CoresFn = unsigned (*)(Operation *op,
+                             const ::nnaccel::isa::TargetDesc &target);
 
 /// The card kernel of an op family as an external model of
 /// CardKernelOpInterface: `Check` says whether an op fits a target, `Emit`
 /// appends its instructions, `SharedScratch` (optional) sizes the SHARED
-/// memory it stages through, `MaxCores` (optional; else 1) says how many
-/// cores it shares the op among with profit.
+/// memory it stages through, `MaxCores` and `PreferredCores` (optional;
+/// else 1) say how many cores it can share the op among and how many are
+/// worth it.
 template <CheckFn Check, EmitFn Emit, SharedScratchFn SharedScratch = nullptr,
-          MaxCoresFn MaxCores = nullptr>
+          CoresFn MaxCores = nullptr, CoresFn PreferredCores = nullptr>
 struct CardKernelModel
-    : accel::CardKernelOpInterface::FallbackModel<
-          CardKernelModel<Check, Emit, SharedScratch, MaxCores>> {
+    : accel::CardKernelOpInterface::FallbackModel<CardKernelModel<
+          Check, Emit, SharedScratch, MaxCores, PreferredCores>> {
   LogicalResult checkCardKernel(Operation *op,
                                 const ::nnaccel::isa::TargetDesc &target,
                                 std::string &reason) const {
@@ -104,6 +105,14 @@ struct CardKernelModel
       return 1;
     else
       return MaxCores(op, target);
+  }
+  unsigned
+  getPreferredKernelCores(Operation *op,
+                          const ::nnaccel::isa::TargetDesc &target) const {
+    if constexpr (PreferredCores == nullptr)
+      return 1;
+    else
+      return PreferredCores(op, target);
   }
   LogicalResult emitCardKernel(Operation *op, KernelContext &context) const {
     return Emit(op, context);

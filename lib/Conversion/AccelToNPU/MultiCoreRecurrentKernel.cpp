@@ -33,8 +33,8 @@
 // block; Hc is rounded up so that every tile the core loads starts on a
 // DRAM-aligned address (no lead rows as the single-core gru needs). Shapes
 // where no block size keeps them aligned, or where a core's R slice does
-// not stay resident in its MRF, or Y does not fit its ACC, run on one core
-// (getRnnMaxCores returns 1).
+// not stay resident in its MRF, or Y does not fit its ACC, run on fewer
+// cores (getRnnMaxCores), down to one.
 //
 // Numerics: the same instructions as the single-core kernel per column
 // (f32 gate math, h rounded to the op's format for the recurrent product),
@@ -45,8 +45,9 @@
 //
 // Cost: the bulk of a batch-1 step, the h . R^T matrix-vector product,
 // divides by k; each step adds one SHARED store, a barrier (which drains
-// every queue) and one SHARED load. getRnnMaxCores weighs the two with a
-// roofline of the target and returns the core count that is fastest.
+// every queue) and one SHARED load. getRnnPreferredCores weighs the two
+// with a roofline of the target and returns the core count that is
+// fastest.
 //
 //===----------------------------------------------------------------------===//
 
@@ -772,22 +773,35 @@ unsigned mlir::nnaccel::npu_lowering::getRnnMaxCores(Operation *operation,
   if (!target.macsPerCycle.count(s.format.dtype) || s.hidden < 1 ||
       s.batch < 1 || s.input < 1)
     return 1;
-  const int64_t G = s.gates;
-  ArrayRef<int64_t> gates = ArrayRef<int64_t>({0, 1, 2, 3}).take_front(G);
+  // Every count up to the result must work: a placement may name fewer.
+  unsigned cores = 1;
+  while (cores < target.coresPerCard &&
+         computeLayout(target, op, s, int64_t(cores) + 1))
+    ++cores;
+  return cores;
+}
+
+unsigned
+mlir::nnaccel::npu_lowering::getRnnPreferredCores(Operation *operation,
+                                                  const TargetDesc &target) {
+  const unsigned most = getRnnMaxCores(operation, target);
+  if (most < 2)
+    return 1;
+  const RnnOp op = getRnnOp(operation);
+  const RnnShape s = getShape(op);
+  ArrayRef<int64_t> gates = ArrayRef<int64_t>({0, 1, 2, 3}).take_front(s.gates);
   double best = estimateCycles(
       target, s, s.hidden,
       makeTiles(s, target.nativeDim, s.hidden, s.hidden, gates),
       makeTiles(s, target.nativeDim, s.hidden, s.input, gates), 1, 0, 0);
   unsigned bestCores = 1;
-  for (unsigned cores = 2; cores <= target.coresPerCard; ++cores) {
-    std::optional<McLayout> l = computeLayout(target, op, s, cores);
-    if (!l)
-      continue;
-    const CoreShare &first = l->shares.front();
+  for (unsigned cores = 2; cores <= most; ++cores) {
+    McLayout l = *computeLayout(target, op, s, cores);
+    const CoreShare &first = l.shares.front();
     double cycles =
         estimateCycles(target, s, first.hc, first.rTiles, first.wTiles, cores,
-                       l->exchangesPerStep, uint64_t(l->cores) * l->slotBytes);
-    // A core more must save 3 %.
+                       l.exchangesPerStep, uint64_t(l.cores) * l.slotBytes);
+    // Another core must save 3 %.
     if (cycles < 0.97 * best) {
       best = cycles;
       bestCores = cores;

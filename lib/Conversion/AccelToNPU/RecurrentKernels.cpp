@@ -815,7 +815,7 @@ uint64_t sharedScratch(Operation *operation, const TargetDesc &target) {
 } // namespace
 
 void mlir::nnaccel::npu_lowering::attachRecurrentKernels(MLIRContext *context) {
-  attachCardKernel<
-      CardKernelModel<checkRnn, emitRnn, sharedScratch, getRnnMaxCores>, LSTMOp,
-      GRUOp>(context);
+  attachCardKernel<CardKernelModel<checkRnn, emitRnn, sharedScratch,
+                                   getRnnMaxCores, getRnnPreferredCores>,
+                   LSTMOp, GRUOp>(context);
 }

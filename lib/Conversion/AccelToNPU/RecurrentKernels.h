@@ -90,10 +90,13 @@ inline RnnShape getShape(const RnnOp &op) {
   return shape;
 }
 
-/// The multi-core kernel (MultiCoreRecurrentKernel.cpp): how many cores
-/// it shares `op` among with profit (1: run it on one core).
+/// The multi-core kernel (MultiCoreRecurrentKernel.cpp): the most cores
+/// it can share `op` among (it can use any number up to that; 1: none)...
 unsigned getRnnMaxCores(Operation *op,
                         const ::nnaccel::isa::TargetDesc &target);
+/// ... and how many of them make the op fastest.
+unsigned getRnnPreferredCores(Operation *op,
+                              const ::nnaccel::isa::TargetDesc &target);
 /// SHARED bytes the multi-core kernel exchanges h through on `cores` cores.
 uint64_t getRnnSharedBytes(Operation *op,
                            const ::nnaccel::isa::TargetDesc &target,
