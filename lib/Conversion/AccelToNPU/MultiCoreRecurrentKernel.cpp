@@ -36,12 +36,11 @@
 // not stay resident in its MRF, or Y does not fit its ACC, run on fewer
 // cores (getRnnMaxCores), down to one.
 //
-// Numerics: the same instructions as the single-core kernel per column
-// (f32 gate math, h rounded to the op's format for the recurrent product),
-// but the recurrent product accumulates over N-element tiles of h on every
-// core whatever H, and the core's own k tiles come in the same order, so
-// f32 results equal the single-core ones when H <= N and differ in the last
-// bits otherwise.
+// Numerics: per column, the same instructions in the same order as the
+// single-core kernel (x.W^T, then h.R^T k tile by k tile, biases, f32 gate
+// math, h rounded to the op's format for the recurrent product), so the
+// results are bit-identical to it in every format; test/e2e/
+// recurrent-multicore.test checks that.
 //
 // Cost: the bulk of a batch-1 step, the h . R^T matrix-vector product,
 // divides by k; each step adds one SHARED store, a barrier (which drains
@@ -141,8 +140,10 @@ std::optional<McLayout> computeLayout(const TargetDesc &target, const RnnOp &op,
     return std::nullopt;
   const ElementFormat f = s.format;
   const int64_t H = s.hidden, G = s.gates, B = s.batch;
-  const uint64_t dramAlign = target.memory(Space::Dram).align;
-  const uint64_t accAlign = target.memory(Space::Acc).align;
+  const uint64_t dramAlign =
+      std::max<uint64_t>(target.memory(Space::Dram).align, 1);
+  const uint64_t accAlign =
+      std::max<uint64_t>(target.memory(Space::Acc).align, 1);
   const uint64_t sharedAlign =
       std::max<uint64_t>(target.memory(Space::Shared).align, 1);
   auto aligned = [&](int64_t bytes) { return bytes % int64_t(dramAlign) == 0; };
@@ -150,10 +151,19 @@ std::optional<McLayout> computeLayout(const TargetDesc &target, const RnnOp &op,
   l.cores = cores;
   l.tile = target.nativeDim;
   // Hc: a multiple of the columns after which a row of W and of R starts
-  // aligned.
-  int64_t unit = std::lcm(
-      int64_t(dramAlign) / std::gcd(f.rowBytes(H), int64_t(dramAlign)),
-      int64_t(dramAlign) / std::gcd(f.rowBytes(s.input), int64_t(dramAlign)));
+  // aligned, and of those that keep a column offset into an ACC row of
+  // the op's format aligned (f16, bf16: 2). Every core's columns then
+  // start aligned; so does the last core's count if H does.
+  auto columnsPer = [](int64_t bytes, int64_t align) {
+    return align / std::gcd(bytes, align);
+  };
+  const int64_t accUnit = columnsPer(f.rowBytes(1), int64_t(accAlign));
+  if (H % accUnit != 0)
+    return std::nullopt;
+  int64_t unit =
+      std::lcm(std::lcm(columnsPer(f.rowBytes(H), int64_t(dramAlign)),
+                        columnsPer(f.rowBytes(s.input), int64_t(dramAlign))),
+               accUnit);
   l.block = alignUp(uint64_t((H + cores - 1) / cores), uint64_t(unit));
   if ((cores - 1) * l.block >= H)
     return std::nullopt; // a core would own no column
