@@ -572,8 +572,39 @@ private:
         emitFill(e, wide(l.cState, hc), s.batch, hc);
       }
     }
-    for (auto [index, t] : llvm::enumerate(share(i).rTiles))
-      loadTile(i, rBase, H, t, rTileAddress(index));
+    loadResidentR(i, rBase);
+  }
+
+  /// Loads core i's R tiles into the MRF. The full N x N k tiles of one
+  /// row block sit side by side in R and one after the other in the MRF:
+  /// one DMA (a plane per tile) loads them, paying the DRAM latency once.
+  void loadResidentR(int64_t i, uint64_t rBase) {
+    const ArrayRef<Tile> tiles = share(i).rTiles;
+    const int64_t n = l.tile;
+    auto full = [&](const Tile &t) { return t.rows == n && t.cols == n; };
+    const bool planesAreTiles = l.tileBytes == uint64_t(n * bytes(n));
+    for (size_t first = 0; first < tiles.size();) {
+      size_t end = first + 1;
+      if (planesAreTiles && full(tiles[first]))
+        while (end < tiles.size() && full(tiles[end]) &&
+               tiles[end].gate == tiles[first].gate &&
+               tiles[end].row == tiles[first].row &&
+               end - first < size_t(kMaxDmaYZ))
+          ++end;
+      const Tile &t = tiles[first];
+      const int64_t row = t.gate * s.hidden + share(i).c0 + t.row;
+      DmaLoad load;
+      load.dst = {Space::Mrf, rTileAddress(first)};
+      load.src = {Space::Dram, rBase + uint64_t(bytes(row * s.hidden + t.col))};
+      load.format = s.format;
+      load.x = t.cols;
+      load.y = t.rows;
+      load.sy = bytes(s.hidden);
+      load.z = int64_t(end - first);
+      load.sz = bytes(n);
+      emitLoad(emitter(i), load);
+      first = end;
+    }
   }
 
   /// G_i[rows x G*hc] = X[chunk] . W_i^T on core i.

@@ -2,9 +2,11 @@
 //
 // accel.lstm (gate order i, o, f, c) and accel.gru (gate order z, r, h;
 // linear_before_reset either way) with ONNX semantics, in f32, f16 or bf16,
-// Brainwave-style. Both share everything but the cell update. Per
-// direction, the time steps are processed in chunks whose gate
-// pre-activations (G gates x H columns per batch row) fit the accumulator:
+// Brainwave-style, on one core (an op placed on several cores goes to
+// MultiCoreRecurrentKernel.cpp, which splits the gate columns). Both cells
+// share everything but the cell update. Per direction, the time steps are
+// processed in chunks whose gate pre-activations (G gates x H columns per
+// batch row) fit the accumulator:
 //
 //   for each chunk of Tc time steps:
 //     XW phase: X[chunk] (Tc*B rows, resident in the VRF) times every N x N
