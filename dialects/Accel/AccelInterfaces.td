@@ -41,6 +41,23 @@ def Accel_CardKernelOpInterface : OpInterface<"CardKernelOpInterface"> {
       (ins "const ::nnaccel::isa::TargetDesc &":$target), [{}],
       /*defaultImplementation=*/[{ return 0; }]>,
     InterfaceMethod<[{
+        The most cores of a card of `target` the kernel can share the op
+        among as one unit (1: a single-core kernel); it can also use any
+        smaller number. accel-lower-to-npu gives the kernel the programs of
+        the first that many cores its placement names.
+      }],
+      "unsigned", "getMaxKernelCores",
+      (ins "const ::nnaccel::isa::TargetDesc &":$target), [{}],
+      /*defaultImplementation=*/[{ return 1; }]>,
+    InterfaceMethod<[{
+        How many cores (at most getMaxKernelCores) are worth using for the
+        op's shapes on `target`: accel-split-ops places an op whose kernel
+        prefers several on that many instead of cutting it into pieces.
+      }],
+      "unsigned", "getPreferredKernelCores",
+      (ins "const ::nnaccel::isa::TargetDesc &":$target), [{}],
+      /*defaultImplementation=*/[{ return 1; }]>,
+    InterfaceMethod<[{
         Appends the op's instructions to the program being built in
         `context` (the op passed checkCardKernel for the context's target).
       }],

@@ -364,6 +364,31 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
   return pieces;
 }
 
+/// An op whose card kernel runs it on several cores as one unit and
+/// prefers that (getPreferredKernelCores > 1: a batch-1 recurrence splits
+/// its gate columns and exchanges h every step) is not cut into pieces: it
+/// is placed on the first cores worth using, at most `cores`. Core hints
+/// stay. Returns true when it placed `op`.
+bool placeOnKernelCores(Operation *op, int64_t card, unsigned cores,
+                        const TargetDesc &target) {
+  auto kernel = dyn_cast<CardKernelOpInterface>(op);
+  auto placement =
+      op->getAttrOfType<PlacementAttr>(AccelDialect::getPlacementAttrName());
+  if (!kernel || (placement && !placement.getCores().empty()))
+    return false;
+  unsigned count = std::min(kernel.getPreferredKernelCores(target), cores);
+  if (count < 2)
+    return false;
+  SmallVector<int64_t> list(count);
+  std::iota(list.begin(), list.end(), 0);
+  op->setAttr(
+      AccelDialect::getPlacementAttrName(),
+      PlacementAttr::get(op->getContext(), card, list,
+                         placement ? placement.getPrecision() : Type(),
+                         placement ? placement.getMemory() : MemoryKindAttr()));
+  return true;
+}
+
 struct AccelSplitOpsPass
     : mlir::nnaccel::impl::AccelSplitOpsBase<AccelSplitOpsPass> {
   using Base::Base;
@@ -381,11 +406,14 @@ struct AccelSplitOpsPass
       OpSplitter splitter(*target, cores, align);
       unsigned followed = 0;
       Block &body = partition.getBody().front();
-      for (Operation &op : llvm::make_early_inc_range(body))
+      for (Operation &op : llvm::make_early_inc_range(body)) {
+        if (placeOnKernelCores(&op, partition.getCard(), cores, *target))
+          continue;
         if (size_t pieces = splitter.run(&op, partition.getCard(), followed)) {
           ++numSplitOps;
           numPieces += pieces;
         }
+      }
       numFollowed += followed;
       // Re-joins, slices and constants nobody reads any more (consumers
       // took the pieces); users come later, so one backward sweep does.

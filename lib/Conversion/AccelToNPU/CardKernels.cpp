@@ -29,6 +29,29 @@ void mlir::nnaccel::registerNPUKernelModels(DialectRegistry &registry) {
   });
 }
 
+void KernelCores::barrier() const {
+  for (ProgramEmitter *emitter : emitters)
+    emitter->emit(::nnaccel::isa::build::Barrier().id(barrierId).mask(mask));
+}
+
+SmallVector<uint32_t, 4> mlir::nnaccel::npu_lowering::getKernelCores(
+    Operation *op, const ::nnaccel::isa::TargetDesc &target) {
+  auto placement = op->getAttrOfType<accel::PlacementAttr>(
+      accel::AccelDialect::getPlacementAttrName());
+  auto kernel = dyn_cast<accel::CardKernelOpInterface>(op);
+  unsigned most = kernel ? std::max(kernel.getMaxKernelCores(target), 1u) : 1;
+  SmallVector<uint32_t, 4> cores;
+  if (placement)
+    for (int64_t core : placement.getCores()) {
+      if (core < 0 || cores.size() == most)
+        break;
+      cores.push_back(uint32_t(core));
+    }
+  if (cores.empty())
+    cores.push_back(accel::getPlacedCore(op));
+  return cores;
+}
+
 std::optional<ElementFormat>
 mlir::nnaccel::npu_lowering::getElementFormat(Type type) {
   if (auto shaped = dyn_cast<ShapedType>(type))

@@ -30,15 +30,38 @@
 
 namespace mlir::nnaccel::npu_lowering {
 
+/// The cores a multi-core kernel runs on (getMaxKernelCores > 1): the
+/// program of each, in the order its placement names them, and a barrier
+/// among exactly these cores.
+struct KernelCores {
+  llvm::SmallVector<ProgramEmitter *, 4> emitters;
+  /// Barrier `mask` (bit c = core c) and the id reserved for this mask in
+  /// the partition (every distinct mask has its own id, so the k-th
+  /// barrier of an id pairs the same cores on each of them).
+  uint32_t mask = 0;
+  uint32_t barrierId = 0;
+
+  size_t size() const { return emitters.size(); }
+  ProgramEmitter &operator[](size_t index) const { return *emitters[index]; }
+  /// Appends `barrier id, mask` to every core's program: everything each
+  /// of them did before it happens before anything any of them does after.
+  void barrier() const;
+};
+
 /// What an emitter gets: where to append, the target, and the DRAM address
 /// of every operand and result of the op (row-major, densely packed).
 struct KernelContext {
+  /// The program of the op's (first) core.
   ProgramEmitter &emitter;
   const ::nnaccel::isa::TargetDesc &target;
   const llvm::DenseMap<Value, uint64_t> &addresses;
   /// Where the memory plan put the op's SHARED scratch, for kernels that
   /// ask for one (CardKernelOpInterface::getSharedScratchBytes).
   std::optional<uint64_t> sharedScratch = std::nullopt;
+  /// Every core the op runs on; `emitter` is the first. One core unless
+  /// the kernel supports several (getMaxKernelCores) and the placement
+  /// names several.
+  KernelCores cores = {};
 
   uint64_t addressOf(Value value) const { return addresses.lookup(value); }
 };
@@ -49,14 +72,20 @@ using CheckFn = LogicalResult (*)(Operation *op,
 using EmitFn = LogicalResult (*)(Operation *op, KernelContext &context);
 using SharedScratchFn = uint64_t (*)(Operation *op,
                                      const ::nnaccel::isa::TargetDesc &target);
+using CoresFn = unsigned (*)(Operation *op,
+                             const ::nnaccel::isa::TargetDesc &target);
 
 /// The card kernel of an op family as an external model of
 /// CardKernelOpInterface: `Check` says whether an op fits a target, `Emit`
 /// appends its instructions, `SharedScratch` (optional) sizes the SHARED
-/// memory it stages through.
-template <CheckFn Check, EmitFn Emit, SharedScratchFn SharedScratch = nullptr>
-struct CardKernelModel : accel::CardKernelOpInterface::FallbackModel<
-                             CardKernelModel<Check, Emit, SharedScratch>> {
+/// memory it stages through, `MaxCores` and `PreferredCores` (optional;
+/// else 1) say how many cores it can share the op among and how many are
+/// worth it.
+template <CheckFn Check, EmitFn Emit, SharedScratchFn SharedScratch = nullptr,
+          CoresFn MaxCores = nullptr, CoresFn PreferredCores = nullptr>
+struct CardKernelModel
+    : accel::CardKernelOpInterface::FallbackModel<CardKernelModel<
+          Check, Emit, SharedScratch, MaxCores, PreferredCores>> {
   LogicalResult checkCardKernel(Operation *op,
                                 const ::nnaccel::isa::TargetDesc &target,
                                 std::string &reason) const {
@@ -70,6 +99,21 @@ struct CardKernelModel : accel::CardKernelOpInterface::FallbackModel<
     else
       return SharedScratch(op, target);
   }
+  unsigned getMaxKernelCores(Operation *op,
+                             const ::nnaccel::isa::TargetDesc &target) const {
+    if constexpr (MaxCores == nullptr)
+      return 1;
+    else
+      return MaxCores(op, target);
+  }
+  unsigned
+  getPreferredKernelCores(Operation *op,
+                          const ::nnaccel::isa::TargetDesc &target) const {
+    if constexpr (PreferredCores == nullptr)
+      return 1;
+    else
+      return PreferredCores(op, target);
+  }
   LogicalResult emitCardKernel(Operation *op, KernelContext &context) const {
     return Emit(op, context);
   }
@@ -80,6 +124,12 @@ template <typename Model, typename... Ops>
 void attachCardKernel(MLIRContext *context) {
   (Ops::template attachInterface<Model>(*context), ...);
 }
+
+/// The cores `op` runs on: the first getMaxKernelCores of the cores its
+/// placement names (core 0 when it names none). Placement, memory plan and
+/// lowering all ask this.
+llvm::SmallVector<uint32_t, 4>
+getKernelCores(Operation *op, const ::nnaccel::isa::TargetDesc &target);
 
 /// The storage format of a float element type the card computes in (f32,
 /// f16, bf16), or nullopt. Takes a tensor type or an element type.

@@ -17,6 +17,12 @@
 // CoreSync finds such conflicts and puts a barrier across all the
 // partition's cores in front of the op.
 //
+// A multi-core kernel (CardKernelOpInterface::getMaxKernelCores > 1) is one
+// unit on all of its cores: it gets every core's emitter and a barrier
+// among exactly those cores (each distinct barrier mask has its own id),
+// is ordered after conflicting accesses of any other core, and counts as
+// accessing all its operands and results on each of its cores.
+//
 //===----------------------------------------------------------------------===//
 
 #include "nnaccel/Conversion/Passes.h"
@@ -62,20 +68,23 @@ public:
     bool write;
   };
 
-  /// True when an op on `core` with `accesses` conflicts with an access of
-  /// another core since the last barrier.
-  bool needsBarrier(uint32_t core, ArrayRef<Access> accesses) const {
+  /// True when an op on `cores` with `accesses` conflicts with an access
+  /// of another core since the last barrier. An op on several cores makes
+  /// each of them access everything, so any earlier core conflicts with
+  /// one of them.
+  bool needsBarrier(ArrayRef<uint32_t> cores, ArrayRef<Access> accesses) const {
     for (const Access &mine : accesses)
       for (const auto &[other, theirs] : since)
-        if (other != core && mine.space == theirs.space &&
-            (mine.write || theirs.write) && mine.begin < theirs.end &&
-            theirs.begin < mine.end)
+        if ((cores.size() > 1 || other != cores.front()) &&
+            mine.space == theirs.space && (mine.write || theirs.write) &&
+            mine.begin < theirs.end && theirs.begin < mine.end)
           return true;
     return false;
   }
-  void record(uint32_t core, ArrayRef<Access> accesses) {
-    for (const Access &access : accesses)
-      since.push_back({core, access});
+  void record(ArrayRef<uint32_t> cores, ArrayRef<Access> accesses) {
+    for (uint32_t core : cores)
+      for (const Access &access : accesses)
+        since.push_back({core, access});
   }
   void barrier() { since.clear(); }
 
@@ -99,6 +108,16 @@ struct PartitionLowering {
   CoreSync sync;
   uint32_t barrierMask = 0;
   unsigned barriers = 0;
+  /// Barrier id of each mask: 0 for all the partition's cores, then one per
+  /// subset a multi-core kernel synchronises.
+  std::map<uint32_t, uint32_t> barrierIds;
+
+  uint32_t getBarrierId(uint32_t mask) {
+    auto [it, inserted] =
+        barrierIds.try_emplace(mask, uint32_t(barrierIds.size()));
+    assert(it->second <= 0xFF && "more barrier masks than barrier ids");
+    return it->second;
+  }
 
   /// The DRAM and SHARED bytes `op` reads and writes.
   SmallVector<CoreSync::Access> getAccesses(CardKernelOpInterface op) const {
@@ -121,19 +140,21 @@ struct PartitionLowering {
     return accesses;
   }
 
-  /// Orders `op` on `core` after every conflicting access of other cores.
-  void synchronize(CardKernelOpInterface op, uint32_t core) {
+  /// Orders `op` on `opCores` after every conflicting access of other
+  /// cores.
+  void synchronize(CardKernelOpInterface op, ArrayRef<uint32_t> opCores) {
     SmallVector<CoreSync::Access> accesses = getAccesses(op);
-    if (sync.needsBarrier(core, accesses)) {
+    if (sync.needsBarrier(opCores, accesses)) {
+      uint32_t id = getBarrierId(barrierMask);
       for (auto &[index, program] : cores) {
         program.emitter.emit(
-            ::nnaccel::isa::build::Barrier().id(0).mask(barrierMask));
+            ::nnaccel::isa::build::Barrier().id(id).mask(barrierMask));
         program.locations.push_back(op->getLoc());
       }
       sync.barrier();
       ++barriers;
     }
-    sync.record(core, accesses);
+    sync.record(opCores, accesses);
   }
 };
 
@@ -152,18 +173,31 @@ public:
     // checked every op of the partition against its kernel before
     // converting (checkKernels).
     if (!op->hasAttr(AccelDialect::getInPlaceAttrName())) {
-      uint32_t core = getPlacedCore(op);
-      lowering.synchronize(kernel, core);
-      CoreProgram &program = lowering.cores.at(core);
-      size_t before = program.emitter.size();
-      npu_lowering::KernelContext context{program.emitter, lowering.target,
-                                          lowering.addresses};
+      SmallVector<uint32_t, 4> opCores =
+          npu_lowering::getKernelCores(op, lowering.target);
+      lowering.synchronize(kernel, opCores);
+      npu_lowering::KernelCores kernelCores;
+      SmallVector<size_t, 4> before;
+      for (uint32_t core : opCores) {
+        ProgramEmitter &emitter = lowering.cores.at(core).emitter;
+        kernelCores.emitters.push_back(&emitter);
+        kernelCores.mask |= 1u << core;
+        before.push_back(emitter.size());
+      }
+      if (opCores.size() > 1)
+        kernelCores.barrierId = lowering.getBarrierId(kernelCores.mask);
+      npu_lowering::KernelContext context{*kernelCores.emitters.front(),
+                                          lowering.target, lowering.addresses};
+      context.cores = std::move(kernelCores);
       if (auto shared = op->getAttrOfType<IntegerAttr>(
               AccelDialect::getSharedAddressAttrName()))
         context.sharedScratch = uint64_t(shared.getInt());
       if (failed(kernel.emitCardKernel(context)))
         return failure();
-      program.locations.append(program.emitter.size() - before, op->getLoc());
+      for (auto [core, size] : llvm::zip(opCores, before)) {
+        CoreProgram &program = lowering.cores.at(core);
+        program.locations.append(program.emitter.size() - size, op->getLoc());
+      }
     }
 
     SmallVector<Value> results;
@@ -261,12 +295,13 @@ struct AccelLowerToNPUPass
     for (Operation &op : body) {
       if (isa<ConstantOp, YieldOp>(op))
         continue;
-      uint32_t core = getPlacedCore(&op);
-      if (core >= desc.coresPerCard)
-        return op.emitOpError()
-               << "is placed on core " << core << " but the card has "
-               << desc.coresPerCard << " cores";
-      used.insert(core);
+      for (uint32_t core : npu_lowering::getKernelCores(&op, desc)) {
+        if (core >= desc.coresPerCard)
+          return op.emitOpError()
+                 << "is placed on core " << core << " but the card has "
+                 << desc.coresPerCard << " cores";
+        used.insert(core);
+      }
     }
 
     MLIRContext *context = partition.getContext();
@@ -281,6 +316,7 @@ struct AccelLowerToNPUPass
           CoreProgram{ProgramEmitter(dramTensors, desc.tokenFifoDepth), {}});
       lowering.barrierMask |= 1u << core;
     }
+    lowering.getBarrierId(lowering.barrierMask); // id 0
     RewritePatternSet patterns(context);
     patterns.add<KernelPattern>(lowering, context);
     ConversionTarget legality(*context);

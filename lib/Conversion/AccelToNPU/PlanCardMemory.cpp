@@ -344,6 +344,15 @@ bool mlir::nnaccel::npu_lowering::canTransposeWeightAtCompileTime(
   return getRawConstant(weight).has_value();
 }
 
+/// A bit per core `op` runs on (several for a multi-core kernel).
+static uint64_t getCoreMask(Operation *op,
+                            const ::nnaccel::isa::TargetDesc &target) {
+  uint64_t mask = 0;
+  for (uint32_t core : npu_lowering::getKernelCores(op, target))
+    mask |= uint64_t(1) << core;
+  return mask;
+}
+
 /// Plans one partition whose weights are already placed; `allocator` holds
 /// the card's weights and the partition's work memory starts at its top.
 static LogicalResult planPartition(CardPartitionOp partition,
@@ -436,9 +445,9 @@ static LogicalResult planPartition(CardPartitionOp partition,
     uint64_t users = 0;
     for (Value other : buffer.values) {
       if (Operation *producer = other.getDefiningOp())
-        users |= uint64_t(1) << getPlacedCore(producer);
+        users |= getCoreMask(producer, target);
       for (Operation *reader : other.getUsers())
-        users |= uint64_t(1) << getPlacedCore(reader);
+        users |= getCoreMask(reader, target);
     }
     allocator.release(buffer.address, buffer.bytes, users);
     buffer.released = true;
@@ -503,7 +512,7 @@ static LogicalResult planPartition(CardPartitionOp partition,
                  << "has " << sharedDesc.bytes;
         op.setAttr(AccelDialect::getSharedAddressAttrName(),
                    builder.getI64IntegerAttr(int64_t(*at)));
-        shared.release(*at, bytes, uint64_t(1) << core);
+        shared.release(*at, bytes, getCoreMask(&op, target));
       }
     }
     // Intermediates die at their last reader (results nobody reads, now).

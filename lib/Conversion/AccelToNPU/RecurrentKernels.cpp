@@ -2,9 +2,11 @@
 //
 // accel.lstm (gate order i, o, f, c) and accel.gru (gate order z, r, h;
 // linear_before_reset either way) with ONNX semantics, in f32, f16 or bf16,
-// Brainwave-style. Both share everything but the cell update. Per
-// direction, the time steps are processed in chunks whose gate
-// pre-activations (G gates x H columns per batch row) fit the accumulator:
+// Brainwave-style, on one core (an op placed on several cores goes to
+// MultiCoreRecurrentKernel.cpp, which splits the gate columns). Both cells
+// share everything but the cell update. Per direction, the time steps are
+// processed in chunks whose gate pre-activations (G gates x H columns per
+// batch row) fit the accumulator:
 //
 //   for each chunk of Tc time steps:
 //     XW phase: X[chunk] (Tc*B rows, resident in the VRF) times every N x N
@@ -55,6 +57,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RecurrentKernels.h"
+
 #include "CardKernels.h"
 #include "KernelOperands.h"
 #include "KernelUtils.h"
@@ -74,77 +78,6 @@ using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
-
-enum class Cell { Lstm, Gru };
-
-/// What the kernel needs of an accel.lstm or accel.gru, so one emitter
-/// serves both. Values absent from the op (or the cell) are null.
-struct RnnOp {
-  Cell cell = Cell::Lstm;
-  StringRef name;
-  Value x, w, r, b, initialH, initialC, peepholes;
-  Value y, yH, yC;
-  std::optional<float> clip;
-  bool linearBeforeReset = false;
-  RNNDirection direction = RNNDirection::forward;
-  int64_t hidden = 0;
-};
-
-RnnOp getRnnOp(Operation *operation) {
-  RnnOp rnn;
-  auto common = [&](auto op) {
-    rnn.x = op.getX();
-    rnn.w = op.getW();
-    rnn.r = op.getR();
-    rnn.b = op.getB();
-    rnn.initialH = op.getInitialH();
-    rnn.y = op.getY();
-    rnn.yH = op.getYH();
-    if (std::optional<APFloat> clip = op.getClip())
-      rnn.clip = clip->convertToFloat();
-    rnn.direction = op.getDirection();
-    rnn.hidden = static_cast<int64_t>(op.getHiddenSize());
-  };
-  if (auto op = dyn_cast<LSTMOp>(operation)) {
-    common(op);
-    rnn.cell = Cell::Lstm;
-    rnn.name = "lstm";
-    rnn.initialC = op.getInitialC();
-    rnn.peepholes = op.getP();
-    rnn.yC = op.getYC();
-    return rnn;
-  }
-  auto op = cast<GRUOp>(operation);
-  common(op);
-  rnn.cell = Cell::Gru;
-  rnn.name = "gru";
-  rnn.linearBeforeReset = op.getLinearBeforeReset();
-  return rnn;
-}
-
-struct RnnShape {
-  int64_t seq, batch, input, hidden, dirs;
-  int64_t gates;  // 4 (lstm) or 3 (gru)
-  bool peepholes; // lstm P
-  bool reverseOnly;
-  ElementFormat format; // of every operand and result
-  int64_t gateCols() const { return gates * hidden; }
-};
-
-RnnShape getShape(const RnnOp &op) {
-  auto x = cast<RankedTensorType>(op.x.getType());
-  RnnShape shape;
-  shape.seq = x.getDimSize(0);
-  shape.batch = x.getDimSize(1);
-  shape.input = x.getDimSize(2);
-  shape.hidden = op.hidden;
-  shape.gates = op.cell == Cell::Lstm ? 4 : 3;
-  shape.peepholes = static_cast<bool>(op.peepholes);
-  shape.dirs = op.direction == RNNDirection::bidirectional ? 2 : 1;
-  shape.reverseOnly = op.direction == RNNDirection::reverse;
-  shape.format = getElementFormat(x).value_or(kF32Format);
-  return shape;
-}
 
 /// One N x N (or smaller) tile of R: rows [row, row + rows) of the G*H
 /// outputs, columns [col, col + cols) of the H inputs. `block` is the group
@@ -871,11 +804,20 @@ private:
 };
 
 LogicalResult emitRnn(Operation *operation, KernelContext &context) {
+  if (context.cores.size() > 1)
+    return emitMultiCoreRnn(operation, context);
   RnnEmitter(operation, context).emit();
   return success();
+}
+
+uint64_t sharedScratch(Operation *operation, const TargetDesc &target) {
+  return getRnnSharedBytes(operation, target,
+                           unsigned(getKernelCores(operation, target).size()));
 }
 } // namespace
 
 void mlir::nnaccel::npu_lowering::attachRecurrentKernels(MLIRContext *context) {
-  attachCardKernel<CardKernelModel<checkRnn, emitRnn>, LSTMOp, GRUOp>(context);
+  attachCardKernel<CardKernelModel<checkRnn, emitRnn, sharedScratch,
+                                   getRnnMaxCores, getRnnPreferredCores>,
+                   LSTMOp, GRUOp>(context);
 }
