@@ -88,7 +88,9 @@ ELEMENTWISE_SPLIT(ClipOp)
 
 SmallVector<SplitRule> SoftmaxOp::getSplitRules() {
   int64_t rank = getType().getRank();
-  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0)
+    axis += rank;
   SmallVector<SplitRule> rules;
   for (int64_t a = 0; a < rank; ++a)
     if (a != axis)
@@ -98,7 +100,9 @@ SmallVector<SplitRule> SoftmaxOp::getSplitRules() {
 
 SmallVector<SplitRule> LogSoftmaxOp::getSplitRules() {
   int64_t rank = getType().getRank();
-  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0)
+    axis += rank;
   SmallVector<SplitRule> rules;
   for (int64_t a = 0; a < rank; ++a)
     if (a != axis)
@@ -108,7 +112,9 @@ SmallVector<SplitRule> LogSoftmaxOp::getSplitRules() {
 
 SmallVector<SplitRule> LayerNormOp::getSplitRules() {
   int64_t rank = getType().getRank();
-  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0)
+    axis += rank;
   // Scale and bias have the normalised shape: every piece reads them whole.
   SmallVector<SplitRule> rules;
   for (int64_t a = 0; a < axis; ++a) {

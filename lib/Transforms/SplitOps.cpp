@@ -376,11 +376,34 @@ bool placeOnKernelCores(Operation *op, int64_t card, unsigned cores,
       op->getAttrOfType<PlacementAttr>(AccelDialect::getPlacementAttrName());
   if (!kernel || (placement && !placement.getCores().empty()))
     return false;
-  unsigned count = std::min(kernel.getPreferredKernelCores(target), cores);
-  if (count < 2)
+  unsigned most = std::min(kernel.getMaxKernelCores(target), cores);
+  SmallVector<int64_t> list;
+  auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
+  if (hint && (!hint.getCores().empty() || hint.getChunks()) && most >= 2) {
+    // The user's cores (or the first `chunks`), as far as the kernel and
+    // the card go; out-of-range cores are OpSplitter's to warn about.
+    if (!hint.getCores().empty())
+      list.assign(hint.getCores().begin(), hint.getCores().end());
+    else
+      for (int64_t core = 0; core < *hint.getChunks(); ++core)
+        list.push_back(core);
+    if (llvm::any_of(list, [&](int64_t core) { return core >= int64_t(cores); }))
+      return false;
+    if (list.size() > most) {
+      op->emitWarning() << describe(op) << ": its kernel uses at most " << most
+                        << " cores for these shapes; it runs on the first "
+                        << most << " of the " << list.size() << " asked for";
+      list.resize(most);
+    }
+  } else {
+    unsigned count = std::min(kernel.getPreferredKernelCores(target), cores);
+    if (count < 2)
+      return false;
+    list.resize(count);
+    std::iota(list.begin(), list.end(), 0);
+  }
+  if (list.size() < 2)
     return false;
-  SmallVector<int64_t> list(count);
-  std::iota(list.begin(), list.end(), 0);
   op->setAttr(
       AccelDialect::getPlacementAttrName(),
       PlacementAttr::get(op->getContext(), card, list,
