@@ -138,6 +138,33 @@ def Accel_OptionalInt : OptionalParameter<"std::optional<int64_t>"> {
   let printer = [{ $_printer << *$_self }];
 }
 
+/// Core indices printed as a bracketed list (`cores = [0, 1]`).
+def Accel_CoreList : OptionalArrayRefParameter<"int64_t"> {
+  let parser = [{ [&]() -> ::mlir::FailureOr<::llvm::SmallVector<int64_t>> {
+    ::llvm::SmallVector<int64_t> cores;
+    if ($_parser.parseCommaSeparatedList(
+            ::mlir::AsmParser::Delimiter::Square,
+            [&]() { return $_parser.parseInteger(cores.emplace_back()); }))
+      return ::mlir::failure();
+    return cores;
+  }() }];
+  let printer = [{
+    $_printer << '[';
+    ::llvm::interleaveComma($_self, $_printer);
+    $_printer << ']';
+  }];
+}
+
+/// Enum parameters printed as their bare keyword (`parallel = model`).
+def Accel_OptionalParallelKind
+    : OptionalParameter<"::mlir::nnaccel::accel::ParallelKindAttr"> {
+  let printer = [{ $_printer << stringifyParallelKind($_self.getValue()) }];
+}
+def Accel_OptionalMemoryKind
+    : OptionalParameter<"::mlir::nnaccel::accel::MemoryKindAttr"> {
+  let printer = [{ $_printer << stringifyMemoryKind($_self.getValue()) }];
+}
+
 def Accel_HintAttr : AttrDef<Accel_Dialect, "Hint"> {
   let mnemonic = "hint";
   let summary = "a user's request for where and how an op runs";
@@ -165,10 +192,10 @@ def Accel_HintAttr : AttrDef<Accel_Dialect, "Hint"> {
   }];
   let parameters = (ins
     Accel_OptionalInt:$card,
-    OptionalArrayRefParameter<"int64_t">:$cores,
+    Accel_CoreList:$cores,
     Accel_OptionalInt:$chunks,
-    OptionalParameter<"::mlir::nnaccel::accel::ParallelKindAttr">:$parallel,
-    OptionalParameter<"::mlir::nnaccel::accel::MemoryKindAttr">:$memory,
+    Accel_OptionalParallelKind:$parallel,
+    Accel_OptionalMemoryKind:$memory,
     OptionalParameter<"::mlir::Type">:$precision,
     Accel_OptionalInt:$order
   );

@@ -62,8 +62,8 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getHintAttrName()) {
     if (!isa<HintAttr>(attr.getValue()))
-      return op->emitOpError() << "'" << getHintAttrName()
-                               << "' must be a #accel.hint attribute";
+      return op->emitOpError()
+             << "'" << getHintAttrName() << "' must be a #accel.hint attribute";
     return success();
   }
   if (attr.getName() == getScheduleAttrName()) {
@@ -261,12 +261,28 @@ LogicalResult HintAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   }
   if (chunks && *chunks < 1)
     return emitError() << "chunks must be at least 1, got " << *chunks;
-  if (precision && !llvm::isa<FloatType, IntegerType, quant::QuantizedType>(
-                       precision))
+  if (precision &&
+      !llvm::isa<FloatType, IntegerType, quant::QuantizedType>(precision))
     return emitError() << "precision must be a float, integer or quantized "
                           "type, got "
                        << precision;
   return success();
+}
+
+std::optional<StringRef> mlir::nnaccel::accel::getNodeName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().getValue();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location part : fused.getLocations())
+      if (std::optional<StringRef> name = getNodeName(part))
+        return name;
+  return std::nullopt;
+}
+
+std::string mlir::nnaccel::accel::describeNode(Operation *op) {
+  if (std::optional<StringRef> name = getNodeName(op->getLoc()))
+    return ("node '" + *name + "'").str();
+  return op->getName().getStringRef().str();
 }
 
 uint32_t mlir::nnaccel::accel::getPlacedCore(Operation *op) {

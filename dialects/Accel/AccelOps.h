@@ -61,6 +61,14 @@ LogicalResult inferBroadcastResult(std::optional<Location> location,
 /// placement names (accel-split-ops), 0 when it names none.
 uint32_t getPlacedCore(Operation *op);
 
+/// The ONNX node an op came from: the name of its location (the first
+/// named part of a fused location, e.g. a Gemm and the Relu fused into it).
+std::optional<StringRef> getNodeName(Location loc);
+
+/// "node 'name'" for diagnostics about an op from a named node, else the
+/// op's name.
+std::string describeNode(Operation *op);
+
 } // namespace mlir::nnaccel::accel
 
 #define GET_OP_CLASSES

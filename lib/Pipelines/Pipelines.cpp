@@ -44,8 +44,8 @@ void mlir::nnaccel::buildCoreSchedulePipeline(
   pm.addNestedPass<func::FuncOp>(createAccelPlace(place));
 }
 
-void mlir::nnaccel::buildCardCodegenPipeline(
-    OpPassManager &pm, const LowerPipelineOptions &) {
+void mlir::nnaccel::buildCardCodegenPipeline(OpPassManager &pm,
+                                             const LowerPipelineOptions &) {
   pm.addPass(createAccelPlanCardMemory());
   pm.addPass(createAccelLowerToNPU());
 }
@@ -61,6 +61,7 @@ void mlir::nnaccel::registerNNAccelPipelines() {
   PassPipelineRegistration<LowerPipelineOptions>(
       "nnaccel-lower",
       "Place accel ops on the card or the host, outline partitions, split "
-      "and schedule card ops on cores, plan card memory and lower card partitions to npu programs",
+      "and schedule card ops on cores, plan card memory and lower card "
+      "partitions to npu programs",
       buildLowerPipeline);
 }

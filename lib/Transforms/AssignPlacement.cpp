@@ -30,13 +30,6 @@ using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::accel;
 
 namespace {
-/// "node 'name'" for an op with a named location, else the op's name.
-std::string describe(Operation *op) {
-  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
-    return ("node '" + name.getName().getValue() + "'").str();
-  return op->getName().getStringRef().str();
-}
-
 /// Bytes of the op's constant operands (its weights).
 uint64_t getWeightBytes(Operation *op) {
   uint64_t bytes = 0;
@@ -56,16 +49,15 @@ void checkHintFields(Operation *op, HintAttr hint,
       memory && memory.getValue() != MemoryKind::dram) {
     using ::nnaccel::isa::Space;
     bool local = memory.getValue() == MemoryKind::local;
-    uint64_t capacity =
-        target.memory(local ? Space::Mrf : Space::Shared).bytes;
+    uint64_t capacity = target.memory(local ? Space::Mrf : Space::Shared).bytes;
     uint64_t weights = getWeightBytes(op);
     InFlightDiagnostic diag = op->emitWarning();
-    diag << describe(op) << ": cannot keep its weights in "
+    diag << describeNode(op) << ": cannot keep its weights in "
          << (local ? "SRAM" : "SHARED") << ": ";
     if (weights > capacity)
       diag << "they need " << weights << " bytes, the "
-           << (local ? "core's matrix SRAM" : "card's SHARED memory") << " holds "
-           << capacity;
+           << (local ? "core's matrix SRAM" : "card's SHARED memory")
+           << " holds " << capacity;
     else
       diag << "its kernel loads them from DRAM on every run";
     diag << "; they stay in DRAM";
@@ -75,9 +67,10 @@ void checkHintFields(Operation *op, HintAttr hint,
                    ? getElementTypeOrSelf(op->getResult(0).getType())
                    : Type();
     if (precision != own)
-      op->emitWarning() << describe(op) << ": cannot compute in " << precision
-                        << ": its card kernel computes in its own type "
-                        << own << "; precision changes come from --quantize";
+      op->emitWarning() << describeNode(op) << ": cannot compute in "
+                        << precision
+                        << ": its card kernel computes in its own type " << own
+                        << "; precision changes come from --quantize";
   }
 }
 
@@ -87,8 +80,9 @@ void checkHintFields(Operation *op, HintAttr hint,
 /// partition boundary rather than creating one): a lone reshape between
 /// two host ops would otherwise cost two host-link transfers.
 /// The run stays on the card when its modelled cycles exceed the transfers.
-unsigned keepTrivialRunsOnHost(Block &block, const CoreCostModel &model,
-                               const llvm::SmallPtrSetImpl<Operation *> &pinned) {
+unsigned
+keepTrivialRunsOnHost(Block &block, const CoreCostModel &model,
+                      const llvm::SmallPtrSetImpl<Operation *> &pinned) {
   MLIRContext *context = block.getParentOp()->getContext();
   auto placementOf = [](Operation *op) {
     return op->getAttrOfType<PlacementAttr>(
@@ -122,9 +116,9 @@ unsigned keepTrivialRunsOnHost(Block &block, const CoreCostModel &model,
           return isa<ReshapeOp, TransposeOp, ConcatOp, SliceOp, ExpandOp,
                      PadOp>(op);
         });
-    bool userPlaced = llvm::any_of(
-        ArrayRef(work).slice(begin, end - begin),
-        [&](Operation *op) { return pinned.contains(op); });
+    bool userPlaced =
+        llvm::any_of(ArrayRef(work).slice(begin, end - begin),
+                     [&](Operation *op) { return pinned.contains(op); });
     if ((hostBefore || hostAfter) && movesDataOnly && !userPlaced) {
       llvm::SmallPtrSet<Operation *, 8> run(work.begin() + begin,
                                             work.begin() + end);
@@ -135,8 +129,8 @@ unsigned keepTrivialRunsOnHost(Block &block, const CoreCostModel &model,
         cycles += model.estimate(op);
         for (Value operand : op->getOperands()) {
           Operation *producer = operand.getDefiningOp();
-          if ((producer && (run.contains(producer) ||
-                            isa<ConstantOp>(producer))) ||
+          if ((producer &&
+               (run.contains(producer) || isa<ConstantOp>(producer))) ||
               !counted.insert(operand).second)
             continue;
           inBytes += getDenseByteSize(operand.getType());
@@ -199,7 +193,7 @@ struct AccelAssignPlacementPass
       else if (hint)
         askedCard = hint.getCard();
       if (askedCard && *askedCard >= int64_t(targetDesc->cards)) {
-        op->emitWarning() << describe(op) << ": card hint " << *askedCard
+        op->emitWarning() << describeNode(op) << ": card hint " << *askedCard
                           << " is out of range (the target has "
                           << targetDesc->cards
                           << " card(s)); the compiler chooses the card";
@@ -225,9 +219,10 @@ struct AccelAssignPlacementPass
                   .str();
         }
         if (askedCard && !onCard)
-          op->emitWarning() << describe(op) << ": cannot honour the hint to "
-                            << "run on card " << *askedCard << ": " << reason
-                            << "; it runs on the host";
+          op->emitWarning()
+              << describeNode(op) << ": cannot honour the hint to "
+              << "run on card " << *askedCard << ": " << reason
+              << "; it runs on the host";
       }
       if (onCard) {
         ++numCardOps;

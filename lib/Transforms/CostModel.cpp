@@ -81,9 +81,10 @@ double CoreCostModel::estimate(Operation *op, ArrayRef<double> operandFraction,
   double cycles = std::max(bytes / bytesPerCycle, compute) + latency;
   // A recurrence cannot overlap its steps: each waits for the last.
   if (isa<LSTMOp, GRUOp>(op))
-    cycles += double(cast<RankedTensorType>(op->getOperand(0).getType())
-                         .getDimSize(0)) *
-              overhead();
+    cycles +=
+        double(
+            cast<RankedTensorType>(op->getOperand(0).getType()).getDimSize(0)) *
+        overhead();
   return cycles;
 }
 

@@ -69,13 +69,6 @@ bool isView(Operation *op) {
   return false;
 }
 
-/// "'name'" of an op with a named location, else its op name.
-std::string describe(Operation *op) {
-  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
-    return ("'" + name.getName().getValue() + "'").str();
-  return op->getName().getStringRef().str();
-}
-
 /// One op of the partition as the scheduler sees it.
 struct Task {
   Operation *op;
@@ -125,8 +118,7 @@ void CoreScheduler::buildTasks(Block &body) {
       for (int64_t core : placement.getCores())
         if (core < int64_t(coreFree.size()))
           task.cores.push_back(core);
-    if (auto hint =
-            op.getAttrOfType<HintAttr>(AccelDialect::getHintAttrName()))
+    if (auto hint = op.getAttrOfType<HintAttr>(AccelDialect::getHintAttrName()))
       task.order = hint.getOrder();
     for (Value operand : op.getOperands()) {
       Operation *producer = operand.getDefiningOp();
@@ -143,7 +135,7 @@ void CoreScheduler::buildTasks(Block &body) {
         continue;
       op.emitWarning() << "order hint " << *task.order
                        << " puts this op before its producer "
-                       << describe(producer.op) << " (order "
+                       << describeNode(producer.op) << " (order "
                        << *producer.order
                        << "); it runs after it, as the data requires";
       ++numOrderWarnings;
@@ -166,10 +158,9 @@ double CoreScheduler::readyTime(const Task &task, int64_t core) const {
   for (size_t index : task.producers) {
     const Task &producer = tasks[index];
     // Another core's result is complete in DRAM only after a barrier.
-    bool elsewhere =
-        core >= 0 && producer.core >= 0 && producer.core != core;
-    ready = std::max(ready, producer.finish +
-                                (elsewhere ? model.overhead() : 0.0));
+    bool elsewhere = core >= 0 && producer.core >= 0 && producer.core != core;
+    ready =
+        std::max(ready, producer.finish + (elsewhere ? model.overhead() : 0.0));
   }
   return ready;
 }
@@ -251,20 +242,19 @@ void CoreScheduler::run(Block &body) {
   for (Task &task : tasks) {
     order.push_back(&task);
     Operation *op = task.op;
-    op->setAttr(AccelDialect::getScheduleAttrName(),
-                DenseI64ArrayAttr::get(
-                    context, {int64_t(std::llround(task.start)),
-                              int64_t(std::llround(task.cycles))}));
+    op->setAttr(
+        AccelDialect::getScheduleAttrName(),
+        DenseI64ArrayAttr::get(context, {int64_t(std::llround(task.start)),
+                                         int64_t(std::llround(task.cycles))}));
     if (task.view || !task.cores.empty())
       continue;
-    auto placement = op->getAttrOfType<PlacementAttr>(
-        AccelDialect::getPlacementAttrName());
+    auto placement =
+        op->getAttrOfType<PlacementAttr>(AccelDialect::getPlacementAttrName());
     op->setAttr(AccelDialect::getPlacementAttrName(),
-                PlacementAttr::get(context, card, {task.core},
-                                   placement ? placement.getPrecision()
-                                             : Type(),
-                                   placement ? placement.getMemory()
-                                             : MemoryKindAttr()));
+                PlacementAttr::get(
+                    context, card, {task.core},
+                    placement ? placement.getPrecision() : Type(),
+                    placement ? placement.getMemory() : MemoryKindAttr()));
   }
   llvm::stable_sort(order, [](const Task *a, const Task *b) {
     if (a->start != b->start)

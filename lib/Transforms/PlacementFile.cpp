@@ -14,6 +14,7 @@
 #include "mlir/AsmParser/AsmParser.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Regex.h"
@@ -40,9 +41,7 @@ struct Entry {
 };
 
 std::optional<StringRef> getNodeName(Operation *op) {
-  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
-    return name.getName().getValue();
-  return std::nullopt;
+  return accel::getNodeName(op->getLoc());
 }
 
 /// Anchors `pattern` so it matches a whole name.
@@ -62,7 +61,8 @@ public:
 
 private:
   InFlightDiagnostic error(std::optional<size_t> entry = std::nullopt) {
-    InFlightDiagnostic diag = emitError(FileLineColLoc::get(context, path, 0, 0));
+    InFlightDiagnostic diag =
+        emitError(FileLineColLoc::get(context, path, 0, 0));
     diag << "placement file";
     if (entry)
       diag << " entry #" << *entry;
@@ -176,9 +176,8 @@ LogicalResult PlacementFileReader::readEntry(const llvm::json::Object &object,
       if (failed(getString(name, value, text)))
         return failure();
       std::string lower = StringRef(text).lower();
-      std::optional<MemoryKind> kind = lower == "sram"
-                                           ? MemoryKind::local
-                                           : symbolizeMemoryKind(lower);
+      std::optional<MemoryKind> kind =
+          lower == "sram" ? MemoryKind::local : symbolizeMemoryKind(lower);
       if (!kind)
         return error(index) << "\"memory\" must be SRAM, SHARED or DRAM, got "
                             << "\"" << text << "\"";
@@ -188,8 +187,8 @@ LogicalResult PlacementFileReader::readEntry(const llvm::json::Object &object,
         return failure();
       precision = parseType(text, context);
       if (!precision)
-        return error(index) << "\"precision\" is not a type: \"" << text
-                            << "\"";
+        return error(index)
+               << "\"precision\" is not a type: \"" << text << "\"";
     } else {
       return error(index) << "unknown key \"" << name
                           << "\" (expected node, op, card, cores, chunks, "
@@ -289,14 +288,30 @@ void mlir::nnaccel::writePlacementFile(ModuleOp module, llvm::raw_ostream &os) {
     choice.node = name->str();
     choice.op = kind.str();
     choice.card = placement.getCard();
-    choice.cores.insert(placement.getCores().begin(),
-                        placement.getCores().end());
-    if (auto split = op->getAttrOfType<DenseI64ArrayAttr>(
-            AccelDialect::getSplitAttrName()))
+    // A split op's cores are its pieces' (not those of the slices and the
+    // re-join that carry its name).
+    auto split =
+        op->getAttrOfType<DenseI64ArrayAttr>(AccelDialect::getSplitAttrName());
+    if (split && choice.pieces == 1)
+      choice.cores.clear();
+    if (split || choice.pieces == 1)
+      choice.cores.insert(placement.getCores().begin(),
+                          placement.getCores().end());
+    if (split)
       choice.pieces = split[2];
   });
+  // The slices and re-joins accel-split-ops made carry their op's node
+  // name; they are not the user's ops, so they are left out.
+  llvm::StringSet<> splitNodes;
+  for (auto &[key, choice] : choices)
+    if (choice.pieces > 1)
+      splitNodes.insert(choice.node);
   llvm::json::Array list;
   for (auto &[key, choice] : choices) {
+    if ((choice.op == ConcatOp::getOperationName() ||
+         choice.op == SliceOp::getOperationName()) &&
+        choice.pieces == 1 && splitNodes.contains(choice.node))
+      continue;
     llvm::json::Object entry{{"node", llvm::Regex::escape(choice.node)},
                              {"op", llvm::Regex::escape(choice.op)},
                              {"card", choice.card}};

@@ -88,8 +88,7 @@ private:
   int64_t getUnit(Operation *op, const SplitRule &rule) const;
   /// Prices `rule` cut into one piece per core, or into `wanted` pieces
   /// when a hint asks for that many (infinite when it cannot).
-  SplitChoice price(Operation *op, const SplitRule &rule,
-                    int64_t wanted) const;
+  SplitChoice price(Operation *op, const SplitRule &rule, int64_t wanted) const;
   /// The hint's cores, chunks and kind, checked against the target and
   /// the op; warns about and drops what cannot be honoured.
   struct CheckedHint {
@@ -145,8 +144,7 @@ SplitChoice OpSplitter::price(Operation *op, const SplitRule &rule,
       break;
     }
   }
-  if (follow &&
-      (wanted == 0 || int64_t(follow->bounds.size()) == wanted + 1) &&
+  if (follow && (wanted == 0 || int64_t(follow->bounds.size()) == wanted + 1) &&
       llvm::all_of(ArrayRef<int64_t>(follow->bounds).drop_back(),
                    [&](int64_t bound) { return bound % unit == 0; }))
     choice.bounds = follow->bounds;
@@ -203,7 +201,8 @@ Value OpSplitter::getOperandPiece(OpBuilder &builder, Value operand,
     ++followed;
     return it->second.pieces[piece];
   }
-  Location loc = operand.getLoc();
+  // Slices belong to the piece that reads them (and carry its node name).
+  Location loc = builder.getInsertionPoint()->getLoc();
   if (auto constant = operand.getDefiningOp<ConstantOp>())
     if (ElementsAttr sliced = sliceConstantAlongAxis(
             constant.getValue(), axis, bounds[piece], bounds[piece + 1]))
@@ -219,13 +218,6 @@ Value OpSplitter::getOperandPiece(OpBuilder &builder, Value operand,
   return slice;
 }
 
-/// "node 'name'" for diagnostics about an op with a named location.
-static std::string describe(Operation *op) {
-  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
-    return ("node '" + name.getName().getValue() + "'").str();
-  return op->getName().getStringRef().str();
-}
-
 static StringRef getKindName(SplitKind kind) {
   return kind == SplitKind::DataParallel ? "data" : "model";
 }
@@ -237,7 +229,7 @@ OpSplitter::CheckedHint OpSplitter::checkHint(Operation *op,
     return checked;
   for (int64_t core : hint.getCores())
     if (core >= int64_t(cores)) {
-      op->emitWarning() << describe(op) << ": core hint " << core
+      op->emitWarning() << describeNode(op) << ": core hint " << core
                         << " is out of range (the card has " << cores
                         << " cores to use); the compiler chooses its cores";
       return checked;
@@ -274,8 +266,8 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
   auto splittable = dyn_cast<SplitOpInterface>(op);
   if (!splittable || op->getNumResults() != 1) {
     if (wanted > 1)
-      op->emitWarning() << describe(op) << ": cannot be split into " << wanted
-                        << " pieces (" << op->getName()
+      op->emitWarning() << describeNode(op) << ": cannot be split into "
+                        << wanted << " pieces (" << op->getName()
                         << " has no split rule); it runs on one core";
     return hint.cores.empty() ? 0 : pinTo(hint.cores.front());
   }
@@ -289,7 +281,7 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
       if (rule.kind == *hint.kind)
         ofKind.push_back(rule);
     if (ofKind.empty())
-      op->emitWarning() << describe(op) << ": has no "
+      op->emitWarning() << describeNode(op) << ": has no "
                         << getKindName(*hint.kind)
                         << "-parallel split; the compiler chooses the split";
     else
@@ -307,7 +299,8 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
         best = std::move(choice);
     }
     if (!best.rule) {
-      op->emitWarning() << describe(op) << ": cannot be split into " << wanted
+      op->emitWarning() << describeNode(op) << ": cannot be split into "
+                        << wanted
                         << " pieces (too few aligned units along every "
                            "axis it splits); the compiler chooses the split";
       best = SplitChoice();
@@ -335,9 +328,8 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
   set.bounds = best.bounds;
   size_t pieces = best.bounds.size() - 1;
   for (size_t i = 0; i < pieces; ++i) {
-    int64_t core = hint.cores.empty()
-                       ? int64_t(i % cores)
-                       : hint.cores[i % hint.cores.size()];
+    int64_t core = hint.cores.empty() ? int64_t(i % cores)
+                                      : hint.cores[i % hint.cores.size()];
     Attribute piecePlacement = PlacementAttr::get(
         context, card, {core}, placement ? placement.getPrecision() : Type(),
         placement ? placement.getMemory() : MemoryKindAttr());
@@ -387,10 +379,12 @@ bool placeOnKernelCores(Operation *op, int64_t card, unsigned cores,
     else
       for (int64_t core = 0; core < *hint.getChunks(); ++core)
         list.push_back(core);
-    if (llvm::any_of(list, [&](int64_t core) { return core >= int64_t(cores); }))
+    if (llvm::any_of(list,
+                     [&](int64_t core) { return core >= int64_t(cores); }))
       return false;
     if (list.size() > most) {
-      op->emitWarning() << describe(op) << ": its kernel uses at most " << most
+      op->emitWarning() << describeNode(op) << ": its kernel uses at most "
+                        << most
                         << " cores for these shapes; it runs on the first "
                         << most << " of the " << list.size() << " asked for";
       list.resize(most);

@@ -77,3 +77,62 @@ func.func @bad_target(%x: tensor<4xf32>) -> tensor<4xf32> {
 // RUN:   --pass-pipeline='builtin.module(accel-set-target{target=no-such-target},func.func(accel-assign-placement))' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=TARGET
 // TARGET: error: cannot load target 'no-such-target'
+
+// -----
+
+// #accel.hint: a card out of range, weights that do not fit where the hint
+// puts them, a memory level or precision the kernel does not offer -- each
+// a warning naming the reason, and the compiler's own choice.
+// CHECK-LABEL: func.func @hints
+func.func @hints(%x: tensor<1x1024xf32>, %y: tensor<1x64xf32>) -> (tensor<1x512xf32>, tensor<1x64xf32>, tensor<1x64xf32>, tensor<1x64xf32>) {
+  %big = accel.constant dense<0.5> : tensor<1024x512xf32>
+  %small = accel.constant dense<0.5> : tensor<64x64xf32>
+  // CHECK: accel.fully_connected {{.*}}accel.placement = #accel.placement<card = 0>
+  // expected-warning @+2 {{accel.fully_connected: card hint 3 is out of range (the target has 1 card(s)); the compiler chooses the card}}
+  // expected-warning @+1 {{accel.fully_connected: cannot keep its weights in SRAM: they need 2097152 bytes, the core's matrix SRAM holds 1048576; they stay in DRAM}}
+  %0 = accel.fully_connected %x, %big {accel.hint = #accel.hint<card = 3, memory = local>} : (tensor<1x1024xf32>, tensor<1024x512xf32>) -> tensor<1x512xf32>
+  // expected-warning @+1 {{accel.fully_connected: cannot keep its weights in SHARED: its kernel loads them from DRAM on every run; they stay in DRAM}}
+  %1 = accel.fully_connected %y, %small {accel.hint = #accel.hint<memory = shared>} : (tensor<1x64xf32>, tensor<64x64xf32>) -> tensor<1x64xf32>
+  // expected-warning @+1 {{accel.sigmoid: cannot compute in 'f16': its card kernel computes in its own type 'f32'; precision changes come from --quantize}}
+  %2 = accel.sigmoid %y {accel.hint = #accel.hint<precision = f16>} : tensor<1x64xf32>
+  // Hints the compiler can honour pass quietly: DRAM, the op's own type.
+  %3 = accel.tanh %y {accel.hint = #accel.hint<memory = dram, precision = f32>} : tensor<1x64xf32>
+  return %0, %1, %2, %3 : tensor<1x512xf32>, tensor<1x64xf32>, tensor<1x64xf32>, tensor<1x64xf32>
+}
+
+// -----
+
+// A card hint of -1 puts the op on the host.
+// CHECK-LABEL: func.func @host_by_hint
+// CHECK: accel.relu {{.*}}accel.host_reason = "placed on the host by the user"
+func.func @host_by_hint(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = accel.relu %x {accel.hint = #accel.hint<card = -1>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A lone reshape between two host ops is not worth a card round trip: it
+// stays with its neighbours on the host. Arithmetic, however small, and
+// ops placed on a card by the user stay on the card.
+// CHECK-LABEL: func.func @trivial_partition
+// CHECK: accel.erf
+// CHECK: accel.reshape {{.*}}accel.host_reason = "too little work for a card round trip ({{[0-9]+}} modelled card cycles, {{[0-9]+}} to move its data over the host link)"
+// CHECK-SAME: accel.placement = #accel.placement<card = -1>
+// CHECK: accel.erf
+// CHECK: accel.relu
+// CHECK-SAME: accel.placement = #accel.placement<card = 0>
+// CHECK: accel.erf
+// CHECK: accel.reshape
+// CHECK-SAME: accel.placement = #accel.placement<card = 0>
+// CHECK: accel.erf
+func.func @trivial_partition(%x: tensor<4x8xf32>) -> tensor<32xf32> {
+  %0 = accel.erf %x : tensor<4x8xf32>
+  %1 = accel.reshape %0 : tensor<4x8xf32> -> tensor<8x4xf32>
+  %2 = accel.erf %1 : tensor<8x4xf32>
+  %3 = accel.relu %2 : tensor<8x4xf32>
+  %4 = accel.erf %3 : tensor<8x4xf32>
+  %5 = accel.reshape %4 {accel.hint = #accel.hint<card = 0>} : tensor<8x4xf32> -> tensor<32xf32>
+  %6 = accel.erf %5 : tensor<32xf32>
+  return %6 : tensor<32xf32>
+}

@@ -46,6 +46,7 @@
 #include <map>
 #include <set>
 
+#include <array>
 #include <cmath>
 #include <map>
 
@@ -123,12 +124,13 @@ struct PlacedOp {
   int partition;
   Location loc;
   std::vector<int64_t> cores = {}; // card ops: the cores its pieces run on
-  int64_t cycles = 0; // card ops: modelled cycles of all its pieces
+  int64_t cycles = 0;     // card ops: modelled span, first start to last end
+  int64_t coreCycles = 0; // card ops: modelled cycles of all its pieces
 };
 
 std::string getOpName(Operation *op) {
-  if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
-    return loc.getName().str();
+  if (std::optional<StringRef> name = accel::getNodeName(op->getLoc()))
+    return name->str();
   return op->getName().getStringRef().str();
 }
 
@@ -243,7 +245,8 @@ void recordSchedule(MutableArrayRef<PartitionSummary> summaries) {
     if (!card)
       continue;
     std::map<const void *, std::set<int64_t>> cores;
-    std::map<const void *, int64_t> cycles;
+    // Per op: first start, last end, cycles summed over its pieces.
+    std::map<const void *, std::array<int64_t, 3>> spans;
     card.getBody().walk([&](Operation *op) {
       const void *key = op->getLoc().getAsOpaquePointer();
       auto placement = op->getAttrOfType<accel::PlacementAttr>(
@@ -252,8 +255,14 @@ void recordSchedule(MutableArrayRef<PartitionSummary> summaries) {
         cores[key].insert(placement.getCores().begin(),
                           placement.getCores().end());
       if (auto schedule = op->getAttrOfType<DenseI64ArrayAttr>(
-              accel::AccelDialect::getScheduleAttrName()))
-        cycles[key] += schedule[1];
+              accel::AccelDialect::getScheduleAttrName())) {
+        auto [it, inserted] =
+            spans.try_emplace(key, std::array<int64_t, 3>{schedule[0], 0, 0});
+        auto &span = it->second;
+        span[0] = std::min(span[0], schedule[0]);
+        span[1] = std::max(span[1], schedule[0] + schedule[1]);
+        span[2] += schedule[1];
+      }
     });
     for (PlacedOp &placed : summary.ops) {
       const void *key = placed.loc.getAsOpaquePointer();
@@ -262,7 +271,10 @@ void recordSchedule(MutableArrayRef<PartitionSummary> summaries) {
           it == cores.end()
               ? std::vector<int64_t>{0}
               : std::vector<int64_t>(it->second.begin(), it->second.end());
-      placed.cycles = cycles.count(key) ? cycles[key] : 0;
+      if (auto span = spans.find(key); span != spans.end()) {
+        placed.cycles = span->second[1] - span->second[0];
+        placed.coreCycles = span->second[2];
+      }
     }
   }
 }
@@ -288,6 +300,7 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
       else {
         entry["cores"] = llvm::json::Array(placed.cores);
         entry["modeled_cycles"] = placed.cycles;
+        entry["modeled_core_cycles"] = placed.coreCycles;
       }
       opList.push_back(std::move(entry));
       ops.push_back(placed);
@@ -362,7 +375,10 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
           llvm::outs() << "    " << placed.name << " (" << placed.kind
                        << "): core" << (placed.cores.size() == 1 ? " " : "s ");
           llvm::interleave(placed.cores, llvm::outs(), ",");
-          llvm::outs() << ", " << placed.cycles << " cycles\n";
+          llvm::outs() << ", " << placed.cycles << " cycles";
+          if (placed.coreCycles != placed.cycles)
+            llvm::outs() << " (" << placed.coreCycles << " on all its cores)";
+          llvm::outs() << "\n";
         }
     }
     ++index;

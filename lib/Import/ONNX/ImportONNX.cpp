@@ -282,7 +282,8 @@ static void applyNodeHint(accel::HintAttr hint, Operation *before, Block &body,
       applied = true;
     }
   if (!applied)
-    emitWarning(loc) << "node '" << name
+    emitWarning(loc)
+        << "node '" << name
         << "': its NodeOpt_NNACCEL_* hints have no op to apply to (the "
            "node imports to no computation)";
 }

@@ -19,6 +19,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::accel;
@@ -32,8 +34,10 @@ constexpr StringLiteral kPrefix = "NodeOpt_NNACCEL_";
 SmallVector<std::string> getValues(const onnx::AttributeProto &attr) {
   SmallVector<std::string> values;
   auto addText = [&](StringRef text) {
+    std::string commas = text.str();
+    std::replace(commas.begin(), commas.end(), ';', ',');
     SmallVector<StringRef> parts;
-    text.split(parts, ",;", /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+    StringRef(commas).split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
     for (StringRef part : parts)
       if (!part.trim().empty())
         values.push_back(part.trim().str());
@@ -121,7 +125,8 @@ mlir::nnaccel::onnx_import::readNodeHints(const onnx::NodeProto &node,
                           "tensorMemory, card and order); it is ignored";
     }
   }
-  if (!any)
+  if (!any ||
+      (!card && cores.empty() && !chunks && !parallel && !memory && !order))
     return HintAttr();
   auto emitHintError = [&]() { return emitError(loc); };
   HintAttr hint = HintAttr::getChecked(

@@ -1,0 +1,95 @@
+// RUN: nnaccel-opt %s -split-input-file -verify-diagnostics \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-split-ops))' | FileCheck %s
+
+// Hinted cores: the layer is cut into one piece per named core, along the
+// axis the hint's kind asks for (model: the weight's output columns).
+// CHECK-LABEL: func.func @cores_model
+// CHECK: accel.fully_connected {{.*}}accel.placement = #accel.placement<card = 0, cores = [1]>, accel.split = array<i64: 1, 0, 2>
+// CHECK-SAME: -> tensor<4x128xf32>
+// CHECK: accel.fully_connected {{.*}}accel.placement = #accel.placement<card = 0, cores = [2]>, accel.split = array<i64: 1, 1, 2>
+// CHECK-SAME: -> tensor<4x128xf32>
+// CHECK: accel.concat {{.*}}{axis = 1 : i64}
+func.func @cores_model(%x: tensor<4x512xf32>) -> tensor<4x256xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<4x512xf32>) -> tensor<4x256xf32> {
+  ^bb0(%a: tensor<4x512xf32>):
+    %w = accel.constant dense<0.5> : tensor<512x256xf32>
+    %1 = accel.fully_connected %a, %w {accel.hint = #accel.hint<cores = [1, 2], parallel = model>} : (tensor<4x512xf32>, tensor<512x256xf32>) -> tensor<4x256xf32>
+    accel.yield %1 : tensor<4x256xf32>
+  }
+  return %0 : tensor<4x256xf32>
+}
+
+// -----
+
+// Chunks with the data kind: rows, on the first cores.
+// CHECK-LABEL: func.func @chunks_data
+// CHECK: accel.fully_connected {{.*}}cores = [0]>, accel.split = array<i64: 0, 0, 2>
+// CHECK-SAME: -> tensor<32x256xf32>
+// CHECK: accel.fully_connected {{.*}}cores = [1]>, accel.split = array<i64: 0, 1, 2>
+// CHECK: accel.concat {{.*}}{axis = 0 : i64}
+func.func @chunks_data(%x: tensor<64x512xf32>) -> tensor<64x256xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<64x512xf32>) -> tensor<64x256xf32> {
+  ^bb0(%a: tensor<64x512xf32>):
+    %w = accel.constant dense<0.5> : tensor<512x256xf32>
+    %1 = accel.fully_connected %a, %w {accel.hint = #accel.hint<chunks = 2, parallel = data>} : (tensor<64x512xf32>, tensor<512x256xf32>) -> tensor<64x256xf32>
+    accel.yield %1 : tensor<64x256xf32>
+  }
+  return %0 : tensor<64x256xf32>
+}
+
+// -----
+
+// One hinted core: the op runs whole there, even where splitting would pay.
+// CHECK-LABEL: func.func @one_core
+// CHECK: accel.fully_connected {{.*}}accel.placement = #accel.placement<card = 0, cores = [3]>
+// CHECK-NOT: accel.split
+// CHECK-NOT: accel.concat
+func.func @one_core(%x: tensor<4x512xf32>) -> tensor<4x256xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<4x512xf32>) -> tensor<4x256xf32> {
+  ^bb0(%a: tensor<4x512xf32>):
+    %w = accel.constant dense<0.5> : tensor<512x256xf32>
+    %1 = accel.fully_connected %a, %w {accel.hint = #accel.hint<cores = [3]>} : (tensor<4x512xf32>, tensor<512x256xf32>) -> tensor<4x256xf32>
+    accel.yield %1 : tensor<4x256xf32>
+  }
+  return %0 : tensor<4x256xf32>
+}
+
+// -----
+
+// Hints that cannot be honoured are warnings; the compiler's own choice
+// follows (here: the usual 4-way column split, or the op whole).
+// CHECK-LABEL: func.func @rejected
+// CHECK: accel.fully_connected {{.*}}cores = [0]>, accel.split = array<i64: 1, 0, 4>
+// CHECK: accel.fully_connected {{.*}}cores = [3]>, accel.split = array<i64: 1, 3, 4>
+// CHECK: accel.reshape {{.*}}accel.placement = #accel.placement<card = 0, cores = [0]>
+// CHECK: accel.relu
+// CHECK-NOT: accel.split
+func.func @rejected(%x: tensor<4x512xf32>, %y: tensor<2x32xf32>) -> (tensor<4x256xf32>, tensor<64xf32>, tensor<2x32xf32>) {
+  %0:3 = accel.card_partition(%x, %y) {card = 0 : i64} : (tensor<4x512xf32>, tensor<2x32xf32>) -> (tensor<4x256xf32>, tensor<64xf32>, tensor<2x32xf32>) {
+  ^bb0(%a: tensor<4x512xf32>, %b: tensor<2x32xf32>):
+    %w = accel.constant dense<0.5> : tensor<512x256xf32>
+    // expected-warning @+1 {{accel.fully_connected: core hint 7 is out of range (the card has 4 cores to use); the compiler chooses its cores}}
+    %1 = accel.fully_connected %a, %w {accel.hint = #accel.hint<cores = [0, 7]>} : (tensor<4x512xf32>, tensor<512x256xf32>) -> tensor<4x256xf32>
+    // expected-warning @+1 {{accel.reshape: cannot be split into 2 pieces (accel.reshape has no split rule); it runs on one core}}
+    %2 = accel.reshape %b {accel.hint = #accel.hint<cores = [0, 1]>} : tensor<2x32xf32> -> tensor<64xf32>
+    // expected-warning @+1 {{accel.relu: cannot be split into 64 pieces (too few aligned units along every axis it splits); the compiler chooses the split}}
+    %3 = accel.relu %b {accel.hint = #accel.hint<chunks = 64>} : tensor<2x32xf32>
+    accel.yield %1, %2, %3 : tensor<4x256xf32>, tensor<64xf32>, tensor<2x32xf32>
+  }
+  return %0#0, %0#1, %0#2 : tensor<4x256xf32>, tensor<64xf32>, tensor<2x32xf32>
+}
+
+// -----
+
+// A kind the op has no rule of: a warning, then any rule.
+// CHECK-LABEL: func.func @no_model_rule
+// CHECK: accel.softmax {{.*}}cores = [0]>, accel.split = array<i64: 0, 0, 2>
+func.func @no_model_rule(%x: tensor<256x64xf32>) -> tensor<256x64xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<256x64xf32>) -> tensor<256x64xf32> {
+  ^bb0(%a: tensor<256x64xf32>):
+    // expected-warning @+1 {{accel.softmax: has no model-parallel split; the compiler chooses the split}}
+    %1 = accel.softmax %a {axis = -1 : i64, accel.hint = #accel.hint<chunks = 2, parallel = model>} : tensor<256x64xf32>
+    accel.yield %1 : tensor<256x64xf32>
+  }
+  return %0 : tensor<256x64xf32>
+}
