@@ -62,8 +62,83 @@ CoreCostModel::CoreCostModel(const ::nnaccel::isa::TargetDesc &target)
   vectorRate = double(std::max<uint32_t>(target.vectorLanes, 1));
 }
 
+namespace {
+/// An op as matrix-unit work: `groups` independent products of m x k by
+/// k x n, and which result axes cut n (the others cut m). Depthwise
+/// convolutions run on the MFUs: `taps` multiply-adds per output element.
+/// The matrix unit's products are FC's and matmul's rows x columns.
+struct MatrixShape {
+  double m = 0, k = 0, n = 0, groups = 1;
+  SmallVector<int64_t, 2> nAxes;
+  double taps = 0; // depthwise: on the vector units
+};
+
+std::optional<MatrixShape> getMatrixShape(Operation *op) {
+  MatrixShape shape;
+  if (auto fc = dyn_cast<FullyConnectedOp>(op)) {
+    auto result = cast<RankedTensorType>(fc.getType());
+    auto input = cast<RankedTensorType>(fc.getInput().getType());
+    shape.m = double(result.getDimSize(0));
+    shape.n = double(result.getDimSize(1));
+    shape.k = double(input.getDimSize(fc.getTransposeInput() ? 0 : 1));
+    shape.nAxes = {1};
+    return shape;
+  }
+  if (auto matmul = dyn_cast<MatMulOp>(op)) {
+    auto result = cast<RankedTensorType>(matmul.getType());
+    auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
+    int64_t rank = result.getRank();
+    shape.n = double(result.getDimSize(rank - 1));
+    shape.m = double(result.getNumElements()) / shape.n;
+    shape.k = double(lhs.getShape().back());
+    shape.nAxes = {rank - 1};
+    return shape;
+  }
+  if (auto conv = dyn_cast<ConvOp>(op)) {
+    auto result = cast<RankedTensorType>(conv.getType());
+    auto weight = cast<RankedTensorType>(conv.getWeight().getType());
+    auto input = cast<RankedTensorType>(conv.getInput().getType());
+    double outChannels = double(result.getDimSize(1));
+    double perGroupIn = double(weight.getDimSize(1));
+    double groups = double(input.getDimSize(1)) / perGroupIn;
+    double taps = double(weight.getNumElements() / weight.getDimSize(0));
+    if (groups > 1 && perGroupIn == 1 && outChannels == groups) {
+      shape.taps = taps;
+      return shape;
+    }
+    // The convolution kernels lay out their products in several ways
+    // (pointwise, implicit GEMM, dense stem); the MAC-rate bound prices
+    // them.
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+} // namespace
+
+std::optional<double> CoreCostModel::getMatrixCycles(Operation *op,
+                                                     double fraction,
+                                                     int64_t cutAxis) const {
+  std::optional<MatrixShape> shape = getMatrixShape(op);
+  if (!shape)
+    return std::nullopt;
+  if (shape->taps > 0)
+    return getNumElements(op->getResult(0).getType()) * fraction * shape->taps /
+           vectorRate;
+  double m = shape->m, n = shape->n;
+  if (cutAxis < 0 || !llvm::is_contained(shape->nAxes, cutAxis))
+    m = std::ceil(m * fraction);
+  else
+    n = std::ceil(n * fraction);
+  double lanes = std::max<uint32_t>(target.matrixLanes, 1);
+  double dim = std::max<uint32_t>(target.nativeDim, 1);
+  double passes =
+      shape->groups * m * std::ceil(shape->k / lanes) * std::ceil(n / dim);
+  double bound = shape->groups * m * shape->k * n / getMacRate(op);
+  return std::max(passes, bound);
+}
+
 double CoreCostModel::estimate(Operation *op, ArrayRef<double> operandFraction,
-                               double fraction) const {
+                               double fraction, int64_t cutAxis) const {
   double bytes = 0;
   for (auto [operand, part] : llvm::zip(op->getOperands(), operandFraction))
     if (isa<RankedTensorType>(operand.getType()))
@@ -76,8 +151,13 @@ double CoreCostModel::estimate(Operation *op, ArrayRef<double> operandFraction,
     elements += getNumElements(type);
   }
   double macs = getMacs(op) * fraction;
-  double compute =
-      macs > 0 ? macs / getMacRate(op) : 4 * elements * fraction / vectorRate;
+  double compute;
+  if (std::optional<double> matrix = getMatrixCycles(op, fraction, cutAxis))
+    compute = *matrix;
+  else if (macs > 0)
+    compute = macs / getMacRate(op);
+  else
+    compute = 4 * elements * fraction / vectorRate;
   double cycles = std::max(bytes / bytesPerCycle, compute) + latency;
   // A recurrence cannot overlap its steps: each waits for the last.
   if (isa<LSTMOp, GRUOp>(op))

@@ -26,9 +26,11 @@ public:
   explicit CoreCostModel(const ::nnaccel::isa::TargetDesc &target);
 
   /// Cycles of `op` on one core when it reads `operandFraction[i]` of
-  /// operand i and computes `fraction` of its results.
+  /// operand i and computes `fraction` of its results, cut along result
+  /// axis `cutAxis` (-1: spread evenly; the matrix unit's tile padding
+  /// depends on which dimension shrinks).
   double estimate(Operation *op, ArrayRef<double> operandFraction,
-                  double fraction) const;
+                  double fraction, int64_t cutAxis = -1) const;
   /// Cycles of the whole of `op` on one core.
   double estimate(Operation *op) const;
 
@@ -47,6 +49,12 @@ public:
 
 private:
   double getMacRate(Operation *op) const;
+  /// Cycles of the matrix unit (or, for depthwise convolutions, the MFUs)
+  /// for `fraction` of the op's result cut along `cutAxis`, as the
+  /// emulator counts them: m rows times k / L lanes times n / N tiles,
+  /// at least the MAC rate's bound; nullopt for ops without a matrix shape.
+  std::optional<double> getMatrixCycles(Operation *op, double fraction,
+                                        int64_t cutAxis) const;
 
   const ::nnaccel::isa::TargetDesc &target;
   double bytesPerCycle, latency, vectorRate;

@@ -184,7 +184,8 @@ SplitChoice OpSplitter::price(Operation *op, const SplitRule &rule,
   // non-contiguous result is copied together.
   if (!isOuterAxis(resultType, rule.resultAxis))
     extra += model.copy(getDenseByteSize(resultType));
-  choice.cycles = model.estimate(op, operandFraction, fraction) + extra;
+  choice.cycles =
+      model.estimate(op, operandFraction, fraction, rule.resultAxis) + extra;
   return choice;
 }
 
