@@ -65,6 +65,11 @@ bool isOuterAxis(RankedTensorType type, int64_t axis) {
                       [](int64_t dim) { return dim == 1; });
 }
 
+/// A split must bring the modelled cycles below this share of running the
+/// op whole: the model already charges pieces, copies and waits, so the
+/// margin only keeps estimates within the model's noise from flipping.
+constexpr double kMinSaving = 0.95;
+
 /// One candidate way to run an op: a rule cut at `bounds`, or whole.
 struct SplitChoice {
   const SplitRule *rule = nullptr; // null: whole
@@ -311,7 +316,7 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
     }
   }
   if (wanted == 0) {
-    double threshold = 0.8 * best.cycles;
+    double threshold = kMinSaving * best.cycles;
     for (const SplitRule &rule : rules) {
       SplitChoice choice = price(op, rule, 0);
       if (choice.cycles < threshold && choice.cycles < best.cycles)
