@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 def Accel_EmbeddingBagOp : Accel_InferredOp<"embedding_bag",
-    [AttrSizedOperandSegments, Accel_HeavyOp]> {
+    [AttrSizedOperandSegments, Accel_HeavyOp,
+     DeclareOpInterfaceMethods<Accel_SplitOpInterface>]> {
   let summary = "pooled embedding lookup (SparseLengthsSum and friends)";
   let description = [{
     Gathers rows of `table` (`R x D`) and pools them per bag with `mode`

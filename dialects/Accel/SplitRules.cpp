@@ -269,3 +269,21 @@ SmallVector<SplitRule> TransposeOp::getSplitRules() {
   }
   return rules;
 }
+
+//===----------------------------------------------------------------------===//
+// Embedding bags: by bags.
+//===----------------------------------------------------------------------===//
+
+SmallVector<SplitRule> EmbeddingBagOp::getSplitRules() {
+  // Bags of a fixed size (B x L indices) divide by bags: each piece
+  // gathers its bags' rows of the shared table. Ragged bags (offsets,
+  // lengths) would need the runtime index ranges of each piece.
+  if (getOffsets() || getLengths())
+    return {};
+  SplitRule bags;
+  bags.resultAxis = 0;
+  bags.operandAxes = {-1, 0};
+  if (getPerSampleWeights())
+    bags.operandAxes.push_back(0);
+  return {bags};
+}

@@ -143,6 +143,14 @@ double CoreCostModel::estimate(Operation *op, ArrayRef<double> operandFraction,
   for (auto [operand, part] : llvm::zip(op->getOperands(), operandFraction))
     if (isa<RankedTensorType>(operand.getType()))
       bytes += double(getDenseByteSize(operand.getType())) * part;
+  // A gather reads the rows it looks up, not its whole table.
+  if (auto bag = dyn_cast<EmbeddingBagOp>(op)) {
+    auto table = cast<RankedTensorType>(bag.getTable().getType());
+    double rowBytes =
+        double(getDenseByteSize(table)) / double(table.getDimSize(0));
+    bytes += getNumElements(bag.getIndices().getType()) * fraction * rowBytes -
+             double(getDenseByteSize(table)) * operandFraction.front();
+  }
   double elements = 0;
   for (Type type : op->getResultTypes()) {
     if (!isa<RankedTensorType>(type))

@@ -133,3 +133,26 @@ func.func @hinted(%x: tensor<4x512xf32>) -> tensor<4x256xf32> {
   }
   return %0 : tensor<4x256xf32>
 }
+
+// -----
+
+// Fixed-size bags divide by bags: each core gathers and pools a quarter of
+// the bags from the shared table (a gather reads only the rows it looks
+// up, so the table is not what bounds it). Ragged bags stay whole.
+// CHECK-LABEL: func.func @bags
+// CHECK: accel.embedding_bag %{{.*}}, %{{.*}} {accel.placement = #accel.placement<card = 0, cores = [0]>, accel.split = array<i64: 0, 0, 4>
+// CHECK-SAME: (tensor<10000x64xf32>, tensor<64x32xi64>) -> tensor<64x64xf32>
+// CHECK: accel.embedding_bag {{.*}}cores = [3]>, accel.split = array<i64: 0, 3, 4>
+// CHECK: accel.concat {{.*}}{axis = 0 : i64}
+// CHECK: accel.embedding_bag {{.*}} lengths
+// CHECK-NOT: accel.split
+func.func @bags(%ids: tensor<256x32xi64>, %flat: tensor<8192xi64>, %len: tensor<256xi32>) -> (tensor<256x64xf32>, tensor<256x64xf32>) {
+  %0:2 = accel.card_partition(%ids, %flat, %len) {card = 0 : i64} : (tensor<256x32xi64>, tensor<8192xi64>, tensor<256xi32>) -> (tensor<256x64xf32>, tensor<256x64xf32>) {
+  ^bb0(%i: tensor<256x32xi64>, %f: tensor<8192xi64>, %l: tensor<256xi32>):
+    %t = accel.constant dense<0.5> : tensor<10000x64xf32>
+    %1 = accel.embedding_bag %t, %i : (tensor<10000x64xf32>, tensor<256x32xi64>) -> tensor<256x64xf32>
+    %2 = accel.embedding_bag %t, %f lengths %l : (tensor<10000x64xf32>, tensor<8192xi64>, tensor<256xi32>) -> tensor<256x64xf32>
+    accel.yield %1, %2 : tensor<256x64xf32>, tensor<256x64xf32>
+  }
+  return %0#0, %0#1 : tensor<256x64xf32>, tensor<256x64xf32>
+}
