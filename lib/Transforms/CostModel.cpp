@@ -144,12 +144,20 @@ double CoreCostModel::estimate(Operation *op, ArrayRef<double> operandFraction,
     if (isa<RankedTensorType>(operand.getType()))
       bytes += double(getDenseByteSize(operand.getType())) * part;
   // A gather reads the rows it looks up, not its whole table.
-  if (auto bag = dyn_cast<EmbeddingBagOp>(op)) {
-    auto table = cast<RankedTensorType>(bag.getTable().getType());
+  auto countLookups = [&](Value tableValue, Value indices, int64_t axis) {
+    auto table = cast<RankedTensorType>(tableValue.getType());
     double rowBytes =
-        double(getDenseByteSize(table)) / double(table.getDimSize(0));
-    bytes += getNumElements(bag.getIndices().getType()) * fraction * rowBytes -
+        double(getDenseByteSize(table)) / double(table.getDimSize(axis));
+    bytes += getNumElements(indices.getType()) * fraction * rowBytes -
              double(getDenseByteSize(table)) * operandFraction.front();
+  };
+  if (auto bag = dyn_cast<EmbeddingBagOp>(op))
+    countLookups(bag.getTable(), bag.getIndices(), 0);
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    int64_t rank = gather.getData().getType().getRank();
+    int64_t axis = gather.getAxis() < 0 ? gather.getAxis() + rank
+                                        : int64_t(gather.getAxis());
+    countLookups(gather.getData(), gather.getIndices(), axis);
   }
   double elements = 0;
   for (Type type : op->getResultTypes()) {
