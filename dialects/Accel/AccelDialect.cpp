@@ -221,6 +221,20 @@ void PlacementAttr::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
+/// Core indices are non-negative and listed once.
+static LogicalResult
+verifyCoreList(function_ref<InFlightDiagnostic()> emitError,
+               ArrayRef<int64_t> cores) {
+  llvm::SmallSet<int64_t, 8> seen;
+  for (int64_t core : cores) {
+    if (core < 0)
+      return emitError() << "core index must be non-negative, got " << core;
+    if (!seen.insert(core).second)
+      return emitError() << "core " << core << " is listed twice";
+  }
+  return success();
+}
+
 LogicalResult
 PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       int64_t card, ArrayRef<int64_t> cores, Type precision,
@@ -230,13 +244,8 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << card;
   if (card == -1 && !cores.empty())
     return emitError() << "a host placement (card = -1) cannot name cores";
-  llvm::SmallSet<int64_t, 8> seen;
-  for (int64_t core : cores) {
-    if (core < 0)
-      return emitError() << "core index must be non-negative, got " << core;
-    if (!seen.insert(core).second)
-      return emitError() << "core " << core << " is listed twice";
-  }
+  if (failed(verifyCoreList(emitError, cores)))
+    return failure();
   if (precision && !llvm::isa<FloatType, quant::QuantizedType>(precision))
     return emitError() << "precision must be a float or quantized type, got "
                        << precision;
@@ -252,13 +261,8 @@ LogicalResult HintAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (card && *card < -1)
     return emitError() << "card must be -1 (host) or a card index, got "
                        << *card;
-  llvm::SmallSet<int64_t, 8> seen;
-  for (int64_t core : cores) {
-    if (core < 0)
-      return emitError() << "core index must be non-negative, got " << core;
-    if (!seen.insert(core).second)
-      return emitError() << "core " << core << " is listed twice";
-  }
+  if (failed(verifyCoreList(emitError, cores)))
+    return failure();
   if (chunks && *chunks < 1)
     return emitError() << "chunks must be at least 1, got " << *chunks;
   if (precision &&
