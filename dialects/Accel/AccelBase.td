@@ -73,7 +73,8 @@ def Accel_Dialect : Dialect {
       return ::llvm::StringLiteral("accel.in_place");
     }
     /// Name of the discardable attribute `array<i64: axis, piece, pieces>`
-    /// that marks one piece of an op accel-split-ops divided across cores.
+    /// that marks one piece of an op accel-split-ops divided across cores
+    /// (axis -1: a partial result of a reduction split, summed after).
     static constexpr ::llvm::StringLiteral getSplitAttrName() {
       return ::llvm::StringLiteral("accel.split");
     }

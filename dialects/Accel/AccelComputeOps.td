@@ -33,7 +33,8 @@ def Accel_MatMulOp : Accel_InferredOp<"matmul", [Accel_HeavyOp,
 }
 
 def Accel_FullyConnectedOp : Accel_InferredOp<"fully_connected",
-    [Accel_HeavyOp, DeclareOpInterfaceMethods<Accel_SplitOpInterface>]> {
+    [Accel_HeavyOp, DeclareOpInterfaceMethods<Accel_SplitOpInterface,
+        ["buildSplitPiece", "buildReductionJoin"]>]> {
   let summary = "general matrix multiply with bias and fused activation";
   let description = [{
     ONNX `Gemm`: `act(alpha * op(input) x op(weight) + beta * bias)` where

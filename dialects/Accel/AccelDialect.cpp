@@ -78,13 +78,14 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getSplitAttrName()) {
     auto split = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
-    if (!split || split.size() != 3 || split[0] < 0 || split[2] < 1 ||
+    if (!split || split.size() != 3 || split[0] < -1 || split[2] < 1 ||
         split[1] < 0 || split[1] >= split[2] ||
         !op->getParentOfType<CardPartitionOp>())
       return op->emitOpError()
              << "'" << getSplitAttrName()
-             << "' must be array<i64: axis, piece, pieces> (0 <= piece < "
-                "pieces) on an op of an accel.card_partition";
+             << "' must be array<i64: axis, piece, pieces> (axis -1: a "
+                "partial sum; 0 <= piece < pieces) on an op of an "
+                "accel.card_partition";
     return success();
   }
   if (attr.getName() == getDramWorkBeginAttrName()) {

@@ -96,6 +96,19 @@ def Accel_SplitOpInterface : OpInterface<"SplitOpInterface"> {
       /*defaultImplementation=*/[{
         return ::mlir::nnaccel::accel::buildSplitPieceByCloning(
             builder, $_op, operands, resultType);
+      }]>,
+    InterfaceMethod<[{
+        Joins the partial results of the pieces of a reduction rule into
+        the op's result. The default adds them up; an op with a fused
+        activation applies it to the sum (its pieces leave it out).
+      }],
+      "::mlir::Value", "buildReductionJoin",
+      (ins "::mlir::OpBuilder &":$builder,
+           "const ::mlir::nnaccel::accel::SplitRule &":$rule,
+           "::mlir::ValueRange":$partials), [{}],
+      /*defaultImplementation=*/[{
+        return ::mlir::nnaccel::accel::buildSumOfPartials(
+            builder, $_op->getLoc(), partials);
       }]>
   ];
 }

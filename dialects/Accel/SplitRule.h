@@ -29,15 +29,28 @@ enum class SplitKind {
 };
 
 struct SplitRule {
-  /// The axis of result 0 that is cut.
+  /// The axis of result 0 that is cut (-1 for a reduction rule).
   int64_t resultAxis = 0;
   /// For each operand, the axis cut alongside the result (same extents),
-  /// or -1 when every piece reads the whole operand.
+  /// -1 when every piece reads the whole operand, or kFirstPieceOnly.
   SmallVector<int64_t> operandAxes;
+  /// The result is not cut: the operand axes cut the dimension the op sums
+  /// over, every piece computes a partial result of the full shape, and
+  /// SplitOpInterface::buildReductionJoin adds them up.
+  bool reduction = false;
   SplitKind kind = SplitKind::DataParallel;
   /// Piece extents along the axis are multiples of this.
   int64_t alignment = 1;
 };
+
+/// In SplitRule::operandAxes of a reduction rule: only the first piece
+/// reads the operand (an optional one, such as a bias to add once); the
+/// others go without it.
+constexpr int64_t kFirstPieceOnly = -2;
+
+/// Adds up the partial results of a reduction split (a chain of
+/// accel.add), the default SplitOpInterface::buildReductionJoin.
+Value buildSumOfPartials(OpBuilder &builder, Location loc, ValueRange partials);
 
 /// Rules cutting `axis` of an elementwise result whose operands broadcast
 /// to it numpy-style (trailing dimensions align; a size-1 or missing

@@ -55,6 +55,14 @@ Operation *mlir::nnaccel::accel::buildSplitPieceByCloning(OpBuilder &builder,
   return builder.create(state);
 }
 
+Value mlir::nnaccel::accel::buildSumOfPartials(OpBuilder &builder, Location loc,
+                                               ValueRange partials) {
+  Value sum = partials.front();
+  for (Value partial : partials.drop_front())
+    sum = builder.create<AddOp>(loc, sum.getType(), sum, partial);
+  return sum;
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise: any axis.
 //===----------------------------------------------------------------------===//
@@ -162,7 +170,55 @@ SmallVector<SplitRule> FullyConnectedOp::getSplitRules() {
   columns.operandAxes =
       operandAxes(-1, getTransposeWeight() ? 0 : 1, biasAxis(1));
   rules.push_back(columns);
+  // The reduction over K: partial products of K ranges, summed; the bias
+  // goes to the first piece, the activation after the sum (one the sum can
+  // be followed by as an op of its own).
+  Activation activation = getActivation();
+  if (activation == Activation::none || activation == Activation::relu ||
+      activation == Activation::sigmoid || activation == Activation::tanh) {
+    SplitRule reduction;
+    reduction.resultAxis = -1;
+    reduction.reduction = true;
+    reduction.kind = SplitKind::ModelParallel;
+    reduction.operandAxes =
+        operandAxes(getTransposeInput() ? 0 : 1, getTransposeWeight() ? 1 : 0,
+                    kFirstPieceOnly);
+    rules.push_back(reduction);
+  }
   return rules;
+}
+
+Operation *FullyConnectedOp::buildSplitPiece(OpBuilder &builder,
+                                             const SplitRule &rule,
+                                             ValueRange operands,
+                                             Type resultType) {
+  Operation *piece =
+      buildSplitPieceByCloning(builder, *this, operands, resultType);
+  // A partial product is activated only once summed.
+  if (rule.reduction) {
+    auto fc = cast<FullyConnectedOp>(piece);
+    fc.setActivation(Activation::none);
+    fc->removeAttr(fc.getActivationMinAttrName());
+    fc->removeAttr(fc.getActivationMaxAttrName());
+  }
+  return piece;
+}
+
+Value FullyConnectedOp::buildReductionJoin(OpBuilder &builder,
+                                           const SplitRule &rule,
+                                           ValueRange partials) {
+  Location loc = getLoc();
+  Value sum = buildSumOfPartials(builder, loc, partials);
+  switch (getActivation()) {
+  case Activation::relu:
+    return builder.create<ReluOp>(loc, sum);
+  case Activation::sigmoid:
+    return builder.create<SigmoidOp>(loc, sum);
+  case Activation::tanh:
+    return builder.create<TanhOp>(loc, sum);
+  default:
+    return sum;
+  }
 }
 
 SmallVector<SplitRule> MatMulOp::getSplitRules() {

@@ -155,8 +155,9 @@ double CoreCostModel::estimate(Operation *op, ArrayRef<double> operandFraction,
     countLookups(bag.getTable(), bag.getIndices(), 0);
   if (auto gather = dyn_cast<GatherOp>(op)) {
     int64_t rank = gather.getData().getType().getRank();
-    int64_t axis = gather.getAxis() < 0 ? gather.getAxis() + rank
-                                        : int64_t(gather.getAxis());
+    int64_t axis = static_cast<int64_t>(gather.getAxis());
+    if (axis < 0)
+      axis += rank;
     countLookups(gather.getData(), gather.getIndices(), axis);
   }
   double elements = 0;

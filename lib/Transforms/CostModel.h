@@ -34,6 +34,11 @@ public:
   /// Cycles of the whole of `op` on one core.
   double estimate(Operation *op) const;
 
+  /// Cycles to stream `bytes` between DRAM and a core once.
+  double stream(uint64_t bytes) const {
+    return double(bytes) / bytesPerCycle + latency;
+  }
+
   /// Cycles to copy `bytes` through a core (a non-contiguous slice or
   /// re-join).
   double copy(uint64_t bytes) const;

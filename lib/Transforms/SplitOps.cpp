@@ -65,6 +65,18 @@ bool isOuterAxis(RankedTensorType type, int64_t axis) {
                       [](int64_t dim) { return dim == 1; });
 }
 
+/// The extent of the dimension a rule cuts: the result axis, or for a
+/// reduction the summed dimension of the operands it cuts.
+int64_t getCutExtent(Operation *op, const SplitRule &rule) {
+  if (!rule.reduction)
+    return cast<RankedTensorType>(op->getResult(0).getType())
+        .getDimSize(rule.resultAxis);
+  for (auto [operand, axis] : llvm::zip(op->getOperands(), rule.operandAxes))
+    if (axis >= 0)
+      return cast<RankedTensorType>(operand.getType()).getDimSize(axis);
+  return 0;
+}
+
 /// A split must bring the modelled cycles below this share of running the
 /// op whole: the model already charges pieces, copies and waits, so the
 /// margin only keeps estimates within the model's noise from flipping.
@@ -123,7 +135,8 @@ int64_t OpSplitter::getUnit(Operation *op, const SplitRule &rule) const {
     int64_t need = int64_t(align / std::gcd(stride, align));
     unit = std::lcm(unit, need);
   };
-  require(op->getResult(0), rule.resultAxis);
+  if (!rule.reduction)
+    require(op->getResult(0), rule.resultAxis);
   for (auto [operand, axis] : llvm::zip(op->getOperands(), rule.operandAxes))
     if (axis >= 0 && !operand.getDefiningOp<ConstantOp>())
       require(operand, axis);
@@ -135,7 +148,7 @@ SplitChoice OpSplitter::price(Operation *op, const SplitRule &rule,
   SplitChoice choice;
   choice.rule = &rule;
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  int64_t extent = resultType.getDimSize(rule.resultAxis);
+  int64_t extent = getCutExtent(op, rule);
   int64_t unit = getUnit(op, rule);
   int64_t units = extent / unit;
   // The producer's cut, when an operand the rule cuts was cut along the
@@ -187,8 +200,15 @@ SplitChoice OpSplitter::price(Operation *op, const SplitRule &rule,
   }
   // Consumers that need the whole result wait for every piece; a
   // non-contiguous result is copied together.
-  if (!isOuterAxis(resultType, rule.resultAxis))
-    extra += model.copy(getDenseByteSize(resultType));
+  uint64_t resultBytes = getDenseByteSize(resultType);
+  if (rule.reduction) {
+    // Every piece writes a whole partial result, and pieces - 1 adds
+    // (each reading two partials and writing one) sum them.
+    extra += model.stream(uint64_t(double(resultBytes) * (1 - fraction))) +
+             double(pieces - 1) * model.stream(3 * resultBytes);
+  } else if (!isOuterAxis(resultType, rule.resultAxis)) {
+    extra += model.copy(resultBytes);
+  }
   choice.cycles =
       model.estimate(op, operandFraction, fraction, rule.resultAxis) + extra;
   return choice;
@@ -199,7 +219,7 @@ Value OpSplitter::getOperandPiece(OpBuilder &builder, Value operand,
                                   const SmallVector<int64_t> &bounds,
                                   size_t piece, Attribute placement,
                                   unsigned &followed) {
-  if (axis < 0)
+  if (axis < 0) // whole, or the first piece's only
     return operand;
   auto it = pieceSets.find(operand);
   if (it != pieceSets.end() && it->second.axis == axis &&
@@ -341,10 +361,12 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
         placement ? placement.getMemory() : MemoryKindAttr());
     SmallVector<Value> operands;
     for (auto [operand, axis] : llvm::zip(op->getOperands(), rule.operandAxes))
-      operands.push_back(getOperandPiece(builder, operand, axis, best.bounds, i,
-                                         piecePlacement, followed));
+      if (axis != kFirstPieceOnly || i == 0)
+        operands.push_back(getOperandPiece(builder, operand, axis, best.bounds,
+                                           i, piecePlacement, followed));
     SmallVector<int64_t> shape(resultType.getShape());
-    shape[rule.resultAxis] = best.bounds[i + 1] - best.bounds[i];
+    if (!rule.reduction)
+      shape[rule.resultAxis] = best.bounds[i + 1] - best.bounds[i];
     Operation *piece = splittable.buildSplitPiece(
         builder, rule, operands,
         RankedTensorType::get(shape, resultType.getElementType()));
@@ -353,6 +375,12 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
                    DenseI64ArrayAttr::get(context, {rule.resultAxis, int64_t(i),
                                                     int64_t(pieces)}));
     set.pieces.push_back(piece->getResult(0));
+  }
+  if (rule.reduction) {
+    op->getResult(0).replaceAllUsesWith(
+        splittable.buildReductionJoin(builder, rule, set.pieces));
+    op->erase();
+    return pieces;
   }
   auto concat = builder.create<ConcatOp>(op->getLoc(), set.pieces,
                                          builder.getI64IntegerAttr(set.axis));

@@ -156,3 +156,32 @@ func.func @bags(%ids: tensor<256x32xi64>, %flat: tensor<8192xi64>, %len: tensor<
   }
   return %0#0, %0#1 : tensor<256x64xf32>, tensor<256x64xf32>
 }
+
+// -----
+
+// Too few output columns to cut but a long reduction: each core multiplies
+// its quarter of K (slices of the input are views, of the weight constants
+// cut at compile time), only the first adds the bias, and the partial
+// results are summed; the fused ReLU moves after the sum.
+// CHECK-LABEL: func.func @fc_reduction
+// CHECK: %[[P0:.*]] = accel.fully_connected %{{.*}}, %{{.*}}, %{{.*}} {accel.placement = #accel.placement<card = 0, cores = [0]>, accel.split = array<i64: -1, 0, 4>}
+// CHECK-SAME: (tensor<1x2048xf32>, tensor<2048x16xf32>, tensor<16xf32>) -> tensor<1x16xf32>
+// CHECK: %[[P1:.*]] = accel.fully_connected %{{[^,]*}}, %{{[^,]*}} {accel.placement = #accel.placement<card = 0, cores = [1]>, accel.split = array<i64: -1, 1, 4>}
+// CHECK-SAME: (tensor<1x2048xf32>, tensor<2048x16xf32>) -> tensor<1x16xf32>
+// CHECK: %[[P2:.*]] = accel.fully_connected {{.*}}accel.split = array<i64: -1, 2, 4>
+// CHECK: %[[P3:.*]] = accel.fully_connected {{.*}}accel.split = array<i64: -1, 3, 4>
+// CHECK: %[[S1:.*]] = accel.add %[[P0]], %[[P1]]
+// CHECK: %[[S2:.*]] = accel.add %[[S1]], %[[P2]]
+// CHECK: %[[S3:.*]] = accel.add %[[S2]], %[[P3]]
+// CHECK: %[[R:.*]] = accel.relu %[[S3]]
+// CHECK: accel.yield %[[R]]
+func.func @fc_reduction(%x: tensor<1x8192xf32>) -> tensor<1x16xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<1x8192xf32>) -> tensor<1x16xf32> {
+  ^bb0(%a: tensor<1x8192xf32>):
+    %w = accel.constant dense<0.5> : tensor<8192x16xf32>
+    %b = accel.constant dense<1.0> : tensor<16xf32>
+    %1 = accel.fully_connected %a, %w, %b {activation = #accel.act<relu>} : (tensor<1x8192xf32>, tensor<8192x16xf32>, tensor<16xf32>) -> tensor<1x16xf32>
+    accel.yield %1 : tensor<1x16xf32>
+  }
+  return %0 : tensor<1x16xf32>
+}
