@@ -157,6 +157,12 @@ struct FuseActivationIntoProducer : OpRewritePattern<ActivationOp> {
     auto current = producer->getAttrOfType<Attribute>("activation");
     if (current && cast<ActivationAttr>(current).getValue() != Activation::none)
       return failure();
+    // A user's hints or placement for the activation alone would be lost
+    // in the fused op: the two stay apart unless they ask the same.
+    for (StringRef name : {AccelDialect::getHintAttrName(),
+                           AccelDialect::getPlacementAttrName()})
+      if (op->getAttr(name) != producer->getAttr(name))
+        return rewriter.notifyMatchFailure(op, "hinted apart");
     rewriter.modifyOpInPlace(producer, [&] {
       producer->setAttr("activation",
                         ActivationAttr::get(op.getContext(), activation->kind));
