@@ -65,6 +65,27 @@ bool isOuterAxis(RankedTensorType type, int64_t axis) {
                       [](int64_t dim) { return dim == 1; });
 }
 
+/// True when the memory plan will make the re-join of `op`'s pieces cut
+/// along `axis` at `bounds` in place although the axis is inner: the op's
+/// kernel writes result rows at the concat's pitch (supportsResultPitch),
+/// and every piece's columns and the concat's rows start DRAM-aligned
+/// (`align`) in whole bytes. (accel-plan-card-memory decides; this only
+/// keeps the price honest.)
+bool isStridedJoinInPlace(Operation *op, int64_t axis,
+                          ArrayRef<int64_t> bounds, uint64_t align) {
+  auto kernel = dyn_cast<CardKernelOpInterface>(op);
+  if (!kernel || !kernel.supportsResultPitch(axis))
+    return false;
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  std::optional<::nnaccel::DType> dtype = getElementDType(type);
+  if (!dtype || ::nnaccel::elementBytes(*dtype) == 0)
+    return false;
+  uint64_t stride = getAxisStrideBytes(type, axis);
+  return llvm::all_of(bounds, [&](int64_t bound) {
+    return uint64_t(bound) * stride % align == 0;
+  });
+}
+
 /// One candidate way to run an op: a rule cut at `bounds`, or whole.
 struct SplitChoice {
   const SplitRule *rule = nullptr; // null: whole
@@ -181,8 +202,10 @@ SplitChoice OpSplitter::price(Operation *op, const SplitRule &rule,
       extra += model.copy(getDenseByteSize(type)) / double(pieces);
   }
   // Consumers that need the whole result wait for every piece; a
-  // non-contiguous result is copied together.
-  if (!isOuterAxis(resultType, rule.resultAxis))
+  // non-contiguous result is copied together, unless the pieces write
+  // their columns straight into it.
+  if (!isOuterAxis(resultType, rule.resultAxis) &&
+      !isStridedJoinInPlace(op, rule.resultAxis, choice.bounds, align))
     extra += model.copy(getDenseByteSize(resultType));
   choice.cycles = model.estimate(op, operandFraction, fraction) + extra;
   return choice;
