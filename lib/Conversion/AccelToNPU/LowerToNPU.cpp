@@ -382,8 +382,8 @@ struct AccelLowerToNPUPass
         end = getPitchedExtent(value, address, pitch).second;
       dramTensors.push_back({::nnaccel::isa::Space::Dram, address, end});
     }
-    PartitionLowering lowering{{}, desc, std::move(*plan)};
-    lowering.rowPitches = std::move(rowPitches);
+    PartitionLowering lowering{{}, desc, std::move(*plan),
+                               std::move(rowPitches)};
     for (uint32_t core : used) {
       lowering.cores.emplace(
           core,
