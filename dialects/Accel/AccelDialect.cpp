@@ -157,13 +157,13 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
              << "'" << getResultPitchAttrName()
              << "' must be an integer on a single-result op of an "
                 "accel.card_partition with a ranked tensor result";
-    auto row = RankedTensorType::get({type.getShape().back()},
-                                     type.getElementType());
+    auto row =
+        RankedTensorType::get({type.getShape().back()}, type.getElementType());
     if (pitch.getInt() < int64_t(getDenseByteSize(row)))
       return op->emitOpError()
              << "'" << getResultPitchAttrName() << "' (" << pitch.getInt()
-             << " bytes) is smaller than a result row (" << getDenseByteSize(row)
-             << " bytes)";
+             << " bytes) is smaller than a result row ("
+             << getDenseByteSize(row) << " bytes)";
     return success();
   }
   if (attr.getName() == getHostReasonAttrName()) {

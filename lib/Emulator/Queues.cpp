@@ -337,8 +337,8 @@ bool Card::checkRaces(Core &c, unsigned q, const QueueEntry &e,
         !(denseRows && densePlanes)) {
       for (uint64_t p = 0; p < a.planes && !race; ++p)
         for (uint64_t row = 0; row < a.rows && !race; ++row) {
-          rec.start = a.start + static_cast<int64_t>(p * a.planePitch +
-                                                     row * a.rowPitch);
+          rec.start = a.start +
+                      static_cast<int64_t>(p * a.planePitch + row * a.rowPitch);
           rec.end = rec.start + static_cast<int64_t>(a.rowBytes);
           race = history.access(rec, a.write, vc);
         }

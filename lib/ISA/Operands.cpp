@@ -170,8 +170,7 @@ std::vector<MemAccess> memoryAccesses(const DecodedInstruction &d,
               elementAlign(bt));
         break;
       case Bcast::Scalar:
-        c.add(Operand::b, 1, 0, rowBytes(bt, 1), true, false,
-              elementAlign(bt));
+        c.add(Operand::b, 1, 0, rowBytes(bt, 1), true, false, elementAlign(bt));
         break;
       }
     }

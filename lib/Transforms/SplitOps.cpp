@@ -71,8 +71,8 @@ bool isOuterAxis(RankedTensorType type, int64_t axis) {
 /// and every piece's columns and the concat's rows start DRAM-aligned
 /// (`align`) in whole bytes. (accel-plan-card-memory decides; this only
 /// keeps the price honest.)
-bool isStridedJoinInPlace(Operation *op, int64_t axis,
-                          ArrayRef<int64_t> bounds, uint64_t align) {
+bool isStridedJoinInPlace(Operation *op, int64_t axis, ArrayRef<int64_t> bounds,
+                          uint64_t align) {
   auto kernel = dyn_cast<CardKernelOpInterface>(op);
   if (!kernel || !kernel.supportsResultPitch(axis))
     return false;

@@ -97,9 +97,8 @@ template <CheckFn Check, EmitFn Emit, SharedScratchFn SharedScratch = nullptr,
           CoresFn MaxCores = nullptr, CoresFn PreferredCores = nullptr,
           ResultPitchFn ResultPitch = nullptr>
 struct CardKernelModel
-    : accel::CardKernelOpInterface::FallbackModel<
-          CardKernelModel<Check, Emit, SharedScratch, MaxCores, PreferredCores,
-                          ResultPitch>> {
+    : accel::CardKernelOpInterface::FallbackModel<CardKernelModel<
+          Check, Emit, SharedScratch, MaxCores, PreferredCores, ResultPitch>> {
   LogicalResult checkCardKernel(Operation *op,
                                 const ::nnaccel::isa::TargetDesc &target,
                                 std::string &reason) const {

@@ -469,8 +469,8 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
         // Rows of Y are a pitch apart: dense, or the rows of the wider
         // tensor whose columns Y is.
         DmaStore store;
-        store.dst = {Space::Dram, output + uint64_t(row * yPitch +
-                                                    out.rowBytes(j * tile))};
+        store.dst = {Space::Dram,
+                     output + uint64_t(row * yPitch + out.rowBytes(j * tile))};
         store.src = result.ref();
         store.format = out;
         store.x = nt;

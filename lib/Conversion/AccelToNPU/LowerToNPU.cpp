@@ -64,11 +64,11 @@ std::pair<uint64_t, uint64_t> getPitchedExtent(Value value, uint64_t begin,
                                                uint64_t pitch) {
   auto type = cast<RankedTensorType>(value.getType());
   int64_t inner = type.getShape().back();
-  uint64_t rowBytes = getDenseByteSize(
-      RankedTensorType::get({inner}, type.getElementType()));
+  uint64_t rowBytes =
+      getDenseByteSize(RankedTensorType::get({inner}, type.getElementType()));
   int64_t rows = inner ? type.getNumElements() / inner : 0;
-  return {rowBytes, rows ? begin + uint64_t(rows - 1) * pitch + rowBytes
-                         : begin};
+  return {rowBytes,
+          rows ? begin + uint64_t(rows - 1) * pitch + rowBytes : begin};
 }
 
 /// The written-at-a-pitch values of a planned partition: the result of
@@ -382,8 +382,8 @@ struct AccelLowerToNPUPass
         end = getPitchedExtent(value, address, pitch).second;
       dramTensors.push_back({::nnaccel::isa::Space::Dram, address, end});
     }
-    PartitionLowering lowering{{}, desc, std::move(*plan),
-                               std::move(rowPitches)};
+    PartitionLowering lowering{
+        {}, desc, std::move(*plan), std::move(rowPitches)};
     for (uint32_t core : used) {
       lowering.cores.emplace(
           core,

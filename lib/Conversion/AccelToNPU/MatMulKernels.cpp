@@ -165,9 +165,10 @@ bool matMulResultPitch(Operation *operation, int64_t axis) {
 } // namespace
 
 void mlir::nnaccel::npu_lowering::attachMatMulKernels(MLIRContext *context) {
-  attachCardKernel<CardKernelModel<checkMatMul, emitMatMul,
-                                   /*SharedScratch=*/nullptr,
-                                   /*MaxCores=*/nullptr,
-                                   /*PreferredCores=*/nullptr, matMulResultPitch>,
-                   MatMulOp>(context);
+  attachCardKernel<
+      CardKernelModel<checkMatMul, emitMatMul,
+                      /*SharedScratch=*/nullptr,
+                      /*MaxCores=*/nullptr,
+                      /*PreferredCores=*/nullptr, matMulResultPitch>,
+      MatMulOp>(context);
 }

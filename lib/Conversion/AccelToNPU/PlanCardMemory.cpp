@@ -353,7 +353,8 @@ InPlacePlan findInPlaceOps(Block &body, uint64_t align) {
           });
       if (!ok)
         continue;
-      for (auto [input, offset] : llvm::zip(concat.getInputs(), layout->offsets)) {
+      for (auto [input, offset] :
+           llvm::zip(concat.getInputs(), layout->offsets)) {
         plan.concatParts[input] = {concat.getResult(), offset};
         plan.rowPitches[input] = layout->pitch;
       }
@@ -690,15 +691,14 @@ LogicalResult mlir::nnaccel::npu_lowering::verifyInPlaceOp(
       if (!columns)
         continue;
       Operation *producer = input.getDefiningOp();
-      auto pitch =
-          producer ? producer->getAttrOfType<IntegerAttr>(
-                         AccelDialect::getResultPitchAttrName())
-                   : IntegerAttr();
+      auto pitch = producer ? producer->getAttrOfType<IntegerAttr>(
+                                  AccelDialect::getResultPitchAttrName())
+                            : IntegerAttr();
       if (!pitch || uint64_t(pitch.getInt()) != columns->pitch)
         return notInPlace("input #" + std::to_string(index) +
                           " is not written with the result's row pitch ('" +
-                          AccelDialect::getResultPitchAttrName().str() +
-                          " = " + std::to_string(columns->pitch) + "')");
+                          AccelDialect::getResultPitchAttrName().str() + " = " +
+                          std::to_string(columns->pitch) + "')");
     }
     return success();
   }
