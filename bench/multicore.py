@@ -34,6 +34,7 @@ LATENCY = re.compile(r"modelled device latency: (\d+) cycles")
 CORE = re.compile(r"card (\d+) core (\d+): finish")
 QUEUE = re.compile(r"^\s+(ld|ex|st): \d+ instr, busy (\d+)")
 CORES = re.compile(r'"cores_per_card"\s*:\s*(\d+)')
+CLOCK = re.compile(r'"clock_mhz"\s*:\s*(\d+(?:\.\d+)?)')
 
 
 def run(cmd):
@@ -80,7 +81,11 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for target in args.targets.split(","):
             with open(os.path.join(args.targets_dir, target + ".json")) as f:
-                cores_per_card = int(CORES.search(f.read()).group(1))
+                desc = f.read()
+            cores_per_card = int(CORES.search(desc).group(1))
+            # Latencies are modelled cycles; microseconds at the target's
+            # clock (multicard-6x runs at 800 MHz, not 1 GHz).
+            cycles_per_us = float(CLOCK.search(desc).group(1))
             for label, name, flags, test_set in CASES:
                 model_dir = os.path.join(args.models, name)
                 results = []
@@ -91,7 +96,8 @@ def main():
                     results.append((latency, util))
                 (l1, u1), (ln, un) = results
                 print("%-26s %-13s %12.1f %12.1f %7.2fx %9.1f%% %9.1f%%" %
-                      (label, target, l1 / 1000.0, ln / 1000.0, l1 / ln,
+                      (label, target, l1 / cycles_per_us, ln / cycles_per_us,
+                       l1 / ln,
                        100 * u1, 100 * un), flush=True)
 
 

@@ -72,6 +72,15 @@ def Accel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getInPlaceAttrName() {
       return ::llvm::StringLiteral("accel.in_place");
     }
+    /// Name of the discardable integer attribute that gives the row pitch,
+    /// in bytes, at which a card op writes its result: the result is a part
+    /// of an in-place concat along its innermost axis, so its rows (its
+    /// innermost dimension) lie that far apart in the concat's buffer
+    /// instead of densely packed. Set by the memory plan, only on ops whose
+    /// kernel supports it (CardKernelOpInterface::supportsResultPitch).
+    static constexpr ::llvm::StringLiteral getResultPitchAttrName() {
+      return ::llvm::StringLiteral("accel.result_pitch");
+    }
     /// Name of the discardable attribute `array<i64: axis, piece, pieces>`
     /// that marks one piece of an op accel-split-ops divided across cores
     /// (axis -1: a partial result of a reduction split, summed after).

@@ -8,6 +8,7 @@
 
 #include "Accel/AccelDialect.h"
 #include "Accel/AccelOps.h"
+#include "Accel/ElementTypes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -143,6 +144,27 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
              << "'" << getInPlaceAttrName()
              << "' is a unit attribute of accel.reshape, accel.slice and "
                 "accel.concat";
+    return success();
+  }
+  if (attr.getName() == getResultPitchAttrName()) {
+    // The pitch spaces the result's innermost rows out: at least one row.
+    auto pitch = dyn_cast<IntegerAttr>(attr.getValue());
+    auto type = op->getNumResults() == 1
+                    ? dyn_cast<RankedTensorType>(op->getResult(0).getType())
+                    : RankedTensorType();
+    if (!pitch || !type || type.getRank() < 1 ||
+        !op->getParentOfType<CardPartitionOp>())
+      return op->emitOpError()
+             << "'" << getResultPitchAttrName()
+             << "' must be an integer on a single-result op of an "
+                "accel.card_partition with a ranked tensor result";
+    auto row =
+        RankedTensorType::get({type.getShape().back()}, type.getElementType());
+    if (pitch.getInt() < int64_t(getDenseByteSize(row)))
+      return op->emitOpError()
+             << "'" << getResultPitchAttrName() << "' (" << pitch.getInt()
+             << " bytes) is smaller than a result row ("
+             << getDenseByteSize(row) << " bytes)";
     return success();
   }
   if (attr.getName() == getHostReasonAttrName()) {

@@ -58,6 +58,16 @@ def Accel_CardKernelOpInterface : OpInterface<"CardKernelOpInterface"> {
       (ins "const ::nnaccel::isa::TargetDesc &":$target), [{}],
       /*defaultImplementation=*/[{ return 1; }]>,
     InterfaceMethod<[{
+        True when the kernel can write the op's (single) result with a row
+        pitch larger than its rows, a row being everything from `axis`
+        inward (`accel.result_pitch`): the memory plan then makes a concat
+        of such results along `axis` in place, each part stored straight
+        into its columns of the concat's buffer. Kernels write densely
+        packed results unless they say so.
+      }],
+      "bool", "supportsResultPitch", (ins "int64_t":$axis), [{}],
+      /*defaultImplementation=*/[{ return false; }]>,
+    InterfaceMethod<[{
         Appends the op's instructions to the program being built in
         `context` (the op passed checkCardKernel for the context's target).
       }],

@@ -24,6 +24,9 @@ using namespace isa;
 
 namespace {
 
+/// Rows of a DMA store the race detector checks one by one at most.
+constexpr uint64_t kMaxRaceRows = 4096;
+
 /// FIFO index of the token path from queue `from` to queue `to`, or -1.
 int fifoIndex(unsigned from, unsigned to) {
   if (from == 0 && to == 1)
@@ -317,8 +320,31 @@ bool Card::checkRaces(Core &c, unsigned q, const QueueEntry &e,
     if (!a.exact)
       rec.end =
           a.start + (a.end - a.start) * static_cast<int64_t>(r.listEntries);
-    std::optional<RaceReport> race =
-        historyOf(c, a.space).access(rec, a.write, vc);
+    AccessHistory &history = historyOf(c, a.space);
+    std::optional<RaceReport> race;
+    // A DMA store with gaps between its rows (a part of a tensor written as
+    // columns of it, next to another core's columns) is checked row by row,
+    // each row recorded as its own access; up to a bound, beyond which the
+    // bounding range stands for it (stricter, never missing a race). Reads
+    // keep their bounding range: nothing reads columns next to another
+    // core's writes, and per-row records of element-strided loads would
+    // cost more than they tell.
+    const uint64_t boxRows = a.planes * a.rows;
+    const bool denseRows = a.rows == 1 || a.rowPitch == a.rowBytes;
+    const bool densePlanes =
+        a.planes == 1 || a.planePitch == (a.rows - 1) * a.rowPitch + a.rowBytes;
+    if (a.write && a.rowBytes && boxRows <= kMaxRaceRows &&
+        !(denseRows && densePlanes)) {
+      for (uint64_t p = 0; p < a.planes && !race; ++p)
+        for (uint64_t row = 0; row < a.rows && !race; ++row) {
+          rec.start = a.start +
+                      static_cast<int64_t>(p * a.planePitch + row * a.rowPitch);
+          rec.end = rec.start + static_cast<int64_t>(a.rowBytes);
+          race = history.access(rec, a.write, vc);
+        }
+    } else {
+      race = history.access(rec, a.write, vc);
+    }
     if (!race)
       continue;
     std::string sp(spaceName(a.space));

@@ -35,6 +35,27 @@ public:
                             align, reg, exact});
   }
 
+  /// Adds a DMA box at operand `op`: `planes` planes `planePitch` apart of
+  /// `rows` rows `rowPitch` apart of `rowBytes` each; the footprint is the
+  /// bounding range, the box is kept for who needs the exact bytes.
+  void addBox(Operand op, uint64_t planes, uint64_t planePitch, uint64_t rows,
+              uint64_t rowPitch, uint64_t rowBytes, bool read, bool write,
+              unsigned align) {
+    uint64_t extent = planes && rows ? (planes - 1) * planePitch +
+                                           (rows - 1) * rowPitch + rowBytes
+                                     : 0;
+    size_t before = out.size();
+    add(op, 1, 0, extent, read, write, align);
+    if (out.size() == before || !extent)
+      return;
+    MemAccess &access = out.back();
+    access.planes = planes;
+    access.planePitch = planePitch;
+    access.rows = rows;
+    access.rowPitch = rowPitch;
+    access.rowBytes = rowBytes;
+  }
+
   std::vector<MemAccess> out;
 
 private:
@@ -73,9 +94,8 @@ std::vector<MemAccess> memoryAccesses(const DecodedInstruction &d,
     uint64_t srow = rowBytes(t, d.x);
     // Source: z planes of y rows; the last row of the last plane ends the
     // footprint, so the extent is (z-1)*sz + (y-1)*sy + rowBytes.
-    uint64_t srcExtent = (z - 1) * d.sz + (y - 1) * d.sy + srow;
-    c.add(Operand::src, 1, 0, z && y ? srcExtent : 0, true, false,
-          elementAlign(t));
+    c.addBox(Operand::src, z, d.sz, y, d.sy, srow, true, false,
+             elementAlign(t));
     c.add(Operand::dst, z * prow, d.dpitch, rowBytes(t, pcols), false, true,
           elementAlign(t));
     break;
@@ -84,9 +104,7 @@ std::vector<MemAccess> memoryAccesses(const DecodedInstruction &d,
     DType t = d.dt;
     uint64_t y = d.y, z = d.z;
     uint64_t row = rowBytes(t, d.x);
-    uint64_t dstExtent = (z - 1) * d.dz + (y - 1) * d.dy + row;
-    c.add(Operand::dst, 1, 0, z && y ? dstExtent : 0, false, true,
-          elementAlign(t));
+    c.addBox(Operand::dst, z, d.dz, y, d.dy, row, false, true, elementAlign(t));
     c.add(Operand::src, z * y, d.spitch, row, true, false, elementAlign(t));
     break;
   }
@@ -152,8 +170,7 @@ std::vector<MemAccess> memoryAccesses(const DecodedInstruction &d,
               elementAlign(bt));
         break;
       case Bcast::Scalar:
-        c.add(Operand::b, 1, 0, rowBytes(bt, 1), true, false,
-              elementAlign(bt));
+        c.add(Operand::b, 1, 0, rowBytes(bt, 1), true, false, elementAlign(bt));
         break;
       }
     }

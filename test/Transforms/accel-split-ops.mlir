@@ -13,8 +13,9 @@
 // A batch-4 layer is bound by streaming its 512 KiB of weights: each of the
 // default card's 4 cores computes 64 output columns with its quarter of the
 // weight and bias (cut at compile time), and a concat re-joins the columns.
-// Lowered, each core has its program; the concat (rows of the pieces
-// interleave, so it copies) runs on core 0 after a barrier of all cores.
+// Lowered, each core has its program and stores its 4 x 64 columns straight
+// into the 4 x 256 result, one result row (1 KiB) apart: the concat is in
+// place although the pieces' rows interleave, and no core waits for another.
 // CHECK-LABEL: func.func @fc_columns
 // CHECK: %[[W0:.*]] = accel.constant dense<5.000000e-01> : tensor<512x64xf32>
 // CHECK: %[[B0:.*]] = accel.constant dense<1.000000e+00> : tensor<64xf32>
@@ -26,15 +27,17 @@
 // CHECK: %[[J:.*]] = accel.concat %[[P0]], %[[P1]], %[[P2]], %[[P3]] {axis = 1 : i64}
 // CHECK: accel.yield %[[J]]
 // LOWER-LABEL: npu.program @fc_columns_p0_card0_core0 card = 0 core = 0
-// LOWER: npu.mm
-// LOWER: npu.barrier mask = 15
-// LOWER: npu.dma.ld
-// LOWER: npu.halt
+// LOWER-NOT: npu.barrier
+// LOWER: npu.dma.st dram[0x[[#%x,Y:]]], acc[0x0], f32 x = 64 y = 4 z = 1 dy = 1024
+// LOWER-NEXT: npu.halt
 // LOWER-LABEL: npu.program @fc_columns_p0_card0_core1 card = 0 core = 1
-// LOWER: npu.mm
-// LOWER: npu.barrier mask = 15
+// LOWER-NOT: npu.barrier
+// LOWER: npu.dma.st dram[0x[[#%x,Y+0x100]]], acc[0x0], f32 x = 64 y = 4 z = 1 dy = 1024
 // LOWER-NEXT: npu.halt
 // LOWER-LABEL: npu.program @fc_columns_p0_card0_core3 card = 0 core = 3
+// LOWER-NOT: npu.barrier
+// LOWER: npu.dma.st dram[0x[[#%x,Y+0x300]]], acc[0x0], f32 x = 64 y = 4 z = 1 dy = 1024
+// LOWER-NEXT: npu.halt
 func.func @fc_columns(%x: tensor<4x512xf32>) -> tensor<4x256xf32> {
   %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<4x512xf32>) -> tensor<4x256xf32> {
   ^bb0(%a: tensor<4x512xf32>):

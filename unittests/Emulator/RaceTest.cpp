@@ -244,6 +244,38 @@ TEST_CASE("two cores writing the same SHARED bytes", "[races]") {
   }
 }
 
+TEST_CASE("two cores storing interleaved columns of one tensor", "[races]") {
+  // A 4 x 128 f32 tensor at dram[0x1000] (rows 0x200 apart): core 0 stores
+  // columns 0-63, core 1 columns 64-127, each as one strided DMA whose
+  // bounding ranges overlap. Only the bytes each row writes count.
+  auto target = loadTarget();
+  std::string left = "dma.st dram[0x1000], vrf[0x0], f32, x=64, y=4, z=1, "
+                     "dy=512, spitch=256";
+  std::string right = "dma.st dram[0x1100], vrf[0x0], f32, x=64, y=4, z=1, "
+                      "dy=512, spitch=256";
+  SECTION("disjoint columns do not race") {
+    raceFree(target, {".core card=0, core=0\n" + left + "\nhalt\n",
+                      ".core card=0, core=1\n" + right + "\nhalt\n"});
+  }
+  SECTION("overlapping columns do") {
+    std::string shifted = "dma.st dram[0x10c0], vrf[0x0], f32, x=64, y=4, "
+                          "z=1, dy=512, spitch=256";
+    std::string msg =
+        raceError(target, {".core card=0, core=0\n" + left + "\nhalt\n",
+                           ".core card=0, core=1\n" + shifted + "\nhalt\n"});
+    has(msg, "data race on dram[0x10c0, 0x1100)");
+  }
+  SECTION("a reader of whole rows races with both") {
+    std::string rd = "dma.ld vrf[0x0], dram[0x1000], f32, x=128, y=4, z=1, "
+                     "sy=512, dpitch=512";
+    std::string msg =
+        raceError(target, {".core card=0, core=0\n" + left + "\nhalt\n",
+                           ".core card=0, core=1\n" + right + "\nnop\nnop\n" +
+                               rd + "\nhalt\n"});
+    has(msg, "card 0 core 1 pc 3 (ld: `" + rd + "`)");
+  }
+}
+
 TEST_CASE("a barrier orders the queues of its own core", "[races]") {
   auto target = loadTarget();
   raceFree(target,

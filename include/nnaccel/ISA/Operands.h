@@ -33,6 +33,13 @@ struct MemAccess {
   unsigned align; ///< element alignment the address must satisfy
   unsigned reg;   ///< scalar register added to the address (0: none)
   bool exact;     ///< false when the extent depends on memory contents
+  /// The bytes inside [start, end) a DMA's DRAM/SHARED side really touches
+  /// when they are not all of them: `rowBytes` at start + p * planePitch +
+  /// r * rowPitch for p < planes, r < rows. rowBytes 0: all of [start, end)
+  /// (every other operand, whose footprint is its bounding range). The race
+  /// detector uses it so that cores writing interleaved columns of one
+  /// tensor do not look like they write the same bytes.
+  uint64_t planes = 1, planePitch = 0, rows = 1, rowPitch = 0, rowBytes = 0;
 };
 
 /// Memory accesses of `inst` (chain operands excluded). Effective addresses

@@ -49,7 +49,8 @@ struct KernelCores {
 };
 
 /// What an emitter gets: where to append, the target, and the DRAM address
-/// of every operand and result of the op (row-major, densely packed).
+/// of every operand and result of the op (row-major, densely packed unless
+/// the value has a row pitch, below).
 struct KernelContext {
   /// The program of the op's (first) core.
   ProgramEmitter &emitter;
@@ -62,8 +63,17 @@ struct KernelContext {
   /// the kernel supports several (getMaxKernelCores) and the placement
   /// names several.
   KernelCores cores = {};
+  /// Row pitches (bytes) of the values that are not densely packed: the
+  /// parts of an in-place concat along their innermost axis, whose rows
+  /// (innermost dimension) lie one concat row apart. Only results of ops
+  /// whose kernel supportsResultPitch are in it.
+  const llvm::DenseMap<Value, uint64_t> *rowPitches = nullptr;
 
   uint64_t addressOf(Value value) const { return addresses.lookup(value); }
+  /// The row pitch of `value` in bytes, or 0 when it is densely packed.
+  uint64_t rowPitchOf(Value value) const {
+    return rowPitches ? rowPitches->lookup(value) : 0;
+  }
 };
 
 using CheckFn = LogicalResult (*)(Operation *op,
@@ -74,18 +84,21 @@ using SharedScratchFn = uint64_t (*)(Operation *op,
                                      const ::nnaccel::isa::TargetDesc &target);
 using CoresFn = unsigned (*)(Operation *op,
                              const ::nnaccel::isa::TargetDesc &target);
+using ResultPitchFn = bool (*)(Operation *op, int64_t axis);
 
 /// The card kernel of an op family as an external model of
 /// CardKernelOpInterface: `Check` says whether an op fits a target, `Emit`
 /// appends its instructions, `SharedScratch` (optional) sizes the SHARED
 /// memory it stages through, `MaxCores` and `PreferredCores` (optional;
 /// else 1) say how many cores it can share the op among and how many are
-/// worth it.
+/// worth it, `ResultPitch` (optional; else never) whether it can write its
+/// result rows at a larger pitch when cut along an axis.
 template <CheckFn Check, EmitFn Emit, SharedScratchFn SharedScratch = nullptr,
-          CoresFn MaxCores = nullptr, CoresFn PreferredCores = nullptr>
+          CoresFn MaxCores = nullptr, CoresFn PreferredCores = nullptr,
+          ResultPitchFn ResultPitch = nullptr>
 struct CardKernelModel
     : accel::CardKernelOpInterface::FallbackModel<CardKernelModel<
-          Check, Emit, SharedScratch, MaxCores, PreferredCores>> {
+          Check, Emit, SharedScratch, MaxCores, PreferredCores, ResultPitch>> {
   LogicalResult checkCardKernel(Operation *op,
                                 const ::nnaccel::isa::TargetDesc &target,
                                 std::string &reason) const {
@@ -113,6 +126,12 @@ struct CardKernelModel
       return 1;
     else
       return PreferredCores(op, target);
+  }
+  bool supportsResultPitch(Operation *op, int64_t axis) const {
+    if constexpr (ResultPitch == nullptr)
+      return false;
+    else
+      return ResultPitch(op, axis);
   }
   LogicalResult emitCardKernel(Operation *op, KernelContext &context) const {
     return Emit(op, context);

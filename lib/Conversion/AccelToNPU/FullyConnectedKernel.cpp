@@ -144,7 +144,7 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
       break;
     bool staged =
         (spec.batches > 1 && misaligned(spec.outputStride, dramAlign)) ||
-        (rows < m && misaligned(rows * n * eOut, dramAlign));
+        (rows < m && misaligned(rows * spec.getOutputPitch(), dramAlign));
     bool shiftX =
         (spec.batches > 1 && misaligned(spec.inputStride, dramAlign)) ||
         (rows < m && misaligned(rows * k * eIn, dramAlign));
@@ -280,6 +280,7 @@ bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
     const TargetDesc &target, const FullyConnectedSpec &spec,
     std::string &reason) {
   DType inType = spec.inFormat.dtype;
+  const uint64_t dramAlign = target.memory(Space::Dram).align;
   if (!target.macsPerCycle.count(inType)) {
     reason = "the target's matrix unit has no " +
              std::string(::nnaccel::isa::dtypeName(inType)) + " mode";
@@ -291,8 +292,21 @@ bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
                std::string(::nnaccel::isa::dtypeName(format.dtype));
       return false;
     }
-  if (!computeLayout(target, spec, reason))
+  // A pitched result is stored tile by tile at its rows' addresses, which
+  // must all be DRAM-aligned: it cannot be staged.
+  if (spec.outputPitch && misaligned(spec.outputPitch, dramAlign)) {
+    reason = "a result row pitch of " + std::to_string(spec.outputPitch) +
+             " bytes is not DRAM-aligned";
     return false;
+  }
+  std::optional<Layout> layout = computeLayout(target, spec, reason);
+  if (!layout)
+    return false;
+  if (spec.outputPitch && layout->staged) {
+    reason = "a result with a row pitch cannot be staged for unaligned "
+             "batch elements";
+    return false;
+  }
   // Row pitches are 16-bit byte counts in mm.
   if (spec.inFormat.rowBytes(spec.k) > kMaxPitch) {
     reason =
@@ -302,7 +316,6 @@ bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
   // Every weight tile, bias tile and unstaged output tile column starts at
   // a multiple of N elements from its row; W batch elements go to the
   // 64-byte aligned MRF straight from DRAM, so they must be aligned.
-  uint64_t dramAlign = target.memory(Space::Dram).align;
   int64_t tile = target.nativeDim;
   if ((spec.n > tile || spec.k > tile) &&
       (misaligned(spec.inFormat.rowBytes(tile), dramAlign) ||
@@ -338,6 +351,7 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
   const int64_t eIn = in.elementBytes(), eOut = out.elementBytes();
   const uint64_t dramAlign = target.memory(Space::Dram).align;
   const uint64_t vrfAlign = target.memory(Space::Vrf).align;
+  const int64_t yPitch = spec.getOutputPitch();
   int64_t weightTile = 0, outputTile = 0, prevLead = 0;
   // Weights read more than once (several row chunks, or batch elements
   // sharing one weight) stay resident in the MRF when all their tiles fit:
@@ -452,14 +466,16 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
               denseOperand(Space::Acc, layout.outSlot[outputTile % 2], nt, out);
           emitCopy(emitter, result, acc, mc, nt);
         }
+        // Rows of Y are a pitch apart: dense, or the rows of the wider
+        // tensor whose columns Y is.
         DmaStore store;
         store.dst = {Space::Dram,
-                     output + uint64_t(out.rowBytes(row * spec.n + j * tile))};
+                     output + uint64_t(row * yPitch + out.rowBytes(j * tile))};
         store.src = result.ref();
         store.format = out;
         store.x = nt;
         store.y = mc;
-        store.dy = out.rowBytes(spec.n);
+        store.dy = yPitch;
         emitStore(emitter, store);
       }
     }

@@ -44,6 +44,15 @@ struct FullyConnectedSpec {
   /// element address; W's batch elements must stay DRAM-aligned.
   int64_t batches = 1;
   int64_t inputStride = 0, weightStride = 0, outputStride = 0;
+  /// Bytes from one row of Y to the next (0: dense, n elements). A larger,
+  /// DRAM-aligned pitch writes Y into its columns of a wider tensor (a part
+  /// of an in-place concat); batch elements then step by m rows of it.
+  int64_t outputPitch = 0;
+
+  /// The bytes between consecutive rows of Y.
+  int64_t getOutputPitch() const {
+    return outputPitch ? outputPitch : outFormat.rowBytes(n);
+  }
 };
 
 /// Checks that the kernel can run `spec`'s shapes, formats and strides on

@@ -85,12 +85,26 @@ LogicalResult emitFullyConnectedOp(Operation *operation,
   spec->output = context.addressOf(op.getResult());
   if (Value bias = op.getBias())
     spec->bias = context.addressOf(bias);
+  spec->outputPitch = int64_t(context.rowPitchOf(op.getResult()));
+  if (spec->outputPitch &&
+      !canEmitFullyConnected(context.target, *spec, reason))
+    return op.emitOpError() << "cannot write its result rows "
+                            << spec->outputPitch << " bytes apart: " << reason;
   emitFullyConnected(context.emitter, context.target, *spec);
   return success();
+}
+
+/// The result's rows are its innermost dimension, which the tile loop
+/// stores with any DRAM-aligned pitch.
+bool fullyConnectedResultPitch(Operation * /*op*/, int64_t axis) {
+  return axis == 1;
 }
 } // namespace
 
 void mlir::nnaccel::npu_lowering::attachLinearKernels(MLIRContext *context) {
-  attachCardKernel<CardKernelModel<checkFullyConnected, emitFullyConnectedOp>,
-                   FullyConnectedOp>(context);
+  attachCardKernel<
+      CardKernelModel<checkFullyConnected, emitFullyConnectedOp,
+                      /*SharedScratch=*/nullptr, /*MaxCores=*/nullptr,
+                      /*PreferredCores=*/nullptr, fullyConnectedResultPitch>,
+      FullyConnectedOp>(context);
 }

@@ -58,14 +58,56 @@ using mlir::nnaccel::npu_lowering::ProgramEmitter;
 namespace {
 using ::nnaccel::isa::Space;
 
+/// The bytes of one row (innermost dimension) of `value` and the end of its
+/// last row, when it starts at `begin` and its rows are `pitch` bytes apart.
+std::pair<uint64_t, uint64_t> getPitchedExtent(Value value, uint64_t begin,
+                                               uint64_t pitch) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t inner = type.getShape().back();
+  uint64_t rowBytes =
+      getDenseByteSize(RankedTensorType::get({inner}, type.getElementType()));
+  int64_t rows = inner ? type.getNumElements() / inner : 0;
+  return {rowBytes,
+          rows ? begin + uint64_t(rows - 1) * pitch + rowBytes : begin};
+}
+
+/// The written-at-a-pitch values of a planned partition: the result of
+/// every op with accel.result_pitch.
+llvm::DenseMap<Value, uint64_t> getRowPitches(Block &body) {
+  llvm::DenseMap<Value, uint64_t> pitches;
+  for (Operation &op : body)
+    if (auto pitch = op.getAttrOfType<IntegerAttr>(
+            AccelDialect::getResultPitchAttrName()))
+      pitches[op.getResult(0)] = uint64_t(pitch.getInt());
+  return pitches;
+}
+
 /// Cross-core ordering at op granularity: the DRAM and SHARED bytes each op
 /// reads and writes since the last barrier, and on which core.
 class CoreSync {
 public:
+  /// [begin, end), or, for a value written at a row pitch (a part of an
+  /// in-place concat along its innermost axis), the first `rowBytes` of
+  /// every `pitch` bytes in it.
   struct Access {
     Space space;
     uint64_t begin, end;
     bool write;
+    uint64_t pitch = 0, rowBytes = 0;
+
+    bool overlaps(const Access &other) const {
+      if (space != other.space || begin >= other.end || other.begin >= end)
+        return false;
+      // The columns of one concat that different cores write side by side
+      // must not look like a conflict (it would cost a barrier per part):
+      // with the same pitch, the rows overlap only when their columns do.
+      // Otherwise the bounding ranges decide (a reader of the whole concat
+      // does conflict).
+      if (!pitch || pitch != other.pitch)
+        return true;
+      uint64_t shift = (begin + pitch - other.begin % pitch) % pitch;
+      return shift < other.rowBytes || shift + rowBytes > pitch;
+    }
   };
 
   /// True when an op on `cores` with `accesses` conflicts with an access
@@ -76,8 +118,7 @@ public:
     for (const Access &mine : accesses)
       for (const auto &[other, theirs] : since)
         if ((cores.size() > 1 || other != cores.front()) &&
-            mine.space == theirs.space && (mine.write || theirs.write) &&
-            mine.begin < theirs.end && theirs.begin < mine.end)
+            (mine.write || theirs.write) && mine.overlaps(theirs))
           return true;
     return false;
   }
@@ -105,6 +146,8 @@ struct PartitionLowering {
   std::map<uint32_t, CoreProgram> cores;
   const ::nnaccel::isa::TargetDesc &target;
   llvm::DenseMap<Value, uint64_t> addresses;
+  /// Values written at a row pitch (accel.result_pitch), and the pitch.
+  llvm::DenseMap<Value, uint64_t> rowPitches;
   CoreSync sync;
   uint32_t barrierMask = 0;
   unsigned barriers = 0;
@@ -124,8 +167,14 @@ struct PartitionLowering {
     SmallVector<CoreSync::Access> accesses;
     auto add = [&](Value value, bool write) {
       uint64_t begin = addresses.lookup(value);
-      accesses.push_back({Space::Dram, begin,
-                          begin + getDenseByteSize(value.getType()), write});
+      uint64_t pitch = rowPitches.lookup(value);
+      if (!pitch) {
+        accesses.push_back({Space::Dram, begin,
+                            begin + getDenseByteSize(value.getType()), write});
+        return;
+      }
+      auto [rowBytes, end] = getPitchedExtent(value, begin, pitch);
+      accesses.push_back({Space::Dram, begin, end, write, pitch, rowBytes});
     };
     for (Value operand : op->getOperands())
       add(operand, false);
@@ -189,6 +238,7 @@ public:
       npu_lowering::KernelContext context{*kernelCores.emitters.front(),
                                           lowering.target, lowering.addresses};
       context.cores = std::move(kernelCores);
+      context.rowPitches = &lowering.rowPitches;
       if (auto shared = op->getAttrOfType<IntegerAttr>(
               AccelDialect::getSharedAddressAttrName()))
         context.sharedScratch = uint64_t(shared.getInt());
@@ -267,6 +317,25 @@ struct AccelLowerToNPUPass
       std::string reason;
       if (failed(kernel.checkCardKernel(desc, reason)))
         return op.emitOpError() << "cannot run on the card: " << reason;
+      // A result written at a row pitch is a column of an in-place concat
+      // (which verifyInPlaceOp checks against the pitch); its kernel must
+      // support it.
+      if (op.hasAttr(AccelDialect::getResultPitchAttrName())) {
+        auto concat = op.getResult(0).hasOneUse()
+                          ? dyn_cast<ConcatOp>(*op.getUsers().begin())
+                          : ConcatOp();
+        int64_t axis =
+            cast<RankedTensorType>(op.getResult(0).getType()).getRank() - 1;
+        if (!kernel.supportsResultPitch(axis))
+          return op.emitOpError()
+                 << "has '" << AccelDialect::getResultPitchAttrName()
+                 << "' but its kernel writes its result densely";
+        if (!concat || !concat->hasAttr(AccelDialect::getInPlaceAttrName()))
+          return op.emitOpError()
+                 << "has '" << AccelDialect::getResultPitchAttrName()
+                 << "' but its result is not only a part of an in-place "
+                    "accel.concat";
+      }
       if (kernel.getSharedScratchBytes(desc) &&
           !op.hasAttr(AccelDialect::getSharedAddressAttrName()))
         return op.emitOpError()
@@ -305,11 +374,16 @@ struct AccelLowerToNPUPass
     }
 
     MLIRContext *context = partition.getContext();
+    llvm::DenseMap<Value, uint64_t> rowPitches = getRowPitches(body);
     std::vector<npu_lowering::MemRegion> dramTensors;
-    for (auto [value, address] : *plan)
-      dramTensors.push_back({::nnaccel::isa::Space::Dram, address,
-                             address + getDenseByteSize(value.getType())});
-    PartitionLowering lowering{{}, desc, std::move(*plan), {}};
+    for (auto [value, address] : *plan) {
+      uint64_t end = address + getDenseByteSize(value.getType());
+      if (uint64_t pitch = rowPitches.lookup(value))
+        end = getPitchedExtent(value, address, pitch).second;
+      dramTensors.push_back({::nnaccel::isa::Space::Dram, address, end});
+    }
+    PartitionLowering lowering{
+        {}, desc, std::move(*plan), std::move(rowPitches)};
     for (uint32_t core : used) {
       lowering.cores.emplace(
           core,

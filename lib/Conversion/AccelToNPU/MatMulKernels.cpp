@@ -140,11 +140,35 @@ LogicalResult emitMatMul(Operation *operation, KernelContext &context) {
   plan->input = context.addressOf(op.getLhs());
   plan->weight = context.addressOf(op.getRhs());
   plan->output = context.addressOf(op.getResult());
+  if (int64_t pitch = int64_t(context.rowPitchOf(op.getResult()))) {
+    // Every result row, across batch elements too, is a pitch apart.
+    plan->outputPitch = pitch;
+    if (plan->batches > 1)
+      plan->outputStride = plan->m * pitch;
+    if (!canEmitFullyConnected(context.target, *plan, reason))
+      return op.emitOpError() << "cannot write its result rows " << pitch
+                              << " bytes apart: " << reason;
+  }
   emitFullyConnected(context.emitter, context.target, *plan);
   return success();
+}
+
+/// Rows of the result are its innermost dimension (n) when the right
+/// operand is a matrix; a vector right operand makes the result's last
+/// dimension m, whose elements the kernel writes as rows of one.
+bool matMulResultPitch(Operation *operation, int64_t axis) {
+  auto op = cast<MatMulOp>(operation);
+  int64_t rank = cast<RankedTensorType>(op.getType()).getRank();
+  return cast<RankedTensorType>(op.getRhs().getType()).getRank() >= 2 &&
+         axis == rank - 1;
 }
 } // namespace
 
 void mlir::nnaccel::npu_lowering::attachMatMulKernels(MLIRContext *context) {
-  attachCardKernel<CardKernelModel<checkMatMul, emitMatMul>, MatMulOp>(context);
+  attachCardKernel<
+      CardKernelModel<checkMatMul, emitMatMul,
+                      /*SharedScratch=*/nullptr,
+                      /*MaxCores=*/nullptr,
+                      /*PreferredCores=*/nullptr, matMulResultPitch>,
+      MatMulOp>(context);
 }

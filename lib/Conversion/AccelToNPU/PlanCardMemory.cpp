@@ -162,13 +162,16 @@ LogicalResult transposeWeight(FullyConnectedOp op) {
 
 /// Ops whose result needs no instructions, only addresses: a reshape is a
 /// view of its operand, a slice of a contiguous, aligned range is a view
-/// into its operand, and a concat of contiguous, aligned parts whose
-/// producers can write straight into it is those parts.
+/// into its operand, and a concat of aligned parts whose producers can
+/// write straight into it is those parts (consecutive runs of it, or, along
+/// its innermost axis, columns written at the concat's row pitch).
 struct InPlacePlan {
   /// View results: the value whose memory they are, and the byte offset.
   llvm::DenseMap<Value, std::pair<Value, uint64_t>> views;
   /// Concat operands written in place: the concat result and byte offset.
   llvm::DenseMap<Value, std::pair<Value, uint64_t>> concatParts;
+  /// Concat operands written as columns: their row pitch in bytes.
+  llvm::DenseMap<Value, uint64_t> rowPitches;
   llvm::DenseSet<Operation *> ops;
 };
 
@@ -259,6 +262,46 @@ std::optional<SmallVector<uint64_t>> getConcatPartOffsets(ConcatOp op) {
   return offsets;
 }
 
+/// Where the parts of a concat along the innermost axis lie in its result
+/// when each part's rows are written one result row apart: the byte offset
+/// of each part's first row and the pitch (the bytes of a result row).
+/// Whole-byte element types only, so every column starts a byte.
+struct ColumnLayout {
+  SmallVector<uint64_t> offsets;
+  uint64_t pitch = 0;
+};
+
+std::optional<ColumnLayout> getConcatColumnLayout(ConcatOp op) {
+  auto type = op.getType();
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += type.getRank();
+  if (type.getRank() == 0 || axis != type.getRank() - 1 ||
+      getPackingUnit(type) != 1)
+    return std::nullopt;
+  auto rowBytes = [](Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    return getDenseByteSize(
+        RankedTensorType::get({type.getShape().back()}, type.getElementType()));
+  };
+  ColumnLayout layout;
+  for (Value input : op.getInputs()) {
+    layout.offsets.push_back(layout.pitch);
+    layout.pitch += rowBytes(input);
+  }
+  return layout;
+}
+
+/// True when `part`, an operand of a concat along `axis`, can be written in
+/// place by its producer: a single-result op of `body` that only feeds the
+/// concat and is not itself in place.
+bool canWritePartInPlace(Value part, Block &body, const InPlacePlan &plan) {
+  Operation *producer = part.getDefiningOp();
+  return producer && producer->getBlock() == &body &&
+         !isa<ConstantOp>(producer) && producer->getNumResults() == 1 &&
+         part.hasOneUse() && !plan.ops.contains(producer);
+}
+
 InPlacePlan findInPlaceOps(Block &body, uint64_t align) {
   InPlacePlan plan;
   for (Operation &op : body) {
@@ -276,25 +319,45 @@ InPlacePlan findInPlaceOps(Block &body, uint64_t align) {
         plan.ops.insert(&op);
       }
     } else if (auto concat = dyn_cast<ConcatOp>(op)) {
-      std::optional<SmallVector<uint64_t>> offsets =
-          getConcatPartOffsets(concat);
-      if (!offsets)
+      if (std::optional<SmallVector<uint64_t>> offsets =
+              getConcatPartOffsets(concat)) {
+        bool ok = llvm::all_of(
+            llvm::zip(concat.getInputs(), *offsets), [&](auto part) {
+              auto [input, offset] = part;
+              return canWritePartInPlace(input, body, plan) &&
+                     offset % align == 0;
+            });
+        if (!ok)
+          continue;
+        for (auto [input, offset] : llvm::zip(concat.getInputs(), *offsets))
+          plan.concatParts[input] = {concat.getResult(), offset};
+        plan.ops.insert(&op);
         continue;
-      // Each part must come from a single-result op of this body that only
-      // feeds this concat and is not itself in place.
-      bool ok =
-          llvm::all_of(llvm::zip(concat.getInputs(), *offsets), [&](auto part) {
+      }
+      // Along the innermost axis the parts' rows interleave: each producer
+      // writes its rows a concat row apart, which its kernel must support.
+      // Every store of a part starts at a row of it, so the part's offset
+      // in a row and the pitch must keep the DMA's DRAM alignment.
+      std::optional<ColumnLayout> layout = getConcatColumnLayout(concat);
+      if (!layout || layout->pitch % align)
+        continue;
+      int64_t axis = concat.getType().getRank() - 1;
+      bool ok = llvm::all_of(
+          llvm::zip(concat.getInputs(), layout->offsets), [&](auto part) {
             auto [input, offset] = part;
-            Operation *producer = input.getDefiningOp();
-            return producer && producer->getBlock() == &body &&
-                   !isa<ConstantOp>(producer) &&
-                   producer->getNumResults() == 1 && input.hasOneUse() &&
-                   !plan.ops.contains(producer) && offset % align == 0;
+            auto kernel =
+                dyn_cast_or_null<CardKernelOpInterface>(input.getDefiningOp());
+            return canWritePartInPlace(input, body, plan) &&
+                   offset % align == 0 && kernel &&
+                   kernel.supportsResultPitch(axis);
           });
       if (!ok)
         continue;
-      for (auto [input, offset] : llvm::zip(concat.getInputs(), *offsets))
+      for (auto [input, offset] :
+           llvm::zip(concat.getInputs(), layout->offsets)) {
         plan.concatParts[input] = {concat.getResult(), offset};
+        plan.rowPitches[input] = layout->pitch;
+      }
       plan.ops.insert(&op);
     }
   }
@@ -497,6 +560,10 @@ static LogicalResult planPartition(CardPartitionOp partition,
       results.push_back(addressOf(result));
     }
     setResultAddresses(&op, results);
+    if (auto pitch = inPlace.rowPitches.find(op.getResult(0));
+        pitch != inPlace.rowPitches.end())
+      op.setAttr(AccelDialect::getResultPitchAttrName(),
+                 builder.getI64IntegerAttr(int64_t(pitch->second)));
     if (inPlace.ops.contains(&op))
       op.setAttr(AccelDialect::getInPlaceAttrName(), builder.getUnitAttr());
     // SHARED scratch lives while the op runs: the next op reuses it (the
@@ -603,14 +670,36 @@ LogicalResult mlir::nnaccel::npu_lowering::verifyInPlaceOp(
   }
   if (auto concat = dyn_cast<ConcatOp>(op)) {
     std::optional<SmallVector<uint64_t>> offsets = getConcatPartOffsets(concat);
-    if (!offsets)
-      return notInPlace("its parts interleave along an inner axis");
+    // Along the innermost axis each part's producer writes its rows one
+    // concat row apart, and must say so.
+    std::optional<ColumnLayout> columns;
+    if (!offsets) {
+      columns = getConcatColumnLayout(concat);
+      if (!columns)
+        return notInPlace(
+            "its parts interleave along an axis that is neither the "
+            "outermost non-unit nor the innermost one");
+      offsets = columns->offsets;
+    }
     for (auto [index, part] :
-         llvm::enumerate(llvm::zip(concat.getInputs(), *offsets)))
-      if (!expect(std::get<0>(part), concat.getResult(), std::get<1>(part)))
+         llvm::enumerate(llvm::zip(concat.getInputs(), *offsets))) {
+      auto [input, offset] = part;
+      if (!expect(input, concat.getResult(), offset))
         return notInPlace("input #" + std::to_string(index) +
                           " is not at the result's address + " +
-                          std::to_string(std::get<1>(part)));
+                          std::to_string(offset));
+      if (!columns)
+        continue;
+      Operation *producer = input.getDefiningOp();
+      auto pitch = producer ? producer->getAttrOfType<IntegerAttr>(
+                                  AccelDialect::getResultPitchAttrName())
+                            : IntegerAttr();
+      if (!pitch || uint64_t(pitch.getInt()) != columns->pitch)
+        return notInPlace("input #" + std::to_string(index) +
+                          " is not written with the result's row pitch ('" +
+                          AccelDialect::getResultPitchAttrName().str() + " = " +
+                          std::to_string(columns->pitch) + "')");
+    }
     return success();
   }
   return notInPlace("only reshape, slice and concat can be");

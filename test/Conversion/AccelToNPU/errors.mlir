@@ -66,3 +66,36 @@ func.func @in_place_concat_mismatch(%a: tensor<1x64xf32>, %b: tensor<1x64xf32>) 
   }
   return %0 : tensor<2x64xf32>
 }
+
+// -----
+
+// A concat along the innermost axis is in place only when its parts'
+// producers write their rows at its row pitch.
+func.func @in_place_columns_without_pitch(%a: tensor<4x64xf32>) -> tensor<4x128xf32> {
+  %0 = accel.card_partition(%a) {accel.dram_bytes = 69632 : i64, card = 0 : i64, input_addresses = array<i64: 0>, output_addresses = array<i64: 66560>} : (tensor<4x64xf32>) -> tensor<4x128xf32> {
+  ^bb0(%x: tensor<4x64xf32>):
+    %w = accel.constant {accel.dram_address = 1024 : i64} dense<0.5> : tensor<64x64xf32>
+    %p = accel.fully_connected %x, %w {accel.dram_address = 66560 : i64, accel.result_pitch = 512 : i64, transpose_weight = true} : (tensor<4x64xf32>, tensor<64x64xf32>) -> tensor<4x64xf32>
+    %q = accel.fully_connected %x, %w {accel.dram_address = 66816 : i64, transpose_weight = true} : (tensor<4x64xf32>, tensor<64x64xf32>) -> tensor<4x64xf32>
+    // expected-error @+1 {{is marked 'accel.in_place' but input #1 is not written with the result's row pitch ('accel.result_pitch = 512')}}
+    %1 = accel.concat %p, %q {accel.dram_address = 66560 : i64, accel.in_place, axis = 1 : i64} : (tensor<4x64xf32>, tensor<4x64xf32>) -> tensor<4x128xf32>
+    accel.yield %1 : tensor<4x128xf32>
+  }
+  return %0 : tensor<4x128xf32>
+}
+
+// -----
+
+// Only kernels that support it write their result at a row pitch.
+func.func @result_pitch_dense_kernel(%a: tensor<4x64xf32>) -> tensor<4x128xf32> {
+  %0 = accel.card_partition(%a) {accel.dram_bytes = 69632 : i64, card = 0 : i64, input_addresses = array<i64: 0>, output_addresses = array<i64: 66560>} : (tensor<4x64xf32>) -> tensor<4x128xf32> {
+  ^bb0(%x: tensor<4x64xf32>):
+    %w = accel.constant {accel.dram_address = 1024 : i64} dense<0.5> : tensor<64x64xf32>
+    // expected-error @+1 {{has 'accel.result_pitch' but its kernel writes its result densely}}
+    %p = accel.relu %x {accel.dram_address = 66560 : i64, accel.result_pitch = 512 : i64} : tensor<4x64xf32>
+    %q = accel.fully_connected %x, %w {accel.dram_address = 66816 : i64, accel.result_pitch = 512 : i64, transpose_weight = true} : (tensor<4x64xf32>, tensor<64x64xf32>) -> tensor<4x64xf32>
+    %1 = accel.concat %p, %q {accel.dram_address = 66560 : i64, accel.in_place, axis = 1 : i64} : (tensor<4x64xf32>, tensor<4x64xf32>) -> tensor<4x128xf32>
+    accel.yield %1 : tensor<4x128xf32>
+  }
+  return %0 : tensor<4x128xf32>
+}

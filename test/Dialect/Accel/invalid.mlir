@@ -1221,6 +1221,26 @@ func.func @negative_shared_address(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+func.func @result_pitch_outside_partition(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  // expected-error @+1 {{'accel.result_pitch' must be an integer on a single-result op of an accel.card_partition with a ranked tensor result}}
+  %0 = accel.relu %x {accel.result_pitch = 512 : i64} : tensor<4x64xf32>
+  return %0 : tensor<4x64xf32>
+}
+
+// -----
+
+func.func @result_pitch_below_row(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+  ^bb0(%a: tensor<4x64xf32>):
+    // expected-error @+1 {{'accel.result_pitch' (128 bytes) is smaller than a result row (256 bytes)}}
+    %1 = accel.relu %a {accel.result_pitch = 128 : i64} : tensor<4x64xf32>
+    accel.yield %1 : tensor<4x64xf32>
+  }
+  return %0 : tensor<4x64xf32>
+}
+
+// -----
+
 // expected-error @+2 {{expected ::mlir::nnaccel::accel::BlockFormat to be one of: msfp8, msfp9, mxint8}}
 // expected-error @+1 {{failed to parse Accel_BlockFloatType parameter 'format'}}
 func.func @bad_block_format(%x: tensor<16x!accel.bfp<msfp7>>) {
