@@ -1254,3 +1254,53 @@ func.func @block_float_arithmetic(%x: tensor<16x!accel.bfp<msfp8>>) -> tensor<16
   %0 = accel.relu %x : tensor<16x!accel.bfp<msfp8>>
   return %0 : tensor<16x!accel.bfp<msfp8>>
 }
+
+// -----
+
+func.func @hint_bad_card(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{card must be -1 (host) or a card index, got -3}}
+  %0 = accel.relu %x {accel.hint = #accel.hint<card = -3>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @hint_core_twice(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{core 1 is listed twice}}
+  %0 = accel.relu %x {accel.hint = #accel.hint<cores = [1, 1]>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @hint_no_chunks(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{chunks must be at least 1, got 0}}
+  %0 = accel.relu %x {accel.hint = #accel.hint<chunks = 0>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @hint_bad_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+3 {{expected ::mlir::nnaccel::accel::ParallelKind to be one of: data, model}}
+  // expected-error @+2 {{failed to parse Accel_ParallelKindAttr parameter 'value'}}
+  // expected-error @+1 {{failed to parse Accel_HintAttr parameter 'parallel'}}
+  %0 = accel.relu %x {accel.hint = #accel.hint<parallel = pipeline>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @hint_not_a_hint(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.relu' op 'accel.hint' must be a #accel.hint attribute}}
+  %0 = accel.relu %x {accel.hint = #accel.placement<card = 0>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @schedule_outside_card(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.relu' op 'accel.schedule' must be array<i64: start, cycles> (both >= 0) on an op of an accel.card_partition}}
+  %0 = accel.relu %x {accel.schedule = array<i64: 0, 5>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
