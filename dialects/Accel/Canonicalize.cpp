@@ -161,7 +161,8 @@ struct FuseActivationIntoProducer : OpRewritePattern<ActivationOp> {
     // in the fused op: the two stay apart unless they ask the same.
     for (StringRef name : {AccelDialect::getHintAttrName(),
                            AccelDialect::getPlacementAttrName()})
-      if (op->getAttr(name) != producer->getAttr(name))
+      if (Attribute own = op->getAttr(name);
+          own && own != producer->getAttr(name))
         return rewriter.notifyMatchFailure(op, "hinted apart");
     rewriter.modifyOpInPlace(producer, [&] {
       producer->setAttr("activation",

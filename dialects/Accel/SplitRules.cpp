@@ -63,6 +63,39 @@ Value mlir::nnaccel::accel::buildSumOfPartials(OpBuilder &builder, Location loc,
   return sum;
 }
 
+/// True when an op with fused `activation` can be split along its
+/// reduction: the activation must exist as an op of its own to run after
+/// the sum.
+static bool canActivateAfterSum(Activation activation) {
+  return activation == Activation::none || activation == Activation::relu ||
+         activation == Activation::sigmoid || activation == Activation::tanh;
+}
+
+/// A partial product is activated only once summed: the piece of a
+/// reduction rule drops the fused activation.
+static void dropFusedActivation(Operation *piece) {
+  piece->setAttr("activation",
+                 ActivationAttr::get(piece->getContext(), Activation::none));
+  piece->removeAttr("activation_min");
+  piece->removeAttr("activation_max");
+}
+
+/// The sum of `partials`, then the fused activation as an op of its own.
+static Value sumThenActivate(OpBuilder &builder, Location loc,
+                             ValueRange partials, Activation activation) {
+  Value sum = buildSumOfPartials(builder, loc, partials);
+  switch (activation) {
+  case Activation::relu:
+    return builder.create<ReluOp>(loc, sum);
+  case Activation::sigmoid:
+    return builder.create<SigmoidOp>(loc, sum);
+  case Activation::tanh:
+    return builder.create<TanhOp>(loc, sum);
+  default:
+    return sum;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise: any axis.
 //===----------------------------------------------------------------------===//
@@ -173,9 +206,7 @@ SmallVector<SplitRule> FullyConnectedOp::getSplitRules() {
   // The reduction over K: partial products of K ranges, summed; the bias
   // goes to the first piece, the activation after the sum (one the sum can
   // be followed by as an op of its own).
-  Activation activation = getActivation();
-  if (activation == Activation::none || activation == Activation::relu ||
-      activation == Activation::sigmoid || activation == Activation::tanh) {
+  if (canActivateAfterSum(getActivation())) {
     SplitRule reduction;
     reduction.resultAxis = -1;
     reduction.reduction = true;
@@ -194,31 +225,15 @@ Operation *FullyConnectedOp::buildSplitPiece(OpBuilder &builder,
                                              Type resultType) {
   Operation *piece =
       buildSplitPieceByCloning(builder, *this, operands, resultType);
-  // A partial product is activated only once summed.
-  if (rule.reduction) {
-    auto fc = cast<FullyConnectedOp>(piece);
-    fc.setActivation(Activation::none);
-    fc->removeAttr(fc.getActivationMinAttrName());
-    fc->removeAttr(fc.getActivationMaxAttrName());
-  }
+  if (rule.reduction)
+    dropFusedActivation(piece);
   return piece;
 }
 
 Value FullyConnectedOp::buildReductionJoin(OpBuilder &builder,
                                            const SplitRule &rule,
                                            ValueRange partials) {
-  Location loc = getLoc();
-  Value sum = buildSumOfPartials(builder, loc, partials);
-  switch (getActivation()) {
-  case Activation::relu:
-    return builder.create<ReluOp>(loc, sum);
-  case Activation::sigmoid:
-    return builder.create<SigmoidOp>(loc, sum);
-  case Activation::tanh:
-    return builder.create<TanhOp>(loc, sum);
-  default:
-    return sum;
-  }
+  return sumThenActivate(builder, getLoc(), partials, getActivation());
 }
 
 SmallVector<SplitRule> MatMulOp::getSplitRules() {

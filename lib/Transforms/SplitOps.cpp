@@ -77,6 +77,39 @@ int64_t getCutExtent(Operation *op, const SplitRule &rule) {
   return 0;
 }
 
+/// Bounds cutting `extent` into `pieces` ranges of whole `unit`s (the
+/// remainder joins the last), or empty when there are too few units.
+SmallVector<int64_t> getEvenBounds(int64_t extent, int64_t unit,
+                                   int64_t pieces) {
+  int64_t units = extent / unit;
+  if (pieces < 2 || pieces > units)
+    return {};
+  SmallVector<int64_t> bounds{0};
+  for (int64_t i = 0; i < pieces; ++i) {
+    int64_t share = units / pieces + (i < units % pieces ? 1 : 0);
+    bounds.push_back(bounds.back() + share * unit);
+  }
+  bounds.back() = extent;
+  return bounds;
+}
+
+/// The axis along which the sum of a reduction's partials divides into
+/// `pieces` contiguous, `align`-aligned bands (its first non-unit axis,
+/// when that is long enough), so each piece's core sums one band; -1 when
+/// none does and one core sums everything.
+int64_t getBandAxis(RankedTensorType type, int64_t pieces, uint64_t align,
+                    SmallVector<int64_t> &bounds) {
+  for (int64_t axis = 0; axis < type.getRank(); ++axis) {
+    if (type.getDimSize(axis) == 1)
+      continue;
+    uint64_t stride = getAxisStrideBytes(type, axis);
+    int64_t unit = stride ? int64_t(align / std::gcd(stride, align)) : 1;
+    bounds = getEvenBounds(type.getDimSize(axis), unit, pieces);
+    return bounds.empty() ? -1 : axis;
+  }
+  return -1;
+}
+
 /// A split must bring the modelled cycles below this share of running the
 /// op whole: the model already charges pieces, copies and waits, so the
 /// margin only keeps estimates within the model's noise from flipping.
@@ -147,6 +180,13 @@ private:
   Value getOperandPiece(OpBuilder &builder, Value operand, int64_t axis,
                         const SmallVector<int64_t> &bounds, size_t piece,
                         Attribute placement, unsigned &followed);
+  /// Sums the partial results of a reduction rule into `op`'s result:
+  /// each piece's core sums one band of all partials (views of them) and
+  /// the bands are re-joined in place, or one chain sums all when the
+  /// result has no such bands.
+  Value joinPartials(OpBuilder &builder, Operation *op, const SplitRule &rule,
+                     ArrayRef<Value> partials, ArrayRef<int64_t> pieceCores,
+                     int64_t card);
 
   CoreCostModel model;
   unsigned cores;
@@ -248,10 +288,16 @@ SplitChoice OpSplitter::price(Operation *op, const SplitRule &rule,
   // (see breaksChain).
   uint64_t resultBytes = getDenseByteSize(resultType);
   if (rule.reduction) {
-    // Every piece writes a whole partial result, and pieces - 1 adds
-    // (each reading two partials and writing one) sum them.
-    extra += model.stream(uint64_t(double(resultBytes) * (1 - fraction))) +
-             double(pieces - 1) * model.stream(3 * resultBytes);
+    // Every piece writes a whole partial result; then each core sums its
+    // band of all partials, or, without bands, pieces - 1 adds (each
+    // reading two partials and writing one) on one core.
+    extra += model.stream(uint64_t(double(resultBytes) * (1 - fraction)));
+    SmallVector<int64_t> bands;
+    if (getBandAxis(resultType, int64_t(pieces), align, bands) >= 0)
+      extra +=
+          model.stream((pieces + 1) * resultBytes / pieces) + model.overhead();
+    else
+      extra += double(pieces - 1) * model.stream(3 * resultBytes);
   } else if (!isOuterAxis(resultType, rule.resultAxis) &&
              !(isStridedJoinInPlace(op, rule.resultAxis, choice.bounds,
                                     align) &&
@@ -317,6 +363,41 @@ OpSplitter::CheckedHint OpSplitter::checkHint(Operation *op,
                        ? SplitKind::DataParallel
                        : SplitKind::ModelParallel;
   return checked;
+}
+
+Value OpSplitter::joinPartials(OpBuilder &builder, Operation *op,
+                               const SplitRule &rule, ArrayRef<Value> partials,
+                               ArrayRef<int64_t> pieceCores, int64_t card) {
+  auto splittable = cast<SplitOpInterface>(op);
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> bounds;
+  int64_t axis = getBandAxis(type, int64_t(partials.size()), align, bounds);
+  if (axis < 0)
+    return splittable.buildReductionJoin(builder, rule, partials);
+  MLIRContext *context = op->getContext();
+  SmallVector<Value> bands;
+  for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+    Attribute placement =
+        PlacementAttr::get(context, card, {pieceCores[i]}, {}, {});
+    Operation *before = op->getPrevNode();
+    SmallVector<int64_t> starts(type.getRank(), 0), ends(type.getShape()),
+        steps(type.getRank(), 1);
+    starts[axis] = bounds[i];
+    ends[axis] = bounds[i + 1];
+    SmallVector<Value> slices;
+    for (Value partial : partials)
+      slices.push_back(
+          builder.create<SliceOp>(op->getLoc(), partial, starts, ends, steps));
+    bands.push_back(splittable.buildReductionJoin(builder, rule, slices));
+    // The band's slices, adds and activation run on the piece's core.
+    for (Operation *created = before ? before->getNextNode()
+                                     : &op->getBlock()->front();
+         created != op; created = created->getNextNode())
+      if (!created->hasAttr(AccelDialect::getPlacementAttrName()))
+        created->setAttr(AccelDialect::getPlacementAttrName(), placement);
+  }
+  return builder.create<ConcatOp>(op->getLoc(), bands,
+                                  builder.getI64IntegerAttr(axis));
 }
 
 size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
@@ -399,12 +480,14 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
   OpBuilder builder(op);
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   PieceSet set;
+  SmallVector<int64_t> pieceCores;
   set.axis = rule.resultAxis;
   set.bounds = best.bounds;
   size_t pieces = best.bounds.size() - 1;
   for (size_t i = 0; i < pieces; ++i) {
     int64_t core = hint.cores.empty() ? int64_t(i % cores)
                                       : hint.cores[i % hint.cores.size()];
+    pieceCores.push_back(core);
     Attribute piecePlacement = PlacementAttr::get(
         context, card, {core}, placement ? placement.getPrecision() : Type(),
         placement ? placement.getMemory() : MemoryKindAttr());
@@ -427,7 +510,7 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
   }
   if (rule.reduction) {
     op->getResult(0).replaceAllUsesWith(
-        splittable.buildReductionJoin(builder, rule, set.pieces));
+        joinPartials(builder, op, rule, set.pieces, pieceCores, card));
     op->erase();
     return pieces;
   }

@@ -93,3 +93,32 @@ func.func @no_model_rule(%x: tensor<256x64xf32>) -> tensor<256x64xf32> {
   }
   return %0 : tensor<256x64xf32>
 }
+
+// -----
+
+// Model-parallel with too few columns: the reduction over K (the only
+// other model-parallel rule). The partial results have rows to spare, so
+// each piece's core sums one band of rows of all partials (views) and
+// applies the ReLU to it; the bands re-join in place.
+// CHECK-LABEL: func.func @reduction_bands
+// CHECK: %[[P0:.*]] = accel.fully_connected {{.*}}cores = [0]>, accel.split = array<i64: -1, 0, 4>}
+// CHECK-SAME: (tensor<64x1024xf32>, tensor<1024x16xf32>) -> tensor<64x16xf32>
+// CHECK: %[[P3:.*]] = accel.fully_connected {{.*}}cores = [3]>, accel.split = array<i64: -1, 3, 4>}
+// CHECK: %[[B0:.*]] = accel.slice %[[P0]] {accel.placement = #accel.placement<card = 0, cores = [0]>, ends = array<i64: 16, 16>, starts = array<i64: 0, 0>
+// CHECK: accel.add {{.*}}cores = [0]>
+// CHECK: accel.add
+// CHECK: accel.add
+// CHECK: %[[R0:.*]] = accel.relu {{.*}}cores = [0]>} : tensor<16x16xf32>
+// CHECK: accel.slice %[[P0]] {accel.placement = #accel.placement<card = 0, cores = [1]>, ends = array<i64: 32, 16>, starts = array<i64: 16, 0>
+// CHECK: %[[R3:.*]] = accel.relu {{.*}}cores = [3]>} : tensor<16x16xf32>
+// CHECK: %[[J:.*]] = accel.concat %[[R0]], %{{.*}}, %{{.*}}, %[[R3]] {axis = 0 : i64}
+// CHECK: accel.yield %[[J]]
+func.func @reduction_bands(%x: tensor<64x4096xf32>) -> tensor<64x16xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<64x4096xf32>) -> tensor<64x16xf32> {
+  ^bb0(%a: tensor<64x4096xf32>):
+    %w = accel.constant dense<0.5> : tensor<4096x16xf32>
+    %1 = accel.fully_connected %a, %w {activation = #accel.act<relu>, accel.hint = #accel.hint<chunks = 4, parallel = model>} : (tensor<64x4096xf32>, tensor<4096x16xf32>) -> tensor<64x16xf32>
+    accel.yield %1 : tensor<64x16xf32>
+  }
+  return %0 : tensor<64x16xf32>
+}

@@ -801,16 +801,20 @@ func.func @cast_bool_to_int() -> tensor<2xi32> {
 // -----
 
 // An activation the user hinted apart from its producer is not fused into
-// it (the hint would be lost); one with the producer's hint is.
+// it (the hint would be lost); one with the producer's hint, or none, is.
 // CHECK-LABEL: func.func @fuse_respects_hints
 // CHECK: %[[FC:.*]] = accel.fully_connected %arg0, %arg1 {accel.hint = #accel.hint<cores = [1]>, transpose_weight = true}
 // CHECK: accel.tanh %[[FC]] {accel.hint = #accel.hint<cores = [2]>}
 // CHECK: accel.fully_connected {{.*}}activation = #accel.act<relu>
+// CHECK: accel.fully_connected {{.*}}activation = #accel.act<sigmoid>
 // CHECK-NOT: accel.relu
-func.func @fuse_respects_hints(%x: tensor<2x8xf32>, %w: tensor<4x8xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+// CHECK-NOT: accel.sigmoid
+func.func @fuse_respects_hints(%x: tensor<2x8xf32>, %w: tensor<4x8xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
   %0 = accel.fully_connected %x, %w {transpose_weight = true, accel.hint = #accel.hint<cores = [1]>} : (tensor<2x8xf32>, tensor<4x8xf32>) -> tensor<2x4xf32>
   %1 = accel.tanh %0 {accel.hint = #accel.hint<cores = [2]>} : tensor<2x4xf32>
   %2 = accel.fully_connected %x, %w {transpose_weight = true, accel.hint = #accel.hint<cores = [3]>} : (tensor<2x8xf32>, tensor<4x8xf32>) -> tensor<2x4xf32>
   %3 = accel.relu %2 {accel.hint = #accel.hint<cores = [3]>} : tensor<2x4xf32>
-  return %1, %3 : tensor<2x4xf32>, tensor<2x4xf32>
+  %4 = accel.fully_connected %x, %w {transpose_weight = true, accel.hint = #accel.hint<chunks = 2>} : (tensor<2x8xf32>, tensor<4x8xf32>) -> tensor<2x4xf32>
+  %5 = accel.sigmoid %4 : tensor<2x4xf32>
+  return %1, %3, %5 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
 }
