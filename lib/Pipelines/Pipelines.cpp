@@ -27,6 +27,7 @@ void mlir::nnaccel::buildPartitionPipeline(
     file.file = options.placement;
     pm.addPass(createAccelLoadPlacement(file));
   }
+  pm.addNestedPass<func::FuncOp>(createAccelApplyPrecision());
   AccelAssignPlacementOptions placement;
   placement.card = options.card;
   placement.forceHost = options.forceHost;

@@ -40,7 +40,8 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
 
 /// Placement and partitioning: accel-set-target (when a target is given),
 /// accel-load-placement (when a placement file is given), then
-/// accel-assign-placement and accel-outline-partitions on every function.
+/// accel-apply-precision, accel-assign-placement and
+/// accel-outline-partitions on every function.
 /// After it, each op's home (card or host, and why) is final.
 void buildPartitionPipeline(OpPassManager &pm,
                             const LowerPipelineOptions &options);

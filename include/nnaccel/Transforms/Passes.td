@@ -85,6 +85,32 @@ def AccelLoadPlacement : Pass<"accel-load-placement", "ModuleOp"> {
   let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect"];
 }
 
+def AccelApplyPrecision : Pass<"accel-apply-precision", "func::FuncOp"> {
+  let summary = "Run ops in the float precision their hint asks for";
+  let description = [{
+    For every op whose `#accel.hint` names a float `precision` other than
+    its own type: f16, bf16 or f32 when the op's card kernel has it — the
+    float operands are converted to it (constants at compile time,
+    `accel.convert` otherwise), the op computes in it, and `accel.convert`s
+    give its users the original types back. A precision the card kernel
+    lacks (or no card float type) is a warning naming the node and the
+    reason; the op keeps its types. Integer and quantised precisions are
+    left to `--quantize` (accel-assign-placement warns about them).
+
+    ```mlir
+    %0 = accel.fully_connected %x, %w {accel.hint = #accel.hint<precision = f16>} ...
+    // becomes
+    %xh = accel.convert %x : tensor<4x64xf32> -> tensor<4x64xf16>
+    %0 = accel.fully_connected %xh, %wh {...} : ... -> tensor<4x32xf16>
+    %1 = accel.convert %0 : tensor<4x32xf16> -> tensor<4x32xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect"];
+  let statistics = [
+    Statistic<"numChanged", "changed", "Ops moved to their hinted precision">
+  ];
+}
+
 def AccelAssignPlacement : Pass<"accel-assign-placement", "func::FuncOp"> {
   let summary = "Decide for every op whether it runs on a card or the host";
   let description = [{

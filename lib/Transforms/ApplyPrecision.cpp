@@ -1,0 +1,177 @@
+//===- ApplyPrecision.cpp - accel-apply-precision pass --------------------===//
+//
+// Honours the `precision` field of #accel.hint where the card can: an op
+// asked to compute in f16, bf16 or f32 gets its float operands converted
+// to that type (constants at compile time), computes in it, and its
+// results are converted back, so the rest of the graph is unchanged. A
+// precision the op's card kernel lacks is a warning naming the node and
+// the kernel's reason, and the op keeps its types; integer and quantised
+// precisions are --quantize's (accel-assign-placement warns about them).
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnaccel/Transforms/Passes.h"
+
+#include "Accel/AccelOps.h"
+#include "Accel/ConstantUtils.h"
+#include "NPU/NPUTarget.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::nnaccel {
+#define GEN_PASS_DEF_ACCELAPPLYPRECISION
+#include "nnaccel/Transforms/Passes.h.inc"
+} // namespace mlir::nnaccel
+
+using namespace mlir;
+using namespace mlir::nnaccel;
+using namespace mlir::nnaccel::accel;
+
+namespace {
+
+bool isCardFloat(Type type) {
+  return type.isF32() || type.isF16() || type.isBF16();
+}
+
+/// `type` with element type `element` (tensors of a float type only).
+Type withElement(Type type, Type element) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !isa<FloatType>(tensor.getElementType()))
+    return type;
+  return RankedTensorType::get(tensor.getShape(), element);
+}
+
+/// The f32 constant data of `value` rounded to `type`'s element type.
+ElementsAttr convertConstant(Value value, RankedTensorType type) {
+  std::optional<F32ConstantView> view = getF32Constant(value);
+  if (!view)
+    return {};
+  const llvm::fltSemantics &semantics =
+      cast<FloatType>(type.getElementType()).getFloatSemantics();
+  auto round = [&](float x) {
+    APFloat converted(x);
+    bool lost = false;
+    converted.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
+    return converted;
+  };
+  if (view->splat)
+    return DenseElementsAttr::get(type, round((*view)[0]));
+  SmallVector<APFloat> values;
+  values.reserve(type.getNumElements());
+  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
+    values.push_back(round((*view)[i]));
+  return DenseElementsAttr::get(type, values);
+}
+
+struct AccelApplyPrecisionPass
+    : mlir::nnaccel::impl::AccelApplyPrecisionBase<AccelApplyPrecisionPass> {
+  void runOnOperation() override {
+    const ::nnaccel::isa::TargetDesc *target =
+        npu::lookupTarget(getOperation());
+    if (!target)
+      return signalPassFailure();
+    SmallVector<Operation *> hinted;
+    getOperation().walk([&](Operation *op) {
+      auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
+      if (hint && hint.getPrecision() && isa<FloatType>(hint.getPrecision()) &&
+          !isa<ConstantOp, CardPartitionOp, HostPartitionOp>(op))
+        hinted.push_back(op);
+    });
+    for (Operation *op : hinted)
+      apply(op, *target);
+  }
+
+  /// Drops the precision from `op`'s hint once it has been warned about,
+  /// so later passes do not warn again.
+  static void dropPrecision(Operation *op, HintAttr hint) {
+    auto rest = HintAttr::get(
+        hint.getContext(), hint.getCard(), hint.getCores(), hint.getChunks(),
+        hint.getParallel(), hint.getMemory(), Type(), hint.getOrder());
+    if (rest == HintAttr::get(hint.getContext(), {}, {}, {}, {}, {}, {}, {}))
+      op->removeAttr(AccelDialect::getHintAttrName());
+    else
+      op->setAttr(AccelDialect::getHintAttrName(), rest);
+  }
+
+  void apply(Operation *op, const ::nnaccel::isa::TargetDesc &target) {
+    auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
+    Type precision = hint.getPrecision();
+    // Only ops computing on float tensors change; the op's own type needs
+    // nothing.
+    bool floats = op->getNumResults() > 0;
+    bool differs = false;
+    for (Type type : op->getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      floats &= tensor && isa<FloatType>(tensor.getElementType());
+      differs |= tensor && tensor.getElementType() != precision;
+    }
+    if (!floats || !differs)
+      return;
+    if (!isCardFloat(precision)) {
+      op->emitWarning() << describeNode(op) << ": cannot compute in "
+                        << precision
+                        << ": the card computes in f32, f16 or bf16";
+      dropPrecision(op, hint);
+      return;
+    }
+    OpBuilder builder(op);
+    Location loc = op->getLoc();
+    SmallVector<Operation *> created;
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      Type type = withElement(operand.getType(), precision);
+      if (type == operand.getType()) {
+        operands.push_back(operand);
+        continue;
+      }
+      Operation *converted;
+      if (ElementsAttr attr =
+              operand.getDefiningOp<ConstantOp>()
+                  ? convertConstant(operand, cast<RankedTensorType>(type))
+                  : ElementsAttr())
+        converted = builder.create<ConstantOp>(operand.getLoc(), attr);
+      else
+        converted = builder.create<ConvertOp>(loc, type, operand);
+      created.push_back(converted);
+      operands.push_back(converted->getResult(0));
+    }
+    OperationState state(loc, op->getName());
+    state.addOperands(operands);
+    for (Type type : op->getResultTypes())
+      state.addTypes(withElement(type, precision));
+    state.addAttributes(op->getAttrs());
+    Operation *replacement = builder.create(state);
+    created.push_back(replacement);
+    // The card kernel must have the precision; otherwise the op stays.
+    std::string reason;
+    auto kernel = dyn_cast<CardKernelOpInterface>(replacement);
+    if (!kernel || failed(kernel.checkCardKernel(target, reason))) {
+      if (!kernel)
+        reason = "it has no card kernel";
+      op->emitWarning() << describeNode(op) << ": cannot compute in "
+                        << precision << ": " << reason << "; it computes in "
+                        << getElementTypeOrSelf(op->getResult(0).getType());
+      for (Operation *undo : llvm::reverse(created))
+        undo->erase();
+      dropPrecision(op, hint);
+      return;
+    }
+    builder.setInsertionPointAfter(replacement);
+    for (auto [result, value] :
+         llvm::zip(op->getResults(), replacement->getResults())) {
+      Value back = value;
+      if (value.getType() != result.getType())
+        back = builder.create<ConvertOp>(loc, result.getType(), value);
+      result.replaceAllUsesWith(back);
+    }
+    SmallVector<Value> old(op->getOperands());
+    op->erase();
+    // Constants only the op read are now replaced by their rounded copies.
+    for (Value value : old)
+      if (auto constant = value.getDefiningOp<ConstantOp>();
+          constant && constant->use_empty())
+        constant->erase();
+    ++numChanged;
+  }
+};
+} // namespace
