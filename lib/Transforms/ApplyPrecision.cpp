@@ -29,6 +29,16 @@ using namespace mlir::nnaccel::accel;
 
 namespace {
 
+/// Where a convert added for `op` stands: `op`'s node name with `suffix`,
+/// so reports and placement files tell the converts and the op apart.
+Location getConvertLoc(Operation *op, StringRef suffix) {
+  std::optional<StringRef> name = getNodeName(op->getLoc());
+  if (!name)
+    return op->getLoc();
+  return NameLoc::get(StringAttr::get(op->getContext(), *name + suffix),
+                      op->getLoc());
+}
+
 bool isCardFloat(Type type) {
   return type.isF32() || type.isF16() || type.isBF16();
 }
@@ -131,7 +141,8 @@ struct AccelApplyPrecisionPass
                   : ElementsAttr())
         converted = builder.create<ConstantOp>(operand.getLoc(), attr);
       else
-        converted = builder.create<ConvertOp>(loc, type, operand);
+        converted = builder.create<ConvertOp>(getConvertLoc(op, "/convert_in"),
+                                              type, operand);
       created.push_back(converted);
       operands.push_back(converted->getResult(0));
     }
@@ -161,7 +172,8 @@ struct AccelApplyPrecisionPass
          llvm::zip(op->getResults(), replacement->getResults())) {
       Value back = value;
       if (value.getType() != result.getType())
-        back = builder.create<ConvertOp>(loc, result.getType(), value);
+        back = builder.create<ConvertOp>(getConvertLoc(op, "/convert_out"),
+                                         result.getType(), value);
       result.replaceAllUsesWith(back);
     }
     SmallVector<Value> old(op->getOperands());

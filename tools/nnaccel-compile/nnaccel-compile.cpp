@@ -238,17 +238,21 @@ std::vector<PartitionSummary> summarizePartitions(func::FuncOp func) {
 }
 
 /// Records the cores each card op runs on and its modelled cycles after
-/// accel-split-ops and accel-place: its pieces' (they keep its location).
+/// accel-split-ops and accel-place: its pieces' (they keep its location and
+/// kind; ops the passes added under its name, such as converts to a hinted
+/// precision, are reported apart).
 void recordSchedule(MutableArrayRef<PartitionSummary> summaries) {
+  using Key = std::pair<const void *, std::string>;
   for (PartitionSummary &summary : summaries) {
     auto card = dyn_cast<accel::CardPartitionOp>(summary.partition);
     if (!card)
       continue;
-    std::map<const void *, std::set<int64_t>> cores;
+    std::map<Key, std::set<int64_t>> cores;
     // Per op: first start, last end, cycles summed over its pieces.
-    std::map<const void *, std::array<int64_t, 3>> spans;
+    std::map<Key, std::array<int64_t, 3>> spans;
     card.getBody().walk([&](Operation *op) {
-      const void *key = op->getLoc().getAsOpaquePointer();
+      Key key{op->getLoc().getAsOpaquePointer(),
+              op->getName().getStringRef().str()};
       auto placement = op->getAttrOfType<accel::PlacementAttr>(
           accel::AccelDialect::getPlacementAttrName());
       if (placement && !placement.getCores().empty())
@@ -265,7 +269,7 @@ void recordSchedule(MutableArrayRef<PartitionSummary> summaries) {
       }
     });
     for (PlacedOp &placed : summary.ops) {
-      const void *key = placed.loc.getAsOpaquePointer();
+      Key key{placed.loc.getAsOpaquePointer(), placed.kind};
       auto it = cores.find(key);
       placed.cores =
           it == cores.end()
