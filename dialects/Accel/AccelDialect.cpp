@@ -296,6 +296,29 @@ LogicalResult HintAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+PlacementAttr
+mlir::nnaccel::accel::getPlacementOnCores(Operation *op, int64_t card,
+                                          ArrayRef<int64_t> cores) {
+  auto placement =
+      op->getAttrOfType<PlacementAttr>(AccelDialect::getPlacementAttrName());
+  return PlacementAttr::get(op->getContext(), card, cores,
+                            placement ? placement.getPrecision() : Type(),
+                            placement ? placement.getMemory()
+                                      : MemoryKindAttr());
+}
+
+std::optional<MemoryKind>
+mlir::nnaccel::accel::parseMemoryHint(StringRef name) {
+  std::string lower = name.lower();
+  if (lower == "sram")
+    return MemoryKind::local;
+  if (lower == "shared")
+    return MemoryKind::shared;
+  if (lower == "dram")
+    return MemoryKind::dram;
+  return std::nullopt;
+}
+
 std::optional<StringRef> mlir::nnaccel::accel::getNodeName(Location loc) {
   if (auto name = dyn_cast<NameLoc>(loc))
     return name.getName().getValue();

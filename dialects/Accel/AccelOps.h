@@ -61,6 +61,15 @@ LogicalResult inferBroadcastResult(std::optional<Location> location,
 /// placement names (accel-split-ops), 0 when it names none.
 uint32_t getPlacedCore(Operation *op);
 
+/// `op`'s placement moved onto `cores` of `card`, keeping the precision and
+/// memory level it names (when it has a placement).
+PlacementAttr getPlacementOnCores(Operation *op, int64_t card,
+                                  ArrayRef<int64_t> cores);
+
+/// The memory level a user names for an op's weights: SRAM (local),
+/// SHARED or DRAM, in any case; nullopt for anything else.
+std::optional<MemoryKind> parseMemoryHint(StringRef name);
+
 /// The ONNX node an op came from: the name of its location (the first
 /// named part of a fused location, e.g. a Gemm and the Relu fused into it).
 std::optional<StringRef> getNodeName(Location loc);

@@ -248,13 +248,8 @@ void CoreScheduler::run(Block &body) {
                                          int64_t(std::llround(task.cycles))}));
     if (task.view || !task.cores.empty())
       continue;
-    auto placement =
-        op->getAttrOfType<PlacementAttr>(AccelDialect::getPlacementAttrName());
     op->setAttr(AccelDialect::getPlacementAttrName(),
-                PlacementAttr::get(
-                    context, card, {task.core},
-                    placement ? placement.getPrecision() : Type(),
-                    placement ? placement.getMemory() : MemoryKindAttr()));
+                getPlacementOnCores(op, card, {task.core}));
   }
   llvm::stable_sort(order, [](const Task *a, const Task *b) {
     if (a->start != b->start)

@@ -175,9 +175,7 @@ LogicalResult PlacementFileReader::readEntry(const llvm::json::Object &object,
     } else if (name == "memory") {
       if (failed(getString(name, value, text)))
         return failure();
-      std::string lower = StringRef(text).lower();
-      std::optional<MemoryKind> kind =
-          lower == "sram" ? MemoryKind::local : symbolizeMemoryKind(lower);
+      std::optional<MemoryKind> kind = parseMemoryHint(text);
       if (!kind)
         return error(index) << "\"memory\" must be SRAM, SHARED or DRAM, got "
                             << "\"" << text << "\"";

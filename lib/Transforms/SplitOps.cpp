@@ -252,16 +252,11 @@ SplitChoice OpSplitter::price(Operation *op, const SplitRule &rule,
     choice.bounds = follow->bounds;
   else {
     int64_t pieces = wanted ? wanted : std::min<int64_t>(cores, units);
-    if (pieces < 2 || pieces > units) {
+    choice.bounds = getEvenBounds(extent, unit, pieces);
+    if (choice.bounds.empty()) {
       choice.cycles = INFINITY;
       return choice;
     }
-    choice.bounds.push_back(0);
-    for (int64_t i = 0; i < pieces; ++i) {
-      int64_t share = units / pieces + (i < units % pieces ? 1 : 0);
-      choice.bounds.push_back(choice.bounds.back() + share * unit);
-    }
-    choice.bounds.back() = extent; // the remainder joins the last piece
   }
   size_t pieces = choice.bounds.size() - 1;
   double largest = 0;
@@ -412,10 +407,7 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
       op, op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName()));
   auto pinTo = [&](int64_t core) {
     op->setAttr(AccelDialect::getPlacementAttrName(),
-                PlacementAttr::get(
-                    context, card, {core},
-                    placement ? placement.getPrecision() : Type(),
-                    placement ? placement.getMemory() : MemoryKindAttr()));
+                getPlacementOnCores(op, card, {core}));
     return 0;
   };
   int64_t wanted = hint.chunks ? hint.chunks : int64_t(hint.cores.size());
@@ -443,9 +435,8 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
     else
       rules = std::move(ofKind);
   }
-  SmallVector<double> whole(op->getNumOperands(), 1.0);
   SplitChoice best;
-  best.cycles = model.estimate(op, whole, 1.0);
+  best.cycles = model.estimate(op);
   if (wanted > 1) {
     // The user asked for this many pieces: the cheapest rule that can.
     best.cycles = INFINITY;
@@ -460,7 +451,7 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
                         << " pieces (too few aligned units along every "
                            "axis it splits); the compiler chooses the split";
       best = SplitChoice();
-      best.cycles = model.estimate(op, whole, 1.0);
+      best.cycles = model.estimate(op);
       wanted = 0;
       hint.cores.clear();
     }
@@ -488,9 +479,7 @@ size_t OpSplitter::run(Operation *op, int64_t card, unsigned &followed) {
     int64_t core = hint.cores.empty() ? int64_t(i % cores)
                                       : hint.cores[i % hint.cores.size()];
     pieceCores.push_back(core);
-    Attribute piecePlacement = PlacementAttr::get(
-        context, card, {core}, placement ? placement.getPrecision() : Type(),
-        placement ? placement.getMemory() : MemoryKindAttr());
+    Attribute piecePlacement = getPlacementOnCores(op, card, {core});
     SmallVector<Value> operands;
     for (auto [operand, axis] : llvm::zip(op->getOperands(), rule.operandAxes))
       if (axis != kFirstPieceOnly || i == 0)
@@ -564,11 +553,8 @@ bool placeOnKernelCores(Operation *op, int64_t card, unsigned cores,
   }
   if (list.size() < 2)
     return false;
-  op->setAttr(
-      AccelDialect::getPlacementAttrName(),
-      PlacementAttr::get(op->getContext(), card, list,
-                         placement ? placement.getPrecision() : Type(),
-                         placement ? placement.getMemory() : MemoryKindAttr()));
+  op->setAttr(AccelDialect::getPlacementAttrName(),
+              getPlacementOnCores(op, card, list));
   return true;
 }
 

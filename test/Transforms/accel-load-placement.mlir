@@ -10,6 +10,8 @@
 // RUN:   | FileCheck %s --check-prefix=MATCH
 // RUN: not nnaccel-opt %s --pass-pipeline='builtin.module(accel-load-placement{file=%S/Inputs/placement-bad-kind.json})' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=KIND
+// RUN: not nnaccel-opt %s --pass-pipeline='builtin.module(accel-load-placement{file=%S/Inputs/placement-bad-memory.json})' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=MEMORY
 // RUN: not nnaccel-opt %s --pass-pipeline='builtin.module(accel-load-placement{file=%S/Inputs/placement-bad-json.json})' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=JSON
 // RUN: not nnaccel-opt %s --pass-pipeline='builtin.module(accel-load-placement{file=%S/Inputs/no-such-file.json})' 2>&1 \
@@ -32,6 +34,7 @@
 // REGEX: error: placement file entry #0: "node" is not a valid regular expression: parentheses not balanced
 // MATCH: error: placement file entry #0: needs "node" or "op" to say what it matches
 // KIND: error: placement file entry #0: "parallel" must be "data" or "model", got "pipeline"
+// MEMORY: error: placement file entry #0: "memory" must be SRAM, SHARED or DRAM, got "local"
 // JSON: placement-bad-json.json:0:0: error: placement file: invalid JSON: [1:29, byte=29]: Expected object key
 // MISSING: error: placement file: cannot read '{{.*}}no-such-file.json': No such file or directory
 func.func @model(%x: tensor<2x64xf32>, %w: tensor<64x64xf32>) -> (tensor<2x64xf32>, tensor<2x64xf32>) {

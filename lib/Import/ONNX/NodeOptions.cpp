@@ -110,11 +110,9 @@ mlir::nnaccel::onnx_import::readNodeHints(const onnx::NodeProto &node,
       parallel = ParallelKindAttr::get(
           context, kind == "data" ? ParallelKind::data : ParallelKind::model);
     } else if (key == "tensorMemory") {
-      std::string kind =
-          values.size() == 1 ? StringRef(values.front()).lower() : "";
       std::optional<MemoryKind> parsed =
-          kind == "sram" ? MemoryKind::local : symbolizeMemoryKind(kind);
-      if (!parsed || kind == "local")
+          values.size() == 1 ? parseMemoryHint(values.front()) : std::nullopt;
+      if (!parsed)
         return fail() << "expected SRAM, SHARED or DRAM";
       memory = MemoryKindAttr::get(context, *parsed);
     } else {
