@@ -107,25 +107,24 @@ keepTrivialRunsOnHost(Block &block, const CoreCostModel &model,
     while (end < work.size() && !isHost(work[end]) &&
            placementOf(work[end]).getCard() == card)
       ++end;
+    ArrayRef<Operation *> runOps = ArrayRef(work).slice(begin, end - begin);
     bool hostBefore = begin > 0 && isHost(work[begin - 1]);
     bool hostAfter = end < work.size() && isHost(work[end]);
     // Only runs that merely move data: arithmetic stays on the card even
     // when small, since the host is not faster at it.
-    bool movesDataOnly = llvm::all_of(
-        ArrayRef(work).slice(begin, end - begin), [](Operation *op) {
-          return isa<ReshapeOp, TransposeOp, ConcatOp, SliceOp, ExpandOp,
-                     PadOp>(op);
-        });
-    bool userPlaced =
-        llvm::any_of(ArrayRef(work).slice(begin, end - begin),
-                     [&](Operation *op) { return pinned.contains(op); });
+    bool movesDataOnly = llvm::all_of(runOps, [](Operation *op) {
+      return isa<ReshapeOp, TransposeOp, ConcatOp, SliceOp, ExpandOp, PadOp>(
+          op);
+    });
+    bool userPlaced = llvm::any_of(
+        runOps, [&](Operation *op) { return pinned.contains(op); });
     if ((hostBefore || hostAfter) && movesDataOnly && !userPlaced) {
-      llvm::SmallPtrSet<Operation *, 8> run(work.begin() + begin,
-                                            work.begin() + end);
-      double cycles = 0, transfer = 0;
+      // The set answers membership; sums walk the run in program order.
+      llvm::SmallPtrSet<Operation *, 8> run(runOps.begin(), runOps.end());
+      double cycles = 0;
       uint64_t inBytes = 0, outBytes = 0;
       llvm::SmallPtrSet<Value, 8> counted;
-      for (Operation *op : run) {
+      for (Operation *op : runOps) {
         cycles += model.estimate(op);
         for (Value operand : op->getOperands()) {
           Operation *producer = operand.getDefiningOp();
@@ -141,14 +140,15 @@ keepTrivialRunsOnHost(Block &block, const CoreCostModel &model,
               }))
             outBytes += getDenseByteSize(result.getType());
       }
-      transfer = model.hostTransfer(inBytes) + model.hostTransfer(outBytes);
+      double transfer =
+          model.hostTransfer(inBytes) + model.hostTransfer(outBytes);
       if (cycles < transfer) {
         std::string reason;
         llvm::raw_string_ostream os(reason);
         os << "too little work for a card round trip (" << int64_t(cycles)
            << " modelled card cycles, " << int64_t(transfer)
            << " to move its data over the host link)";
-        for (Operation *op : run) {
+        for (Operation *op : runOps) {
           op->setAttr(AccelDialect::getPlacementAttrName(),
                       PlacementAttr::get(context, -1, {}, {}, {}));
           op->setAttr(AccelDialect::getHostReasonAttrName(),

@@ -133,8 +133,8 @@ void CoreScheduler::buildTasks(Block &body) {
       const Task &producer = tasks[index];
       if (!task.order || !producer.order || *producer.order <= *task.order)
         continue;
-      op.emitWarning() << "order hint " << *task.order
-                       << " puts this op before its producer "
+      op.emitWarning() << describeNode(&op) << ": order hint " << *task.order
+                       << " puts it before its producer "
                        << describeNode(producer.op) << " (order "
                        << *producer.order
                        << "); it runs after it, as the data requires";

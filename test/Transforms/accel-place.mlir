@@ -65,7 +65,7 @@ func.func @order_hint(%x: tensor<1x64xf32>) -> tensor<1x64xf32> {
   %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<1x64xf32>) -> tensor<1x64xf32> {
   ^bb0(%a: tensor<1x64xf32>):
     %1 = accel.relu %a {accel.hint = #accel.hint<order = 5>, accel.placement = #accel.placement<card = 0>} : tensor<1x64xf32>
-    // expected-warning @+1 {{order hint 1 puts this op before its producer accel.relu (order 5); it runs after it, as the data requires}}
+    // expected-warning @+1 {{accel.tanh: order hint 1 puts it before its producer accel.relu (order 5); it runs after it, as the data requires}}
     %2 = accel.tanh %1 {accel.hint = #accel.hint<order = 1>, accel.placement = #accel.placement<card = 0>} : tensor<1x64xf32>
     accel.yield %2 : tensor<1x64xf32>
   }
