@@ -33,6 +33,7 @@ def Accel_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Name of the discardable attribute that records an op's placement.
     static constexpr ::llvm::StringLiteral getPlacementAttrName() {
@@ -102,6 +103,12 @@ def Accel_Dialect : Dialect {
     /// the host.
     static constexpr ::llvm::StringLiteral getHostReasonAttrName() {
       return ::llvm::StringLiteral("accel.host_reason");
+    }
+    /// Name of the discardable attribute `array<f64: lo, hi>` calibration
+    /// puts on an op with one real result (and on function arguments): the
+    /// range its values are clipped to when quantized (accel-quantize).
+    static constexpr ::llvm::StringLiteral getRangeAttrName() {
+      return ::llvm::StringLiteral("accel.range");
     }
   }];
 }

@@ -42,6 +42,12 @@ def Accel_FullyConnectedOp : Accel_InferredOp<"fully_connected",
     input is `M x K` (or `K x M`), the weight `K x N` (or `N x K`), the
     optional bias broadcasts to `M x N`. The fused activation is applied last.
 
+    Quantized (int8): the input is quantized per tensor (i8, or u8 with a
+    zero point), the weight is signed and symmetric, quantized per tensor or
+    per output column, and the bias is real or i32 with scale input scale x
+    weight scale. The products accumulate exactly in i32; the result is the
+    real value (dequantized) or requantized to the result's quantized type.
+
     ```mlir
     %r = accel.fully_connected %x, %w, %b {transpose_weight = true,
              activation = #accel.act<relu>}
@@ -59,6 +65,9 @@ def Accel_FullyConnectedOp : Accel_InferredOp<"fully_connected",
   let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` "
                        "functional-type(operands, results)";
   let hasVerifier = 1;
+  // Defined in ComputeOps.cpp: a quantized product's real result may be
+  // requantized instead.
+  let extraClassDefinition = "";
 }
 
 def Accel_ConvOp : Accel_InferredOp<"conv", [Accel_HeavyOp,
@@ -86,6 +95,9 @@ def Accel_ConvOp : Accel_InferredOp<"conv", [Accel_HeavyOp,
   let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` "
                        "functional-type(operands, results)";
   let hasVerifier = 1;
+  // Defined in ComputeOps.cpp: a quantized product's real result may be
+  // requantized instead.
+  let extraClassDefinition = "";
 }
 
 class Accel_PoolOp<string mnemonic>

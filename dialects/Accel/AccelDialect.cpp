@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Accel/AccelDialect.h"
+
+#include <cmath>
 #include "Accel/AccelOps.h"
 #include "Accel/ElementTypes.h"
 
@@ -53,8 +55,39 @@ Operation *AccelDialect::materializeConstant(OpBuilder &builder,
   return builder.create<ConstantOp>(loc, elements);
 }
 
+/// A calibrated range: array<f64: lo, hi>, finite, lo <= hi.
+static bool isValidRange(Attribute attr) {
+  auto range = dyn_cast<DenseF64ArrayAttr>(attr);
+  return range && range.size() == 2 && std::isfinite(range[0]) &&
+         std::isfinite(range[1]) && range[0] <= range[1];
+}
+
+LogicalResult AccelDialect::verifyRegionArgAttribute(Operation *op,
+                                                     unsigned regionIndex,
+                                                     unsigned argIndex,
+                                                     NamedAttribute attr) {
+  if (attr.getName() == getRangeAttrName()) {
+    if (!isValidRange(attr.getValue()))
+      return op->emitOpError()
+             << "argument " << argIndex << ": '" << getRangeAttrName()
+             << "' must be array<f64: lo, hi> with finite lo <= hi";
+    return success();
+  }
+  return op->emitOpError() << "argument " << argIndex
+                           << ": unknown accel dialect attribute '"
+                           << attr.getName().getValue() << "'";
+}
+
 LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attr) {
+  if (attr.getName() == getRangeAttrName()) {
+    if (!isValidRange(attr.getValue()) || op->getNumResults() != 1)
+      return op->emitOpError()
+             << "'" << getRangeAttrName()
+             << "' must be array<f64: lo, hi> with finite lo <= hi on an op "
+                "with one result";
+    return success();
+  }
   if (attr.getName() == getPlacementAttrName()) {
     if (!isa<PlacementAttr>(attr.getValue()))
       return op->emitOpError() << "'" << getPlacementAttrName()
@@ -333,6 +366,19 @@ std::string mlir::nnaccel::accel::describeNode(Operation *op) {
   if (std::optional<StringRef> name = getNodeName(op->getLoc()))
     return ("node '" + *name + "'").str();
   return op->getName().getStringRef().str();
+}
+
+void mlir::nnaccel::accel::dropHintPrecision(Operation *op) {
+  auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
+  if (!hint || !hint.getPrecision())
+    return;
+  auto rest = HintAttr::get(
+      hint.getContext(), hint.getCard(), hint.getCores(), hint.getChunks(),
+      hint.getParallel(), hint.getMemory(), Type(), hint.getOrder());
+  if (rest == HintAttr::get(hint.getContext(), {}, {}, {}, {}, {}, {}, {}))
+    op->removeAttr(AccelDialect::getHintAttrName());
+  else
+    op->setAttr(AccelDialect::getHintAttrName(), rest);
 }
 
 uint32_t mlir::nnaccel::accel::getPlacedCore(Operation *op) {

@@ -78,6 +78,11 @@ std::optional<StringRef> getNodeName(Location loc);
 /// op's name.
 std::string describeNode(Operation *op);
 
+/// Removes the precision from `op`'s #accel.hint once a pass has honoured
+/// or warned about it, so later passes do not warn again (the whole hint
+/// goes when nothing else is left in it).
+void dropHintPrecision(Operation *op);
+
 } // namespace mlir::nnaccel::accel
 
 #define GET_OP_CLASSES

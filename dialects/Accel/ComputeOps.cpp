@@ -9,7 +9,9 @@
 #include "Accel/AccelOps.h"
 #include "Accel/ShapeUtils.h"
 
+#include "mlir/Dialect/Quant/QuantTypes.h"
 #include "mlir/Dialect/Traits.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -103,11 +105,123 @@ LogicalResult FullyConnectedOp::inferReturnTypes(
           location, "bias of shape ", formatShape(biasType.getShape()),
           " does not broadcast to the ", m, "x", n, " result");
   }
-  inferred.push_back(RankedTensorType::get({m, n}, input.getElementType()));
+  // A quantized product is dequantized by default: the result is real.
+  Type element = input.getElementType();
+  if (auto quantized = dyn_cast<quant::QuantizedType>(element))
+    element = quantized.getExpressedType();
+  inferred.push_back(RankedTensorType::get({m, n}, element));
+  return success();
+}
+
+/// Result types of a quantized product (fully_connected, conv): the real
+/// result may instead be requantized to a quantized type of its own.
+static bool areCompatibleProductTypes(TypeRange inferred, TypeRange actual) {
+  if (inferred.size() == 1 && actual.size() == 1) {
+    auto real = dyn_cast<RankedTensorType>(inferred.front());
+    auto result = dyn_cast<RankedTensorType>(actual.front());
+    if (real && result && real.getShape() == result.getShape())
+      if (auto quantized =
+              dyn_cast<quant::QuantizedType>(result.getElementType()))
+        return quantized.getExpressedType() == real.getElementType();
+  }
+  return areCompatibleResultTypes(inferred, actual);
+}
+
+bool FullyConnectedOp::isCompatibleReturnTypes(TypeRange inferred,
+                                               TypeRange actual) {
+  return areCompatibleProductTypes(inferred, actual);
+}
+
+bool ConvOp::isCompatibleReturnTypes(TypeRange inferred, TypeRange actual) {
+  return areCompatibleProductTypes(inferred, actual);
+}
+
+/// Checks the operand types of a quantized fully_connected: a per-tensor
+/// quantized 8-bit input, a symmetric signed weight quantized per tensor or
+/// per output column, and a bias that is real or the i32 accumulator's
+/// quantization (scale input x weight, zero point 0).
+static LogicalResult verifyQuantizedFullyConnected(FullyConnectedOp op) {
+  auto inputType = dyn_cast<quant::UniformQuantizedType>(
+      getElementTypeOrSelf(op.getInput().getType()));
+  auto weightElement = getElementTypeOrSelf(op.getWeight().getType());
+  if (!inputType)
+    return op.emitOpError("a quantized input must be quantized per tensor");
+  if (inputType.getStorageTypeIntegralWidth() != 8)
+    return op.emitOpError("a quantized input must be stored in 8 bits");
+  if (op.getTransposeInput())
+    return op.emitOpError("a quantized input cannot be transposed");
+  auto weightType = dyn_cast<quant::QuantizedType>(weightElement);
+  if (!weightType || !weightType.isSigned())
+    return op.emitOpError("a quantized input needs a signed quantized weight");
+  if (weightType.getExpressedType() != inputType.getExpressedType())
+    return op.emitOpError("input and weight express different real types");
+  int64_t n = op.getType().getDimSize(1);
+  SmallVector<double> weightScales;
+  if (auto perTensor = dyn_cast<quant::UniformQuantizedType>(weightType)) {
+    if (perTensor.getZeroPoint() != 0)
+      return op.emitOpError("weight zero point must be 0 (symmetric)");
+    weightScales.push_back(perTensor.getScale());
+  } else if (auto perAxis =
+                 dyn_cast<quant::UniformQuantizedPerAxisType>(weightType)) {
+    int64_t columnAxis = op.getTransposeWeight() ? 0 : 1;
+    if (perAxis.getQuantizedDimension() != columnAxis)
+      return op.emitOpError() << "weight must be quantized per output column "
+                                 "(axis "
+                              << columnAxis << "), not along axis "
+                              << perAxis.getQuantizedDimension();
+    if (llvm::any_of(perAxis.getZeroPoints(),
+                     [](int64_t zeroPoint) { return zeroPoint != 0; }))
+      return op.emitOpError("weight zero points must be 0 (symmetric)");
+    weightScales.assign(perAxis.getScales().begin(),
+                        perAxis.getScales().end());
+  } else {
+    return op.emitOpError("weight must be uniformly quantized");
+  }
+  if (!op.getAlpha().isExactlyValue(1.0) ||
+      (op.getBias() && !op.getBeta().isExactlyValue(1.0)))
+    return op.emitOpError("a quantized product takes alpha = beta = 1");
+  if (Value bias = op.getBias()) {
+    Type biasElement = getElementTypeOrSelf(bias.getType());
+    if (biasElement == inputType.getExpressedType())
+      return success();
+    auto biasType = dyn_cast<quant::QuantizedType>(biasElement);
+    if (!biasType || biasType.getStorageTypeIntegralWidth() != 32)
+      return op.emitOpError("bias must be real or quantized to i32");
+    // The accumulator's scale per column is input scale x weight scale.
+    SmallVector<double> biasScales;
+    SmallVector<int64_t> biasZeroPoints;
+    if (auto perTensor = dyn_cast<quant::UniformQuantizedType>(biasType)) {
+      biasScales.push_back(perTensor.getScale());
+      biasZeroPoints.push_back(perTensor.getZeroPoint());
+    } else if (auto perAxis =
+                   dyn_cast<quant::UniformQuantizedPerAxisType>(biasType)) {
+      biasScales.assign(perAxis.getScales().begin(), perAxis.getScales().end());
+      biasZeroPoints.assign(perAxis.getZeroPoints().begin(),
+                            perAxis.getZeroPoints().end());
+    }
+    if (llvm::any_of(biasZeroPoints, [](int64_t zp) { return zp != 0; }))
+      return op.emitOpError("an i32 bias must have zero point 0");
+    for (int64_t c = 0; c < n; ++c) {
+      double expected =
+          inputType.getScale() * weightScales[weightScales.size() == 1 ? 0 : c];
+      double actual = biasScales[biasScales.size() == 1 ? 0 : c];
+      if (std::abs(actual - expected) > 1e-6 * std::abs(expected))
+        return op.emitOpError()
+               << "an i32 bias must have scale input scale x weight scale ("
+               << expected << " for column " << c << "), got " << actual;
+    }
+  }
   return success();
 }
 
 LogicalResult FullyConnectedOp::verify() {
+  bool quantizedInput = isa<quant::QuantizedType>(
+      getElementTypeOrSelf(getInput().getType()));
+  if (quantizedInput && failed(verifyQuantizedFullyConnected(*this)))
+    return failure();
+  if (!quantizedInput && isa<quant::QuantizedType>(getElementTypeOrSelf(
+                             getType())))
+    return emitOpError("only a quantized product has a quantized result");
   return verifyFusedActivation(*this, getActivation(), getActivationMin(),
                                getActivationMax());
 }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Accel/ConstantUtils.h"
+#include "mlir/Dialect/Quant/QuantTypes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -71,7 +72,9 @@ ElementsAttr mlir::nnaccel::accel::sliceConstantAlongAxis(ElementsAttr attr,
     return nullptr;
   int64_t extent = shape[axis];
   shape[axis] = end - begin;
-  auto sliceType = RankedTensorType::get(shape, type.getElementType());
+  Type element = sliceElementType(type.getElementType(), axis, begin, end);
+  auto sliceType = RankedTensorType::get(shape, element);
+  auto quantized = dyn_cast<quant::QuantizedType>(element);
   ArrayRef<char> bytes;
   if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
     if (dense.isSplat())
@@ -86,7 +89,8 @@ ElementsAttr mlir::nnaccel::accel::sliceConstantAlongAxis(ElementsAttr attr,
     return nullptr;
   }
   // Whole-byte elements only: raw data then is the row-major layout.
-  unsigned bits = type.getElementTypeBitWidth();
+  unsigned bits = quantized ? quantized.getStorageTypeIntegralWidth()
+                            : type.getElementTypeBitWidth();
   if (bits % 8 != 0 ||
       bytes.size() != size_t(type.getNumElements()) * (bits / 8))
     return nullptr;
@@ -101,9 +105,31 @@ ElementsAttr mlir::nnaccel::accel::sliceConstantAlongAxis(ElementsAttr attr,
     const char *row = bytes.data() + (o * extent + begin) * inner;
     sliced.insert(sliced.end(), row, row + (end - begin) * inner);
   }
-  if (sliceType.getNumElements() <= kMaxInlineElements)
+  // A dense attribute cannot have a quantized element type: those are
+  // always blobs.
+  if (!quantized && sliceType.getNumElements() <= kMaxInlineElements)
     return DenseElementsAttr::getFromRawBuffer(sliceType, sliced);
   return DenseResourceElementsAttr::get(
       sliceType, "slice",
       HeapAsmResourceBlob::allocateAndCopyWithAlign(sliced, alignof(uint64_t)));
+}
+
+Type mlir::nnaccel::accel::sliceElementType(Type element, int64_t axis,
+                                            int64_t begin, int64_t end) {
+  auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(element);
+  if (!perAxis || perAxis.getQuantizedDimension() != axis)
+    return element;
+  return quant::UniformQuantizedPerAxisType::get(
+      perAxis.getFlags(), perAxis.getStorageType(), perAxis.getExpressedType(),
+      perAxis.getScales().slice(begin, end - begin),
+      perAxis.getZeroPoints().slice(begin, end - begin), axis,
+      perAxis.getStorageTypeMin(), perAxis.getStorageTypeMax());
+}
+
+ElementsAttr mlir::nnaccel::accel::createQuantizedConstant(
+    RankedTensorType type, ArrayRef<char> storage, StringRef nameHint) {
+  return DenseResourceElementsAttr::get(
+      type, nameHint,
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(storage,
+                                                    alignof(uint64_t)));
 }

@@ -48,6 +48,18 @@ ElementsAttr createF32Constant(RankedTensorType type, ArrayRef<float> values,
 ElementsAttr sliceConstantAlongAxis(ElementsAttr attr, int64_t axis,
                                     int64_t begin, int64_t end);
 
+/// The element type of a part [begin, end) along `axis` of a tensor of
+/// `element`: per-axis quantization parameters along `axis` are sliced with
+/// it; every other element type stays.
+Type sliceElementType(Type element, int64_t axis, int64_t begin, int64_t end);
+
+/// A constant of quantized `type` holding `storage` (the stored integers,
+/// row-major, one byte per i8/u8 element, i32 little-endian). Always a
+/// `dense_resource` blob: a dense attribute cannot carry a quantized type.
+ElementsAttr createQuantizedConstant(RankedTensorType type,
+                                     ArrayRef<char> storage,
+                                     StringRef nameHint);
+
 /// True when `attr` is a splat whose every element equals `value` (float or
 /// integer element types).
 bool isSplatOf(Attribute attr, double value);

@@ -27,6 +27,10 @@ void mlir::nnaccel::buildPartitionPipeline(
     file.file = options.placement;
     pm.addPass(createAccelLoadPlacement(file));
   }
+  // After the placement file (its precision hints decide per node), before
+  // the float precisions.
+  if (options.quantize == "int8")
+    pm.addNestedPass<func::FuncOp>(createAccelQuantize());
   pm.addNestedPass<func::FuncOp>(createAccelApplyPrecision());
   AccelAssignPlacementOptions placement;
   placement.card = options.card;

@@ -303,6 +303,10 @@ void applyActivation(const FusedActivation &act, float *data, size_t n);
 NNACCEL_HOST_KERNELS(NNACCEL_DECLARE_KERNEL)
 #undef NNACCEL_DECLARE_KERNEL
 
+/// fully_connected on quantized (integer-stored) operands
+/// (HostQuantizedLinalg.cpp); fullyConnectedKernel dispatches to it.
+Status quantizedFullyConnectedKernel(KernelContext &ctx);
+
 } // namespace detail
 } // namespace runtime
 } // namespace nnaccel

@@ -278,6 +278,11 @@ LogicalResult Writer::addHostOp(Operation *op,
   else if (isa<RequantizeOp>(op)) {
     addQuantAttributes("input_", op->getOperand(0).getType(), desc);
     addQuantAttributes("output_", op->getResult(0).getType(), desc);
+  } else if (auto fc = dyn_cast<FullyConnectedOp>(op)) {
+    // A quantized product (HostQuantizedLinalg.cpp).
+    addQuantAttributes("input_", fc.getInput().getType(), desc);
+    addQuantAttributes("weight_", fc.getWeight().getType(), desc);
+    addQuantAttributes("output_", fc.getType(), desc);
   }
   for (Value result : op->getResults()) {
     FailureOr<int32_t> id = addValue(result);

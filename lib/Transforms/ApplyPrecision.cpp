@@ -91,18 +91,6 @@ struct AccelApplyPrecisionPass
       apply(op, *target);
   }
 
-  /// Drops the precision from `op`'s hint once it has been warned about,
-  /// so later passes do not warn again.
-  static void dropPrecision(Operation *op, HintAttr hint) {
-    auto rest = HintAttr::get(
-        hint.getContext(), hint.getCard(), hint.getCores(), hint.getChunks(),
-        hint.getParallel(), hint.getMemory(), Type(), hint.getOrder());
-    if (rest == HintAttr::get(hint.getContext(), {}, {}, {}, {}, {}, {}, {}))
-      op->removeAttr(AccelDialect::getHintAttrName());
-    else
-      op->setAttr(AccelDialect::getHintAttrName(), rest);
-  }
-
   void apply(Operation *op, const ::nnaccel::isa::TargetDesc &target) {
     auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
     Type precision = hint.getPrecision();
@@ -121,7 +109,7 @@ struct AccelApplyPrecisionPass
       op->emitWarning() << describeNode(op) << ": cannot compute in "
                         << precision
                         << ": the card computes in f32, f16 or bf16";
-      dropPrecision(op, hint);
+      dropHintPrecision(op);
       return;
     }
     OpBuilder builder(op);
@@ -164,7 +152,7 @@ struct AccelApplyPrecisionPass
                         << getElementTypeOrSelf(op->getResult(0).getType());
       for (Operation *undo : llvm::reverse(created))
         undo->erase();
-      dropPrecision(op, hint);
+      dropHintPrecision(op);
       return;
     }
     builder.setInsertionPointAfter(replacement);

@@ -91,6 +91,14 @@ static cl::opt<std::string>
                            "parallel kind, memory, precision, order per node "
                            "name / op type regex"),
                   cl::value_desc("file"), cl::cat(category));
+enum class Quantize { None, Int8 };
+static cl::opt<Quantize> quantize(
+    "quantize", cl::desc("Quantize the model (needs calibrated ranges)"),
+    cl::values(clEnumValN(Quantize::None, "none", "keep the model's types"),
+               clEnumValN(Quantize::Int8, "int8",
+                          "int8 matrix products (accel-quantize), the "
+                          "last one kept in f32")),
+    cl::init(Quantize::None), cl::cat(category));
 static cl::opt<std::string> savePlacement(
     "save-placement",
     cl::desc("Write the compiler's placement (card, cores, pieces per node) "
@@ -469,6 +477,8 @@ int main(int argc, char **argv) {
   pipeline.forceHost = ArrayRef<std::string>(forceHost);
   pipeline.cores = cores.getValue();
   pipeline.placement = placementFile.getValue();
+  if (quantize == Quantize::Int8)
+    pipeline.quantize = "int8";
   PassManager partitionPM(&context);
   buildPartitionPipeline(partitionPM, pipeline);
   if (failed(partitionPM.run(*module)))

@@ -32,6 +32,10 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
   ListOption<std::string> forceHost{
       *this, "force-host",
       llvm::cl::desc("Op names (e.g. accel.softmax) to keep on the host")};
+  Option<std::string> quantize{
+      *this, "quantize",
+      llvm::cl::desc("Quantization: int8 (accel-quantize from the calibrated "
+                     "ranges in the IR) or empty for none")};
   Option<std::string> placement{
       *this, "placement",
       llvm::cl::desc("A placement file (JSON) whose hints accel-load-placement "
@@ -39,8 +43,8 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
 };
 
 /// Placement and partitioning: accel-set-target (when a target is given),
-/// accel-load-placement (when a placement file is given), then
-/// accel-apply-precision, accel-assign-placement and
+/// accel-load-placement (when a placement file is given), accel-quantize
+/// (quantize = int8), then accel-apply-precision, accel-assign-placement and
 /// accel-outline-partitions on every function.
 /// After it, each op's home (card or host, and why) is final.
 void buildPartitionPipeline(OpPassManager &pm,

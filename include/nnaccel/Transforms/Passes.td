@@ -85,6 +85,61 @@ def AccelLoadPlacement : Pass<"accel-load-placement", "ModuleOp"> {
   let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect"];
 }
 
+def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
+  let summary = "Quantize fully_connected and matmul to int8 from calibrated ranges";
+  let description = [{
+    Post-training quantisation of the matrix products. An
+    `accel.fully_connected`, or an `accel.matmul` by a constant rank-2
+    right operand (rewritten as a fully_connected between reshapes), whose
+    input carries a calibrated range (`accel.range = array<f64: lo, hi>`
+    on its producer or on the function argument, see docs/quantization.md)
+    becomes a quantized product:
+
+    * the input is quantized per tensor (`accel.quantize`): symmetric i8
+      with scale max(|lo|, |hi|) / 127, or u8 with scale hi / 255 when the
+      range is non-negative (after a ReLU: one more bit); with
+      `scheme=asymmetric`, u8 over [min(lo, 0), max(hi, 0)] with a zero
+      point;
+    * the weight is quantized at compile time, symmetric i8 with a scale
+      per output column (`per-channel=false`: one scale), stored N x K;
+    * the bias becomes i32 with scale input scale x weight scale;
+    * the result stays real (the kernel dequantizes the exact i32 sums),
+      and a quantized product whose only user quantizes it again requantizes
+      its result itself (FC + bias + ReLU + requantize in one kernel).
+
+    By default the last product of the function (the classifier or CTR
+    head) stays in f32 (`keep-last`). A `precision` hint decides per node:
+    `i8` quantizes (also the last product), a float type keeps the op
+    real. A product without a range, a non-constant weight, or a hinted op
+    that cannot be quantized gets a warning naming the node and the reason.
+
+    ```mlir
+    %y = accel.fully_connected %x, %w, %b {transpose_weight = true} ...
+    // becomes
+    %q = accel.quantize %x : tensor<4x64xf32> -> tensor<4x64x!quant.uniform<u8:f32, 0.02>>
+    %y = accel.fully_connected %q, %wq, %bq {transpose_weight = true}
+        : (tensor<4x64x!quant.uniform<u8:f32, 0.02>>,
+           tensor<32x64x!quant.uniform<i8:f32:0, {...}>>,
+           tensor<32x!quant.uniform<i32:f32:0, {...}>>) -> tensor<4x32xf32>
+    ```
+  }];
+  let options = [
+    Option<"scheme", "scheme", "std::string", /*default=*/"\"symmetric\"",
+           "Activations: symmetric (i8, u8 for non-negative ranges) or "
+           "asymmetric (u8 with a zero point)">,
+    Option<"perChannel", "per-channel", "bool", /*default=*/"true",
+           "One weight scale per output column (else one per tensor)">,
+    Option<"keepLast", "keep-last", "bool", /*default=*/"true",
+           "Keep the function's last product in f32 unless hinted i8">
+  ];
+  let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect",
+                           "::mlir::quant::QuantizationDialect"];
+  let statistics = [
+    Statistic<"numQuantized", "quantized", "Products quantized to int8">,
+    Statistic<"numFused", "requantized", "Requantizations fused into products">
+  ];
+}
+
 def AccelApplyPrecision : Pass<"accel-apply-precision", "func::FuncOp"> {
   let summary = "Run ops in the float precision their hint asks for";
   let description = [{

@@ -15,6 +15,12 @@
 //     v.cvt   slot.out <- slot.in
 //     dma.st  out <- slot.out    (result format)
 //
+// accel.quantize and accel.dequantize (per tensor, i8/u8) stream the same
+// way with v.rqnt / v.dqnt in place of v.cvt; their scale (1 / scale for
+// quantize, so the unit multiplies) is filled into the VRF once. The
+// host's quantize divides by the scale, so a value within an ulp of a
+// rounding tie may land on the other side of it.
+//
 // The host's convert and float-to-float cast are the same RNE conversion
 // (f16 <-> bf16 widens exactly through f32 and rounds once on both sides),
 // so the card's result is bit-identical. accel.convert only takes float
@@ -29,6 +35,9 @@
 
 #include "Accel/AccelOps.h"
 
+#include "mlir/Dialect/Quant/QuantTypes.h"
+#include "mlir/IR/TypeUtilities.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -41,9 +50,10 @@ using ::nnaccel::isa::TargetDesc;
 
 namespace {
 
-/// VRF placement of the two slots and the chunk size.
+/// VRF placement of the two slots, the scale and the chunk size.
 struct ConvertLayout {
   uint64_t in[2], out[2];
+  uint64_t scale;
   int64_t chunk; // elements per chunk (L)
 };
 
@@ -59,7 +69,7 @@ std::optional<ConvertLayout> computeLayout(const TargetDesc &target,
       std::lcm(std::max<int64_t>(dramAlign / from.elementBytes(), 1),
                std::max<int64_t>(dramAlign / to.elementBytes(), 1));
   const int64_t slotBytes =
-      int64_t(vrfBytes / 2) / vrfAlign * vrfAlign - 2 * vrfAlign;
+      int64_t(vrfBytes / 2) / vrfAlign * vrfAlign - 3 * vrfAlign;
   // A chunk is one row of the v.cvt, whose row pitches are 16-bit byte
   // counts.
   int64_t chunk = std::min<int64_t>(
@@ -77,28 +87,73 @@ std::optional<ConvertLayout> computeLayout(const TargetDesc &target,
     layout.in[i] = i * slotStride;
     layout.out[i] = layout.in[i] + inBytes;
   }
+  layout.scale = 2 * slotStride;
   return layout;
 }
 
 struct ConvertTypes {
   ElementFormat from, to;
   int64_t total;
+  /// Quantize / dequantize: the instruction, the scale it multiplies by and
+  /// the zero point.
+  std::optional<::nnaccel::isa::Opcode> quantOpcode;
+  float scale = 1;
+  int64_t zeroPoint = 0;
 };
+
+/// The per-tensor 8-bit quantization of `type`'s elements, if it has one.
+quant::UniformQuantizedType getQuantization8(Type type) {
+  auto quantized =
+      dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(type));
+  if (!quantized || quantized.getStorageTypeIntegralWidth() != 8 ||
+      quantized.getStorageTypeMin() !=
+          quant::QuantizedType::getDefaultMinimumForInteger(
+              quantized.isSigned(), 8) ||
+      quantized.getStorageTypeMax() !=
+          quant::QuantizedType::getDefaultMaximumForInteger(
+              quantized.isSigned(), 8))
+    return nullptr;
+  return quantized;
+}
 
 std::optional<ConvertTypes> getTypes(Operation *op, std::string &reason) {
   auto input = cast<RankedTensorType>(op->getOperand(0).getType());
   auto result = cast<RankedTensorType>(op->getResult(0).getType());
   std::string what = op->getName().getStringRef().str();
-  if (!getElementFormat(input) || !getElementFormat(result)) {
-    reason = what + " runs on the card only between f32, f16 and bf16";
-    return std::nullopt;
-  }
   if (!input.hasStaticShape() || input.getNumElements() == 0) {
     reason = what + " of an empty or dynamic tensor is not lowered to the card";
     return std::nullopt;
   }
-  return ConvertTypes{*getElementFormat(input), *getElementFormat(result),
-                      input.getNumElements()};
+  ConvertTypes types;
+  types.total = input.getNumElements();
+  if (isa<QuantizeOp, DequantizeOp>(op)) {
+    bool quantize = isa<QuantizeOp>(op);
+    Type real = quantize ? input : result;
+    quant::UniformQuantizedType quantized =
+        getQuantization8(quantize ? result : input);
+    if (!quantized || !getElementFormat(real)) {
+      reason = what + " runs on the card only per tensor, between f32, f16 "
+                      "or bf16 and the full i8 or u8 range";
+      return std::nullopt;
+    }
+    ElementFormat integer(quantized.isSigned() ? ::nnaccel::DType::I8
+                                               : ::nnaccel::DType::U8);
+    types.from = quantize ? *getElementFormat(real) : integer;
+    types.to = quantize ? integer : *getElementFormat(real);
+    types.quantOpcode = quantize ? ::nnaccel::isa::Opcode::VRqnt
+                                 : ::nnaccel::isa::Opcode::VDqnt;
+    types.scale = quantize ? float(1.0 / quantized.getScale())
+                           : float(quantized.getScale());
+    types.zeroPoint = quantized.getZeroPoint();
+    return types;
+  }
+  if (!getElementFormat(input) || !getElementFormat(result)) {
+    reason = what + " runs on the card only between f32, f16 and bf16";
+    return std::nullopt;
+  }
+  types.from = *getElementFormat(input);
+  types.to = *getElementFormat(result);
+  return types;
 }
 
 LogicalResult checkConvert(Operation *op, const TargetDesc &target,
@@ -125,6 +180,9 @@ LogicalResult emitConvert(Operation *op, KernelContext &context) {
   const uint64_t src = context.addressOf(op->getOperand(0));
   const uint64_t dst = context.addressOf(op->getResult(0));
   ProgramEmitter &emitter = context.emitter;
+  const Operand2D scale = denseOperand(Space::Vrf, layout.scale, 1);
+  if (types->quantOpcode)
+    emitFill(emitter, scale, 1, 1, types->scale);
 
   for (int64_t first = 0, slot = 0; first < total;
        first += layout.chunk, slot ^= 1) {
@@ -139,8 +197,11 @@ LogicalResult emitConvert(Operation *op, KernelContext &context) {
     load.x = n;
     emitLoad(emitter, load);
 
-    // Same format (a convert the canonicaliser left alone): a bit copy.
-    emitCopy(emitter, out, in, 1, n);
+    if (types->quantOpcode)
+      emitQuantConvert(emitter, *types->quantOpcode, out, in, scale,
+                       /*perColumn=*/false, types->zeroPoint, 1, n);
+    else // same format (a convert the canonicaliser left alone): a bit copy
+      emitCopy(emitter, out, in, 1, n);
 
     DmaStore store;
     store.dst = {Space::Dram, dst + uint64_t(to.rowBytes(first))};
@@ -155,5 +216,5 @@ LogicalResult emitConvert(Operation *op, KernelContext &context) {
 
 void mlir::nnaccel::npu_lowering::attachConvertKernels(MLIRContext *context) {
   attachCardKernel<CardKernelModel<checkConvert, emitConvert>, ConvertOp,
-                   CastOp>(context);
+                   CastOp, QuantizeOp, DequantizeOp>(context);
 }

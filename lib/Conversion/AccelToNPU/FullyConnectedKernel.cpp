@@ -73,6 +73,8 @@ struct Layout {
   int64_t rowsPerChunk; // mc
   uint64_t xBase = 0;   // vrf: resident X chunk, mc x k (+ shift slack)
   uint64_t biasBase;    // vrf: bias tile, 1 x N
+  uint64_t scaleBase;   // vrf: quantized: dequantization scales, then the
+                        // requantization scale (f32)
   uint64_t wSlot[2];    // mrf: weight tiles, N x N (streaming)
   uint64_t wBytes;      // mrf: bytes of one weight tile slot
   int64_t wSlots;       // weight tiles the MRF holds at once
@@ -116,8 +118,15 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   uint64_t vrfBytes =
       uint64_t(target.vrfRegisters) * uint64_t(target.vrfRegisterBytes);
   uint64_t biasBytes = alignUp(tile * kF32, vrfAlign);
-  if (vrfBytes <= biasBytes) {
-    reason = "the vector register file cannot hold a bias tile";
+  // Quantized products keep all their dequantization scales resident (one
+  // per column, or one) and the requantization scale behind them.
+  uint64_t scaleBytes =
+      spec.quantized
+          ? alignUp((spec.quantized->scales.size() + 1) * kF32, vrfAlign)
+          : 0;
+  if (vrfBytes <= biasBytes + scaleBytes) {
+    reason = "the vector register file cannot hold a bias tile and the "
+             "quantization scales";
     return std::nullopt;
   }
   // Staging and shifting depend on the chunking and enlarge the buffers,
@@ -127,7 +136,7 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   uint64_t stageBytes = 0, packedBytes = 0, xSlack = 0;
   int64_t rows = 0;
   for (;;) {
-    uint64_t xBudget = vrfBytes - biasBytes;
+    uint64_t xBudget = vrfBytes - biasBytes - scaleBytes;
     xBudget = xBudget > xSlack ? xBudget - xSlack : 0;
     int64_t byVrf = static_cast<int64_t>(xBudget / (k * eIn));
     uint64_t accFixed = 2 * (stageBytes + packedBytes);
@@ -184,8 +193,10 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   }
   layout.rowsPerChunk = rows;
   layout.biasBase = alignUp(rows * k * eIn + xSlack, vrfAlign);
-  uint64_t wBytes =
-      alignUp(tile * in.rowBytes(tile), target.memory(Space::Mrf).align);
+  layout.scaleBase = layout.biasBase + biasBytes;
+  const ElementFormat weightFormat = spec.getWeightFormat();
+  uint64_t wBytes = alignUp(tile * weightFormat.rowBytes(tile),
+                            target.memory(Space::Mrf).align);
   if (2 * wBytes > target.memory(Space::Mrf).bytes) {
     reason = "two weight tiles do not fit the matrix register file";
     return std::nullopt;
@@ -198,10 +209,10 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   // enough rows the matrix unit hides the latency of single tiles, and
   // groups would only delay the first multiply.
   const auto &dramDesc = target.memory(Space::Dram);
-  auto macs = target.macsPerCycle.find(spec.inFormat.dtype);
-  double loadCycles =
-      dramDesc.latencyCycles +
-      double(tile * in.rowBytes(tile)) / std::max(dramDesc.bytesPerCycle, 1e-9);
+  auto macs = target.macsPerCycle.find(weightFormat.dtype);
+  double loadCycles = dramDesc.latencyCycles +
+                      double(tile * weightFormat.rowBytes(tile)) /
+                          std::max(dramDesc.bytesPerCycle, 1e-9);
   double multiplyCycles =
       macs == target.macsPerCycle.end() || macs->second == 0
           ? 0
@@ -244,7 +255,7 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
 void emitWeightLoad(ProgramEmitter &emitter, const FullyConnectedSpec &spec,
                     uint64_t weight, int64_t tile, int64_t j, int64_t t,
                     int64_t count, int64_t nt, int64_t kt, uint64_t base) {
-  const ElementFormat in = spec.inFormat;
+  const ElementFormat in = spec.getWeightFormat();
   DmaLoad load;
   load.dst = {Space::Mrf, base};
   load.format = in;
@@ -279,14 +290,33 @@ void emitWeightLoad(ProgramEmitter &emitter, const FullyConnectedSpec &spec,
 bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
     const TargetDesc &target, const FullyConnectedSpec &spec,
     std::string &reason) {
-  DType inType = spec.inFormat.dtype;
+  DType weightType = spec.getWeightFormat().dtype;
   const uint64_t dramAlign = target.memory(Space::Dram).align;
-  if (!target.macsPerCycle.count(inType)) {
+  if (!target.macsPerCycle.count(weightType)) {
     reason = "the target's matrix unit has no " +
-             std::string(::nnaccel::isa::dtypeName(inType)) + " mode";
+             std::string(::nnaccel::isa::dtypeName(weightType)) + " mode";
     return false;
   }
-  for (ElementFormat format : {spec.inFormat, spec.biasFormat, spec.outFormat})
+  // The matrix unit multiplies integers only as i8/u8 activations by i8
+  // weights into exact i32 sums (docs/isa.md, mm).
+  DType inType = spec.inFormat.dtype;
+  bool integerIn = ::nnaccel::isInteger(inType);
+  if (integerIn != bool(spec.quantized) ||
+      (spec.quantized && ((inType != DType::I8 && inType != DType::U8) ||
+                          weightType != DType::I8))) {
+    reason = "the matrix unit multiplies " +
+             std::string(::nnaccel::isa::dtypeName(inType)) + " by " +
+             std::string(::nnaccel::isa::dtypeName(weightType)) +
+             " only as a quantized i8/u8 x i8 product";
+    return false;
+  }
+  if (spec.quantized && spec.quantized->scales.size() != 1 &&
+      int64_t(spec.quantized->scales.size()) != spec.n) {
+    reason = "a quantized product needs one scale or one per column";
+    return false;
+  }
+  for (ElementFormat format : {spec.inFormat, spec.getWeightFormat(),
+                               spec.biasFormat, spec.outFormat})
     if (format.elementBytes() == 0) {
       reason = "this kernel handles whole-byte element types only, not " +
                std::string(::nnaccel::isa::dtypeName(format.dtype));
@@ -319,6 +349,7 @@ bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
   int64_t tile = target.nativeDim;
   if ((spec.n > tile || spec.k > tile) &&
       (misaligned(spec.inFormat.rowBytes(tile), dramAlign) ||
+       misaligned(spec.getWeightFormat().rowBytes(tile), dramAlign) ||
        misaligned(spec.outFormat.rowBytes(tile), dramAlign) ||
        misaligned(spec.biasFormat.rowBytes(tile), dramAlign))) {
     reason = "the target's tiles would start at unaligned DRAM addresses";
@@ -362,6 +393,38 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
   const bool sharedWeight = spec.batches == 1 || spec.weightStride == 0;
   const bool resident = nTiles * kTiles <= layout.wSlots &&
                         (rowChunks > 1 || (spec.batches > 1 && sharedWeight));
+  const ElementFormat weightFormat = spec.getWeightFormat();
+  const ElementFormat accFormat = spec.getAccumulatorFormat();
+
+  // Quantized: the scales go to the VRF once, a fill per run of equal
+  // values (one for a per-tensor weight scale), the requantization scale
+  // 1 / output scale behind them.
+  const Operand2D scales{Space::Vrf, layout.scaleBase, 0, kF32Format};
+  Operand2D outputScale = scales;
+  if (spec.quantized) {
+    const std::vector<float> &values = spec.quantized->scales;
+    for (size_t i = 0; i < values.size();) {
+      size_t end = i + 1;
+      while (end < values.size() && values[end] == values[i])
+        ++end;
+      emitFill(emitter, scales.at(0, int64_t(i)), 1, int64_t(end - i),
+               values[i]);
+      i = end;
+    }
+    outputScale = scales.at(0, int64_t(values.size()));
+    if (spec.hasQuantizedOutput())
+      emitFill(emitter, outputScale, 1, 1, 1.0f / spec.quantized->outputScale);
+  }
+  // Y's format from the f32 result: a conversion, or a requantization.
+  auto convertResult = [&](const Operand2D &dst, const Operand2D &src,
+                           int64_t rows, int64_t cols) {
+    if (spec.hasQuantizedOutput())
+      emitQuantConvert(emitter, ::nnaccel::isa::Opcode::VRqnt, dst, src,
+                       outputScale, /*perColumn=*/false,
+                       spec.quantized->outputZeroPoint, rows, cols);
+    else
+      emitCopy(emitter, dst, src, rows, cols);
+  };
 
   for (int64_t b = 0; b < spec.batches; ++b) {
     const uint64_t input = spec.input + uint64_t(b * spec.inputStride);
@@ -402,8 +465,8 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
 
       for (int64_t j = 0; j < nTiles; ++j, ++outputTile) {
         int64_t nt = std::min(tile, spec.n - j * tile);
-        const Operand2D acc =
-            denseOperand(Space::Acc, layout.accSlot[outputTile % 2], nt);
+        const Operand2D acc = denseOperand(
+            Space::Acc, layout.accSlot[outputTile % 2], nt, accFormat);
         // Full k tiles of this output tile are loaded a group at a time,
         // one DMA each (z = tiles, one plane per tile); a partial last
         // tile, the on-the-fly transposed K x N weight and partial n tiles
@@ -415,7 +478,7 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
         uint64_t groupBase = 0;
         for (int64_t t = 0; t < kTiles; ++t) {
           int64_t kt = std::min(tile, spec.k - t * tile);
-          const uint64_t planeBytes = uint64_t(nt * in.rowBytes(kt));
+          const uint64_t planeBytes = uint64_t(nt * weightFormat.rowBytes(kt));
           bool loaded = resident && (row > 0 || (b > 0 && sharedWeight));
           if (t == groupStart + groupSize) {
             groupStart = t;
@@ -431,10 +494,15 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
           emitMm(emitter, acc,
                  Operand2D{Space::Vrf, xData + uint64_t(in.rowBytes(t * tile)),
                            in.rowBytes(spec.k), in},
-                 denseOperand(Space::Mrf, w, kt, in), mc, kt, nt, t > 0);
+                 denseOperand(Space::Mrf, w, kt, weightFormat), mc, kt, nt, t > 0,
+                 spec.quantized ? spec.quantized->inputZeroPoint : 0);
         }
 
-        if (spec.bias) {
+        // A quantized product: an i32 bias joins the exact sum, then the
+        // sum becomes real (in place: i32 and f32 are both 4 bytes).
+        const Operand2D real = denseOperand(
+            Space::Acc, layout.accSlot[outputTile % 2], nt, kF32Format);
+        auto addBias = [&](const Operand2D &block) {
           const ElementFormat biasFormat = spec.biasFormat;
           const Operand2D bias =
               denseOperand(Space::Vrf, layout.biasBase, nt, biasFormat);
@@ -445,11 +513,23 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
           loadB.format = biasFormat;
           loadB.x = nt;
           emitLoad(emitter, loadB);
-          emitBinary(emitter, ::nnaccel::isa::Opcode::VAdd, acc, acc, bias,
+          emitBinary(emitter, ::nnaccel::isa::Opcode::VAdd, block, block, bias,
                      Bcast::Row, mc, nt);
+        };
+        const bool integerBias =
+            spec.bias && ::nnaccel::isInteger(spec.biasFormat.dtype);
+        if (integerBias)
+          addBias(acc);
+        if (spec.quantized) {
+          bool perColumn = spec.quantized->scales.size() > 1;
+          emitQuantConvert(emitter, ::nnaccel::isa::Opcode::VDqnt, real, acc,
+                           perColumn ? scales.at(0, j * tile) : scales,
+                           perColumn, /*zeroPoint=*/0, mc, nt);
         }
+        if (spec.bias && !integerBias)
+          addBias(real);
 
-        emitActivation(emitter, spec.activation, acc, mc, nt);
+        emitActivation(emitter, spec.activation, real, mc, nt);
 
         if (layout.staged) {
           // Into the batch element's dense f32 stage, behind the lead.
@@ -457,14 +537,14 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
               Space::Acc,
               stage + uint64_t((lead + row * spec.n + j * tile) * kF32),
               spec.n * kF32, kF32Format};
-          emitCopy(emitter, staged, acc, mc, nt);
+          emitCopy(emitter, staged, real, mc, nt);
           continue;
         }
-        Operand2D result = acc;
+        Operand2D result = real;
         if (out != kF32Format) {
           result =
               denseOperand(Space::Acc, layout.outSlot[outputTile % 2], nt, out);
-          emitCopy(emitter, result, acc, mc, nt);
+          convertResult(result, real, mc, nt);
         }
         // Rows of Y are a pitch apart: dense, or the rows of the wider
         // tensor whose columns Y is.
@@ -496,7 +576,7 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
     Operand2D result = stageBlock;
     if (out != kF32Format) {
       result = Operand2D{Space::Acc, layout.packed[b % 2], 0, out};
-      emitCopy(emitter, result, stageBlock, 1, streamElems);
+      convertResult(result, stageBlock, 1, streamElems);
     }
     DmaStore store;
     store.dst = {Space::Dram, output - uint64_t(lead * eOut)};

@@ -95,7 +95,8 @@ void mlir::nnaccel::npu_lowering::emitMm(ProgramEmitter &emitter,
                                          const Operand2D &dst,
                                          const Operand2D &a, const Operand2D &w,
                                          int64_t rows, int64_t k, int64_t n,
-                                         bool accumulate) {
+                                         bool accumulate,
+                                         int64_t activationZeroPoint) {
   emitter.emit(build::Mm()
                    .dst(dst.ref())
                    .a(a.ref())
@@ -108,7 +109,26 @@ void mlir::nnaccel::npu_lowering::emitMm(ProgramEmitter &emitter,
                    .n(n)
                    .dpitch(dst.pitch)
                    .apitch(a.pitch)
-                   .acc(accumulate));
+                   .acc(accumulate)
+                   .azp(activationZeroPoint));
+}
+
+void mlir::nnaccel::npu_lowering::emitQuantConvert(
+    ProgramEmitter &emitter, Opcode opcode, const Operand2D &dst,
+    const Operand2D &a, const Operand2D &scales, bool perColumn,
+    int64_t zeroPoint, int64_t rows, int64_t cols) {
+  emitter.emit(build::VectorQuant(opcode)
+                   .dst(dst.ref())
+                   .a(a.ref())
+                   .s(scales.ref())
+                   .dt(dst.format.dtype)
+                   .at(a.format.dtype)
+                   .rows(rows)
+                   .cols(cols)
+                   .dpitch(dst.pitch)
+                   .apitch(a.pitch)
+                   .zp(zeroPoint)
+                   .perch(perColumn));
 }
 
 void mlir::nnaccel::npu_lowering::emitCopy(ProgramEmitter &emitter,

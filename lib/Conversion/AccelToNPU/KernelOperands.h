@@ -106,9 +106,17 @@ void emitFillBits(ProgramEmitter &emitter, const Operand2D &dst, int64_t rows,
 /// dst[rows x n] (+)= a[rows x k] . w^T on the matrix unit (mm): `w` is an
 /// n x k tile in the MRF (dense rows), `dst` accumulates in its format
 /// (f32 in ACC) when `accumulate`.
+/// Integer activations count from `activationZeroPoint` (mm azp).
 void emitMm(ProgramEmitter &emitter, const Operand2D &dst, const Operand2D &a,
             const Operand2D &w, int64_t rows, int64_t k, int64_t n,
-            bool accumulate);
+            bool accumulate, int64_t activationZeroPoint = 0);
+/// dst = v.rqnt(a) (requantize to dst's integer format) or v.dqnt(a)
+/// (dequantize an integer `a`) with the f32 scale at `scales` (one, or one
+/// per column when `perColumn`) and zero point `zeroPoint`.
+void emitQuantConvert(ProgramEmitter &emitter, ::nnaccel::isa::Opcode opcode,
+                      const Operand2D &dst, const Operand2D &a,
+                      const Operand2D &scales, bool perColumn,
+                      int64_t zeroPoint, int64_t rows, int64_t cols);
 
 /// Applies `act` to an f32 operand in place (v.relu / v.sigm / v.tanh /
 /// v.gelu, or vs.max + vs.min for a clip).

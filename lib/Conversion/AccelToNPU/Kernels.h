@@ -20,6 +20,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir::nnaccel::npu_lowering {
 
@@ -44,6 +45,21 @@ struct FullyConnectedSpec {
   /// element address; W's batch elements must stay DRAM-aligned.
   int64_t batches = 1;
   int64_t inputStride = 0, weightStride = 0, outputStride = 0;
+  /// Quantized (int8) products. X is i8/u8 (inFormat) with zero point
+  /// `inputZeroPoint`, W is signed (weightFormat), the matrix unit
+  /// accumulates exactly in i32, an i32 bias (biasFormat i32) is added
+  /// there, and the accumulator is dequantized to f32 with `scales` (one,
+  /// or one per output column: input scale x weight scale) before the
+  /// activation. A quantized Y (outFormat i8/u8) is then requantized with
+  /// 1 / `outputScale` and `outputZeroPoint`.
+  struct Quantized {
+    ElementFormat weightFormat{::nnaccel::DType::I8};
+    int32_t inputZeroPoint = 0;
+    std::vector<float> scales;
+    float outputScale = 1;
+    int32_t outputZeroPoint = 0;
+  };
+  std::optional<Quantized> quantized;
   /// Bytes from one row of Y to the next (0: dense, n elements). A larger,
   /// DRAM-aligned pitch writes Y into its columns of a wider tensor (a part
   /// of an in-place concat); batch elements then step by m rows of it.
@@ -52,6 +68,18 @@ struct FullyConnectedSpec {
   /// The bytes between consecutive rows of Y.
   int64_t getOutputPitch() const {
     return outputPitch ? outputPitch : outFormat.rowBytes(n);
+  }
+  /// W's storage: X's, unless the product is quantized.
+  ElementFormat getWeightFormat() const {
+    return quantized ? quantized->weightFormat : inFormat;
+  }
+  /// The matrix unit's accumulator: exact i32 for quantized products.
+  ElementFormat getAccumulatorFormat() const {
+    return quantized ? kI32Format : kF32Format;
+  }
+  /// True when Y holds quantized integers, requantized on chip.
+  bool hasQuantizedOutput() const {
+    return quantized && ::nnaccel::isInteger(outFormat.dtype);
   }
 };
 

@@ -1,8 +1,9 @@
 //===- LinearKernels.cpp - fully_connected and matmul kernel entries ------===//
 //
 // Adapts accel.fully_connected to the MLIR-free matrix-unit kernel in
-// FullyConnectedKernel.cpp: checks types (f32, f16, bf16), transposes and
-// scalars, and maps operands to DRAM addresses.
+// FullyConnectedKernel.cpp: checks types (f32, f16, bf16, or a quantized
+// i8/u8 x i8 product), transposes and scalars, and maps operands to DRAM
+// addresses.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,10 @@
 
 #include "Accel/AccelOps.h"
 #include "Accel/ConstantUtils.h"
+#include "Accel/ElementTypes.h"
+
+#include "mlir/Dialect/Quant/QuantTypes.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::nnaccel;
@@ -20,19 +25,80 @@ using namespace mlir::nnaccel::accel;
 using namespace mlir::nnaccel::npu_lowering;
 
 namespace {
+/// The formats and scales of a quantized fully_connected (the verifier
+/// checked the type combination), or failure with the reason.
+LogicalResult makeQuantizedSpec(FullyConnectedOp op, FullyConnectedSpec &spec,
+                                std::string &reason) {
+  auto input = cast<quant::UniformQuantizedType>(
+      getElementTypeOrSelf(op.getInput().getType()));
+  auto weight =
+      cast<quant::QuantizedType>(getElementTypeOrSelf(op.getWeight().getType()));
+  std::optional<::nnaccel::DType> inType = getElementDType(input),
+                                  weightType = getElementDType(weight);
+  if (!inType || !weightType) {
+    reason = "fully_connected's quantized storage types have no card format";
+    return failure();
+  }
+  spec.inFormat = ElementFormat(*inType);
+  FullyConnectedSpec::Quantized &quantized = spec.quantized.emplace();
+  quantized.weightFormat = ElementFormat(*weightType);
+  quantized.inputZeroPoint = int32_t(input.getZeroPoint());
+  // The accumulator's scale: input scale x weight scale (per column).
+  auto addScale = [&](double weightScale) {
+    quantized.scales.push_back(float(input.getScale() * weightScale));
+  };
+  if (auto perTensor = dyn_cast<quant::UniformQuantizedType>(weight))
+    addScale(perTensor.getScale());
+  else
+    llvm::for_each(cast<quant::UniformQuantizedPerAxisType>(weight).getScales(),
+                   addScale);
+  Type result = getElementTypeOrSelf(op.getType());
+  if (auto requantized = dyn_cast<quant::UniformQuantizedType>(result)) {
+    std::optional<::nnaccel::DType> outType = getElementDType(requantized);
+    if (!outType || (*outType != ::nnaccel::DType::I8 &&
+                     *outType != ::nnaccel::DType::U8)) {
+      reason = "a requantized fully_connected result must be i8 or u8 on the "
+               "card";
+      return failure();
+    }
+    spec.outFormat = ElementFormat(*outType);
+    quantized.outputScale = float(requantized.getScale());
+    quantized.outputZeroPoint = int32_t(requantized.getZeroPoint());
+  } else if (std::optional<ElementFormat> out = getElementFormat(result)) {
+    spec.outFormat = *out;
+  } else {
+    reason = "fully_connected's quantized result type has no card format";
+    return failure();
+  }
+  if (Value bias = op.getBias()) {
+    Type biasElement = getElementTypeOrSelf(bias.getType());
+    spec.biasFormat = isa<quant::QuantizedType>(biasElement)
+                          ? kI32Format
+                          : getElementFormat(biasElement).value_or(kF32Format);
+  }
+  return success();
+}
+
 /// The kernel spec of `op` without addresses, or failure with the reason.
 FailureOr<FullyConnectedSpec> makeSpec(FullyConnectedOp op,
                                        std::string &reason) {
-  if (!allCardFloat(op->getOperandTypes(), "fully_connected", reason) ||
-      !allCardFloat(op->getResultTypes(), "fully_connected", reason))
-    return failure();
   FullyConnectedSpec spec;
-  spec.inFormat = *getElementFormat(op.getInput().getType());
-  spec.outFormat = *getElementFormat(op.getType());
-  if (!(*getElementFormat(op.getWeight().getType()) == spec.inFormat)) {
-    reason = "fully_connected with different input and weight types is not "
-             "lowered to the card (the matrix unit takes one input type)";
-    return failure();
+  bool quantized = isa<quant::QuantizedType>(
+      getElementTypeOrSelf(op.getInput().getType()));
+  if (quantized) {
+    if (failed(makeQuantizedSpec(op, spec, reason)))
+      return failure();
+  } else {
+    if (!allCardFloat(op->getOperandTypes(), "fully_connected", reason) ||
+        !allCardFloat(op->getResultTypes(), "fully_connected", reason))
+      return failure();
+    spec.inFormat = *getElementFormat(op.getInput().getType());
+    spec.outFormat = *getElementFormat(op.getType());
+    if (!(*getElementFormat(op.getWeight().getType()) == spec.inFormat)) {
+      reason = "fully_connected with different input and weight types is not "
+               "lowered to the card (the matrix unit takes one input type)";
+      return failure();
+    }
   }
   if (op.getTransposeInput() || !op.getAlpha().isExactlyValue(1.0) ||
       (op.getBias() && !op.getBeta().isExactlyValue(1.0))) {
@@ -49,7 +115,8 @@ FailureOr<FullyConnectedSpec> makeSpec(FullyConnectedOp op,
       reason = "only a per-column bias is lowered to the card";
       return failure();
     }
-    spec.biasFormat = *getElementFormat(bias.getType());
+    if (!quantized)
+      spec.biasFormat = *getElementFormat(bias.getType());
     spec.bias = 0;
   }
   // accel-plan-card-memory transposes K x N weights at compile time.

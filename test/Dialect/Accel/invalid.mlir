@@ -1304,3 +1304,52 @@ func.func @schedule_outside_card(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = accel.relu %x {accel.schedule = array<i64: 0, 5>} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @range_reversed(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.relu' op 'accel.range' must be array<f64: lo, hi> with finite lo <= hi on an op with one result}}
+  %0 = accel.relu %x {accel.range = array<f64: 2.0, 1.0>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument 0: 'accel.range' must be array<f64: lo, hi> with finite lo <= hi}}
+func.func @range_argument(%x: tensor<4xf32> {accel.range = array<f64: 1.0>}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// Quantized products (accel-quantize's form): per output column weights,
+// an i32 bias in the accumulator's scale.
+func.func @quantized_fc_weight_axis(%x: tensor<2x4x!quant.uniform<i8:f32, 0.5>>, %w: tensor<3x4x!quant.uniform<i8:f32:1, {0.1, 0.1, 0.1, 0.1}>>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'accel.fully_connected' op weight must be quantized per output column (axis 0), not along axis 1}}
+  %0 = accel.fully_connected %x, %w {transpose_weight = true} : (tensor<2x4x!quant.uniform<i8:f32, 0.5>>, tensor<3x4x!quant.uniform<i8:f32:1, {0.1, 0.1, 0.1, 0.1}>>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @quantized_fc_unsigned_weight(%x: tensor<2x4x!quant.uniform<i8:f32, 0.5>>, %w: tensor<3x4x!quant.uniform<u8:f32, 0.1>>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'accel.fully_connected' op a quantized input needs a signed quantized weight}}
+  %0 = accel.fully_connected %x, %w {transpose_weight = true} : (tensor<2x4x!quant.uniform<i8:f32, 0.5>>, tensor<3x4x!quant.uniform<u8:f32, 0.1>>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @quantized_fc_bias_scale(%x: tensor<2x4x!quant.uniform<i8:f32, 0.5>>, %w: tensor<3x4x!quant.uniform<i8:f32, 0.1>>, %b: tensor<3x!quant.uniform<i32:f32, 0.1>>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'accel.fully_connected' op an i32 bias must have scale input scale x weight scale (5.000000e-02 for column 0), got 1.000000e-01}}
+  %0 = accel.fully_connected %x, %w, %b {transpose_weight = true} : (tensor<2x4x!quant.uniform<i8:f32, 0.5>>, tensor<3x4x!quant.uniform<i8:f32, 0.1>>, tensor<3x!quant.uniform<i32:f32, 0.1>>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @quantized_fc_real_input(%x: tensor<2x4xf32>, %w: tensor<3x4xf32>) -> tensor<2x3x!quant.uniform<i8:f32, 0.1>> {
+  // expected-error @+1 {{'accel.fully_connected' op only a quantized product has a quantized result}}
+  %0 = accel.fully_connected %x, %w {transpose_weight = true} : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3x!quant.uniform<i8:f32, 0.1>>
+  return %0 : tensor<2x3x!quant.uniform<i8:f32, 0.1>>
+}

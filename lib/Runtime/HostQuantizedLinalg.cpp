@@ -1,0 +1,187 @@
+//===- HostQuantizedLinalg.cpp - quantized fully_connected ----------------===//
+//
+// The host's quantized (int8) fully_connected, step for step the card's
+// matrix-unit kernel (docs/lowering.md, FullyConnectedKernel.cpp), so a
+// product computes the same bits wherever it runs:
+//
+//   acc   = sum_k (x - x_zero_point) * w        exact, i32 wrap-around
+//   acc  += bias                                 an i32 bias
+//   y     = f32(acc) * f32(x_scale * w_scale)    (v.dqnt, per column)
+//   y     = y + bias                             a real bias
+//   y     = activation(y)
+//   q     = sat(RNE(y * f32(1 / y_scale)) + y_zero_point)   quantized Y
+//
+// The compiler copies the parameters from the operands' !quant.uniform
+// types (docs/host-kernels.md): input_scale, input_zero_point;
+// weight_scale or weight_scales (per output column); output_scale and
+// output_zero_point for a quantized result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelSupport.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace nnaccel {
+namespace runtime {
+namespace detail {
+
+namespace {
+
+/// Reads a positive, finite scale attribute as the device's f32.
+Status readScale(const HostOp &op, const std::string &name, double value,
+                 float &out) {
+  out = static_cast<float>(value);
+  if (!std::isfinite(out) || !(out > 0.0f))
+    return op.error("quantisation scale '" + name +
+                    "' must be finite and positive, got " +
+                    std::to_string(value));
+  return Status::success();
+}
+
+int32_t storedAt(const Tensor &t, int64_t i) {
+  switch (t.getDType()) {
+  case DType::I8:
+    return t.as<int8_t>()[i];
+  case DType::U8:
+    return t.as<uint8_t>()[i];
+  default:
+    return t.as<int32_t>()[i];
+  }
+}
+
+} // namespace
+
+Status quantizedFullyConnectedKernel(KernelContext &ctx) {
+  const Tensor *x = ctx.input(0), *w = ctx.input(1), *bias = ctx.input(2);
+  const DType inType = x->getDType();
+  if (inType != DType::I8 && inType != DType::U8)
+    return ctx.unsupported(inType, "a quantized fully_connected input");
+  if (w->getDType() != DType::I8)
+    return ctx.unsupported(w->getDType(), "a quantized fully_connected weight");
+  if (x->getRank() != 2 || w->getRank() != 2)
+    return ctx.error("input and weight must be rank 2, got " +
+                     x->getDesc().toString() + " and " +
+                     w->getDesc().toString());
+  int64_t transA, transB;
+  if (Status s = ctx.op.getIntOr("transpose_input", 0, transA); !s.ok())
+    return s;
+  if (Status s = ctx.op.getIntOr("transpose_weight", 0, transB); !s.ok())
+    return s;
+  if (transA)
+    return ctx.error("a quantized input cannot be transposed");
+  FusedActivation act;
+  if (Status s = parseActivation(ctx.op, act); !s.ok())
+    return s;
+  const auto &xs = x->getShape(), &ws = w->getShape();
+  const int64_t m = xs[0], k = xs[1];
+  const int64_t wk = transB ? ws[1] : ws[0], n = transB ? ws[0] : ws[1];
+  if (k != wk)
+    return ctx.error("contraction sizes differ: input [" + formatShape(xs) +
+                     "] gives K = " + std::to_string(k) + ", weight [" +
+                     formatShape(ws) + "] gives K = " + std::to_string(wk));
+  if (bias && bias->getNumElements() != n)
+    return ctx.error("a quantized product takes one bias value per column, "
+                     "got [" +
+                     formatShape(bias->getShape()) + "]");
+  const bool integerBias = bias && isIntegerDType(bias->getDType());
+  if (bias && !integerBias && bias->getDType() != DType::F32)
+    return ctx.unsupported(bias->getDType(), "a quantized product's bias");
+
+  // Scales: the accumulator's, per column, as the kernel computes them.
+  double inputScale;
+  int64_t inputZeroPoint;
+  if (Status s = ctx.op.getFloat("input_scale", inputScale); !s.ok())
+    return s;
+  if (Status s = ctx.op.getIntOr("input_zero_point", 0, inputZeroPoint);
+      !s.ok())
+    return s;
+  std::vector<double> weightScales;
+  if (ctx.op.hasAttr("weight_scales")) {
+    if (Status s = ctx.op.getFloats("weight_scales", weightScales); !s.ok())
+      return s;
+    if (static_cast<int64_t>(weightScales.size()) != n)
+      return ctx.error("weight_scales needs one scale per output column (" +
+                       std::to_string(n) + "), got " +
+                       std::to_string(weightScales.size()));
+  } else {
+    weightScales.emplace_back();
+    if (Status s = ctx.op.getFloat("weight_scale", weightScales[0]); !s.ok())
+      return s;
+  }
+  std::vector<float> scales(weightScales.size());
+  for (size_t c = 0; c < scales.size(); ++c)
+    if (Status s = readScale(ctx.op, "input_scale x weight_scale",
+                             inputScale * weightScales[c], scales[c]);
+        !s.ok())
+      return s;
+
+  const DType outType = ctx.outputDescs[0].dtype;
+  const bool quantizedOut = outType == DType::I8 || outType == DType::U8;
+  float outputInverse = 1.0f;
+  int64_t outputZeroPoint = 0;
+  if (quantizedOut) {
+    double outputScale;
+    float scale;
+    if (Status s = ctx.op.getFloat("output_scale", outputScale); !s.ok())
+      return s;
+    if (Status s = readScale(ctx.op, "output_scale", outputScale, scale);
+        !s.ok())
+      return s;
+    if (Status s = ctx.op.getIntOr("output_zero_point", 0, outputZeroPoint);
+        !s.ok())
+      return s;
+    outputInverse = 1.0f / scale;
+  } else if (outType != DType::F32) {
+    return ctx.unsupported(outType, "a quantized product's result");
+  }
+  Tensor *out;
+  if (Status s = ctx.makeOutput(0, TensorDesc(outType, {m, n}), out); !s.ok())
+    return s;
+
+  std::vector<float> real(static_cast<size_t>(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      // Wrap-around i32 arithmetic, as the matrix unit's (unsigned math
+      // avoids signed-overflow UB).
+      uint32_t acc = 0;
+      for (int64_t t = 0; t < k; ++t) {
+        int64_t a = storedAt(*x, i * k + t) - inputZeroPoint;
+        int64_t b = storedAt(*w, transB ? j * k + t : t * n + j);
+        acc += static_cast<uint32_t>(a * b);
+      }
+      if (integerBias)
+        acc += static_cast<uint32_t>(storedAt(*bias, j));
+      float y = static_cast<float>(static_cast<int32_t>(acc)) *
+                scales[scales.size() == 1 ? 0 : static_cast<size_t>(j)];
+      if (bias && !integerBias)
+        y = y + bias->as<float>()[j];
+      real[static_cast<size_t>(i * n + j)] = y;
+    }
+  applyActivation(act, real.data(), real.size());
+  if (!quantizedOut) {
+    std::memcpy(out->mutableAs<float>(), real.data(),
+                real.size() * sizeof(float));
+    return Status::success();
+  }
+  const int64_t lo = outType == DType::I8 ? -128 : 0,
+                hi = outType == DType::I8 ? 127 : 255;
+  for (size_t i = 0; i < real.size(); ++i) {
+    float scaled = real[i] * outputInverse;
+    int64_t q = std::isnan(scaled)
+                    ? 0
+                    : static_cast<int64_t>(std::nearbyint(std::clamp(
+                          scaled, -2147483648.0f, 2147483520.0f)));
+    q = std::clamp<int64_t>(q + outputZeroPoint, lo, hi);
+    if (outType == DType::I8)
+      out->mutableAs<int8_t>()[i] = static_cast<int8_t>(q);
+    else
+      out->mutableAs<uint8_t>()[i] = static_cast<uint8_t>(q);
+  }
+  return Status::success();
+}
+
+} // namespace detail
+} // namespace runtime
+} // namespace nnaccel

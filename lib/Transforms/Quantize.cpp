@@ -1,0 +1,345 @@
+//===- Quantize.cpp - accel-quantize pass ---------------------------------===//
+//
+// Post-training int8 quantisation of the matrix products from calibrated
+// ranges (docs/quantization.md). Each chosen fully_connected (or matmul by a
+// constant matrix, rewritten as one) gets a per-tensor quantized input, a
+// weight quantized at compile time per output column, an i32 bias, and a
+// real result; a quantized product whose only user quantizes its result
+// again requantizes on the card instead. Everything is in the IR's types
+// (MLIR quant), so the card kernels and the host read the same parameters.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnaccel/Transforms/Passes.h"
+
+#include "Accel/AccelOps.h"
+#include "Accel/ConstantUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace mlir::nnaccel {
+#define GEN_PASS_DEF_ACCELQUANTIZE
+#include "nnaccel/Transforms/Passes.h.inc"
+} // namespace mlir::nnaccel
+
+using namespace mlir;
+using namespace mlir::nnaccel;
+using namespace mlir::nnaccel::accel;
+
+namespace {
+
+/// The calibrated range of a value (docs/quantization.md): `accel.range` on
+/// its producer, or the argument attribute of a function argument.
+constexpr StringLiteral kRangeAttrName = AccelDialect::getRangeAttrName();
+
+std::optional<std::pair<double, double>> getCalibratedRange(Value value) {
+  DenseF64ArrayAttr range;
+  if (Operation *producer = value.getDefiningOp()) {
+    if (producer->getNumResults() == 1)
+      range = producer->getAttrOfType<DenseF64ArrayAttr>(kRangeAttrName);
+  } else if (auto argument = dyn_cast<BlockArgument>(value)) {
+    if (auto func =
+            dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp()))
+      range = func.getArgAttrOfType<DenseF64ArrayAttr>(argument.getArgNumber(),
+                                                       kRangeAttrName);
+  }
+  if (!range || range.size() != 2 || !std::isfinite(range[0]) ||
+      !std::isfinite(range[1]) || range[0] > range[1])
+    return std::nullopt;
+  return std::make_pair(range[0], range[1]);
+}
+
+/// Smallest scale used: a range or weight column of zeros still needs a
+/// positive scale (every value quantizes to 0 with it).
+constexpr double kMinScale = 1e-12;
+
+/// The per-tensor quantized type of an activation with range [lo, hi].
+quant::UniformQuantizedType getActivationType(MLIRContext *context, double lo,
+                                              double hi, bool asymmetric,
+                                              Type expressed) {
+  auto i8 = IntegerType::get(context, 8);
+  if (asymmetric) {
+    // u8 over a range that includes 0, so 0 is exact (zero padding, ReLU).
+    lo = std::min(lo, 0.0);
+    hi = std::max(hi, 0.0);
+    double scale = std::max((hi - lo) / 255.0, kMinScale);
+    int64_t zeroPoint =
+        std::clamp<int64_t>(int64_t(std::nearbyint(-lo / scale)), 0, 255);
+    return quant::UniformQuantizedType::get(0, i8, expressed, scale, zeroPoint,
+                                            0, 255);
+  }
+  if (lo >= 0) // non-negative (after a ReLU): all 8 bits for the magnitude
+    return quant::UniformQuantizedType::get(
+        0, i8, expressed, std::max(hi / 255.0, kMinScale), 0, 0, 255);
+  double scale = std::max(std::max(-lo, hi) / 127.0, kMinScale);
+  return quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed, i8,
+                                          expressed, scale, 0, -128, 127);
+}
+
+/// A weight quantized symmetrically to i8 in N x K layout: its type (per
+/// column or per tensor) and stored integers, or nullopt for a weight that
+/// is not an f32 constant.
+struct QuantizedWeight {
+  RankedTensorType type;
+  std::vector<char> storage;
+  SmallVector<double> scales; // one, or one per column
+};
+
+std::optional<QuantizedWeight> quantizeWeight(Value weight, bool transposed,
+                                              bool perChannel) {
+  std::optional<F32ConstantView> data = getF32Constant(weight);
+  if (!data)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(weight.getType());
+  // Element (column c, reduction index i) of the weight.
+  int64_t n = type.getDimSize(transposed ? 0 : 1);
+  int64_t k = type.getDimSize(transposed ? 1 : 0);
+  auto at = [&](int64_t c, int64_t i) {
+    return (*data)[transposed ? c * k + i : i * n + c];
+  };
+  QuantizedWeight result;
+  SmallVector<double> maxima(perChannel ? n : 1, 0.0);
+  for (int64_t c = 0; c < n; ++c)
+    for (int64_t i = 0; i < k; ++i) {
+      double &max = maxima[perChannel ? c : 0];
+      max = std::max(max, double(std::abs(at(c, i))));
+    }
+  for (double max : maxima)
+    result.scales.push_back(std::max(max / 127.0, kMinScale));
+  result.storage.resize(size_t(n * k));
+  for (int64_t c = 0; c < n; ++c) {
+    double scale = result.scales[perChannel ? c : 0];
+    for (int64_t i = 0; i < k; ++i)
+      result.storage[size_t(c * k + i)] = char(std::clamp<int64_t>(
+          int64_t(std::nearbyint(double(at(c, i)) / scale)), -127, 127));
+  }
+  MLIRContext *context = weight.getContext();
+  auto i8 = IntegerType::get(context, 8);
+  Type f32 = Float32Type::get(context);
+  Type element;
+  if (perChannel)
+    element = quant::UniformQuantizedPerAxisType::get(
+        quant::QuantizationFlags::Signed, i8, f32, result.scales,
+        SmallVector<int64_t>(n, 0), /*quantizedDimension=*/0, -128, 127);
+  else
+    element = quant::UniformQuantizedType::get(
+        quant::QuantizationFlags::Signed, i8, f32, result.scales[0], 0, -128,
+        127);
+  result.type = RankedTensorType::get({n, k}, element);
+  return result;
+}
+
+/// The bias of a product with input scale `inputScale` and weight scales
+/// `weightScales` as i32 in the accumulator's scale, or null when it is not
+/// an f32 constant with one value per column.
+Value quantizeBias(OpBuilder &builder, Value bias, int64_t n, double inputScale,
+                   ArrayRef<double> weightScales) {
+  std::optional<F32ConstantView> data = getF32Constant(bias);
+  if (!data || cast<RankedTensorType>(bias.getType()).getNumElements() != n)
+    return {};
+  SmallVector<double> scales;
+  std::vector<char> storage(size_t(n) * sizeof(int32_t));
+  for (int64_t c = 0; c < n; ++c) {
+    double scale = inputScale * weightScales[weightScales.size() == 1 ? 0 : c];
+    scales.push_back(scale);
+    double value = std::nearbyint(double((*data)[c]) / scale);
+    int32_t stored = int32_t(std::clamp<double>(
+        value, std::numeric_limits<int32_t>::min(),
+        std::numeric_limits<int32_t>::max()));
+    std::memcpy(&storage[size_t(c) * sizeof(int32_t)], &stored,
+                sizeof(int32_t));
+  }
+  MLIRContext *context = builder.getContext();
+  auto i32 = IntegerType::get(context, 32);
+  Type f32 = Float32Type::get(context);
+  Type element = quant::UniformQuantizedPerAxisType::get(
+      quant::QuantizationFlags::Signed, i32, f32, scales,
+      SmallVector<int64_t>(n, 0), 0, std::numeric_limits<int32_t>::min(),
+      std::numeric_limits<int32_t>::max());
+  auto type = RankedTensorType::get({n}, element);
+  return builder.create<ConstantOp>(
+      bias.getLoc(), createQuantizedConstant(type, storage, "bias_i32"));
+}
+
+/// A quantize op's result becomes the product's own result when the
+/// product's real result has no other user: FC + bias + activation +
+/// requantize in one kernel, no real tensor in between.
+struct FuseRequantizeIntoProduct : OpRewritePattern<QuantizeOp> {
+  FuseRequantizeIntoProduct(MLIRContext *context, uint64_t &fused)
+      : OpRewritePattern(context), fused(fused) {}
+
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto product = op.getInput().getDefiningOp<FullyConnectedOp>();
+    auto resultType = dyn_cast<quant::UniformQuantizedType>(
+        getElementTypeOrSelf(op.getType()));
+    if (!product || !product->hasOneUse() || !resultType ||
+        !isa<quant::QuantizedType>(
+            getElementTypeOrSelf(product.getInput().getType())))
+      return failure();
+    rewriter.modifyOpInPlace(product,
+                             [&] { product.getResult().setType(op.getType()); });
+    rewriter.replaceOp(op, product.getResult());
+    ++fused;
+    return success();
+  }
+
+  uint64_t &fused;
+};
+
+struct QuantizePass
+    : public mlir::nnaccel::impl::AccelQuantizeBase<QuantizePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (scheme != "symmetric" && scheme != "asymmetric") {
+      getOperation().emitError()
+          << "accel-quantize: unknown scheme '" << scheme
+          << "' (symmetric or asymmetric)";
+      return signalPassFailure();
+    }
+    SmallVector<Operation *> products;
+    getOperation().walk([&](Operation *op) {
+      if (isa<FullyConnectedOp, MatMulOp>(op) &&
+          isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType())))
+        products.push_back(op);
+    });
+    for (auto [index, op] : llvm::enumerate(products)) {
+      auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
+      Type precision = hint ? hint.getPrecision() : Type();
+      bool hintedInt8 = precision && precision.isSignlessInteger(8);
+      if (precision && !hintedInt8)
+        continue; // a float precision: accel-apply-precision's
+      if (!hintedInt8 && keepLast && index + 1 == products.size())
+        continue;
+      // Honoured or warned about below; later passes need not see it.
+      if (hintedInt8)
+        dropHintPrecision(op);
+      std::string reason;
+      bool expected = false;
+      if (succeeded(quantize(op, reason, expected))) {
+        ++numQuantized;
+      } else if (hintedInt8 || expected) {
+        // Unhinted ops that are no constant-weight f32 product (attention's
+        // activation x activation matmuls) stay quietly; what a user asked
+        // for, or what calibration should have covered, is worth a warning.
+        op->emitWarning() << describeNode(op) << ": stays "
+                          << getElementTypeOrSelf(op->getResult(0).getType())
+                          << ", not int8: " << reason;
+      }
+    }
+    RewritePatternSet patterns(&getContext());
+    uint64_t fused = 0;
+    patterns.add<FuseRequantizeIntoProduct>(&getContext(), fused);
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    numFused += fused;
+  }
+
+  /// Rewrites one product; on failure `reason` says why, and `expected`
+  /// whether the op was otherwise a candidate (only its range is missing).
+  LogicalResult quantize(Operation *op, std::string &reason, bool &expected) {
+    Value input, weight, bias;
+    bool transposed;
+    auto fc = dyn_cast<FullyConnectedOp>(op);
+    if (fc) {
+      if (fc.getTransposeInput() || !fc.getAlpha().isExactlyValue(1.0) ||
+          (fc.getBias() && !fc.getBeta().isExactlyValue(1.0))) {
+        reason = "transpose_input and alpha/beta != 1 are not quantized";
+        return failure();
+      }
+      input = fc.getInput();
+      weight = fc.getWeight();
+      bias = fc.getBias();
+      transposed = fc.getTransposeWeight();
+    } else {
+      auto matmul = cast<MatMulOp>(op);
+      input = matmul.getLhs();
+      weight = matmul.getRhs();
+      transposed = false;
+      if (cast<RankedTensorType>(weight.getType()).getRank() != 2 ||
+          cast<RankedTensorType>(input.getType()).getRank() < 2) {
+        reason = "only a matmul of a matrix (or batch of rows) by a constant "
+                 "matrix is quantized";
+        return failure();
+      }
+    }
+    auto inputType = cast<RankedTensorType>(input.getType());
+    if (!inputType.getElementType().isF32()) {
+      reason = "only f32 products are quantized";
+      return failure();
+    }
+    std::optional<QuantizedWeight> quantizedWeight =
+        quantizeWeight(weight, transposed, perChannel);
+    if (!quantizedWeight) {
+      reason = "its weight is not an f32 constant";
+      return failure();
+    }
+    std::optional<std::pair<double, double>> range = getCalibratedRange(input);
+    if (!range) {
+      reason = "its input has no calibrated range (--calibration)";
+      expected = true;
+      return failure();
+    }
+
+    MLIRContext *context = op->getContext();
+    OpBuilder builder(op);
+    Location loc = op->getLoc();
+    quant::UniformQuantizedType activationType =
+        getActivationType(context, range->first, range->second,
+                          scheme == "asymmetric", inputType.getElementType());
+    int64_t k = inputType.getShape().back();
+    int64_t rows = inputType.getNumElements() / std::max<int64_t>(k, 1);
+    int64_t n = quantizedWeight->type.getDimSize(0);
+    // A matmul's leading axes become the rows of a 2-D product.
+    Value rowsInput = input;
+    if (inputType.getRank() != 2)
+      rowsInput = builder.create<ReshapeOp>(
+          loc, RankedTensorType::get({rows, k}, inputType.getElementType()),
+          input);
+    Value quantizedInput = builder.create<QuantizeOp>(
+        loc, RankedTensorType::get({rows, k}, activationType), rowsInput);
+    Value quantizedWeightValue = builder.create<ConstantOp>(
+        weight.getLoc(),
+        createQuantizedConstant(quantizedWeight->type,
+                                quantizedWeight->storage, "weight_i8"));
+    Value quantizedBias;
+    if (bias) {
+      quantizedBias = quantizeBias(builder, bias, n, activationType.getScale(),
+                                   quantizedWeight->scales);
+      if (!quantizedBias) // e.g. a broadcast M x N bias: added in f32
+        quantizedBias = bias;
+    }
+    auto resultType = RankedTensorType::get({rows, n}, builder.getF32Type());
+    SmallVector<Value> operands{quantizedInput, quantizedWeightValue};
+    if (quantizedBias)
+      operands.push_back(quantizedBias);
+    // The fused activation and every discardable attribute (hint,
+    // placement, range) carry over.
+    auto product = builder.create<FullyConnectedOp>(
+        loc, TypeRange{resultType}, operands, op->getAttrs());
+    product.setTransposeWeight(true);
+    Value result = product.getResult();
+    auto originalType = cast<RankedTensorType>(op->getResult(0).getType());
+    if (originalType != resultType)
+      result = builder.create<ReshapeOp>(loc, originalType, result);
+    op->getResult(0).replaceAllUsesWith(result);
+    Operation *weightOp = weight.getDefiningOp();
+    Operation *biasOp = bias ? bias.getDefiningOp() : nullptr;
+    op->erase();
+    // The f32 weight would otherwise take package space too.
+    for (Operation *constant : {weightOp, biasOp})
+      if (constant && constant->use_empty())
+        constant->erase();
+    return success();
+  }
+};
+
+} // namespace
