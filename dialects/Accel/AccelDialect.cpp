@@ -12,8 +12,11 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::nnaccel::accel;
@@ -51,6 +54,23 @@ Operation *AccelDialect::materializeConstant(OpBuilder &builder,
   if (!elements || elements.getType() != type)
     return nullptr;
   return builder.create<ConstantOp>(loc, elements);
+}
+
+static bool isFloatTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isa<FloatType>(tensor.getElementType());
+}
+
+/// Checks the form of an `accel.range` value: array<f64: lo, hi>, finite,
+/// lo <= hi.
+static LogicalResult verifyRange(Attribute value,
+                                 function_ref<InFlightDiagnostic()> emitError) {
+  auto range = dyn_cast<DenseF64ArrayAttr>(value);
+  if (!range || range.size() != 2 || !std::isfinite(range[0]) ||
+      !std::isfinite(range[1]) || range[0] > range[1])
+    return emitError() << "'" << AccelDialect::getRangeAttrName()
+                       << "' must be array<f64: lo, hi> with finite lo <= hi";
+  return success();
 }
 
 LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
@@ -173,8 +193,39 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
              << "'" << getHostReasonAttrName() << "' must be a string";
     return success();
   }
+  if (attr.getName() == getRangeAttrName()) {
+    if (failed(verifyRange(attr.getValue(), [&] { return op->emitOpError(); })))
+      return failure();
+    if (op->getNumResults() != 1 || !isFloatTensor(op->getResult(0).getType()))
+      return op->emitOpError() << "'" << getRangeAttrName()
+                               << "' is for ops with a single float result";
+    return success();
+  }
   return op->emitOpError() << "unknown accel dialect attribute '"
                            << attr.getName().getValue() << "'";
+}
+
+LogicalResult AccelDialect::verifyRegionArgAttribute(Operation *op,
+                                                     unsigned regionIndex,
+                                                     unsigned argIndex,
+                                                     NamedAttribute attr) {
+  auto emit = [&] {
+    return op->emitOpError() << "argument " << argIndex << ": ";
+  };
+  if (attr.getName() != getRangeAttrName())
+    return emit() << "unknown accel dialect argument attribute '"
+                  << attr.getName().getValue() << "'";
+  if (failed(verifyRange(attr.getValue(), emit)))
+    return failure();
+  // A function declaration has argument types but no block.
+  Region &region = op->getRegion(regionIndex);
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  Type type = function ? function.getArgumentTypes()[argIndex]
+                       : region.getArgument(argIndex).getType();
+  if (!isFloatTensor(type))
+    return emit() << "'" << getRangeAttrName()
+                  << "' is for float tensor arguments";
+  return success();
 }
 
 /// Syntax: `<card = N (, cores = [i, ...])? (, precision = type)?
