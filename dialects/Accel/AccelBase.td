@@ -26,7 +26,9 @@ def Accel_Dialect : Dialect {
     are recorded as dialect attributes on the ops they concern, so every
     decision is visible in the IR and can be tested with FileCheck. The
     discardable attribute `accel.placement` holds a `#accel.placement<...>`;
-    `accel.host_reason` (a string) says why an op was placed on the host.
+    `accel.host_reason` (a string) says why an op was placed on the host;
+    `accel.range` (`array<f64: lo, hi>`, on ops and function arguments) is
+    a calibrated value range for post-training quantisation.
   }];
   let dependentDialects = ["::mlir::quant::QuantizationDialect"];
   let useDefaultAttributePrinterParser = 1;
@@ -99,16 +101,18 @@ def Accel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getScheduleAttrName() {
       return ::llvm::StringLiteral("accel.schedule");
     }
+    /// Name of the discardable attribute `array<f64: lo, hi>` that gives
+    /// the calibrated range of an op's single float result (on the op) or
+    /// of a function argument (an argument attribute): the clipping range
+    /// a post-training quantiser maps onto the integer grid. Set by
+    /// calibration (nnaccel-compile --calibration / --load-profile).
+    static constexpr ::llvm::StringLiteral getRangeAttrName() {
+      return ::llvm::StringLiteral("accel.range");
+    }
     /// Name of the discardable string attribute that says why an op runs on
     /// the host.
     static constexpr ::llvm::StringLiteral getHostReasonAttrName() {
       return ::llvm::StringLiteral("accel.host_reason");
-    }
-    /// Name of the discardable attribute `array<f64: lo, hi>` calibration
-    /// puts on an op with one real result (and on function arguments): the
-    /// range its values are clipped to when quantized (accel-quantize).
-    static constexpr ::llvm::StringLiteral getRangeAttrName() {
-      return ::llvm::StringLiteral("accel.range");
     }
   }];
 }

@@ -7,15 +7,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "Accel/AccelDialect.h"
-
-#include <cmath>
 #include "Accel/AccelOps.h"
 #include "Accel/ElementTypes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::nnaccel::accel;
@@ -55,39 +56,25 @@ Operation *AccelDialect::materializeConstant(OpBuilder &builder,
   return builder.create<ConstantOp>(loc, elements);
 }
 
-/// A calibrated range: array<f64: lo, hi>, finite, lo <= hi.
-static bool isValidRange(Attribute attr) {
-  auto range = dyn_cast<DenseF64ArrayAttr>(attr);
-  return range && range.size() == 2 && std::isfinite(range[0]) &&
-         std::isfinite(range[1]) && range[0] <= range[1];
+static bool isFloatTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isa<FloatType>(tensor.getElementType());
 }
 
-LogicalResult AccelDialect::verifyRegionArgAttribute(Operation *op,
-                                                     unsigned regionIndex,
-                                                     unsigned argIndex,
-                                                     NamedAttribute attr) {
-  if (attr.getName() == getRangeAttrName()) {
-    if (!isValidRange(attr.getValue()))
-      return op->emitOpError()
-             << "argument " << argIndex << ": '" << getRangeAttrName()
-             << "' must be array<f64: lo, hi> with finite lo <= hi";
-    return success();
-  }
-  return op->emitOpError() << "argument " << argIndex
-                           << ": unknown accel dialect attribute '"
-                           << attr.getName().getValue() << "'";
+/// Checks the form of an `accel.range` value: array<f64: lo, hi>, finite,
+/// lo <= hi.
+static LogicalResult verifyRange(Attribute value,
+                                 function_ref<InFlightDiagnostic()> emitError) {
+  auto range = dyn_cast<DenseF64ArrayAttr>(value);
+  if (!range || range.size() != 2 || !std::isfinite(range[0]) ||
+      !std::isfinite(range[1]) || range[0] > range[1])
+    return emitError() << "'" << AccelDialect::getRangeAttrName()
+                       << "' must be array<f64: lo, hi> with finite lo <= hi";
+  return success();
 }
 
 LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attr) {
-  if (attr.getName() == getRangeAttrName()) {
-    if (!isValidRange(attr.getValue()) || op->getNumResults() != 1)
-      return op->emitOpError()
-             << "'" << getRangeAttrName()
-             << "' must be array<f64: lo, hi> with finite lo <= hi on an op "
-                "with one result";
-    return success();
-  }
   if (attr.getName() == getPlacementAttrName()) {
     if (!isa<PlacementAttr>(attr.getValue()))
       return op->emitOpError() << "'" << getPlacementAttrName()
@@ -206,8 +193,39 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
              << "'" << getHostReasonAttrName() << "' must be a string";
     return success();
   }
+  if (attr.getName() == getRangeAttrName()) {
+    if (failed(verifyRange(attr.getValue(), [&] { return op->emitOpError(); })))
+      return failure();
+    if (op->getNumResults() != 1 || !isFloatTensor(op->getResult(0).getType()))
+      return op->emitOpError() << "'" << getRangeAttrName()
+                               << "' is for ops with a single float result";
+    return success();
+  }
   return op->emitOpError() << "unknown accel dialect attribute '"
                            << attr.getName().getValue() << "'";
+}
+
+LogicalResult AccelDialect::verifyRegionArgAttribute(Operation *op,
+                                                     unsigned regionIndex,
+                                                     unsigned argIndex,
+                                                     NamedAttribute attr) {
+  auto emit = [&] {
+    return op->emitOpError() << "argument " << argIndex << ": ";
+  };
+  if (attr.getName() != getRangeAttrName())
+    return emit() << "unknown accel dialect argument attribute '"
+                  << attr.getName().getValue() << "'";
+  if (failed(verifyRange(attr.getValue(), emit)))
+    return failure();
+  // A function declaration has argument types but no block.
+  Region &region = op->getRegion(regionIndex);
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  Type type = function ? function.getArgumentTypes()[argIndex]
+                       : region.getArgument(argIndex).getType();
+  if (!isFloatTensor(type))
+    return emit() << "'" << getRangeAttrName()
+                  << "' is for float tensor arguments";
+  return success();
 }
 
 /// Syntax: `<card = N (, cores = [i, ...])? (, precision = type)?

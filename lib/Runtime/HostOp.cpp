@@ -8,6 +8,8 @@
 
 #include "nnaccel/Runtime/HostOp.h"
 
+#include "nnaccel/Package/Model.h"
+
 namespace nnaccel {
 namespace runtime {
 
@@ -27,6 +29,17 @@ const char *getAttrTypeName(const AttrValue &v) {
   }
 }
 } // namespace
+
+HostOp makeHostOp(const package::HostOpDesc &desc) {
+  HostOp op;
+  op.kind = desc.kind;
+  op.location = desc.location;
+  // package::AttrValue and runtime::AttrValue are the same variant type, by
+  // the attribute contract both sides follow.
+  for (const auto &[name, value] : desc.attrs)
+    op.attrs.emplace(name, value);
+  return op;
+}
 
 Status HostOp::error(std::string_view message) const {
   std::string s = kind.empty() ? std::string("<unnamed op>") : kind;

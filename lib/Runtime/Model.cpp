@@ -73,12 +73,7 @@ package::Status prepareHostPartition(const package::HostPartitionDesc &desc,
     if (!isHostOpSupported(opDesc.kind))
       return fail(at + ": no host kernel for '" + opDesc.kind + "'");
     PreparedHostOp op;
-    op.op.kind = opDesc.kind;
-    op.op.location = opDesc.location;
-    // package::AttrValue and runtime::AttrValue are the same variant type,
-    // by the attribute contract both sides follow.
-    for (const auto &[name, value] : opDesc.attrs)
-      op.op.attrs.emplace(name, value);
+    op.op = makeHostOp(opDesc);
     op.inputs = opDesc.inputs;
     op.outputs = opDesc.outputs;
     for (int32_t id : opDesc.outputs)

@@ -4,26 +4,23 @@
 // - every tensor as a package value (weights point at their bytes: resource
 //   blobs and dense attributes are handed to the builder without a copy);
 // - each accel.host_partition as a host partition whose ops carry their
-//   attributes in the runtime's encoding (integers, floats, arrays, enum
-//   keywords; absent optional operands as -1);
+//   attributes in the runtime's encoding (HostOpDescription.h; absent
+//   optional operands as -1);
 // - each accel.card_partition as a card partition: its npu programs encoded
 //   with lib/ISA and the DRAM bindings of inputs, weights and results.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nnaccel/Target/PackageWriter.h"
+#include "nnaccel/Target/HostOpDescription.h"
 
 #include "Accel/AccelOps.h"
-#include "Accel/ElementTypes.h"
 #include "NPU/NPUOps.h"
 #include "NPU/NPUToISA.h"
 
 #include "nnaccel/ISA/Encoding.h"
 #include "nnaccel/Package/Package.h"
 
-#include "mlir/Dialect/Quant/QuantTypes.h"
-#include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -43,7 +40,6 @@ public:
   LogicalResult run(func::FuncOp func, StringRef path);
 
 private:
-  FailureOr<pkg::TensorType> convertType(Type type, Location loc);
   FailureOr<int32_t> addValue(Value value, StringRef name = {});
   FailureOr<int32_t> addConstant(ConstantOp op);
   LogicalResult addHostOp(Operation *op, pkg::HostPartitionDesc &partition);
@@ -63,50 +59,9 @@ private:
 };
 } // namespace
 
-FailureOr<pkg::TensorType> Writer::convertType(Type type, Location loc) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor)
-    return emitError(loc) << "cannot store non-tensor type " << type;
-  pkg::TensorType result;
-  result.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
-  Type element = tensor.getElementType();
-  if (auto quant = dyn_cast<quant::QuantizedType>(element)) {
-    std::optional<pkg::DType> expressed =
-        accel::getElementDType(quant.getExpressedType());
-    std::optional<pkg::DType> storage = accel::getElementDType(quant);
-    if (!expressed || !storage)
-      return emitError(loc) << "cannot store quantized type " << quant;
-    pkg::QuantParams params;
-    params.storage = *storage;
-    params.storageMin = quant.getStorageTypeMin();
-    params.storageMax = quant.getStorageTypeMax();
-    if (auto uniform = dyn_cast<quant::UniformQuantizedType>(quant)) {
-      params.scales = {uniform.getScale()};
-      params.zeroPoints = {uniform.getZeroPoint()};
-    } else if (auto perAxis =
-                   dyn_cast<quant::UniformQuantizedPerAxisType>(quant)) {
-      params.scales.assign(perAxis.getScales().begin(),
-                           perAxis.getScales().end());
-      params.zeroPoints.assign(perAxis.getZeroPoints().begin(),
-                               perAxis.getZeroPoints().end());
-      params.axis = perAxis.getQuantizedDimension();
-    } else {
-      return emitError(loc) << "cannot store quantized type " << quant;
-    }
-    result.dtype = *expressed;
-    result.quant = params;
-    return result;
-  }
-  std::optional<pkg::DType> dtype = accel::getElementDType(element);
-  if (!dtype)
-    return emitError(loc) << "cannot store element type " << element;
-  result.dtype = *dtype;
-  return result;
-}
-
 FailureOr<int32_t> Writer::addValue(Value value, StringRef name) {
   FailureOr<pkg::TensorType> type =
-      convertType(value.getType(), value.getLoc());
+      convertTensorType(value.getType(), value.getLoc());
   if (failed(type))
     return failure();
   int32_t id = variant.addValue({name.str(), *type, -1});
@@ -118,179 +73,32 @@ FailureOr<int32_t> Writer::addConstant(ConstantOp op) {
   FailureOr<int32_t> id = addValue(op.getResult());
   if (failed(id))
     return failure();
-  ElementsAttr value = op.getValue();
-  auto type = cast<RankedTensorType>(op.getType());
-  std::optional<::nnaccel::DType> dtype = accel::getElementDType(type);
-  // Packages (like card memory) hold sub-byte elements two per byte and
-  // block types as whole blocks (accel::getDenseByteSize).
-  const bool packed =
-      dtype && (::nnaccel::isSubByte(*dtype) || ::nnaccel::isBlock(*dtype));
-  ArrayRef<char> bytes;
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
-      return op.emitOpError("refers to a resource blob that has no data");
-    bytes = blob->getData();
-    // Blobs of packed types already hold the packed layout.
-    if (packed && bytes.size() != accel::getDenseByteSize(type))
-      return op.emitOpError()
-             << "holds " << bytes.size() << " bytes of " << type << ", whose "
-             << "packed layout takes " << accel::getDenseByteSize(type);
-  } else if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    size_t count = type.getNumElements();
-    if (packed) {
-      // One byte per element in the attribute: two per byte, row by row.
-      int64_t cols = type.getRank() ? type.getShape().back() : 1;
-      std::vector<char> &data =
-          scratch.emplace_back(accel::getDenseByteSize(type), 0);
-      size_t rowBytes = (cols + 1) / 2, i = 0;
-      for (const APInt &element : dense.getValues<APInt>()) {
-        size_t row = i / std::max<int64_t>(cols, 1),
-               col = i % std::max<int64_t>(cols, 1);
-        uint8_t nibble = uint8_t(element.getZExtValue() & 0xF);
-        data[row * rowBytes + col / 2] |= char(col % 2 ? nibble << 4 : nibble);
-        ++i;
-      }
-      bytes = data;
-    } else if (dense.getElementType().isInteger(1)) {
-      // Packed bits in the attribute; one byte per element in packages.
-      std::vector<char> &data = scratch.emplace_back();
-      for (bool bit : dense.getValues<bool>())
-        data.push_back(bit ? 1 : 0);
-      bytes = data;
-    } else if (dense.isSplat()) {
-      ArrayRef<char> element = dense.getRawData();
-      std::vector<char> &data = scratch.emplace_back();
-      data.reserve(element.size() * count);
-      for (size_t i = 0; i < count; ++i)
-        data.insert(data.end(), element.begin(), element.end());
-      bytes = data;
-    } else {
-      bytes = dense.getRawData();
-    }
-  } else {
-    return op.emitOpError("has a constant kind the package cannot store");
-  }
-  auto weight = builder.addWeightNoCopy(bytes.data(), bytes.size());
+  FailureOr<ArrayRef<char>> bytes = getConstantBytes(op, scratch);
+  if (failed(bytes))
+    return failure();
+  auto weight = builder.addWeightNoCopy(bytes->data(), bytes->size());
   if (!weight.ok())
     return op.emitOpError() << "cannot add weight: " << weight.message();
   variant.values[*id].weight = *weight;
   return id;
 }
 
-/// The runtime's encoding of one inherent attribute, or nullopt if the
-/// attribute has none.
-static std::optional<pkg::AttrValue> convertAttribute(Attribute attr) {
-  if (auto boolean = dyn_cast<BoolAttr>(attr))
-    return pkg::AttrValue(int64_t(boolean.getValue()));
-  if (auto integer = dyn_cast<IntegerAttr>(attr))
-    return pkg::AttrValue(integer.getValue().getSExtValue());
-  if (auto real = dyn_cast<FloatAttr>(attr))
-    return pkg::AttrValue(real.getValueAsDouble());
-  if (auto array = dyn_cast<DenseI64ArrayAttr>(attr))
-    return pkg::AttrValue(std::vector<int64_t>(array.asArrayRef().begin(),
-                                               array.asArrayRef().end()));
-  if (auto string = dyn_cast<StringAttr>(attr))
-    return pkg::AttrValue(string.str());
-  if (auto e = dyn_cast<ActivationAttr>(attr))
-    return pkg::AttrValue(stringifyActivation(e.getValue()).str());
-  if (auto e = dyn_cast<GeluApproximationAttr>(attr))
-    return pkg::AttrValue(stringifyGeluApproximation(e.getValue()).str());
-  if (auto e = dyn_cast<PadModeAttr>(attr))
-    return pkg::AttrValue(stringifyPadMode(e.getValue()).str());
-  if (auto e = dyn_cast<BagModeAttr>(attr))
-    return pkg::AttrValue(stringifyBagMode(e.getValue()).str());
-  if (auto e = dyn_cast<RNNDirectionAttr>(attr))
-    return pkg::AttrValue(stringifyRNNDirection(e.getValue()).str());
-  if (auto e = dyn_cast<CompareKindAttr>(attr))
-    return pkg::AttrValue(stringifyCompareKind(e.getValue()).str());
-  return std::nullopt;
-}
-
-/// Quantisation parameters of quantize/dequantize/requantize, which the
-/// host kernels read as attributes (see docs/host-kernels.md).
-static void addQuantAttributes(StringRef prefix, Type type,
-                               pkg::HostOpDesc &desc) {
-  auto quant = dyn_cast<quant::QuantizedType>(
-      cast<RankedTensorType>(type).getElementType());
-  if (!quant)
-    return;
-  std::string p = prefix.str();
-  desc.attrs.emplace_back(p + "storage_min", quant.getStorageTypeMin());
-  desc.attrs.emplace_back(p + "storage_max", quant.getStorageTypeMax());
-  if (auto uniform = dyn_cast<quant::UniformQuantizedType>(quant)) {
-    desc.attrs.emplace_back(p + "scale", uniform.getScale());
-    desc.attrs.emplace_back(p + "zero_point", uniform.getZeroPoint());
-  } else if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(quant)) {
-    desc.attrs.emplace_back(
-        p + "scales",
-        std::vector<double>(axis.getScales().begin(), axis.getScales().end()));
-    desc.attrs.emplace_back(p + "zero_points",
-                            std::vector<int64_t>(axis.getZeroPoints().begin(),
-                                                 axis.getZeroPoints().end()));
-    desc.attrs.emplace_back(p + "axis", int64_t(axis.getQuantizedDimension()));
-  }
-}
-
 LogicalResult Writer::addHostOp(Operation *op,
                                 pkg::HostPartitionDesc &partition) {
   if (auto constant = dyn_cast<ConstantOp>(op))
     return addConstant(constant);
-  pkg::HostOpDesc desc;
-  desc.kind = op->getName().getStringRef().str();
-  if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
-    desc.location = loc.getName().str();
-
-  // Operands, with -1 for absent optional operands of segmented ops.
-  DenseI32ArrayAttr segments;
-  auto properties =
-      dyn_cast_if_present<DictionaryAttr>(op->getPropertiesAsAttribute());
-  if (properties)
-    segments = dyn_cast_if_present<DenseI32ArrayAttr>(
-        properties.get("operandSegmentSizes"));
-  if (segments) {
-    unsigned next = 0;
-    for (int32_t size : segments.asArrayRef()) {
-      if (size == 0)
-        desc.inputs.push_back(-1);
-      for (int32_t i = 0; i < size; ++i)
-        desc.inputs.push_back(idOf(op->getOperand(next++)));
-    }
-  } else {
-    for (Value operand : op->getOperands())
-      desc.inputs.push_back(idOf(operand));
-  }
-  if (properties) {
-    for (NamedAttribute attr : properties) {
-      if (attr.getName() == "operandSegmentSizes")
-        continue;
-      std::optional<pkg::AttrValue> value = convertAttribute(attr.getValue());
-      if (!value)
-        return op->emitOpError() << "attribute '" << attr.getName().getValue()
-                                 << "' cannot be stored in a package";
-      desc.attrs.emplace_back(attr.getName().str(), std::move(*value));
-    }
-  }
-  if (isa<QuantizeOp>(op))
-    addQuantAttributes("", op->getResult(0).getType(), desc);
-  else if (isa<DequantizeOp>(op))
-    addQuantAttributes("", op->getOperand(0).getType(), desc);
-  else if (isa<RequantizeOp>(op)) {
-    addQuantAttributes("input_", op->getOperand(0).getType(), desc);
-    addQuantAttributes("output_", op->getResult(0).getType(), desc);
-  } else if (auto fc = dyn_cast<FullyConnectedOp>(op)) {
-    // A quantized product (HostQuantizedLinalg.cpp).
-    addQuantAttributes("input_", fc.getInput().getType(), desc);
-    addQuantAttributes("weight_", fc.getWeight().getType(), desc);
-    addQuantAttributes("output_", fc.getType(), desc);
-  }
+  FailureOr<pkg::HostOpDesc> desc = describeHostOp(op);
+  if (failed(desc))
+    return failure();
+  for (Value operand : getHostOpOperands(op))
+    desc->inputs.push_back(operand ? idOf(operand) : -1);
   for (Value result : op->getResults()) {
     FailureOr<int32_t> id = addValue(result);
     if (failed(id))
       return failure();
-    desc.outputs.push_back(*id);
+    desc->outputs.push_back(*id);
   }
-  partition.ops.push_back(std::move(desc));
+  partition.ops.push_back(std::move(*desc));
   return success();
 }
 

@@ -184,8 +184,11 @@ struct FuseRequantizeIntoProduct : OpRewritePattern<QuantizeOp> {
         !isa<quant::QuantizedType>(
             getElementTypeOrSelf(product.getInput().getType())))
       return failure();
-    rewriter.modifyOpInPlace(product,
-                             [&] { product.getResult().setType(op.getType()); });
+    // The quantized type now carries the range.
+    rewriter.modifyOpInPlace(product, [&] {
+      product.getResult().setType(op.getType());
+      product->removeAttr(AccelDialect::getRangeAttrName());
+    });
     rewriter.replaceOp(op, product.getResult());
     ++fused;
     return success();

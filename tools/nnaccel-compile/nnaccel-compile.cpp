@@ -1,13 +1,16 @@
 //===- nnaccel-compile.cpp - ONNX model to deployable package -------------===//
 //
-// The whole pipeline in one command: import the ONNX model, place every op
-// on the card or the host, outline partitions, lower card partitions to
-// npu programs, and write a model package (or stop early with --emit).
+// The whole pipeline in one command: import the ONNX model, calibrate it
+// (--calibration / --load-profile: accel.range for post-training
+// quantisation), place every op on the card or the host, outline
+// partitions, lower card partitions to npu programs, and write a model
+// package (or stop early with --emit).
 // --report prints where every op went (and why, for host ops) and what each
 // card partition costs; --report-json writes the same as JSON.
 //
 //===----------------------------------------------------------------------===//
 
+#include "nnaccel/Calibration/Calibrate.h"
 #include "nnaccel/Conversion/NPUKernels.h"
 #include "nnaccel/Conversion/Passes.h"
 #include "nnaccel/Import/ONNX/ImportONNX.h"
@@ -111,6 +114,37 @@ static cl::opt<std::string> reportJson("report-json",
                                        cl::desc("Write the report as JSON"),
                                        cl::value_desc("file"),
                                        cl::cat(category));
+static cl::opt<std::string> calibrationDir(
+    "calibration",
+    cl::desc("Calibrate on the samples in DIR (test_data_set_*/input_<i>.pb "
+             "or .npy, or .npy files for a one-input model) and annotate "
+             "accel.range for quantisation"),
+    cl::value_desc("dir"), cl::cat(category));
+static cl::opt<calibration::CalibratorKind> calibrator(
+    "calibrator", cl::desc("How a calibrated range is chosen"),
+    cl::init(calibration::CalibratorKind::Percentile),
+    cl::values(clEnumValN(calibration::CalibratorKind::MinMax, "minmax",
+                          "[min, max]: nothing clipped"),
+               clEnumValN(calibration::CalibratorKind::Percentile, "percentile",
+                          "--percentile of the values inside on either side "
+                          "(default)"),
+               clEnumValN(calibration::CalibratorKind::Entropy, "entropy",
+                          "TensorRT's KL-divergence threshold for int8")),
+    cl::cat(category));
+static cl::opt<double>
+    percentile("percentile",
+               cl::desc("Percent of the values inside the percentile "
+                        "calibrator's range on either side (50 to 100)"),
+               cl::init(99.99), cl::cat(category));
+static cl::opt<std::string>
+    saveProfile("save-profile",
+                cl::desc("Write the calibration statistics (JSON) to a file"),
+                cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string> loadProfile(
+    "load-profile",
+    cl::desc("Calibrate from statistics saved with --save-profile instead of "
+             "samples"),
+    cl::value_desc("file"), cl::cat(category));
 static cl::opt<bool> noIR("no-ir",
                           cl::desc("Do not store the IR in the package"),
                           cl::cat(category));
@@ -424,6 +458,55 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
 }
 } // namespace
 
+/// Checks the calibration options; fails, with a message, on a combination
+/// that makes no sense.
+static LogicalResult checkCalibrationOptions() {
+  bool calibrating = !calibrationDir.empty() || !loadProfile.empty();
+  auto fail = [](StringRef message) {
+    llvm::errs() << "error: " << message << "\n";
+    return failure();
+  };
+  if (!calibrationDir.empty() && !loadProfile.empty())
+    return fail("--calibration and --load-profile exclude each other: the "
+                "profile replaces the samples");
+  if (!calibrating && (calibrator.getNumOccurrences() ||
+                       percentile.getNumOccurrences() || !saveProfile.empty()))
+    return fail("--calibrator, --percentile and --save-profile need "
+                "--calibration=DIR or --load-profile=FILE");
+  if (!(percentile >= 50 && percentile <= 100))
+    return fail("--percentile must lie in [50, 100], got " +
+                std::to_string(percentile.getValue()));
+  return success();
+}
+
+/// Calibrates the imported module when asked to: accel.range on its values.
+static LogicalResult runCalibration(ModuleOp module,
+                                    const ONNXImportOptions &importOptions,
+                                    MLIRContext &context, Progress &progress) {
+  if (calibrationDir.empty() && loadProfile.empty())
+    return success();
+  auto func = module.lookupSymbol<func::FuncOp>(importOptions.functionName);
+  if (!func) {
+    llvm::errs() << "error: the imported module has no @"
+                 << importOptions.functionName << "\n";
+    return failure();
+  }
+  calibration::CalibrationOptions options;
+  options.sampleDir = calibrationDir;
+  options.loadProfile = loadProfile;
+  options.saveProfile = saveProfile;
+  options.calibrator.kind = calibrator;
+  options.calibrator.percentile = percentile;
+  // Samples at other input shapes run on the model imported at theirs.
+  options.reimport = [&](const llvm::StringMap<SmallVector<int64_t>> &shapes) {
+    ONNXImportOptions reimport = importOptions;
+    reimport.inputShapes = shapes;
+    return importONNXFile(inputFile, &context, reimport);
+  };
+  options.progress = [&](StringRef message) { progress.stage(message); };
+  return calibration::calibrate(func, options);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerAsmPrinterCLOptions();
@@ -458,6 +541,9 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  if (failed(checkCalibrationOptions()))
+    return 1;
+
   progress.stage("importing " + inputFile);
   ONNXImportOptions importOptions;
   std::string shapeError;
@@ -469,6 +555,9 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module =
       importONNXFile(inputFile, &context, importOptions);
   if (!module)
+    return 1;
+
+  if (failed(runCalibration(*module, importOptions, context, progress)))
     return 1;
 
   progress.stage("placing, partitioning and lowering");

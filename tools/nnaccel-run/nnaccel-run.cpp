@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compare.h"
-#include "TensorIO.h"
+#include "nnaccel/TensorIO/Compare.h"
+#include "nnaccel/TensorIO/TensorIO.h"
 
 #include "nnaccel/Numerics/Float16.h"
 #include "nnaccel/Runtime/Session.h"

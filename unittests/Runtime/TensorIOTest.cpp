@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TensorIO.h"
-#include "Compare.h"
+#include "nnaccel/TensorIO/TensorIO.h"
+#include "nnaccel/TensorIO/Compare.h"
 
 #include <catch2/catch.hpp>
 

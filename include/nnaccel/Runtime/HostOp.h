@@ -35,6 +35,10 @@
 #include <vector>
 
 namespace nnaccel {
+namespace package {
+struct HostOpDesc;
+} // namespace package
+
 namespace runtime {
 
 using AttrValue = std::variant<int64_t, double, std::string,
@@ -73,6 +77,12 @@ struct HostOp {
   /// known, the location: "accel.conv (model.onnx:12): <message>".
   Status error(std::string_view message) const;
 };
+
+/// The HostOp a package describes (kind, location, attributes; the
+/// description's value ids are the caller's). The one conversion, used when
+/// a package is loaded and when the compiler evaluates IR in process
+/// (calibration), so both run an op identically.
+HostOp makeHostOp(const package::HostOpDesc &desc);
 
 } // namespace runtime
 } // namespace nnaccel

@@ -1307,21 +1307,6 @@ func.func @schedule_outside_card(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-func.func @range_reversed(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'accel.relu' op 'accel.range' must be array<f64: lo, hi> with finite lo <= hi on an op with one result}}
-  %0 = accel.relu %x {accel.range = array<f64: 2.0, 1.0>} : tensor<4xf32>
-  return %0 : tensor<4xf32>
-}
-
-// -----
-
-// expected-error @+1 {{'func.func' op argument 0: 'accel.range' must be array<f64: lo, hi> with finite lo <= hi}}
-func.func @range_argument(%x: tensor<4xf32> {accel.range = array<f64: 1.0>}) -> tensor<4xf32> {
-  return %x : tensor<4xf32>
-}
-
-// -----
-
 // Quantized products (accel-quantize's form): per output column weights,
 // an i32 bias in the accumulator's scale.
 func.func @quantized_fc_weight_axis(%x: tensor<2x4x!quant.uniform<i8:f32, 0.5>>, %w: tensor<3x4x!quant.uniform<i8:f32:1, {0.1, 0.1, 0.1, 0.1}>>) -> tensor<2x3xf32> {

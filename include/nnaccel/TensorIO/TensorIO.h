@@ -1,5 +1,4 @@
-//===- TensorIO.h - Tensor files for nnaccel-run -----------------*- C++
-//-*-===//
+//===- TensorIO.h - Tensor files of the tools -------------------*- C++ -*-===//
 //
 // Reading and writing the tensor files a model runner meets: ONNX
 // TensorProto files (`input_0.pb` / `output_0.pb` of the ONNX backend-test
@@ -8,13 +7,14 @@
 // truncated or unsupported files never crash.
 //
 // This library (NNAccelTensorIO) links libonnx's protobuf classes and is
-// used by tools and tests only -- NNAccelRuntime itself never depends on
-// protobuf.
+// used by tools (nnaccel-run's inputs and references, nnaccel-compile's
+// calibration samples) and tests only -- NNAccelRuntime itself never
+// depends on protobuf.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NNACCEL_TOOLS_NNACCEL_RUN_TENSORIO_H
-#define NNACCEL_TOOLS_NNACCEL_RUN_TENSORIO_H
+#ifndef NNACCEL_TENSORIO_TENSORIO_H
+#define NNACCEL_TENSORIO_TENSORIO_H
 
 #include "nnaccel/Runtime/Model.h"
 #include "nnaccel/Runtime/Tensor.h"
@@ -78,4 +78,4 @@ Status writeFileBytes(const std::string &path,
 } // namespace tensorio
 } // namespace nnaccel
 
-#endif // NNACCEL_TOOLS_NNACCEL_RUN_TENSORIO_H
+#endif // NNACCEL_TENSORIO_TENSORIO_H

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compare.h"
+#include "nnaccel/TensorIO/Compare.h"
 
 #include "nnaccel/Numerics/Float16.h"
 

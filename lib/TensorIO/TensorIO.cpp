@@ -1,4 +1,4 @@
-//===- TensorIO.cpp - Tensor files for nnaccel-run ------------------------===//
+//===- TensorIO.cpp - Tensor files of the tools ---------------------------===//
 //
 // TensorProto decoding goes through libonnx's generated protobuf class, then
 // checks what protobuf cannot: that the element count implied by `dims`
@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TensorIO.h"
+#include "nnaccel/TensorIO/TensorIO.h"
 
 #include "nnaccel/Numerics/Float16.h"
 

@@ -1,5 +1,4 @@
-//===- Compare.h - Checking outputs against reference tensors ----*- C++
-//-*-===//
+//===- Compare.h - Checking outputs against reference tensors ---*- C++ -*-===//
 //
 // How nnaccel-run decides PASS/FAIL for one output: floating outputs pass
 // when every element satisfies |out - ref| <= atol + rtol * |ref| (NaN
@@ -10,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NNACCEL_TOOLS_NNACCEL_RUN_COMPARE_H
-#define NNACCEL_TOOLS_NNACCEL_RUN_COMPARE_H
+#ifndef NNACCEL_TENSORIO_COMPARE_H
+#define NNACCEL_TENSORIO_COMPARE_H
 
 #include "nnaccel/Runtime/Tensor.h"
 
@@ -52,4 +51,4 @@ double elementAsDouble(const runtime::Tensor &t, int64_t i);
 } // namespace tensorio
 } // namespace nnaccel
 
-#endif // NNACCEL_TOOLS_NNACCEL_RUN_COMPARE_H
+#endif // NNACCEL_TENSORIO_COMPARE_H
