@@ -522,7 +522,7 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // Diagnostics name the model and node; dumping whole functions helps nobody.
-  context.printOpOnDiagnostic(false);
+  context.printOpOnDiagnostic(getenv("NNACCEL_DEBUG_OP") != nullptr);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   Progress progress;
