@@ -29,6 +29,7 @@
 #include "nnaccel/ISA/Asm.h"
 
 #include "mlir/IR/AsmState.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
@@ -161,7 +162,7 @@ struct Progress {
 
 /// One op's placement for the report.
 struct PlacedOp {
-  std::string name, kind, reason;
+  std::string name, kind, precision, reason;
   int64_t card; // -1: host
   int partition;
   Location loc;
@@ -227,16 +228,48 @@ TransferCost modelTransfers(accel::CardPartitionOp card,
           cost(weights)};
 }
 
-/// Element types the ops of a partition compute in, e.g. "f32".
+/// The element type name of `type`: a quantized type by its storage
+/// (i8, u8, i32), other types as MLIR prints them (f32, bf16, i64).
+std::string getElementName(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  if (auto quantized = dyn_cast<quant::QuantizedType>(element))
+    return (quantized.isSigned() ? "i" : "u") +
+           std::to_string(quantized.getStorageTypeIntegralWidth());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << element;
+  return text;
+}
+
+/// What an op computes in: "int8" for a product of quantized operands,
+/// "f32 -> u8" for a quantize, else its result's element type.
+std::string getOpPrecision(Operation *op) {
+  auto isQuantized = [](Type type) {
+    return isa<quant::QuantizedType>(getElementTypeOrSelf(type));
+  };
+  if (isa<accel::QuantizeOp, accel::DequantizeOp, accel::RequantizeOp>(op))
+    return getElementName(op->getOperand(0).getType()) + " -> " +
+           getElementName(op->getResult(0).getType());
+  if (llvm::any_of(op->getOperandTypes(), isQuantized))
+    return "int8";
+  if (!op->getNumResults())
+    return "";
+  return getElementName(op->getResult(0).getType());
+}
+
+/// What the ops of a partition compute in, e.g. "f32" or "int8,f32".
 std::string getPrecisions(Block &body) {
-  llvm::SetVector<Type> types;
+  llvm::SetVector<StringRef> names;
+  std::vector<std::string> storage;
   for (Operation &op : body.without_terminator())
     if (!isa<accel::ConstantOp>(op))
       for (Type type : op.getResultTypes())
-        types.insert(cast<RankedTensorType>(type).getElementType());
+        storage.push_back(getElementName(type));
+  for (const std::string &name : storage)
+    names.insert(name);
   std::string text;
   llvm::raw_string_ostream os(text);
-  llvm::interleave(types, os, ",");
+  llvm::interleave(names, os, ",");
   return text;
 }
 
@@ -267,6 +300,7 @@ std::vector<PartitionSummary> summarizePartitions(func::FuncOp func) {
         reason = r.str();
       PlacedOp placed{getOpName(&inner),
                       inner.getName().getStringRef().str(),
+                      getOpPrecision(&inner),
                       reason,
                       host ? -1 : int64_t(card.getCard()),
                       int(summaries.size()),
@@ -340,7 +374,9 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
     llvm::json::Array opList;
     for (const PlacedOp &placed : summary.ops) {
       llvm::json::Object entry{
-          {"name", placed.name}, {"op", placed.kind}, {"card", placed.card}};
+          {"name", placed.name}, {"op", placed.kind},
+          {"precision", placed.precision},
+          {"card", placed.card}};
       if (host)
         entry["reason"] = placed.reason;
       else {
@@ -418,8 +454,9 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
         llvm::outs() << "    reason: " << *host.getReason() << "\n";
       if (card)
         for (const PlacedOp &placed : summary.ops) {
-          llvm::outs() << "    " << placed.name << " (" << placed.kind
-                       << "): core" << (placed.cores.size() == 1 ? " " : "s ");
+          llvm::outs() << "    " << placed.name << " (" << placed.kind << ", "
+                       << placed.precision << "): core"
+                       << (placed.cores.size() == 1 ? " " : "s ");
           llvm::interleave(placed.cores, llvm::outs(), ",");
           llvm::outs() << ", " << placed.cycles << " cycles";
           if (placed.coreCycles != placed.cycles)
