@@ -31,7 +31,10 @@ void mlir::nnaccel::buildPartitionPipeline(
   // the float precisions.
   if (options.quantize == "int8")
     pm.addNestedPass<func::FuncOp>(createAccelQuantize());
-  pm.addNestedPass<func::FuncOp>(createAccelApplyPrecision());
+  AccelApplyPrecisionOptions precision;
+  if (options.quantize == "fp16" || options.quantize == "bf16")
+    precision.defaultPrecision = options.quantize == "fp16" ? "f16" : "bf16";
+  pm.addNestedPass<func::FuncOp>(createAccelApplyPrecision(precision));
   AccelAssignPlacementOptions placement;
   placement.card = options.card;
   placement.forceHost = options.forceHost;

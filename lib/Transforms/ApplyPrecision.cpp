@@ -17,6 +17,9 @@
 #include "NPU/NPUTarget.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/StringSwitch.h"
 
 namespace mlir::nnaccel {
 #define GEN_PASS_DEF_ACCELAPPLYPRECISION
@@ -73,27 +76,75 @@ ElementsAttr convertConstant(Value value, RankedTensorType type) {
   return DenseElementsAttr::get(type, values);
 }
 
+/// True when a result of `op` is a result of its function: the model's
+/// last ops keep their precision under a model-wide one (as accel-quantize
+/// keeps the last product), since their outputs are what users compare and
+/// narrow formats lose the small probabilities of a softmax head first.
+bool producesModelOutput(Operation *op) {
+  return llvm::any_of(op->getUsers(), [](Operation *user) {
+    return isa<func::ReturnOp>(user);
+  });
+}
+
 struct AccelApplyPrecisionPass
     : mlir::nnaccel::impl::AccelApplyPrecisionBase<AccelApplyPrecisionPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     const ::nnaccel::isa::TargetDesc *target =
         npu::lookupTarget(getOperation());
     if (!target)
       return signalPassFailure();
-    SmallVector<Operation *> hinted;
+    Type modelPrecision;
+    if (!defaultPrecision.empty()) {
+      modelPrecision =
+          llvm::StringSwitch<Type>(defaultPrecision)
+              .Case("f16", Float16Type::get(&getContext()))
+              .Case("bf16", BFloat16Type::get(&getContext()))
+              .Case("f32", Float32Type::get(&getContext()))
+              .Default(Type());
+      if (!modelPrecision) {
+        getOperation().emitError()
+            << "accel-apply-precision: default precision must be f32, f16 "
+               "or bf16, got '"
+            << defaultPrecision << "'";
+        return signalPassFailure();
+      }
+    }
+    SmallVector<std::pair<Operation *, bool>> chosen; // op, hinted
     getOperation().walk([&](Operation *op) {
+      if (isa<ConstantOp, CardPartitionOp, HostPartitionOp, func::FuncOp,
+              func::ReturnOp>(op) ||
+          op->getNumResults() == 0)
+        return;
       auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
-      if (hint && hint.getPrecision() && isa<FloatType>(hint.getPrecision()) &&
-          !isa<ConstantOp, CardPartitionOp, HostPartitionOp>(op))
-        hinted.push_back(op);
+      if (hint && hint.getPrecision() && isa<FloatType>(hint.getPrecision()))
+        chosen.push_back({op, true});
+      else if (modelPrecision && !(hint && hint.getPrecision()) &&
+               isa<CardKernelOpInterface>(op) && !producesModelOutput(op))
+        chosen.push_back({op, false});
     });
-    for (Operation *op : hinted)
-      apply(op, *target);
+    for (auto [op, hinted] : chosen) {
+      Type precision =
+          hinted ? op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName())
+                       .getPrecision()
+                 : modelPrecision;
+      apply(op, precision, hinted, *target);
+    }
+    if (!modelPrecision)
+      return;
+    // Ops in the model's precision back to back: each one's convert back
+    // to f32 and the next one's convert in cancel.
+    RewritePatternSet patterns(&getContext());
+    ConvertOp::getCanonicalizationPatterns(patterns, &getContext());
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
   }
 
-  void apply(Operation *op, const ::nnaccel::isa::TargetDesc &target) {
-    auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
-    Type precision = hint.getPrecision();
+  /// Moves `op` to `precision`. A hinted op that cannot be moved is a
+  /// warning; an op the model-wide precision cannot move stays quietly.
+  void apply(Operation *op, Type precision, bool hinted,
+             const ::nnaccel::isa::TargetDesc &target) {
     // Only ops computing on float tensors change; the op's own type needs
     // nothing.
     bool floats = op->getNumResults() > 0;
@@ -106,6 +157,8 @@ struct AccelApplyPrecisionPass
     if (!floats || !differs)
       return;
     if (!isCardFloat(precision)) {
+      if (!hinted)
+        return;
       op->emitWarning() << describeNode(op) << ": cannot compute in "
                         << precision
                         << ": the card computes in f32, f16 or bf16";
@@ -147,12 +200,15 @@ struct AccelApplyPrecisionPass
     if (!kernel || failed(kernel.checkCardKernel(target, reason))) {
       if (!kernel)
         reason = "it has no card kernel";
-      op->emitWarning() << describeNode(op) << ": cannot compute in "
-                        << precision << ": " << reason << "; it computes in "
-                        << getElementTypeOrSelf(op->getResult(0).getType());
+      if (hinted)
+        op->emitWarning() << describeNode(op) << ": cannot compute in "
+                          << precision << ": " << reason
+                          << "; it computes in "
+                          << getElementTypeOrSelf(op->getResult(0).getType());
       for (Operation *undo : llvm::reverse(created))
         undo->erase();
-      dropHintPrecision(op);
+      if (hinted)
+        dropHintPrecision(op);
       return;
     }
     builder.setInsertionPointAfter(replacement);

@@ -95,13 +95,17 @@ static cl::opt<std::string>
                            "parallel kind, memory, precision, order per node "
                            "name / op type regex"),
                   cl::value_desc("file"), cl::cat(category));
-enum class Quantize { None, Int8 };
+enum class Quantize { None, Int8, FP16, BF16 };
 static cl::opt<Quantize> quantize(
     "quantize", cl::desc("Quantize the model (needs calibrated ranges)"),
     cl::values(clEnumValN(Quantize::None, "none", "keep the model's types"),
                clEnumValN(Quantize::Int8, "int8",
                           "int8 matrix products (accel-quantize), the "
-                          "last one kept in f32")),
+                          "last one kept in f32"),
+               clEnumValN(Quantize::FP16, "fp16",
+                          "every card op that can in f16 (no calibration)"),
+               clEnumValN(Quantize::BF16, "bf16",
+                          "every card op that can in bf16 (no calibration)")),
     cl::init(Quantize::None), cl::cat(category));
 static cl::opt<std::string> savePlacement(
     "save-placement",
@@ -603,8 +607,10 @@ int main(int argc, char **argv) {
   pipeline.forceHost = ArrayRef<std::string>(forceHost);
   pipeline.cores = cores.getValue();
   pipeline.placement = placementFile.getValue();
-  if (quantize == Quantize::Int8)
-    pipeline.quantize = "int8";
+  if (quantize != Quantize::None)
+    pipeline.quantize = quantize == Quantize::Int8   ? "int8"
+                        : quantize == Quantize::FP16 ? "fp16"
+                                                     : "bf16";
   PassManager partitionPM(&context);
   buildPartitionPipeline(partitionPM, pipeline);
   if (failed(partitionPM.run(*module)))

@@ -35,7 +35,8 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
   Option<std::string> quantize{
       *this, "quantize",
       llvm::cl::desc("Quantization: int8 (accel-quantize from the calibrated "
-                     "ranges in the IR) or empty for none")};
+                     "ranges in the IR), fp16 or bf16 (accel-apply-precision "
+                     "for the whole model), or empty for none")};
   Option<std::string> placement{
       *this, "placement",
       llvm::cl::desc("A placement file (JSON) whose hints accel-load-placement "

@@ -152,6 +152,13 @@ def AccelApplyPrecision : Pass<"accel-apply-precision", "func::FuncOp"> {
     reason; the op keeps its types. Integer and quantised precisions are
     left to `--quantize` (accel-assign-placement warns about them).
 
+    With `default=f16` (or bf16; `nnaccel-compile --quantize=fp16|bf16`)
+    every op with a card kernel for that precision and no precision hint of
+    its own moves too (an op whose kernel lacks it stays quietly; ops whose
+    results are the function's keep their precision), and the
+    converts between consecutive moved ops cancel, so a chain of card ops
+    runs in f16 from its first op's input to its last op's result.
+
     ```mlir
     %0 = accel.fully_connected %x, %w {accel.hint = #accel.hint<precision = f16>} ...
     // becomes
@@ -160,6 +167,11 @@ def AccelApplyPrecision : Pass<"accel-apply-precision", "func::FuncOp"> {
     %1 = accel.convert %0 : tensor<4x32xf16> -> tensor<4x32xf32>
     ```
   }];
+  let options = [
+    Option<"defaultPrecision", "default", "std::string", /*default=*/"",
+           "Precision (f32, f16, bf16) for every unhinted op whose card "
+           "kernel has it; empty: hinted ops only">
+  ];
   let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect"];
   let statistics = [
     Statistic<"numChanged", "changed", "Ops moved to their hinted precision">
