@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Quantisation benchmark: modelled latency and accuracy, f32 vs quantized.
+
+Compiles every bundled model as it is (f32) and with each --quantize mode,
+int8 calibrated on test sets 1-3 (percentile calibrator, the default), on 1
+core and on all of the target's cores; runs test set 0 (the transformer: the
+set of its sequence length) on the emulator and prints the modelled latency,
+the speed-up over f32 at the same core count, the cosine similarity of the
+output to the PyTorch fp32 reference and the package size.
+
+  bench/quantize.py [--bin build/bin] [--models examples/models]
+                    [--target default] [--modes int8,bf16]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# (label, model directory, extra compile flags, evaluation test set)
+CASES = [
+    ("mlp_1024_512_256", "mlp_1024_512_256", [], 0),
+    ("dlrm_small", "dlrm_small", [], 0),
+    ("lstm_small", "lstm_small", [], 0),
+    ("mobilenet_v2_050", "mobilenet_v2_050", [], 0),
+    ("transformer_small seq 64", "transformer_small",
+     ["--input-shape=ids:1x64"], 2),
+]
+CALIBRATION_SETS = (1, 2, 3)
+
+LATENCY = re.compile(r"modelled device latency: (\d+) cycles")
+COSINE = re.compile(r"cosine (-?[0-9.]+|nan)")
+CLOCK = re.compile(r'"clock_mhz"\s*:\s*(\d+(?:\.\d+)?)')
+
+
+def run(cmd, check=True):
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if check and result.returncode != 0:
+        sys.exit("failed: %s\n%s%s" % (" ".join(cmd), result.stdout,
+                                       result.stderr))
+    return result.stdout
+
+
+def calibration_dir(tmp, model_dir, name):
+    """A directory holding only the calibration sets (not the evaluated one)."""
+    path = os.path.join(tmp, "calib-" + name)
+    if not os.path.isdir(path):
+        os.makedirs(path)
+        for k in CALIBRATION_SETS:
+            src = os.path.abspath(
+                os.path.join(model_dir, "test_data_set_%d" % k))
+            if os.path.isdir(src):
+                os.symlink(src, os.path.join(path, "test_data_set_%d" % k))
+    return path
+
+
+def measure(args, tmp, name, flags, test_set, mode, cores):
+    model_dir = os.path.join(args.models, name)
+    package = os.path.join(tmp, "m.nnpkg")
+    cmd = [os.path.join(args.bin, "nnaccel-compile"),
+           os.path.join(model_dir, "model.onnx"), "--target", args.target,
+           "--cores", str(cores), "-o", package] + flags
+    if mode == "int8":
+        cmd += ["--quantize=int8",
+                "--calibration=" + calibration_dir(tmp, model_dir, name)]
+    elif mode != "f32":
+        cmd += ["--quantize=" + mode]
+    run(cmd)
+    data = os.path.join(model_dir, "test_data_set_%d" % test_set)
+    # Quantized outputs miss the f32 tolerance by design: no exit check.
+    out = run([os.path.join(args.bin, "nnaccel-run"), package,
+               "--check-races", "--input", data, "--expect", data],
+              check=False)
+    latency = LATENCY.search(out)
+    if not latency:
+        sys.exit("no latency from nnaccel-run on %s (%s):\n%s" %
+                 (name, mode, out))
+    cosines = [float(c) for c in COSINE.findall(out)]
+    return (int(latency.group(1)), min(cosines) if cosines else float("nan"),
+            os.path.getsize(package))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", default="build/bin")
+    parser.add_argument("--models", default="examples/models")
+    parser.add_argument("--target", default="default")
+    parser.add_argument("--targets-dir", default="targets")
+    parser.add_argument("--modes", default="int8,bf16")
+    args = parser.parse_args()
+    with open(os.path.join(args.targets_dir, args.target + ".json")) as f:
+        cycles_per_us = float(CLOCK.search(f.read()).group(1))
+    print("%-26s %-5s %6s %11s %8s %9s %10s" %
+          ("model", "mode", "cores", "latency us", "speedup", "cosine",
+           "package KB"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, name, flags, test_set in CASES:
+            for cores in (1, 0):
+                base = None
+                for mode in ["f32"] + args.modes.split(","):
+                    latency, cosine, size = measure(args, tmp, name, flags,
+                                                    test_set, mode, cores)
+                    base = base or latency
+                    print("%-26s %-5s %6s %11.1f %7.2fx %9.6f %10d" %
+                          (label, mode, "1" if cores == 1 else "all",
+                           latency / cycles_per_us, base / latency, cosine,
+                           size // 1024), flush=True)
+
+
+if __name__ == "__main__":
+    main()
