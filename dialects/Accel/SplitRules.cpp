@@ -8,6 +8,8 @@
 
 #include "Accel/AccelOps.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 using namespace mlir;
 using namespace mlir::nnaccel::accel;
 
@@ -122,6 +124,24 @@ ELEMENTWISE_SPLIT(AbsOp)
 ELEMENTWISE_SPLIT(GeluOp)
 ELEMENTWISE_SPLIT(ClipOp)
 #undef ELEMENTWISE_SPLIT
+
+/// Quantize / dequantize are elementwise too, with parameters per tensor
+/// (per-axis parameters would have to be cut with the tensor: not split).
+static SmallVector<SplitRule> getPerTensorQuantRules(Operation *op,
+                                                    Type quantized) {
+  if (!isa<quant::UniformQuantizedType>(getElementTypeOrSelf(quantized)))
+    return {};
+  return rulesForLeadingAxes(
+      op, cast<RankedTensorType>(op->getResult(0).getType()).getRank());
+}
+
+SmallVector<SplitRule> QuantizeOp::getSplitRules() {
+  return getPerTensorQuantRules(*this, getType());
+}
+
+SmallVector<SplitRule> DequantizeOp::getSplitRules() {
+  return getPerTensorQuantRules(*this, getInput().getType());
+}
 
 //===----------------------------------------------------------------------===//
 // Normalisations: any axis outside the normalised ones.
