@@ -1304,3 +1304,48 @@ func.func @schedule_outside_card(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = accel.relu %x {accel.schedule = array<i64: 0, 5>} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @range_not_a_pair(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.relu' op 'accel.range' must be array<f64: lo, hi> with finite lo <= hi}}
+  %0 = accel.relu %x {accel.range = array<f64: 1.0>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @range_reversed(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.relu' op 'accel.range' must be array<f64: lo, hi> with finite lo <= hi}}
+  %0 = accel.relu %x {accel.range = array<f64: 2.0, 1.0>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @range_on_integers(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'accel.neg' op 'accel.range' is for ops with a single float result}}
+  %0 = accel.neg %x {accel.range = array<f64: 0.0, 1.0>} : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument 0: 'accel.range' must be array<f64: lo, hi> with finite lo <= hi}}
+func.func @range_arg_not_f64(%x: tensor<4xf32> {accel.range = array<i64: 0, 1>}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument 0: 'accel.range' is for float tensor arguments}}
+func.func @range_arg_integer(%x: tensor<4xi64> {accel.range = array<f64: 0.0, 1.0>}) -> tensor<4xi64> {
+  return %x : tensor<4xi64>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument 0: unknown accel dialect argument attribute 'accel.rnage'}}
+func.func @range_arg_misspelt(%x: tensor<4xf32> {accel.rnage = array<f64: 0.0, 1.0>}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
