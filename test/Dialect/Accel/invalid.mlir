@@ -1324,7 +1324,7 @@ func.func @range_reversed(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @range_on_integers(%x: tensor<4xi32>) -> tensor<4xi32> {
-  // expected-error @+1 {{'accel.neg' op 'accel.range' is for ops with a single float result}}
+  // expected-error @+1 {{'accel.neg' op 'accel.range' is for ops with a single float or quantized result}}
   %0 = accel.neg %x {accel.range = array<f64: 0.0, 1.0>} : tensor<4xi32>
   return %0 : tensor<4xi32>
 }
@@ -1338,7 +1338,7 @@ func.func @range_arg_not_f64(%x: tensor<4xf32> {accel.range = array<i64: 0, 1>})
 
 // -----
 
-// expected-error @+1 {{'func.func' op argument 0: 'accel.range' is for float tensor arguments}}
+// expected-error @+1 {{'func.func' op argument 0: 'accel.range' is for float or quantized tensor arguments}}
 func.func @range_arg_integer(%x: tensor<4xi64> {accel.range = array<f64: 0.0, 1.0>}) -> tensor<4xi64> {
   return %x : tensor<4xi64>
 }
