@@ -56,9 +56,13 @@ Operation *AccelDialect::materializeConstant(OpBuilder &builder,
   return builder.create<ConstantOp>(loc, elements);
 }
 
-static bool isFloatTensor(Type type) {
+/// What a calibrated range can describe: a tensor of real values, float or
+/// already quantised (a quantiser may keep the attribute on the ops it
+/// rewrites).
+static bool isRealTensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && isa<FloatType>(tensor.getElementType());
+  return tensor &&
+         isa<FloatType, quant::QuantizedType>(tensor.getElementType());
 }
 
 /// Checks the form of an `accel.range` value: array<f64: lo, hi>, finite,
@@ -196,9 +200,10 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == getRangeAttrName()) {
     if (failed(verifyRange(attr.getValue(), [&] { return op->emitOpError(); })))
       return failure();
-    if (op->getNumResults() != 1 || !isFloatTensor(op->getResult(0).getType()))
-      return op->emitOpError() << "'" << getRangeAttrName()
-                               << "' is for ops with a single float result";
+    if (op->getNumResults() != 1 || !isRealTensor(op->getResult(0).getType()))
+      return op->emitOpError()
+             << "'" << getRangeAttrName()
+             << "' is for ops with a single float or quantized result";
     return success();
   }
   return op->emitOpError() << "unknown accel dialect attribute '"
@@ -222,9 +227,9 @@ LogicalResult AccelDialect::verifyRegionArgAttribute(Operation *op,
   auto function = dyn_cast<FunctionOpInterface>(op);
   Type type = function ? function.getArgumentTypes()[argIndex]
                        : region.getArgument(argIndex).getType();
-  if (!isFloatTensor(type))
+  if (!isRealTensor(type))
     return emit() << "'" << getRangeAttrName()
-                  << "' is for float tensor arguments";
+                  << "' is for float or quantized tensor arguments";
   return success();
 }
 

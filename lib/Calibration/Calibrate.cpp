@@ -102,7 +102,8 @@ std::unique_ptr<Graph> reimportGraph(func::FuncOp func, const Shapes &shapes,
 FailureOr<Profile> mlir::nnaccel::calibration::profileSamples(
     func::FuncOp func, StringRef dir, const ReimportFn &reimport,
     const std::function<void(StringRef)> &progress) {
-  Location loc = UnknownLoc::get(func.getContext());
+  // Diagnostics point at the model being compiled.
+  Location loc = func.getLoc();
   auto start = std::chrono::steady_clock::now();
   FailureOr<std::vector<Sample>> samples =
       findSamples(dir, func.getNumArguments(), loc);
@@ -178,7 +179,8 @@ FailureOr<Profile> mlir::nnaccel::calibration::profileSamples(
 LogicalResult
 mlir::nnaccel::calibration::calibrate(func::FuncOp func,
                                       const CalibrationOptions &options) {
-  Location loc = UnknownLoc::get(func.getContext());
+  // Diagnostics point at the model being compiled.
+  Location loc = func.getLoc();
   FailureOr<Profile> profile =
       options.loadProfile.empty()
           ? profileSamples(func, options.sampleDir, options.reimport,

@@ -211,17 +211,25 @@ FailureOr<Profile> mlir::nnaccel::calibration::readProfile(StringRef path,
   llvm::Expected<json::Value> document = json::parse((*buffer)->getBuffer());
   if (!document)
     return malformed() << llvm::toString(document.takeError());
+  // What the file is, and which version, before how it is laid out: a
+  // later version may lay it out differently.
+  const json::Object *object = document->getAsObject();
+  std::optional<StringRef> format =
+      object ? object->getString("format") : std::nullopt;
+  if (format != kFormat)
+    return emitError(loc) << "'" << path
+                          << "' is not a calibration profile (its 'format' "
+                             "is not \""
+                          << kFormat << "\")";
+  if (std::optional<int64_t> version = object->getInteger("version");
+      version != kVersion)
+    return emitError(loc) << "profile '" << path << "' has version "
+                          << (version ? std::to_string(*version) : "(none)")
+                          << "; this compiler reads version " << kVersion;
   json::Path::Root root("profile");
   RawProfile raw;
   if (!fromJSON(*document, raw, root))
     return malformed() << llvm::toString(root.getError());
-  if (raw.format != kFormat)
-    return malformed() << "'format' is '" << raw.format << "', not '" << kFormat
-                       << "'";
-  if (raw.version != kVersion)
-    return emitError(loc) << "profile '" << path << "' has version "
-                          << raw.version << "; this compiler reads version "
-                          << kVersion;
   if (raw.bins != ValueStatistics::kNumBins)
     return malformed() << "its histograms have " << raw.bins
                        << " bins; this compiler uses "

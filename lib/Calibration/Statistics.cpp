@@ -36,6 +36,13 @@ bool isPowerOfTwo(double x) {
   return x > 0 && std::isfinite(x) && std::frexp(x, &exponent) == 0.5;
 }
 
+/// `x` in full (formatv's default keeps two decimals).
+std::string format(double x) {
+  std::string text;
+  llvm::raw_string_ostream(text) << x;
+  return text;
+}
+
 /// floor(a / 2^shift) for any sign of a.
 int64_t floorShift(int64_t a, unsigned shift) {
   int64_t d = int64_t(1) << shift;
@@ -75,15 +82,14 @@ ValueStatistics::fromParts(double min, double max, double range,
     return stats;
   }
   if (!std::isfinite(min) || !std::isfinite(max) || min > max)
-    return fail(llvm::formatv("min {0} and max {1} are not a range", min, max));
+    return fail("min " + format(min) + " and max " + format(max) +
+                " are not a range");
   if (!isPowerOfTwo(range) || range < kMinRange)
-    return fail(llvm::formatv("the histogram range {0} is not a power of two "
-                              "of at least 2^-40",
-                              range));
+    return fail("the histogram range " + format(range) +
+                " is not a power of two of at least 2^-40");
   if (std::max(-min, max) > range)
-    return fail(llvm::formatv("min {0} and max {1} lie outside the histogram "
-                              "range {2}",
-                              min, max, range));
+    return fail("min " + format(min) + " and max " + format(max) +
+                " lie outside the histogram range " + format(range));
   stats.min = min;
   stats.max = max;
   stats.range = range;

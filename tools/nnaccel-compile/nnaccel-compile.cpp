@@ -39,6 +39,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -515,8 +516,9 @@ static LogicalResult checkCalibrationOptions() {
     return fail("--calibrator, --percentile and --save-profile need "
                 "--calibration=DIR or --load-profile=FILE");
   if (!(percentile >= 50 && percentile <= 100))
-    return fail("--percentile must lie in [50, 100], got " +
-                std::to_string(percentile.getValue()));
+    return fail(llvm::formatv("--percentile must lie in [50, 100], got {0}",
+                              percentile.getValue())
+                    .str());
   return success();
 }
 

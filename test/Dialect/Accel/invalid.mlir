@@ -1317,10 +1317,26 @@ func.func @quantized_fc_weight_axis(%x: tensor<2x4x!quant.uniform<i8:f32, 0.5>>,
 
 // -----
 
+func.func @range_not_a_pair(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.relu' op 'accel.range' must be array<f64: lo, hi> with finite lo <= hi}}
+  %0 = accel.relu %x {accel.range = array<f64: 1.0>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 func.func @quantized_fc_unsigned_weight(%x: tensor<2x4x!quant.uniform<i8:f32, 0.5>>, %w: tensor<3x4x!quant.uniform<u8:f32, 0.1>>) -> tensor<2x3xf32> {
   // expected-error @+1 {{'accel.fully_connected' op a quantized input needs a signed quantized weight}}
   %0 = accel.fully_connected %x, %w {transpose_weight = true} : (tensor<2x4x!quant.uniform<i8:f32, 0.5>>, tensor<3x4x!quant.uniform<u8:f32, 0.1>>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @range_reversed(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.relu' op 'accel.range' must be array<f64: lo, hi> with finite lo <= hi}}
+  %0 = accel.relu %x {accel.range = array<f64: 2.0, 1.0>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
 }
 
 // -----
@@ -1333,8 +1349,37 @@ func.func @quantized_fc_bias_scale(%x: tensor<2x4x!quant.uniform<i8:f32, 0.5>>, 
 
 // -----
 
+func.func @range_on_integers(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'accel.neg' op 'accel.range' is for ops with a single float or quantized result}}
+  %0 = accel.neg %x {accel.range = array<f64: 0.0, 1.0>} : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
 func.func @quantized_fc_real_input(%x: tensor<2x4xf32>, %w: tensor<3x4xf32>) -> tensor<2x3x!quant.uniform<i8:f32, 0.1>> {
   // expected-error @+1 {{'accel.fully_connected' op only a quantized product has a quantized result}}
   %0 = accel.fully_connected %x, %w {transpose_weight = true} : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3x!quant.uniform<i8:f32, 0.1>>
   return %0 : tensor<2x3x!quant.uniform<i8:f32, 0.1>>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument 0: 'accel.range' must be array<f64: lo, hi> with finite lo <= hi}}
+func.func @range_arg_not_f64(%x: tensor<4xf32> {accel.range = array<i64: 0, 1>}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument 0: 'accel.range' is for float or quantized tensor arguments}}
+func.func @range_arg_integer(%x: tensor<4xi64> {accel.range = array<f64: 0.0, 1.0>}) -> tensor<4xi64> {
+  return %x : tensor<4xi64>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument 0: unknown accel dialect argument attribute 'accel.rnage'}}
+func.func @range_arg_misspelt(%x: tensor<4xf32> {accel.rnage = array<f64: 0.0, 1.0>}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
 }

@@ -502,3 +502,16 @@ func.func @block_float(%w: tensor<4x32x!accel.bfp<msfp8>>,
   %0 = accel.reshape %w : tensor<4x32x!accel.bfp<msfp8>> -> tensor<2x64x!accel.bfp<msfp8>>
   return %0, %m : tensor<2x64x!accel.bfp<msfp8>>, tensor<2x64x!accel.bfp<mxint8>>
 }
+
+// Calibrated ranges (accel.range) on an op and a function argument; a
+// quantised result may keep its range.
+// CHECK-LABEL: func.func @calibrated_range(
+// CHECK-SAME:    %{{[^:]+}}: tensor<4xf32> {accel.range = array<f64: -2.500000e+00, 3.000000e+00>}
+// CHECK-NEXT:  accel.relu %{{.*}} {accel.range = array<f64: 0.000000e+00, 3.000000e+00>} : tensor<4xf32>
+// CHECK-NEXT:  accel.quantize %{{.*}} {accel.range = array<f64: 0.000000e+00, 3.000000e+00>}
+func.func @calibrated_range(%x: tensor<4xf32> {accel.range = array<f64: -2.5, 3.0>})
+    -> tensor<4x!quant.uniform<i8:f32, 0.1:3>> {
+  %0 = accel.relu %x {accel.range = array<f64: 0.0, 3.0>} : tensor<4xf32>
+  %1 = accel.quantize %0 {accel.range = array<f64: 0.0, 3.0>} : tensor<4xf32> -> tensor<4x!quant.uniform<i8:f32, 0.1:3>>
+  return %1 : tensor<4x!quant.uniform<i8:f32, 0.1:3>>
+}
