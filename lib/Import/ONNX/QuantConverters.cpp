@@ -650,20 +650,24 @@ LogicalResult convertQLinearMatMul(NodeContext &ctx) {
     return ctx.emitError() << "a and b must have rank >= 2, got "
                            << formatShape(aType.getShape()) << " and "
                            << formatShape(bType.getShape());
+  // a's scale is per tensor or per row, b's per tensor or per column.
+  FailureOr<QuantParams> a =
+      readParams(ctx, 1, 2, "a", aType, aType.getRank() - 2);
+  if (failed(a))
+    return failure();
+  FailureOr<QuantParams> b =
+      readParams(ctx, 4, 5, "b", bType, bType.getRank() - 1);
+  if (failed(b))
+    return failure();
   Composer c(ctx);
   FailureOr<Value> acc = matmulProduct(c, 0, 2, 3, 5);
   if (failed(acc))
     return failure();
-  int64_t rank = cast<RankedTensorType>(acc->getType()).getRank();
-  // a's scale is per tensor or per row, b's per tensor or per column.
-  FailureOr<QuantParams> a =
-      readParams(ctx, 1, 2, "a", aType, aType.getRank() - 2);
-  FailureOr<QuantParams> b =
-      readParams(ctx, 4, 5, "b", bType, bType.getRank() - 1);
-  FailureOr<QuantParams> y =
-      readParams(ctx, 6, 7, "y", cast<RankedTensorType>(acc->getType()));
-  if (failed(a) || failed(b) || failed(y))
+  auto accType = cast<RankedTensorType>(acc->getType());
+  FailureOr<QuantParams> y = readParams(ctx, 6, 7, "y", accType);
+  if (failed(y))
     return failure();
+  int64_t rank = accType.getRank();
   Requantization in{a->scale,
                     b->scale,
                     a->axis ? std::optional<int64_t>(rank - 2) : std::nullopt,
@@ -684,16 +688,20 @@ LogicalResult convertQLinearConv(NodeContext &ctx) {
     return ctx.emitError() << "B must be int32, got "
                            << describeType(getElementType(bias));
   RankedTensorType xType = ctx.getInputType(0), wType = ctx.getInputType(3);
+  // x's scale is per tensor, w's per tensor or per output channel.
+  FailureOr<QuantParams> x = readParams(ctx, 1, 2, "x", xType);
+  if (failed(x))
+    return failure();
+  FailureOr<QuantParams> w = readParams(ctx, 4, 5, "w", wType, 0);
+  if (failed(w))
+    return failure();
   Composer c(ctx);
   FailureOr<Value> acc = convProduct(c, 0, 2, 3, 5, bias);
   if (failed(acc))
     return failure();
-  // x's scale is per tensor, w's per tensor or per output channel.
-  FailureOr<QuantParams> x = readParams(ctx, 1, 2, "x", xType);
-  FailureOr<QuantParams> w = readParams(ctx, 4, 5, "w", wType, 0);
   FailureOr<QuantParams> y =
       readParams(ctx, 6, 7, "y", cast<RankedTensorType>(acc->getType()));
-  if (failed(x) || failed(w) || failed(y))
+  if (failed(y))
     return failure();
   Requantization in{
       x->scale,     w->scale,
