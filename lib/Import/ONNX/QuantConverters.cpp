@@ -424,8 +424,8 @@ LogicalResult convertDequantizeLinear(NodeContext &ctx) {
 /// [min(x_min, 0), max(x_max, 0)] maps onto [0, 255]. The parameters exist
 /// only at run time, so this is the arithmetic form throughout; it needs
 /// nothing the other quantisation ops do not, hence no kernel of its own.
-/// (An all-zero x gives scale 0 and NaN intermediates, as in ONNX's
-/// reference; the quantised values and zero point are then 0.)
+/// (An all-zero x gives scale 0 and NaN intermediates, as the function body
+/// does; the casts turn NaN into 0, so y and the zero point are 0.)
 LogicalResult convertDynamicQuantizeLinear(NodeContext &ctx) {
   Value x = ctx.getInput(0);
   RankedTensorType xType = ctx.getInputType(0);
