@@ -131,16 +131,22 @@ def Accel_BlockFloat : Type<
 def Accel_ElementType : AnyTypeOf<[AnyFloat, AnySignlessInteger,
                                    quant_QuantizedType],
                                   "float, signless integer or quantized">;
-// What a tensor can hold in memory: the computable element types and the
+// What a tensor can hold in memory: the computable element types, the
 // block floating-point formats, which only constants and reshapes carry (a
-// kernel that computes in them converts on the card).
-def Accel_StoredElementType : AnyTypeOf<[Accel_ElementType, Accel_BlockFloat],
-    "float, signless integer, quantized or block floating point">;
+// kernel that computes in them converts on the card), and unsigned bytes
+// (`ui8`, ONNX uint8 data), which ops reach through accel.cast.
+def Accel_StoredElementType : AnyTypeOf<[Accel_ElementType, Accel_BlockFloat,
+                                         UI8],
+    "float, signless integer, quantized, block floating point or ui8">;
+// What accel.cast converts between: the computable element types and ui8.
+def Accel_CastElementType : AnyTypeOf<[Accel_ElementType, UI8],
+    "float, signless integer, quantized or ui8">;
 def Accel_FloatElementType : AnyTypeOf<[AnyFloat, quant_QuantizedType],
                                        "float or quantized">;
 
 def Accel_Tensor : StaticShapeTensorOf<[Accel_ElementType]>;
 def Accel_StoredTensor : StaticShapeTensorOf<[Accel_StoredElementType]>;
+def Accel_CastTensor : StaticShapeTensorOf<[Accel_CastElementType]>;
 def Accel_FloatTensor : StaticShapeTensorOf<[Accel_FloatElementType]>;
 def Accel_RealTensor : StaticShapeTensorOf<[AnyFloat]>;
 def Accel_IntTensor : StaticShapeTensorOf<[AnySignlessInteger]>;

@@ -19,7 +19,9 @@ def Accel_MatMulOp : Accel_InferredOp<"matmul", [Accel_HeavyOp,
     Multiplies the last two dimensions of `lhs` and `rhs`; leading (batch)
     dimensions broadcast. A rank-1 `lhs` is treated as a row vector and a
     rank-1 `rhs` as a column vector, and the added dimension is dropped from
-    the result, as in numpy and ONNX `MatMul`.
+    the result, as in numpy and ONNX `MatMul`. Integer (`i32`) products
+    accumulate with 32-bit wrap-around; ONNX `MatMulInteger` imports as one
+    once the zero points are subtracted.
 
     ```mlir
     %r = accel.matmul %a, %b
@@ -77,7 +79,10 @@ def Accel_ConvOp : Accel_InferredOp<"conv", [Accel_HeavyOp,
     ONNX `Conv` in NCHW layout. `input` is `N x C x D1..Dk` (k = 1..3),
     `weight` is `F x C/groups x K1..Kk`, the optional `bias` is `F`.
     `strides` and `dilations` have k entries, `pads` has 2k (all begins,
-    then all ends). Depthwise convolution is `groups = C = F`.
+    then all ends). Depthwise convolution is `groups = C = F`. Integer
+    (`i32`) convolutions accumulate with 32-bit wrap-around and padded
+    positions contribute zero; ONNX `ConvInteger` imports as one once the
+    zero points are subtracted.
 
     ```mlir
     %r = accel.conv %x, %w, %b {strides = array<i64: 2, 2>,

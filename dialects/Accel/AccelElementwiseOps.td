@@ -124,6 +124,17 @@ def Accel_NegOp : Accel_UnaryOp<"neg", "-x", Accel_Tensor> {
   let hasFolder = 1;
 }
 def Accel_AbsOp : Accel_UnaryOp<"abs", "|x|", Accel_Tensor>;
+def Accel_RoundOp : Accel_UnaryOp<"round", "round(x)", Accel_RealTensor> {
+  let description = [{
+    Rounds to the nearest integral value, ties to even (ONNX `Round`, IEEE
+    roundToIntegralTiesToEven); NaN, infinities and signed zeros are kept.
+
+    ```mlir
+    %r = accel.round %x : tensor<4x8xf32>
+    ```
+  }];
+  let hasFolder = 1;
+}
 
 def Accel_GeluOp : Accel_UnaryOp<"gelu", "x * Phi(x)", Accel_FloatTensor> {
   let description = [{
@@ -164,14 +175,20 @@ def Accel_CastOp : Accel_Op<"cast", [Pure, SameOperandsAndResultShape]> {
   let description = [{
     Converts each element to the result element type with ONNX `Cast`
     semantics: float to integer truncates toward zero and saturates; integer
-    to float rounds to nearest even; to `i1` yields `x != 0`.
+    to float rounds to nearest even; to `i1` yields `x != 0`; `ui8` widens
+    without sign extension. A quantized operand or result is cast as its
+    stored integers (not the real values they express): casting
+    `!quant.uniform<u8:f32, ...>` to `i32` widens the stored bytes, and
+    casting `ui8` or another quantized type with the same storage to it
+    reinterprets the stored integers under new parameters.
 
     ```mlir
     %r = accel.cast %x : tensor<4xi64> -> tensor<4xf32>
+    %i = accel.cast %q : tensor<4x!quant.uniform<u8:f32, 0.5:128>> -> tensor<4xi32>
     ```
   }];
-  let arguments = (ins Accel_Tensor:$input);
-  let results = (outs Accel_Tensor:$result);
+  let arguments = (ins Accel_CastTensor:$input);
+  let results = (outs Accel_CastTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasFolder = 1;
 }

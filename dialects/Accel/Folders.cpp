@@ -295,6 +295,17 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
+OpFoldResult RoundOp::fold(FoldAdaptor adaptor) {
+  auto input = getFoldable(adaptor.getInput());
+  if (!input)
+    return {};
+  return input.mapValues(input.getElementType(), [](const APFloat &value) {
+    APFloat result = value;
+    result.roundToIntegral(APFloat::rmNearestTiesToEven);
+    return result.bitcastToAPInt();
+  });
+}
+
 OpFoldResult ClipOp::fold(FoldAdaptor adaptor) {
   if (!getMin() && !getMax())
     return getInput();
@@ -310,21 +321,22 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   Type from = input.getElementType(), to = getType().getElementType();
   auto toFloat = dyn_cast<FloatType>(to);
   auto toInt = dyn_cast<IntegerType>(to);
+  // ONNX bools are 0/1 and ui8 is unsigned: both widen without sign
+  // extension.
+  bool fromUnsigned = from.isInteger(1) || from.isUnsignedInteger();
   if (isa<IntegerType>(from) && toInt) {
-    bool toBool = toInt.getWidth() == 1, fromBool = from.isInteger(1);
+    bool toBool = toInt.getWidth() == 1;
     return input.mapValues(to, [&](const APInt &value) {
-      // ONNX bools are 0/1, so they widen without sign extension.
       if (toBool)
         return APInt(1, !value.isZero());
-      return fromBool ? value.zextOrTrunc(toInt.getWidth())
-                      : value.sextOrTrunc(toInt.getWidth());
+      return fromUnsigned ? value.zextOrTrunc(toInt.getWidth())
+                          : value.sextOrTrunc(toInt.getWidth());
     });
   }
   if (isa<IntegerType>(from) && toFloat) {
-    bool isBool = from.isInteger(1);
     return input.mapValues(to, [&](const APInt &value) {
       APFloat result(toFloat.getFloatSemantics());
-      result.convertFromAPInt(value, /*IsSigned=*/!isBool,
+      result.convertFromAPInt(value, /*IsSigned=*/!fromUnsigned,
                               APFloat::rmNearestTiesToEven);
       return result.bitcastToAPInt();
     });
@@ -343,7 +355,7 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
       return input.mapValues(
           to, [](const APFloat &value) { return APInt(1, !value.isZero()); });
     return input.mapValues(to, [&](const APFloat &value) {
-      APSInt result(toInt.getWidth(), /*isUnsigned=*/false);
+      APSInt result(toInt.getWidth(), toInt.isUnsigned());
       bool exact;
       value.convertToInteger(result, APFloat::rmTowardZero, &exact);
       return APInt(result);

@@ -2,7 +2,7 @@
 //
 // Binary arithmetic with numpy broadcasting (add sub mul div pow max min),
 // compare, where, and the unary ops (sqrt exp erf tanh sigmoid relu neg abs
-// gelu clip).
+// round gelu clip).
 //
 // Float tensors: f32 and f64 compute natively for the IEEE single-operation
 // ops (add sub mul div max min neg abs relu clip, compare); f16/bf16 are
@@ -21,6 +21,7 @@
 
 #include "KernelSupport.h"
 
+#include "nnaccel/Numerics/Common.h"
 #include "nnaccel/Numerics/VectorOps.h"
 
 #include <cmath>
@@ -336,6 +337,27 @@ struct AbsFn {
   }
 };
 
+/// Round half to even independently of the floating-point rounding mode:
+/// numerics::roundHalfEven (the device's definition) for fp32, the same
+/// algorithm for f64 (x - floor(x) is exact for every finite value).
+struct RoundFn {
+  template <typename T> T operator()(T x) const {
+    if constexpr (std::is_same<T, float>::value) {
+      return numerics::roundHalfEven(x);
+    } else if constexpr (std::is_floating_point<T>::value) {
+      if (!std::isfinite(x))
+        return x;
+      T fl = std::floor(x), frac = x - fl;
+      T r = frac > T(0.5)   ? fl + T(1)
+            : frac < T(0.5) ? fl
+                            : (std::fmod(fl, T(2)) == T(0) ? fl : fl + T(1));
+      return r == T(0) ? std::copysign(T(0), x) : r;
+    } else {
+      return x; // Integers are integral already (the kernel rejects them).
+    }
+  }
+};
+
 /// Integer clip bounds: the real bounds rounded inward and saturated to T.
 template <typename T> T clipBound(double v, bool lower) {
   double r = lower ? std::ceil(v) : std::floor(v);
@@ -473,6 +495,12 @@ Status negKernel(KernelContext &ctx) {
 }
 Status absKernel(KernelContext &ctx) {
   return runGenericUnary(ctx, /*allowInt=*/true, AbsFn());
+}
+
+Status roundKernel(KernelContext &ctx) {
+  if (!isFloatDType(ctx.input(0)->getDType()))
+    return ctx.unsupported(ctx.input(0)->getDType());
+  return runGenericUnary(ctx, /*allowInt=*/false, RoundFn());
 }
 
 Status clipKernel(KernelContext &ctx) {

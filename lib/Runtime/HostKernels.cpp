@@ -75,6 +75,7 @@ constexpr KernelInfo kKernels[] = {
     {"accel.relu", reluKernel, 1, 1, 1},
     {"accel.requantize", requantizeKernel, 1, 1, 1},
     {"accel.reshape", reshapeKernel, 1, 1, 1},
+    {"accel.round", roundKernel, 1, 1, 1},
     {"accel.sigmoid", sigmoidKernel, 1, 1, 1},
     {"accel.slice", sliceKernel, 1, 1, 1},
     {"accel.softmax", softmaxKernel, 1, 1, 1},

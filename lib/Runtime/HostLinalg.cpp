@@ -7,8 +7,10 @@
 // laid out as contiguous rows (a matmul rhs, a non-transposed Gemm weight,
 // a convolution's receptive field) are packed once into scratch buffers.
 //
-// Float dtypes only: f32 computes directly; f16/bf16 are widened exactly
+// Float dtypes here: f32 computes directly; f16/bf16 are widened exactly
 // and the fp32 results rounded back (RNE); f64 is computed in fp32.
+// Integer matmul and conv operands go to HostIntegerLinalg.cpp; the shape
+// rules both share are at the end of this file (LinalgSupport.h).
 // Bias, alpha/beta and fused activations are applied after the dot:
 //   y = dot;  y = alpha * y (if alpha != 1);  y = y + beta * bias (Gemm) or
 //   y = y + bias (conv);  y = act(y)
@@ -16,7 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelSupport.h"
+#include "LinalgSupport.h"
 
 #include "nnaccel/Numerics/Kernels.h"
 
@@ -54,61 +56,37 @@ Status requireFloatOperands(const KernelContext &ctx, const Tensor *x,
 Status matmulKernel(KernelContext &ctx) {
   const Tensor *a = ctx.input(0), *b = ctx.input(1);
   const DType dtype = a->getDType();
+  if (isIntegerDType(dtype))
+    return integerMatmulKernel(ctx);
   if (Status s = requireFloat(ctx, a, dtype, "lhs"); !s.ok())
     return s;
   if (Status s = requireFloat(ctx, b, dtype, "rhs"); !s.ok())
     return s;
-  const auto &as = a->getShape(), &bs = b->getShape();
-  if (as.empty() || bs.empty())
-    return ctx.error("matmul operands must have rank >= 1");
-  const bool aVec = as.size() == 1, bVec = bs.size() == 1;
-  const int64_t m = aVec ? 1 : as[as.size() - 2], k = as.back();
-  const int64_t bk = bVec ? bs[0] : bs[bs.size() - 2];
-  const int64_t n = bVec ? 1 : bs.back();
-  if (k != bk)
-    return ctx.error("contraction sizes differ: lhs [" + formatShape(as) +
-                     "] gives K = " + std::to_string(k) + ", rhs [" +
-                     formatShape(bs) + "] gives K = " + std::to_string(bk));
-  std::vector<int64_t> aBatch(as.begin(), as.end() - (aVec ? 1 : 2));
-  std::vector<int64_t> bBatch(bs.begin(), bs.end() - (bVec ? 1 : 2));
-  std::vector<int64_t> batch;
-  if (!broadcastShapes(aBatch, bBatch, batch))
-    return ctx.error("batch dimensions [" + formatShape(aBatch) + "] and [" +
-                     formatShape(bBatch) + "] do not broadcast");
-  std::vector<int64_t> shape = batch;
-  if (!aVec)
-    shape.push_back(m);
-  if (!bVec)
-    shape.push_back(n);
+  MatMulGeometry g;
+  if (Status s = getMatMulGeometry(ctx, *a, *b, g); !s.ok())
+    return s;
   Tensor *out;
-  if (Status s = ctx.makeOutput(0, TensorDesc(dtype, shape), out); !s.ok())
+  if (Status s = ctx.makeOutput(0, TensorDesc(dtype, g.shape), out); !s.ok())
     return s;
   if (out->getNumElements() == 0)
     return Status::success();
 
+  const int64_t m = g.m, k = g.k, n = g.n;
   F32Input fa(*a), fb(*b);
   F32Output fo(*out);
   std::vector<float> bt(static_cast<size_t>(n * k));
   int64_t packed = -1;
-  std::array<std::vector<int64_t>, 2> strides = {
-      broadcastStrides(aBatch, batch), broadcastStrides(bBatch, batch)};
-  forEachBroadcastRun<2>(
-      batch, strides,
-      [&](int64_t o, const std::array<int64_t, 2> &off, int64_t runLength,
-          const std::array<int64_t, 2> &step) {
-        for (int64_t r = 0; r < runLength; ++r) {
-          const float *pa = fa.data() + (off[0] + r * step[0]) * m * k;
-          const int64_t bIndex = off[1] + r * step[1];
-          if (bIndex != packed) { // Weights shared across batches pack once.
-            transposeInto(fb.data() + bIndex * k * n, k, n, bt.data());
-            packed = bIndex;
-          }
-          float *pc = fo.data() + (o + r) * m * n;
-          for (int64_t i = 0; i < m; ++i)
-            for (int64_t j = 0; j < n; ++j)
-              pc[i * n + j] = dotRows(pa + i * k, bt.data() + j * k, k);
-        }
-      });
+  forEachMatMulBatch(g, [&](int64_t o, int64_t aIndex, int64_t bIndex) {
+    const float *pa = fa.data() + aIndex * m * k;
+    if (bIndex != packed) { // Weights shared across batches pack once.
+      transposeInto(fb.data() + bIndex * k * n, k, n, bt.data());
+      packed = bIndex;
+    }
+    float *pc = fo.data() + o * m * n;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        pc[i * n + j] = dotRows(pa + i * k, bt.data() + j * k, k);
+  });
   fo.commit();
   return Status::success();
 }
@@ -198,76 +176,18 @@ Status fullyConnectedKernel(KernelContext &ctx) {
 Status convKernel(KernelContext &ctx) {
   const Tensor *x = ctx.input(0), *w = ctx.input(1), *bias = ctx.input(2);
   const DType dtype = x->getDType();
+  if (isIntegerDType(dtype))
+    return integerConvKernel(ctx);
   if (Status s = requireFloatOperands(ctx, x, w, bias); !s.ok())
     return s;
-  const int64_t rank = x->getRank();
-  if (rank < 3 || rank > 5)
-    return ctx.error("input must have rank 3 to 5 (N x C x 1-3 spatial "
-                     "dimensions), got " +
-                     x->getDesc().toString());
-  if (w->getRank() != rank)
-    return ctx.error("weight rank " + std::to_string(w->getRank()) +
-                     " differs from input rank " + std::to_string(rank));
-  const size_t k = static_cast<size_t>(rank - 2);
-  std::vector<int64_t> strides, pads, dilations;
-  int64_t groups;
   FusedActivation act;
-  if (Status s = ctx.op.getInts("strides", strides); !s.ok())
-    return s;
-  if (Status s = ctx.op.getInts("pads", pads); !s.ok())
-    return s;
-  if (Status s = ctx.op.getInts("dilations", dilations); !s.ok())
-    return s;
-  if (Status s = ctx.op.getIntOr("groups", 1, groups); !s.ok())
-    return s;
   if (Status s = parseActivation(ctx.op, act); !s.ok())
     return s;
-  if (strides.size() != k || dilations.size() != k || pads.size() != 2 * k)
-    return ctx.error("strides and dilations need " + std::to_string(k) +
-                     " entries and pads " + std::to_string(2 * k));
-  const auto &xs = x->getShape(), &ws = w->getShape();
-  const int64_t batch = xs[0], channels = xs[1], filters = ws[0];
-  if (groups < 1 || channels % groups != 0 || filters % groups != 0)
-    return ctx.error("groups = " + std::to_string(groups) +
-                     " must divide the " + std::to_string(channels) +
-                     " input channels and " + std::to_string(filters) +
-                     " filters");
-  const int64_t cg = channels / groups, fg = filters / groups;
-  if (ws[1] != cg)
-    return ctx.error("weight has " + std::to_string(ws[1]) +
-                     " channels per group, expected " + std::to_string(cg));
-  if (bias && (bias->getRank() != 1 || bias->getShape()[0] != filters))
-    return ctx.error("bias must have shape [" + std::to_string(filters) +
-                     "], got [" + formatShape(bias->getShape()) + "]");
-
-  // Work in 3 spatial dimensions; missing leading ones have size 1.
-  int64_t in[3] = {1, 1, 1}, ker[3] = {1, 1, 1}, st[3] = {1, 1, 1},
-          dil[3] = {1, 1, 1}, pb[3] = {0, 0, 0}, outSp[3] = {1, 1, 1};
-  std::vector<int64_t> shape = {batch, filters};
-  for (size_t i = 0; i < k; ++i) {
-    const size_t d = 3 - k + i;
-    in[d] = xs[2 + i];
-    ker[d] = ws[2 + i];
-    st[d] = strides[i];
-    dil[d] = dilations[i];
-    pb[d] = pads[i];
-    const int64_t pe = pads[i + k];
-    if (st[d] < 1 || dil[d] < 1 || pb[d] < 0 || pe < 0 || ker[d] < 1)
-      return ctx.error("spatial dimension " + std::to_string(i) +
-                       ": strides, dilations and kernel must be positive and "
-                       "pads non-negative");
-    const int64_t extent = dil[d] * (ker[d] - 1) + 1;
-    const int64_t padded = in[d] + pb[d] + pe;
-    if (padded < extent)
-      return ctx.error("spatial dimension " + std::to_string(i) +
-                       ": window of extent " + std::to_string(extent) +
-                       " does not fit the padded input of size " +
-                       std::to_string(padded));
-    outSp[d] = (padded - extent) / st[d] + 1;
-    shape.push_back(outSp[d]);
-  }
+  ConvGeometry g;
+  if (Status s = getConvGeometry(ctx, *x, *w, bias, g); !s.ok())
+    return s;
   Tensor *out;
-  if (Status s = ctx.makeOutput(0, TensorDesc(dtype, shape), out); !s.ok())
+  if (Status s = ctx.makeOutput(0, TensorDesc(dtype, g.shape), out); !s.ok())
     return s;
   if (out->getNumElements() == 0)
     return Status::success();
@@ -277,48 +197,117 @@ Status convKernel(KernelContext &ctx) {
   if (bias)
     fb = std::make_unique<F32Input>(*bias);
   F32Output fo(*out);
-  const int64_t kvol = ker[0] * ker[1] * ker[2], patch = cg * kvol;
-  const int64_t inPlane = in[0] * in[1] * in[2];
-  const int64_t outPlane = outSp[0] * outSp[1] * outSp[2];
-  std::vector<float> field(static_cast<size_t>(patch));
-  for (int64_t nb = 0; nb < batch; ++nb)
-    for (int64_t g = 0; g < groups; ++g) {
-      const float *xg = fx.data() + (nb * channels + g * cg) * inPlane;
-      const float *wg = fw.data() + g * fg * patch;
-      float *og = fo.data() + (nb * filters + g * fg) * outPlane;
-      int64_t pos = 0;
-      for (int64_t o0 = 0; o0 < outSp[0]; ++o0)
-        for (int64_t o1 = 0; o1 < outSp[1]; ++o1)
-          for (int64_t o2 = 0; o2 < outSp[2]; ++o2, ++pos) {
-            // Pack the receptive field, zeros at padded positions, in
-            // weight order (channel, k0, k1, k2).
-            float *f = field.data();
-            for (int64_t c = 0; c < cg; ++c) {
-              const float *xc = xg + c * inPlane;
-              for (int64_t k0 = 0; k0 < ker[0]; ++k0) {
-                const int64_t i0 = o0 * st[0] - pb[0] + k0 * dil[0];
-                const bool ok0 = i0 >= 0 && i0 < in[0];
-                for (int64_t k1 = 0; k1 < ker[1]; ++k1) {
-                  const int64_t i1 = o1 * st[1] - pb[1] + k1 * dil[1];
-                  const bool ok1 = ok0 && i1 >= 0 && i1 < in[1];
-                  const float *row =
-                      ok1 ? xc + (i0 * in[1] + i1) * in[2] : nullptr;
-                  int64_t i2 = o2 * st[2] - pb[2];
-                  for (int64_t k2 = 0; k2 < ker[2]; ++k2, i2 += dil[2])
-                    *f++ = ok1 && i2 >= 0 && i2 < in[2] ? row[i2] : 0.0f;
-                }
-              }
-            }
-            for (int64_t fi = 0; fi < fg; ++fi) {
-              float y = dotRows(wg + fi * patch, field.data(), patch);
-              if (fb)
-                y = y + (*fb)[static_cast<size_t>(g * fg + fi)];
-              og[fi * outPlane + pos] = y;
-            }
-          }
-    }
+  const int64_t fg = g.filtersPerGroup(), patch = g.patch();
+  const int64_t outPlane = g.outPlane();
+  forEachReceptiveField(
+      g, fx.data(),
+      [&](int64_t nb, int64_t grp, int64_t pos, const float *field) {
+        const float *wg = fw.data() + grp * fg * patch;
+        float *og = fo.data() + (nb * g.filters + grp * fg) * outPlane;
+        for (int64_t fi = 0; fi < fg; ++fi) {
+          float y = dotRows(wg + fi * patch, field, patch);
+          if (fb)
+            y = y + (*fb)[static_cast<size_t>(grp * fg + fi)];
+          og[fi * outPlane + pos] = y;
+        }
+      });
   applyActivation(act, fo.data(), static_cast<size_t>(out->getNumElements()));
   fo.commit();
+  return Status::success();
+}
+
+//===--- Shapes shared with the integer kernels ---------------------------===//
+
+Status getMatMulGeometry(const KernelContext &ctx, const Tensor &a,
+                         const Tensor &b, MatMulGeometry &g) {
+  const auto &as = a.getShape(), &bs = b.getShape();
+  if (as.empty() || bs.empty())
+    return ctx.error("matmul operands must have rank >= 1");
+  const bool aVec = as.size() == 1, bVec = bs.size() == 1;
+  g.m = aVec ? 1 : as[as.size() - 2];
+  g.k = as.back();
+  const int64_t bk = bVec ? bs[0] : bs[bs.size() - 2];
+  g.n = bVec ? 1 : bs.back();
+  if (g.k != bk)
+    return ctx.error("contraction sizes differ: lhs [" + formatShape(as) +
+                     "] gives K = " + std::to_string(g.k) + ", rhs [" +
+                     formatShape(bs) + "] gives K = " + std::to_string(bk));
+  g.lhsBatch.assign(as.begin(), as.end() - (aVec ? 1 : 2));
+  g.rhsBatch.assign(bs.begin(), bs.end() - (bVec ? 1 : 2));
+  if (!broadcastShapes(g.lhsBatch, g.rhsBatch, g.batch))
+    return ctx.error("batch dimensions [" + formatShape(g.lhsBatch) +
+                     "] and [" + formatShape(g.rhsBatch) +
+                     "] do not broadcast");
+  g.shape = g.batch;
+  if (!aVec)
+    g.shape.push_back(g.m);
+  if (!bVec)
+    g.shape.push_back(g.n);
+  return Status::success();
+}
+
+Status getConvGeometry(const KernelContext &ctx, const Tensor &x,
+                       const Tensor &w, const Tensor *bias, ConvGeometry &g) {
+  const int64_t rank = x.getRank();
+  if (rank < 3 || rank > 5)
+    return ctx.error("input must have rank 3 to 5 (N x C x 1-3 spatial "
+                     "dimensions), got " +
+                     x.getDesc().toString());
+  if (w.getRank() != rank)
+    return ctx.error("weight rank " + std::to_string(w.getRank()) +
+                     " differs from input rank " + std::to_string(rank));
+  const size_t k = static_cast<size_t>(rank - 2);
+  std::vector<int64_t> strides, pads, dilations;
+  if (Status s = ctx.op.getInts("strides", strides); !s.ok())
+    return s;
+  if (Status s = ctx.op.getInts("pads", pads); !s.ok())
+    return s;
+  if (Status s = ctx.op.getInts("dilations", dilations); !s.ok())
+    return s;
+  if (Status s = ctx.op.getIntOr("groups", 1, g.groups); !s.ok())
+    return s;
+  if (strides.size() != k || dilations.size() != k || pads.size() != 2 * k)
+    return ctx.error("strides and dilations need " + std::to_string(k) +
+                     " entries and pads " + std::to_string(2 * k));
+  const auto &xs = x.getShape(), &ws = w.getShape();
+  g.batch = xs[0];
+  g.channels = xs[1];
+  g.filters = ws[0];
+  if (g.groups < 1 || g.channels % g.groups != 0 || g.filters % g.groups != 0)
+    return ctx.error("groups = " + std::to_string(g.groups) +
+                     " must divide the " + std::to_string(g.channels) +
+                     " input channels and " + std::to_string(g.filters) +
+                     " filters");
+  const int64_t cg = g.channelsPerGroup();
+  if (ws[1] != cg)
+    return ctx.error("weight has " + std::to_string(ws[1]) +
+                     " channels per group, expected " + std::to_string(cg));
+  if (bias && (bias->getRank() != 1 || bias->getShape()[0] != g.filters))
+    return ctx.error("bias must have shape [" + std::to_string(g.filters) +
+                     "], got [" + formatShape(bias->getShape()) + "]");
+  g.shape = {g.batch, g.filters};
+  for (size_t i = 0; i < k; ++i) {
+    const size_t d = 3 - k + i;
+    g.in[d] = xs[2 + i];
+    g.ker[d] = ws[2 + i];
+    g.st[d] = strides[i];
+    g.dil[d] = dilations[i];
+    g.pb[d] = pads[i];
+    const int64_t pe = pads[i + k];
+    if (g.st[d] < 1 || g.dil[d] < 1 || g.pb[d] < 0 || pe < 0 || g.ker[d] < 1)
+      return ctx.error("spatial dimension " + std::to_string(i) +
+                       ": strides, dilations and kernel must be positive and "
+                       "pads non-negative");
+    const int64_t extent = g.dil[d] * (g.ker[d] - 1) + 1;
+    const int64_t padded = g.in[d] + g.pb[d] + pe;
+    if (padded < extent)
+      return ctx.error("spatial dimension " + std::to_string(i) +
+                       ": window of extent " + std::to_string(extent) +
+                       " does not fit the padded input of size " +
+                       std::to_string(padded));
+    g.out[d] = (padded - extent) / g.st[d] + 1;
+    g.shape.push_back(g.out[d]);
+  }
   return Status::success();
 }
 

@@ -204,7 +204,12 @@ struct AccelAssignPlacementPass
       bool onCard;
       if (askedCard && *askedCard == -1) {
         onCard = false;
-        reason = "placed on the host by the user";
+        // A frontend that places an op on the host says why (the ONNX
+        // importer for exact quantisation arithmetic); otherwise a user did.
+        auto given = op->getAttrOfType<StringAttr>(
+            AccelDialect::getHostReasonAttrName());
+        reason =
+            placement && given ? given.str() : "placed on the host by the user";
       } else if (llvm::is_contained(forceHost, op->getName().getStringRef())) {
         onCard = false;
         reason = "forced to the host (--force-host)";

@@ -136,3 +136,26 @@ func.func @trivial_partition(%x: tensor<4x8xf32>) -> tensor<32xf32> {
   %6 = accel.erf %5 : tensor<32xf32>
   return %6 : tensor<32xf32>
 }
+
+// -----
+
+// Integer products, quantisation and round have no card kernel for their
+// types: they run on the host and say why. A host placement the ONNX
+// importer gave (exact quantisation arithmetic) keeps its reason.
+// CHECK-LABEL: func.func @integer_and_quantized
+// expected-warning @+1 {{2 heavy op(s) run on the host: accel.matmul, accel.conv}}
+func.func @integer_and_quantized(%a: tensor<2x4xi32>, %b: tensor<4x3xi32>, %x: tensor<1x2x5x5xi32>, %w: tensor<3x2x3x3xi32>, %f: tensor<2x3xf32>, %s: tensor<f32>) -> (tensor<2x3x!quant.uniform<u8:f32, 2.0:100>>, tensor<1x3x3x3xi32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  // CHECK: accel.matmul {{.*}}{accel.host_reason = "matmul runs on the card in f32, f16 or bf16 only", accel.placement = #accel.placement<card = -1>}
+  %0 = accel.matmul %a, %b : (tensor<2x4xi32>, tensor<4x3xi32>) -> tensor<2x3xi32>
+  // CHECK: accel.conv {{.*}}{accel.host_reason = "conv runs on the card in f32, f16 or bf16 only", accel.placement = #accel.placement<card = -1>
+  %1 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x5x5xi32>, tensor<3x2x3x3xi32>) -> tensor<1x3x3x3xi32>
+  // CHECK: accel.cast {{.*}}{accel.host_reason = "accel.cast runs on the card only between f32, f16 and bf16", accel.placement = #accel.placement<card = -1>}
+  %2 = accel.cast %0 : tensor<2x3xi32> -> tensor<2x3x!quant.uniform<i32:f32, 0.125>>
+  // CHECK: accel.requantize {{.*}}{accel.host_reason = "no card kernel for accel.requantize yet", accel.placement = #accel.placement<card = -1>}
+  %3 = accel.requantize %2 : tensor<2x3x!quant.uniform<i32:f32, 0.125>> -> tensor<2x3x!quant.uniform<u8:f32, 2.0:100>>
+  // CHECK: accel.round {{.*}}{accel.host_reason = "no card kernel for accel.round yet", accel.placement = #accel.placement<card = -1>}
+  %4 = accel.round %f : tensor<2x3xf32>
+  // CHECK: accel.div {{.*}}{accel.host_reason = "ONNX quantisation arithmetic needs exactly rounded division", accel.placement = #accel.placement<card = -1>}
+  %5 = accel.div %f, %s {accel.host_reason = "ONNX quantisation arithmetic needs exactly rounded division", accel.placement = #accel.placement<card = -1>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  return %3, %1, %4, %5 : tensor<2x3x!quant.uniform<u8:f32, 2.0:100>>, tensor<1x3x3x3xi32>, tensor<2x3xf32>, tensor<2x3xf32>
+}

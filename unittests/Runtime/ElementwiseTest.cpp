@@ -222,3 +222,31 @@ TEST_CASE("clip with optional bounds", "[runtime][elementwise]") {
   CHECK(runError(makeOp("accel.clip", {{"min", 2.0}, {"max", 1.0}}), {&x}, {d})
             .find("min must not exceed max") != std::string::npos);
 }
+
+TEST_CASE("round: half to even, specials kept", "[runtime][elementwise]") {
+  const float inf = INFINITY;
+  Tensor x = f32({12}, {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 2.7f, -2.2f, 8388609.0f,
+                        1e30f, inf, -inf, NAN});
+  auto out = run(makeOp("accel.round"), {&x}, {{DType::F32, {12}}});
+  std::vector<float> v = values<float>(out[0]);
+  CHECK(std::vector<float>(v.begin(), v.end() - 1) ==
+        std::vector<float>{0, 2, 2, -0.0f, -2, 3, -2, 8388609.0f, 1e30f, inf,
+                           -inf});
+  CHECK(std::signbit(v[3])); // -0.5 rounds to -0.
+  CHECK(std::isnan(v.back()));
+  // f64 keeps its precision; f16 rounds through fp32.
+  Tensor d = make<double>(DType::F64, {3}, {2.5, 4503599627370495.5, -3.5});
+  out = run(makeOp("accel.round"), {&d}, {{DType::F64, {3}}});
+  CHECK(values<double>(out[0]) ==
+        std::vector<double>{2, 4503599627370496.0, -4});
+  Tensor h =
+      make<uint16_t>(DType::F16, {2},
+                     {numerics::fp32ToFp16(3.5f), numerics::fp32ToFp16(-6.5f)});
+  out = run(makeOp("accel.round"), {&h}, {{DType::F16, {2}}});
+  CHECK(values<uint16_t>(out[0]) ==
+        std::vector<uint16_t>{numerics::fp32ToFp16(4.0f),
+                              numerics::fp32ToFp16(-6.0f)});
+  Tensor i = i32({1}, {3});
+  CHECK(runError(makeOp("accel.round"), {&i}, {{DType::I32, {1}}}) ==
+        "accel.round: unsupported element type i32 for this op");
+}

@@ -139,8 +139,9 @@ TEST_CASE("unsupported element types", "[runtime][errors]") {
   CHECK(runError(makeOp("accel.add"), {&b, &b}, {{DType::I1, {2}}}) ==
         "accel.add: unsupported element type i1 for this op");
   Tensor i = i32({2, 2}, {1, 2, 3, 4});
-  CHECK(runError(makeOp("accel.matmul"), {&i, &i}, {{DType::I32, {2, 2}}}) ==
-        "accel.matmul: unsupported element type i32 for lhs");
+  Tensor f = f32({2, 2}, {1, 2, 3, 4});
+  CHECK(runError(makeOp("accel.matmul"), {&f, &i}, {{DType::F32, {2, 2}}}) ==
+        "accel.matmul: unsupported element type i32 for rhs");
   CHECK(runError(makeOp("accel.softmax"), {&i}, {{DType::I32, {2, 2}}}) ==
         "accel.softmax: unsupported element type i32 for this op");
 }

@@ -186,8 +186,10 @@ def AccelAssignPlacement : Pass<"accel-assign-placement", "func::FuncOp"> {
     accepts it for the module's target (`npu.target`), else the host
     (card = -1) with an `accel.host_reason` string saying why. Existing
     placements are hints: a card hint the backend cannot honour is an error
-    that says why; a host hint is kept (reason "placed on the host by the
-    user"). Ops named in `force-host` go to the host.
+    that says why; a host hint is kept, with the `accel.host_reason` a
+    frontend wrote along with a host placement (the ONNX importer's exact
+    quantisation arithmetic), else the reason "placed on the host by the
+    user". Ops named in `force-host` go to the host.
 
     A warning lists heavy ops (ops with the HeavyOp trait: matmul,
     fully_connected, conv, embedding_bag, lstm, gru) that end up on the

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ImporterContext.h"
+#include "Composer.h"
 
 #include <numeric>
 
@@ -20,89 +20,6 @@ using namespace mlir::nnaccel::onnx_import;
 using namespace mlir::nnaccel::accel;
 
 namespace {
-/// Builds broadcasting accel ops for one node, stopping at the first error.
-class Composer {
-public:
-  explicit Composer(NodeContext &ctx) : ctx(ctx) {}
-
-  /// A rank-0 constant of `elementType` (float or integer).
-  Value scalar(double value, Type elementType) {
-    auto type = RankedTensorType::get({}, elementType);
-    Attribute attr;
-    if (auto floatType = dyn_cast<FloatType>(elementType))
-      attr = DenseElementsAttr::get(
-          type, FloatAttr::get(floatType, value).getValue());
-    else
-      attr = DenseElementsAttr::get(
-          type, APInt(elementType.getIntOrFloatBitWidth(),
-                      static_cast<int64_t>(value), /*isSigned=*/true));
-    return ctx.getBuilder().create<ConstantOp>(ctx.getLoc(),
-                                               llvm::cast<ElementsAttr>(attr));
-  }
-  Value scalarLike(double value, Value like) {
-    return scalar(value, getElementType(like));
-  }
-  static Type getElementType(Value value) {
-    return llvm::cast<RankedTensorType>(value.getType()).getElementType();
-  }
-
-  template <typename OpTy> Value binary(Value lhs, Value rhs) {
-    if (failed(status))
-      return lhs;
-    SmallVector<Type> inferred;
-    if (failed(inferBroadcastResult(
-            ctx.getLoc(), {lhs.getType(), rhs.getType()}, {}, inferred))) {
-      status = failure();
-      return lhs;
-    }
-    return ctx.create<OpTy>(inferred.front(), lhs, rhs);
-  }
-  Value compare(CompareKind kind, Value lhs, Value rhs) {
-    if (failed(status))
-      return lhs;
-    SmallVector<Type> inferred;
-    if (failed(inferBroadcastResult(ctx.getLoc(),
-                                    {lhs.getType(), rhs.getType()},
-                                    ctx.getBuilder().getI1Type(), inferred))) {
-      status = failure();
-      return lhs;
-    }
-    return ctx.create<CompareOp>(inferred.front(), kind, lhs, rhs);
-  }
-  Value where(Value condition, Value onTrue, Value onFalse) {
-    if (failed(status))
-      return onTrue;
-    SmallVector<Type> inferred;
-    if (failed(inferBroadcastResult(
-            ctx.getLoc(),
-            {condition.getType(), onTrue.getType(), onFalse.getType()}, {},
-            inferred, /*firstValue=*/1))) {
-      status = failure();
-      return onTrue;
-    }
-    return ctx.create<WhereOp>(inferred.front(), condition, onTrue, onFalse);
-  }
-  template <typename OpTy> Value unary(Value input) {
-    return ctx.create<OpTy>(input.getType(), input);
-  }
-  Value cast(Value input, Type elementType) {
-    auto type = llvm::cast<RankedTensorType>(input.getType());
-    if (type.getElementType() == elementType)
-      return input;
-    return ctx.create<CastOp>(type.clone(elementType), input);
-  }
-
-  LogicalResult finish(Value result) {
-    if (failed(status))
-      return failure();
-    ctx.setOutput(0, result);
-    return success();
-  }
-
-  NodeContext &ctx;
-  LogicalResult status = success();
-};
-
 bool hasFloatInput(NodeContext &ctx, int64_t index = 0) {
   return ctx.getInput(index) &&
          isa<FloatType>(ctx.getInputType(index).getElementType());

@@ -195,6 +195,7 @@ void mlir::nnaccel::onnx_import::registerElementwiseConverters(
   add("Sqrt", 6, convertFloatUnary<SqrtOp>);
   add("Exp", 6, convertFloatUnary<ExpOp>);
   add("Erf", 9, convertFloatUnary<ErfOp>);
+  add("Round", 11, convertFloatUnary<RoundOp>);
   add("Tanh", 6, convertFloatUnary<TanhOp>);
   add("Sigmoid", 6, convertFloatUnary<SigmoidOp>);
   add("Clip", 6, convertClip);

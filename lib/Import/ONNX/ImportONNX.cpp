@@ -42,6 +42,7 @@ static const ConverterTable &getConverterTable() {
     registerTensorConverters(t);
     registerRecurrentConverters(t);
     registerDecomposedConverters(t);
+    registerQuantConverters(t);
     return t;
   }();
   return table;

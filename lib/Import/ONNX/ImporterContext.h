@@ -42,6 +42,7 @@ void registerNNConverters(ConverterTable &table);
 void registerTensorConverters(ConverterTable &table);
 void registerRecurrentConverters(ConverterTable &table);
 void registerDecomposedConverters(ConverterTable &table);
+void registerQuantConverters(ConverterTable &table);
 
 /// The placement hint of a node's NodeOpt_NNACCEL_* attributes (null when
 /// it has none); malformed values are errors at `loc`.
@@ -176,6 +177,12 @@ private:
   ValueMap &values;
   Location loc;
 };
+
+/// An accel.conv of `input` and `weight` (and `bias` unless null) with the
+/// node's Conv attributes (kernel_shape, strides, pads or auto_pad,
+/// dilations, group): Conv, ConvInteger and QLinearConv share them.
+FailureOr<Value> createConvFromNode(NodeContext &ctx, Value input, Value weight,
+                                    Value bias);
 
 /// Normalises an ONNX axis attribute against `rank`, reporting errors.
 FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank,

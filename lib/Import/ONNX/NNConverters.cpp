@@ -79,26 +79,8 @@ FailureOr<Window> getWindow(NodeContext &ctx, ArrayRef<int64_t> spatial,
 }
 
 LogicalResult convertConv(NodeContext &ctx) {
-  RankedTensorType input = ctx.getInputType(0), weight = ctx.getInputType(1);
-  if (input.getRank() < 3 || weight.getRank() != input.getRank())
-    return ctx.emitError() << "expects N x C x D... input and matching weight";
-  ArrayRef<int64_t> kernel = weight.getShape().drop_front(2);
-  if (auto given = ctx.getIntsAttr("kernel_shape"))
-    if (ArrayRef<int64_t>(*given) != kernel)
-      return ctx.emitError() << "kernel_shape differs from the weight shape";
-  FailureOr<Window> w = getWindow(ctx, input.getShape().drop_front(2), kernel);
-  if (failed(w))
-    return failure();
-  Builder &b = ctx.getBuilder();
-  SmallVector<Value> operands{ctx.getInput(0), ctx.getInput(1)};
-  if (ctx.hasInput(2))
-    operands.push_back(ctx.getInput(2));
-  return ctx.setSingleOutput(ctx.createInferred1<ConvOp>(
-      operands,
-      {ctx.named("strides", b.getDenseI64ArrayAttr(w->strides)),
-       ctx.named("pads", b.getDenseI64ArrayAttr(w->pads)),
-       ctx.named("dilations", b.getDenseI64ArrayAttr(w->dilations)),
-       ctx.named("groups", b.getI64IntegerAttr(ctx.getIntAttr("group", 1)))}));
+  return ctx.setSingleOutput(createConvFromNode(
+      ctx, ctx.getInput(0), ctx.getInput(1), ctx.getInput(2)));
 }
 
 template <typename OpTy> LogicalResult convertPool(NodeContext &ctx) {
@@ -277,6 +259,35 @@ LogicalResult convertReduce(NodeContext &ctx, int64_t axesInputSince) {
                  b.getBoolAttr(ctx.getIntAttr("keepdims", 1) != 0))}));
 }
 } // namespace
+
+FailureOr<Value>
+mlir::nnaccel::onnx_import::createConvFromNode(NodeContext &ctx, Value input,
+                                               Value weight, Value bias) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto weightType = cast<RankedTensorType>(weight.getType());
+  if (inputType.getRank() < 3 || weightType.getRank() != inputType.getRank())
+    return (ctx.emitError() << "expects N x C x D... input and matching weight",
+            failure());
+  ArrayRef<int64_t> kernel = weightType.getShape().drop_front(2);
+  if (auto given = ctx.getIntsAttr("kernel_shape"))
+    if (ArrayRef<int64_t>(*given) != kernel)
+      return (ctx.emitError() << "kernel_shape differs from the weight shape",
+              failure());
+  FailureOr<Window> w =
+      getWindow(ctx, inputType.getShape().drop_front(2), kernel);
+  if (failed(w))
+    return failure();
+  Builder &b = ctx.getBuilder();
+  SmallVector<Value> operands{input, weight};
+  if (bias)
+    operands.push_back(bias);
+  return ctx.createInferred1<ConvOp>(
+      operands,
+      {ctx.named("strides", b.getDenseI64ArrayAttr(w->strides)),
+       ctx.named("pads", b.getDenseI64ArrayAttr(w->pads)),
+       ctx.named("dilations", b.getDenseI64ArrayAttr(w->dilations)),
+       ctx.named("groups", b.getI64IntegerAttr(ctx.getIntAttr("group", 1)))});
+}
 
 void mlir::nnaccel::onnx_import::registerNNConverters(ConverterTable &table) {
   auto add = [&](StringRef name, int64_t minOpset, ConverterFn fn) {

@@ -42,6 +42,9 @@ Type mlir::nnaccel::onnx_import::convertElementType(int32_t onnxType,
     return b.getF64Type();
   case onnx::TensorProto::INT8:
     return b.getIntegerType(8);
+  case onnx::TensorProto::UINT8:
+    // Quantised data and zero points; the accel ops reach it via accel.cast.
+    return IntegerType::get(context, 8, IntegerType::Unsigned);
   case onnx::TensorProto::INT16:
     return b.getIntegerType(16);
   case onnx::TensorProto::INT32:

@@ -255,6 +255,28 @@ func.func @cast(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<3xf32>, tensor<4xi8
 
 // -----
 
+// ui8 constants widen without sign extension (to integers and floats);
+// floats saturate to [0, 255] when cast to ui8; round folds half to even
+// (keeping -0).
+// CHECK-LABEL: func.func @bytes_and_round(
+// CHECK-NEXT:  %[[I:.*]] = accel.constant dense<[0, 128, 255]> : tensor<3xi32>
+// CHECK-NEXT:  %[[F:.*]] = accel.constant dense<[0.000000e+00, 1.280000e+02, 2.550000e+02]> : tensor<3xf32>
+// CHECK-NEXT:  %[[U:.*]] = accel.constant dense<[0, 255, 200]> : tensor<3xui8>
+// CHECK-NEXT:  %[[R:.*]] = accel.constant dense<[0.000000e+00, 2.000000e+00, 2.000000e+00, -0.000000e+00, 3.000000e+00]> : tensor<5xf32>
+// CHECK-NEXT:  return %[[I]], %[[F]], %[[U]], %[[R]] :
+func.func @bytes_and_round() -> (tensor<3xi32>, tensor<3xf32>, tensor<3xui8>, tensor<5xf32>) {
+  %u = accel.constant dense<[0, 128, 255]> : tensor<3xui8>
+  %0 = accel.cast %u : tensor<3xui8> -> tensor<3xi32>
+  %1 = accel.cast %u : tensor<3xui8> -> tensor<3xf32>
+  %f = accel.constant dense<[-3.0, 300.0, 200.7]> : tensor<3xf32>
+  %2 = accel.cast %f : tensor<3xf32> -> tensor<3xui8>
+  %r = accel.constant dense<[0.5, 1.5, 2.5, -0.5, 2.7]> : tensor<5xf32>
+  %3 = accel.round %r : tensor<5xf32>
+  return %0, %1, %2, %3 : tensor<3xi32>, tensor<3xf32>, tensor<3xui8>, tensor<5xf32>
+}
+
+// -----
+
 // where with a splat constant condition picks a branch; a non-constant or
 // non-splat condition stays.
 // CHECK-LABEL: func.func @where_splat(

@@ -236,6 +236,31 @@ func.func @cast_shape(%a: tensor<4xf32>) -> tensor<2x2xi32> {
 
 // -----
 
+func.func @round_integer(%a: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'accel.round' op operand #0 must be statically shaped tensor of floating-point values, but got 'tensor<4xi32>'}}
+  %0 = accel.round %a : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// Unsigned bytes are stored and cast, not computed with.
+func.func @add_ui8(%a: tensor<4xui8>) -> tensor<4xui8> {
+  // expected-error @+1 {{'accel.add' op operand #0 must be statically shaped tensor of float, signless integer or quantized values, but got 'tensor<4xui8>'}}
+  %0 = accel.add %a, %a : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  return %0 : tensor<4xui8>
+}
+
+// -----
+
+func.func @cast_ui16(%a: tensor<4xui16>) -> tensor<4xi32> {
+  // expected-error @+1 {{'accel.cast' op operand #0 must be statically shaped tensor of float, signless integer, quantized or ui8 values, but got 'tensor<4xui16>'}}
+  %0 = accel.cast %a : tensor<4xui16> -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
 func.func @gelu_bad_approx(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+2 {{expected ::mlir::nnaccel::accel::GeluApproximation to be one of: none, tanh}}
   // expected-error @+1 {{failed to parse Accel_GeluApproximationAttr parameter 'value' which is to be a `::mlir::nnaccel::accel::GeluApproximation`}}
@@ -632,7 +657,7 @@ func.func @constant_type() -> tensor<2xf32> {
 // -----
 
 func.func @constant_dynamic() -> tensor<?xf32> {
-  // expected-error @+1 {{'accel.constant' op result #0 must be statically shaped tensor of float, signless integer, quantized or block floating point values, but got 'tensor<?xf32>'}}
+  // expected-error @+1 {{'accel.constant' op result #0 must be statically shaped tensor of float, signless integer, quantized, block floating point or ui8 values, but got 'tensor<?xf32>'}}
   %0 = "accel.constant"() <{value = dense<1.0> : tensor<3xf32>}> : () -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }

@@ -112,6 +112,34 @@ func.func @unary(%x: tensor<2x5xf32>, %i: tensor<6xi32>) -> (tensor<2x5xf32>, te
   return %11, %15, %16 : tensor<2x5xf32>, tensor<6xi32>, tensor<2x5xi8>
 }
 
+// Unsigned bytes (ONNX uint8 data) are stored, reshaped and cast; casts of
+// quantized types read the stored integers; round; an i32 matmul.
+// CHECK-LABEL: func.func @bytes_and_round(
+// CHECK-SAME:    %[[U:[^:]+]]: tensor<4xui8>
+// CHECK-SAME:    %[[Q:[^:]+]]: tensor<4x!quant.uniform<u8:f32, 5.000000e-01:128>>
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<4xf32>
+// CHECK-SAME:    %[[I:[^:]+]]: tensor<2x4xi32>
+// CHECK-NEXT:  %[[V0:.*]] = accel.cast %[[U]] : tensor<4xui8> -> tensor<4xi32>
+// CHECK-NEXT:  %[[V1:.*]] = accel.cast %[[U]] : tensor<4xui8> -> tensor<4x!quant.uniform<u8:f32, 5.000000e-01:128>>
+// CHECK-NEXT:  %[[V2:.*]] = accel.cast %[[Q]] : tensor<4x!quant.uniform<u8:f32, 5.000000e-01:128>> -> tensor<4xi32>
+// CHECK-NEXT:  %[[V3:.*]] = accel.cast %[[X]] : tensor<4xf32> -> tensor<4xui8>
+// CHECK-NEXT:  %[[V4:.*]] = accel.reshape %[[V3]] : tensor<4xui8> -> tensor<2x2xui8>
+// CHECK-NEXT:  %[[V5:.*]] = accel.round %[[X]] : tensor<4xf32>
+// CHECK-NEXT:  %[[V6:.*]] = accel.matmul %[[I]], %[[V0]] : (tensor<2x4xi32>, tensor<4xi32>) -> tensor<2xi32>
+// CHECK-NEXT:  %[[C:.*]] = accel.constant dense<[0, 255]> : tensor<2xui8>
+// CHECK-NEXT:  return %[[V1]], %[[V2]], %[[V4]], %[[V5]], %[[V6]], %[[C]] :
+func.func @bytes_and_round(%u: tensor<4xui8>, %q: tensor<4x!quant.uniform<u8:f32, 0.5:128>>, %x: tensor<4xf32>, %i: tensor<2x4xi32>) -> (tensor<4x!quant.uniform<u8:f32, 0.5:128>>, tensor<4xi32>, tensor<2x2xui8>, tensor<4xf32>, tensor<2xi32>, tensor<2xui8>) {
+  %0 = accel.cast %u : tensor<4xui8> -> tensor<4xi32>
+  %1 = accel.cast %u : tensor<4xui8> -> tensor<4x!quant.uniform<u8:f32, 0.5:128>>
+  %2 = accel.cast %q : tensor<4x!quant.uniform<u8:f32, 0.5:128>> -> tensor<4xi32>
+  %3 = accel.cast %x : tensor<4xf32> -> tensor<4xui8>
+  %4 = accel.reshape %3 : tensor<4xui8> -> tensor<2x2xui8>
+  %5 = accel.round %x : tensor<4xf32>
+  %6 = accel.matmul %i, %0 : (tensor<2x4xi32>, tensor<4xi32>) -> tensor<2xi32>
+  %c = accel.constant dense<[0, 255]> : tensor<2xui8>
+  return %1, %2, %4, %5, %6, %c : tensor<4x!quant.uniform<u8:f32, 0.5:128>>, tensor<4xi32>, tensor<2x2xui8>, tensor<4xf32>, tensor<2xi32>, tensor<2xui8>
+}
+
 // f16 and bf16 element types.
 // CHECK-LABEL: func.func @half_precision(
 // CHECK-SAME:    %[[H:[^:]+]]: tensor<16xf16>
