@@ -2,15 +2,19 @@
 //
 //   nnaccel-run model.nnpkg --input DIR|FILE... [--expect DIR] [--output DIR]
 //               [--trace out.json] [--stats] [--repeat N] [--atol A]
-//               [--rtol R] [--threads N] [--check-races]
+//               [--rtol R] [--min-cosine X] [--min-top1 P]
+//               [--max-ne-delta P] [--ctr-output NAME]...
+//               [--report-json FILE] [--threads N] [--check-races]
 //
 // Loads a package, feeds it inputs from an ONNX backend-test directory
 // (input_0.pb, ...) or from explicit .pb/.npy files, runs it through a
 // runtime Session (host kernels + the emulator), prints the modelled device
 // latency next to the wall time, and optionally checks the outputs against
-// reference tensors (output_0.pb, ...), writes them as .npy, writes a Chrome
-// trace and prints the emulator statistics. docs/runtime.md describes the
-// output format.
+// reference tensors (output_0.pb, ...) -- by elementwise tolerance or, for
+// quantised models, by accuracy criteria (cosine, top-1 agreement, NE
+// delta) -- writes them as .npy, writes a Chrome trace, a JSON accuracy
+// report and the emulator statistics. docs/runtime.md describes the output
+// format and defines the accuracy figures.
 //
 // Exit status: 0 success (all compared outputs passed), 1 the run failed or
 // an output failed its comparison, 2 usage or I/O error (bad arguments,
@@ -25,6 +29,7 @@
 #include "nnaccel/Runtime/Session.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -80,6 +85,22 @@ void usage(std::FILE *out) {
       "exactly)\n"
       "  --atol A           absolute tolerance (default 1e-4)\n"
       "  --rtol R           relative tolerance (default 1e-3)\n"
+      "accuracy criteria (instead of atol/rtol, which still apply if given "
+      "too):\n"
+      "  --min-cosine X     pass when the cosine similarity is >= X\n"
+      "  --min-top1 P       [batch, classes] outputs: pass when >= P percent "
+      "of the\n"
+      "                     rows have the reference's argmax as their own\n"
+      "  --max-ne-delta P   CTR outputs: pass when the normalised-entropy "
+      "delta is\n"
+      "                     <= P percent\n"
+      "  --ctr-output NAME  treat output NAME as CTR probabilities (logits "
+      "if any\n"
+      "                     value is outside [0, 1]); repeatable. Outputs "
+      "whose\n"
+      "                     reference lies in [0, 1] are CTR outputs "
+      "anyway\n"
+      "  --report-json FILE write the per-output accuracy figures as JSON\n"
       "  --output DIR       write output i to DIR/output_i.npy\n"
       "  --trace FILE       write a Chrome trace (per-instruction for card "
       "partitions)\n"
@@ -90,6 +111,7 @@ void usage(std::FILE *out) {
       "                     queues or cores (accesses not ordered by tokens,\n"
       "                     barriers or send/recv)\n"
       "  --no-verify-weights  skip the weights CRC check on load\n"
+      "Options with a value also take it as --option=VALUE.\n"
       "exit status: 0 ok, 1 run failed or an output failed, 2 usage/IO "
       "error\n");
 }
@@ -103,7 +125,12 @@ struct Options {
   bool checkRaces = false;
   unsigned repeat = 1;
   unsigned threads = 0;
-  tensorio::Tolerance tol;
+  /// Tolerance and accuracy criteria; `alsoTolerance` records --atol/--rtol.
+  tensorio::Criteria criteria;
+  std::vector<std::string> ctrOutputs;
+  std::string reportJson;
+  /// The options given that only make sense with --expect, for the error.
+  std::vector<std::string> needExpect;
 };
 
 std::optional<double> parseDouble(const std::string &s) {
@@ -111,6 +138,19 @@ std::optional<double> parseDouble(const std::string &s) {
   errno = 0;
   double v = std::strtod(s.c_str(), &end);
   if (s.empty() || *end || errno || !std::isfinite(v) || v < 0)
+    return std::nullopt;
+  return v;
+}
+
+/// A finite number in [lo, hi]; percentages may end in '%'.
+std::optional<double> parseNumberIn(std::string s, double lo, double hi,
+                                    bool percent) {
+  if (percent && !s.empty() && s.back() == '%')
+    s.pop_back();
+  char *end = nullptr;
+  errno = 0;
+  double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end || errno || !std::isfinite(v) || v < lo || v > hi)
     return std::nullopt;
   return v;
 }
@@ -130,7 +170,16 @@ std::optional<Failure> parseArgs(int argc, char **argv, Options &o) {
   auto bad = [](std::string m) { return Failure{ExitUsage, std::move(m)}; };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
+    // --option=VALUE is --option VALUE.
+    std::optional<std::string> inlineValue;
+    if (size_t eq = a.find('=');
+        a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      inlineValue = a.substr(eq + 1);
+      a = a.substr(0, eq);
+    }
     auto value = [&]() -> std::optional<std::string> {
+      if (inlineValue)
+        return inlineValue;
       if (i + 1 >= argc)
         return std::nullopt;
       return std::string(argv[++i]);
@@ -140,27 +189,58 @@ std::optional<Failure> parseArgs(int argc, char **argv, Options &o) {
       std::exit(0);
     } else if (a == "--input") {
       size_t before = o.inputs.size();
+      if (inlineValue)
+        o.inputs.push_back(*inlineValue);
       while (i + 1 < argc && std::strncmp(argv[i + 1], "--", 2) != 0)
         o.inputs.push_back(argv[++i]);
-      if (o.inputs.size() == before)
+      if (o.inputs.size() == before || (inlineValue && inlineValue->empty()))
         return bad("--input needs a directory or files");
     } else if (a == "--expect" || a == "--output" || a == "--trace" ||
                a == "--atol" || a == "--rtol" || a == "--repeat" ||
-               a == "--threads") {
+               a == "--threads" || a == "--min-cosine" || a == "--min-top1" ||
+               a == "--max-ne-delta" || a == "--ctr-output" ||
+               a == "--report-json") {
       std::optional<std::string> v = value();
-      if (!v)
+      if (!v || v->empty())
         return bad(a + " needs a value");
+      if (a == "--min-cosine" || a == "--min-top1" || a == "--max-ne-delta" ||
+          a == "--ctr-output" || a == "--report-json")
+        o.needExpect.push_back(a);
+      tensorio::Criteria &k = o.criteria;
       if (a == "--expect")
         o.expect = *v;
       else if (a == "--output")
         o.output = *v;
       else if (a == "--trace")
         o.trace = *v;
+      else if (a == "--report-json")
+        o.reportJson = *v;
+      else if (a == "--ctr-output")
+        o.ctrOutputs.push_back(*v);
       else if (a == "--atol" || a == "--rtol") {
         std::optional<double> d = parseDouble(*v);
         if (!d)
           return bad(a + " needs a non-negative number, got '" + *v + "'");
-        (a == "--atol" ? o.tol.atol : o.tol.rtol) = *d;
+        (a == "--atol" ? k.tol.atol : k.tol.rtol) = *d;
+        k.alsoTolerance = true;
+      } else if (a == "--min-cosine") {
+        k.minCosine = parseNumberIn(*v, -1, 1, /*percent=*/false);
+        if (!k.minCosine)
+          return bad("--min-cosine needs a number in [-1, 1], got '" + *v +
+                     "'");
+      } else if (a == "--min-top1") {
+        k.minTop1Percent = parseNumberIn(*v, 0, 100, /*percent=*/true);
+        if (!k.minTop1Percent)
+          return bad("--min-top1 needs a percentage in [0, 100], got '" + *v +
+                     "'");
+      } else if (a == "--max-ne-delta") {
+        // The delta is never negative (Gibbs' inequality), so neither is a
+        // useful bound.
+        k.maxNeDeltaPercent = parseNumberIn(
+            *v, 0, std::numeric_limits<double>::max(), /*percent=*/true);
+        if (!k.maxNeDeltaPercent)
+          return bad("--max-ne-delta needs a non-negative percentage, got '" +
+                     *v + "'");
       } else if (a == "--repeat") {
         std::optional<unsigned> n = parseCount(*v, 1000000);
         if (!n || *n == 0)
@@ -173,6 +253,9 @@ std::optional<Failure> parseArgs(int argc, char **argv, Options &o) {
           return bad("--threads needs a count in [0, 1024], got '" + *v + "'");
         o.threads = *n;
       }
+    } else if (inlineValue && (a == "--stats" || a == "--no-verify-weights" ||
+                               a == "--check-races")) {
+      return bad(a + " takes no value");
     } else if (a == "--stats") {
       o.stats = true;
     } else if (a == "--no-verify-weights") {
@@ -191,6 +274,10 @@ std::optional<Failure> parseArgs(int argc, char **argv, Options &o) {
   }
   if (o.model.empty())
     return bad("no model package given");
+  if (o.expect.empty() && !o.needExpect.empty())
+    return bad(o.needExpect.front() +
+               " needs --expect (it is about the comparison with reference "
+               "outputs)");
   return std::nullopt;
 }
 
@@ -403,6 +490,147 @@ Summary summarize(std::vector<double> v) {
   return s;
 }
 
+std::string join(const std::vector<std::string> &items, const char *sep) {
+  std::string s;
+  for (const std::string &item : items)
+    s += (s.empty() ? "" : sep) + item;
+  return s;
+}
+
+/// Prints one compared output: the first line carries the verdict (its
+/// format predates the accuracy figures and scripts grep it), the indented
+/// lines below the figures of floating outputs.
+void printComparison(const std::string &head, const tensorio::Comparison &c,
+                     const tensorio::Verdict &v) {
+  if (!c.error.empty()) {
+    fmt::print("{}: FAIL ({})\n", head, c.error);
+    return;
+  }
+  fmt::print("{}: max abs err {:.3g}, max rel err {:.3g}, cosine {:.6f}, {} "
+             "{}{}\n",
+             head, c.maxAbsError, c.maxRelError, c.cosine, join(v.checks, ", "),
+             v.pass ? "PASS" : "FAIL",
+             v.failures.empty() ? std::string()
+                                : " (" + join(v.failures, "; ") + ")");
+  if (c.exact)
+    return;
+  fmt::print("  mean abs err {:.3g}, rmse {:.3g}, snr {:.1f} dB{}\n",
+             c.meanAbsError, c.rmse, c.snrDb,
+             c.nonFiniteMismatches
+                 ? fmt::format(", {} NaN/inf mismatches", c.nonFiniteMismatches)
+                 : std::string());
+  if (c.top1) {
+    std::string top5;
+    if (c.top5)
+      top5 = fmt::format(", top-5 agreement {:.1f}% ({}/{} rows)",
+                         c.top5->percent(), c.top5->agree, c.top5->rows);
+    fmt::print("  top-1 agreement {:.1f}% ({}/{} rows){}\n", c.top1->percent(),
+               c.top1->agree, c.top1->rows, top5);
+  }
+  if (c.ctr)
+    fmt::print("  NE delta {:+.3g}% (cross-entropy {:.6f}, reference entropy "
+               "{:.6f}{})\n",
+               c.ctr->neDeltaPercent, c.ctr->crossEntropy, c.ctr->refEntropy,
+               c.ctr->logits ? "; sigmoid of logits" : "");
+}
+
+using Json = nlohmann::ordered_json;
+
+template <typename T> Json orNull(const std::optional<T> &v) {
+  return v ? Json(*v) : Json();
+}
+
+/// One output of the --report-json file (docs/runtime.md lists the keys).
+/// JSON has no infinities: nlohmann writes them, and NaN, as null.
+Json reportOutput(size_t index, const runtime::PortInfo &port,
+                  const Tensor &out, const tensorio::Comparison &c,
+                  const tensorio::Verdict &v) {
+  Json j = {{"index", index},
+            {"name", port.name},
+            {"type", out.getDesc().toString()},
+            {"pass", v.pass},
+            {"checks", v.checks},
+            {"failures", v.failures}};
+  if (!c.error.empty()) {
+    j["error"] = c.error;
+    return j;
+  }
+  j["elements"] = c.elements;
+  j["exact"] = c.exact;
+  j["mismatches"] = c.mismatches;
+  j["first_mismatch"] = c.firstMismatch < 0 ? Json() : Json(c.firstMismatch);
+  j["non_finite_mismatches"] = c.nonFiniteMismatches;
+  j["max_abs_error"] = c.maxAbsError;
+  j["max_rel_error"] = c.maxRelError;
+  j["mean_abs_error"] = c.meanAbsError;
+  j["rmse"] = c.rmse;
+  j["snr_db"] = c.snrDb;
+  j["cosine"] = c.cosine;
+  auto topK = [](const tensorio::TopKAgreement &t) {
+    return Json{{"rows", t.rows}, {"agree", t.agree}, {"percent", t.percent()}};
+  };
+  if (c.top1)
+    j["top1"] = topK(*c.top1);
+  if (c.top5)
+    j["top5"] = topK(*c.top5);
+  if (c.ctr)
+    j["ctr"] = {{"logits", c.ctr->logits},
+                {"elements", c.ctr->elements},
+                {"cross_entropy", c.ctr->crossEntropy},
+                {"reference_entropy", c.ctr->refEntropy},
+                {"ne_delta_percent", c.ctr->neDeltaPercent}};
+  return j;
+}
+
+/// Compares every output with its reference, prints the result and writes
+/// --report-json. Returns the exit status: ExitFail if an output failed,
+/// else ExitUsage if the report cannot be written, else 0.
+int compareOutputs(const Options &o, const runtime::Model &m,
+                   const std::vector<Tensor> &outputs,
+                   const std::vector<Tensor> &refs) {
+  const tensorio::Criteria &k = o.criteria;
+  Json report = {{"model", o.model},
+                 {"criteria",
+                  {{"atol", k.tol.atol},
+                   {"rtol", k.tol.rtol},
+                   {"tolerance_explicit", k.alsoTolerance},
+                   {"min_cosine", orNull(k.minCosine)},
+                   {"min_top1_percent", orNull(k.minTop1Percent)},
+                   {"max_ne_delta_percent", orNull(k.maxNeDeltaPercent)},
+                   {"ctr_outputs", o.ctrOutputs}}},
+                 {"outputs", Json::array()}};
+  unsigned passed = 0, failed = 0;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const runtime::PortInfo &port = m.getOutputs()[i];
+    bool ctr = std::find(o.ctrOutputs.begin(), o.ctrOutputs.end(), port.name) !=
+               o.ctrOutputs.end();
+    tensorio::Comparison c = tensorio::compareTensors(
+        outputs[i], refs[i], k.tol,
+        ctr ? tensorio::CtrMode::Forced : tensorio::CtrMode::Auto);
+    tensorio::Verdict v = tensorio::judge(c, k);
+    printComparison(fmt::format("output {} {} {}", i, port.name,
+                                outputs[i].getDesc().toString()),
+                    c, v);
+    report["outputs"].push_back(reportOutput(i, port, outputs[i], c, v));
+    (v.pass ? passed : failed) += 1;
+  }
+  fmt::print("{} outputs passed, {} failed\n", passed, failed);
+  report["passed"] = passed;
+  report["failed"] = failed;
+  // A failed output outranks an unwritable report, as in runTool.
+  int code = failed ? ExitFail : 0;
+  if (!o.reportJson.empty()) {
+    std::string json = report.dump(2) + "\n";
+    if (auto s = tensorio::writeFileBytes(
+            o.reportJson, std::vector<uint8_t>(json.begin(), json.end()));
+        !s.ok()) {
+      fmt::print(stderr, "error: {}\n", s.message());
+      code = code ? code : ExitUsage;
+    }
+  }
+  return code;
+}
+
 int runTool(const Options &o) {
   runtime::LoadOptions load;
   load.verifyWeightsChecksum = o.verifyWeights;
@@ -427,7 +655,19 @@ int runTool(const Options &o) {
     return f->code;
   }
 
-  // References are read before running, so a bad --expect fails fast.
+  // Output names and references are checked before running, so a bad
+  // --ctr-output or --expect fails fast.
+  for (const std::string &name : o.ctrOutputs)
+    if (m.findOutput(name) < 0) {
+      std::string names;
+      for (const runtime::PortInfo &port : m.getOutputs())
+        names += (names.empty() ? "'" : ", '") + port.name + "'";
+      fmt::print(stderr,
+                 "error: --ctr-output: the model has no output '{}' (its "
+                 "outputs are {})\n",
+                 name, names);
+      return ExitUsage;
+    }
   std::vector<Tensor> refs;
   if (!o.expect.empty()) {
     for (size_t i = 0; i < m.getOutputs().size(); ++i) {
@@ -532,35 +772,11 @@ int runTool(const Options &o) {
                  outputs[i].getDesc().toString());
     return exitCode;
   }
-  unsigned passed = 0, failed = 0;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    tensorio::Comparison c =
-        tensorio::compareTensors(outputs[i], refs[i], o.tol);
-    std::string head = fmt::format("output {} {} {}", i, m.getOutputs()[i].name,
-                                   outputs[i].getDesc().toString());
-    if (!c.error.empty()) {
-      fmt::print("{}: FAIL ({})\n", head, c.error);
-      ++failed;
-      continue;
-    }
-    std::string detail =
-        c.pass ? std::string()
-               : fmt::format(" ({} of {} elements outside tolerance, first at "
-                             "flat index {})",
-                             c.mismatches, c.elements, c.firstMismatch);
-    fmt::print("{}: max abs err {:.3g}, max rel err {:.3g}, cosine {:.6f}, {} "
-               "{}{}\n",
-               head, c.maxAbsError, c.maxRelError, c.cosine,
-               c.exact
-                   ? "exact"
-                   : fmt::format("atol {:g} rtol {:g}", o.tol.atol, o.tol.rtol),
-               c.pass ? "PASS" : "FAIL", detail);
-    (c.pass ? passed : failed) += 1;
-  }
-  fmt::print("{} outputs passed, {} failed\n", passed, failed);
-  if (failed)
+  // A failed output decides the exit status over an I/O error.
+  int compared = compareOutputs(o, m, outputs, refs);
+  if (compared == ExitFail)
     return ExitFail;
-  return exitCode;
+  return exitCode ? exitCode : compared;
 }
 
 } // namespace
