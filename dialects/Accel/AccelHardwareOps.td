@@ -13,11 +13,19 @@ def Accel_QuantizeOp : Accel_Op<"quantize", [Pure,
     parameters of the result's `!quant.uniform` element type (per tensor or
     per axis). The input element type is the quantized type's expressed type.
 
+    With `reciprocal_scale`, `x / scale` is `x * f32(1 / scale)` instead,
+    rounded once to f32: what the card's vector units compute (they
+    multiply; they cannot divide exactly). ONNX QuantizeLinear divides, so
+    imported quantizes leave it unset and run on the host; the compiler's
+    own quantization (accel-quantize) sets it, since it chose the scale and
+    the difference is a rounding tie at most one step away.
+
     ```mlir
     %q = accel.quantize %x : tensor<8xf32> -> tensor<8x!quant.uniform<i8:f32, 0.1>>
+    %r = accel.quantize %x {reciprocal_scale} : tensor<8xf32> -> tensor<8x!quant.uniform<i8:f32, 0.1>>
     ```
   }];
-  let arguments = (ins Accel_RealTensor:$input);
+  let arguments = (ins Accel_RealTensor:$input, UnitAttr:$reciprocal_scale);
   let results = (outs StaticShapeTensorOf<[quant_QuantizedType]>:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;

@@ -360,8 +360,34 @@ Status quantizeKernel(KernelContext &ctx) {
     return s;
   F32Input x(*in);
   std::vector<int32_t> codes(x.size());
-  for (size_t i = 0; i < x.size(); ++i)
-    codes[i] = numerics::quantizeValue(x[i], paramsAt(q, i), range);
+  if (ctx.op.hasAttr("reciprocal_scale")) {
+    // x * f32(1 / scale), as the card computes (the scale attribute is the
+    // type's exact double; quantizeValue's division by the f32 scale is
+    // ONNX's definition).
+    std::vector<double> scales;
+    if (q.perAxis) {
+      if (Status s = ctx.op.getFloats("scales", scales); !s.ok())
+        return s;
+    } else {
+      scales.emplace_back();
+      if (Status s = ctx.op.getFloat("scale", scales[0]); !s.ok())
+        return s;
+    }
+    for (size_t i = 0; i < x.size(); ++i) {
+      numerics::QuantParams p = paramsAt(q, i);
+      size_t c = q.perAxis ? (i / q.innerSize) % scales.size() : 0;
+      float reciprocal = static_cast<float>(1.0 / scales[c]);
+      float r = numerics::roundHalfEven(x[i] * reciprocal);
+      codes[i] = std::isnan(r) ? p.zeroPoint
+                               : numerics::saturateToInt(
+                                     r, range.min - p.zeroPoint,
+                                     range.max - p.zeroPoint) +
+                                     p.zeroPoint;
+    }
+  } else {
+    for (size_t i = 0; i < x.size(); ++i)
+      codes[i] = numerics::quantizeValue(x[i], paramsAt(q, i), range);
+  }
   writeStorage(codes, *out);
   return Status::success();
 }

@@ -127,6 +127,8 @@ mlir::nnaccel::getConstantBytes(ConstantOp op,
 static std::optional<pkg::AttrValue> convertAttribute(Attribute attr) {
   if (auto boolean = dyn_cast<BoolAttr>(attr))
     return pkg::AttrValue(int64_t(boolean.getValue()));
+  if (isa<UnitAttr>(attr)) // present: set
+    return pkg::AttrValue(int64_t(1));
   if (auto integer = dyn_cast<IntegerAttr>(attr))
     return pkg::AttrValue(integer.getValue().getSExtValue());
   if (auto real = dyn_cast<FloatAttr>(attr))

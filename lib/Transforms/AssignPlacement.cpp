@@ -75,7 +75,8 @@ void checkHintFields(Operation *op, HintAttr hint,
 }
 
 /// Moves runs of card ops that only move data (reshape, transpose, slice,
-/// concat, expand, pad) and are too small to pay for a card round trip to
+/// concat, expand, pad) or change its format (convert, quantize,
+/// dequantize) and are too small to pay for a card round trip to
 /// the host, when a host op is next to them (so the move removes a
 /// partition boundary rather than creating one): a lone reshape between
 /// two host ops would otherwise cost two host-link transfers.
@@ -110,11 +111,12 @@ keepTrivialRunsOnHost(Block &block, const CoreCostModel &model,
     ArrayRef<Operation *> runOps = ArrayRef(work).slice(begin, end - begin);
     bool hostBefore = begin > 0 && isHost(work[begin - 1]);
     bool hostAfter = end < work.size() && isHost(work[end]);
-    // Only runs that merely move data: arithmetic stays on the card even
-    // when small, since the host is not faster at it.
+    // Only runs that merely move data or change its format: arithmetic
+    // stays on the card even when small, since the host is not faster at
+    // it.
     bool movesDataOnly = llvm::all_of(runOps, [](Operation *op) {
-      return isa<ReshapeOp, TransposeOp, ConcatOp, SliceOp, ExpandOp, PadOp>(
-          op);
+      return isa<ReshapeOp, TransposeOp, ConcatOp, SliceOp, ExpandOp, PadOp,
+                 ConvertOp, QuantizeOp, DequantizeOp>(op);
     });
     bool userPlaced = llvm::any_of(
         runOps, [&](Operation *op) { return pinned.contains(op); });

@@ -307,8 +307,10 @@ struct QuantizePass
       rowsInput = builder.create<ReshapeOp>(
           loc, RankedTensorType::get({rows, k}, inputType.getElementType()),
           input);
+    // The card multiplies by the reciprocal of a scale the pass chose.
     Value quantizedInput = builder.create<QuantizeOp>(
-        loc, RankedTensorType::get({rows, k}, activationType), rowsInput);
+        loc, RankedTensorType::get({rows, k}, activationType), rowsInput,
+        /*reciprocal_scale=*/true);
     Value quantizedWeightValue = builder.create<ConstantOp>(
         weight.getLoc(),
         createQuantizedConstant(quantizedWeight->type,

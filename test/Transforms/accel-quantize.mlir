@@ -14,7 +14,7 @@
 // CHECK-DAG: %[[W1:.*]] = accel.constant dense_resource<weight_i8> : tensor<3x4x!quant.uniform<i8:f32:0, {0.0078740157480314959,0.015748031496062992,0.0031496063461453898}>>
 // CHECK-DAG: %[[B1:.*]] = accel.constant dense_resource<bias_i32> : tensor<3x!quant.uniform<i32:f32:0,
 // CHECK-DAG: %[[W2:.*]] = accel.constant dense_resource<weight_i8_1> : tensor<3x3x!quant.uniform<i8:f32:0,
-// CHECK: %[[Q:.*]] = accel.quantize %arg0 : tensor<2x4xf32> -> tensor<2x4x!quant.uniform<i8:f32, 0.023622047244094488>>
+// CHECK: %[[Q:.*]] = accel.quantize %arg0 {reciprocal_scale} : tensor<2x4xf32> -> tensor<2x4x!quant.uniform<i8:f32, 0.023622047244094488>>
 // CHECK: %[[Y:.*]] = accel.fully_connected %[[Q]], %[[W1]], %[[B1]] {{{.*}}activation = #accel.act<relu>, transpose_weight = true} : {{.*}} -> tensor<2x3x!quant.uniform<u8:f32, 0.023529411764705882>>
 // CHECK: %[[Z:.*]] = accel.fully_connected %[[Y]], %[[W2]] {{{.*}}transpose_weight = true} : {{.*}} -> tensor<2x3xf32>
 // CHECK: %[[O:.*]] = accel.matmul %[[Z]], %{{.*}} : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x3xf32>
@@ -25,7 +25,7 @@
 // range [0, 6] is still u8 with zero point 0), and the last product
 // quantized too.
 // ASYM-LABEL: func.func @mlp
-// ASYM: accel.quantize %arg0 : tensor<2x4xf32> -> tensor<2x4x!quant.uniform<u8:f32, 0.019607843137254902:102>>
+// ASYM: accel.quantize %arg0 {reciprocal_scale} : tensor<2x4xf32> -> tensor<2x4x!quant.uniform<u8:f32, 0.019607843137254902:102>>
 // ASYM: tensor<3x4x!quant.uniform<i8:f32, 0.015748031496062992>>
 // ASYM: -> tensor<2x3x!quant.uniform<u8:f32, 0.023529411764705882>>
 // ASYM: accel.fully_connected {{.*}} -> tensor<2x3xf32>
@@ -49,7 +49,7 @@ func.func @mlp(%x: tensor<2x4xf32> {accel.range = array<f64: -2.0, 3.0>}) -> ten
 // activation x activation matmul stay quietly.
 // CHECK-LABEL: func.func @rows
 // CHECK: %[[R:.*]] = accel.reshape %arg0 : tensor<2x3x4xf32> -> tensor<6x4xf32>
-// CHECK: %[[Q:.*]] = accel.quantize %[[R]] : tensor<6x4xf32> -> tensor<6x4x!quant.uniform<i8:f32, 0.031496062992125984>>
+// CHECK: %[[Q:.*]] = accel.quantize %[[R]] {reciprocal_scale} : tensor<6x4xf32> -> tensor<6x4x!quant.uniform<i8:f32, 0.031496062992125984>>
 // CHECK: %[[P:.*]] = accel.fully_connected %[[Q]], %{{.*}} {{{.*}}transpose_weight = true} : {{.*}} -> tensor<6x8xf32>
 // CHECK: %[[Y:.*]] = accel.reshape %[[P]] : tensor<6x8xf32> -> tensor<2x3x8xf32>
 // CHECK: accel.matmul %[[Y]], %{{.*}} {{{.*}}} : (tensor<2x3x8xf32>, tensor<2x8x3xf32>)

@@ -129,6 +129,12 @@ std::optional<ConvertTypes> getTypes(Operation *op, std::string &reason) {
   if (isa<QuantizeOp, DequantizeOp>(op)) {
     bool quantize = isa<QuantizeOp>(op);
     Type real = quantize ? input : result;
+    if (quantize && !cast<QuantizeOp>(op).getReciprocalScale()) {
+      reason = "accel.quantize divides by its scale exactly (ONNX "
+               "QuantizeLinear); the card multiplies by the reciprocal "
+               "(reciprocal_scale)";
+      return std::nullopt;
+    }
     quant::UniformQuantizedType quantized =
         getQuantization8(quantize ? result : input);
     if (!quantized || !getElementFormat(real)) {
