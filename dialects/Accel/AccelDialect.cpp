@@ -395,9 +395,9 @@ void mlir::nnaccel::accel::dropHintPrecision(Operation *op) {
   auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
   if (!hint || !hint.getPrecision())
     return;
-  auto rest = HintAttr::get(
-      hint.getContext(), hint.getCard(), hint.getCores(), hint.getChunks(),
-      hint.getParallel(), hint.getMemory(), Type(), hint.getOrder());
+  auto rest = HintAttr::get(hint.getContext(), hint.getCard(), hint.getCores(),
+                            hint.getChunks(), hint.getParallel(),
+                            hint.getMemory(), Type(), hint.getOrder());
   if (rest == HintAttr::get(hint.getContext(), {}, {}, {}, {}, {}, {}, {}))
     op->removeAttr(AccelDialect::getHintAttrName());
   else

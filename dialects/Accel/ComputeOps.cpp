@@ -11,8 +11,8 @@
 
 #include "mlir/Dialect/Quant/QuantTypes.h"
 #include "mlir/Dialect/Traits.h"
-#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::nnaccel::accel;
@@ -172,8 +172,7 @@ static LogicalResult verifyQuantizedFullyConnected(FullyConnectedOp op) {
     if (llvm::any_of(perAxis.getZeroPoints(),
                      [](int64_t zeroPoint) { return zeroPoint != 0; }))
       return op.emitOpError("weight zero points must be 0 (symmetric)");
-    weightScales.assign(perAxis.getScales().begin(),
-                        perAxis.getScales().end());
+    weightScales.assign(perAxis.getScales().begin(), perAxis.getScales().end());
   } else {
     return op.emitOpError("weight must be uniformly quantized");
   }
@@ -215,12 +214,12 @@ static LogicalResult verifyQuantizedFullyConnected(FullyConnectedOp op) {
 }
 
 LogicalResult FullyConnectedOp::verify() {
-  bool quantizedInput = isa<quant::QuantizedType>(
-      getElementTypeOrSelf(getInput().getType()));
+  bool quantizedInput =
+      isa<quant::QuantizedType>(getElementTypeOrSelf(getInput().getType()));
   if (quantizedInput && failed(verifyQuantizedFullyConnected(*this)))
     return failure();
-  if (!quantizedInput && isa<quant::QuantizedType>(getElementTypeOrSelf(
-                             getType())))
+  if (!quantizedInput &&
+      isa<quant::QuantizedType>(getElementTypeOrSelf(getType())))
     return emitOpError("only a quantized product has a quantized result");
   return verifyFusedActivation(*this, getActivation(), getActivationMin(),
                                getActivationMax());

@@ -129,7 +129,7 @@ ELEMENTWISE_SPLIT(ClipOp)
 /// Quantize / dequantize are elementwise too, with parameters per tensor
 /// (per-axis parameters would have to be cut with the tensor: not split).
 static SmallVector<SplitRule> getPerTensorQuantRules(Operation *op,
-                                                    Type quantized) {
+                                                     Type quantized) {
   if (!isa<quant::UniformQuantizedType>(getElementTypeOrSelf(quantized)))
     return {};
   return rulesForLeadingAxes(

@@ -378,11 +378,11 @@ Status quantizeKernel(KernelContext &ctx) {
       size_t c = q.perAxis ? (i / q.innerSize) % scales.size() : 0;
       float reciprocal = static_cast<float>(1.0 / scales[c]);
       float r = numerics::roundHalfEven(x[i] * reciprocal);
-      codes[i] = std::isnan(r) ? p.zeroPoint
-                               : numerics::saturateToInt(
-                                     r, range.min - p.zeroPoint,
-                                     range.max - p.zeroPoint) +
-                                     p.zeroPoint;
+      codes[i] = std::isnan(r)
+                     ? p.zeroPoint
+                     : numerics::saturateToInt(r, range.min - p.zeroPoint,
+                                               range.max - p.zeroPoint) +
+                           p.zeroPoint;
     }
   } else {
     for (size_t i = 0; i < x.size(); ++i)

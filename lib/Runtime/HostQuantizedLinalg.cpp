@@ -171,8 +171,8 @@ Status quantizedFullyConnectedKernel(KernelContext &ctx) {
     float scaled = real[i] * outputInverse;
     int64_t q = std::isnan(scaled)
                     ? 0
-                    : static_cast<int64_t>(std::nearbyint(std::clamp(
-                          scaled, -2147483648.0f, 2147483520.0f)));
+                    : static_cast<int64_t>(std::nearbyint(
+                          std::clamp(scaled, -2147483648.0f, 2147483520.0f)));
     q = std::clamp<int64_t>(q + outputZeroPoint, lo, hi);
     if (outType == DType::I8)
       out->mutableAs<int8_t>()[i] = static_cast<int8_t>(q);

@@ -97,12 +97,11 @@ struct AccelApplyPrecisionPass
       return signalPassFailure();
     Type modelPrecision;
     if (!defaultPrecision.empty()) {
-      modelPrecision =
-          llvm::StringSwitch<Type>(defaultPrecision)
-              .Case("f16", Float16Type::get(&getContext()))
-              .Case("bf16", BFloat16Type::get(&getContext()))
-              .Case("f32", Float32Type::get(&getContext()))
-              .Default(Type());
+      modelPrecision = llvm::StringSwitch<Type>(defaultPrecision)
+                           .Case("f16", Float16Type::get(&getContext()))
+                           .Case("bf16", BFloat16Type::get(&getContext()))
+                           .Case("f32", Float32Type::get(&getContext()))
+                           .Default(Type());
       if (!modelPrecision) {
         getOperation().emitError()
             << "accel-apply-precision: default precision must be f32, f16 "
@@ -137,7 +136,8 @@ struct AccelApplyPrecisionPass
     // to f32 and the next one's convert in cancel.
     RewritePatternSet patterns(&getContext());
     ConvertOp::getCanonicalizationPatterns(patterns, &getContext());
-    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 
@@ -202,8 +202,7 @@ struct AccelApplyPrecisionPass
         reason = "it has no card kernel";
       if (hinted)
         op->emitWarning() << describeNode(op) << ": cannot compute in "
-                          << precision << ": " << reason
-                          << "; it computes in "
+                          << precision << ": " << reason << "; it computes in "
                           << getElementTypeOrSelf(op->getResult(0).getType());
       for (Operation *undo : llvm::reverse(created))
         undo->erase();

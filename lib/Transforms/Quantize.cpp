@@ -45,8 +45,7 @@ std::optional<std::pair<double, double>> getCalibratedRange(Value value) {
     if (producer->getNumResults() == 1)
       range = producer->getAttrOfType<DenseF64ArrayAttr>(kRangeAttrName);
   } else if (auto argument = dyn_cast<BlockArgument>(value)) {
-    if (auto func =
-            dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp()))
+    if (auto func = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp()))
       range = func.getArgAttrOfType<DenseF64ArrayAttr>(argument.getArgNumber(),
                                                        kRangeAttrName);
   }
@@ -129,9 +128,9 @@ std::optional<QuantizedWeight> quantizeWeight(Value weight, bool transposed,
         quant::QuantizationFlags::Signed, i8, f32, result.scales,
         SmallVector<int64_t>(n, 0), /*quantizedDimension=*/0, -128, 127);
   else
-    element = quant::UniformQuantizedType::get(
-        quant::QuantizationFlags::Signed, i8, f32, result.scales[0], 0, -128,
-        127);
+    element =
+        quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed, i8,
+                                         f32, result.scales[0], 0, -128, 127);
   result.type = RankedTensorType::get({n, k}, element);
   return result;
 }
@@ -150,9 +149,9 @@ Value quantizeBias(OpBuilder &builder, Value bias, int64_t n, double inputScale,
     double scale = inputScale * weightScales[weightScales.size() == 1 ? 0 : c];
     scales.push_back(scale);
     double value = std::nearbyint(double((*data)[c]) / scale);
-    int32_t stored = int32_t(std::clamp<double>(
-        value, std::numeric_limits<int32_t>::min(),
-        std::numeric_limits<int32_t>::max()));
+    int32_t stored =
+        int32_t(std::clamp<double>(value, std::numeric_limits<int32_t>::min(),
+                                   std::numeric_limits<int32_t>::max()));
     std::memcpy(&storage[size_t(c) * sizeof(int32_t)], &stored,
                 sizeof(int32_t));
   }
@@ -203,9 +202,8 @@ struct QuantizePass
 
   void runOnOperation() override {
     if (scheme != "symmetric" && scheme != "asymmetric") {
-      getOperation().emitError()
-          << "accel-quantize: unknown scheme '" << scheme
-          << "' (symmetric or asymmetric)";
+      getOperation().emitError() << "accel-quantize: unknown scheme '" << scheme
+                                 << "' (symmetric or asymmetric)";
       return signalPassFailure();
     }
     SmallVector<Operation *> products;
@@ -241,7 +239,8 @@ struct QuantizePass
     RewritePatternSet patterns(&getContext());
     uint64_t fused = 0;
     patterns.add<FuseRequantizeIntoProduct>(&getContext(), fused);
-    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     numFused += fused;
   }
@@ -313,8 +312,8 @@ struct QuantizePass
         /*reciprocal_scale=*/true);
     Value quantizedWeightValue = builder.create<ConstantOp>(
         weight.getLoc(),
-        createQuantizedConstant(quantizedWeight->type,
-                                quantizedWeight->storage, "weight_i8"));
+        createQuantizedConstant(quantizedWeight->type, quantizedWeight->storage,
+                                "weight_i8"));
     Value quantizedBias;
     if (bias) {
       quantizedBias = quantizeBias(builder, bias, n, activationType.getScale(),
@@ -328,8 +327,8 @@ struct QuantizePass
       operands.push_back(quantizedBias);
     // The fused activation and every discardable attribute (hint,
     // placement, range) carry over.
-    auto product = builder.create<FullyConnectedOp>(
-        loc, TypeRange{resultType}, operands, op->getAttrs());
+    auto product = builder.create<FullyConnectedOp>(loc, TypeRange{resultType},
+                                                    operands, op->getAttrs());
     product.setTransposeWeight(true);
     Value result = product.getResult();
     auto originalType = cast<RankedTensorType>(op->getResult(0).getType());

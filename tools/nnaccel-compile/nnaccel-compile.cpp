@@ -29,8 +29,8 @@
 #include "nnaccel/ISA/Asm.h"
 
 #include "mlir/IR/AsmState.h"
-#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -378,10 +378,10 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
     const std::map<std::string, int> &kinds = summary.kinds;
     llvm::json::Array opList;
     for (const PlacedOp &placed : summary.ops) {
-      llvm::json::Object entry{
-          {"name", placed.name}, {"op", placed.kind},
-          {"precision", placed.precision},
-          {"card", placed.card}};
+      llvm::json::Object entry{{"name", placed.name},
+                               {"op", placed.kind},
+                               {"precision", placed.precision},
+                               {"card", placed.card}};
       if (host)
         entry["reason"] = placed.reason;
       else {

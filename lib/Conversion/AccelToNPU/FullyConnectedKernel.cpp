@@ -210,9 +210,9 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   // groups would only delay the first multiply.
   const auto &dramDesc = target.memory(Space::Dram);
   auto macs = target.macsPerCycle.find(weightFormat.dtype);
-  double loadCycles = dramDesc.latencyCycles +
-                      double(tile * weightFormat.rowBytes(tile)) /
-                          std::max(dramDesc.bytesPerCycle, 1e-9);
+  double loadCycles =
+      dramDesc.latencyCycles + double(tile * weightFormat.rowBytes(tile)) /
+                                   std::max(dramDesc.bytesPerCycle, 1e-9);
   double multiplyCycles =
       macs == target.macsPerCycle.end() || macs->second == 0
           ? 0
@@ -315,8 +315,8 @@ bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
     reason = "a quantized product needs one scale or one per column";
     return false;
   }
-  for (ElementFormat format : {spec.inFormat, spec.getWeightFormat(),
-                               spec.biasFormat, spec.outFormat})
+  for (ElementFormat format :
+       {spec.inFormat, spec.getWeightFormat(), spec.biasFormat, spec.outFormat})
     if (format.elementBytes() == 0) {
       reason = "this kernel handles whole-byte element types only, not " +
                std::string(::nnaccel::isa::dtypeName(format.dtype));
@@ -494,8 +494,8 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
           emitMm(emitter, acc,
                  Operand2D{Space::Vrf, xData + uint64_t(in.rowBytes(t * tile)),
                            in.rowBytes(spec.k), in},
-                 denseOperand(Space::Mrf, w, kt, weightFormat), mc, kt, nt, t > 0,
-                 spec.quantized ? spec.quantized->inputZeroPoint : 0);
+                 denseOperand(Space::Mrf, w, kt, weightFormat), mc, kt, nt,
+                 t > 0, spec.quantized ? spec.quantized->inputZeroPoint : 0);
         }
 
         // A quantized product: an i32 bias joins the exact sum, then the

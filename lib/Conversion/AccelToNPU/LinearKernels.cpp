@@ -31,8 +31,8 @@ LogicalResult makeQuantizedSpec(FullyConnectedOp op, FullyConnectedSpec &spec,
                                 std::string &reason) {
   auto input = cast<quant::UniformQuantizedType>(
       getElementTypeOrSelf(op.getInput().getType()));
-  auto weight =
-      cast<quant::QuantizedType>(getElementTypeOrSelf(op.getWeight().getType()));
+  auto weight = cast<quant::QuantizedType>(
+      getElementTypeOrSelf(op.getWeight().getType()));
   std::optional<::nnaccel::DType> inType = getElementDType(input),
                                   weightType = getElementDType(weight);
   if (!inType || !weightType) {
@@ -83,8 +83,8 @@ LogicalResult makeQuantizedSpec(FullyConnectedOp op, FullyConnectedSpec &spec,
 FailureOr<FullyConnectedSpec> makeSpec(FullyConnectedOp op,
                                        std::string &reason) {
   FullyConnectedSpec spec;
-  bool quantized = isa<quant::QuantizedType>(
-      getElementTypeOrSelf(op.getInput().getType()));
+  bool quantized =
+      isa<quant::QuantizedType>(getElementTypeOrSelf(op.getInput().getType()));
   if (quantized) {
     if (failed(makeQuantizedSpec(op, spec, reason)))
       return failure();
