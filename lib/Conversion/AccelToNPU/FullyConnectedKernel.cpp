@@ -60,7 +60,10 @@ namespace {
 
 /// Weight tiles one DMA loads at most: each DMA pays the DRAM latency once,
 /// and a group is what the load queue runs ahead of the matrix unit.
-constexpr int64_t kMaxWeightGroup = 8;
+constexpr int64_t kMaxWeightGroup = 64;
+/// ... and at most this many bytes (8 f32 tiles of N = 64): narrow tiles
+/// group more of them, so an i8 group pays the latency for as many bytes.
+constexpr int64_t kMaxWeightGroupBytes = 8 * 64 * 64 * 4;
 /// Groups are used when loading a tile takes this many times longer than
 /// multiplying by it: below that the saved latency does not pay for the
 /// later first multiply (measured on the bundled transformer, whose 37-row
@@ -69,22 +72,23 @@ constexpr double kGroupLoadRatio = 1.5;
 
 /// On-chip layout of the kernel for a target and spec.
 struct Layout {
-  int64_t tile;         // N: k and n tile size
-  int64_t rowsPerChunk; // mc
-  uint64_t xBase = 0;   // vrf: resident X chunk, mc x k (+ shift slack)
-  uint64_t biasBase;    // vrf: bias tile, 1 x N
-  uint64_t scaleBase;   // vrf: quantized: dequantization scales, then the
-                        // requantization scale (f32)
-  uint64_t wSlot[2];    // mrf: weight tiles, N x N (streaming)
-  uint64_t wBytes;      // mrf: bytes of one weight tile slot
-  int64_t wSlots;       // weight tiles the MRF holds at once
-  int64_t wGroup;       // k tiles loaded by one DMA when streaming
-  uint64_t accSlot[2];  // acc: f32 result tiles, mc x N
-  uint64_t outSlot[2];  // acc: converted result tiles (unstaged, Y not f32)
-  uint64_t stage[2];    // acc: staged f32 batch results, lead + m x n
-  uint64_t packed[2];   // acc: staged results converted to Y's format
-  bool shiftX = false;  // X chunks may start at unaligned DRAM addresses
-  bool staged = false;  // Y is stored per batch element from ACC stages
+  int64_t tile;              // N: k and n tile size
+  int64_t rowsPerChunk;      // mc
+  uint64_t xBase = 0;        // vrf: resident X chunk, mc x k (+ shift slack)
+  uint64_t biasBase;         // vrf: bias tile, 1 x N, or the whole bias
+  bool residentBias = false; // the whole bias, loaded once
+  uint64_t scaleBase;        // vrf: quantized: dequantization scales, then the
+                             // requantization scale (f32)
+  uint64_t wSlot[2];         // mrf: weight tiles, N x N (streaming)
+  uint64_t wBytes;           // mrf: bytes of one weight tile slot
+  int64_t wSlots;            // weight tiles the MRF holds at once
+  int64_t wGroup;            // k tiles loaded by one DMA when streaming
+  uint64_t accSlot[2];       // acc: f32 result tiles, mc x N
+  uint64_t outSlot[2]; // acc: converted result tiles (unstaged, Y not f32)
+  uint64_t stage[2];   // acc: staged f32 batch results, lead + m x n
+  uint64_t packed[2];  // acc: staged results converted to Y's format
+  bool shiftX = false; // X chunks may start at unaligned DRAM addresses
+  bool staged = false; // Y is stored per batch element from ACC stages
 };
 
 bool misaligned(int64_t bytes, uint64_t align) {
@@ -118,6 +122,14 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   uint64_t vrfBytes =
       uint64_t(target.vrfRegisters) * uint64_t(target.vrfRegisterBytes);
   uint64_t biasBytes = alignUp(tile * kF32, vrfAlign);
+  // A bias up to an eighth of the VRF is loaded once, not a tile per output
+  // tile: each DMA pays the DRAM latency (on an int8 layer, whose weight
+  // tiles load 4x faster, the per-tile bias loads cost 15 %).
+  if (spec.bias && uint64_t(spec.biasFormat.rowBytes(n)) <= vrfBytes / 8) {
+    layout.residentBias = true;
+    biasBytes =
+        std::max(biasBytes, alignUp(spec.biasFormat.rowBytes(n), vrfAlign));
+  }
   // Quantized products keep all their dequantization scales resident (one
   // per column, or one) and the requantization scale behind them.
   uint64_t scaleBytes =
@@ -222,7 +234,10 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   layout.wGroup =
       spec.weightKxN || kGroupLoadRatio * multiplyCycles >= loadCycles
           ? 1
-          : std::clamp<int64_t>(layout.wSlots / 2, 1, kMaxWeightGroup);
+          : std::clamp<int64_t>(
+                std::min<int64_t>(layout.wSlots / 2,
+                                  kMaxWeightGroupBytes / int64_t(wBytes)),
+                1, kMaxWeightGroup);
   layout.wSlot[0] = 0;
   layout.wSlot[1] = uint64_t(layout.wGroup) * wBytes;
   uint64_t accTile = alignUp(rows * tile * kF32, accAlign);
@@ -415,6 +430,14 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
     if (spec.hasQuantizedOutput())
       emitFill(emitter, outputScale, 1, 1, 1.0f / spec.quantized->outputScale);
   }
+  if (layout.residentBias) {
+    DmaLoad loadB;
+    loadB.dst = {Space::Vrf, layout.biasBase};
+    loadB.src = {Space::Dram, *spec.bias};
+    loadB.format = spec.biasFormat;
+    loadB.x = spec.n;
+    emitLoad(emitter, loadB);
+  }
   // Y's format from the f32 result: a conversion, or a requantization.
   auto convertResult = [&](const Operand2D &dst, const Operand2D &src,
                            int64_t rows, int64_t cols) {
@@ -504,15 +527,19 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
             Space::Acc, layout.accSlot[outputTile % 2], nt, kF32Format);
         auto addBias = [&](const Operand2D &block) {
           const ElementFormat biasFormat = spec.biasFormat;
-          const Operand2D bias =
+          Operand2D bias =
               denseOperand(Space::Vrf, layout.biasBase, nt, biasFormat);
-          DmaLoad loadB;
-          loadB.dst = bias.ref();
-          loadB.src = {Space::Dram,
-                       *spec.bias + uint64_t(biasFormat.rowBytes(j * tile))};
-          loadB.format = biasFormat;
-          loadB.x = nt;
-          emitLoad(emitter, loadB);
+          if (layout.residentBias) {
+            bias = bias.at(0, j * tile);
+          } else {
+            DmaLoad loadB;
+            loadB.dst = bias.ref();
+            loadB.src = {Space::Dram,
+                         *spec.bias + uint64_t(biasFormat.rowBytes(j * tile))};
+            loadB.format = biasFormat;
+            loadB.x = nt;
+            emitLoad(emitter, loadB);
+          }
           emitBinary(emitter, ::nnaccel::isa::Opcode::VAdd, block, block, bias,
                      Bcast::Row, mc, nt);
         };
