@@ -55,6 +55,13 @@ std::optional<std::pair<double, double>> getCalibratedRange(Value value) {
   return std::make_pair(range[0], range[1]);
 }
 
+/// The only user of `op`'s single result, or null.
+Operation *getOnlyUser(Operation *op) {
+  if (op->getNumResults() != 1 || !op->getResult(0).hasOneUse())
+    return nullptr;
+  return *op->getResult(0).getUsers().begin();
+}
+
 /// Smallest scale used: a range or weight column of zeros still needs a
 /// positive scale (every value quantizes to 0 with it).
 constexpr double kMinScale = 1e-12;
@@ -321,6 +328,32 @@ struct QuantizePass
       if (!quantizedBias) // e.g. a broadcast M x N bias: added in f32
         quantizedBias = bias;
     }
+    // A matmul's bias add and ReLU (ONNX MatMul + Add + Relu) join the
+    // product: the bias into the exact i32 sums, the ReLU into the kernel,
+    // so a following int8 product's quantize can fuse into this one.
+    SmallVector<Operation *> absorbed;
+    Activation activation = Activation::none;
+    if (!fc) {
+      Operation *last = op;
+      if (Operation *add = getOnlyUser(last); isa_and_nonnull<AddOp>(add)) {
+        Value other = add->getOperand(add->getOperand(0) == last->getResult(0));
+        auto otherType = cast<RankedTensorType>(other.getType());
+        if (otherType.getNumElements() == n && otherType.getRank() >= 1 &&
+            otherType.getShape().back() == n &&
+            add->getResult(0).getType() == last->getResult(0).getType())
+          if (Value perColumn =
+                  quantizeBias(builder, other, n, activationType.getScale(),
+                               quantizedWeight->scales)) {
+            quantizedBias = perColumn;
+            absorbed.push_back(add);
+            last = add;
+          }
+      }
+      if (Operation *relu = getOnlyUser(last); isa_and_nonnull<ReluOp>(relu)) {
+        activation = Activation::relu;
+        absorbed.push_back(relu);
+      }
+    }
     auto resultType = RankedTensorType::get({rows, n}, builder.getF32Type());
     SmallVector<Value> operands{quantizedInput, quantizedWeightValue};
     if (quantizedBias)
@@ -330,16 +363,34 @@ struct QuantizePass
     auto product = builder.create<FullyConnectedOp>(loc, TypeRange{resultType},
                                                     operands, op->getAttrs());
     product.setTransposeWeight(true);
+    if (activation != Activation::none)
+      product.setActivation(activation);
+    // The value the product now stands for, and its calibrated range.
+    Operation *replaced = absorbed.empty() ? op : absorbed.back();
+    Attribute resultRange = replaced->getAttr(AccelDialect::getRangeAttrName());
+    if (resultRange)
+      product->setAttr(AccelDialect::getRangeAttrName(), resultRange);
     Value result = product.getResult();
     auto originalType = cast<RankedTensorType>(op->getResult(0).getType());
-    if (originalType != resultType)
+    if (originalType != resultType) {
       result = builder.create<ReshapeOp>(loc, originalType, result);
-    op->getResult(0).replaceAllUsesWith(result);
-    Operation *weightOp = weight.getDefiningOp();
-    Operation *biasOp = bias ? bias.getDefiningOp() : nullptr;
-    op->erase();
-    // The f32 weight would otherwise take package space too.
-    for (Operation *constant : {weightOp, biasOp})
+      if (resultRange)
+        result.getDefiningOp()->setAttr(AccelDialect::getRangeAttrName(),
+                                        resultRange);
+    }
+    replaced->getResult(0).replaceAllUsesWith(result);
+    SmallVector<Operation *> dead{op};
+    llvm::append_range(dead, absorbed);
+    SmallVector<Operation *> constants{weight.getDefiningOp(),
+                                       bias ? bias.getDefiningOp() : nullptr};
+    for (Operation *erased : llvm::reverse(dead)) {
+      for (Value operand : erased->getOperands())
+        if (operand.getDefiningOp<ConstantOp>())
+          constants.push_back(operand.getDefiningOp());
+      erased->erase();
+    }
+    // The f32 weight and bias would otherwise take package space too.
+    for (Operation *constant : constants)
       if (constant && constant->use_empty())
         constant->erase();
     return success();

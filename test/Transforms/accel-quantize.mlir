@@ -51,7 +51,7 @@ func.func @mlp(%x: tensor<2x4xf32> {accel.range = array<f64: -2.0, 3.0>}) -> ten
 // CHECK: %[[R:.*]] = accel.reshape %arg0 : tensor<2x3x4xf32> -> tensor<6x4xf32>
 // CHECK: %[[Q:.*]] = accel.quantize %[[R]] {reciprocal_scale} : tensor<6x4xf32> -> tensor<6x4x!quant.uniform<i8:f32, 0.031496062992125984>>
 // CHECK: %[[P:.*]] = accel.fully_connected %[[Q]], %{{.*}} {{{.*}}transpose_weight = true} : {{.*}} -> tensor<6x8xf32>
-// CHECK: %[[Y:.*]] = accel.reshape %[[P]] : tensor<6x8xf32> -> tensor<2x3x8xf32>
+// CHECK: %[[Y:.*]] = accel.reshape %[[P]] {accel.range = array<f64: -1.000000e+00, 1.000000e+00>} : tensor<6x8xf32> -> tensor<2x3x8xf32>
 // CHECK: accel.matmul %[[Y]], %{{.*}} {{{.*}}} : (tensor<2x3x8xf32>, tensor<2x8x3xf32>)
 // ASYM-LABEL: func.func @rows
 func.func @rows(%x: tensor<2x3x4xf32> {accel.range = array<f64: -4.0, 1.0>}, %v: tensor<2x8x3xf32>) -> (tensor<2x3x3xf32>, tensor<2x3x8xf32>) {
@@ -88,4 +88,26 @@ func.func @variable_weight(%x: tensor<2x4xf32> {accel.range = array<f64: -1.0, 1
   // expected-warning @+1 {{accel.fully_connected: stays 'f32', not int8: its weight is not an f32 constant}}
   %a = accel.fully_connected %x, %w {accel.hint = #accel.hint<precision = i8>} : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
   return %a : tensor<2x4xf32>
+}
+
+// -----
+
+// ONNX MatMul + Add + Relu: the bias add joins the product as an i32 bias
+// and the ReLU as its activation, so the next product's quantize fuses in
+// (the result goes straight to u8). The range of the ReLU moves with it.
+// CHECK-LABEL: func.func @matmul_bias_relu
+// CHECK: %[[Q:.*]] = accel.quantize %{{.*}} {reciprocal_scale} : tensor<8x4xf32>
+// CHECK: %[[Y:.*]] = accel.fully_connected %[[Q]], %{{.*}}, %{{.*}} {activation = #accel.act<relu>, transpose_weight = true} : ({{.*}}, tensor<6x!quant.uniform<i32:f32:0, {{.*}}>>) -> tensor<8x6x!quant.uniform<u8:f32, 0.015686274509803921>>
+// CHECK-NOT: accel.add
+// CHECK-NOT: accel.relu
+// CHECK: accel.fully_connected %[[Y]]
+func.func @matmul_bias_relu(%x: tensor<2x4x4xf32> {accel.range = array<f64: -1.0, 1.0>}) -> tensor<2x4x2xf32> {
+  %w = accel.constant dense<0.5> : tensor<4x6xf32>
+  %b = accel.constant dense<[0.1, 0.2, 0.3, 0.4, 0.5, 0.6]> : tensor<6xf32>
+  %y = accel.matmul %x, %w {accel.range = array<f64: -2.0, 2.0>} : (tensor<2x4x4xf32>, tensor<4x6xf32>) -> tensor<2x4x6xf32>
+  %z = accel.add %y, %b {accel.range = array<f64: -2.0, 3.0>} : (tensor<2x4x6xf32>, tensor<6xf32>) -> tensor<2x4x6xf32>
+  %r = accel.relu %z {accel.range = array<f64: 0.0, 4.0>} : tensor<2x4x6xf32>
+  %w2 = accel.constant dense<0.25> : tensor<6x2xf32>
+  %o = accel.matmul %r, %w2 {accel.hint = #accel.hint<precision = i8>} : (tensor<2x4x6xf32>, tensor<6x2xf32>) -> tensor<2x4x2xf32>
+  return %o : tensor<2x4x2xf32>
 }

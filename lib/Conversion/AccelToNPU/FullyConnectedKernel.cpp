@@ -430,14 +430,8 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
     if (spec.hasQuantizedOutput())
       emitFill(emitter, outputScale, 1, 1, 1.0f / spec.quantized->outputScale);
   }
-  if (layout.residentBias) {
-    DmaLoad loadB;
-    loadB.dst = {Space::Vrf, layout.biasBase};
-    loadB.src = {Space::Dram, *spec.bias};
-    loadB.format = spec.biasFormat;
-    loadB.x = spec.n;
-    emitLoad(emitter, loadB);
-  }
+  // A resident bias is loaded by its first use, behind the first weights.
+  bool biasLoaded = false;
   // Y's format from the f32 result: a conversion, or a requantization.
   auto convertResult = [&](const Operand2D &dst, const Operand2D &src,
                            int64_t rows, int64_t cols) {
@@ -530,6 +524,15 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
           Operand2D bias =
               denseOperand(Space::Vrf, layout.biasBase, nt, biasFormat);
           if (layout.residentBias) {
+            if (!biasLoaded) {
+              DmaLoad loadB;
+              loadB.dst = bias.ref();
+              loadB.src = {Space::Dram, *spec.bias};
+              loadB.format = biasFormat;
+              loadB.x = spec.n;
+              emitLoad(emitter, loadB);
+              biasLoaded = true;
+            }
             bias = bias.at(0, j * tile);
           } else {
             DmaLoad loadB;

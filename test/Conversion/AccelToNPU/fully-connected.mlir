@@ -26,7 +26,8 @@
 // CHECK-NEXT: npu.mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, f32 m = 2 k = 64 n = 64 dpitch = 256 apitch = 512 pop_prev
 // The second k tile accumulates from the next plane.
 // CHECK-NEXT: npu.mm acc[0x0], vrf[0x100], mrf[0x4000], f32, f32, f32 m = 2 k = 64 n = 64 dpitch = 256 apitch = 512 acc = 1
-// CHECK-NEXT: npu.dma.ld vrf[{{.*}}], dram[{{.*}}], f32 x = 64 y = 1 z = 1 sy = 256 dpitch = 256 push_next
+// The whole bias (96 columns) is loaded once, by its first use.
+// CHECK-NEXT: npu.dma.ld vrf[{{.*}}], dram[{{.*}}], f32 x = 96 y = 1 z = 1 sy = 384 dpitch = 384 push_next
 // CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], vrf[{{.*}}], f32, f32, f32 rows = 2 cols = 64 dpitch = 256 apitch = 256 bpitch = 256 bcast = row pop_prev
 // CHECK-NEXT: npu.v.relu acc[0x0], acc[0x0], f32, f32 rows = 2 cols = 64 dpitch = 256 apitch = 256 push_next
 // CHECK-NEXT: npu.dma.st dram[{{.*}}], acc[0x0], f32 x = 64 y = 2 z = 1 dy = 384 spitch = 256 pop_prev
@@ -73,9 +74,9 @@ func.func @chain(%x: tensor<1x8xf32>) -> tensor<1x4xf32> {
 // CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x0], f16 x = 96 y = 4 z = 1 sy = 192 dpitch = 192
 // CHECK-NEXT: npu.dma.ld mrf[0x0], dram[0x300], f16 x = 64 y = 64 z = 1 sy = 192 dpitch = 128
 // CHECK-NEXT: npu.mm acc[0x0], vrf[0x0], mrf[0x0], f32, f16, f16 m = 4 k = 64 n = 64 dpitch = 256 apitch = 192
-// CHECK-NEXT: npu.dma.ld mrf[0x10000], dram[0x380], f16 x = 32 y = 64 z = 1 sy = 192 dpitch = 64
-// CHECK-NEXT: npu.mm acc[0x0], vrf[0x80], mrf[0x10000], f32, f16, f16 m = 4 k = 32 n = 64 dpitch = 256 apitch = 192 acc = 1
-// CHECK-NEXT: npu.dma.ld vrf[0x300], dram[0x3900], f16 x = 64 y = 1 z = 1 sy = 128 dpitch = 128
+// CHECK-NEXT: npu.dma.ld mrf[0x20000], dram[0x380], f16 x = 32 y = 64 z = 1 sy = 192 dpitch = 64
+// CHECK-NEXT: npu.mm acc[0x0], vrf[0x80], mrf[0x20000], f32, f16, f16 m = 4 k = 32 n = 64 dpitch = 256 apitch = 192 acc = 1
+// CHECK-NEXT: npu.dma.ld vrf[0x300], dram[0x3900], f16 x = 72 y = 1 z = 1 sy = 144 dpitch = 144
 // CHECK-NEXT: npu.v.add acc[0x0], acc[0x0], vrf[0x300], f32, f32, f16 rows = 4 cols = 64 dpitch = 256 apitch = 256 bpitch = 128 bcast = row
 // CHECK-NEXT: npu.v.relu acc[0x0], acc[0x0], f32, f32 rows = 4 cols = 64 dpitch = 256 apitch = 256
 // CHECK-NEXT: npu.v.cvt acc[0x800], acc[0x0], f16, f32 rows = 4 cols = 64 dpitch = 128 apitch = 256
