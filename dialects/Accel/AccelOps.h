@@ -83,6 +83,11 @@ std::string describeNode(Operation *op);
 /// goes when nothing else is left in it).
 void dropHintPrecision(Operation *op);
 
+/// Checks a rowwise-quantized table operand `table` of `op` (embedding_bag's
+/// table, gather's data): rank 2 and defined by an accel.constant, since
+/// only compile-time tables have that layout. Success for other types.
+LogicalResult verifyRowwiseTableOperand(Operation *op, Value table);
+
 } // namespace mlir::nnaccel::accel
 
 #define GET_OP_CLASSES
