@@ -84,8 +84,9 @@ std::string describeNode(Operation *op);
 void dropHintPrecision(Operation *op);
 
 /// Checks a rowwise-quantized table operand `table` of `op` (embedding_bag's
-/// table, gather's data): rank 2 and defined by an accel.constant, since
-/// only compile-time tables have that layout. Success for other types.
+/// table, gather's data): defined by an accel.constant (whose verifier
+/// checks the rank and size), since only compile-time tables have that
+/// layout. Success for other types.
 LogicalResult verifyRowwiseTableOperand(Operation *op, Value table);
 
 } // namespace mlir::nnaccel::accel

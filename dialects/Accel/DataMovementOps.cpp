@@ -42,13 +42,12 @@ LogicalResult ConstantOp::verify() {
     return emitOpError() << "a rowwise-quantized table must be rank 2 (rows x "
                             "dim), got "
                          << formatShape(getType().getShape());
+  // Only resource blobs can hold the type (dense attributes need int or
+  // float elements); a blob not loaded yet is checked by its readers.
   auto resource = dyn_cast<DenseResourceElementsAttr>(getValue());
-  if (!resource)
-    return emitOpError("a rowwise-quantized table must be a dense_resource "
-                       "blob holding its rows");
   uint64_t expected = getDenseByteSize(getType());
-  if (AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-      blob && blob->getData().size() != expected)
+  AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
+  if (blob && blob->getData().size() != expected)
     return emitOpError() << "holds " << blob->getData().size()
                          << " bytes, but " << getType().getDimSize(0)
                          << " rows of " << getType().getDimSize(1) << " "
@@ -62,10 +61,7 @@ LogicalResult mlir::nnaccel::accel::verifyRowwiseTableOperand(Operation *op,
   auto type = cast<RankedTensorType>(table.getType());
   if (!isa<RowwiseType>(type.getElementType()))
     return success();
-  if (type.getRank() != 2)
-    return op->emitOpError()
-           << "a rowwise-quantized table must be rank 2 (rows x dim), got "
-           << formatShape(type.getShape());
+  // The constant's verifier checks the rank.
   if (!table.getDefiningOp<ConstantOp>())
     return op->emitOpError("a rowwise-quantized table must be an "
                            "accel.constant (tables are quantized at compile "

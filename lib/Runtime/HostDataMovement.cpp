@@ -227,6 +227,9 @@ Status gatherKernel(KernelContext &ctx) {
   if (!normalizeAxis(axisAttr, rank, axis))
     return ctx.error("axis " + std::to_string(axisAttr) +
                      " is out of range for rank " + std::to_string(rank));
+  if (isRowwise(data->getDType()) && (rank != 2 || axis != 0))
+    return ctx.error("a gather from a rowwise table takes rows (axis 0) of a "
+                     "rank-2 table");
   const auto &ds = data->getShape();
   std::vector<int64_t> shape(ds.begin(), ds.begin() + axis);
   shape.insert(shape.end(), indices->getShape().begin(),
@@ -247,9 +250,6 @@ Status gatherKernel(KernelContext &ctx) {
   if (isRowwise(data->getDType())) {
     // Whole rows of a rowwise-quantized table, dequantized as the card's
     // emb.gather does.
-    if (rank != 2 || axis != 0)
-      return ctx.error("a gather from a rowwise table takes rows (axis 0) "
-                       "of a rank-2 table");
     if (Status s = ctx.makeOutput(0, TensorDesc(DType::F32, shape), out);
         !s.ok())
       return s;

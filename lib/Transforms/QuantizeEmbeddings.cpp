@@ -66,7 +66,8 @@ struct QuantizeEmbeddingsPass
   void runOnOperation() override {
     if (bits != 4 && bits != 8) {
       getOperation().emitError()
-          << "accel-quantize-embeddings: bits must be 4 or 8, got " << bits;
+          << "accel-quantize-embeddings: bits must be 4 or 8, got "
+          << bits.getValue();
       return signalPassFailure();
     }
     SmallVector<Operation *> lookups;
