@@ -46,11 +46,12 @@ LogicalResult ConstantOp::verify() {
   // float elements); a blob not loaded yet is checked by its readers.
   auto resource = dyn_cast<DenseResourceElementsAttr>(getValue());
   uint64_t expected = getDenseByteSize(getType());
-  AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
   if (blob && blob->getData().size() != expected)
-    return emitOpError() << "holds " << blob->getData().size()
-                         << " bytes, but " << getType().getDimSize(0)
-                         << " rows of " << getType().getDimSize(1) << " "
+    return emitOpError() << "holds " << blob->getData().size() << " bytes, but "
+                         << getType().getDimSize(0) << " rows of "
+                         << getType().getDimSize(1) << " "
                          << getType().getElementType() << " elements take "
                          << expected;
   return success();

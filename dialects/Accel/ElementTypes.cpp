@@ -83,9 +83,8 @@ std::optional<DType> mlir::nnaccel::accel::getElementDType(Type type) {
   }
 }
 
-LogicalResult
-RowwiseType::verify(function_ref<InFlightDiagnostic()> emitError,
-                    unsigned bits) {
+LogicalResult RowwiseType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  unsigned bits) {
   if (bits != 4 && bits != 8)
     return emitError() << "rowwise tables have 4- or 8-bit codes, not " << bits;
   return success();

@@ -261,8 +261,8 @@ Status gatherKernel(KernelContext &ctx) {
     const uint8_t *rows = static_cast<const uint8_t *>(data->data());
     float *dst = out->mutableAs<float>();
     for (int64_t v : idx) {
-      numerics::dequantizeFusedRow(bits, {rows + size_t(v) * rowBytes, rowBytes},
-                                   {dst, cols});
+      numerics::dequantizeFusedRow(
+          bits, {rows + size_t(v) * rowBytes, rowBytes}, {dst, cols});
       dst += cols;
     }
     return Status::success();

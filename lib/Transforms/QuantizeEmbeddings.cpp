@@ -91,9 +91,9 @@ struct QuantizeEmbeddingsPass
         rowwise = quantizeTable(table, *width, reason);
         if (!rowwise) {
           quantized.erase({table, *width});
-          op->emitWarning() << describeNode(op)
-                            << ": its table stays f32, not rw" << *width
-                            << ": " << reason;
+          op->emitWarning()
+              << describeNode(op) << ": its table stays f32, not rw" << *width
+              << ": " << reason;
           continue;
         }
       }
@@ -127,8 +127,7 @@ struct QuantizeEmbeddingsPass
     if (integer.getWidth() == 4 || integer.getWidth() == 8)
       return integer.getWidth();
     op->emitWarning() << describeNode(op) << ": its table stays f32, not "
-                      << precision
-                      << ": rowwise tables have 4- or 8-bit codes";
+                      << precision << ": rowwise tables have 4- or 8-bit codes";
     return std::nullopt;
   }
 
@@ -163,8 +162,8 @@ struct QuantizeEmbeddingsPass
     ++numTables;
     numBytesSaved += getDenseByteSize(type) - bytes.size();
     return builder.create<ConstantOp>(
-        table.getLoc(), createQuantizedConstant(rowwiseType, bytes,
-                                                getBlobName(table, width)));
+        table.getLoc(),
+        createQuantizedConstant(rowwiseType, bytes, getBlobName(table, width)));
   }
 };
 

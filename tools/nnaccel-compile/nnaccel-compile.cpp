@@ -261,8 +261,7 @@ std::string getOpPrecision(Operation *op) {
   };
   for (Type type : op->getOperandTypes())
     if (accel::isRowwiseTable(type))
-      return std::string(
-          ::nnaccel::dtypeName(*accel::getElementDType(type)));
+      return std::string(::nnaccel::dtypeName(*accel::getElementDType(type)));
   if (isa<accel::QuantizeOp, accel::DequantizeOp, accel::RequantizeOp>(op))
     return getElementName(op->getOperand(0).getType()) + " -> " +
            getElementName(op->getResult(0).getType());

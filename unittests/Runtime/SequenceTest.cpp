@@ -181,9 +181,8 @@ TEST_CASE("embedding_bag and gather read rowwise tables as the numerics do",
   namespace num = nnaccel::numerics;
   const int64_t rows = 6, dim = 5;
   std::vector<float> data = ramp(size_t(rows * dim), 0.37f, -2.0f);
-  for (auto [dtype, bits] :
-       {std::pair{DType::RW8, num::RowwiseBits::Eight},
-        std::pair{DType::RW4, num::RowwiseBits::Four}}) {
+  for (auto [dtype, bits] : {std::pair{DType::RW8, num::RowwiseBits::Eight},
+                             std::pair{DType::RW4, num::RowwiseBits::Four}}) {
     INFO(getDTypeName(dtype));
     const size_t rowBytes = num::fusedRowBytes(bits, size_t(dim));
     std::vector<uint8_t> bytes(size_t(rows) * rowBytes);
@@ -201,8 +200,7 @@ TEST_CASE("embedding_bag and gather read rowwise tables as the numerics do",
                    {&table, &flat, &offsets, nullptr, &weights},
                    {{DType::F32, {3, dim}}});
     std::vector<float> want(size_t(3 * dim));
-    REQUIRE(num::embeddingBagFused(bits, bytes, size_t(dim), idx, offs, w,
-                                   want)
+    REQUIRE(num::embeddingBagFused(bits, bytes, size_t(dim), idx, offs, w, want)
                 .ok());
     CHECK(values<float>(out[0]) == want);
 
@@ -214,8 +212,8 @@ TEST_CASE("embedding_bag and gather read rowwise tables as the numerics do",
     std::vector<float> mean(size_t(2 * dim), 0.0f);
     std::vector<float> row(static_cast<size_t>(dim));
     for (size_t j = 0; j < ids.size(); ++j) {
-      num::dequantizeFusedRow(bits, {&bytes[size_t(ids[j]) * rowBytes], rowBytes},
-                              row);
+      num::dequantizeFusedRow(
+          bits, {&bytes[size_t(ids[j]) * rowBytes], rowBytes}, row);
       for (int64_t d = 0; d < dim; ++d)
         mean[j / 3 * dim + d] = mean[j / 3 * dim + d] + row[size_t(d)];
     }

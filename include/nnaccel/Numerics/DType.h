@@ -56,10 +56,10 @@ enum class DType : uint8_t {
 
 /// Every element type, in numbering order.
 inline constexpr DType AllDTypes[] = {
-    DType::F32,     DType::F16,     DType::BF16,  DType::I32,   DType::I16,
-    DType::I8,      DType::U8,      DType::I4,    DType::U4,    DType::FP8E4M3,
-    DType::FP8E5M2, DType::MSFP8,   DType::MSFP9, DType::MXINT8, DType::I64,
-    DType::F64,     DType::I1,      DType::RW8,   DType::RW4};
+    DType::F32,     DType::F16,   DType::BF16,  DType::I32,    DType::I16,
+    DType::I8,      DType::U8,    DType::I4,    DType::U4,     DType::FP8E4M3,
+    DType::FP8E5M2, DType::MSFP8, DType::MSFP9, DType::MXINT8, DType::I64,
+    DType::F64,     DType::I1,    DType::RW8,   DType::RW4};
 
 /// Number of types an instruction can name (values 0 .. NumISADTypes - 1).
 inline constexpr unsigned NumISADTypes = 15;
@@ -69,8 +69,8 @@ bool isValidDType(unsigned value);
 /// True for the types an instruction's type field can name.
 bool isISADType(DType t);
 
-/// Lower-case name: "f32", "bf16", "i4", "msfp8", "f64", "i1", "rw4", ...; empty for
-/// an invalid value.
+/// Lower-case name: "f32", "bf16", "i4", "msfp8", "f64", "i1", "rw4", ...;
+/// empty for an invalid value.
 std::string_view dtypeName(DType t);
 /// Inverse of dtypeName.
 std::optional<DType> parseDType(std::string_view name);
