@@ -95,7 +95,7 @@ func.func @kept(%t: tensor<10x4xf32>, %ids: tensor<2x2xi64>, %cols: tensor<2xi64
 
 // Rows the format cannot hold stay f32, with the reason: a non-finite
 // value, and for 4 bits a minimum beyond the f16 range (8 bits store it in
-// f32).
+// f32); so does a table whose blob has no data.
 // CHECK-LABEL: func.func @unquantizable
 // CHECK: accel.embedding_bag %{{.*}}, %arg0 : (tensor<2x2xf32>
 // CHECK: accel.embedding_bag %{{.*}}, %arg0 : (tensor<2x2xf32>
@@ -109,6 +109,9 @@ func.func @unquantizable(%ids: tensor<2x2xi64>) -> (tensor<2x2xf32>, tensor<2x2x
   %big = accel.constant dense<[[1.0, 2.0], [-70000.0, 0.0]]> : tensor<2x2xf32>
   // expected-warning @+1 {{accel.embedding_bag: its table stays f32, not rw4: row 1: 4-bit row minimum outside the fp16 range}}
   %b = accel.embedding_bag %big, %ids : (tensor<2x2xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
+  %none = accel.constant dense_resource<nowhere> : tensor<2x2xf32>
+  // expected-warning @+1 {{accel.embedding_bag: its table stays f32, not rw4: its data cannot be read}}
+  %c = accel.embedding_bag %none, %ids : (tensor<2x2xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
   return %a, %b : tensor<2x2xf32>, tensor<2x2xf32>
 }
 
