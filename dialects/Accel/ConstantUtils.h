@@ -54,9 +54,8 @@ ElementsAttr sliceConstantAlongAxis(ElementsAttr attr, int64_t axis,
 Type sliceElementType(Type element, int64_t axis, int64_t begin, int64_t end);
 
 /// A constant of quantized `type` holding `storage` (the stored integers,
-/// row-major, one byte per i8/u8 element, i32 little-endian), or of a packed
-/// element type holding its layout (a rowwise table's fused rows). Always a
-/// `dense_resource` blob: a dense attribute cannot carry these types.
+/// row-major, one byte per i8/u8 element, i32 little-endian). Always a
+/// `dense_resource` blob: a dense attribute cannot carry a quantized type.
 ElementsAttr createQuantizedConstant(RankedTensorType type,
                                      ArrayRef<char> storage,
                                      StringRef nameHint);

@@ -19,6 +19,7 @@
 
 #include "nnaccel/Numerics/RowwiseEmbedding.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
@@ -72,9 +73,12 @@ struct QuantizeEmbeddingsPass
     }
     SmallVector<Operation *> lookups;
     getOperation().walk([&](Operation *op) {
-      if (Value table = getLookupTable(op);
-          table && table.getDefiningOp<ConstantOp>() &&
-          cast<RankedTensorType>(table.getType()).getElementType().isF32())
+      Value table = getLookupTable(op);
+      if (!table || !table.getDefiningOp<ConstantOp>())
+        return;
+      // An empty table has nothing to shrink.
+      auto type = cast<RankedTensorType>(table.getType());
+      if (type.getElementType().isF32() && type.getNumElements() > 0)
         lookups.push_back(op);
     });
     // One quantized copy per (f32 table, width), shared by its readers.
@@ -141,18 +145,24 @@ struct QuantizeEmbeddingsPass
       return {};
     }
     const int64_t rows = type.getDimSize(0), dim = type.getDimSize(1);
-    std::vector<float> values;
-    if (data->splat)
-      values.assign(size_t(rows * dim), (*data)[0]);
-    else
-      values.assign(data->data.begin(), data->data.end());
+    // Tables are read in place (a mapped external-data table is not
+    // copied); only a splat is expanded.
+    std::vector<float> splat;
+    ArrayRef<float> values = data->data;
+    if (data->splat) {
+      splat.assign(size_t(rows * dim), (*data)[0]);
+      values = splat;
+    }
     auto rowwiseType = RankedTensorType::get(
         type.getShape(), RowwiseType::get(table.getContext(), width));
-    std::vector<char> bytes(getDenseByteSize(rowwiseType));
-    num::RowwiseBits rowBits =
-        width == 8 ? num::RowwiseBits::Eight : num::RowwiseBits::Four;
+    const uint64_t size = getDenseByteSize(rowwiseType);
+    // The rows are written straight into the new constant's blob.
+    AsmResourceBlob blob =
+        HeapAsmResourceBlob::allocate(size, alignof(uint64_t));
+    MutableArrayRef<char> bytes = blob.getMutableData();
     num::Status status = num::quantizeFusedTable(
-        rowBits, {values.data(), values.size()}, size_t(dim),
+        width == 8 ? num::RowwiseBits::Eight : num::RowwiseBits::Four,
+        {values.data(), values.size()}, size_t(dim),
         {reinterpret_cast<uint8_t *>(bytes.data()), bytes.size()});
     if (!status.ok()) {
       reason = status.message();
@@ -160,10 +170,11 @@ struct QuantizeEmbeddingsPass
     }
     OpBuilder builder(table.getDefiningOp());
     ++numTables;
-    numBytesSaved += getDenseByteSize(type) - bytes.size();
+    numBytesSaved += getDenseByteSize(type) - size;
     return builder.create<ConstantOp>(
         table.getLoc(),
-        createQuantizedConstant(rowwiseType, bytes, getBlobName(table, width)));
+        DenseResourceElementsAttr::get(rowwiseType, getBlobName(table, width),
+                                       std::move(blob)));
   }
 };
 
