@@ -10,6 +10,10 @@ output to the PyTorch fp32 reference and the package size.
 
   bench/quantize.py [--bin build/bin] [--models examples/models]
                     [--target default] [--modes int8,bf16]
+                    [--only dlrm_small,...]
+
+Modes are --quantize values (int8, fp16, bf16, int4-emb, int8-emb); --only
+keeps the cases whose label starts with one of the given names.
 """
 import argparse
 import os
@@ -88,21 +92,26 @@ def main():
     parser.add_argument("--target", default="default")
     parser.add_argument("--targets-dir", default="targets")
     parser.add_argument("--modes", default="int8,bf16")
+    parser.add_argument("--only", default="",
+                        help="comma-separated model labels (prefixes)")
     args = parser.parse_args()
+    only = [o for o in args.only.split(",") if o]
+    cases = [c for c in CASES
+             if not only or any(c[0].startswith(o) for o in only)]
     with open(os.path.join(args.targets_dir, args.target + ".json")) as f:
         cycles_per_us = float(CLOCK.search(f.read()).group(1))
-    print("%-26s %-5s %6s %11s %8s %9s %10s" %
+    print("%-26s %-8s %6s %11s %8s %9s %10s" %
           ("model", "mode", "cores", "latency us", "speedup", "cosine",
            "package KB"))
     with tempfile.TemporaryDirectory() as tmp:
-        for label, name, flags, test_set in CASES:
+        for label, name, flags, test_set in cases:
             for cores in (1, 0):
                 base = None
                 for mode in ["f32"] + args.modes.split(","):
                     latency, cosine, size = measure(args, tmp, name, flags,
                                                     test_set, mode, cores)
                     base = base or latency
-                    print("%-26s %-5s %6s %11.1f %7.2fx %9.6f %10d" %
+                    print("%-26s %-8s %6s %11.1f %7.2fx %9.6f %10d" %
                           (label, mode, "1" if cores == 1 else "all",
                            latency / cycles_per_us, base / latency, cosine,
                            size // 1024), flush=True)

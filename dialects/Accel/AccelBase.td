@@ -128,6 +128,10 @@ def Accel_BlockFloat : Type<
     CPred<"::llvm::isa<::mlir::nnaccel::accel::BlockFloatType>($_self)">,
     "block floating point", "::mlir::nnaccel::accel::BlockFloatType">;
 
+def Accel_Rowwise : Type<
+    CPred<"::llvm::isa<::mlir::nnaccel::accel::RowwiseType>($_self)">,
+    "rowwise-quantized table", "::mlir::nnaccel::accel::RowwiseType">;
+
 def Accel_ElementType : AnyTypeOf<[AnyFloat, AnySignlessInteger,
                                    quant_QuantizedType],
                                   "float, signless integer or quantized">;
@@ -143,10 +147,20 @@ def Accel_CastElementType : AnyTypeOf<[Accel_ElementType, UI8],
     "float, signless integer, quantized or ui8">;
 def Accel_FloatElementType : AnyTypeOf<[AnyFloat, quant_QuantizedType],
                                        "float or quantized">;
+// Constants may also hold rowwise-quantized embedding tables, which only the
+// table operands of embedding_bag and gather read (no reshapes: the layout
+// is per row).
+def Accel_ConstantElementType : AnyTypeOf<
+    [Accel_StoredElementType, Accel_Rowwise],
+    "float, signless integer, quantized, block floating point, ui8 or rowwise">;
+def Accel_TableElementType : AnyTypeOf<[Accel_ElementType, Accel_Rowwise],
+    "float, signless integer, quantized or rowwise">;
 
 def Accel_Tensor : StaticShapeTensorOf<[Accel_ElementType]>;
 def Accel_StoredTensor : StaticShapeTensorOf<[Accel_StoredElementType]>;
 def Accel_CastTensor : StaticShapeTensorOf<[Accel_CastElementType]>;
+def Accel_ConstantTensor : StaticShapeTensorOf<[Accel_ConstantElementType]>;
+def Accel_TableTensor : StaticShapeTensorOf<[Accel_TableElementType]>;
 def Accel_FloatTensor : StaticShapeTensorOf<[Accel_FloatElementType]>;
 def Accel_RealTensor : StaticShapeTensorOf<[AnyFloat]>;
 def Accel_IntTensor : StaticShapeTensorOf<[AnySignlessInteger]>;

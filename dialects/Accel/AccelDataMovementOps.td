@@ -20,7 +20,7 @@ def Accel_ConstantOp : Accel_Op<"constant", [ConstantLike, Pure,
     ```
   }];
   let arguments = (ins ElementsAttr:$value);
-  let results = (outs Accel_StoredTensor:$result);
+  let results = (outs Accel_ConstantTensor:$result);
   let assemblyFormat = "attr-dict $value";
   let builders = [OpBuilder<(ins "::mlir::ElementsAttr":$value), [{
     build($_builder, $_state, ::llvm::cast<::mlir::TypedAttr>(value).getType(),
@@ -110,18 +110,22 @@ def Accel_GatherOp : Accel_InferredOp<"gather"> {
     ONNX `Gather`: the result shape is
     `data.shape[:axis] ++ indices.shape ++ data.shape[axis+1:]`. Negative
     indices count from the end; an index out of range is a runtime fault.
+    `data` may be a constant rowwise-quantized table
+    (`!accel.rowwise<4|8>`, rank 2, axis 0): the gathered rows are
+    dequantized, and the result is f32.
 
     ```mlir
     %r = accel.gather %table, %ids {axis = 0 : i64}
            : (tensor<100x16xf32>, tensor<4xi64>) -> tensor<4x16xf32>
     ```
   }];
-  let arguments = (ins Accel_Tensor:$data, Accel_IndexTensor:$indices,
+  let arguments = (ins Accel_TableTensor:$data, Accel_IndexTensor:$indices,
                        DefaultValuedAttr<I64Attr, "0">:$axis);
   let results = (outs Accel_Tensor:$result);
   let assemblyFormat = "$data `,` $indices attr-dict `:` "
                        "functional-type(operands, results)";
   let hasFolder = 1;
+  let hasVerifier = 1;
 }
 
 def Accel_ExpandOp : Accel_Op<"expand", [Pure]> {

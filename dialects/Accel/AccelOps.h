@@ -83,6 +83,12 @@ std::string describeNode(Operation *op);
 /// goes when nothing else is left in it).
 void dropHintPrecision(Operation *op);
 
+/// Checks a rowwise-quantized table operand `table` of `op` (embedding_bag's
+/// table, gather's data): defined by an accel.constant (whose verifier
+/// checks the rank and size), since only compile-time tables have that
+/// layout. Success for other types.
+LogicalResult verifyRowwiseTableOperand(Operation *op, Value table);
+
 } // namespace mlir::nnaccel::accel
 
 #define GET_OP_CLASSES

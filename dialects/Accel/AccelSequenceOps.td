@@ -17,14 +17,16 @@ def Accel_EmbeddingBagOp : Accel_InferredOp<"embedding_bag",
     - `indices` is flat `N` with `lengths` (`B`, size of each bag).
     Optional `per_sample_weights` (shaped like `indices`) scale each row
     before pooling. The result is `B x D`. An index outside `[0, R)` is a
-    runtime fault.
+    runtime fault. The table may be a constant rowwise-quantized table
+    (`!accel.rowwise<4|8>`, accel-quantize-embeddings): each row is
+    dequantized before weighting and pooling, and the result is f32.
 
     ```mlir
     %r = accel.embedding_bag %t, %ids lengths %len {mode = #accel.bag_mode<sum>}
       : (tensor<1000x16xf32>, tensor<12xi64>, tensor<4xi32>) -> tensor<4x16xf32>
     ```
   }];
-  let arguments = (ins Accel_Tensor:$table, Accel_IndexTensor:$indices,
+  let arguments = (ins Accel_TableTensor:$table, Accel_IndexTensor:$indices,
       Optional<Accel_IndexTensor>:$offsets,
       Optional<Accel_IndexTensor>:$lengths,
       Optional<Accel_RealTensor>:$per_sample_weights,

@@ -39,4 +39,38 @@ def Accel_BlockFloatType : TypeDef<Accel_Dialect, "BlockFloat"> {
   let assemblyFormat = "`<` $format `>`";
 }
 
+def Accel_RowwiseType : TypeDef<Accel_Dialect, "Rowwise"> {
+  let mnemonic = "rowwise";
+  let summary = "a rowwise-quantized embedding-table element type";
+  let description = [{
+    The element type of an embedding table quantized row by row, in the
+    fused layouts of FBGEMM / Caffe2 that `emb.gather` dequantizes itself
+    (docs/isa.md §8.3, docs/numerics.md §3). A `tensor<R x D x
+    !accel.rowwise<bits>>` is R rows of D elements, stored back to back:
+
+    - `rowwise<8>`: `[D x u8][f32 scale][f32 bias]`, D + 8 bytes a row;
+    - `rowwise<4>`: `[ceil(D/2) bytes, even element in the low nibble]
+      [f16 scale][f16 bias]`, ceil(D/2) + 4 bytes a row.
+
+    Element i of a row is `q_i * scale + bias` in f32. Rows are not padded
+    (the gather engine reads a row at any byte address). Only constants
+    (`dense_resource` blobs in this layout) have the type, and only
+    `accel.embedding_bag` (its table) and `accel.gather` (its data, rows
+    on axis 0) read it; their results are f32.
+
+    ```mlir
+    %t = accel.constant dense_resource<emb0> : tensor<1000x32x!accel.rowwise<4>>
+    %r = accel.embedding_bag %t, %ids {mode = #accel.bag_mode<sum>}
+      : (tensor<1000x32x!accel.rowwise<4>>, tensor<16x4xi64>) -> tensor<16x32xf32>
+    ```
+  }];
+  let parameters = (ins "unsigned":$bits);
+  let assemblyFormat = "`<` $bits `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Bytes of one stored row of `dim` elements (codes, scale, bias).
+    uint64_t getRowBytes(int64_t dim) const;
+  }];
+}
+
 #endif // NNACCEL_DIALECT_ACCEL_ACCELTYPES_TD

@@ -88,7 +88,10 @@ ElementsAttr mlir::nnaccel::accel::sliceConstantAlongAxis(ElementsAttr attr,
   } else {
     return nullptr;
   }
-  // Whole-byte elements only: raw data then is the row-major layout.
+  // Whole-byte elements only: raw data then is the row-major layout. Block
+  // and rowwise formats have no per-element bit width.
+  if (!quantized && !type.getElementType().isIntOrFloat())
+    return nullptr;
   unsigned bits = quantized ? quantized.getStorageTypeIntegralWidth()
                             : type.getElementTypeBitWidth();
   if (bits % 8 != 0 ||

@@ -6,10 +6,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "Accel/AccelOps.h"
+#include "Accel/ElementTypes.h"
 #include "Accel/ShapeUtils.h"
 
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 using namespace mlir;
 using namespace mlir::nnaccel::accel;
@@ -22,6 +24,49 @@ LogicalResult ConstantOp::verify() {
   if (getValue().getType() != getType())
     return emitOpError() << "value type " << getValue().getType()
                          << " differs from the result type " << getType();
+  if (!isa<RowwiseType>(getType().getElementType()))
+    return success();
+  // A rowwise table's bytes are a layout only the gather engine (and the
+  // host's embedding kernels) read; anything else would misread them.
+  for (OpOperand &use : getResult().getUses()) {
+    Operation *user = use.getOwner();
+    // Operand 0 is embedding_bag's table and gather's data.
+    if (!isa<EmbeddingBagOp, GatherOp>(user) || use.getOperandNumber() != 0)
+      return emitOpError() << "a rowwise-quantized table can only be the table "
+                              "of accel.embedding_bag or the data of "
+                              "accel.gather, not operand #"
+                           << use.getOperandNumber() << " of '"
+                           << user->getName() << "'";
+  }
+  if (getType().getRank() != 2)
+    return emitOpError() << "a rowwise-quantized table must be rank 2 (rows x "
+                            "dim), got "
+                         << formatShape(getType().getShape());
+  // Only resource blobs can hold the type (dense attributes need int or
+  // float elements); a blob not loaded yet is checked by its readers.
+  auto resource = dyn_cast<DenseResourceElementsAttr>(getValue());
+  uint64_t expected = getDenseByteSize(getType());
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
+  if (blob && blob->getData().size() != expected)
+    return emitOpError() << "holds " << blob->getData().size() << " bytes, but "
+                         << getType().getDimSize(0) << " rows of "
+                         << getType().getDimSize(1) << " "
+                         << getType().getElementType() << " elements take "
+                         << expected;
+  return success();
+}
+
+LogicalResult mlir::nnaccel::accel::verifyRowwiseTableOperand(Operation *op,
+                                                              Value table) {
+  auto type = cast<RankedTensorType>(table.getType());
+  if (!isa<RowwiseType>(type.getElementType()))
+    return success();
+  // The constant's verifier checks the rank.
+  if (!table.getDefiningOp<ConstantOp>())
+    return op->emitOpError("a rowwise-quantized table must be an "
+                           "accel.constant (tables are quantized at compile "
+                           "time)");
   return success();
 }
 
@@ -194,8 +239,22 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *context,
   SmallVector<int64_t> shape(data.getShape().take_front(*axis));
   llvm::append_range(shape, indices.getShape());
   llvm::append_range(shape, data.getShape().drop_front(*axis + 1));
-  inferred.push_back(RankedTensorType::get(shape, data.getElementType()));
+  // Rows of a rowwise-quantized table come out dequantized.
+  Type element = data.getElementType();
+  if (isa<RowwiseType>(element))
+    element = Float32Type::get(context);
+  inferred.push_back(RankedTensorType::get(shape, element));
   return success();
+}
+
+LogicalResult GatherOp::verify() {
+  std::optional<int64_t> axis = normalizeAxis(static_cast<int64_t>(getAxis()),
+                                              getData().getType().getRank());
+  if (isa<RowwiseType>(getData().getType().getElementType()) && axis &&
+      *axis != 0)
+    return emitOpError("gathers from a rowwise-quantized table take whole "
+                       "rows (axis 0)");
+  return verifyRowwiseTableOperand(*this, getData());
 }
 
 //===----------------------------------------------------------------------===//

@@ -7,7 +7,10 @@
 #include "Accel/ElementTypes.h"
 #include "Accel/AccelDialect.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 using namespace mlir;
+using namespace mlir::nnaccel::accel;
 using ::nnaccel::DType;
 
 std::optional<DType> mlir::nnaccel::accel::getElementDType(Type type) {
@@ -27,6 +30,13 @@ std::optional<DType> mlir::nnaccel::accel::getElementDType(Type type) {
     default:
       return std::nullopt;
     }
+  }
+  if (auto rowwise = dyn_cast<RowwiseType>(type)) {
+    if (rowwise.getBits() == 8)
+      return DType::RW8;
+    if (rowwise.getBits() == 4)
+      return DType::RW4;
+    return std::nullopt;
   }
   if (auto block = dyn_cast<BlockFloatType>(type)) {
     switch (block.getFormat()) {
@@ -71,6 +81,22 @@ std::optional<DType> mlir::nnaccel::accel::getElementDType(Type type) {
   default:
     return std::nullopt;
   }
+}
+
+LogicalResult RowwiseType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  unsigned bits) {
+  if (bits != 4 && bits != 8)
+    return emitError() << "rowwise tables have 4- or 8-bit codes, not " << bits;
+  return success();
+}
+
+uint64_t RowwiseType::getRowBytes(int64_t dim) const {
+  return ::nnaccel::rowBytes(getBits() == 8 ? DType::RW8 : DType::RW4,
+                             uint64_t(dim));
+}
+
+bool mlir::nnaccel::accel::isRowwiseTable(Type type) {
+  return isa<RowwiseType>(getElementTypeOrSelf(type));
 }
 
 uint64_t mlir::nnaccel::accel::getDenseByteSize(Type type) {

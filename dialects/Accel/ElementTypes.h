@@ -22,9 +22,13 @@ namespace mlir::nnaccel::accel {
 
 /// The toolchain element type of an MLIR element type (or of a shaped
 /// type's elements): f32, f16, bf16, f64, f8E4M3FN, f8E5M2, i1, i4, ui4, i8,
-/// ui8, i16, i32, i64, !accel.bfp<...>, and quantized types by their
-/// storage type. nullopt for anything else.
+/// ui8, i16, i32, i64, !accel.bfp<...>, !accel.rowwise<4|8> (rw4, rw8), and
+/// quantized types by their storage type. nullopt for anything else.
 std::optional<::nnaccel::DType> getElementDType(Type type);
+
+/// True for a rowwise-quantized table (a tensor, or the element type, of
+/// !accel.rowwise<...>).
+bool isRowwiseTable(Type type);
 
 /// Bytes of a dense row-major tensor of `type` (a ranked, static shape):
 /// Numerics' denseBytes for element types with a DType; otherwise each

@@ -62,8 +62,12 @@ LogicalResult EmbeddingBagOp::inferReturnTypes(
                                " differs from the indices shape ",
                                formatShape(indices.getShape()));
   }
-  inferred.push_back(RankedTensorType::get({bags, table.getDimSize(1)},
-                                           table.getElementType()));
+  // Rows of a rowwise-quantized table are dequantized and pooled in f32.
+  Type element = table.getElementType();
+  if (isa<RowwiseType>(element))
+    element = Float32Type::get(context);
+  inferred.push_back(
+      RankedTensorType::get({bags, table.getDimSize(1)}, element));
   return success();
 }
 
@@ -71,7 +75,7 @@ LogicalResult EmbeddingBagOp::verify() {
   if (getMode() == BagMode::mean &&
       isa<IntegerType>(getTable().getType().getElementType()))
     return emitOpError("mean pooling needs a real or quantized table");
-  return success();
+  return verifyRowwiseTableOperand(*this, getTable());
 }
 
 //===----------------------------------------------------------------------===//

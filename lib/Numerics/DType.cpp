@@ -29,7 +29,8 @@ constexpr DTypeInfo Infos[] = {
     {DType::FP8E5M2, "fp8e5m2", 8}, {DType::MSFP8, "msfp8", 5},
     {DType::MSFP9, "msfp9", 5},     {DType::MXINT8, "mxint8", 9},
     {DType::I64, "i64", 64},        {DType::F64, "f64", 64},
-    {DType::I1, "i1", 8}};
+    {DType::I1, "i1", 8},           {DType::RW8, "rw8", 8},
+    {DType::RW4, "rw4", 4}};
 
 const DTypeInfo *info(DType t) {
   for (const DTypeInfo &i : Infos)
@@ -105,6 +106,8 @@ unsigned elementBytes(DType t) {
   case DType::MSFP8:
   case DType::MSFP9:
   case DType::MXINT8:
+  case DType::RW8:
+  case DType::RW4:
     return 0;
   }
   return 0;
@@ -116,6 +119,13 @@ unsigned elementBits(DType t) {
 }
 
 uint64_t rowBytes(DType t, uint64_t n) {
+  // The fused row layouts of RowwiseEmbedding.h (fusedRowBytes): codes,
+  // then scale and bias. Rows are not padded: emb.gather reads a row at
+  // any byte address.
+  if (t == DType::RW8)
+    return n + 8;
+  if (t == DType::RW4)
+    return (n + 1) / 2 + 4;
   if (isSubByte(t))
     return (n + 1) / 2;
   if (isBlock(t))
@@ -166,8 +176,11 @@ bool isFloat(DType t) {
 bool isBlock(DType t) {
   return t == DType::MSFP8 || t == DType::MSFP9 || t == DType::MXINT8;
 }
+bool isRowwise(DType t) { return t == DType::RW8 || t == DType::RW4; }
 bool isSubByte(DType t) { return t == DType::I4 || t == DType::U4; }
-bool isInteger(DType t) { return info(t) && !isFloat(t) && !isBlock(t); }
+bool isInteger(DType t) {
+  return info(t) && !isFloat(t) && !isBlock(t) && !isRowwise(t);
+}
 bool isUnsigned(DType t) {
   return t == DType::U8 || t == DType::U4 || t == DType::I1;
 }

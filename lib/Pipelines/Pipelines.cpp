@@ -31,6 +31,15 @@ void mlir::nnaccel::buildPartitionPipeline(
   // the float precisions.
   if (options.quantize == "int8")
     pm.addNestedPass<func::FuncOp>(createAccelQuantize());
+  // Embedding tables need no calibration: int4-emb / int8-emb quantize only
+  // them, and an int8 model gets 8-bit tables too (they dominate
+  // recommendation models, and rw8's error is below int8 activations').
+  if (options.quantize == "int4-emb" || options.quantize == "int8-emb" ||
+      options.quantize == "int8") {
+    AccelQuantizeEmbeddingsOptions tables;
+    tables.bits = options.quantize == "int4-emb" ? 4 : 8;
+    pm.addNestedPass<func::FuncOp>(createAccelQuantizeEmbeddings(tables));
+  }
   AccelApplyPrecisionOptions precision;
   if (options.quantize == "fp16" || options.quantize == "bf16")
     precision.defaultPrecision = options.quantize == "fp16" ? "f16" : "bf16";

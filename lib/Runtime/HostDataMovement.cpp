@@ -3,11 +3,15 @@
 // reshape, transpose, concat, slice, gather, expand, pad and transfer. These
 // move elements without arithmetic, so they work for every dtype: the loops
 // copy elements as unsigned integers of the element's size (or whole rows
-// with memcpy). reshape and transfer share the operand's bytes.
+// with memcpy). reshape and transfer share the operand's bytes. The one
+// exception is a gather of rows from a rowwise-quantized table, which
+// dequantizes them (numerics::dequantizeFusedRow, as the card's emb.gather).
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelSupport.h"
+
+#include "nnaccel/Numerics/RowwiseEmbedding.h"
 
 #include <cstring>
 
@@ -223,6 +227,9 @@ Status gatherKernel(KernelContext &ctx) {
   if (!normalizeAxis(axisAttr, rank, axis))
     return ctx.error("axis " + std::to_string(axisAttr) +
                      " is out of range for rank " + std::to_string(rank));
+  if (isRowwise(data->getDType()) && (rank != 2 || axis != 0))
+    return ctx.error("a gather from a rowwise table takes rows (axis 0) of a "
+                     "rank-2 table");
   const auto &ds = data->getShape();
   std::vector<int64_t> shape(ds.begin(), ds.begin() + axis);
   shape.insert(shape.end(), indices->getShape().begin(),
@@ -240,6 +247,26 @@ Status gatherKernel(KernelContext &ctx) {
     idx[i] = v < 0 ? v + dim : v;
   }
   Tensor *out;
+  if (isRowwise(data->getDType())) {
+    // Whole rows of a rowwise-quantized table, dequantized as the card's
+    // emb.gather does.
+    if (Status s = ctx.makeOutput(0, TensorDesc(DType::F32, shape), out);
+        !s.ok())
+      return s;
+    const numerics::RowwiseBits bits = data->getDType() == DType::RW8
+                                           ? numerics::RowwiseBits::Eight
+                                           : numerics::RowwiseBits::Four;
+    const size_t cols = size_t(ds[1]);
+    const size_t rowBytes = numerics::fusedRowBytes(bits, cols);
+    const uint8_t *rows = static_cast<const uint8_t *>(data->data());
+    float *dst = out->mutableAs<float>();
+    for (int64_t v : idx) {
+      numerics::dequantizeFusedRow(
+          bits, {rows + size_t(v) * rowBytes, rowBytes}, {dst, cols});
+      dst += cols;
+    }
+    return Status::success();
+  }
   if (Status s = ctx.makeOutput(0, TensorDesc(data->getDType(), shape), out);
       !s.ok())
     return s;

@@ -3,9 +3,12 @@
 // Recommendation and recurrent ops with ONNX semantics (layout 0, default
 // activations). Everything computes in fp32:
 //  - embedding_bag accumulates each bag's rows in index order starting from
-//    +0, acc = acc + w * row (as numerics::accumulateFusedRow does for
-//    fused tables), and divides by the bag size for `mean` (empty bags give
-//    zeros). Indices, offsets and lengths are validated before any work.
+//    +0, acc = acc + w * row, and divides by the bag size for `mean` (empty
+//    bags give zeros). Rowwise-quantized tables (rw8, rw4) are read with
+//    numerics::accumulateFusedRow — dequantize (q * scale + bias), weight,
+//    add — the order of the card's emb.gather, so both agree bit for bit;
+//    their result is f32. Indices, offsets and lengths are validated before
+//    any work.
 //  - lstm / gru gate pre-activations are numerics::dotF32 products (input
 //    part, then recurrent part) plus the biases, in that order; gates use
 //    numerics::sigmoidF32 / tanhF32, so results match the device.
@@ -15,6 +18,7 @@
 #include "KernelSupport.h"
 
 #include "nnaccel/Numerics/Kernels.h"
+#include "nnaccel/Numerics/RowwiseEmbedding.h"
 #include "nnaccel/Numerics/VectorOps.h"
 
 namespace nnaccel {
@@ -123,7 +127,8 @@ Status embeddingBagKernel(KernelContext &ctx) {
                *offsets = ctx.input(2), *lengths = ctx.input(3),
                *weights = ctx.input(4);
   const DType dtype = table->getDType();
-  if (!isFloatDType(dtype))
+  const bool rowwise = isRowwise(dtype);
+  if (!isFloatDType(dtype) && !rowwise)
     return ctx.unsupported(dtype, "embedding tables");
   if (table->getRank() != 2)
     return ctx.error("table must be rank 2, got " +
@@ -198,11 +203,33 @@ Status embeddingBagKernel(KernelContext &ctx) {
                        std::to_string(rows) + " rows");
   const int64_t bags = static_cast<int64_t>(begin.size()) - 1;
   Tensor *out;
-  if (Status s = ctx.makeOutput(0, TensorDesc(dtype, {bags, dim}), out);
+  if (Status s = ctx.makeOutput(
+          0, TensorDesc(rowwise ? DType::F32 : dtype, {bags, dim}), out);
       !s.ok())
     return s;
-  F32Input ft(*table);
   std::vector<float> w = loadOptional(weights);
+  if (rowwise) {
+    const numerics::RowwiseBits bits = dtype == DType::RW8
+                                           ? numerics::RowwiseBits::Eight
+                                           : numerics::RowwiseBits::Four;
+    const size_t rowBytes = numerics::fusedRowBytes(bits, size_t(dim));
+    const uint8_t *rows = static_cast<const uint8_t *>(table->data());
+    float *result = out->mutableAs<float>();
+    for (int64_t b = 0; b < bags; ++b) {
+      numerics::Span<float> acc(result + b * dim, size_t(dim));
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      for (int64_t j = begin[b]; j < begin[b + 1]; ++j)
+        numerics::accumulateFusedRow(
+            bits, {rows + size_t(idx[j]) * rowBytes, rowBytes},
+            weights ? w[size_t(j)] : 1.0f, acc);
+      const int64_t count = begin[b + 1] - begin[b];
+      if (mode == "mean" && count > 0)
+        for (float &x : acc)
+          x = x / static_cast<float>(count);
+    }
+    return Status::success();
+  }
+  F32Input ft(*table);
   F32Output fo(*out);
   for (int64_t b = 0; b < bags; ++b) {
     float *acc = fo.data() + b * dim;

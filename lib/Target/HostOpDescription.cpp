@@ -69,10 +69,12 @@ mlir::nnaccel::getConstantBytes(ConstantOp op,
   ElementsAttr value = op.getValue();
   auto type = cast<RankedTensorType>(op.getType());
   std::optional<::nnaccel::DType> dtype = accel::getElementDType(type);
-  // Packages (like card memory) hold sub-byte elements two per byte and
-  // block types as whole blocks (accel::getDenseByteSize).
+  // Packages (like card memory) hold sub-byte elements two per byte, block
+  // types as whole blocks and rowwise tables as fused rows
+  // (accel::getDenseByteSize).
   const bool packed =
-      dtype && (::nnaccel::isSubByte(*dtype) || ::nnaccel::isBlock(*dtype));
+      dtype && (::nnaccel::isSubByte(*dtype) || ::nnaccel::isBlock(*dtype) ||
+                ::nnaccel::isRowwise(*dtype));
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)

@@ -162,6 +162,27 @@ func.func @bags(%ids: tensor<256x32xi64>, %flat: tensor<8192xi64>, %len: tensor<
 
 // -----
 
+// A rowwise-quantized table is read whole by every piece (the bag rule never
+// cuts the table, whose rows are a packed layout): the pieces share the
+// constant.
+// CHECK-LABEL: func.func @rowwise_bags
+// CHECK: %[[T:.*]] = accel.constant dense_resource<rw4> : tensor<10000x64x!accel.rowwise<4>>
+// CHECK: accel.embedding_bag %[[T]], %{{.*}} {accel.placement = #accel.placement<card = 0, cores = [0]>, accel.split = array<i64: 0, 0, 4>
+// CHECK-SAME: (tensor<10000x64x!accel.rowwise<4>>, tensor<64x32xi64>) -> tensor<64x64xf32>
+// CHECK: accel.embedding_bag %[[T]], {{.*}}cores = [3]>, accel.split = array<i64: 0, 3, 4>
+// CHECK-NOT: accel.rowwise<4>>{{.*}}accel.slice
+func.func @rowwise_bags(%ids: tensor<256x32xi64>) -> tensor<256x64xf32> {
+  %0 = accel.card_partition(%ids) {card = 0 : i64} : (tensor<256x32xi64>) -> tensor<256x64xf32> {
+  ^bb0(%i: tensor<256x32xi64>):
+    %t = accel.constant dense_resource<rw4> : tensor<10000x64x!accel.rowwise<4>>
+    %1 = accel.embedding_bag %t, %i : (tensor<10000x64x!accel.rowwise<4>>, tensor<256x32xi64>) -> tensor<256x64xf32>
+    accel.yield %1 : tensor<256x64xf32>
+  }
+  return %0 : tensor<256x64xf32>
+}
+
+// -----
+
 // Too few output columns to cut but a long reduction: each core multiplies
 // its quarter of K (slices of the input are views, of the weight constants
 // cut at compile time), only the first adds the bias, and the partial

@@ -96,13 +96,20 @@ static cl::opt<std::string>
                            "parallel kind, memory, precision, order per node "
                            "name / op type regex"),
                   cl::value_desc("file"), cl::cat(category));
-enum class Quantize { None, Int8, FP16, BF16 };
+enum class Quantize { None, Int8, FP16, BF16, Int4Emb, Int8Emb };
 static cl::opt<Quantize> quantize(
     "quantize", cl::desc("Quantize the model (needs calibrated ranges)"),
     cl::values(clEnumValN(Quantize::None, "none", "keep the model's types"),
                clEnumValN(Quantize::Int8, "int8",
                           "int8 matrix products (accel-quantize), the "
-                          "last one kept in f32"),
+                          "last one kept in f32, and 8-bit rowwise "
+                          "embedding tables"),
+               clEnumValN(Quantize::Int4Emb, "int4-emb",
+                          "4-bit rowwise embedding tables only "
+                          "(accel-quantize-embeddings, no calibration)"),
+               clEnumValN(Quantize::Int8Emb, "int8-emb",
+                          "8-bit rowwise embedding tables only "
+                          "(no calibration)"),
                clEnumValN(Quantize::FP16, "fp16",
                           "every card op that can in f16 (no calibration)"),
                clEnumValN(Quantize::BF16, "bf16",
@@ -247,11 +254,15 @@ std::string getElementName(Type type) {
 }
 
 /// What an op computes in: "int8" for a product of quantized operands,
-/// "f32 -> u8" for a quantize, else its result's element type.
+/// "f32 -> u8" for a quantize, "rw4"/"rw8" for a lookup in a rowwise table,
+/// else its result's element type.
 std::string getOpPrecision(Operation *op) {
   auto isQuantized = [](Type type) {
     return isa<quant::QuantizedType>(getElementTypeOrSelf(type));
   };
+  for (Type type : op->getOperandTypes())
+    if (accel::isRowwiseTable(type))
+      return std::string(::nnaccel::dtypeName(*accel::getElementDType(type)));
   if (isa<accel::QuantizeOp, accel::DequantizeOp, accel::RequantizeOp>(op))
     return getElementName(op->getOperand(0).getType()) + " -> " +
            getElementName(op->getResult(0).getType());
@@ -610,9 +621,11 @@ int main(int argc, char **argv) {
   pipeline.cores = cores.getValue();
   pipeline.placement = placementFile.getValue();
   if (quantize != Quantize::None)
-    pipeline.quantize = quantize == Quantize::Int8   ? "int8"
-                        : quantize == Quantize::FP16 ? "fp16"
-                                                     : "bf16";
+    pipeline.quantize = quantize == Quantize::Int8      ? "int8"
+                        : quantize == Quantize::FP16    ? "fp16"
+                        : quantize == Quantize::Int4Emb ? "int4-emb"
+                        : quantize == Quantize::Int8Emb ? "int8-emb"
+                                                        : "bf16";
   PassManager partitionPM(&context);
   buildPartitionPipeline(partitionPM, pipeline);
   if (failed(partitionPM.run(*module)))

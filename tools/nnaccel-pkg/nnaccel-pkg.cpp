@@ -15,8 +15,11 @@
 #include "nnaccel/Package/Package.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstring>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -113,6 +116,21 @@ void printInfo(const Package &pkg, bool ops, bool ir) {
   fmt::print("weights:   {} stored, {} ({} before deduplication)\n",
              pkg.numWeights(), formatBytes(h.weightsSize),
              formatBytes(referenced));
+  // Bytes per element type (each stored weight once), so a quantized
+  // package shows what its weights became (e.g. rw4 embedding tables).
+  std::map<std::string, uint64_t> byType;
+  std::set<int32_t> counted;
+  for (const VariantDesc &v : m.variants)
+    for (const ValueDesc &val : v.values)
+      if (val.weight >= 0 && counted.insert(val.weight).second)
+        byType[std::string(toString(val.type.storageType()))] +=
+            pkg.weightInfo(val.weight).size;
+  if (!byType.empty()) {
+    std::vector<std::string> parts;
+    for (const auto &[type, bytes] : byType)
+      parts.push_back(type + " " + formatBytes(bytes));
+    fmt::print("           by type: {}\n", fmt::join(parts, ", "));
+  }
 
   fmt::print("variants:  {}\n", m.variants.size());
   for (size_t i = 0; i < m.variants.size(); ++i) {
@@ -122,6 +140,13 @@ void printInfo(const Package &pkg, bool ops, bool ir) {
       fmt::print(" bucket [{}]", fmt::join(v.bucket, ", "));
     fmt::print(": {} values, {} partitions\n", v.values.size(),
                v.partitions.size());
+    if (ops)
+      for (size_t id = 0; id < v.values.size(); ++id)
+        if (const ValueDesc &val = v.values[id]; val.weight >= 0)
+          fmt::print("    weight value {}{}: {}, {}\n", id,
+                     val.name.empty() ? std::string() : " '" + val.name + "'",
+                     formatType(val.type),
+                     formatBytes(pkg.weightInfo(val.weight).size));
     for (size_t p = 0; p < v.partitions.size(); ++p) {
       if (const auto *host = std::get_if<HostPartitionDesc>(&v.partitions[p])) {
         fmt::print("    partition {}: host, {} ops{}\n", p, host->ops.size(),

@@ -1,12 +1,14 @@
 //===- RowwiseEmbeddingTest.cpp - Fused rowwise embedding format tests ----===//
 //
 // Byte layout of 8-bit and 4-bit fused rows, constant rows, error bounds,
-// rejection of bad rows, and the accumulate/EmbeddingBag primitives.
+// rejection of bad rows, the accumulate/EmbeddingBag primitives, and the
+// rw8/rw4 element types' row sizes (DType.h) that size tables everywhere.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nnaccel/Numerics/RowwiseEmbedding.h"
 
+#include "nnaccel/Numerics/DType.h"
 #include "nnaccel/Numerics/Float16.h"
 
 #include <catch2/catch.hpp>
@@ -199,4 +201,22 @@ TEST_CASE("embeddingBagFused sums weighted rows per bag", "[rowwise]") {
                                   Span<float>(out.data(), 2 * dim))
                     .ok());
   }
+}
+
+TEST_CASE("rw8/rw4 tables are sized as fused rows", "[rowwise]") {
+  using nnaccel::DType;
+  for (size_t dim : {1, 2, 7, 32, 33, 64}) {
+    INFO("dim " << dim);
+    CHECK(nnaccel::rowBytes(DType::RW8, dim) ==
+          fusedRowBytes(RowwiseBits::Eight, dim));
+    CHECK(nnaccel::rowBytes(DType::RW4, dim) ==
+          fusedRowBytes(RowwiseBits::Four, dim));
+    CHECK(nnaccel::denseBytes(DType::RW4, {10, int64_t(dim)}) ==
+          10 * fusedRowBytes(RowwiseBits::Four, dim));
+  }
+  CHECK(nnaccel::dtypeName(DType::RW4) == "rw4");
+  CHECK(nnaccel::parseDType("rw8") == DType::RW8);
+  CHECK(nnaccel::isRowwise(DType::RW8));
+  CHECK_FALSE(nnaccel::isInteger(DType::RW4));
+  CHECK_FALSE(nnaccel::isISADType(DType::RW4));
 }

@@ -161,17 +161,17 @@ TEST_CASE("bad magic, version and flags", "[package][corrupt]") {
   SECTION("newer major") {
     putLE(file, 8, 3, 2);
     CHECK(loadError(file) ==
-          "unsupported format version 3.0 (this reader reads 2.0 to 2.0)");
+          "unsupported format version 3.1 (this reader reads 2.0 to 2.1)");
   }
   SECTION("older major (format 1 numbered element types differently)") {
     putLE(file, 8, 1, 2);
     CHECK(loadError(file) ==
-          "unsupported format version 1.0 (this reader reads 2.0 to 2.0)");
+          "unsupported format version 1.1 (this reader reads 2.0 to 2.1)");
   }
   SECTION("newer minor") {
-    putLE(file, 10, 1, 2);
+    putLE(file, 10, 2, 2);
     CHECK(loadError(file) ==
-          "unsupported format version 2.1 (this reader reads 2.0 to 2.0)");
+          "unsupported format version 2.2 (this reader reads 2.0 to 2.1)");
   }
   SECTION("unknown flags") {
     putLE(file, 12, 4, 4);
@@ -310,7 +310,7 @@ TEST_CASE("forged manifests are rejected by the semantic checks",
   SECTION("manifest version disagreeing with the header") {
     forge.major = 3;
     CHECK(loadError(forge.build()) ==
-          "manifest: format version 3.0 disagrees with the header's 2.0");
+          "manifest: format version 3.1 disagrees with the header's 2.1");
   }
 }
 

@@ -162,7 +162,7 @@ TEST_CASE("file layout follows docs/package-format.md", "[package]") {
     return v;
   };
   CHECK(le(8, 2) == 2);  // major
-  CHECK(le(10, 2) == 0); // minor
+  CHECK(le(10, 2) == 1); // minor (2.1: rowwise table types)
   CHECK(le(12, 4) == 0); // flags
   CHECK(le(16, 8) == file.size());
   uint64_t mOff = le(24, 8), mSize = le(32, 8), wOff = le(40, 8),
@@ -262,6 +262,10 @@ TEST_CASE("dtype names and sizes", "[package]") {
   CHECK(t.byteSize() == 9u);
   t.dtype = DType::MSFP8; // rows of 5 pad to one block of 16: 9 bytes
   CHECK(t.byteSize() == 27u);
+  t.dtype = DType::RW4; // fused rows: 3 code bytes + f16 scale and bias
+  CHECK(t.byteSize() == 21u);
+  t.dtype = DType::RW8; // 5 codes + f32 scale and bias
+  CHECK(t.byteSize() == 39u);
   t.dtype = DType::F16;
   t.shape = {int64_t(1) << 40, int64_t(1) << 40};
   CHECK_FALSE(t.byteSize().has_value());

@@ -1,12 +1,15 @@
 //===- SequenceTest.cpp - embedding_bag, LSTM and GRU tests ---------------===//
 //
-// Embedding bags in all three bag forms, and the recurrences against a
+// Embedding bags in all three bag forms (f32 and rowwise-quantized tables,
+// the latter bit for bit against lib/Numerics), and the recurrences against a
 // straightforward double-precision ONNX reference written here (plus one
 // LSTM time step computed by hand).
 //
 //===----------------------------------------------------------------------===//
 
 #include "TestHelpers.h"
+
+#include "nnaccel/Numerics/RowwiseEmbedding.h"
 
 #include <cmath>
 
@@ -171,6 +174,69 @@ TEST_CASE("embedding_bag: 2-D indices, offsets, lengths, weights, mean",
   CHECK(runError(makeOp("accel.embedding_bag"), {&table, &flat},
                  {{DType::F32, {2, 2}}})
             .find("need offsets or lengths") != std::string::npos);
+}
+
+TEST_CASE("embedding_bag and gather read rowwise tables as the numerics do",
+          "[runtime][sequence]") {
+  namespace num = nnaccel::numerics;
+  const int64_t rows = 6, dim = 5;
+  std::vector<float> data = ramp(size_t(rows * dim), 0.37f, -2.0f);
+  for (auto [dtype, bits] : {std::pair{DType::RW8, num::RowwiseBits::Eight},
+                             std::pair{DType::RW4, num::RowwiseBits::Four}}) {
+    INFO(getDTypeName(dtype));
+    const size_t rowBytes = num::fusedRowBytes(bits, size_t(dim));
+    std::vector<uint8_t> bytes(size_t(rows) * rowBytes);
+    REQUIRE(num::quantizeFusedTable(bits, data, size_t(dim), bytes).ok());
+    Tensor table = Tensor::allocate(TensorDesc(dtype, {rows, dim}));
+    REQUIRE(table.getByteSize() == bytes.size());
+    std::memcpy(table.mutableData(), bytes.data(), bytes.size());
+
+    // Weighted bags by offsets: numerics' EmbeddingBag is the reference.
+    std::vector<int64_t> idx = {2, 0, 5, 3, 5}, offs = {0, 1, 1};
+    std::vector<float> w = {1, 0.5f, 2, 1, -1};
+    Tensor flat = i64({5}, idx), offsets = i64({3}, offs),
+           weights = f32({5}, w);
+    auto out = run(makeOp("accel.embedding_bag"),
+                   {&table, &flat, &offsets, nullptr, &weights},
+                   {{DType::F32, {3, dim}}});
+    std::vector<float> want(size_t(3 * dim));
+    REQUIRE(num::embeddingBagFused(bits, bytes, size_t(dim), idx, offs, w, want)
+                .ok());
+    CHECK(values<float>(out[0]) == want);
+
+    // Fixed-size bags, mean: dequantized rows summed in order, then divided.
+    std::vector<int32_t> ids = {1, 1, 4, 0, 5, 2};
+    Tensor idx2 = i32({2, 3}, ids);
+    out = run(makeOp("accel.embedding_bag", {{"mode", std::string("mean")}}),
+              {&table, &idx2}, {{DType::F32, {2, dim}}});
+    std::vector<float> mean(size_t(2 * dim), 0.0f);
+    std::vector<float> row(static_cast<size_t>(dim));
+    for (size_t j = 0; j < ids.size(); ++j) {
+      num::dequantizeFusedRow(
+          bits, {&bytes[size_t(ids[j]) * rowBytes], rowBytes}, row);
+      for (int64_t d = 0; d < dim; ++d)
+        mean[j / 3 * dim + d] = mean[j / 3 * dim + d] + row[size_t(d)];
+    }
+    for (float &v : mean)
+      v = v / 3.0f;
+    CHECK(values<float>(out[0]) == mean);
+
+    // A row gather dequantizes the rows it picks (negative indices wrap).
+    Tensor pick = i64({2, 2}, {5, 0, -6, 3});
+    out = run(makeOp("accel.gather", {{"axis", int64_t(0)}}), {&table, &pick},
+              {{DType::F32, {2, 2, dim}}});
+    std::vector<float> rowsWant;
+    for (int64_t r : {5, 0, 0, 3}) {
+      num::dequantizeFusedRow(bits, {&bytes[size_t(r) * rowBytes], rowBytes},
+                              row);
+      rowsWant.insert(rowsWant.end(), row.begin(), row.end());
+    }
+    CHECK(values<float>(out[0]) == rowsWant);
+    CHECK(runError(makeOp("accel.gather", {{"axis", int64_t(1)}}),
+                   {&table, &pick}, {{DType::F32, {6, 2, 2}}}) ==
+          "accel.gather: a gather from a rowwise table takes rows (axis 0) "
+          "of a rank-2 table");
+  }
 }
 
 TEST_CASE("lstm one step by hand", "[runtime][sequence]") {

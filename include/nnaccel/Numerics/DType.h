@@ -4,8 +4,9 @@
 // type fields, the package format's tensor types and the runtime's tensors
 // all use it, so a type never changes name or number on its way from the
 // compiler to the card. The numbering is the ISA encoding for every type an
-// instruction can name (0-14); host-only types (f64, i1) come after 16 and
-// cannot appear in an instruction. The package schema's DType enum repeats
+// instruction can name (0-14); host-only types (f64, i1) and the rowwise
+// embedding-table formats (rw8, rw4) come after 16 and cannot appear in an
+// instruction's type field. The package schema's DType enum repeats
 // this numbering (Package.fbs).
 //
 // Storage rules live here too, next to the formats in lib/Numerics that
@@ -46,14 +47,19 @@ enum class DType : uint8_t {
   // Host-only types: package and runtime tensors, never instruction fields.
   F64 = 16,
   I1 = 17, ///< one byte per element holding 0 or 1
+  // Rowwise-quantized embedding tables (numerics::RowwiseEmbedding.h): a
+  // tensor [R, D] is R fused rows of D codes plus the row's scale and bias.
+  // Only a table operand of emb.gather (its `fmt` field) reads them.
+  RW8 = 18, ///< row: [D x u8][f32 scale][f32 bias], D + 8 bytes
+  RW4 = 19, ///< row: [ceil(D/2) bytes of u4][f16 scale][f16 bias]
 };
 
 /// Every element type, in numbering order.
 inline constexpr DType AllDTypes[] = {
-    DType::F32,     DType::F16,     DType::BF16,  DType::I32,   DType::I16,
-    DType::I8,      DType::U8,      DType::I4,    DType::U4,    DType::FP8E4M3,
-    DType::FP8E5M2, DType::MSFP8,   DType::MSFP9, DType::MXINT8, DType::I64,
-    DType::F64,     DType::I1};
+    DType::F32,     DType::F16,   DType::BF16,  DType::I32,    DType::I16,
+    DType::I8,      DType::U8,    DType::I4,    DType::U4,     DType::FP8E4M3,
+    DType::FP8E5M2, DType::MSFP8, DType::MSFP9, DType::MXINT8, DType::I64,
+    DType::F64,     DType::I1,    DType::RW8,   DType::RW4};
 
 /// Number of types an instruction can name (values 0 .. NumISADTypes - 1).
 inline constexpr unsigned NumISADTypes = 15;
@@ -63,8 +69,8 @@ bool isValidDType(unsigned value);
 /// True for the types an instruction's type field can name.
 bool isISADType(DType t);
 
-/// Lower-case name: "f32", "bf16", "i4", "msfp8", "f64", "i1", ...; empty for
-/// an invalid value.
+/// Lower-case name: "f32", "bf16", "i4", "msfp8", "f64", "i1", "rw4", ...;
+/// empty for an invalid value.
 std::string_view dtypeName(DType t);
 /// Inverse of dtypeName.
 std::optional<DType> parseDType(std::string_view name);
@@ -75,11 +81,13 @@ unsigned blockElements(DType t);
 unsigned blockBytes(DType t);
 /// Whole-byte element size for scalar types (0 for sub-byte and block types).
 unsigned elementBytes(DType t);
-/// Bits per element (4 for i4/u4; the average, rounded up, for block types).
+/// Bits per element (4 for i4/u4; the average, rounded up, for block types;
+/// the code bits for rowwise types, whose rows add a scale and a bias).
 unsigned elementBits(DType t);
 /// Bytes occupied by a dense row of `n` elements (sub-byte types round up to a
 /// whole byte; block types require n to be a multiple of the block size and
-/// return n / block * blockBytes).
+/// return n / block * blockBytes; rowwise types are one fused row: n + 8 for
+/// rw8, ceil(n / 2) + 4 for rw4).
 uint64_t rowBytes(DType t, uint64_t n);
 /// Required byte alignment of an element address: the element size for
 /// 2/4/8-byte scalar types, 1 otherwise.
@@ -93,6 +101,7 @@ std::optional<uint64_t> denseBytes(DType t, const std::vector<int64_t> &shape);
 
 bool isFloat(DType t);   ///< f32 f16 bf16 fp8* f64: element-wise floating point
 bool isBlock(DType t);   ///< msfp8 msfp9 mxint8
+bool isRowwise(DType t); ///< rw8 rw4: rowwise-quantized embedding tables
 bool isInteger(DType t); ///< i64 i32 i16 i8 u8 i4 u4 i1
 bool isSubByte(DType t); ///< i4 u4
 bool isUnsigned(DType t); ///< u8 u4 i1

@@ -48,9 +48,8 @@ void dequantizeFusedRow(RowwiseBits bits, Span<const uint8_t> row,
                         Span<float> out);
 
 /// Embedding-bag building block: acc[i] += weight * dequant(q[i]),
-/// evaluated exactly as
-///   a = weight * scale;  b = weight * bias;   (once per row)
-///   acc[i] = acc[i] + ((q[i] * a) + b)
+/// evaluated exactly as the card's emb.gather does (docs/isa.md §8.3)
+///   x = q[i] * scale;  x = x + bias;  t = x * weight;  acc[i] = acc[i] + t
 /// with every operation an fp32 rounding and no FMA. With weight == 1 this
 /// is bit-identical to dequantizeFusedRow followed by an add.
 void accumulateFusedRow(RowwiseBits bits, Span<const uint8_t> row, float weight,

@@ -35,8 +35,11 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
   Option<std::string> quantize{
       *this, "quantize",
       llvm::cl::desc("Quantization: int8 (accel-quantize from the calibrated "
-                     "ranges in the IR), fp16 or bf16 (accel-apply-precision "
-                     "for the whole model), or empty for none")};
+                     "ranges in the IR, and 8-bit rowwise embedding tables), "
+                     "int4-emb or int8-emb (only the embedding tables, "
+                     "accel-quantize-embeddings), fp16 or bf16 "
+                     "(accel-apply-precision for the whole model), or empty "
+                     "for none")};
   Option<std::string> placement{
       *this, "placement",
       llvm::cl::desc("A placement file (JSON) whose hints accel-load-placement "
@@ -45,8 +48,9 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
 
 /// Placement and partitioning: accel-set-target (when a target is given),
 /// accel-load-placement (when a placement file is given), accel-quantize
-/// (quantize = int8), then accel-apply-precision, accel-assign-placement and
-/// accel-outline-partitions on every function.
+/// (quantize = int8), accel-quantize-embeddings (bits = 4 for int4-emb, 8
+/// for int8-emb and int8), then accel-apply-precision,
+/// accel-assign-placement and accel-outline-partitions on every function.
 /// After it, each op's home (card or host, and why) is final.
 void buildPartitionPipeline(OpPassManager &pm,
                             const LowerPipelineOptions &options);

@@ -140,6 +140,51 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
   ];
 }
 
+def AccelQuantizeEmbeddings
+    : Pass<"accel-quantize-embeddings", "func::FuncOp"> {
+  let summary = "Store constant embedding tables rowwise-quantized (4 or 8 bits)";
+  let description = [{
+    Replaces the constant f32 table of every `accel.embedding_bag` (sum or
+    mean pooling, weighted or not) and of every `accel.gather` of rows
+    (rank-2 table, axis 0, indices known only at run time) by a
+    rowwise-quantized table, `tensor<R x D x !accel.rowwise<bits>>`: per
+    row, bias = min and scale = (max - min) / (2^bits - 1), f16 for 4 bits
+    and f32 for 8 (numerics::quantizeFusedRow, docs/numerics.md §3; the
+    4-bit codes are chosen against the fp16-rounded parameters). The gather
+    engine and the host kernels dequantize rows as they read them, so the
+    ops' results stay f32 and only the table shrinks: a 32-wide f32 row of
+    128 bytes takes 20 bytes in rw4 and 40 in rw8. Needs no calibration.
+
+    A `precision` hint decides per node: `i4` or `i8` picks the code width,
+    a float type of the table's own (f32) keeps the table, other floats
+    are accel-apply-precision's. A table that cannot be quantized (a
+    non-finite value; for 4 bits a minimum or step outside the fp16 range)
+    stays f32 with a warning naming the node and the reason, as does a
+    hinted code width other than 4 or 8. A table several ops share is
+    quantized once per width; the f32 constant goes when nothing else
+    reads it.
+
+    ```mlir
+    %t = accel.constant dense_resource<emb> : tensor<1000x32xf32>
+    %r = accel.embedding_bag %t, %ids : (tensor<1000x32xf32>, tensor<16x4xi64>) -> tensor<16x32xf32>
+    // becomes
+    %t = accel.constant dense_resource<emb_rw4> : tensor<1000x32x!accel.rowwise<4>>
+    %r = accel.embedding_bag %t, %ids
+        : (tensor<1000x32x!accel.rowwise<4>>, tensor<16x4xi64>) -> tensor<16x32xf32>
+    ```
+  }];
+  let options = [
+    Option<"bits", "bits", "unsigned", /*default=*/"4",
+           "Code width of unhinted tables: 4 (rw4) or 8 (rw8)">
+  ];
+  let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect"];
+  let statistics = [
+    Statistic<"numTables", "tables", "Embedding tables quantized rowwise">,
+    Statistic<"numBytesSaved", "bytes-saved",
+              "Table bytes saved (f32 size minus rowwise size)">
+  ];
+}
+
 def AccelApplyPrecision : Pass<"accel-apply-precision", "func::FuncOp"> {
   let summary = "Run ops in the float precision their hint asks for";
   let description = [{

@@ -27,9 +27,13 @@
 //
 // The gather engine reads f32, f16 and bf16 table rows (`fmt`), widens them
 // exactly, pools in f32 and converts the result to the output's type on
-// write, which is how the host's reference computes them too. The gather
-// engine faults on negative indices, which ONNX Gather would wrap (the host
-// kernel does).
+// write, which is how the host's reference computes them too. Rowwise-
+// quantized tables (!accel.rowwise<8|4>, accel-quantize-embeddings) are
+// read in the engine's rw8/rw4 formats, which it dequantizes row by row
+// (q * scale + bias in f32) before weighting and pooling: the table is a
+// constant in exactly that layout (dense rows, rowbytes = the fused row
+// size), so nothing is converted on the card. The gather engine faults on
+// negative indices, which ONNX Gather would wrap (the host kernel does).
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +41,7 @@
 #include "KernelOperands.h"
 
 #include "Accel/AccelOps.h"
+#include "Accel/ElementTypes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
@@ -70,13 +75,29 @@ int64_t indexBytes(Value value) {
   return cast<RankedTensorType>(value.getType()).getElementTypeBitWidth() / 8;
 }
 
-/// The gather engine's row format of a float table.
+/// The row format of a table the gather engine reads: f32, f16, bf16 or a
+/// rowwise-quantized format (rw8, rw4), whose rowBytes is the fused row.
+std::optional<ElementFormat> getTableFormat(Type type) {
+  std::optional<DType> dtype = getElementDType(type);
+  if (dtype && ::nnaccel::isRowwise(*dtype))
+    return ElementFormat(*dtype);
+  return getElementFormat(type);
+}
+
+/// The gather engine's row format of a table.
 EmbFmt embFormat(ElementFormat format) {
-  if (format == kF16Format)
+  switch (format.dtype) {
+  case DType::F16:
     return EmbFmt::F16;
-  if (format == kBF16Format)
+  case DType::BF16:
     return EmbFmt::BF16;
-  return EmbFmt::F32;
+  case DType::RW8:
+    return EmbFmt::RW8;
+  case DType::RW4:
+    return EmbFmt::RW4;
+  default:
+    return EmbFmt::F32;
+  }
 }
 
 /// Stores `rows` x `cols` elements of `format` from ACC (dense) to DRAM
@@ -111,7 +132,7 @@ BagShape getBagShape(EmbeddingBagOp op) {
   auto table = cast<RankedTensorType>(op.getTable().getType());
   auto indices = cast<RankedTensorType>(op.getIndices().getType());
   BagShape shape;
-  shape.table = getElementFormat(table).value_or(kF32Format);
+  shape.table = getTableFormat(table).value_or(kF32Format);
   shape.out = getElementFormat(op.getType()).value_or(kF32Format);
   shape.rows = table.getDimSize(0);
   shape.dim = table.getDimSize(1);
@@ -139,9 +160,9 @@ LogicalResult checkEmbeddingBag(Operation *operation, const TargetDesc &target,
                                 std::string &reason) {
   auto op = cast<EmbeddingBagOp>(operation);
   auto table = cast<RankedTensorType>(op.getTable().getType());
-  if (!getElementFormat(table) || !getElementFormat(op.getType())) {
-    reason = "embedding_bag runs on the card with f32, f16 or bf16 tables and "
-             "results only";
+  if (!getTableFormat(table) || !getElementFormat(op.getType())) {
+    reason = "embedding_bag runs on the card with f32, f16, bf16 or rowwise "
+             "(rw8, rw4) tables and f32, f16 or bf16 results only";
     return failure();
   }
   if (table.getRank() != 2 || op.getType().getRank() != 2) {
@@ -378,25 +399,27 @@ std::optional<ConstGather> planConstGather(GatherOp op,
   return plan;
 }
 
-/// Plain gather of rows of a 2-D float table by data-dependent indices.
+/// Plain gather of rows of a 2-D float or rowwise table by data-dependent
+/// indices (and of a rowwise table by any indices).
 bool canGatherRows(GatherOp op, const TargetDesc &target, std::string &reason) {
   auto dataType = cast<RankedTensorType>(op.getData().getType());
   // The I64Attr getter is unsigned; read it signed so -1 normalises.
   int64_t rawAxis = static_cast<int64_t>(op.getAxis());
   int64_t axis = rawAxis < 0 ? rawAxis + dataType.getRank() : rawAxis;
-  std::optional<ElementFormat> format = getElementFormat(dataType);
-  if (dataType.getRank() != 2 || axis != 0 || !format) {
+  std::optional<ElementFormat> format = getTableFormat(dataType);
+  std::optional<ElementFormat> out = getElementFormat(op.getType());
+  if (dataType.getRank() != 2 || axis != 0 || !format || !out) {
     reason = "gather with data-dependent indices runs on the card only for "
-             "rows (axis 0) of a 2-D f32, f16 or bf16 table";
+             "rows (axis 0) of a 2-D f32, f16, bf16 or rowwise table";
     return false;
   }
   int64_t n =
       cast<RankedTensorType>(op.getIndices().getType()).getNumElements();
   int64_t dim = dataType.getDimSize(1);
-  int64_t rowBytes = format->rowBytes(dim);
+  int64_t rowBytes = std::max(format->rowBytes(dim), out->rowBytes(dim));
   if (n < 1 || n > kMaxCount || rowBytes > kMaxPitch ||
       dataType.getDimSize(0) > 0xFFFFFFFFll ||
-      uint64_t(n * rowBytes) > target.memory(Space::Acc).bytes) {
+      uint64_t(n * out->rowBytes(dim)) > target.memory(Space::Acc).bytes) {
     reason = "gathered rows do not fit one gather instruction";
     return false;
   }
@@ -406,7 +429,12 @@ bool canGatherRows(GatherOp op, const TargetDesc &target, std::string &reason) {
 LogicalResult checkGather(Operation *operation, const TargetDesc &target,
                           std::string &reason) {
   auto op = cast<GatherOp>(operation);
-  if (std::optional<SmallVector<int64_t>> indices = getConstantIndices(op)) {
+  // Rows of a rowwise table need the gather engine's dequantization, even
+  // at constant indices.
+  std::optional<SmallVector<int64_t>> indices;
+  if (!isRowwiseTable(op.getData().getType()))
+    indices = getConstantIndices(op);
+  if (indices) {
     if (!planConstGather(op, *indices, target, reason))
       return failure();
     return success();
@@ -463,7 +491,8 @@ void emitRowGather(GatherOp op, KernelContext &context) {
   int64_t rows = dataType.getDimSize(0), dim = dataType.getDimSize(1);
   int64_t n =
       cast<RankedTensorType>(op.getIndices().getType()).getNumElements();
-  const ElementFormat format = *getElementFormat(dataType);
+  const ElementFormat format = *getTableFormat(dataType);
+  const ElementFormat out = *getElementFormat(op.getType());
   // The emitter derives the gather's index reads from the register.
   emitter.emit(build::SLi().rd(kIdxReg).imm(
       int64_t(context.addressOf(op.getIndices()))));
@@ -472,7 +501,7 @@ void emitRowGather(GatherOp op, KernelContext &context) {
           .dst(Space::Acc, 0)
           .table(Space::Dram, context.addressOf(op.getData()))
           .idx(Space::Dram, kIdxReg)
-          .dt(format.dtype)
+          .dt(out.dtype)
           .fmt(embFormat(format))
           .dim(dim)
           .rowbytes(format.rowBytes(dim))
@@ -480,13 +509,16 @@ void emitRowGather(GatherOp op, KernelContext &context) {
           .nseg(n)
           .ityp(indexBytes(op.getIndices()) == 8 ? IdxType::I64 : IdxType::I32)
           .pool(Pool::None)
-          .dpitch(format.rowBytes(dim)));
-  storeRows(emitter, 0, context.addressOf(op.getResult()), n, dim, format);
+          .dpitch(out.rowBytes(dim)));
+  storeRows(emitter, 0, context.addressOf(op.getResult()), n, dim, out);
 }
 
 LogicalResult emitGather(Operation *operation, KernelContext &context) {
   auto op = cast<GatherOp>(operation);
-  if (std::optional<SmallVector<int64_t>> indices = getConstantIndices(op)) {
+  std::optional<SmallVector<int64_t>> indices;
+  if (!isRowwiseTable(op.getData().getType()))
+    indices = getConstantIndices(op);
+  if (indices) {
     std::string reason;
     std::optional<ConstGather> plan =
         planConstGather(op, *indices, context.target, reason);

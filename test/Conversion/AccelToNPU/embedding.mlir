@@ -10,8 +10,12 @@
 
 // f16 / bf16 tables: the gather engine reads the rows in their format
 // (fmt, rowbytes), pools in f32 and writes the output type (dt, dpitch).
+// Rowwise-quantized tables likewise: fmt rw4 / rw8, rowbytes the fused row
+// (8 x rw4: 4 + 4 bytes; 7 x rw8: 7 + 8; 16 x rw4: 8 + 4; 16 x rw8: 16 + 8),
+// f32 results; a rowwise table's rows at constant indices go through the
+// gather engine too (it dequantizes).
 
-// CHECK-DAG: accel.host_reason = "gather with data-dependent indices runs on the card only for rows (axis 0) of a 2-D f32, f16 or bf16 table"
+// CHECK-DAG: accel.host_reason = "gather with data-dependent indices runs on the card only for rows (axis 0) of a 2-D f32, f16, bf16 or rowwise table"
 
 func.func @fixed_bags(%t: tensor<100x32xf32>, %ids: tensor<16x4xi64>) -> tensor<16x32xf32> {
   %0 = accel.embedding_bag %t, %ids : (tensor<100x32xf32>, tensor<16x4xi64>) -> tensor<16x32xf32>
@@ -46,6 +50,27 @@ func.func @rows(%t: tensor<100x16xf32>, %ids: tensor<5xi32>) -> tensor<5x16xf32>
 func.func @bf16_rows(%t: tensor<100x16xbf16>, %ids: tensor<5xi32>) -> tensor<5x16xbf16> {
   %0 = accel.gather %t, %ids {axis = 0 : i64} : (tensor<100x16xbf16>, tensor<5xi32>) -> tensor<5x16xbf16>
   return %0 : tensor<5x16xbf16>
+}
+func.func @rw4_weighted(%ids: tensor<12xi32>, %len: tensor<4xi32>, %w: tensor<12xf32>) -> tensor<4x8xf32> {
+  %t = accel.constant dense_resource<rw4_table> : tensor<50x8x!accel.rowwise<4>>
+  %0 = accel.embedding_bag %t, %ids lengths %len weights %w {mode = #accel.bag_mode<mean>} : (tensor<50x8x!accel.rowwise<4>>, tensor<12xi32>, tensor<4xi32>, tensor<12xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+func.func @rw8_offsets(%ids: tensor<12xi64>, %off: tensor<4xi64>) -> tensor<4x7xf32> {
+  %t = accel.constant dense_resource<rw8_table> : tensor<50x7x!accel.rowwise<8>>
+  %0 = accel.embedding_bag %t, %ids offsets %off : (tensor<50x7x!accel.rowwise<8>>, tensor<12xi64>, tensor<4xi64>) -> tensor<4x7xf32>
+  return %0 : tensor<4x7xf32>
+}
+func.func @rw4_rows(%ids: tensor<5xi32>) -> tensor<5x16xf32> {
+  %t = accel.constant dense_resource<rw4_rows> : tensor<100x16x!accel.rowwise<4>>
+  %0 = accel.gather %t, %ids : (tensor<100x16x!accel.rowwise<4>>, tensor<5xi32>) -> tensor<5x16xf32>
+  return %0 : tensor<5x16xf32>
+}
+func.func @rw8_const_rows() -> tensor<2x16xf32> {
+  %t = accel.constant dense_resource<rw8_rows> : tensor<100x16x!accel.rowwise<8>>
+  %c = accel.constant dense<[7, 3]> : tensor<2xi64>
+  %0 = accel.gather %t, %c : (tensor<100x16x!accel.rowwise<8>>, tensor<2xi64>) -> tensor<2x16xf32>
+  return %0 : tensor<2x16xf32>
 }
 func.func @cols_dynamic(%t: tensor<100x16xf32>, %ids: tensor<5xi32>) -> tensor<100x5xf32> {
   %0 = accel.gather %t, %ids {axis = 1 : i64} : (tensor<100x16xf32>, tensor<5xi32>) -> tensor<100x5xf32>
@@ -110,3 +135,18 @@ func.func @cols_dynamic(%t: tensor<100x16xf32>, %ids: tensor<5xi32>) -> tensor<1
 // CHECK-NEXT: npu.emb.gather acc[0x0], dram[0x0], dram[s1], dram[s0], dram[s0], bf16 fmt = bf16 dim = 16 rowbytes = 32 nrows = 100 nseg = 5 dpitch = 32 push_next
 // CHECK-NEXT: npu.sync ex pop_prev push_next
 // CHECK-NEXT: npu.dma.st dram[0xcc0], acc[0x0], bf16 x = 16 y = 5 z = 1 dy = 32 spitch = 32 pop_prev
+
+// CHECK-LABEL: npu.program @rw4_weighted_p0_card0_core0
+// CHECK: npu.emb.gather acc[0x0], dram[0xc0], dram[s1], dram[s2], dram[s3], f32 fmt = rw4 dim = 8 rowbytes = 8 nrows = 50 nseg = 4 pool = mean weighted = 1 dpitch = 32 push_next
+// CHECK-NEXT: npu.sync ex pop_prev push_next
+// CHECK-NEXT: npu.dma.st dram[0x280], acc[0x0], f32 x = 8 y = 4 z = 1 dy = 32 spitch = 32 pop_prev
+
+// CHECK-LABEL: npu.program @rw8_offsets_p0_card0_core0
+// CHECK: npu.emb.gather acc[0x0], dram[0xc0], dram[s1], acc[s2], dram[s0], f32 fmt = rw8 dim = 7 rowbytes = 15 nrows = 50 nseg = 4 ityp = i64 offs = 1 pool = sum dpitch = 28
+
+// CHECK-LABEL: npu.program @rw4_rows_p0_card0_core0
+// CHECK: npu.emb.gather acc[0x0], dram[0x40], dram[s1], dram[s0], dram[s0], f32 fmt = rw4 dim = 16 rowbytes = 12 nrows = 100 nseg = 5 dpitch = 64
+
+// CHECK-LABEL: npu.program @rw8_const_rows_p0_card0_core0
+// CHECK-NEXT: npu.s.li s1 imm = 2432
+// CHECK-NEXT: npu.emb.gather acc[0x0], dram[0x0], dram[s1], dram[s0], dram[s0], f32 fmt = rw8 dim = 16 rowbytes = 24 nrows = 100 nseg = 2 ityp = i64 dpitch = 64

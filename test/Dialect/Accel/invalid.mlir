@@ -657,7 +657,7 @@ func.func @constant_type() -> tensor<2xf32> {
 // -----
 
 func.func @constant_dynamic() -> tensor<?xf32> {
-  // expected-error @+1 {{'accel.constant' op result #0 must be statically shaped tensor of float, signless integer, quantized, block floating point or ui8 values, but got 'tensor<?xf32>'}}
+  // expected-error @+1 {{'accel.constant' op result #0 must be statically shaped tensor of float, signless integer, quantized, block floating point, ui8 or rowwise values, but got 'tensor<?xf32>'}}
   %0 = "accel.constant"() <{value = dense<1.0> : tensor<3xf32>}> : () -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
@@ -1279,6 +1279,90 @@ func.func @block_float_arithmetic(%x: tensor<16x!accel.bfp<msfp8>>) -> tensor<16
   %0 = accel.relu %x : tensor<16x!accel.bfp<msfp8>>
   return %0 : tensor<16x!accel.bfp<msfp8>>
 }
+
+// -----
+
+// expected-error @+1 {{rowwise tables have 4- or 8-bit codes, not 2}}
+func.func @bad_rowwise_bits(%x: tensor<4x2x!accel.rowwise<2>>) {
+  return
+}
+
+// -----
+
+func.func @rowwise_arithmetic(%x: tensor<4x2x!accel.rowwise<4>>) -> tensor<4x2x!accel.rowwise<4>> {
+  // expected-error @+1 {{'accel.relu' op operand #0 must be statically shaped tensor of float, signless integer or quantized values, but got 'tensor<4x2x!accel.rowwise<4>>'}}
+  %0 = accel.relu %x : tensor<4x2x!accel.rowwise<4>>
+  return %0 : tensor<4x2x!accel.rowwise<4>>
+}
+
+// -----
+
+func.func @rowwise_table_argument(%t: tensor<4x2x!accel.rowwise<4>>, %ids: tensor<2x2xi64>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{'accel.embedding_bag' op a rowwise-quantized table must be an accel.constant (tables are quantized at compile time)}}
+  %0 = accel.embedding_bag %t, %ids : (tensor<4x2x!accel.rowwise<4>>, tensor<2x2xi64>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @rowwise_gather_columns(%ids: tensor<2xi64>) -> tensor<4x2xf32> {
+  %t = accel.constant dense_resource<rw4> : tensor<4x2x!accel.rowwise<4>>
+  // expected-error @+1 {{'accel.gather' op gathers from a rowwise-quantized table take whole rows (axis 0)}}
+  %0 = accel.gather %t, %ids {axis = 1 : i64} : (tensor<4x2x!accel.rowwise<4>>, tensor<2xi64>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @rowwise_result_stays_real(%ids: tensor<2x2xi64>) -> tensor<2x2xf16> {
+  %t = accel.constant dense_resource<rw4> : tensor<4x2x!accel.rowwise<4>>
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{'accel.embedding_bag' op inferred type(s) 'tensor<2x2xf32>' are incompatible with return type(s) of operation 'tensor<2x2xf16>'}}
+  %0 = accel.embedding_bag %t, %ids : (tensor<4x2x!accel.rowwise<4>>, tensor<2x2xi64>) -> tensor<2x2xf16>
+  return %0 : tensor<2x2xf16>
+}
+
+// -----
+
+func.func @rowwise_constant_returned() -> tensor<4x2x!accel.rowwise<4>> {
+  // expected-error @+1 {{'accel.constant' op a rowwise-quantized table can only be the table of accel.embedding_bag or the data of accel.gather, not operand #0 of 'func.return'}}
+  %t = accel.constant dense_resource<rw4> : tensor<4x2x!accel.rowwise<4>>
+  return %t : tensor<4x2x!accel.rowwise<4>>
+}
+
+// -----
+
+func.func @rowwise_constant_index_operand(%t: tensor<4x2xf32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{'accel.constant' op a rowwise-quantized table can only be the table of accel.embedding_bag or the data of accel.gather, not operand #1 of 'accel.gather'}}
+  %q = accel.constant dense_resource<rw4> : tensor<4x2x!accel.rowwise<4>>
+  %0 = "accel.gather"(%t, %q) : (tensor<4x2xf32>, tensor<4x2x!accel.rowwise<4>>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @rowwise_constant_rank1(%ids: tensor<2xi64>) {
+  // expected-error @+1 {{'accel.constant' op a rowwise-quantized table must be rank 2 (rows x dim), got 8}}
+  %t = accel.constant dense_resource<rw4> : tensor<8x!accel.rowwise<4>>
+  return
+}
+
+// -----
+
+func.func @rowwise_constant_size(%ids: tensor<2x2xi64>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{'accel.constant' op holds 4 bytes, but 4 rows of 2 '!accel.rowwise<4>' elements take 20}}
+  %t = accel.constant dense_resource<short> : tensor<4x2x!accel.rowwise<4>>
+  %0 = accel.embedding_bag %t, %ids : (tensor<4x2x!accel.rowwise<4>>, tensor<2x2xi64>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      short: "0x0400000001020304"
+    }
+  }
+#-}
 
 // -----
 

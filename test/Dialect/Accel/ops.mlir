@@ -543,3 +543,30 @@ func.func @calibrated_range(%x: tensor<4xf32> {accel.range = array<f64: -2.5, 3.
   %1 = accel.quantize %0 {accel.range = array<f64: 0.0, 3.0>} : tensor<4xf32> -> tensor<4x!quant.uniform<i8:f32, 0.1:3>>
   return %1 : tensor<4x!quant.uniform<i8:f32, 0.1:3>>
 }
+
+// Rowwise-quantized tables (!accel.rowwise) are constants read by
+// embedding_bag and gather, whose results are f32.
+// CHECK-LABEL: func.func @rowwise_tables
+// CHECK-NEXT:  %[[T:.*]] = accel.constant dense_resource<rw4> : tensor<4x3x!accel.rowwise<4>>
+// CHECK-NEXT:  %[[U:.*]] = accel.constant dense_resource<rw8> : tensor<2x3x!accel.rowwise<8>>
+// CHECK-NEXT:  accel.embedding_bag %[[T]], %{{.*}} lengths %{{.*}} weights %{{.*}} {mode = #accel.bag_mode<mean>} : (tensor<4x3x!accel.rowwise<4>>, tensor<5xi32>, tensor<2xi32>, tensor<5xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:  accel.gather %[[U]], %{{.*}} : (tensor<2x3x!accel.rowwise<8>>, tensor<7xi64>) -> tensor<7x3xf32>
+func.func @rowwise_tables(%ids: tensor<5xi32>, %len: tensor<2xi32>, %w: tensor<5xf32>,
+                          %rows: tensor<7xi64>) -> (tensor<2x3xf32>, tensor<7x3xf32>) {
+  %t = accel.constant dense_resource<rw4> : tensor<4x3x!accel.rowwise<4>>
+  %u = accel.constant dense_resource<rw8> : tensor<2x3x!accel.rowwise<8>>
+  %0 = accel.embedding_bag %t, %ids lengths %len weights %w {mode = #accel.bag_mode<mean>} : (tensor<4x3x!accel.rowwise<4>>, tensor<5xi32>, tensor<2xi32>, tensor<5xf32>) -> tensor<2x3xf32>
+  %1 = accel.gather %u, %rows : (tensor<2x3x!accel.rowwise<8>>, tensor<7xi64>) -> tensor<7x3xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<7x3xf32>
+}
+
+// The rows of @rowwise_tables: 4 x (2 code bytes + f16 scale and bias) and
+// 2 x (3 codes + f32 scale and bias).
+{-#
+  dialect_resources: {
+    builtin: {
+      rw4: "0x080000001032003C00000000003C00000000003C00000000003C0000",
+      rw8: "0x080000000102030000803F000000000405060000803F00000000"
+    }
+  }
+#-}
