@@ -29,20 +29,23 @@ void mlir::nnaccel::buildPartitionPipeline(
   }
   // After the placement file (its precision hints decide per node), before
   // the float precisions.
-  if (options.quantize == "int8")
+  SmallVector<StringRef> modes;
+  StringRef(options.quantize).split(modes, ',', -1, /*KeepEmpty=*/false);
+  auto has = [&](StringRef mode) { return llvm::is_contained(modes, mode); };
+  if (has("int8"))
     pm.addNestedPass<func::FuncOp>(createAccelQuantize());
   // Embedding tables need no calibration: int4-emb / int8-emb quantize only
-  // them, and an int8 model gets 8-bit tables too (they dominate
-  // recommendation models, and rw8's error is below int8 activations').
-  if (options.quantize == "int4-emb" || options.quantize == "int8-emb" ||
-      options.quantize == "int8") {
+  // them, and an int8 model gets 8-bit tables too unless int4-emb asks for
+  // 4 bits (they dominate recommendation models, and rw8's error is below
+  // int8 activations').
+  if (has("int4-emb") || has("int8-emb") || has("int8")) {
     AccelQuantizeEmbeddingsOptions tables;
-    tables.bits = options.quantize == "int4-emb" ? 4 : 8;
+    tables.bits = has("int4-emb") ? 4 : 8;
     pm.addNestedPass<func::FuncOp>(createAccelQuantizeEmbeddings(tables));
   }
   AccelApplyPrecisionOptions precision;
-  if (options.quantize == "fp16" || options.quantize == "bf16")
-    precision.defaultPrecision = options.quantize == "fp16" ? "f16" : "bf16";
+  if (has("fp16") || has("bf16"))
+    precision.defaultPrecision = has("fp16") ? "f16" : "bf16";
   pm.addNestedPass<func::FuncOp>(createAccelApplyPrecision(precision));
   AccelAssignPlacementOptions placement;
   placement.card = options.card;

@@ -97,8 +97,11 @@ static cl::opt<std::string>
                            "name / op type regex"),
                   cl::value_desc("file"), cl::cat(category));
 enum class Quantize { None, Int8, FP16, BF16, Int4Emb, Int8Emb };
-static cl::opt<Quantize> quantize(
-    "quantize", cl::desc("Quantize the model (needs calibrated ranges)"),
+static cl::list<Quantize> quantize(
+    "quantize",
+    cl::desc("Quantize the model: one mode or several, comma-separated "
+             "(e.g. int8,int4-emb: int8 products with 4-bit tables)"),
+    cl::CommaSeparated,
     cl::values(clEnumValN(Quantize::None, "none", "keep the model's types"),
                clEnumValN(Quantize::Int8, "int8",
                           "int8 matrix products (accel-quantize), the "
@@ -114,7 +117,34 @@ static cl::opt<Quantize> quantize(
                           "every card op that can in f16 (no calibration)"),
                clEnumValN(Quantize::BF16, "bf16",
                           "every card op that can in bf16 (no calibration)")),
-    cl::init(Quantize::None), cl::cat(category));
+    cl::cat(category));
+
+/// The --quantize modes as the pipeline's comma-separated list; an error
+/// message for modes that exclude each other.
+static std::optional<std::string> getQuantizeModes(std::string &error) {
+  auto has = [](Quantize mode) { return llvm::is_contained(quantize, mode); };
+  if (has(Quantize::Int4Emb) && has(Quantize::Int8Emb)) {
+    error = "--quantize: int4-emb and int8-emb exclude each other";
+    return std::nullopt;
+  }
+  if (has(Quantize::FP16) && has(Quantize::BF16)) {
+    error = "--quantize: fp16 and bf16 exclude each other";
+    return std::nullopt;
+  }
+  if (has(Quantize::None) && quantize.size() > 1) {
+    error = "--quantize: none excludes every other mode";
+    return std::nullopt;
+  }
+  std::vector<std::string> names;
+  for (Quantize mode : quantize)
+    if (mode != Quantize::None)
+      names.push_back(mode == Quantize::Int8      ? "int8"
+                      : mode == Quantize::FP16    ? "fp16"
+                      : mode == Quantize::Int4Emb ? "int4-emb"
+                      : mode == Quantize::Int8Emb ? "int8-emb"
+                                                  : "bf16");
+  return llvm::join(names, ",");
+}
 static cl::opt<std::string> savePlacement(
     "save-placement",
     cl::desc("Write the compiler's placement (card, cores, pieces per node) "
@@ -620,12 +650,13 @@ int main(int argc, char **argv) {
   pipeline.forceHost = ArrayRef<std::string>(forceHost);
   pipeline.cores = cores.getValue();
   pipeline.placement = placementFile.getValue();
-  if (quantize != Quantize::None)
-    pipeline.quantize = quantize == Quantize::Int8      ? "int8"
-                        : quantize == Quantize::FP16    ? "fp16"
-                        : quantize == Quantize::Int4Emb ? "int4-emb"
-                        : quantize == Quantize::Int8Emb ? "int8-emb"
-                                                        : "bf16";
+  std::string quantizeError;
+  std::optional<std::string> modes = getQuantizeModes(quantizeError);
+  if (!modes) {
+    llvm::errs() << "error: " << quantizeError << "\n";
+    return 1;
+  }
+  pipeline.quantize = *modes;
   PassManager partitionPM(&context);
   buildPartitionPipeline(partitionPM, pipeline);
   if (failed(partitionPM.run(*module)))

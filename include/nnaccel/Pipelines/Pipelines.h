@@ -34,12 +34,13 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
       llvm::cl::desc("Op names (e.g. accel.softmax) to keep on the host")};
   Option<std::string> quantize{
       *this, "quantize",
-      llvm::cl::desc("Quantization: int8 (accel-quantize from the calibrated "
-                     "ranges in the IR, and 8-bit rowwise embedding tables), "
-                     "int4-emb or int8-emb (only the embedding tables, "
-                     "accel-quantize-embeddings), fp16 or bf16 "
-                     "(accel-apply-precision for the whole model), or empty "
-                     "for none")};
+      llvm::cl::desc("Quantization modes, comma-separated: int8 "
+                     "(accel-quantize from the calibrated ranges in the IR, "
+                     "and 8-bit rowwise embedding tables), int4-emb or "
+                     "int8-emb (the embedding tables, "
+                     "accel-quantize-embeddings; int4-emb with int8 gives "
+                     "4-bit tables), fp16 or bf16 (accel-apply-precision "
+                     "for the whole model); empty for none")};
   Option<std::string> placement{
       *this, "placement",
       llvm::cl::desc("A placement file (JSON) whose hints accel-load-placement "
