@@ -9,7 +9,7 @@ the speed-up over f32 at the same core count, the cosine similarity of the
 output to the PyTorch fp32 reference and the package size.
 
   bench/quantize.py [--bin build/bin] [--models examples/models]
-                    [--target default] [--modes int8,bf16]
+                    [--target default] [--modes 'int8;int8,int4-emb;bf16']
                     [--only dlrm_small,...]
 
 Modes are --quantize values (int8, fp16, bf16, int4-emb, int8-emb); --only
@@ -65,8 +65,8 @@ def measure(args, tmp, name, flags, test_set, mode, cores):
     cmd = [os.path.join(args.bin, "nnaccel-compile"),
            os.path.join(model_dir, "model.onnx"), "--target", args.target,
            "--cores", str(cores), "-o", package] + flags
-    if mode == "int8":
-        cmd += ["--quantize=int8",
+    if "int8" in mode.split(","):
+        cmd += ["--quantize=" + mode,
                 "--calibration=" + calibration_dir(tmp, model_dir, name)]
     elif mode != "f32":
         cmd += ["--quantize=" + mode]
@@ -91,7 +91,8 @@ def main():
     parser.add_argument("--models", default="examples/models")
     parser.add_argument("--target", default="default")
     parser.add_argument("--targets-dir", default="targets")
-    parser.add_argument("--modes", default="int8,bf16")
+    parser.add_argument("--modes", default="int8;int8,int4-emb;bf16",
+                        help="--quantize values separated by ';'")
     parser.add_argument("--only", default="",
                         help="comma-separated model labels (prefixes)")
     args = parser.parse_args()
@@ -107,7 +108,7 @@ def main():
         for label, name, flags, test_set in cases:
             for cores in (1, 0):
                 base = None
-                for mode in ["f32"] + args.modes.split(","):
+                for mode in ["f32"] + args.modes.split(";"):
                     latency, cosine, size = measure(args, tmp, name, flags,
                                                     test_set, mode, cores)
                     base = base or latency

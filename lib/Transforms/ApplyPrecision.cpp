@@ -17,9 +17,12 @@
 #include "NPU/NPUTarget.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringSwitch.h"
+
+#include <cstring>
 
 namespace mlir::nnaccel {
 #define GEN_PASS_DEF_ACCELAPPLYPRECISION
@@ -69,11 +72,24 @@ ElementsAttr convertConstant(Value value, RankedTensorType type) {
   };
   if (view->splat)
     return DenseElementsAttr::get(type, round((*view)[0]));
-  SmallVector<APFloat> values;
-  values.reserve(type.getNumElements());
-  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
-    values.push_back(round((*view)[i]));
-  return DenseElementsAttr::get(type, values);
+  if (type.getNumElements() <= kMaxInlineElements) {
+    SmallVector<APFloat> values;
+    values.reserve(type.getNumElements());
+    for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
+      values.push_back(round((*view)[i]));
+    return DenseElementsAttr::get(type, values);
+  }
+  // Large weights become blobs, as imported ones are: inline they would be
+  // uniqued in the context and printed into the package's IR in full.
+  unsigned bytes = type.getElementTypeBitWidth() / 8;
+  std::vector<char> data(size_t(type.getNumElements()) * bytes);
+  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
+    uint64_t bits = round((*view)[i]).bitcastToAPInt().getZExtValue();
+    std::memcpy(&data[size_t(i) * bytes], &bits, bytes);
+  }
+  return DenseResourceElementsAttr::get(
+      type, "weight_rounded",
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(data, alignof(uint64_t)));
 }
 
 /// True when a result of `op` is a result of its function: the model's
