@@ -195,23 +195,20 @@ Status fullyConnectedKernel(KernelContext &ctx) {
   return Status::success();
 }
 
-Status convKernel(KernelContext &ctx) {
-  const Tensor *x = ctx.input(0), *w = ctx.input(1), *bias = ctx.input(2);
-  const DType dtype = x->getDType();
-  if (Status s = requireFloatOperands(ctx, x, w, bias); !s.ok())
-    return s;
-  const int64_t rank = x->getRank();
+Status parseConvGeometry(const KernelContext &ctx, const Tensor &x,
+                         const Tensor &w, const Tensor *bias,
+                         ConvGeometry &geometry) {
+  const int64_t rank = x.getRank();
   if (rank < 3 || rank > 5)
     return ctx.error("input must have rank 3 to 5 (N x C x 1-3 spatial "
                      "dimensions), got " +
-                     x->getDesc().toString());
-  if (w->getRank() != rank)
-    return ctx.error("weight rank " + std::to_string(w->getRank()) +
+                     x.getDesc().toString());
+  if (w.getRank() != rank)
+    return ctx.error("weight rank " + std::to_string(w.getRank()) +
                      " differs from input rank " + std::to_string(rank));
   const size_t k = static_cast<size_t>(rank - 2);
   std::vector<int64_t> strides, pads, dilations;
   int64_t groups;
-  FusedActivation act;
   if (Status s = ctx.op.getInts("strides", strides); !s.ok())
     return s;
   if (Status s = ctx.op.getInts("pads", pads); !s.ok())
@@ -220,12 +217,12 @@ Status convKernel(KernelContext &ctx) {
     return s;
   if (Status s = ctx.op.getIntOr("groups", 1, groups); !s.ok())
     return s;
-  if (Status s = parseActivation(ctx.op, act); !s.ok())
+  if (Status s = parseActivation(ctx.op, geometry.act); !s.ok())
     return s;
   if (strides.size() != k || dilations.size() != k || pads.size() != 2 * k)
     return ctx.error("strides and dilations need " + std::to_string(k) +
                      " entries and pads " + std::to_string(2 * k));
-  const auto &xs = x->getShape(), &ws = w->getShape();
+  const auto &xs = x.getShape(), &ws = w.getShape();
   const int64_t batch = xs[0], channels = xs[1], filters = ws[0];
   if (groups < 1 || channels % groups != 0 || filters % groups != 0)
     return ctx.error("groups = " + std::to_string(groups) +
@@ -239,35 +236,64 @@ Status convKernel(KernelContext &ctx) {
   if (bias && (bias->getRank() != 1 || bias->getShape()[0] != filters))
     return ctx.error("bias must have shape [" + std::to_string(filters) +
                      "], got [" + formatShape(bias->getShape()) + "]");
-
+  geometry.batch = batch;
+  geometry.channels = channels;
+  geometry.filters = filters;
+  geometry.groups = groups;
+  geometry.cg = cg;
+  geometry.fg = fg;
   // Work in 3 spatial dimensions; missing leading ones have size 1.
-  int64_t in[3] = {1, 1, 1}, ker[3] = {1, 1, 1}, st[3] = {1, 1, 1},
-          dil[3] = {1, 1, 1}, pb[3] = {0, 0, 0}, outSp[3] = {1, 1, 1};
-  std::vector<int64_t> shape = {batch, filters};
+  for (size_t d = 0; d < 3; ++d) {
+    geometry.in[d] = geometry.ker[d] = geometry.st[d] = geometry.dil[d] = 1;
+    geometry.pb[d] = 0;
+    geometry.out[d] = 1;
+  }
+  geometry.shape = {batch, filters};
   for (size_t i = 0; i < k; ++i) {
     const size_t d = 3 - k + i;
-    in[d] = xs[2 + i];
-    ker[d] = ws[2 + i];
-    st[d] = strides[i];
-    dil[d] = dilations[i];
-    pb[d] = pads[i];
+    geometry.in[d] = xs[2 + i];
+    geometry.ker[d] = ws[2 + i];
+    geometry.st[d] = strides[i];
+    geometry.dil[d] = dilations[i];
+    geometry.pb[d] = pads[i];
     const int64_t pe = pads[i + k];
-    if (st[d] < 1 || dil[d] < 1 || pb[d] < 0 || pe < 0 || ker[d] < 1)
+    if (geometry.st[d] < 1 || geometry.dil[d] < 1 || geometry.pb[d] < 0 ||
+        pe < 0 || geometry.ker[d] < 1)
       return ctx.error("spatial dimension " + std::to_string(i) +
                        ": strides, dilations and kernel must be positive and "
                        "pads non-negative");
-    const int64_t extent = dil[d] * (ker[d] - 1) + 1;
-    const int64_t padded = in[d] + pb[d] + pe;
+    const int64_t extent = geometry.dil[d] * (geometry.ker[d] - 1) + 1;
+    const int64_t padded = geometry.in[d] + geometry.pb[d] + pe;
     if (padded < extent)
       return ctx.error("spatial dimension " + std::to_string(i) +
                        ": window of extent " + std::to_string(extent) +
                        " does not fit the padded input of size " +
                        std::to_string(padded));
-    outSp[d] = (padded - extent) / st[d] + 1;
-    shape.push_back(outSp[d]);
+    geometry.out[d] = (padded - extent) / geometry.st[d] + 1;
+    geometry.shape.push_back(geometry.out[d]);
   }
+  return Status::success();
+}
+
+Status convKernel(KernelContext &ctx) {
+  const Tensor *x = ctx.input(0), *w = ctx.input(1), *bias = ctx.input(2);
+  const DType dtype = x->getDType();
+  if (isIntegerDType(dtype))
+    return quantizedConvKernel(ctx);
+  if (Status s = requireFloatOperands(ctx, x, w, bias); !s.ok())
+    return s;
+  ConvGeometry geometry;
+  if (Status s = parseConvGeometry(ctx, *x, *w, bias, geometry); !s.ok())
+    return s;
+  const int64_t batch = geometry.batch, channels = geometry.channels,
+                filters = geometry.filters, groups = geometry.groups,
+                cg = geometry.cg, fg = geometry.fg;
+  const int64_t *in = geometry.in, *ker = geometry.ker, *st = geometry.st,
+                *dil = geometry.dil, *pb = geometry.pb, *outSp = geometry.out;
+  const FusedActivation &act = geometry.act;
   Tensor *out;
-  if (Status s = ctx.makeOutput(0, TensorDesc(dtype, shape), out); !s.ok())
+  if (Status s = ctx.makeOutput(0, TensorDesc(dtype, geometry.shape), out);
+      !s.ok())
     return s;
   if (out->getNumElements() == 0)
     return Status::success();

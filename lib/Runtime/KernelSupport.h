@@ -307,6 +307,24 @@ NNACCEL_HOST_KERNELS(NNACCEL_DECLARE_KERNEL)
 /// (HostQuantizedLinalg.cpp); fullyConnectedKernel dispatches to it.
 Status quantizedFullyConnectedKernel(KernelContext &ctx);
 
+/// The geometry of an accel.conv in 3 spatial dimensions (a 1-D or 2-D
+/// convolution has leading dimensions of size 1), read and checked from the
+/// op's attributes and operand shapes.
+struct ConvGeometry {
+  int64_t batch = 0, channels = 0, filters = 0, groups = 1;
+  int64_t cg = 0, fg = 0; // channels and filters per group
+  int64_t in[3], ker[3], st[3], dil[3], pb[3], out[3];
+  std::vector<int64_t> shape; // of the result
+  FusedActivation act;
+};
+Status parseConvGeometry(const KernelContext &ctx, const Tensor &x,
+                         const Tensor &w, const Tensor *bias,
+                         ConvGeometry &geometry);
+
+/// conv on quantized (integer-stored) operands (HostQuantizedLinalg.cpp);
+/// convKernel dispatches to it.
+Status quantizedConvKernel(KernelContext &ctx);
+
 } // namespace detail
 } // namespace runtime
 } // namespace nnaccel

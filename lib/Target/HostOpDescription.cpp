@@ -230,6 +230,11 @@ FailureOr<pkg::HostOpDesc> mlir::nnaccel::describeHostOp(Operation *op) {
     addQuantAttributes("input_", fc.getInput().getType(), desc);
     addQuantAttributes("weight_", fc.getWeight().getType(), desc);
     addQuantAttributes("output_", fc.getType(), desc);
+  } else if (auto conv = dyn_cast<ConvOp>(op)) {
+    // A quantized convolution (HostQuantizedLinalg.cpp).
+    addQuantAttributes("input_", conv.getInput().getType(), desc);
+    addQuantAttributes("weight_", conv.getWeight().getType(), desc);
+    addQuantAttributes("output_", conv.getType(), desc);
   }
   return desc;
 }

@@ -197,6 +197,109 @@ struct FuseRequantizeIntoProduct : OpRewritePattern<QuantizeOp> {
   uint64_t &fused;
 };
 
+/// A convolution weight (F x C/groups x K...) quantized symmetrically to
+/// i8 at compile time, one scale per output channel (axis 0) or one per
+/// tensor; nullopt for a weight that is not an f32 constant.
+std::optional<QuantizedWeight> quantizeConvWeight(Value weight,
+                                                  bool perChannel) {
+  std::optional<F32ConstantView> data = getF32Constant(weight);
+  if (!data)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(weight.getType());
+  int64_t filters = type.getDimSize(0);
+  int64_t k = type.getNumElements() / std::max<int64_t>(filters, 1);
+  QuantizedWeight result;
+  SmallVector<double> maxima(perChannel ? filters : 1, 0.0);
+  for (int64_t f = 0; f < filters; ++f)
+    for (int64_t i = 0; i < k; ++i) {
+      double &max = maxima[perChannel ? f : 0];
+      max = std::max(max, double(std::abs((*data)[f * k + i])));
+    }
+  for (double max : maxima)
+    result.scales.push_back(std::max(max / 127.0, kMinScale));
+  result.storage.resize(size_t(filters * k));
+  for (int64_t f = 0; f < filters; ++f) {
+    double scale = result.scales[perChannel ? f : 0];
+    for (int64_t i = 0; i < k; ++i)
+      result.storage[size_t(f * k + i)] = char(std::clamp<int64_t>(
+          int64_t(std::nearbyint(double((*data)[f * k + i]) / scale)), -127,
+          127));
+  }
+  MLIRContext *context = weight.getContext();
+  auto i8 = IntegerType::get(context, 8);
+  Type f32 = Float32Type::get(context);
+  Type element;
+  if (perChannel)
+    element = quant::UniformQuantizedPerAxisType::get(
+        quant::QuantizationFlags::Signed, i8, f32, result.scales,
+        SmallVector<int64_t>(filters, 0), /*quantizedDimension=*/0, -128, 127);
+  else
+    element =
+        quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed, i8,
+                                         f32, result.scales[0], 0, -128, 127);
+  result.type = RankedTensorType::get(type.getShape(), element);
+  return result;
+}
+
+/// True when requantizing to `type` already clips to the fused activation
+/// of `op` (relu, or clip with both bounds): every representable value lies
+/// inside the activation's range, so saturation does what the activation
+/// would.
+bool isActivationSubsumed(ConvOp op, quant::UniformQuantizedType type) {
+  double lo =
+      double(type.getStorageTypeMin() - type.getZeroPoint()) * type.getScale();
+  double hi =
+      double(type.getStorageTypeMax() - type.getZeroPoint()) * type.getScale();
+  switch (op.getActivation()) {
+  case Activation::relu:
+    return lo >= 0.0;
+  case Activation::clip: {
+    std::optional<APFloat> min = op.getActivationMin(),
+                           max = op.getActivationMax();
+    return min && max && lo >= min->convertToDouble() &&
+           hi <= max->convertToDouble();
+  }
+  default:
+    return false;
+  }
+}
+
+/// The convolution counterpart of FuseRequantizeIntoProduct: a quantized
+/// conv whose only user quantizes its result requantizes it itself. A fused
+/// relu or clip that the requantized type's range lies inside is dropped
+/// (saturation clips the same), so the kernel goes from the exact sum to the
+/// stored integer in one rescale.
+struct FuseRequantizeIntoConv : OpRewritePattern<QuantizeOp> {
+  FuseRequantizeIntoConv(MLIRContext *context, uint64_t &fused)
+      : OpRewritePattern(context), fused(fused) {}
+
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto conv = op.getInput().getDefiningOp<ConvOp>();
+    auto resultType = dyn_cast<quant::UniformQuantizedType>(
+        getElementTypeOrSelf(op.getType()));
+    if (!conv || !conv->hasOneUse() || !resultType ||
+        !isa<quant::QuantizedType>(
+            getElementTypeOrSelf(conv.getInput().getType())))
+      return failure();
+    bool subsumed = isActivationSubsumed(conv, resultType);
+    rewriter.modifyOpInPlace(conv, [&] {
+      conv.getResult().setType(op.getType());
+      conv->removeAttr(AccelDialect::getRangeAttrName());
+      if (subsumed) {
+        conv.setActivation(Activation::none);
+        conv->removeAttr(conv.getActivationMinAttrName());
+        conv->removeAttr(conv.getActivationMaxAttrName());
+      }
+    });
+    rewriter.replaceOp(op, conv.getResult());
+    ++fused;
+    return success();
+  }
+
+  uint64_t &fused;
+};
+
 struct QuantizePass
     : public mlir::nnaccel::impl::AccelQuantizeBase<QuantizePass> {
   using Base::Base;
@@ -209,10 +312,13 @@ struct QuantizePass
       return signalPassFailure();
     }
     SmallVector<Operation *> products;
+    Operation *firstConv = nullptr;
     getOperation().walk([&](Operation *op) {
-      if (isa<FullyConnectedOp, MatMulOp>(op) &&
+      if (isa<FullyConnectedOp, MatMulOp, ConvOp>(op) &&
           isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType())))
         products.push_back(op);
+      if (isa<ConvOp>(op) && !firstConv)
+        firstConv = op;
     });
     for (auto [index, op] : llvm::enumerate(products)) {
       auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
@@ -221,6 +327,8 @@ struct QuantizePass
       if (precision && !hintedInt8)
         continue; // a float precision: accel-apply-precision's
       if (!hintedInt8 && keepLast && index + 1 == products.size())
+        continue;
+      if (!hintedInt8 && keepFirstConv && op == firstConv)
         continue;
       // Honoured or warned about below; later passes need not see it.
       if (hintedInt8)
@@ -240,7 +348,8 @@ struct QuantizePass
     }
     RewritePatternSet patterns(&getContext());
     uint64_t fused = 0;
-    patterns.add<FuseRequantizeIntoProduct>(&getContext(), fused);
+    patterns.add<FuseRequantizeIntoProduct, FuseRequantizeIntoConv>(
+        &getContext(), fused);
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     numFused += fused;
@@ -249,6 +358,8 @@ struct QuantizePass
   /// Rewrites one product; on failure `reason` says why, and `expected`
   /// whether the op was otherwise a candidate (only its range is missing).
   LogicalResult quantize(Operation *op, std::string &reason, bool &expected) {
+    if (auto conv = dyn_cast<ConvOp>(op))
+      return quantizeConv(conv, reason, expected);
     Value input, weight, bias;
     bool transposed;
     auto fc = dyn_cast<FullyConnectedOp>(op);
@@ -338,6 +449,74 @@ struct QuantizePass
     Operation *biasOp = bias ? bias.getDefiningOp() : nullptr;
     op->erase();
     // The f32 weight would otherwise take package space too.
+    for (Operation *constant : {weightOp, biasOp})
+      if (constant && constant->use_empty())
+        constant->erase();
+    return success();
+  }
+
+  /// Rewrites one convolution (groups 1 or depthwise) like quantize() does a
+  /// product: quantized input, per-output-channel i8 weight, i32 bias, real
+  /// result.
+  LogicalResult quantizeConv(ConvOp op, std::string &reason, bool &expected) {
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    int64_t channels = inputType.getDimSize(1);
+    int64_t filters = op.getType().getDimSize(1);
+    int64_t groups = int64_t(op.getGroups());
+    if (groups != 1 && !(groups == channels && groups == filters)) {
+      reason = "only convolutions with groups = 1 and depthwise ones are "
+               "quantized";
+      return failure();
+    }
+    if (!inputType.getElementType().isF32()) {
+      reason = "only f32 convolutions are quantized";
+      return failure();
+    }
+    std::optional<QuantizedWeight> quantizedWeight =
+        quantizeConvWeight(op.getWeight(), perChannel);
+    if (!quantizedWeight) {
+      reason = "its weight is not an f32 constant";
+      return failure();
+    }
+    std::optional<std::pair<double, double>> range =
+        getCalibratedRange(op.getInput());
+    if (!range) {
+      reason = "its input has no calibrated range (--calibration)";
+      expected = true;
+      return failure();
+    }
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    quant::UniformQuantizedType activationType =
+        getActivationType(op.getContext(), range->first, range->second,
+                          scheme == "asymmetric", inputType.getElementType());
+    Value quantizedInput = builder.create<QuantizeOp>(
+        loc, RankedTensorType::get(inputType.getShape(), activationType),
+        op.getInput());
+    Value weight = op.getWeight(), bias = op.getBias();
+    Value quantizedWeightValue = builder.create<ConstantOp>(
+        weight.getLoc(),
+        createQuantizedConstant(quantizedWeight->type, quantizedWeight->storage,
+                                "weight_i8"));
+    Value quantizedBias;
+    if (bias) {
+      quantizedBias =
+          quantizeBias(builder, bias, filters, activationType.getScale(),
+                       quantizedWeight->scales);
+      if (!quantizedBias)
+        quantizedBias = bias;
+    }
+    SmallVector<Value> operands{quantizedInput, quantizedWeightValue};
+    if (quantizedBias)
+      operands.push_back(quantizedBias);
+    // The fused activation and every discardable attribute (hint,
+    // placement, range) carry over; the result stays real.
+    auto conv = builder.create<ConvOp>(loc, TypeRange{op.getType()}, operands,
+                                       op->getAttrs());
+    op.getResult().replaceAllUsesWith(conv.getResult());
+    Operation *weightOp = weight.getDefiningOp();
+    Operation *biasOp = bias ? bias.getDefiningOp() : nullptr;
+    op->erase();
     for (Operation *constant : {weightOp, biasOp})
       if (constant && constant->use_empty())
         constant->erase();
