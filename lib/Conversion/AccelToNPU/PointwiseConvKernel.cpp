@@ -88,10 +88,265 @@ int64_t subsampleChannels(const TargetDesc &target, const PointwiseSpec &spec) {
   return channels;
 }
 
+//===----------------------------------------------------------------------===//
+// Quantized (int8)
+//===----------------------------------------------------------------------===//
+//
+// The matrix unit takes integer activations only as its `a` operand (with a
+// zero point) and i8 weights as `w`, so an int8 pointwise conv runs the
+// other way round from the f32 one: per image and chunk of mp pixels,
+//   A = X^T[mp pixels x C] (u8/i8), one transposing DMA into the VRF
+//       (one element per DMA row: rows = channels, planes = pixels);
+//   W = the filter matrix [F x C] (i8), all of it resident in the MRF
+//       (one DMA per K tile of N channels: F rows of that tile);
+//   D[mp x nt] = A . W_j^T per tile j of N filters, exact i32; with one K
+//       tile the mm is chained straight into the epilogue (bias, rescale),
+//       else the K tiles accumulate in ACC;
+// and the epilogue (emitConvEpilogue: per-column scales = per filter) writes
+// the chunk's rows of [mp x F] in the result type, which one transposing
+// store (one element per DMA row) puts back into the NCHW planes. DMA costs
+// bytes, not rows, so the transposes are free; the bytes are a quarter of
+// f32's.
+
+struct QuantizedPointwiseLayout {
+  int64_t tile = 0;         // N
+  int64_t pixels = 0;       // mp: pixels per chunk
+  int64_t kTiles = 0;       // K tiles of the channels
+  bool chained = false;     // one K tile: mm chained into the epilogue
+  uint64_t bias = 0;        // vrf: F values (i32 or f32)
+  uint64_t scales = 0;      // vrf: F (or 1) scales + 1 / y_scale
+  uint64_t x[2] = {0, 0};   // vrf: X^T chunks
+  uint64_t sum[2] = {0, 0}; // acc: i32 sums of one filter tile
+  uint64_t out[2] = {0, 0}; // acc: a chunk's [mp x F] result
+  std::vector<uint64_t> w;  // mrf: F x kt block of each K tile
+};
+
+/// The chunk size: enough chunks that loading one, computing one and
+/// storing one overlap, but not so many that the DMAs' latencies (one load
+/// and one store per chunk) stop being hidden behind the matrix unit.
+int64_t pointwiseChunkPixels(const TargetDesc &target,
+                             const PointwiseSpec &spec, int64_t fit) {
+  const int64_t tile = target.nativeDim, lanes = target.matrixLanes;
+  int64_t kCycles = 0;
+  for (int64_t c0 = 0; c0 < spec.c; c0 += tile)
+    kCycles += (std::min(tile, spec.c - c0) + lanes - 1) / lanes;
+  const int64_t fTiles = (spec.f + tile - 1) / tile;
+  // Matrix unit and epilogue cycles per pixel.
+  const int64_t perPixel = fTiles * (kCycles + 1);
+  const int64_t latency =
+      static_cast<int64_t>(target.memory(Space::Dram).latencyCycles);
+  int64_t chunks =
+      std::clamp<int64_t>(spec.hw * perPixel / (4 * latency), 1, 8);
+  // Chunks start at aligned DRAM addresses in the 1-byte input planes (and
+  // so in the output planes too).
+  const int64_t align = int64_t(target.memory(Space::Dram).align);
+  int64_t pixels = (spec.hw + chunks - 1) / chunks;
+  pixels = int64_t(alignUp(uint64_t(pixels), uint64_t(align)));
+  if (pixels >= spec.hw && fit >= spec.hw)
+    return spec.hw;
+  return std::min(pixels, fit / align * align);
+}
+
+std::optional<QuantizedPointwiseLayout>
+quantizedPointwiseLayout(const TargetDesc &target, const PointwiseSpec &spec,
+                         std::string &reason) {
+  const ConvQuantization &quant = *spec.quantized;
+  QuantizedPointwiseLayout l;
+  l.tile = target.nativeDim;
+  l.kTiles = (spec.c + l.tile - 1) / l.tile;
+  const int64_t eo = quant.output.elementBytes();
+  const int64_t vrfBytes =
+      int64_t(target.vrfRegisters) * int64_t(target.vrfRegisterBytes);
+  const int64_t accBytes =
+      static_cast<int64_t>(target.memory(Space::Acc).bytes);
+  // The sums stay in the chain when one K tile covers the channels and the
+  // epilogue can read them from there (see emitConvEpilogue).
+  l.chained = l.kTiles == 1 && (quant.rescale || !quant.quantizedOutput());
+  l.bias = 0;
+  l.scales = alignUp(uint64_t(spec.f) * kF32, 64);
+  uint64_t vrfFixed = l.scales + alignUp(convScaleBytes(quant), 64);
+  // The weights, resident: one F x kt block per K tile.
+  uint64_t mrf = 0;
+  for (int64_t t = 0; t < l.kTiles; ++t) {
+    l.w.push_back(mrf);
+    int64_t kt = std::min(l.tile, spec.c - t * l.tile);
+    mrf += alignUp(uint64_t(spec.f * kt), target.memory(Space::Mrf).align);
+  }
+  if (mrf > target.memory(Space::Mrf).bytes) {
+    reason = "the " + std::to_string(spec.f) + " x " + std::to_string(spec.c) +
+             " int8 filter matrix does not fit the matrix register file";
+    return std::nullopt;
+  }
+  if (int64_t(vrfFixed) >= vrfBytes) {
+    reason = "the bias and scales of " + std::to_string(spec.f) +
+             " filters do not fit the vector register file";
+    return std::nullopt;
+  }
+  // Per pixel: two X^T rows (VRF); two sum rows of N and two result rows of
+  // F (ACC).
+  int64_t byVrf = (vrfBytes - int64_t(vrfFixed)) / (2 * spec.c);
+  int64_t perPixelAcc = 2 * spec.f * eo + (l.chained ? 0 : 2 * l.tile * 4);
+  int64_t byAcc = accBytes / perPixelAcc;
+  int64_t fit = std::min<int64_t>({byVrf, byAcc, kMaxDmaYZ});
+  l.pixels = pointwiseChunkPixels(target, spec, fit);
+  if (l.pixels < 1) {
+    reason = "a chunk of pixels of " + std::to_string(spec.c) +
+             " channels and " + std::to_string(spec.f) +
+             " filters that keeps DRAM bases aligned does not fit the "
+             "on-chip memories";
+    return std::nullopt;
+  }
+  uint64_t xBytes = alignUp(uint64_t(l.pixels * spec.c), 64);
+  l.x[0] = vrfFixed;
+  l.x[1] = vrfFixed + xBytes;
+  uint64_t outBytes = alignUp(uint64_t(l.pixels * spec.f * eo), 64);
+  uint64_t sumBytes =
+      l.chained ? 0 : alignUp(uint64_t(l.pixels * l.tile * 4), 64);
+  l.out[0] = 0;
+  l.out[1] = outBytes;
+  l.sum[0] = 2 * outBytes;
+  l.sum[1] = 2 * outBytes + sumBytes;
+  return l;
+}
+
+bool canEmitQuantizedPointwise(const TargetDesc &target,
+                               const PointwiseSpec &spec, std::string &reason) {
+  const ConvQuantization &quant = *spec.quantized;
+  const int64_t dramAlign =
+      static_cast<int64_t>(target.memory(Space::Dram).align);
+  if (spec.strided()) {
+    reason = "an int8 1x1 convolution is lowered with stride 1 only";
+    return false;
+  }
+  if (!target.macsPerCycle.count(DType::I8) || target.mfuCount < 2) {
+    reason = "the target's matrix unit has no i8 mode (or fewer than two "
+             "MFUs)";
+    return false;
+  }
+  const int64_t eo = quant.output.elementBytes();
+  if (spec.c > kMaxDmaYZ || spec.f > kMaxDmaYZ || spec.c > kMaxPitch ||
+      spec.f * eo > kMaxPitch) {
+    reason = "more than 4095 channels or filters exceed the DMA counts";
+    return false;
+  }
+  if (spec.batch > 1 && ((spec.c * spec.hw) % dramAlign != 0 ||
+                         (spec.f * spec.hw * eo) % dramAlign != 0)) {
+    reason = "the images of the batch would start at unaligned DRAM "
+             "addresses";
+    return false;
+  }
+  return quantizedPointwiseLayout(target, spec, reason).has_value();
+}
+
+void emitQuantizedPointwise(ProgramEmitter &emitter, const TargetDesc &target,
+                            const PointwiseSpec &spec) {
+  std::string unused;
+  const QuantizedPointwiseLayout l =
+      *quantizedPointwiseLayout(target, spec, unused);
+  const ConvQuantization &quant = *spec.quantized;
+  const ElementFormat in = quant.input, out = quant.output;
+  const int64_t eo = out.elementBytes();
+  const int64_t tile = l.tile, c = spec.c, f = spec.f, hw = spec.hw;
+  const ElementFormat weightFormat{DType::I8};
+
+  // The weights (each K tile's F x kt block in one DMA) and the bias
+  // first, then the scales (fills, which run while the loads are in
+  // flight).
+  for (int64_t t = 0; t < l.kTiles; ++t) {
+    int64_t kt = std::min(tile, c - t * tile);
+    DmaLoad load;
+    load.dst = {Space::Mrf, l.w[t]};
+    load.src = {Space::Dram, spec.weight + uint64_t(t * tile)};
+    load.format = weightFormat;
+    load.x = kt;
+    load.y = f;
+    load.sy = c;
+    emitLoad(emitter, load);
+  }
+  std::optional<Operand2D> bias;
+  if (spec.bias) {
+    DmaLoad load;
+    load.dst = {Space::Vrf, l.bias};
+    load.src = {Space::Dram, *spec.bias};
+    load.format = quant.bias;
+    load.x = f;
+    emitLoad(emitter, load);
+    bias = denseOperand(Space::Vrf, l.bias, f, quant.bias);
+  }
+  auto loadChunk = [&](int64_t image, int64_t p0, int64_t slot) {
+    int64_t np = std::min(l.pixels, hw - p0);
+    DmaLoad load;
+    load.dst = {Space::Vrf, l.x[slot]};
+    load.src = {Space::Dram, spec.input + uint64_t(image * c * hw + p0)};
+    load.format = in;
+    load.x = 1;
+    load.y = c;
+    load.z = np;
+    load.sy = hw;
+    load.sz = 1;
+    load.dpitch = 1;
+    emitLoad(emitter, load);
+  };
+  const int64_t chunks = (hw + l.pixels - 1) / l.pixels;
+  loadChunk(0, 0, 0);
+  const Operand2D scales = Operand2D{Space::Vrf, l.scales, 0, kF32Format};
+  const Operand2D outputScale =
+      emitConvScaleFills(emitter, quant, Space::Vrf, l.scales);
+
+  int64_t index = 0, sumIndex = 0;
+  for (int64_t image = 0; image < spec.batch; ++image)
+    for (int64_t chunk = 0; chunk < chunks; ++chunk, ++index) {
+      const int64_t p0 = chunk * l.pixels, np = std::min(l.pixels, hw - p0);
+      const int slot = index % 2;
+      // The next chunk's load goes ahead of this chunk's products.
+      if (chunk + 1 < chunks)
+        loadChunk(image, p0 + l.pixels, (index + 1) % 2);
+      else if (image + 1 < spec.batch)
+        loadChunk(image + 1, 0, (index + 1) % 2);
+      const Operand2D result{Space::Acc, l.out[slot], f * eo, out};
+      for (int64_t j = 0; j * tile < f; ++j) {
+        const int64_t f0 = j * tile, nt = std::min(tile, f - f0);
+        Operand2D sum = l.chained
+                            ? chainOperand(nt, kI32Format)
+                            : denseOperand(Space::Acc, l.sum[sumIndex++ % 2],
+                                           nt, kI32Format);
+        for (int64_t t = 0; t < l.kTiles; ++t) {
+          const int64_t kt = std::min(tile, c - t * tile);
+          emitMm(emitter, sum,
+                 Operand2D{Space::Vrf, l.x[slot] + uint64_t(t * tile), c, in},
+                 denseOperand(Space::Mrf, l.w[t] + uint64_t(f0 * kt), kt,
+                              weightFormat),
+                 np, kt, nt, /*accumulate=*/t > 0, quant.inputZeroPoint);
+        }
+        std::optional<Operand2D> tileBias;
+        if (bias)
+          tileBias = bias->at(0, f0);
+        emitConvEpilogue(emitter, quant, spec.activation, sum, tileBias,
+                         quant.perChannel() ? scales.at(0, f0) : scales,
+                         outputScale, result.at(0, f0), np, nt);
+      }
+      // Pixel p, filter r of the chunk -> plane r, element p.
+      DmaStore store;
+      store.dst = {Space::Dram,
+                   spec.output + uint64_t((image * f * hw + p0) * eo)};
+      store.src = result.ref();
+      store.format = out;
+      store.x = 1;
+      store.y = f;
+      store.z = np;
+      store.dy = hw * eo;
+      store.dz = eo;
+      store.spitch = eo;
+      emitStore(emitter, store);
+    }
+}
+
 } // namespace
 
 bool canEmitPointwise(const TargetDesc &target, const PointwiseSpec &spec,
                       std::string &reason) {
+  if (spec.quantized)
+    return canEmitQuantizedPointwise(target, spec, reason);
   int64_t dramAlign = static_cast<int64_t>(target.memory(Space::Dram).align);
   if (spec.c * kF32 > kMaxPitch || spec.hw * kF32 > 0xFFFFFFFFll) {
     reason = "rows of " + std::to_string(spec.c) +
@@ -126,6 +381,8 @@ bool canEmitPointwise(const TargetDesc &target, const PointwiseSpec &spec,
 
 void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
                    const PointwiseSpec &spec) {
+  if (spec.quantized)
+    return emitQuantizedPointwise(emitter, target, spec);
   std::string unused;
   PointwiseLayout layout = *pointwiseLayout(target, spec.c, spec.f, spec.hw,
                                             spec.bias.has_value(), unused);
