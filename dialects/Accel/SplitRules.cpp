@@ -8,6 +8,8 @@
 
 #include "Accel/AccelOps.h"
 
+#include "mlir/Dialect/Quant/QuantTypes.h"
+
 using namespace mlir;
 using namespace mlir::nnaccel::accel;
 
@@ -265,6 +267,26 @@ SmallVector<SplitRule> MatMulOp::getSplitRules() {
                                                       : SplitKind::DataParallel;
   rules.push_back(columns);
   return rules;
+}
+
+//===----------------------------------------------------------------------===//
+// Quantize and dequantize: elementwise, any axis when quantized per tensor
+// (a per-axis type would need its parameters sliced with the pieces).
+//===----------------------------------------------------------------------===//
+
+static SmallVector<SplitRule> getPerTensorRules(Operation *op, Type quantized) {
+  if (!isa<quant::UniformQuantizedType>(
+          cast<RankedTensorType>(quantized).getElementType()))
+    return {};
+  return rulesForLeadingAxes(op, getRank(op->getResult(0)));
+}
+
+SmallVector<SplitRule> QuantizeOp::getSplitRules() {
+  return getPerTensorRules(*this, getType());
+}
+
+SmallVector<SplitRule> DequantizeOp::getSplitRules() {
+  return getPerTensorRules(*this, getInput().getType());
 }
 
 //===----------------------------------------------------------------------===//

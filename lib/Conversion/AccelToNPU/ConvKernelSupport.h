@@ -111,8 +111,8 @@ struct PointwiseSpec {
   uint64_t input = 0, weight = 0, output = 0, shared = 0;
   std::optional<uint64_t> bias;
   ActivationSpec activation;
-  /// Quantized (int8): the products run with pixels as the mm rows (see
-  /// emitPointwise); unstrided only.
+  /// Quantized (int8): see QuantizedPointwiseConvKernel.cpp; unstrided
+  /// only.
   std::optional<ConvQuantization> quantized;
 
   bool strided() const { return sh > 1 || sw > 1; }
@@ -128,6 +128,13 @@ bool canEmitPointwise(const TargetDesc &target, const PointwiseSpec &spec,
 void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
                    const PointwiseSpec &spec);
 
+/// The int8 pointwise kernel (QuantizedPointwiseConvKernel.cpp), which
+/// canEmitPointwise and emitPointwise use for a quantized spec.
+bool canEmitQuantizedPointwise(const TargetDesc &target,
+                               const PointwiseSpec &spec, std::string &reason);
+void emitQuantizedPointwise(ProgramEmitter &emitter, const TargetDesc &target,
+                            const PointwiseSpec &spec);
+
 //===----------------------------------------------------------------------===//
 // Depthwise k x k convolution (DepthwiseConvKernel.cpp)
 //===----------------------------------------------------------------------===//
@@ -142,8 +149,8 @@ struct DepthwiseSpec {
   uint64_t input = 0, weight = 0, output = 0;
   std::optional<uint64_t> bias;
   ActivationSpec activation;
-  /// Quantized (int8): integer taps with channels along the vector columns
-  /// (see emitDepthwise); input zero point 0.
+  /// Quantized (int8): see QuantizedDepthwiseConvKernel.cpp; input zero
+  /// point 0.
   std::optional<ConvQuantization> quantized;
 
   int64_t ho() const { return stride == 1 ? h : h / 2; }
