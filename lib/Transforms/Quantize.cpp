@@ -490,22 +490,6 @@ struct QuantizePass
     quant::UniformQuantizedType activationType =
         getActivationType(op.getContext(), range->first, range->second,
                           scheme == "asymmetric", inputType.getElementType());
-    // A projection (1x1, fewer filters than channels) runs best with its
-    // pixels as the matrix unit's weight operand, which is i8 only
-    // (docs/isa.md, mm): its input is signed and symmetric even when the
-    // range is non-negative, one bit of resolution for a product up to 4x
-    // cheaper (QuantizedPointwiseConvKernel.cpp).
-    auto weightType = cast<RankedTensorType>(op.getWeight().getType());
-    bool projection = groups == 1 &&
-                      weightType.getNumElements() == filters * channels &&
-                      filters < channels;
-    if (projection && !activationType.isSigned()) {
-      double bound = std::max(std::abs(range->first), std::abs(range->second));
-      activationType = quant::UniformQuantizedType::get(
-          quant::QuantizationFlags::Signed,
-          IntegerType::get(op.getContext(), 8), inputType.getElementType(),
-          std::max(bound / 127.0, kMinScale), 0, -128, 127);
-    }
     Value quantizedInput = builder.create<QuantizeOp>(
         loc, RankedTensorType::get(inputType.getShape(), activationType),
         op.getInput());
