@@ -16,6 +16,8 @@
 #include "Kernels.h"
 #include "ProgramEmitter.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -205,6 +207,54 @@ bool canEmitDense(const TargetDesc &target, const DenseSpec &spec,
 /// matches the host's 16-lane dot product to rounding, not bit for bit.
 void emitDense(ProgramEmitter &emitter, const TargetDesc &target,
                const DenseSpec &spec);
+
+//===----------------------------------------------------------------------===//
+// Strided stem convolution on the matrix unit (StridedStemConvKernel.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A dense f32 k x k convolution with few channels and filters (a network's
+/// stem), stride s > 1, "same" padding k / 2: products of s adjacent taps
+/// of every channel, from the input laid out with channels innermost.
+struct StemSpec {
+  int64_t batch = 1, c = 0, f = 0, h = 0, w = 0, k = 3, stride = 2;
+  int64_t cores = 1; // that share the output rows
+  uint64_t input = 0, weight = 0, output = 0, shared = 0;
+  std::optional<uint64_t> bias;
+  ActivationSpec activation;
+  /// f32, or i8/u8 for a result requantized in the epilogue (the quantize
+  /// of an int8 consumer fused into this f32 conv): q = sat(RNE(y *
+  /// outputInverse) + outputZeroPoint).
+  ElementFormat outFormat = kF32Format;
+  float outputInverse = 1;
+  int32_t outputZeroPoint = 0;
+
+  int64_t pad() const { return k / 2; }
+  int64_t ho() const { return (h + 2 * pad() - k) / stride + 1; }
+  int64_t wo() const { return (w + 2 * pad() - k) / stride + 1; }
+  /// The tap runs of a kernel row: s adjacent taps each (the last shorter).
+  int64_t runs() const { return (k + stride - 1) / stride; }
+  /// SHARED bytes the weight tiles of one core stage through on their way
+  /// to the MRF (the DMA writes the MRF only from DRAM or SHARED).
+  uint64_t sharedBytes() const;
+};
+
+bool canEmitStem(const TargetDesc &target, const StemSpec &spec,
+                 std::string &reason);
+
+/// Per image: the input transposed to [H*W pixels x C] in ACC; per band of
+/// output rows, for each output row i and kernel row dy, one mm per run of
+/// s taps over the pixels whose taps all lie in the image (A rows s pixels
+/// apart: k = run x C contiguous values), single-tap mms for the pixels at
+/// the borders; then bias, activation (and requantization) on whole output
+/// rows of W_o x F values and a transposing store. The weights are
+/// reordered on chip into one tile per run and per tap (F rows of (tap,
+/// channel) values) and staged through SHARED into the MRF.
+void emitStem(llvm::ArrayRef<ProgramEmitter *> emitters,
+              const TargetDesc &target, const StemSpec &spec);
+
+/// The cores the stem kernel is worth running on: each computes a range of
+/// output rows (the SHARED scratch holds one set of tiles per core).
+unsigned getStemCores(const TargetDesc &target, const StemSpec &spec);
 
 //===----------------------------------------------------------------------===//
 // General convolution, implicit GEMM (GemmConvKernel.cpp)

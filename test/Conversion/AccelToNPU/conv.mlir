@@ -171,30 +171,60 @@ func.func @depthwise_chunked(%x: tensor<1x16x48x48xf32>, %w: tensor<16x1x3x3xf32
 
 // -----
 
-// Dense 3x3 stride 2 on 2 channels (a stem): one plane per filter, a
+// Dense 3x3 stride 1 on 2 channels (a stem): one plane per filter, a
 // multiply by a scalar weight per (channel, tap) chained into the add, bias
-// (bcast = scalar), clip, and the stride-2 store of every other column.
-// CHECK-LABEL: npu.program @dense_s2_p0_card0_core0
+// (bcast = scalar), clip and the store.
+// CHECK-LABEL: npu.program @dense_s1_p0_card0_core0
 // CHECK-NEXT: npu.dma.ld vrf[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 36 y = 1 z = 1 sy = 144 dpitch = 144
 // CHECK-NEXT: npu.dma.ld vrf[0xc0], dram[{{0x[0-9a-f]+}}], f32 x = 2 y = 1 z = 1 sy = 8 dpitch = 8
 // CHECK-NEXT: npu.dma.ld acc[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 8 y = 8 z = 2 sy = 32 sz = 256 dpitch = 40 pt = 1 pb = 1 pl = 1 pr = 1 push_next
-// CHECK-NEXT: npu.v.mul acc[0x340], acc[0x0], vrf[0x0], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = scalar pop_prev
-// CHECK-NEXT: npu.v.mul chain, acc[0x4], vrf[0x4], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = scalar chain
-// CHECK-NEXT: npu.v.add acc[0x340], chain, acc[0x340], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
-// CHECK-NEXT: npu.v.mul chain, acc[0x8], vrf[0x8], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = scalar chain
-// CHECK-NEXT: npu.v.add acc[0x340], chain, acc[0x340], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
-// CHECK-NEXT: npu.v.mul chain, acc[0x28], vrf[0xc], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = scalar chain
-// CHECK-NEXT: npu.v.add acc[0x340], chain, acc[0x340], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
-// CHECK-COUNT-14: npu.v.mul chain
-// CHECK: npu.v.add acc[0x340], acc[0x340], vrf[0xc0], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 bpitch = 4 bcast = scalar
-// CHECK-NEXT: npu.vs.max acc[0x340], acc[0x340], f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32
-// CHECK-NEXT: npu.vs.min acc[0x340], acc[0x340], f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 imm = 6.000000e+00 push_next
-// CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x340], f32 x = 1 y = 4 z = 4 dy = 4 dz = 16 spitch = 8 pop_prev
-// CHECK-NEXT: npu.v.mul acc[0x3c0], acc[0x0], vrf[0x48], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = scalar
-// CHECK-COUNT-17: npu.v.mul chain
+// CHECK-NEXT: npu.v.mul acc[0x340], acc[0x0], vrf[0x0], f32, f32, f32 rows = 8 cols = 8 dpitch = 32 apitch = 40 bpitch = 4 bcast = scalar pop_prev
+// CHECK-NEXT: npu.v.mul chain, acc[0x4], vrf[0x4], f32, f32, f32 rows = 8 cols = 8 dpitch = 32 apitch = 40 bpitch = 4 bcast = scalar chain
+// CHECK-NEXT: npu.v.add acc[0x340], chain, acc[0x340], f32, f32, f32 rows = 8 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
+// CHECK-COUNT-16: npu.v.mul chain
+// CHECK: npu.v.add acc[0x340], acc[0x340], vrf[0xc0], f32, f32, f32 rows = 8 cols = 8 dpitch = 32 apitch = 32 bpitch = 4 bcast = scalar
+// CHECK-NEXT: npu.vs.max acc[0x340], acc[0x340], f32, f32 rows = 8 cols = 8 dpitch = 32 apitch = 32
+// CHECK-NEXT: npu.vs.min acc[0x340], acc[0x340], f32, f32 rows = 8 cols = 8 dpitch = 32 apitch = 32 imm = 6.000000e+00 push_next
+// CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x340], f32 x = 8 y = 8 z = 1 dy = 32 spitch = 32 pop_prev
+// CHECK-COUNT-18: npu.v.mul
 // CHECK: npu.dma.st
 // CHECK-NEXT: npu.halt
-func.func @dense_s2(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x4x4xf32> {
+func.func @dense_s1(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x8x8xf32> {
+  %0 = accel.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<clip>, activation_min = 0.0 : f32, activation_max = 6.0 : f32} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>, tensor<2xf32>) -> tensor<1x2x8x8xf32>
+  return %0 : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// The same stem at stride 2 runs on the matrix unit: the weights reordered
+// into tiles of (tap, channel) columns (one per kernel row and run of two
+// taps, one per tap) with one-column copies, staged through SHARED into
+// the MRF; the image loaded transposed to [pixels x channels]; per output
+// row and kernel row one mm per run of taps (A rows two pixels apart) and
+// a single-tap mm for the left border pixel; then bias (repeated per
+// pixel) chained into the clip's max, min, and a transposing store.
+// CHECK-LABEL: npu.program @stem_s2_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld acc[0x200], dram[{{0x[0-9a-f]+}}], f32 x = 18 y = 2 z = 1 sy = 72 dpitch = 72
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 2 y = 1 z = 1 sy = 8 dpitch = 8
+// CHECK-NEXT: npu.dma.ld acc[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 1 y = 2 z = 64 sy = 256 sz = 4 dpitch = 4
+// CHECK-NEXT: npu.v.fill acc[0x2c0], f32 rows = 1 cols = 192
+// CHECK-NEXT: npu.v.mov acc[0x2c0], acc[0x200], f32, f32 rows = 2 cols = 1 dpitch = 16 apitch = 72
+// CHECK-COUNT-29: npu.v.mov
+// CHECK-NEXT: npu.dma.st shared[0x0], acc[0x2c0], f32 x = 192
+// CHECK: npu.dma.ld mrf[0x0], shared[0x0], f32 x = 192
+// CHECK: npu.v.fill vrf[0x40], f32 rows = 4 cols = 2 dpitch = 8
+// CHECK-NEXT: npu.v.add vrf[0x40], vrf[0x40], vrf[0x0], f32, f32, f32 rows = 4 cols = 2 dpitch = 8 apitch = 8 bcast = row
+// CHECK-NEXT: npu.v.fill acc[0x5c0], f32 rows = 4 cols = 8 dpitch = 32
+// CHECK-NEXT: npu.mm acc[0x5c8], acc[0x8], mrf[0x100], f32, f32, f32 m = 3 k = 4 n = 2 dpitch = 8 apitch = 16 acc = 1
+// CHECK-NEXT: npu.mm acc[0x5c0], acc[0x0], mrf[0x1c0], f32, f32, f32 m = 1 k = 2 n = 2 dpitch = 8 apitch = 16 acc = 1
+// CHECK-NEXT: npu.mm acc[0x5c0], acc[0x8], mrf[0x140], f32, f32, f32 m = 4 k = 2 n = 2 dpitch = 8 apitch = 16 acc = 1
+// CHECK-COUNT-30: npu.mm
+// CHECK-NEXT: npu.v.add chain, acc[0x5c0], vrf[0x40], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 bcast = row chain
+// CHECK-NEXT: npu.vs.max acc[0x5c0], chain, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32
+// CHECK-NEXT: npu.vs.min acc[0x6c0], acc[0x5c0], f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 imm = 6.000000e+00
+// CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x6c0], f32 x = 1 y = 2 z = 16 dy = 64 dz = 4 spitch = 4
+// CHECK-NEXT: npu.halt
+func.func @stem_s2(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x4x4xf32> {
   %0 = accel.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<clip>, activation_min = 0.0 : f32, activation_max = 6.0 : f32} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
   return %0 : tensor<1x2x4x4xf32>
 }
