@@ -304,9 +304,13 @@ LogicalResult ConvOp::verify() {
                                      /*outputAxis=*/0, getType().getDimSize(1),
                                      "channel")))
     return failure();
+  // A real convolution may quantize its result (the quantize of an int8
+  // consumer, fused into its epilogue), per tensor.
   if (!quantizedInput &&
-      isa<quant::QuantizedType>(getElementTypeOrSelf(getType())))
-    return emitOpError("only a quantized product has a quantized result");
+      isa<quant::QuantizedType>(getElementTypeOrSelf(getType())) &&
+      !isa<quant::UniformQuantizedType>(getElementTypeOrSelf(getType())))
+    return emitOpError("a real convolution's quantized result must be "
+                       "quantized per tensor");
   return verifyFusedActivation(*this, getActivation(), getActivationMin(),
                                getActivationMax());
 }

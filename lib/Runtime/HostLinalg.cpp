@@ -291,8 +291,13 @@ Status convKernel(KernelContext &ctx) {
   const int64_t *in = geometry.in, *ker = geometry.ker, *st = geometry.st,
                 *dil = geometry.dil, *pb = geometry.pb, *outSp = geometry.out;
   const FusedActivation &act = geometry.act;
+  // A quantized result: the real one, then quantized like the card's
+  // epilogue does (quantizeConvResult).
+  const DType outType = ctx.outputDescs[0].dtype;
+  const bool quantizedOut = isIntegerDType(outType);
   Tensor *out;
-  if (Status s = ctx.makeOutput(0, TensorDesc(dtype, geometry.shape), out);
+  if (Status s = ctx.makeOutput(
+          0, TensorDesc(quantizedOut ? outType : dtype, geometry.shape), out);
       !s.ok())
     return s;
   if (out->getNumElements() == 0)
@@ -302,7 +307,13 @@ Status convKernel(KernelContext &ctx) {
   std::unique_ptr<F32Input> fb;
   if (bias)
     fb = std::make_unique<F32Input>(*bias);
-  F32Output fo(*out);
+  std::unique_ptr<F32Output> realOut;
+  std::vector<float> realStorage;
+  if (quantizedOut)
+    realStorage.resize(static_cast<size_t>(out->getNumElements()));
+  else
+    realOut = std::make_unique<F32Output>(*out);
+  float *result = quantizedOut ? realStorage.data() : realOut->data();
   const int64_t kvol = ker[0] * ker[1] * ker[2], patch = cg * kvol;
   const int64_t inPlane = in[0] * in[1] * in[2];
   const int64_t outPlane = outSp[0] * outSp[1] * outSp[2];
@@ -311,7 +322,7 @@ Status convKernel(KernelContext &ctx) {
     for (int64_t g = 0; g < groups; ++g) {
       const float *xg = fx.data() + (nb * channels + g * cg) * inPlane;
       const float *wg = fw.data() + g * fg * patch;
-      float *og = fo.data() + (nb * filters + g * fg) * outPlane;
+      float *og = result + (nb * filters + g * fg) * outPlane;
       int64_t pos = 0;
       for (int64_t o0 = 0; o0 < outSp[0]; ++o0)
         for (int64_t o1 = 0; o1 < outSp[1]; ++o1)
@@ -343,8 +354,10 @@ Status convKernel(KernelContext &ctx) {
             }
           }
     }
-  applyActivation(act, fo.data(), static_cast<size_t>(out->getNumElements()));
-  fo.commit();
+  applyActivation(act, result, static_cast<size_t>(out->getNumElements()));
+  if (quantizedOut)
+    return quantizeConvResult(ctx, realStorage, *out);
+  realOut->commit();
   return Status::success();
 }
 

@@ -368,6 +368,32 @@ Status quantizedConvKernel(KernelContext &ctx) {
   return Status::success();
 }
 
+Status quantizeConvResult(KernelContext &ctx, const std::vector<float> &real,
+                          Tensor &out) {
+  const DType outType = out.getDType();
+  if (outType != DType::I8 && outType != DType::U8)
+    return ctx.unsupported(outType, "a conv's quantized result");
+  double outputScale;
+  int64_t outputZeroPoint;
+  float scale;
+  if (Status s = ctx.op.getFloat("output_scale", outputScale); !s.ok())
+    return s;
+  if (Status s = readScale(ctx.op, "output_scale", outputScale, scale); !s.ok())
+    return s;
+  if (Status s = ctx.op.getIntOr("output_zero_point", 0, outputZeroPoint);
+      !s.ok())
+    return s;
+  const float inverse = 1.0f / scale;
+  for (size_t i = 0; i < real.size(); ++i) {
+    int64_t q = saturateScaled(real[i] * inverse, outputZeroPoint, outType);
+    if (outType == DType::I8)
+      out.mutableAs<int8_t>()[i] = static_cast<int8_t>(q);
+    else
+      out.mutableAs<uint8_t>()[i] = static_cast<uint8_t>(q);
+  }
+  return Status::success();
+}
+
 } // namespace detail
 } // namespace runtime
 } // namespace nnaccel

@@ -14,6 +14,7 @@
 
 #include "Accel/AccelOps.h"
 #include "Accel/ConstantUtils.h"
+#include "NPU/NPUTarget.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
@@ -353,6 +354,53 @@ struct QuantizePass
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     numFused += fused;
+    if (failed(fuseIntoRealConvs()))
+      return signalPassFailure();
+  }
+
+  /// A real (f32) conv whose only user quantizes its result -- the input
+  /// of an int8 consumer, e.g. after a network's stem -- quantizes it in
+  /// its epilogue instead, where its card kernel can (the strided stem
+  /// kernel): the real tensor never goes to memory. A fused ReLU or clip
+  /// the quantized range lies inside goes, as for quantized convs.
+  LogicalResult fuseIntoRealConvs() {
+    const ::nnaccel::isa::TargetDesc *target =
+        npu::lookupTarget(getOperation());
+    if (!target)
+      return failure();
+    SmallVector<QuantizeOp> quantizes;
+    getOperation().walk([&](QuantizeOp op) { quantizes.push_back(op); });
+    for (QuantizeOp op : quantizes) {
+      auto conv = op.getInput().getDefiningOp<ConvOp>();
+      auto resultType = dyn_cast<quant::UniformQuantizedType>(
+          getElementTypeOrSelf(op.getType()));
+      if (!conv || !conv->hasOneUse() || !resultType ||
+          isa<quant::QuantizedType>(
+              getElementTypeOrSelf(conv.getInput().getType())))
+        continue;
+      auto kernel = dyn_cast<CardKernelOpInterface>(conv.getOperation());
+      if (!kernel)
+        continue;
+      RankedTensorType realType = conv.getType();
+      NamedAttrList attributes = conv->getAttrs();
+      conv.getResult().setType(op.getType());
+      if (isActivationSubsumed(conv, resultType)) {
+        conv.setActivation(Activation::none);
+        conv->removeAttr(conv.getActivationMinAttrName());
+        conv->removeAttr(conv.getActivationMaxAttrName());
+      }
+      std::string reason;
+      if (failed(kernel.checkCardKernel(*target, reason))) {
+        conv.getResult().setType(realType);
+        conv->setAttrs(attributes.getDictionary(conv.getContext()));
+        continue;
+      }
+      conv->removeAttr(AccelDialect::getRangeAttrName());
+      op.getResult().replaceAllUsesWith(conv.getResult());
+      op.erase();
+      ++numFused;
+    }
+    return success();
   }
 
   /// Rewrites one product; on failure `reason` says why, and `expected`

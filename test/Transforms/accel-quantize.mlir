@@ -151,3 +151,27 @@ func.func @conv_hints(%x: tensor<1x4x4x4xf32> {accel.range = array<f64: -1.0, 1.
   %c = accel.conv %x, %wg {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64, accel.hint = #accel.hint<precision = i8>} : (tensor<1x4x4x4xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x4x4xf32>
   return %a, %b, %c : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
 }
+
+// -----
+
+// A real conv whose only user quantizes its result quantizes it in its
+// epilogue where its card kernel can: the stem (3 channels, stride 2) does,
+// and its ReLU goes (the u8 range [0, 4] lies inside it). A 1x1 f32 conv's
+// kernel (the conv kept f32 by its hint) cannot, so its quantize stays.
+// CHECK-LABEL: func.func @real_conv_quantizes
+// CHECK: %[[S:.*]] = accel.conv %arg0, %{{.*}} {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x4x4x!quant.uniform<u8:f32, 0.015686274509803921>>
+// CHECK-NOT: accel.quantize %[[S]]
+// CHECK: accel.conv %[[S]],
+// CHECK: %[[P:.*]] = accel.conv %arg1, {{.*}} -> tensor<1x4x4x4xf32>
+// CHECK: accel.quantize %[[P]]
+func.func @real_conv_quantizes(%x: tensor<1x3x8x8xf32> {accel.range = array<f64: -1.0, 1.0>}, %y: tensor<1x4x4x4xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) {
+  %w = accel.constant dense<0.1> : tensor<4x3x3x3xf32>
+  %s = accel.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<relu>, accel.range = array<f64: 0.0, 4.0>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x4x4xf32>
+  %w1 = accel.constant dense<0.25> : tensor<4x4x1x1xf32>
+  %a = accel.conv %s, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  %p = accel.conv %y, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.range = array<f64: -1.0, 1.0>, accel.hint = #accel.hint<precision = f32>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  %b = accel.conv %p, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.range = array<f64: -1.0, 1.0>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  %wl = accel.constant dense<0.5> : tensor<4x4x1x1xf32>
+  %o = accel.conv %b, %wl {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  return %a, %o, %p : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
+}

@@ -250,8 +250,13 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
                                  std::string &reason) {
   if (isa<quant::QuantizedType>(getElementTypeOrSelf(op.getInput().getType())))
     return planQuantizedConv(op, target, reason);
+  // A real conv that quantizes its result (its int8 consumer's input):
+  // computed like a real result, requantized in the epilogue.
+  auto quantizedResult =
+      dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(op.getType()));
   SmallVector<Type> types(op->getOperandTypes());
-  types.push_back(op.getType());
+  if (!quantizedResult)
+    types.push_back(op.getType());
   if (!allCardFloat(types, "conv", reason))
     return std::nullopt;
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
@@ -273,7 +278,7 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
              "type only (the matrix unit multiplies equal types)";
     return std::nullopt;
   }
-  ElementFormat out = *getElementFormat(resultType);
+  ElementFormat out = quantizedResult ? in : *getElementFormat(resultType);
   std::optional<ElementFormat> bias;
   if (Value b = op.getBias())
     bias = getElementFormat(b.getType());
@@ -300,7 +305,8 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
     bool pads1 = llvm::all_of(pads, [](int64_t p) { return p == 1; });
     bool is3x3 = ws[2] == 3 && ws[3] == 3;
     std::string unused;
-    if (allF32 && groups == 1 && ws[2] == 1 && ws[3] == 1 && pads0) {
+    if (!quantizedResult && allF32 && groups == 1 && ws[2] == 1 && ws[3] == 1 &&
+        pads0) {
       PointwiseSpec &spec = plan.pointwise;
       spec.batch = batch;
       spec.c = c;
@@ -324,8 +330,8 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
     const int64_t k = ws[2];
     bool squareOdd = ws[3] == k && k % 2 == 1 && k >= 3 && k <= 7;
     bool padsSame = llvm::all_of(pads, [&](int64_t p) { return p == k / 2; });
-    if (groups == c && f == c && ws[1] == 1 && squareOdd && padsSame &&
-        equalStrides12) {
+    if (!quantizedResult && groups == c && f == c && ws[1] == 1 && squareOdd &&
+        padsSame && equalStrides12) {
       DepthwiseSpec &spec = plan.depthwise;
       spec.format = in;
       spec.batch = batch;
@@ -358,12 +364,23 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
       spec.activation = act;
       if (bias)
         spec.bias = 0;
-      if (canEmitStem(target, spec, unused)) {
+      if (quantizedResult) {
+        std::optional<DType> stored = getElementDType(quantizedResult);
+        if (stored && (*stored == DType::I8 || *stored == DType::U8)) {
+          spec.outFormat = ElementFormat(*stored);
+          spec.outputInverse = 1.0f / float(quantizedResult.getScale());
+          spec.outputZeroPoint = int32_t(quantizedResult.getZeroPoint());
+        }
+      }
+      if ((!quantizedResult || !(spec.outFormat == kF32Format)) &&
+          canEmitStem(target, spec, unused)) {
         plan.kind = ConvKind::Stem;
         return plan;
       }
     }
-    if (allF32 && groups == 1 && is3x3 && pads1 && equalStrides12) {
+
+    if (!quantizedResult && allF32 && groups == 1 && is3x3 && pads1 &&
+        equalStrides12) {
       DenseSpec &spec = plan.dense;
       spec.batch = batch;
       spec.c = c;
@@ -379,6 +396,13 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
         return plan;
       }
     }
+  }
+
+  if (quantizedResult) {
+    reason = "a real convolution quantizes its result on the card only as a "
+             "strided stem (few channels and filters, stride > 1, same "
+             "padding), to i8 or u8";
+    return std::nullopt;
   }
 
   // The general kernel sees every convolution as 3-D: 1-D and 2-D ones have

@@ -229,6 +229,21 @@ func.func @stem_s2(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x3xf32>, %b: tensor<
   return %0 : tensor<1x2x4x4xf32>
 }
 
+// -----
+
+// The stem quantizing its result (its int8 consumer's input): 1 / scale in
+// the VRF, the bias chained into the ReLU, v.rqnt to u8 and a u8 store.
+// CHECK-LABEL: npu.program @stem_s2_u8_p0_card0_core0
+// CHECK: npu.v.fill vrf[0x80], f32 rows = 1 cols = 1 imm = 4.000000e+01
+// CHECK: npu.v.add chain, acc[0x5c0], vrf[0x40], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 bcast = row chain
+// CHECK-NEXT: npu.v.relu acc[0x5c0], chain, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32
+// CHECK-NEXT: npu.v.rqnt acc[0x6c0], acc[0x5c0], vrf[0x80], u8, f32 rows = 4 cols = 8 dpitch = 8 apitch = 32
+// CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x6c0], u8 x = 1 y = 2 z = 16 dy = 16 dz = 1 spitch = 1
+func.func @stem_s2_u8(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.025>> {
+  %0 = accel.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<relu>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.025>>
+  return %0 : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.025>>
+}
+
 
 // -----
 

@@ -1367,8 +1367,8 @@ func.func @quantized_conv_per_axis_input(%x: tensor<1x2x4x4x!quant.uniform<u8:f3
 
 // -----
 
-func.func @quantized_conv_real_input(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1xf32>) -> tensor<1x3x4x4x!quant.uniform<i8:f32, 0.1>> {
-  // expected-error @+1 {{'accel.conv' op only a quantized product has a quantized result}}
-  %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4x!quant.uniform<i8:f32, 0.1>>
-  return %0 : tensor<1x3x4x4x!quant.uniform<i8:f32, 0.1>>
+func.func @quantized_conv_real_input(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1xf32>) -> tensor<1x3x4x4x!quant.uniform<i8:f32:1, {0.1, 0.1, 0.1}>> {
+  // expected-error @+1 {{'accel.conv' op a real convolution's quantized result must be quantized per tensor}}
+  %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4x!quant.uniform<i8:f32:1, {0.1, 0.1, 0.1}>>
+  return %0 : tensor<1x3x4x4x!quant.uniform<i8:f32:1, {0.1, 0.1, 0.1}>>
 }
