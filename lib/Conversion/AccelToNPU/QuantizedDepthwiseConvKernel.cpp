@@ -141,9 +141,14 @@ quantizedDepthwiseLayout(const TargetDesc &target, const DepthwiseSpec &spec,
       rows = fit >= l.ho ? l.ho : fit / bandAlign * bandAlign;
     if (rows < 1)
       continue;
-    int64_t loadRows = std::min<int64_t>(kMaxDmaYZ / w, h);
+    // Input rows per load: about one band's, so that loads overlap the
+    // bands before them.
+    int64_t loadRows = std::min<int64_t>(
+        {kMaxDmaYZ / w, h, (rows * s + rowAlign - 1) / rowAlign * rowAlign});
     if (loadRows < h)
-      loadRows = loadRows / rowAlign * rowAlign;
+      loadRows = std::max<int64_t>(rowAlign, loadRows / rowAlign * rowAlign);
+    if (loadRows * w > kMaxDmaYZ)
+      loadRows = 0;
     if (loadRows < 1)
       continue;
     l.channels = cc;
@@ -232,8 +237,41 @@ void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
   const int64_t chunks = (c + l.channels - 1) / l.channels;
   const int64_t units = spec.batch * chunks;
 
+  // The input of unit u (image, chunk of channels), transposed to [pixels x
+  // cc] behind the guard, in pieces of loadRows rows, each loaded when the
+  // band before the first band that reads it is emitted (so the in-order
+  // load queue stays one band ahead).
+  std::vector<int64_t> loaded(size_t(units), 0);
+  auto loadUpTo = [&](int64_t u, int64_t needed) {
+    const int64_t image = u / chunks, c0 = (u % chunks) * l.channels;
+    const int64_t cc = std::min(l.channels, c - c0);
+    const uint64_t base = l.in[u % l.inSlots] + uint64_t(l.guard * cc);
+    for (int64_t &r0 = loaded[size_t(u)]; r0 < needed;) {
+      const int64_t rows = std::min(l.loadRows, h - r0);
+      DmaLoad load;
+      load.dst = {Space::Acc, base + uint64_t(r0 * w * cc)};
+      load.src = {Space::Dram,
+                  spec.input + uint64_t((image * c + c0) * inPlane + r0 * w)};
+      load.format = in;
+      load.x = 1;
+      load.y = cc;
+      load.z = rows * w;
+      load.sy = inPlane;
+      load.sz = 1;
+      load.dpitch = 1;
+      emitLoad(emitter, load);
+      r0 += rows;
+    }
+  };
+  // Input rows the band of output rows [i0, i0 + rows) reads.
+  auto neededBy = [&](int64_t i0, int64_t rows) {
+    return std::min(h, (i0 + rows - 1) * s + k - p);
+  };
+  loadUpTo(0, neededBy(0, std::min(l.bandRows, ho)));
+
   // The weights of all channels, transposed to [taps x C] (tap t's row is
-  // the per-channel weights it multiplies by), and the bias.
+  // the per-channel weights it multiplies by), and the bias (behind the
+  // first input: it is read last).
   {
     DmaLoad load;
     load.dst = {Space::Vrf, l.weights};
@@ -255,29 +293,6 @@ void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
     load.x = c;
     emitLoad(emitter, load);
   }
-  // The input of unit u (image, chunk of channels), in pieces of loadRows
-  // rows, transposed to [pixels x cc] behind the guard.
-  auto loadUnit = [&](int64_t u) {
-    const int64_t image = u / chunks, c0 = (u % chunks) * l.channels;
-    const int64_t cc = std::min(l.channels, c - c0);
-    const uint64_t base = l.in[u % l.inSlots] + uint64_t(l.guard * cc);
-    for (int64_t r0 = 0; r0 < h; r0 += l.loadRows) {
-      const int64_t rows = std::min(l.loadRows, h - r0);
-      DmaLoad load;
-      load.dst = {Space::Acc, base + uint64_t(r0 * w * cc)};
-      load.src = {Space::Dram,
-                  spec.input + uint64_t((image * c + c0) * inPlane + r0 * w)};
-      load.format = in;
-      load.x = 1;
-      load.y = cc;
-      load.z = rows * w;
-      load.sy = inPlane;
-      load.sz = 1;
-      load.dpitch = 1;
-      emitLoad(emitter, load);
-    }
-  };
-  loadUnit(0);
   const Operand2D scales{Space::Vrf, l.scales, 0, kF32Format};
   const Operand2D outputScale =
       emitConvScaleFills(emitter, quant, Space::Vrf, l.scales);
@@ -304,8 +319,6 @@ void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
 
   int64_t bandIndex = 0;
   for (int64_t u = 0; u < units; ++u) {
-    if (u + 1 < units)
-      loadUnit(u + 1);
     const int64_t image = u / chunks, c0 = (u % chunks) * l.channels;
     const int64_t cc = std::min(l.channels, c - c0);
     const uint64_t data = l.in[u % l.inSlots] + uint64_t(l.guard * cc);
@@ -353,6 +366,13 @@ void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
     for (int64_t i0 = 0; i0 < ho; i0 += l.bandRows, ++bandIndex) {
       const int64_t rows = std::min(l.bandRows, ho - i0);
       const int64_t pixels = l.bandPixels(spec, rows);
+      // This band's input rows, then the next band's (or the next unit's
+      // first) ahead of this band's vector work.
+      loadUpTo(u, neededBy(i0, rows));
+      if (i0 + rows < ho)
+        loadUpTo(u, neededBy(i0 + rows, std::min(l.bandRows, ho - i0 - rows)));
+      else if (u + 1 < units)
+        loadUpTo(u + 1, neededBy(0, std::min(l.bandRows, ho)));
       const int slot = bandIndex % 2;
       const Operand2D sum =
           s == 1 ? Operand2D{Space::Acc, l.sum[slot], cols * kF32, kI32Format}

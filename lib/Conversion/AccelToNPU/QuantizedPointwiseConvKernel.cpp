@@ -216,9 +216,27 @@ quantizedPointwiseLayout(const TargetDesc &target, const PointwiseSpec &spec,
   return filterCycles < pixelCycles ? filterRows : pixelRows;
 }
 
+/// Loads the bias, if any. The kernels load it behind the weights and
+/// their first input: it is read only by the first epilogue, and its VRF
+/// bytes may still be in use by the op before, which would hold up the
+/// (in-order) loads queued behind it.
+std::optional<Operand2D> loadBias(ProgramEmitter &emitter,
+                                  const PointwiseSpec &spec,
+                                  const QuantizedPointwiseLayout &l) {
+  if (!spec.bias)
+    return std::nullopt;
+  const ElementFormat format = spec.quantized->bias;
+  DmaLoad load;
+  load.dst = {Space::Vrf, l.bias};
+  load.src = {Space::Dram, *spec.bias};
+  load.format = format;
+  load.x = spec.f;
+  emitLoad(emitter, load);
+  return denseOperand(Space::Vrf, l.bias, spec.f, format);
+}
+
 void emitPixelRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
-                   const QuantizedPointwiseLayout &l,
-                   const std::optional<Operand2D> &bias) {
+                   const QuantizedPointwiseLayout &l) {
   const ConvQuantization &quant = *spec.quantized;
   const ElementFormat in = quant.input, out = quant.output;
   const int64_t eo = out.elementBytes();
@@ -265,6 +283,7 @@ void emitPixelRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
   };
   const int64_t chunks = (hw + l.pixels - 1) / l.pixels;
   loadChunk(0, 0, 0);
+  const std::optional<Operand2D> bias = loadBias(emitter, spec, l);
   // The fills have no inputs: behind the first loads they run while those
   // are in flight.
   const Operand2D scales{Space::Vrf, l.scales, 0, kF32Format};
@@ -363,8 +382,7 @@ void emitRowsEpilogue(ProgramEmitter &emitter, const ConvQuantization &quant,
 }
 
 void emitFilterRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
-                    const QuantizedPointwiseLayout &l,
-                    const std::optional<Operand2D> &bias) {
+                    const QuantizedPointwiseLayout &l) {
   const ConvQuantization &quant = *spec.quantized;
   const ElementFormat in = quant.input, out = quant.output;
   const int64_t eo = out.elementBytes();
@@ -400,6 +418,7 @@ void emitFilterRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
   };
   const int64_t groups = (hw + l.pixels - 1) / l.pixels;
   loadGroup(0, 0, 0);
+  const std::optional<Operand2D> bias = loadBias(emitter, spec, l);
   const Operand2D scales{Space::Vrf, l.scales, 0, kF32Format};
   const Operand2D outputScale =
       emitConvScaleFills(emitter, quant, Space::Vrf, l.scales);
@@ -488,23 +507,10 @@ void emitQuantizedPointwise(ProgramEmitter &emitter, const TargetDesc &target,
   std::string unused;
   const QuantizedPointwiseLayout l =
       *quantizedPointwiseLayout(target, spec, unused);
-  const ConvQuantization &quant = *spec.quantized;
-  // The bias first; the orientation emits its first loads, then the scale
-  // fills.
-  std::optional<Operand2D> bias;
-  if (spec.bias) {
-    DmaLoad load;
-    load.dst = {Space::Vrf, l.bias};
-    load.src = {Space::Dram, *spec.bias};
-    load.format = quant.bias;
-    load.x = spec.f;
-    emitLoad(emitter, load);
-    bias = denseOperand(Space::Vrf, l.bias, spec.f, quant.bias);
-  }
   if (l.filterRows)
-    emitFilterRows(emitter, spec, l, bias);
+    emitFilterRows(emitter, spec, l);
   else
-    emitPixelRows(emitter, spec, l, bias);
+    emitPixelRows(emitter, spec, l);
 }
 
 } // namespace mlir::nnaccel::npu_lowering::conv

@@ -219,20 +219,13 @@ void emitStemRows(ProgramEmitter &emitter, const TargetDesc &target,
   const int64_t eo = spec.outFormat.elementBytes();
   const int64_t taps = k * k;
 
-  // The weights and the bias, then the first input rows.
+  // The weights, then the first input rows and the bias.
   {
     DmaLoad load;
     load.dst = {Space::Acc, l.raw};
     load.src = {Space::Dram, spec.weight};
     load.x = c * taps;
     load.y = f;
-    emitLoad(emitter, load);
-  }
-  if (spec.bias) {
-    DmaLoad load;
-    load.dst = {Space::Vrf, l.biasRaw};
-    load.src = {Space::Dram, *spec.bias};
-    load.x = f;
     emitLoad(emitter, load);
   }
   // Input rows [r0, r0 + rows) of an image, transposed behind each other.
@@ -269,6 +262,14 @@ void emitStemRows(ProgramEmitter &emitter, const TargetDesc &target,
     return std::min(h, (i0 + rows - 1) * s + k - p);
   };
   loadUpTo(0, neededBy(rowBegin, std::min(l.bandRows, rowEnd - rowBegin)));
+  // The bias behind them: the epilogue reads it last.
+  if (spec.bias) {
+    DmaLoad load;
+    load.dst = {Space::Vrf, l.biasRaw};
+    load.src = {Space::Dram, *spec.bias};
+    load.x = f;
+    emitLoad(emitter, load);
+  }
 
   // Tiles: column (tap - d0) * C + channel of tile (dy, d0, d1) is the
   // weight of (channel, dy, tap); the staging area is defined everywhere,
