@@ -197,14 +197,13 @@ func.func @dense_s1(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x3xf32>, %b: tensor
 // -----
 
 // The same stem at stride 2 runs on the matrix unit: the weights (loaded
-// first, then the image, transposed to [pixels x channels], then the bias)
-// reordered
-// into tiles of (tap, channel) columns (one per kernel row and run of two
-// taps, one per tap) with one-column copies, staged through SHARED into
-// the MRF; per output row and kernel row one mm per run of taps (A rows two
-// pixels apart) and
-// a single-tap mm for the left border pixel; then bias (repeated per
-// pixel) chained into the clip's max, min, and a transposing store.
+// first, then the image transposed to [pixels x channels], then the bias)
+// reordered into tiles of (tap, channel) columns (one per kernel row and
+// run of two taps, one per tap) with one-column copies, staged through
+// SHARED into the MRF; per output row and kernel row one mm per run of
+// taps (A rows two pixels apart) and a single-tap mm for the left border
+// pixel; then bias (repeated per pixel) chained into the clip's max, min,
+// and a transposing store.
 // CHECK-LABEL: npu.program @stem_s2_p0_card0_core0
 // CHECK-NEXT: npu.dma.ld acc[0x200], dram[{{0x[0-9a-f]+}}], f32 x = 18 y = 2 z = 1 sy = 72 dpitch = 72
 // CHECK-NEXT: npu.dma.ld acc[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 1 y = 2 z = 64 sy = 256 sz = 4 dpitch = 4
