@@ -22,6 +22,8 @@
 //   being padded (a padded layout would need one DMA per image row), and
 //   zero guard rows above and below the planes stand for the vertical
 //   padding.
+//   Small planes of many channels (where repeating the weights per pixel
+//   costs more than it saves) go per output pixel like stride 2:
 // * stride 2: one vector row per output pixel, cc columns; output row i,
 //   tap (dy, dx) is one multiply of input row 2i + dy - p from pixel
 //   2j + dx - p on (row pitch two pixels) by the tap's weight row, over the
@@ -56,17 +58,21 @@ struct QuantizedDepthwiseLayout {
   int64_t channels = 0; // cc: channels per chunk, a multiple of 4
   int64_t bandRows = 0; // output rows per band
   int64_t loadRows = 0; // input rows per load DMA (a multiple of rowAlign)
-  int64_t guard = 0;    // zero pixels before and after the planes (stride 1)
+  int64_t guard = 0;    // zero pixels before and after the planes (row view)
+  /// Stride 1 with whole image rows as vector rows (else one vector row
+  /// per output pixel, per output row instructions).
+  bool rowView = false;
   int inSlots = 1;
-  // vrf: weights [taps x C] (i8), bias [C], scales [C + 1]; stride 1 also
-  // the repeated weights [taps x W x cc] (i8), bias and scales [W x cc].
+  // vrf: weights [taps x C] (i8), bias [C], scales [C + 1]; the row view
+  // also the repeated weights [taps x W x cc] (i8), bias and scales
+  // [W x cc].
   uint64_t weights = 0, bias = 0, scales = 0, wrep = 0, brep = 0, srep = 0;
   // acc: input chunks, band sums (i32) and results.
   uint64_t in[2] = {0, 0}, sum[2] = {0, 0}, out[2] = {0, 0};
   uint64_t inBytes = 0;
 
   int64_t bandPixels(const DepthwiseSpec &spec, int64_t rows) const {
-    return rows * (spec.stride == 1 ? spec.w : wo);
+    return rows * (rowView ? spec.w : wo);
   }
 };
 
@@ -80,7 +86,21 @@ quantizedDepthwiseLayout(const TargetDesc &target, const DepthwiseSpec &spec,
   l.taps = spec.k * spec.k;
   l.ho = (h + 2 * l.pad - spec.k) / s + 1;
   l.wo = (w + 2 * l.pad - spec.k) / s + 1;
-  l.guard = s == 1 ? l.pad * w + l.pad : 0;
+  // The row view (stride 1) pays for repeating the weights, bias and scales
+  // per pixel; per-pixel rows pay an instruction per (output row, tap) and
+  // lanes when the channels are not a multiple of the lanes. Small planes
+  // of many channels (a 3x3 image of 480 channels) go per pixel.
+  {
+    const int64_t lanes = target.vectorLanes;
+    auto passes = [&](int64_t n) { return (n + lanes - 1) / lanes; };
+    const int64_t rowCycles =
+        l.taps * (l.ho * passes(w * c) + 2) + l.taps * w * passes(c) +
+        l.taps * (w * passes(c) + 2) + 4 * w * passes(c) + l.ho * passes(w * c);
+    const int64_t pixelCycles =
+        l.ho * l.taps * (l.wo * passes(c) + 2) + l.ho * l.wo * passes(c);
+    l.rowView = s == 1 && rowCycles <= pixelCycles;
+  }
+  l.guard = l.rowView ? l.pad * w + l.pad : 0;
   const int64_t eo = quant.output.elementBytes();
   const int64_t eb = quant.bias.elementBytes();
   const int64_t dramAlign =
@@ -115,7 +135,7 @@ quantizedDepthwiseLayout(const TargetDesc &target, const DepthwiseSpec &spec,
     const int inSlots = cc < c ? 2 : 1;
     const uint64_t inBytes = alignUp(uint64_t((2 * l.guard + h * w) * cc), 64);
     uint64_t vrfChunk = 0;
-    if (s == 1) {
+    if (l.rowView) {
       vrfChunk += alignUp(uint64_t(l.taps * w * cc), 64);
       vrfChunk += spec.bias ? alignUp(uint64_t(w * cc * eb), 64) : 0;
       vrfChunk += quant.perChannel() ? alignUp(uint64_t(w * cc * kF32), 64) : 0;
@@ -156,7 +176,7 @@ quantizedDepthwiseLayout(const TargetDesc &target, const DepthwiseSpec &spec,
     l.loadRows = loadRows;
     l.inSlots = inSlots;
     l.inBytes = inBytes;
-    if (s == 1) {
+    if (l.rowView) {
       l.wrep = vrf;
       l.brep = l.wrep + alignUp(uint64_t(l.taps * w * cc), 64);
       l.srep = l.brep + (spec.bias ? alignUp(uint64_t(w * cc * eb), 64) : 0);
@@ -328,8 +348,8 @@ void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
                    l.bias + uint64_t(c0 * quant.bias.elementBytes()), 0,
                    quant.bias};
     Operand2D channelScales = quant.perChannel() ? scales.at(0, c0) : scales;
-    const int64_t cols = s == 1 ? w * cc : cc;
-    if (s == 1) {
+    const int64_t cols = l.rowView ? w * cc : cc;
+    if (l.rowView) {
       // The guards above and below the planes read as zeros.
       const int64_t guardBytes = l.guard * cc;
       const Operand2D slot{Space::Acc, l.in[u % l.inSlots], guardBytes, in};
@@ -375,9 +395,10 @@ void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
         loadUpTo(u + 1, neededBy(0, std::min(l.bandRows, ho)));
       const int slot = bandIndex % 2;
       const Operand2D sum =
-          s == 1 ? Operand2D{Space::Acc, l.sum[slot], cols * kF32, kI32Format}
-                 : Operand2D{Space::Acc, l.sum[slot], cc * kF32, kI32Format};
-      if (s == 1) {
+          l.rowView
+              ? Operand2D{Space::Acc, l.sum[slot], cols * kF32, kI32Format}
+              : Operand2D{Space::Acc, l.sum[slot], cc * kF32, kI32Format};
+      if (l.rowView) {
         for (int64_t index = 0; index < taps; ++index) {
           const int64_t t = tapOrder(index);
           const int64_t dy = t / k - p, dx = t % k - p;
@@ -410,7 +431,7 @@ void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
                 index == 0, jhi - jlo, cc);
           }
       }
-      const int64_t epilogueRows = s == 1 ? rows : pixels;
+      const int64_t epilogueRows = l.rowView ? rows : pixels;
       const Operand2D result{Space::Acc, l.out[slot], cols * eo, out};
       std::optional<Operand2D> bandBias;
       if (spec.bias)
