@@ -347,6 +347,8 @@ struct QuantizePass
                           << ", not int8: " << reason;
       }
     }
+    if (quantizeAdds)
+      rewriteAdds();
     RewritePatternSet patterns(&getContext());
     uint64_t fused = 0;
     patterns.add<FuseRequantizeIntoProduct, FuseRequantizeIntoConv>(
@@ -356,6 +358,117 @@ struct QuantizePass
     numFused += fused;
     if (failed(fuseIntoRealConvs()))
       return signalPassFailure();
+  }
+
+  /// The quantize of `value` to `type`: an existing one that runs before
+  /// `before`, or a new one right before it.
+  Value getQuantized(OpBuilder &builder, Value value,
+                     quant::UniformQuantizedType type, Operation *before) {
+    for (Operation *user : value.getUsers())
+      if (auto quantize = dyn_cast<QuantizeOp>(user))
+        if (getElementTypeOrSelf(quantize.getType()) == type &&
+            quantize->getBlock() == before->getBlock() &&
+            quantize->isBeforeInBlock(before))
+          return quantize.getResult();
+    builder.setInsertionPoint(before);
+    auto shape = cast<RankedTensorType>(value.getType()).getShape();
+    return builder.create<QuantizeOp>(
+        before->getLoc(), RankedTensorType::get(shape, type), value);
+  }
+
+  /// Residual adds between int8 convolutions: an f32 add of same-shape
+  /// operands whose users all quantize its result (int8 convs) or are adds
+  /// themselves adds the quantized values into a quantized result (type
+  /// from its range): the quantize of its result goes, the quantize of each
+  /// operand is fused into the conv producing it. Without this, the real
+  /// tensors around every add cost a dequantize and a quantize pass through
+  /// memory. An add that stays f32 reads a quantized operand through an
+  /// accel.dequantize.
+  void rewriteAdds() {
+    MLIRContext *context = &getContext();
+    Type f32 = Float32Type::get(context);
+    SmallVector<AddOp> adds;
+    getOperation().walk([&](AddOp op) { adds.push_back(op); });
+    for (AddOp add : adds) {
+      auto type = cast<RankedTensorType>(add.getType());
+      auto hint = add->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
+      if (!type.getElementType().isF32() || add->use_empty() ||
+          (hint && hint.getPrecision() &&
+           !hint.getPrecision().isSignlessInteger(8)) ||
+          llvm::any_of(
+              add->getUsers(),
+              [](Operation *user) { return !isa<QuantizeOp, AddOp>(user); }) ||
+          llvm::any_of(add->getOperands(), [&](Value operand) {
+            return cast<RankedTensorType>(operand.getType()).getShape() !=
+                   type.getShape();
+          }))
+        continue;
+      std::optional<std::pair<double, double>> range =
+          getCalibratedRange(add.getResult());
+      // Operands quantized by an add rewritten before are read through
+      // their dequantize; the others need a range of their own.
+      SmallVector<Value, 2> real;
+      for (Value operand : add->getOperands()) {
+        if (auto dequantize = operand.getDefiningOp<DequantizeOp>())
+          operand = dequantize.getInput();
+        real.push_back(operand);
+      }
+      if (!range || llvm::any_of(real, [](Value operand) {
+            return !isa<quant::QuantizedType>(
+                       getElementTypeOrSelf(operand.getType())) &&
+                   !getCalibratedRange(operand);
+          }))
+        continue;
+      if (hint && hint.getPrecision())
+        dropHintPrecision(add);
+      OpBuilder builder(add);
+      bool asymmetric = scheme == "asymmetric";
+      SmallVector<Value, 2> operands;
+      for (Value operand : real) {
+        if (isa<quant::QuantizedType>(
+                getElementTypeOrSelf(operand.getType()))) {
+          operands.push_back(operand);
+          continue;
+        }
+        std::optional<std::pair<double, double>> operandRange =
+            getCalibratedRange(operand);
+        operands.push_back(getQuantized(
+            builder, operand,
+            getActivationType(context, operandRange->first,
+                              operandRange->second, asymmetric, f32),
+            add));
+      }
+      builder.setInsertionPoint(add);
+      auto resultType = RankedTensorType::get(
+          type.getShape(), getActivationType(context, range->first,
+                                             range->second, asymmetric, f32));
+      auto quantized = builder.create<AddOp>(add.getLoc(), resultType,
+                                             operands[0], operands[1]);
+      for (NamedAttribute attribute : add->getDiscardableAttrs())
+        if (attribute.getName() != AccelDialect::getRangeAttrName())
+          quantized->setAttr(attribute.getName(), attribute.getValue());
+      Value dequantized;
+      for (Operation *user : llvm::make_early_inc_range(add->getUsers())) {
+        if (auto quantize = dyn_cast<QuantizeOp>(user)) {
+          builder.setInsertionPoint(quantize);
+          Value replacement = quantized.getResult();
+          if (quantize.getType() != resultType)
+            replacement = builder.create<RequantizeOp>(
+                quantize.getLoc(), quantize.getType(), replacement);
+          quantize.getResult().replaceAllUsesWith(replacement);
+          quantize->erase();
+          continue;
+        }
+        if (!dequantized) {
+          builder.setInsertionPointAfter(quantized);
+          dequantized =
+              builder.create<DequantizeOp>(add.getLoc(), type, quantized);
+        }
+        user->replaceUsesOfWith(add.getResult(), dequantized);
+      }
+      add->erase();
+      ++numQuantizedAdds;
+    }
   }
 
   /// A real (f32) conv whose only user quantizes its result -- the input

@@ -175,3 +175,29 @@ func.func @real_conv_quantizes(%x: tensor<1x3x8x8xf32> {accel.range = array<f64:
   %o = accel.conv %b, %wl {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
   return %a, %o, %p : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
 }
+
+// -----
+
+// Residual adds: an add whose users all quantize its result (int8 convs) or
+// are adds adds quantized operands into its range's type; the quantize of
+// the conv operand is fused into that conv, and the int8 conv after the add
+// reads its result directly. The second add's result is returned, so it
+// stays f32 and reads the first one through a dequantize.
+// CHECK-LABEL: func.func @residual
+// CHECK: %[[X:.*]] = accel.quantize %arg0 : tensor<1x4x4x4xf32> -> tensor<1x4x4x4x!quant.uniform<i8:f32, 0.015748031496062992>>
+// CHECK: %[[P:.*]] = accel.conv %[[X]], {{.*}} -> tensor<1x4x4x4x!quant.uniform<i8:f32, 0.015748031496062992>>
+// CHECK: %[[R:.*]] = accel.add %[[P]], %[[X]] : (tensor<1x4x4x4x!quant.uniform<i8:f32, 0.015748031496062992>>, tensor<1x4x4x4x!quant.uniform<i8:f32, 0.015748031496062992>>) -> tensor<1x4x4x4x!quant.uniform<i8:f32, 0.031496062992125984>>
+// CHECK: %[[D:.*]] = accel.dequantize %[[R]] : tensor<1x4x4x4x!quant.uniform<i8:f32, 0.031496062992125984>> -> tensor<1x4x4x4xf32>
+// CHECK: %[[E:.*]] = accel.conv %[[R]], {{.*}} -> tensor<1x4x4x4xf32>
+// CHECK: %[[S:.*]] = accel.add %[[E]], %[[D]] {{.*}}: (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+// CHECK: return %[[S]]
+func.func @residual(%x: tensor<1x4x4x4xf32> {accel.range = array<f64: -2.0, 2.0>}) -> tensor<1x4x4x4xf32> {
+  %w = accel.constant dense<0.25> : tensor<4x4x1x1xf32>
+  %p = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.range = array<f64: -2.0, 2.0>, accel.hint = #accel.hint<precision = i8>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  %r = accel.add %p, %x {accel.range = array<f64: -4.0, 4.0>} : (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %e = accel.conv %r, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.range = array<f64: -1.0, 1.0>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  %s = accel.add %e, %r {accel.range = array<f64: -5.0, 5.0>} : (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %wl = accel.constant dense<0.5> : tensor<4x4x1x1xf32>
+  %o = accel.conv %s, %wl {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  return %s : tensor<1x4x4x4xf32>
+}

@@ -115,6 +115,13 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
     the requantized type is then dropped (saturation clips the same), so the
     kernel rescales the exact sum once.
 
+    Residual adds (`quantize-adds`): an f32 add of same-shape operands
+    whose users all quantize its result or are adds adds quantized
+    operands into a quantized result (its range's type): the quantizes of
+    its operands fuse into the products making them, the real tensors
+    around it never go to memory. An add that stays f32 reads a quantized
+    operand through an `accel.dequantize`.
+
     By default the last product of the function (the classifier or CTR
     head) stays in f32 (`keep-last`), and so does the first convolution
     (the stem: `keep-first-conv`). A `precision` hint decides per node:
@@ -141,13 +148,16 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
     Option<"keepLast", "keep-last", "bool", /*default=*/"true",
            "Keep the function's last product in f32 unless hinted i8">,
     Option<"keepFirstConv", "keep-first-conv", "bool", /*default=*/"true",
-           "Keep the function's first convolution in f32 unless hinted i8">
+           "Keep the function's first convolution in f32 unless hinted i8">,
+    Option<"quantizeAdds", "quantize-adds", "bool", /*default=*/"true",
+           "Quantize adds between int8 products (residual connections)">
   ];
   let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect",
                            "::mlir::quant::QuantizationDialect"];
   let statistics = [
     Statistic<"numQuantized", "quantized", "Products quantized to int8">,
-    Statistic<"numFused", "requantized", "Requantizations fused into products">
+    Statistic<"numFused", "requantized", "Requantizations fused into products">,
+    Statistic<"numQuantizedAdds", "quantized-adds", "Adds quantized to int8">
   ];
 }
 
