@@ -287,11 +287,12 @@ void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
   auto neededBy = [&](int64_t i0, int64_t rows) {
     return std::min(h, (i0 + rows - 1) * s + k - p);
   };
-  loadUpTo(0, neededBy(0, std::min(l.bandRows, ho)));
-
   // The weights of all channels, transposed to [taps x C] (tap t's row is
-  // the per-channel weights it multiplies by), and the bias (behind the
-  // first input: it is read last).
+  // the per-channel weights it multiplies by), and the bias, then the first
+  // input rows: the input waits for the op before to store it, the
+  // constants only for it to be done with the VRF, which comes sooner
+  // (measured: mobilenet_v2_050 int8 189.2k -> 183.2k cycles on one core
+  // against loading the input first).
   {
     DmaLoad load;
     load.dst = {Space::Vrf, l.weights};
@@ -313,6 +314,7 @@ void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
     load.x = c;
     emitLoad(emitter, load);
   }
+  loadUpTo(0, neededBy(0, std::min(l.bandRows, ho)));
   const Operand2D scales{Space::Vrf, l.scales, 0, kF32Format};
   const Operand2D outputScale =
       emitConvScaleFills(emitter, quant, Space::Vrf, l.scales);
