@@ -400,3 +400,23 @@ func.func @matrix_modes(%xh: tensor<1x4x8x8xf16>, %wh: tensor<8x4x3x3xf16>, %xb:
   %1 = accel.conv %xb, %wb {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xbf16>, tensor<8x4x3x3xbf16>) -> tensor<1x8x8x8xbf16>
   return %0, %1 : tensor<1x8x8x8xf16>, tensor<1x8x8x8xbf16>
 }
+
+// -----
+
+// int8 convs the card's int8 kernels do not take run on the host, saying
+// why: a dense 3x3, a depthwise conv whose input has a zero point (its
+// padding would be the stored 0), and a real conv quantizing its result
+// that is no strided stem.
+// PLACE-LABEL: func.func @int8_host
+func.func @int8_host(%x: tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>, %w: tensor<4x4x3x3x!quant.uniform<i8:f32, 0.01>>, %xz: tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1:3>>, %wd: tensor<4x1x3x3x!quant.uniform<i8:f32, 0.01>>, %xf: tensor<1x4x6x6xf32>, %w1: tensor<4x4x1x1xf32>) -> (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>) {
+  // PLACE: accel.conv
+  // PLACE-SAME: accel.host_reason = "int8 convolutions run on the card as 1x1 (stride 1, no padding) or depthwise k x k (k = 3, 5, 7, same padding, stride 1 or 2) ones only"
+  %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.01>>) -> tensor<1x4x6x6xf32>
+  // PLACE: accel.conv
+  // PLACE-SAME: accel.host_reason = "an int8 depthwise convolution needs input zero point 0 (its padding is the stored 0)"
+  %1 = accel.conv %xz, %wd {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 4 : i64} : (tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1:3>>, tensor<4x1x3x3x!quant.uniform<i8:f32, 0.01>>) -> tensor<1x4x6x6xf32>
+  // PLACE: accel.conv
+  // PLACE-SAME: accel.host_reason = "a real convolution quantizes its result on the card only as a strided stem (few channels and filters, stride > 1, same padding), to i8 or u8"
+  %2 = accel.conv %xf, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>
+  return %0, %1, %2 : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>
+}
