@@ -674,6 +674,25 @@ struct QuantizePass
     // placement, range) carry over; the result stays real.
     auto conv = builder.create<ConvOp>(loc, TypeRange{op.getType()}, operands,
                                        op->getAttrs());
+    // Only where the card has an int8 kernel for it (1x1, depthwise): an
+    // int8 conv on the host would be far slower than the f32 one on the
+    // card.
+    std::string kernelReason;
+    auto kernel = cast<CardKernelOpInterface>(conv.getOperation());
+    const ::nnaccel::isa::TargetDesc *target =
+        npu::lookupTarget(getOperation());
+    if (!target || failed(kernel.checkCardKernel(*target, kernelReason))) {
+      SmallVector<Operation *> created{conv};
+      for (Value operand : operands)
+        if (Operation *producer = operand.getDefiningOp();
+            producer && producer != weight.getDefiningOp() &&
+            (!bias || producer != bias.getDefiningOp()))
+          created.push_back(producer);
+      for (Operation *newOp : created)
+        newOp->erase();
+      reason = "the card has no int8 kernel for it (" + kernelReason + ")";
+      return failure();
+    }
     op.getResult().replaceAllUsesWith(conv.getResult());
     Operation *weightOp = weight.getDefiningOp();
     Operation *biasOp = bias ? bias.getDefiningOp() : nullptr;

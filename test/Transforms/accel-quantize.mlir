@@ -104,29 +104,29 @@ func.func @variable_weight(%x: tensor<2x4xf32> {accel.range = array<f64: -1.0, 1
 // CHECK-LABEL: func.func @convs
 // CHECK: %[[A:.*]] = accel.conv %arg0, %{{.*}} {{{.*}}} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
 // CHECK: %[[Q:.*]] = accel.quantize %[[A]] : tensor<1x2x4x4xf32> -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.0078740157480314959>>
-// CHECK: %[[E:.*]] = accel.conv %[[Q]], %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4x!quant.uniform<i8:f32, 0.0078740157480314959>>, tensor<3x2x1x1x!quant.uniform<i8:f32:0, {0.0078740157480314959,0.0078740157480314959,0.015748031496062992}>>, tensor<3x!quant.uniform<i32:f32:0, {{.*}}>>) -> tensor<1x3x4x4x!quant.uniform<u8:f32, 0.023529411764705882>>
-// CHECK: %[[D:.*]] = accel.conv %[[E]], %{{.*}} {activation = #accel.act<clip>, activation_max = 6.000000e+00 : f32, activation_min = 0.000000e+00 : f32, {{.*}}groups = 3 : i64{{.*}}} : (tensor<1x3x4x4x!quant.uniform<u8:f32, 0.023529411764705882>>, tensor<3x1x3x3x!quant.uniform<i8:f32:0, {{.*}}>>) -> tensor<1x3x4x4x!quant.uniform<u8:f32, 0.031372549019607843>>
+// CHECK: %[[E:.*]] = accel.conv %[[Q]], %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4x!quant.uniform<i8:f32, 0.0078740157480314959>>, tensor<4x2x1x1x!quant.uniform<i8:f32:0, {0.0078740157480314959,0.0078740157480314959,0.015748031496062992,0.003937007874015748}>>, tensor<4x!quant.uniform<i32:f32:0, {{.*}}>>) -> tensor<1x4x4x4x!quant.uniform<u8:f32, 0.023529411764705882>>
+// CHECK: %[[D:.*]] = accel.conv %[[E]], %{{.*}} {activation = #accel.act<clip>, activation_max = 6.000000e+00 : f32, activation_min = 0.000000e+00 : f32, {{.*}}groups = 4 : i64{{.*}}} : (tensor<1x4x4x4x!quant.uniform<u8:f32, 0.023529411764705882>>, tensor<4x1x3x3x!quant.uniform<i8:f32:0, {{.*}}>>) -> tensor<1x4x4x4x!quant.uniform<u8:f32, 0.031372549019607843>>
 // CHECK: %[[P:.*]] = accel.conv %[[D]], %{{.*}} {{{.*}}} : ({{.*}}) -> tensor<1x2x4x4xf32>
 // CHECK: accel.conv %[[P]], %{{.*}} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
-// CHECK: weight_i8: "0x0800000040817F207F00"
+// CHECK: weight_i8: "0x0800000040817F207F007F7F"
 // Asymmetric, one weight scale, the last product quantized too: u8 inputs
 // with zero points, per-tensor weights, and the last conv requantizing the
 // 1x1 conv before it (range [-3, 3]: zero point 128).
 // ASYM-LABEL: func.func @convs
 // ASYM: accel.quantize %{{.*}} -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078431372549019607:128>>
-// ASYM: tensor<3x2x1x1x!quant.uniform<i8:f32, 0.015748031496062992>>
+// ASYM: tensor<4x2x1x1x!quant.uniform<i8:f32, 0.015748031496062992>>
 // ASYM: -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.023529411764705882:128>>
 // ASYM: accel.conv {{.*}} -> tensor<1x2x4x4xf32>
 func.func @convs(%x: tensor<1x2x4x4xf32> {accel.range = array<f64: -1.0, 1.0>}) -> tensor<1x2x4x4xf32> {
   %w0 = accel.constant dense<0.5> : tensor<2x2x1x1xf32>
   %a = accel.conv %x, %w0 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.range = array<f64: -1.0, 1.0>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
-  %w = accel.constant dense<[[[[0.5]], [[-1.0]]], [[[1.0]], [[0.25]]], [[[2.0]], [[0.0]]]]> : tensor<3x2x1x1xf32>
-  %b = accel.constant dense<[0.1, -0.2, 0.3]> : tensor<3xf32>
-  %e = accel.conv %a, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, activation = #accel.act<clip>, activation_min = 0.0 : f32, activation_max = 6.0 : f32, accel.range = array<f64: 0.0, 6.0>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
-  %wd = accel.constant dense<0.1> : tensor<3x1x3x3xf32>
-  %d = accel.conv %e, %wd {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 3 : i64, activation = #accel.act<clip>, activation_min = 0.0 : f32, activation_max = 6.0 : f32, accel.range = array<f64: 0.0, 8.0>} : (tensor<1x3x4x4xf32>, tensor<3x1x3x3xf32>) -> tensor<1x3x4x4xf32>
-  %wp = accel.constant dense<0.25> : tensor<2x3x1x1xf32>
-  %p = accel.conv %d, %wp {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.range = array<f64: -3.0, 3.0>} : (tensor<1x3x4x4xf32>, tensor<2x3x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %w = accel.constant dense<[[[[0.5]], [[-1.0]]], [[[1.0]], [[0.25]]], [[[2.0]], [[0.0]]], [[[0.5]], [[0.5]]]]> : tensor<4x2x1x1xf32>
+  %b = accel.constant dense<[0.1, -0.2, 0.3, 0.0]> : tensor<4xf32>
+  %e = accel.conv %a, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, activation = #accel.act<clip>, activation_min = 0.0 : f32, activation_max = 6.0 : f32, accel.range = array<f64: 0.0, 6.0>} : (tensor<1x2x4x4xf32>, tensor<4x2x1x1xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  %wd = accel.constant dense<0.1> : tensor<4x1x3x3xf32>
+  %d = accel.conv %e, %wd {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 4 : i64, activation = #accel.act<clip>, activation_min = 0.0 : f32, activation_max = 6.0 : f32, accel.range = array<f64: 0.0, 8.0>} : (tensor<1x4x4x4xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
+  %wp = accel.constant dense<0.25> : tensor<2x4x1x1xf32>
+  %p = accel.conv %d, %wp {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.range = array<f64: -3.0, 3.0>} : (tensor<1x4x4x4xf32>, tensor<2x4x1x1xf32>) -> tensor<1x2x4x4xf32>
   %wl = accel.constant dense<0.5> : tensor<2x2x1x1xf32>
   %o = accel.conv %p, %wl {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
   return %o : tensor<1x2x4x4xf32>
@@ -135,21 +135,26 @@ func.func @convs(%x: tensor<1x2x4x4xf32> {accel.range = array<f64: -1.0, 1.0>}) 
 // -----
 
 // Convolution hints: i8 quantizes the first conv too; f32 keeps a conv
-// real. A grouped conv that is not depthwise is not quantized, and says so
-// when hinted.
+// real. A grouped conv that is not depthwise is not quantized, nor is a
+// dense 3x3 (the card has no int8 kernel for it: it would run on the host),
+// and they say so when hinted.
 // CHECK-LABEL: func.func @conv_hints
 // CHECK: %[[Q:.*]] = accel.quantize %arg0
 // CHECK: accel.conv %[[Q]], {{.*}} -> tensor<1x4x4x4xf32>
 // CHECK: accel.conv %arg0, {{.*}}accel.hint = #accel.hint<precision = f32>
 // CHECK: accel.conv %arg0, {{.*}}groups = 2
-func.func @conv_hints(%x: tensor<1x4x4x4xf32> {accel.range = array<f64: -1.0, 1.0>}) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) {
+// CHECK: accel.conv %arg0, {{.*}} : (tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x4x4xf32>
+func.func @conv_hints(%x: tensor<1x4x4x4xf32> {accel.range = array<f64: -1.0, 1.0>}) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) {
   %w = accel.constant dense<0.5> : tensor<4x4x1x1xf32>
   %a = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.hint = #accel.hint<precision = i8>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
   %b = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.hint = #accel.hint<precision = f32>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
   %wg = accel.constant dense<0.5> : tensor<4x2x1x1xf32>
   // expected-warning @+1 {{accel.conv: stays 'f32', not int8: only convolutions with groups = 1 and depthwise ones are quantized}}
   %c = accel.conv %x, %wg {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64, accel.hint = #accel.hint<precision = i8>} : (tensor<1x4x4x4xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x4x4xf32>
-  return %a, %b, %c : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
+  %w3 = accel.constant dense<0.5> : tensor<4x4x3x3xf32>
+  // expected-warning @+1 {{accel.conv: stays 'f32', not int8: the card has no int8 kernel for it (int8 convolutions run on the card as 1x1 (stride 1, no padding) or depthwise k x k (k = 3, 5, 7, same padding, stride 1 or 2) ones only)}}
+  %d = accel.conv %x, %w3 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, accel.hint = #accel.hint<precision = i8>} : (tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x4x4xf32>
+  return %a, %b, %c, %d : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
 }
 
 // -----

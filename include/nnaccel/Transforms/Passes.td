@@ -109,7 +109,10 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
 
     Convolutions (`accel.conv` with groups = 1, and depthwise ones) are
     quantized the same way: per-tensor input, i8 weight with a scale per
-    output channel (axis 0 of F x C/groups x K...), i32 bias, real result.
+    output channel (axis 0 of F x C/groups x K...), i32 bias, real result
+    -- where the module's target has an int8 card kernel for the result
+    (1x1 and depthwise; a dense k x k conv stays f32, as int8 on the host
+    it would be far slower).
     A quantized conv whose only user quantizes it again requantizes its
     result itself; a fused ReLU or clip whose range contains every value of
     the requantized type is then dropped (saturation clips the same), so the
