@@ -84,6 +84,14 @@ def Accel_ConvOp : Accel_InferredOp<"conv", [Accel_HeavyOp,
     positions contribute zero; ONNX `ConvInteger` imports as one once the
     zero points are subtracted.
 
+    Quantized (int8), like fully_connected: a per-tensor quantized 8-bit
+    input, a signed symmetric weight quantized per tensor or per output
+    channel (axis 0), a real or i32 bias (scale input x weight); the exact
+    i32 sums give a real result or one requantized to the result's type. A
+    real convolution may also quantize its result (per tensor): its int8
+    consumer's input quantization done in its epilogue,
+    `q = sat(round_half_even(y * f32(1 / scale)) + zero_point)`.
+
     ```mlir
     %r = accel.conv %x, %w, %b {strides = array<i64: 2, 2>,
              pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>,

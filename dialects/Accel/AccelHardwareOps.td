@@ -6,7 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 def Accel_QuantizeOp : Accel_Op<"quantize", [Pure,
-    SameOperandsAndResultShape, DeclareOpInterfaceMethods<Accel_SplitOpInterface>]> {
+    SameOperandsAndResultShape,
+    DeclareOpInterfaceMethods<Accel_SplitOpInterface>]> {
   let summary = "real to quantized (ONNX QuantizeLinear)";
   let description = [{
     `q = saturate(round_half_even(x / scale) + zero_point)` with the
@@ -32,7 +33,8 @@ def Accel_QuantizeOp : Accel_Op<"quantize", [Pure,
 }
 
 def Accel_DequantizeOp : Accel_Op<"dequantize", [Pure,
-    SameOperandsAndResultShape, DeclareOpInterfaceMethods<Accel_SplitOpInterface>]> {
+    SameOperandsAndResultShape,
+    DeclareOpInterfaceMethods<Accel_SplitOpInterface>]> {
   let summary = "quantized to real (ONNX DequantizeLinear)";
   let description = [{
     `x = (q - zero_point) * scale`; the result element type is the quantized

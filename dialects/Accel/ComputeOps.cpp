@@ -136,81 +136,94 @@ bool ConvOp::isCompatibleReturnTypes(TypeRange inferred, TypeRange actual) {
   return areCompatibleProductTypes(inferred, actual);
 }
 
-/// Checks the operand types of a quantized fully_connected: a per-tensor
-/// quantized 8-bit input, a symmetric signed weight quantized per tensor or
-/// per output column, and a bias that is real or the i32 accumulator's
-/// quantization (scale input x weight, zero point 0).
-static LogicalResult verifyQuantizedFullyConnected(FullyConnectedOp op) {
+/// Checks the operands of a quantized product (fully_connected, conv): a
+/// per-tensor quantized 8-bit input, a symmetric signed weight quantized per
+/// tensor or per output (along `outputAxis` of the weight), and a bias that
+/// is real or the i32 accumulator's quantization (scale input x weight, zero
+/// point 0). `outputs` is the number of outputs, `outputName` what messages
+/// call one ("column", "channel").
+static LogicalResult verifyQuantizedOperands(Operation *op, Value input,
+                                             Value weight, Value bias,
+                                             int64_t outputAxis,
+                                             int64_t outputs,
+                                             StringRef outputName) {
   auto inputType = dyn_cast<quant::UniformQuantizedType>(
-      getElementTypeOrSelf(op.getInput().getType()));
-  auto weightElement = getElementTypeOrSelf(op.getWeight().getType());
+      getElementTypeOrSelf(input.getType()));
   if (!inputType)
-    return op.emitOpError("a quantized input must be quantized per tensor");
+    return op->emitOpError("a quantized input must be quantized per tensor");
   if (inputType.getStorageTypeIntegralWidth() != 8)
-    return op.emitOpError("a quantized input must be stored in 8 bits");
-  if (op.getTransposeInput())
-    return op.emitOpError("a quantized input cannot be transposed");
-  auto weightType = dyn_cast<quant::QuantizedType>(weightElement);
+    return op->emitOpError("a quantized input must be stored in 8 bits");
+  auto weightType =
+      dyn_cast<quant::QuantizedType>(getElementTypeOrSelf(weight.getType()));
   if (!weightType || !weightType.isSigned())
-    return op.emitOpError("a quantized input needs a signed quantized weight");
+    return op->emitOpError("a quantized input needs a signed quantized weight");
   if (weightType.getExpressedType() != inputType.getExpressedType())
-    return op.emitOpError("input and weight express different real types");
-  int64_t n = op.getType().getDimSize(1);
+    return op->emitOpError("input and weight express different real types");
   SmallVector<double> weightScales;
   if (auto perTensor = dyn_cast<quant::UniformQuantizedType>(weightType)) {
     if (perTensor.getZeroPoint() != 0)
-      return op.emitOpError("weight zero point must be 0 (symmetric)");
+      return op->emitOpError("weight zero point must be 0 (symmetric)");
     weightScales.push_back(perTensor.getScale());
   } else if (auto perAxis =
                  dyn_cast<quant::UniformQuantizedPerAxisType>(weightType)) {
-    int64_t columnAxis = op.getTransposeWeight() ? 0 : 1;
-    if (perAxis.getQuantizedDimension() != columnAxis)
-      return op.emitOpError() << "weight must be quantized per output column "
-                                 "(axis "
-                              << columnAxis << "), not along axis "
-                              << perAxis.getQuantizedDimension();
+    if (perAxis.getQuantizedDimension() != outputAxis)
+      return op->emitOpError()
+             << "weight must be quantized per output " << outputName
+             << " (axis " << outputAxis << "), not along axis "
+             << perAxis.getQuantizedDimension();
     if (llvm::any_of(perAxis.getZeroPoints(),
                      [](int64_t zeroPoint) { return zeroPoint != 0; }))
-      return op.emitOpError("weight zero points must be 0 (symmetric)");
+      return op->emitOpError("weight zero points must be 0 (symmetric)");
     weightScales.assign(perAxis.getScales().begin(), perAxis.getScales().end());
   } else {
-    return op.emitOpError("weight must be uniformly quantized");
+    return op->emitOpError("weight must be uniformly quantized");
   }
+  if (!bias)
+    return success();
+  Type biasElement = getElementTypeOrSelf(bias.getType());
+  if (biasElement == inputType.getExpressedType())
+    return success();
+  auto biasType = dyn_cast<quant::QuantizedType>(biasElement);
+  if (!biasType || biasType.getStorageTypeIntegralWidth() != 32)
+    return op->emitOpError("bias must be real or quantized to i32");
+  // The accumulator's scale per output is input scale x weight scale.
+  SmallVector<double> biasScales;
+  SmallVector<int64_t> biasZeroPoints;
+  if (auto perTensor = dyn_cast<quant::UniformQuantizedType>(biasType)) {
+    biasScales.push_back(perTensor.getScale());
+    biasZeroPoints.push_back(perTensor.getZeroPoint());
+  } else if (auto perAxis =
+                 dyn_cast<quant::UniformQuantizedPerAxisType>(biasType)) {
+    biasScales.assign(perAxis.getScales().begin(), perAxis.getScales().end());
+    biasZeroPoints.assign(perAxis.getZeroPoints().begin(),
+                          perAxis.getZeroPoints().end());
+  }
+  if (llvm::any_of(biasZeroPoints, [](int64_t zp) { return zp != 0; }))
+    return op->emitOpError("an i32 bias must have zero point 0");
+  for (int64_t c = 0; c < outputs; ++c) {
+    double expected =
+        inputType.getScale() * weightScales[weightScales.size() == 1 ? 0 : c];
+    double actual = biasScales[biasScales.size() == 1 ? 0 : c];
+    if (std::abs(actual - expected) > 1e-6 * std::abs(expected))
+      return op->emitOpError()
+             << "an i32 bias must have scale input scale x weight scale ("
+             << expected << " for " << outputName << " " << c << "), got "
+             << actual;
+  }
+  return success();
+}
+
+/// A quantized fully_connected: the product's operands, an untransposed
+/// input and alpha = beta = 1.
+static LogicalResult verifyQuantizedFullyConnected(FullyConnectedOp op) {
+  if (op.getTransposeInput())
+    return op.emitOpError("a quantized input cannot be transposed");
   if (!op.getAlpha().isExactlyValue(1.0) ||
       (op.getBias() && !op.getBeta().isExactlyValue(1.0)))
     return op.emitOpError("a quantized product takes alpha = beta = 1");
-  if (Value bias = op.getBias()) {
-    Type biasElement = getElementTypeOrSelf(bias.getType());
-    if (biasElement == inputType.getExpressedType())
-      return success();
-    auto biasType = dyn_cast<quant::QuantizedType>(biasElement);
-    if (!biasType || biasType.getStorageTypeIntegralWidth() != 32)
-      return op.emitOpError("bias must be real or quantized to i32");
-    // The accumulator's scale per column is input scale x weight scale.
-    SmallVector<double> biasScales;
-    SmallVector<int64_t> biasZeroPoints;
-    if (auto perTensor = dyn_cast<quant::UniformQuantizedType>(biasType)) {
-      biasScales.push_back(perTensor.getScale());
-      biasZeroPoints.push_back(perTensor.getZeroPoint());
-    } else if (auto perAxis =
-                   dyn_cast<quant::UniformQuantizedPerAxisType>(biasType)) {
-      biasScales.assign(perAxis.getScales().begin(), perAxis.getScales().end());
-      biasZeroPoints.assign(perAxis.getZeroPoints().begin(),
-                            perAxis.getZeroPoints().end());
-    }
-    if (llvm::any_of(biasZeroPoints, [](int64_t zp) { return zp != 0; }))
-      return op.emitOpError("an i32 bias must have zero point 0");
-    for (int64_t c = 0; c < n; ++c) {
-      double expected =
-          inputType.getScale() * weightScales[weightScales.size() == 1 ? 0 : c];
-      double actual = biasScales[biasScales.size() == 1 ? 0 : c];
-      if (std::abs(actual - expected) > 1e-6 * std::abs(expected))
-        return op.emitOpError()
-               << "an i32 bias must have scale input scale x weight scale ("
-               << expected << " for column " << c << "), got " << actual;
-    }
-  }
-  return success();
+  return verifyQuantizedOperands(op, op.getInput(), op.getWeight(),
+                                 op.getBias(), op.getTransposeWeight() ? 0 : 1,
+                                 op.getType().getDimSize(1), "column");
 }
 
 LogicalResult FullyConnectedOp::verify() {
@@ -273,11 +286,31 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
   if (failed(inferWindowOutput(location, input.getShape().drop_front(2), params,
                                shape)))
     return failure();
-  inferred.push_back(RankedTensorType::get(shape, input.getElementType()));
+  // A quantized convolution is dequantized by default: the result is real.
+  Type element = input.getElementType();
+  if (auto quantized = dyn_cast<quant::QuantizedType>(element))
+    element = quantized.getExpressedType();
+  inferred.push_back(RankedTensorType::get(shape, element));
   return success();
 }
 
 LogicalResult ConvOp::verify() {
+  // Quantized: the weight is F x C/groups x K..., quantized per output
+  // channel along axis 0 (or per tensor).
+  bool quantizedInput =
+      isa<quant::QuantizedType>(getElementTypeOrSelf(getInput().getType()));
+  if (quantizedInput &&
+      failed(verifyQuantizedOperands(*this, getInput(), getWeight(), getBias(),
+                                     /*outputAxis=*/0, getType().getDimSize(1),
+                                     "channel")))
+    return failure();
+  // A real convolution may quantize its result (the quantize of an int8
+  // consumer, fused into its epilogue), per tensor.
+  if (!quantizedInput &&
+      isa<quant::QuantizedType>(getElementTypeOrSelf(getType())) &&
+      !isa<quant::UniformQuantizedType>(getElementTypeOrSelf(getType())))
+    return emitOpError("a real convolution's quantized result must be "
+                       "quantized per tensor");
   return verifyFusedActivation(*this, getActivation(), getActivationMin(),
                                getActivationMax());
 }

@@ -9,6 +9,7 @@
 #include "Accel/AccelOps.h"
 
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Dialect/Quant/QuantTypes.h"
 
 using namespace mlir;
 using namespace mlir::nnaccel::accel;
@@ -125,24 +126,6 @@ ELEMENTWISE_SPLIT(RoundOp)
 ELEMENTWISE_SPLIT(GeluOp)
 ELEMENTWISE_SPLIT(ClipOp)
 #undef ELEMENTWISE_SPLIT
-
-/// Quantize / dequantize are elementwise too, with parameters per tensor
-/// (per-axis parameters would have to be cut with the tensor: not split).
-static SmallVector<SplitRule> getPerTensorQuantRules(Operation *op,
-                                                     Type quantized) {
-  if (!isa<quant::UniformQuantizedType>(getElementTypeOrSelf(quantized)))
-    return {};
-  return rulesForLeadingAxes(
-      op, cast<RankedTensorType>(op->getResult(0).getType()).getRank());
-}
-
-SmallVector<SplitRule> QuantizeOp::getSplitRules() {
-  return getPerTensorQuantRules(*this, getType());
-}
-
-SmallVector<SplitRule> DequantizeOp::getSplitRules() {
-  return getPerTensorQuantRules(*this, getInput().getType());
-}
 
 //===----------------------------------------------------------------------===//
 // Normalisations: any axis outside the normalised ones.
@@ -286,6 +269,26 @@ SmallVector<SplitRule> MatMulOp::getSplitRules() {
                                                       : SplitKind::DataParallel;
   rules.push_back(columns);
   return rules;
+}
+
+//===----------------------------------------------------------------------===//
+// Quantize and dequantize: elementwise, any axis when quantized per tensor
+// (a per-axis type would need its parameters sliced with the pieces).
+//===----------------------------------------------------------------------===//
+
+static SmallVector<SplitRule> getPerTensorRules(Operation *op, Type quantized) {
+  if (!isa<quant::UniformQuantizedType>(
+          cast<RankedTensorType>(quantized).getElementType()))
+    return {};
+  return rulesForLeadingAxes(op, getRank(op->getResult(0)));
+}
+
+SmallVector<SplitRule> QuantizeOp::getSplitRules() {
+  return getPerTensorRules(*this, getType());
+}
+
+SmallVector<SplitRule> DequantizeOp::getSplitRules() {
+  return getPerTensorRules(*this, getInput().getType());
 }
 
 //===----------------------------------------------------------------------===//

@@ -374,7 +374,13 @@ template <typename T> T clipBound(double v, bool lower) {
   Status name##Kernel(KernelContext &ctx) {                                    \
     return runBinary<BinOp::kind>(ctx);                                        \
   }
-NNACCEL_BINARY_KERNEL(add, Add)
+Status addKernel(KernelContext &ctx) {
+  // An add of quantized tensors (accel-quantize's residual adds) adds the
+  // real values (HostQuantizedElementwise.cpp).
+  if (ctx.op.hasAttr("output_scale"))
+    return quantizedAddKernel(ctx);
+  return runBinary<BinOp::Add>(ctx);
+}
 NNACCEL_BINARY_KERNEL(sub, Sub)
 NNACCEL_BINARY_KERNEL(mul, Mul)
 NNACCEL_BINARY_KERNEL(div, Div)

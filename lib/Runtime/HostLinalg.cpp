@@ -176,8 +176,11 @@ Status fullyConnectedKernel(KernelContext &ctx) {
 Status convKernel(KernelContext &ctx) {
   const Tensor *x = ctx.input(0), *w = ctx.input(1), *bias = ctx.input(2);
   const DType dtype = x->getDType();
+  // Integer operands: a quantized conv carries its scales (compiler's
+  // int8), else it is ONNX's exact integer arithmetic (ConvInteger).
   if (isIntegerDType(dtype))
-    return integerConvKernel(ctx);
+    return ctx.op.hasAttr("input_scale") ? quantizedConvKernel(ctx)
+                                         : integerConvKernel(ctx);
   if (Status s = requireFloatOperands(ctx, x, w, bias); !s.ok())
     return s;
   FusedActivation act;
@@ -186,8 +189,14 @@ Status convKernel(KernelContext &ctx) {
   ConvGeometry g;
   if (Status s = getConvGeometry(ctx, *x, *w, bias, g); !s.ok())
     return s;
+  // A quantized result: the real one, then quantized like the card's
+  // epilogue does (quantizeConvResult).
+  const DType outType = ctx.outputDescs[0].dtype;
+  const bool quantizedOut = isIntegerDType(outType);
   Tensor *out;
-  if (Status s = ctx.makeOutput(0, TensorDesc(dtype, g.shape), out); !s.ok())
+  if (Status s = ctx.makeOutput(
+          0, TensorDesc(quantizedOut ? outType : dtype, g.shape), out);
+      !s.ok())
     return s;
   if (out->getNumElements() == 0)
     return Status::success();
@@ -196,14 +205,20 @@ Status convKernel(KernelContext &ctx) {
   std::unique_ptr<F32Input> fb;
   if (bias)
     fb = std::make_unique<F32Input>(*bias);
-  F32Output fo(*out);
+  std::unique_ptr<F32Output> realOut;
+  std::vector<float> realStorage;
+  if (quantizedOut)
+    realStorage.resize(static_cast<size_t>(out->getNumElements()));
+  else
+    realOut = std::make_unique<F32Output>(*out);
+  float *result = quantizedOut ? realStorage.data() : realOut->data();
   const int64_t fg = g.filtersPerGroup(), patch = g.patch();
   const int64_t outPlane = g.outPlane();
   forEachReceptiveField(
       g, fx.data(),
       [&](int64_t nb, int64_t grp, int64_t pos, const float *field) {
         const float *wg = fw.data() + grp * fg * patch;
-        float *og = fo.data() + (nb * g.filters + grp * fg) * outPlane;
+        float *og = result + (nb * g.filters + grp * fg) * outPlane;
         for (int64_t fi = 0; fi < fg; ++fi) {
           float y = dotRows(wg + fi * patch, field, patch);
           if (fb)
@@ -211,8 +226,10 @@ Status convKernel(KernelContext &ctx) {
           og[fi * outPlane + pos] = y;
         }
       });
-  applyActivation(act, fo.data(), static_cast<size_t>(out->getNumElements()));
-  fo.commit();
+  applyActivation(act, result, static_cast<size_t>(out->getNumElements()));
+  if (quantizedOut)
+    return quantizeConvResult(ctx, realStorage, *out);
+  realOut->commit();
   return Status::success();
 }
 

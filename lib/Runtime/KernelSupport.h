@@ -307,6 +307,18 @@ NNACCEL_HOST_KERNELS(NNACCEL_DECLARE_KERNEL)
 /// fully_connected on quantized (integer-stored) operands
 /// (HostQuantizedLinalg.cpp); fullyConnectedKernel dispatches to it.
 Status quantizedFullyConnectedKernel(KernelContext &ctx);
+/// conv on quantized (integer-stored) operands (HostQuantizedLinalg.cpp);
+/// convKernel dispatches to it.
+Status quantizedConvKernel(KernelContext &ctx);
+/// add of quantized tensors (HostQuantizedElementwise.cpp); addKernel
+/// dispatches to it.
+Status quantizedAddKernel(KernelContext &ctx);
+
+/// The real result of a conv quantized to `out`'s i8/u8 type with the op's
+/// output_scale and output_zero_point as the card's epilogue does it:
+/// sat(RNE(y * f32(1 / f32(scale))) + zero point) (HostQuantizedLinalg.cpp).
+Status quantizeConvResult(KernelContext &ctx, const std::vector<float> &real,
+                          Tensor &out);
 
 } // namespace detail
 } // namespace runtime

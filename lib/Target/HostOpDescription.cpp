@@ -234,6 +234,19 @@ FailureOr<pkg::HostOpDesc> mlir::nnaccel::describeHostOp(Operation *op) {
     addQuantAttributes("input_", fc.getInput().getType(), desc);
     addQuantAttributes("weight_", fc.getWeight().getType(), desc);
     addQuantAttributes("output_", fc.getType(), desc);
+  } else if (isa<AddOp>(op) &&
+             isa<quant::QuantizedType>(
+                 cast<RankedTensorType>(op->getResult(0).getType())
+                     .getElementType())) {
+    // A quantized add (HostQuantizedElementwise.cpp).
+    addQuantAttributes("lhs_", op->getOperand(0).getType(), desc);
+    addQuantAttributes("rhs_", op->getOperand(1).getType(), desc);
+    addQuantAttributes("output_", op->getResult(0).getType(), desc);
+  } else if (auto conv = dyn_cast<ConvOp>(op)) {
+    // A quantized convolution (HostQuantizedLinalg.cpp).
+    addQuantAttributes("input_", conv.getInput().getType(), desc);
+    addQuantAttributes("weight_", conv.getWeight().getType(), desc);
+    addQuantAttributes("output_", conv.getType(), desc);
   }
   return desc;
 }

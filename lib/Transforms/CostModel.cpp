@@ -9,6 +9,9 @@
 #include "Accel/AccelOps.h"
 #include "Accel/ElementTypes.h"
 
+#include "mlir/Dialect/Quant/QuantTypes.h"
+#include "mlir/IR/TypeUtilities.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -106,6 +109,16 @@ std::optional<MatrixShape> getMatrixShape(Operation *op) {
       shape.taps = taps;
       return shape;
     }
+    // A 1x1 convolution is a product of pixels x channels by channels x
+    // filters (the int8 kernel's pixel-rows form; its filter-rows form,
+    // for a signed input, is priced in getMatrixCycles).
+    if (groups == 1 && taps == perGroupIn) {
+      shape.n = outChannels;
+      shape.m = double(result.getNumElements()) / outChannels;
+      shape.k = perGroupIn;
+      shape.nAxes = {1};
+      return shape;
+    }
     // The convolution kernels lay out their products in several ways
     // (pointwise, implicit GEMM, dense stem); the MAC-rate bound prices
     // them.
@@ -133,6 +146,15 @@ std::optional<double> CoreCostModel::getMatrixCycles(Operation *op,
   double dim = std::max<uint32_t>(target.nativeDim, 1);
   double passes =
       shape->groups * m * std::ceil(shape->k / lanes) * std::ceil(n / dim);
+  // An int8 1x1 convolution with a signed input may run with its filters
+  // as the matrix unit's rows instead (QuantizedPointwiseConvKernel.cpp).
+  if (auto conv = dyn_cast<ConvOp>(op))
+    if (auto input = dyn_cast<quant::QuantizedType>(
+            getElementTypeOrSelf(conv.getInput().getType())))
+      if (input.isSigned())
+        passes =
+            std::min(passes, shape->groups * n * std::ceil(shape->k / lanes) *
+                                 std::ceil(m / dim));
   double bound = shape->groups * m * shape->k * n / getMacRate(op);
   return std::max(passes, bound);
 }
@@ -202,8 +224,13 @@ double CoreCostModel::hostTransfer(uint64_t bytes) const {
 }
 
 double CoreCostModel::getMacRate(Operation *op) const {
+  // The matrix unit's rate is that of its weight type: a quantized
+  // product's weight (i8) also for u8 activations.
   Type element =
       cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
+  if (isa<quant::QuantizedType>(element) && op->getNumOperands() > 1)
+    element =
+        cast<RankedTensorType>(op->getOperand(1).getType()).getElementType();
   std::optional<::nnaccel::DType> dtype = getElementDType(element);
   auto it =
       dtype ? target.macsPerCycle.find(*dtype) : target.macsPerCycle.end();

@@ -14,6 +14,7 @@
 
 #include "Accel/AccelOps.h"
 #include "Accel/ConstantUtils.h"
+#include "NPU/NPUTarget.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
@@ -203,6 +204,109 @@ struct FuseRequantizeIntoProduct : OpRewritePattern<QuantizeOp> {
   uint64_t &fused;
 };
 
+/// A convolution weight (F x C/groups x K...) quantized symmetrically to
+/// i8 at compile time, one scale per output channel (axis 0) or one per
+/// tensor; nullopt for a weight that is not an f32 constant.
+std::optional<QuantizedWeight> quantizeConvWeight(Value weight,
+                                                  bool perChannel) {
+  std::optional<F32ConstantView> data = getF32Constant(weight);
+  if (!data)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(weight.getType());
+  int64_t filters = type.getDimSize(0);
+  int64_t k = type.getNumElements() / std::max<int64_t>(filters, 1);
+  QuantizedWeight result;
+  SmallVector<double> maxima(perChannel ? filters : 1, 0.0);
+  for (int64_t f = 0; f < filters; ++f)
+    for (int64_t i = 0; i < k; ++i) {
+      double &max = maxima[perChannel ? f : 0];
+      max = std::max(max, double(std::abs((*data)[f * k + i])));
+    }
+  for (double max : maxima)
+    result.scales.push_back(std::max(max / 127.0, kMinScale));
+  result.storage.resize(size_t(filters * k));
+  for (int64_t f = 0; f < filters; ++f) {
+    double scale = result.scales[perChannel ? f : 0];
+    for (int64_t i = 0; i < k; ++i)
+      result.storage[size_t(f * k + i)] = char(std::clamp<int64_t>(
+          int64_t(std::nearbyint(double((*data)[f * k + i]) / scale)), -127,
+          127));
+  }
+  MLIRContext *context = weight.getContext();
+  auto i8 = IntegerType::get(context, 8);
+  Type f32 = Float32Type::get(context);
+  Type element;
+  if (perChannel)
+    element = quant::UniformQuantizedPerAxisType::get(
+        quant::QuantizationFlags::Signed, i8, f32, result.scales,
+        SmallVector<int64_t>(filters, 0), /*quantizedDimension=*/0, -128, 127);
+  else
+    element =
+        quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed, i8,
+                                         f32, result.scales[0], 0, -128, 127);
+  result.type = RankedTensorType::get(type.getShape(), element);
+  return result;
+}
+
+/// True when requantizing to `type` already clips to the fused activation
+/// of `op` (relu, or clip with both bounds): every representable value lies
+/// inside the activation's range, so saturation does what the activation
+/// would.
+bool isActivationSubsumed(ConvOp op, quant::UniformQuantizedType type) {
+  double lo =
+      double(type.getStorageTypeMin() - type.getZeroPoint()) * type.getScale();
+  double hi =
+      double(type.getStorageTypeMax() - type.getZeroPoint()) * type.getScale();
+  switch (op.getActivation()) {
+  case Activation::relu:
+    return lo >= 0.0;
+  case Activation::clip: {
+    std::optional<APFloat> min = op.getActivationMin(),
+                           max = op.getActivationMax();
+    return min && max && lo >= min->convertToDouble() &&
+           hi <= max->convertToDouble();
+  }
+  default:
+    return false;
+  }
+}
+
+/// The convolution counterpart of FuseRequantizeIntoProduct: a quantized
+/// conv whose only user quantizes its result requantizes it itself. A fused
+/// relu or clip that the requantized type's range lies inside is dropped
+/// (saturation clips the same), so the kernel goes from the exact sum to the
+/// stored integer in one rescale.
+struct FuseRequantizeIntoConv : OpRewritePattern<QuantizeOp> {
+  FuseRequantizeIntoConv(MLIRContext *context, uint64_t &fused)
+      : OpRewritePattern(context), fused(fused) {}
+
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto conv = op.getInput().getDefiningOp<ConvOp>();
+    auto resultType = dyn_cast<quant::UniformQuantizedType>(
+        getElementTypeOrSelf(op.getType()));
+    if (!conv || !conv->hasOneUse() || !resultType ||
+        !isa<quant::QuantizedType>(
+            getElementTypeOrSelf(conv.getInput().getType())))
+      return failure();
+    bool subsumed = isActivationSubsumed(conv, resultType);
+    rewriter.modifyOpInPlace(conv, [&] {
+      conv.getResult().setType(op.getType());
+      conv->removeAttr(AccelDialect::getRangeAttrName());
+      if (subsumed) {
+        conv.setActivation(Activation::none);
+        conv->removeAttr(conv.getActivationMinAttrName());
+        conv->removeAttr(conv.getActivationMaxAttrName());
+      }
+    });
+    rewriter.replaceOp(op, conv.getResult());
+    ++fused;
+    return success();
+  }
+
+  uint64_t &fused;
+};
+
 struct QuantizePass
     : public mlir::nnaccel::impl::AccelQuantizeBase<QuantizePass> {
   using Base::Base;
@@ -214,10 +318,13 @@ struct QuantizePass
       return signalPassFailure();
     }
     SmallVector<Operation *> products;
+    Operation *firstConv = nullptr;
     getOperation().walk([&](Operation *op) {
-      if (isa<FullyConnectedOp, MatMulOp>(op) &&
+      if (isa<FullyConnectedOp, MatMulOp, ConvOp>(op) &&
           isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType())))
         products.push_back(op);
+      if (isa<ConvOp>(op) && !firstConv)
+        firstConv = op;
     });
     for (auto [index, op] : llvm::enumerate(products)) {
       auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
@@ -226,6 +333,8 @@ struct QuantizePass
       if (precision && !hintedInt8)
         continue; // a float precision: accel-apply-precision's
       if (!hintedInt8 && keepLast && index + 1 == products.size())
+        continue;
+      if (!hintedInt8 && keepFirstConv && op == firstConv)
         continue;
       // Honoured or warned about below; later passes need not see it.
       if (hintedInt8)
@@ -243,18 +352,181 @@ struct QuantizePass
                           << ", not int8: " << reason;
       }
     }
+    if (quantizeAdds)
+      rewriteAdds();
     RewritePatternSet patterns(&getContext());
     uint64_t fused = 0;
-    patterns.add<FuseRequantizeIntoProduct>(&getContext(), fused);
-    if (failed(
-            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+    patterns.add<FuseRequantizeIntoProduct, FuseRequantizeIntoConv>(
+        &getContext(), fused);
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     numFused += fused;
+    if (failed(fuseIntoRealConvs()))
+      return signalPassFailure();
+  }
+
+  /// The quantize of `value` to `type`: an existing one that runs before
+  /// `before`, or a new one right before it.
+  Value getQuantized(OpBuilder &builder, Value value,
+                     quant::UniformQuantizedType type, Operation *before) {
+    for (Operation *user : value.getUsers())
+      if (auto quantize = dyn_cast<QuantizeOp>(user))
+        if (getElementTypeOrSelf(quantize.getType()) == type &&
+            quantize->getBlock() == before->getBlock() &&
+            quantize->isBeforeInBlock(before))
+          return quantize.getResult();
+    builder.setInsertionPoint(before);
+    auto shape = cast<RankedTensorType>(value.getType()).getShape();
+    return builder.create<QuantizeOp>(before->getLoc(),
+                                      RankedTensorType::get(shape, type), value,
+                                      /*reciprocal_scale=*/true);
+  }
+
+  /// Residual adds between int8 convolutions: an f32 add of same-shape
+  /// operands whose users all quantize its result (int8 convs) or are adds
+  /// themselves adds the quantized values into a quantized result (type
+  /// from its range): the quantize of its result goes, the quantize of each
+  /// operand is fused into the conv producing it. Without this, the real
+  /// tensors around every add cost a dequantize and a quantize pass through
+  /// memory. An add that stays f32 reads a quantized operand through an
+  /// accel.dequantize.
+  void rewriteAdds() {
+    MLIRContext *context = &getContext();
+    Type f32 = Float32Type::get(context);
+    SmallVector<AddOp> adds;
+    getOperation().walk([&](AddOp op) { adds.push_back(op); });
+    for (AddOp add : adds) {
+      auto type = cast<RankedTensorType>(add.getType());
+      auto hint = add->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
+      if (!type.getElementType().isF32() || add->use_empty() ||
+          (hint && hint.getPrecision() &&
+           !hint.getPrecision().isSignlessInteger(8)) ||
+          llvm::any_of(
+              add->getUsers(),
+              [](Operation *user) { return !isa<QuantizeOp, AddOp>(user); }) ||
+          llvm::any_of(add->getOperands(), [&](Value operand) {
+            return cast<RankedTensorType>(operand.getType()).getShape() !=
+                   type.getShape();
+          }))
+        continue;
+      std::optional<std::pair<double, double>> range =
+          getCalibratedRange(add.getResult());
+      // Operands quantized by an add rewritten before are read through
+      // their dequantize; the others need a range of their own.
+      SmallVector<Value, 2> real;
+      for (Value operand : add->getOperands()) {
+        if (auto dequantize = operand.getDefiningOp<DequantizeOp>())
+          operand = dequantize.getInput();
+        real.push_back(operand);
+      }
+      if (!range || llvm::any_of(real, [](Value operand) {
+            return !isa<quant::QuantizedType>(
+                       getElementTypeOrSelf(operand.getType())) &&
+                   !getCalibratedRange(operand);
+          }))
+        continue;
+      if (hint && hint.getPrecision())
+        dropHintPrecision(add);
+      OpBuilder builder(add);
+      bool asymmetric = scheme == "asymmetric";
+      SmallVector<Value, 2> operands;
+      for (Value operand : real) {
+        if (isa<quant::QuantizedType>(
+                getElementTypeOrSelf(operand.getType()))) {
+          operands.push_back(operand);
+          continue;
+        }
+        std::optional<std::pair<double, double>> operandRange =
+            getCalibratedRange(operand);
+        operands.push_back(getQuantized(
+            builder, operand,
+            getActivationType(context, operandRange->first,
+                              operandRange->second, asymmetric, f32),
+            add));
+      }
+      builder.setInsertionPoint(add);
+      auto resultType = RankedTensorType::get(
+          type.getShape(), getActivationType(context, range->first,
+                                             range->second, asymmetric, f32));
+      auto quantized = builder.create<AddOp>(add.getLoc(), resultType,
+                                             operands[0], operands[1]);
+      for (NamedAttribute attribute : add->getDiscardableAttrs())
+        if (attribute.getName() != AccelDialect::getRangeAttrName())
+          quantized->setAttr(attribute.getName(), attribute.getValue());
+      Value dequantized;
+      for (Operation *user : llvm::make_early_inc_range(add->getUsers())) {
+        if (auto quantize = dyn_cast<QuantizeOp>(user)) {
+          builder.setInsertionPoint(quantize);
+          Value replacement = quantized.getResult();
+          if (quantize.getType() != resultType)
+            replacement = builder.create<RequantizeOp>(
+                quantize.getLoc(), quantize.getType(), replacement);
+          quantize.getResult().replaceAllUsesWith(replacement);
+          quantize->erase();
+          continue;
+        }
+        if (!dequantized) {
+          builder.setInsertionPointAfter(quantized);
+          dequantized =
+              builder.create<DequantizeOp>(add.getLoc(), type, quantized);
+        }
+        user->replaceUsesOfWith(add.getResult(), dequantized);
+      }
+      add->erase();
+      ++numQuantizedAdds;
+    }
+  }
+
+  /// A real (f32) conv whose only user quantizes its result -- the input
+  /// of an int8 consumer, e.g. after a network's stem -- quantizes it in
+  /// its epilogue instead, where its card kernel can (the strided stem
+  /// kernel): the real tensor never goes to memory. A fused ReLU or clip
+  /// the quantized range lies inside goes, as for quantized convs.
+  LogicalResult fuseIntoRealConvs() {
+    const ::nnaccel::isa::TargetDesc *target =
+        npu::lookupTarget(getOperation());
+    if (!target)
+      return failure();
+    SmallVector<QuantizeOp> quantizes;
+    getOperation().walk([&](QuantizeOp op) { quantizes.push_back(op); });
+    for (QuantizeOp op : quantizes) {
+      auto conv = op.getInput().getDefiningOp<ConvOp>();
+      auto resultType = dyn_cast<quant::UniformQuantizedType>(
+          getElementTypeOrSelf(op.getType()));
+      if (!conv || !conv->hasOneUse() || !resultType ||
+          isa<quant::QuantizedType>(
+              getElementTypeOrSelf(conv.getInput().getType())))
+        continue;
+      auto kernel = dyn_cast<CardKernelOpInterface>(conv.getOperation());
+      if (!kernel)
+        continue;
+      RankedTensorType realType = conv.getType();
+      NamedAttrList attributes = conv->getAttrs();
+      conv.getResult().setType(op.getType());
+      if (isActivationSubsumed(conv, resultType)) {
+        conv.setActivation(Activation::none);
+        conv->removeAttr(conv.getActivationMinAttrName());
+        conv->removeAttr(conv.getActivationMaxAttrName());
+      }
+      std::string reason;
+      if (failed(kernel.checkCardKernel(*target, reason))) {
+        conv.getResult().setType(realType);
+        conv->setAttrs(attributes.getDictionary(conv.getContext()));
+        continue;
+      }
+      conv->removeAttr(AccelDialect::getRangeAttrName());
+      op.getResult().replaceAllUsesWith(conv.getResult());
+      op.erase();
+      ++numFused;
+    }
+    return success();
   }
 
   /// Rewrites one product; on failure `reason` says why, and `expected`
   /// whether the op was otherwise a candidate (only its range is missing).
   LogicalResult quantize(Operation *op, std::string &reason, bool &expected) {
+    if (auto conv = dyn_cast<ConvOp>(op))
+      return quantizeConv(conv, reason, expected);
     Value input, weight, bias;
     bool transposed;
     auto fc = dyn_cast<FullyConnectedOp>(op);
@@ -391,6 +663,93 @@ struct QuantizePass
     }
     // The f32 weight and bias would otherwise take package space too.
     for (Operation *constant : constants)
+      if (constant && constant->use_empty())
+        constant->erase();
+    return success();
+  }
+
+  /// Rewrites one convolution (groups 1 or depthwise) like quantize() does a
+  /// product: quantized input, per-output-channel i8 weight, i32 bias, real
+  /// result.
+  LogicalResult quantizeConv(ConvOp op, std::string &reason, bool &expected) {
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    int64_t channels = inputType.getDimSize(1);
+    int64_t filters = op.getType().getDimSize(1);
+    int64_t groups = int64_t(op.getGroups());
+    if (groups != 1 && !(groups == channels && groups == filters)) {
+      reason = "only convolutions with groups = 1 and depthwise ones are "
+               "quantized";
+      return failure();
+    }
+    if (!inputType.getElementType().isF32()) {
+      reason = "only f32 convolutions are quantized";
+      return failure();
+    }
+    std::optional<QuantizedWeight> quantizedWeight =
+        quantizeConvWeight(op.getWeight(), perChannel);
+    if (!quantizedWeight) {
+      reason = "its weight is not an f32 constant";
+      return failure();
+    }
+    std::optional<std::pair<double, double>> range =
+        getCalibratedRange(op.getInput());
+    if (!range) {
+      reason = "its input has no calibrated range (--calibration)";
+      expected = true;
+      return failure();
+    }
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    quant::UniformQuantizedType activationType =
+        getActivationType(op.getContext(), range->first, range->second,
+                          scheme == "asymmetric", inputType.getElementType());
+    Value quantizedInput = builder.create<QuantizeOp>(
+        loc, RankedTensorType::get(inputType.getShape(), activationType),
+        op.getInput(), /*reciprocal_scale=*/true);
+    Value weight = op.getWeight(), bias = op.getBias();
+    Value quantizedWeightValue = builder.create<ConstantOp>(
+        weight.getLoc(),
+        createQuantizedConstant(quantizedWeight->type, quantizedWeight->storage,
+                                "weight_i8"));
+    Value quantizedBias;
+    if (bias) {
+      quantizedBias =
+          quantizeBias(builder, bias, filters, activationType.getScale(),
+                       quantizedWeight->scales);
+      if (!quantizedBias)
+        quantizedBias = bias;
+    }
+    SmallVector<Value> operands{quantizedInput, quantizedWeightValue};
+    if (quantizedBias)
+      operands.push_back(quantizedBias);
+    // The fused activation and every discardable attribute (hint,
+    // placement, range) carry over; the result stays real.
+    auto conv = builder.create<ConvOp>(loc, TypeRange{op.getType()}, operands,
+                                       op->getAttrs());
+    // Only where the card has an int8 kernel for it (1x1, depthwise): an
+    // int8 conv on the host would be far slower than the f32 one on the
+    // card.
+    std::string kernelReason;
+    auto kernel = cast<CardKernelOpInterface>(conv.getOperation());
+    const ::nnaccel::isa::TargetDesc *target =
+        npu::lookupTarget(getOperation());
+    if (!target || failed(kernel.checkCardKernel(*target, kernelReason))) {
+      SmallVector<Operation *> created{conv};
+      for (Value operand : operands)
+        if (Operation *producer = operand.getDefiningOp();
+            producer && producer != weight.getDefiningOp() &&
+            (!bias || producer != bias.getDefiningOp()))
+          created.push_back(producer);
+      for (Operation *newOp : created)
+        newOp->erase();
+      reason = "the card has no int8 kernel for it (" + kernelReason + ")";
+      return failure();
+    }
+    op.getResult().replaceAllUsesWith(conv.getResult());
+    Operation *weightOp = weight.getDefiningOp();
+    Operation *biasOp = bias ? bias.getDefiningOp() : nullptr;
+    op->erase();
+    for (Operation *constant : {weightOp, biasOp})
       if (constant && constant->use_empty())
         constant->erase();
     return success();

@@ -111,3 +111,120 @@ func.func @matmul_bias_relu(%x: tensor<2x4x4xf32> {accel.range = array<f64: -1.0
   %o = accel.matmul %r, %w2 {accel.hint = #accel.hint<precision = i8>} : (tensor<2x4x6xf32>, tensor<6x2xf32>) -> tensor<2x4x2xf32>
   return %o : tensor<2x4x2xf32>
 }
+
+// -----
+
+// Convolutions. The first one (the stem) stays f32 (keep-first-conv). The
+// 1x1 conv after it gets a per-tensor input, an i8 weight with one scale
+// per output channel (axis 0 of F x C x 1 x 1: column 0 has max 1.0, 0.5 ->
+// 64 after round-half-even of 63.5) and an i32 bias; its only user
+// quantizes its result again, so it requantizes to u8 itself, and its
+// clip(0, 6) goes: the u8 range [0, 6] lies inside it. The depthwise conv
+// reads that u8 result; its range [0, 8] reaches past its clip's 6, so the
+// clip stays. The 1x1 conv after it keeps a real result (its user is the
+// last product, which stays f32).
+// CHECK-LABEL: func.func @convs
+// CHECK: %[[A:.*]] = accel.conv %arg0, %{{.*}} {{{.*}}} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+// CHECK: %[[Q:.*]] = accel.quantize %[[A]] {reciprocal_scale} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.0078740157480314959>>
+// CHECK: %[[E:.*]] = accel.conv %[[Q]], %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4x!quant.uniform<i8:f32, 0.0078740157480314959>>, tensor<4x2x1x1x!quant.uniform<i8:f32:0, {0.0078740157480314959,0.0078740157480314959,0.015748031496062992,0.003937007874015748}>>, tensor<4x!quant.uniform<i32:f32:0, {{.*}}>>) -> tensor<1x4x4x4x!quant.uniform<u8:f32, 0.023529411764705882>>
+// CHECK: %[[D:.*]] = accel.conv %[[E]], %{{.*}} {activation = #accel.act<clip>, activation_max = 6.000000e+00 : f32, activation_min = 0.000000e+00 : f32, {{.*}}groups = 4 : i64{{.*}}} : (tensor<1x4x4x4x!quant.uniform<u8:f32, 0.023529411764705882>>, tensor<4x1x3x3x!quant.uniform<i8:f32:0, {{.*}}>>) -> tensor<1x4x4x4x!quant.uniform<u8:f32, 0.031372549019607843>>
+// CHECK: %[[P:.*]] = accel.conv %[[D]], %{{.*}} {{{.*}}} : ({{.*}}) -> tensor<1x2x4x4xf32>
+// CHECK: accel.conv %[[P]], %{{.*}} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+// CHECK: weight_i8: "0x0800000040817F207F007F7F"
+// Asymmetric, one weight scale, the last product quantized too: u8 inputs
+// with zero points, per-tensor weights, and the last conv requantizing the
+// 1x1 conv before it (range [-3, 3]: zero point 128).
+// ASYM-LABEL: func.func @convs
+// ASYM: accel.quantize %{{.*}} -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078431372549019607:128>>
+// ASYM: tensor<4x2x1x1x!quant.uniform<i8:f32, 0.015748031496062992>>
+// ASYM: -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.023529411764705882:128>>
+// ASYM: accel.conv {{.*}} -> tensor<1x2x4x4xf32>
+func.func @convs(%x: tensor<1x2x4x4xf32> {accel.range = array<f64: -1.0, 1.0>}) -> tensor<1x2x4x4xf32> {
+  %w0 = accel.constant dense<0.5> : tensor<2x2x1x1xf32>
+  %a = accel.conv %x, %w0 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.range = array<f64: -1.0, 1.0>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %w = accel.constant dense<[[[[0.5]], [[-1.0]]], [[[1.0]], [[0.25]]], [[[2.0]], [[0.0]]], [[[0.5]], [[0.5]]]]> : tensor<4x2x1x1xf32>
+  %b = accel.constant dense<[0.1, -0.2, 0.3, 0.0]> : tensor<4xf32>
+  %e = accel.conv %a, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, activation = #accel.act<clip>, activation_min = 0.0 : f32, activation_max = 6.0 : f32, accel.range = array<f64: 0.0, 6.0>} : (tensor<1x2x4x4xf32>, tensor<4x2x1x1xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  %wd = accel.constant dense<0.1> : tensor<4x1x3x3xf32>
+  %d = accel.conv %e, %wd {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 4 : i64, activation = #accel.act<clip>, activation_min = 0.0 : f32, activation_max = 6.0 : f32, accel.range = array<f64: 0.0, 8.0>} : (tensor<1x4x4x4xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
+  %wp = accel.constant dense<0.25> : tensor<2x4x1x1xf32>
+  %p = accel.conv %d, %wp {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.range = array<f64: -3.0, 3.0>} : (tensor<1x4x4x4xf32>, tensor<2x4x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %wl = accel.constant dense<0.5> : tensor<2x2x1x1xf32>
+  %o = accel.conv %p, %wl {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %o : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Convolution hints: i8 quantizes the first conv too; f32 keeps a conv
+// real. A grouped conv that is not depthwise is not quantized, nor is a
+// dense 3x3 (the card has no int8 kernel for it: it would run on the host),
+// and they say so when hinted.
+// CHECK-LABEL: func.func @conv_hints
+// CHECK: %[[Q:.*]] = accel.quantize %arg0
+// CHECK: accel.conv %[[Q]], {{.*}} -> tensor<1x4x4x4xf32>
+// CHECK: accel.conv %arg0, {{.*}}accel.hint = #accel.hint<precision = f32>
+// CHECK: accel.conv %arg0, {{.*}}groups = 2
+// CHECK: accel.conv %arg0, {{.*}} : (tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x4x4xf32>
+func.func @conv_hints(%x: tensor<1x4x4x4xf32> {accel.range = array<f64: -1.0, 1.0>}) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) {
+  %w = accel.constant dense<0.5> : tensor<4x4x1x1xf32>
+  %a = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.hint = #accel.hint<precision = i8>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  %b = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.hint = #accel.hint<precision = f32>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  %wg = accel.constant dense<0.5> : tensor<4x2x1x1xf32>
+  // expected-warning @+1 {{accel.conv: stays 'f32', not int8: only convolutions with groups = 1 and depthwise ones are quantized}}
+  %c = accel.conv %x, %wg {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64, accel.hint = #accel.hint<precision = i8>} : (tensor<1x4x4x4xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x4x4xf32>
+  %w3 = accel.constant dense<0.5> : tensor<4x4x3x3xf32>
+  // expected-warning @+1 {{accel.conv: stays 'f32', not int8: the card has no int8 kernel for it (int8 convolutions run on the card as 1x1 (stride 1, no padding) or depthwise k x k (k = 3, 5, 7, same padding, stride 1 or 2) ones only)}}
+  %d = accel.conv %x, %w3 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, accel.hint = #accel.hint<precision = i8>} : (tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x4x4xf32>
+  return %a, %b, %c, %d : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// A real conv whose only user quantizes its result quantizes it in its
+// epilogue where its card kernel can: the stem (3 channels, stride 2) does,
+// and its ReLU goes (the u8 range [0, 4] lies inside it). A 1x1 f32 conv's
+// kernel (the conv kept f32 by its hint) cannot, so its quantize stays.
+// CHECK-LABEL: func.func @real_conv_quantizes
+// CHECK: %[[S:.*]] = accel.conv %arg0, %{{.*}} {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x4x4x!quant.uniform<u8:f32, 0.015686274509803921>>
+// CHECK-NOT: accel.quantize %[[S]]
+// CHECK: accel.conv %[[S]],
+// CHECK: %[[P:.*]] = accel.conv %arg1, {{.*}} -> tensor<1x4x4x4xf32>
+// CHECK: accel.quantize %[[P]]
+func.func @real_conv_quantizes(%x: tensor<1x3x8x8xf32> {accel.range = array<f64: -1.0, 1.0>}, %y: tensor<1x4x4x4xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) {
+  %w = accel.constant dense<0.1> : tensor<4x3x3x3xf32>
+  %s = accel.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<relu>, accel.range = array<f64: 0.0, 4.0>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x4x4xf32>
+  %w1 = accel.constant dense<0.25> : tensor<4x4x1x1xf32>
+  %a = accel.conv %s, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  %p = accel.conv %y, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.range = array<f64: -1.0, 1.0>, accel.hint = #accel.hint<precision = f32>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  %b = accel.conv %p, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.range = array<f64: -1.0, 1.0>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  %wl = accel.constant dense<0.5> : tensor<4x4x1x1xf32>
+  %o = accel.conv %b, %wl {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  return %a, %o, %p : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// Residual adds: an add whose users all quantize its result (int8 convs) or
+// are adds adds quantized operands into its range's type; the quantize of
+// the conv operand is fused into that conv, and the int8 conv after the add
+// reads its result directly. The second add's result is returned, so it
+// stays f32 and reads the first one through a dequantize.
+// CHECK-LABEL: func.func @residual
+// CHECK: %[[X:.*]] = accel.quantize %arg0 {reciprocal_scale} : tensor<1x4x4x4xf32> -> tensor<1x4x4x4x!quant.uniform<i8:f32, 0.015748031496062992>>
+// CHECK: %[[P:.*]] = accel.conv %[[X]], {{.*}} -> tensor<1x4x4x4x!quant.uniform<i8:f32, 0.015748031496062992>>
+// CHECK: %[[R:.*]] = accel.add %[[P]], %[[X]] : (tensor<1x4x4x4x!quant.uniform<i8:f32, 0.015748031496062992>>, tensor<1x4x4x4x!quant.uniform<i8:f32, 0.015748031496062992>>) -> tensor<1x4x4x4x!quant.uniform<i8:f32, 0.031496062992125984>>
+// CHECK: %[[D:.*]] = accel.dequantize %[[R]] : tensor<1x4x4x4x!quant.uniform<i8:f32, 0.031496062992125984>> -> tensor<1x4x4x4xf32>
+// CHECK: %[[E:.*]] = accel.conv %[[R]], {{.*}} -> tensor<1x4x4x4xf32>
+// CHECK: %[[S:.*]] = accel.add %[[E]], %[[D]] {{.*}}: (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+// CHECK: return %[[S]]
+func.func @residual(%x: tensor<1x4x4x4xf32> {accel.range = array<f64: -2.0, 2.0>}) -> tensor<1x4x4x4xf32> {
+  %w = accel.constant dense<0.25> : tensor<4x4x1x1xf32>
+  %p = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.range = array<f64: -2.0, 2.0>, accel.hint = #accel.hint<precision = i8>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  %r = accel.add %p, %x {accel.range = array<f64: -4.0, 4.0>} : (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %e = accel.conv %r, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.range = array<f64: -1.0, 1.0>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  %s = accel.add %e, %r {accel.range = array<f64: -5.0, 5.0>} : (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %wl = accel.constant dense<0.5> : tensor<4x4x1x1xf32>
+  %o = accel.conv %s, %wl {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  return %s : tensor<1x4x4x4xf32>
+}

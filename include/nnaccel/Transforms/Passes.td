@@ -86,7 +86,7 @@ def AccelLoadPlacement : Pass<"accel-load-placement", "ModuleOp"> {
 }
 
 def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
-  let summary = "Quantize fully_connected and matmul to int8 from calibrated ranges";
+  let summary = "Quantize fully_connected, matmul and conv to int8 from calibrated ranges";
   let description = [{
     Post-training quantisation of the matrix products. An
     `accel.fully_connected`, or an `accel.matmul` by a constant rank-2
@@ -107,8 +107,27 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
       and a quantized product whose only user quantizes it again requantizes
       its result itself (FC + bias + ReLU + requantize in one kernel).
 
+    Convolutions (`accel.conv` with groups = 1, and depthwise ones) are
+    quantized the same way: per-tensor input, i8 weight with a scale per
+    output channel (axis 0 of F x C/groups x K...), i32 bias, real result
+    -- where the module's target has an int8 card kernel for the result
+    (1x1 and depthwise; a dense k x k conv stays f32, as int8 on the host
+    it would be far slower).
+    A quantized conv whose only user quantizes it again requantizes its
+    result itself; a fused ReLU or clip whose range contains every value of
+    the requantized type is then dropped (saturation clips the same), so the
+    kernel rescales the exact sum once.
+
+    Residual adds (`quantize-adds`): an f32 add of same-shape operands
+    whose users all quantize its result or are adds adds quantized
+    operands into a quantized result (its range's type): the quantizes of
+    its operands fuse into the products making them, the real tensors
+    around it never go to memory. An add that stays f32 reads a quantized
+    operand through an `accel.dequantize`.
+
     By default the last product of the function (the classifier or CTR
-    head) stays in f32 (`keep-last`). A `precision` hint decides per node:
+    head) stays in f32 (`keep-last`), and so does the first convolution
+    (the stem: `keep-first-conv`). A `precision` hint decides per node:
     `i8` quantizes (also the last product), a float type keeps the op
     real. A product without a range, a non-constant weight, or a hinted op
     that cannot be quantized gets a warning naming the node and the reason.
@@ -130,13 +149,18 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
     Option<"perChannel", "per-channel", "bool", /*default=*/"true",
            "One weight scale per output column (else one per tensor)">,
     Option<"keepLast", "keep-last", "bool", /*default=*/"true",
-           "Keep the function's last product in f32 unless hinted i8">
+           "Keep the function's last product in f32 unless hinted i8">,
+    Option<"keepFirstConv", "keep-first-conv", "bool", /*default=*/"true",
+           "Keep the function's first convolution in f32 unless hinted i8">,
+    Option<"quantizeAdds", "quantize-adds", "bool", /*default=*/"true",
+           "Quantize adds between int8 products (residual connections)">
   ];
   let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect",
                            "::mlir::quant::QuantizationDialect"];
   let statistics = [
     Statistic<"numQuantized", "quantized", "Products quantized to int8">,
-    Statistic<"numFused", "requantized", "Requantizations fused into products">
+    Statistic<"numFused", "requantized", "Requantizations fused into products">,
+    Statistic<"numQuantizedAdds", "quantized-adds", "Adds quantized to int8">
   ];
 }
 

@@ -158,6 +158,14 @@ std::optional<ElementFormat> getElementFormat(Type type);
 /// `reason` ("<what> runs on the card in f32, f16 or bf16 only").
 bool allCardFloat(TypeRange types, llvm::StringRef what, std::string &reason);
 
+/// The add of quantized tensors (QuantizedAddKernel.cpp), which the
+/// elementwise kernels use for an accel.add with a quantized result.
+bool isQuantizedAdd(Operation *op);
+LogicalResult checkQuantizedAdd(Operation *op,
+                                const ::nnaccel::isa::TargetDesc &target,
+                                std::string &reason);
+LogicalResult emitQuantizedAdd(Operation *op, KernelContext &context);
+
 // The card kernels of each op family, attached from its own file.
 void attachLinearKernels(MLIRContext *context);
 void attachElementwiseKernels(MLIRContext *context);

@@ -16,6 +16,8 @@
 #include "Kernels.h"
 #include "ProgramEmitter.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -38,6 +40,66 @@ inline int64_t alignedCount(int64_t bytes, int64_t align) {
 }
 
 //===----------------------------------------------------------------------===//
+// Quantized (int8) convolutions (QuantizedConvSupport.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The integer arithmetic of a quantized accel.conv, the same on every
+/// kernel and on the host (HostQuantizedLinalg.cpp): the products of the
+/// i8/u8 input (minus its zero point) and the i8 weight accumulate exactly
+/// in i32, an i32 bias joins the sum, and then
+///   rescale:  q = v.rqnt(sum, scales[f], y_zp)            (one rounding)
+///   else:     y = v.dqnt(sum, scales[f]) (+ real bias), activation, and
+///             for a quantized result q = v.rqnt(y, outputInverse, y_zp).
+struct ConvQuantization {
+  ElementFormat input{::nnaccel::DType::U8}; // i8 or u8
+  int32_t inputZeroPoint = 0;
+  ElementFormat output = kF32Format; // f32, or i8/u8 (requantized)
+  /// i32 (in the accumulator's scale) or f32 (real); unused without bias.
+  ElementFormat bias = kI32Format;
+  /// One per filter, or one: x_scale * w_scale[f], divided by y_scale when
+  /// `rescale`.
+  std::vector<float> scales;
+  /// A quantized result without activation or real bias: the sums go to the
+  /// stored integers in one v.rqnt.
+  bool rescale = false;
+  float outputInverse = 1; // 1 / y_scale (quantized result, not rescale)
+  int32_t outputZeroPoint = 0;
+
+  bool quantizedOutput() const { return ::nnaccel::isInteger(output.dtype); }
+  bool realBias() const { return bias == kF32Format; }
+  bool perChannel() const { return scales.size() > 1; }
+};
+
+/// Fills `scales` (one, or one per filter) into `base` of `space`, one
+/// v.fill per run of equal values, and 1 / y_scale behind them; the fills
+/// have no inputs, so kernels emit them after their first loads (they then
+/// run while the loads are in flight). Returns the operand of the output
+/// scale.
+Operand2D emitConvScaleFills(ProgramEmitter &emitter,
+                             const ConvQuantization &quant, Space space,
+                             uint64_t base);
+
+/// Bytes emitConvScaleFills writes.
+inline int64_t convScaleBytes(const ConvQuantization &quant) {
+  return int64_t(quant.scales.size() + 1) * kF32;
+}
+
+/// The epilogue of a block of `rows` x `cols` i32 sums of a quantized conv
+/// whose columns are output channels: `sum` (ACC, or the chain of the mm
+/// that computed it) to `out` (rows x cols in quant.output). `bias` (a row
+/// of cols values in quant.bias, or nullopt) and `scales` (a row of cols
+/// f32 scales, or the single one) are on-chip operands of the block's first
+/// column; `outputScale` is 1 / y_scale. Up to two MFU operations are
+/// chained at a time (the target's mfu_count is at least 2 where int8 convs
+/// are lowered). A chained `sum` needs quant.rescale or a real result; the
+/// other path dequantizes in place in `sum`.
+void emitConvEpilogue(ProgramEmitter &emitter, const ConvQuantization &quant,
+                      const ActivationSpec &activation, const Operand2D &sum,
+                      const std::optional<Operand2D> &bias,
+                      const Operand2D &scales, const Operand2D &outputScale,
+                      const Operand2D &out, int64_t rows, int64_t cols);
+
+//===----------------------------------------------------------------------===//
 // Pointwise 1x1 convolution (PointwiseConvKernel.cpp)
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +113,9 @@ struct PointwiseSpec {
   uint64_t input = 0, weight = 0, output = 0, shared = 0;
   std::optional<uint64_t> bias;
   ActivationSpec activation;
+  /// Quantized (int8): see QuantizedPointwiseConvKernel.cpp; unstrided
+  /// only.
+  std::optional<ConvQuantization> quantized;
 
   bool strided() const { return sh > 1 || sw > 1; }
   /// SHARED bytes the subsampled input takes (0 unless strided).
@@ -64,6 +129,13 @@ bool canEmitPointwise(const TargetDesc &target, const PointwiseSpec &spec,
 
 void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
                    const PointwiseSpec &spec);
+
+/// The int8 pointwise kernel (QuantizedPointwiseConvKernel.cpp), which
+/// canEmitPointwise and emitPointwise use for a quantized spec.
+bool canEmitQuantizedPointwise(const TargetDesc &target,
+                               const PointwiseSpec &spec, std::string &reason);
+void emitQuantizedPointwise(ProgramEmitter &emitter, const TargetDesc &target,
+                            const PointwiseSpec &spec);
 
 //===----------------------------------------------------------------------===//
 // Depthwise k x k convolution (DepthwiseConvKernel.cpp)
@@ -79,6 +151,9 @@ struct DepthwiseSpec {
   uint64_t input = 0, weight = 0, output = 0;
   std::optional<uint64_t> bias;
   ActivationSpec activation;
+  /// Quantized (int8): see QuantizedDepthwiseConvKernel.cpp; input zero
+  /// point 0.
+  std::optional<ConvQuantization> quantized;
 
   int64_t ho() const { return stride == 1 ? h : h / 2; }
   int64_t wo() const { return stride == 1 ? w : w / 2; }
@@ -97,6 +172,13 @@ bool canEmitDepthwise(const TargetDesc &target, const DepthwiseSpec &spec,
 
 void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
                    const DepthwiseSpec &spec);
+
+/// The int8 depthwise kernel (QuantizedDepthwiseConvKernel.cpp), which
+/// canEmitDepthwise and emitDepthwise use for a quantized spec.
+bool canEmitQuantizedDepthwise(const TargetDesc &target,
+                               const DepthwiseSpec &spec, std::string &reason);
+void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
+                            const DepthwiseSpec &spec);
 
 //===----------------------------------------------------------------------===//
 // Dense 3x3 stem convolution (DenseStemConvKernel.cpp)
@@ -125,6 +207,54 @@ bool canEmitDense(const TargetDesc &target, const DenseSpec &spec,
 /// matches the host's 16-lane dot product to rounding, not bit for bit.
 void emitDense(ProgramEmitter &emitter, const TargetDesc &target,
                const DenseSpec &spec);
+
+//===----------------------------------------------------------------------===//
+// Strided stem convolution on the matrix unit (StridedStemConvKernel.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A dense f32 k x k convolution with few channels and filters (a network's
+/// stem), stride s > 1, "same" padding k / 2: products of s adjacent taps
+/// of every channel, from the input laid out with channels innermost.
+struct StemSpec {
+  int64_t batch = 1, c = 0, f = 0, h = 0, w = 0, k = 3, stride = 2;
+  int64_t cores = 1; // that share the output rows
+  uint64_t input = 0, weight = 0, output = 0, shared = 0;
+  std::optional<uint64_t> bias;
+  ActivationSpec activation;
+  /// f32, or i8/u8 for a result requantized in the epilogue (the quantize
+  /// of an int8 consumer fused into this f32 conv): q = sat(RNE(y *
+  /// outputInverse) + outputZeroPoint).
+  ElementFormat outFormat = kF32Format;
+  float outputInverse = 1;
+  int32_t outputZeroPoint = 0;
+
+  int64_t pad() const { return k / 2; }
+  int64_t ho() const { return (h + 2 * pad() - k) / stride + 1; }
+  int64_t wo() const { return (w + 2 * pad() - k) / stride + 1; }
+  /// The tap runs of a kernel row: s adjacent taps each (the last shorter).
+  int64_t runs() const { return (k + stride - 1) / stride; }
+  /// SHARED bytes the weight tiles of one core stage through on their way
+  /// to the MRF (the DMA writes the MRF only from DRAM or SHARED).
+  uint64_t sharedBytes() const;
+};
+
+bool canEmitStem(const TargetDesc &target, const StemSpec &spec,
+                 std::string &reason);
+
+/// Per image: the input transposed to [H*W pixels x C] in ACC; per band of
+/// output rows, for each output row i and kernel row dy, one mm per run of
+/// s taps over the pixels whose taps all lie in the image (A rows s pixels
+/// apart: k = run x C contiguous values), single-tap mms for the pixels at
+/// the borders; then bias, activation (and requantization) on whole output
+/// rows of W_o x F values and a transposing store. The weights are
+/// reordered on chip into one tile per run and per tap (F rows of (tap,
+/// channel) values) and staged through SHARED into the MRF.
+void emitStem(llvm::ArrayRef<ProgramEmitter *> emitters,
+              const TargetDesc &target, const StemSpec &spec);
+
+/// The cores the stem kernel is worth running on: each computes a range of
+/// output rows (the SHARED scratch holds one set of tiles per core).
+unsigned getStemCores(const TargetDesc &target, const StemSpec &spec);
 
 //===----------------------------------------------------------------------===//
 // General convolution, implicit GEMM (GemmConvKernel.cpp)

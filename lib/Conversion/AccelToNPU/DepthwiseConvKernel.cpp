@@ -201,6 +201,8 @@ void emitTaps(ProgramEmitter &emitter, int64_t taps,
 
 bool canEmitDepthwise(const TargetDesc &target, const DepthwiseSpec &spec,
                       std::string &reason) {
+  if (spec.quantized)
+    return canEmitQuantizedDepthwise(target, spec, reason);
   int64_t dramAlign = static_cast<int64_t>(target.memory(Space::Dram).align);
   if (spec.h > kMaxDmaYZ || spec.paddedRow() > kMaxDmaYZ) {
     reason = "planes larger than 4095 rows or columns exceed the DMA counts";
@@ -237,6 +239,8 @@ bool canEmitDepthwise(const TargetDesc &target, const DepthwiseSpec &spec,
 
 void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
                    const DepthwiseSpec &spec) {
+  if (spec.quantized)
+    return emitQuantizedDepthwise(emitter, target, spec);
   std::string unused;
   DepthwiseLayout layout = *depthwiseLayout(target, spec, unused);
   const int64_t c = spec.c, h = spec.h, w = spec.w, ho = spec.ho(),

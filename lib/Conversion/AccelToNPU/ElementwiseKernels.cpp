@@ -50,6 +50,9 @@
 // erf is not in the ISA and pow with other exponents needs exp/log, which
 // the vector units lack: both stay on the host.
 //
+// An add of quantized tensors (int8 residual adds) is
+// QuantizedAddKernel.cpp's.
+//
 //===----------------------------------------------------------------------===//
 
 #include "CardKernels.h"
@@ -616,10 +619,14 @@ std::optional<EltwiseSpec> makeSpec(Operation *op, const TargetDesc &target,
 
 LogicalResult checkEltwise(Operation *op, const TargetDesc &target,
                            std::string &reason) {
+  if (isQuantizedAdd(op))
+    return checkQuantizedAdd(op, target, reason);
   return success(makeSpec(op, target, reason).has_value());
 }
 
 LogicalResult emitEltwiseOp(Operation *op, KernelContext &context) {
+  if (isQuantizedAdd(op))
+    return emitQuantizedAdd(op, context);
   std::string reason;
   std::optional<EltwiseSpec> spec = makeSpec(op, context.target, reason);
   if (!spec)

@@ -110,7 +110,8 @@ void mlir::nnaccel::npu_lowering::emitMm(ProgramEmitter &emitter,
                    .dpitch(dst.pitch)
                    .apitch(a.pitch)
                    .acc(accumulate)
-                   .azp(activationZeroPoint));
+                   .azp(activationZeroPoint)
+                   .chained(dst.isChain()));
 }
 
 void mlir::nnaccel::npu_lowering::emitQuantConvert(
@@ -128,7 +129,8 @@ void mlir::nnaccel::npu_lowering::emitQuantConvert(
                    .dpitch(dst.pitch)
                    .apitch(a.pitch)
                    .zp(zeroPoint)
-                   .perch(perColumn));
+                   .perch(perColumn)
+                   .chained(dst.isChain()));
 }
 
 void mlir::nnaccel::npu_lowering::emitCopy(ProgramEmitter &emitter,

@@ -92,6 +92,8 @@ int64_t subsampleChannels(const TargetDesc &target, const PointwiseSpec &spec) {
 
 bool canEmitPointwise(const TargetDesc &target, const PointwiseSpec &spec,
                       std::string &reason) {
+  if (spec.quantized)
+    return canEmitQuantizedPointwise(target, spec, reason);
   int64_t dramAlign = static_cast<int64_t>(target.memory(Space::Dram).align);
   if (spec.c * kF32 > kMaxPitch || spec.hw * kF32 > 0xFFFFFFFFll) {
     reason = "rows of " + std::to_string(spec.c) +
@@ -126,6 +128,8 @@ bool canEmitPointwise(const TargetDesc &target, const PointwiseSpec &spec,
 
 void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
                    const PointwiseSpec &spec) {
+  if (spec.quantized)
+    return emitQuantizedPointwise(emitter, target, spec);
   std::string unused;
   PointwiseLayout layout = *pointwiseLayout(target, spec.c, spec.f, spec.hw,
                                             spec.bias.has_value(), unused);

@@ -171,32 +171,78 @@ func.func @depthwise_chunked(%x: tensor<1x16x48x48xf32>, %w: tensor<16x1x3x3xf32
 
 // -----
 
-// Dense 3x3 stride 2 on 2 channels (a stem): one plane per filter, a
+// Dense 3x3 stride 1 on 2 channels (a stem): one plane per filter, a
 // multiply by a scalar weight per (channel, tap) chained into the add, bias
-// (bcast = scalar), clip, and the stride-2 store of every other column.
-// CHECK-LABEL: npu.program @dense_s2_p0_card0_core0
+// (bcast = scalar), clip and the store.
+// CHECK-LABEL: npu.program @dense_s1_p0_card0_core0
 // CHECK-NEXT: npu.dma.ld vrf[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 36 y = 1 z = 1 sy = 144 dpitch = 144
 // CHECK-NEXT: npu.dma.ld vrf[0xc0], dram[{{0x[0-9a-f]+}}], f32 x = 2 y = 1 z = 1 sy = 8 dpitch = 8
 // CHECK-NEXT: npu.dma.ld acc[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 8 y = 8 z = 2 sy = 32 sz = 256 dpitch = 40 pt = 1 pb = 1 pl = 1 pr = 1 push_next
-// CHECK-NEXT: npu.v.mul acc[0x340], acc[0x0], vrf[0x0], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = scalar pop_prev
-// CHECK-NEXT: npu.v.mul chain, acc[0x4], vrf[0x4], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = scalar chain
-// CHECK-NEXT: npu.v.add acc[0x340], chain, acc[0x340], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
-// CHECK-NEXT: npu.v.mul chain, acc[0x8], vrf[0x8], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = scalar chain
-// CHECK-NEXT: npu.v.add acc[0x340], chain, acc[0x340], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
-// CHECK-NEXT: npu.v.mul chain, acc[0x28], vrf[0xc], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = scalar chain
-// CHECK-NEXT: npu.v.add acc[0x340], chain, acc[0x340], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
-// CHECK-COUNT-14: npu.v.mul chain
-// CHECK: npu.v.add acc[0x340], acc[0x340], vrf[0xc0], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 bpitch = 4 bcast = scalar
-// CHECK-NEXT: npu.vs.max acc[0x340], acc[0x340], f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32
-// CHECK-NEXT: npu.vs.min acc[0x340], acc[0x340], f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 imm = 6.000000e+00 push_next
-// CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x340], f32 x = 1 y = 4 z = 4 dy = 4 dz = 16 spitch = 8 pop_prev
-// CHECK-NEXT: npu.v.mul acc[0x3c0], acc[0x0], vrf[0x48], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 80 bpitch = 4 bcast = scalar
-// CHECK-COUNT-17: npu.v.mul chain
+// CHECK-NEXT: npu.v.mul acc[0x340], acc[0x0], vrf[0x0], f32, f32, f32 rows = 8 cols = 8 dpitch = 32 apitch = 40 bpitch = 4 bcast = scalar pop_prev
+// CHECK-NEXT: npu.v.mul chain, acc[0x4], vrf[0x4], f32, f32, f32 rows = 8 cols = 8 dpitch = 32 apitch = 40 bpitch = 4 bcast = scalar chain
+// CHECK-NEXT: npu.v.add acc[0x340], chain, acc[0x340], f32, f32, f32 rows = 8 cols = 8 dpitch = 32 apitch = 32 bpitch = 32
+// CHECK-COUNT-16: npu.v.mul chain
+// CHECK: npu.v.add acc[0x340], acc[0x340], vrf[0xc0], f32, f32, f32 rows = 8 cols = 8 dpitch = 32 apitch = 32 bpitch = 4 bcast = scalar
+// CHECK-NEXT: npu.vs.max acc[0x340], acc[0x340], f32, f32 rows = 8 cols = 8 dpitch = 32 apitch = 32
+// CHECK-NEXT: npu.vs.min acc[0x340], acc[0x340], f32, f32 rows = 8 cols = 8 dpitch = 32 apitch = 32 imm = 6.000000e+00 push_next
+// CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x340], f32 x = 8 y = 8 z = 1 dy = 32 spitch = 32 pop_prev
+// CHECK-COUNT-18: npu.v.mul
 // CHECK: npu.dma.st
 // CHECK-NEXT: npu.halt
-func.func @dense_s2(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x4x4xf32> {
+func.func @dense_s1(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x8x8xf32> {
+  %0 = accel.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<clip>, activation_min = 0.0 : f32, activation_max = 6.0 : f32} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>, tensor<2xf32>) -> tensor<1x2x8x8xf32>
+  return %0 : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// The same stem at stride 2 runs on the matrix unit: the weights (loaded
+// first, then the image transposed to [pixels x channels], then the bias)
+// reordered into tiles of (tap, channel) columns (one per kernel row and
+// run of two taps, one per tap) with one-column copies, staged through
+// SHARED into the MRF; per output row and kernel row one mm per run of
+// taps (A rows two pixels apart) and a single-tap mm for the left border
+// pixel; then bias (repeated per pixel) chained into the clip's max, min,
+// and a transposing store.
+// CHECK-LABEL: npu.program @stem_s2_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld acc[0x200], dram[{{0x[0-9a-f]+}}], f32 x = 18 y = 2 z = 1 sy = 72 dpitch = 72
+// CHECK-NEXT: npu.dma.ld acc[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 1 y = 2 z = 64 sy = 256 sz = 4 dpitch = 4
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[{{0x[0-9a-f]+}}], f32 x = 2 y = 1 z = 1 sy = 8 dpitch = 8
+// CHECK-NEXT: npu.v.fill acc[0x2c0], f32 rows = 1 cols = 192
+// CHECK-NEXT: npu.v.mov acc[0x2c0], acc[0x200], f32, f32 rows = 2 cols = 1 dpitch = 16 apitch = 72
+// CHECK-COUNT-29: npu.v.mov
+// CHECK-NEXT: npu.dma.st shared[0x0], acc[0x2c0], f32 x = 192
+// CHECK: npu.dma.ld mrf[0x0], shared[0x0], f32 x = 192
+// CHECK: npu.v.fill vrf[0x40], f32 rows = 4 cols = 2 dpitch = 8
+// CHECK-NEXT: npu.v.add vrf[0x40], vrf[0x40], vrf[0x0], f32, f32, f32 rows = 4 cols = 2 dpitch = 8 apitch = 8 bcast = row
+// CHECK-NEXT: npu.v.fill acc[0x5c0], f32 rows = 4 cols = 8 dpitch = 32
+// CHECK-NEXT: npu.mm acc[0x5c8], acc[0x8], mrf[0x100], f32, f32, f32 m = 3 k = 4 n = 2 dpitch = 8 apitch = 16 acc = 1
+// CHECK-NEXT: npu.mm acc[0x5c0], acc[0x0], mrf[0x1c0], f32, f32, f32 m = 1 k = 2 n = 2 dpitch = 8 apitch = 16 acc = 1
+// CHECK-NEXT: npu.mm acc[0x5c0], acc[0x8], mrf[0x140], f32, f32, f32 m = 4 k = 2 n = 2 dpitch = 8 apitch = 16 acc = 1
+// CHECK-COUNT-30: npu.mm
+// CHECK-NEXT: npu.v.add chain, acc[0x5c0], vrf[0x40], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 bcast = row chain
+// CHECK-NEXT: npu.vs.max acc[0x5c0], chain, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32
+// CHECK-NEXT: npu.vs.min acc[0x6c0], acc[0x5c0], f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 imm = 6.000000e+00
+// CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x6c0], f32 x = 1 y = 2 z = 16 dy = 64 dz = 4 spitch = 4
+// CHECK-NEXT: npu.halt
+func.func @stem_s2(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x4x4xf32> {
   %0 = accel.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<clip>, activation_min = 0.0 : f32, activation_max = 6.0 : f32} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
   return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// The stem quantizing its result (its int8 consumer's input): 1 / scale in
+// the VRF, the bias chained into the ReLU, v.rqnt to u8 and a u8 store.
+// CHECK-LABEL: npu.program @stem_s2_u8_p0_card0_core0
+// CHECK: npu.v.fill vrf[0x80], f32 rows = 1 cols = 1 imm = 4.000000e+01
+// CHECK: npu.v.add chain, acc[0x5c0], vrf[0x40], f32, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32 bcast = row chain
+// CHECK-NEXT: npu.v.relu acc[0x5c0], chain, f32, f32 rows = 4 cols = 8 dpitch = 32 apitch = 32
+// CHECK-NEXT: npu.v.rqnt acc[0x6c0], acc[0x5c0], vrf[0x80], u8, f32 rows = 4 cols = 8 dpitch = 8 apitch = 32
+// CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[0x6c0], u8 x = 1 y = 2 z = 16 dy = 16 dz = 1 spitch = 1
+func.func @stem_s2_u8(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.025>> {
+  %0 = accel.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<relu>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.025>>
+  return %0 : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.025>>
 }
 
 
@@ -353,4 +399,24 @@ func.func @matrix_modes(%xh: tensor<1x4x8x8xf16>, %wh: tensor<8x4x3x3xf16>, %xb:
   // BRAINWAVE-SAME: accel.placement = #accel.placement<card = -1>
   %1 = accel.conv %xb, %wb {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xbf16>, tensor<8x4x3x3xbf16>) -> tensor<1x8x8x8xbf16>
   return %0, %1 : tensor<1x8x8x8xf16>, tensor<1x8x8x8xbf16>
+}
+
+// -----
+
+// int8 convs the card's int8 kernels do not take run on the host, saying
+// why: a dense 3x3, a depthwise conv whose input has a zero point (its
+// padding would be the stored 0), and a real conv quantizing its result
+// that is no strided stem.
+// PLACE-LABEL: func.func @int8_host
+func.func @int8_host(%x: tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>, %w: tensor<4x4x3x3x!quant.uniform<i8:f32, 0.01>>, %xz: tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1:3>>, %wd: tensor<4x1x3x3x!quant.uniform<i8:f32, 0.01>>, %xf: tensor<1x4x6x6xf32>, %w1: tensor<4x4x1x1xf32>) -> (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>) {
+  // PLACE: accel.conv
+  // PLACE-SAME: accel.host_reason = "int8 convolutions run on the card as 1x1 (stride 1, no padding) or depthwise k x k (k = 3, 5, 7, same padding, stride 1 or 2) ones only"
+  %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.01>>) -> tensor<1x4x6x6xf32>
+  // PLACE: accel.conv
+  // PLACE-SAME: accel.host_reason = "an int8 depthwise convolution needs input zero point 0 (its padding is the stored 0)"
+  %1 = accel.conv %xz, %wd {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 4 : i64} : (tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1:3>>, tensor<4x1x3x3x!quant.uniform<i8:f32, 0.01>>) -> tensor<1x4x6x6xf32>
+  // PLACE: accel.conv
+  // PLACE-SAME: accel.host_reason = "a real convolution quantizes its result on the card only as a strided stem (few channels and filters, stride > 1, same padding), to i8 or u8"
+  %2 = accel.conv %xf, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>
+  return %0, %1, %2 : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>
 }

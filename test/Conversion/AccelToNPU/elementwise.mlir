@@ -232,3 +232,26 @@ func.func @gelu_bf16(%a: tensor<4x96xbf16>) -> tensor<4x96xbf16> {
   %0 = accel.gelu %a : tensor<4x96xbf16>
   return %0 : tensor<4x96xbf16>
 }
+
+// -----
+
+// An add of quantized tensors (accel-quantize's residual adds) adds the real
+// values: per chunk both operands loaded in their storage types, v.dqnt of
+// one into an f32 buffer, v.dqnt of the other (zero point 10) chained into
+// the add, v.rqnt to the result's type (1 / scale = 25, zero point -3).
+// CHECK-LABEL: npu.program @quantized_add
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[{{0x[0-9a-f]+}}], i8 x = 192
+// CHECK-NEXT: npu.dma.ld vrf[0xc0], dram[{{0x[0-9a-f]+}}], u8 x = 192
+// CHECK-NEXT: npu.v.fill vrf[0x480], f32 rows = 1 cols = 1 imm = 2.000000e-02
+// CHECK-NEXT: npu.v.fill vrf[0x484], f32 rows = 1 cols = 1 imm = 5.000000e-02
+// CHECK-NEXT: npu.v.fill vrf[0x488], f32 rows = 1 cols = 1 imm = 2.500000e+01
+// CHECK-NEXT: npu.v.dqnt acc[0x0], vrf[0x0], vrf[0x480], f32, i8 rows = 1 cols = 192
+// CHECK-NEXT: npu.v.dqnt chain, vrf[0xc0], vrf[0x484], f32, u8 rows = 1 cols = 192 {{.*}}zp = 10 {{.*}}chain
+// CHECK-NEXT: npu.v.add acc[0x0], chain, acc[0x0], f32, f32, f32 rows = 1 cols = 192
+// CHECK-NEXT: npu.v.rqnt vrf[0x180], acc[0x0], vrf[0x488], i8, f32 rows = 1 cols = 192 {{.*}}zp = -3
+// CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], vrf[0x180], i8 x = 192
+// CHECK-NEXT: npu.halt
+func.func @quantized_add(%a: tensor<2x96x!quant.uniform<i8:f32, 0.02>>, %b: tensor<2x96x!quant.uniform<u8:f32, 0.05:10>>) -> tensor<2x96x!quant.uniform<i8:f32, 0.04:-3>> {
+  %0 = accel.add %a, %b : (tensor<2x96x!quant.uniform<i8:f32, 0.02>>, tensor<2x96x!quant.uniform<u8:f32, 0.05:10>>) -> tensor<2x96x!quant.uniform<i8:f32, 0.04:-3>>
+  return %0 : tensor<2x96x!quant.uniform<i8:f32, 0.04:-3>>
+}

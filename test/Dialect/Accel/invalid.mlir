@@ -1481,6 +1481,16 @@ func.func @range_arg_not_f64(%x: tensor<4xf32> {accel.range = array<i64: 0, 1>})
 
 // -----
 
+// Quantized convolutions: the weight F x C/groups x K... per output channel
+// (axis 0), the bias in the accumulator's scale per channel.
+func.func @quantized_conv_weight_axis(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5>>, %w: tensor<3x2x1x1x!quant.uniform<i8:f32:1, {0.1, 0.2}>>) -> tensor<1x3x4x4xf32> {
+  // expected-error @+1 {{'accel.conv' op weight must be quantized per output channel (axis 0), not along axis 1}}
+  %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5>>, tensor<3x2x1x1x!quant.uniform<i8:f32:1, {0.1, 0.2}>>) -> tensor<1x3x4x4xf32>
+  return %0 : tensor<1x3x4x4xf32>
+}
+
+// -----
+
 // expected-error @+1 {{'func.func' op argument 0: 'accel.range' is for float or quantized tensor arguments}}
 func.func @range_arg_integer(%x: tensor<4xi64> {accel.range = array<f64: 0.0, 1.0>}) -> tensor<4xi64> {
   return %x : tensor<4xi64>
@@ -1488,7 +1498,31 @@ func.func @range_arg_integer(%x: tensor<4xi64> {accel.range = array<f64: 0.0, 1.
 
 // -----
 
+func.func @quantized_conv_bias_scale(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5>>, %w: tensor<3x2x1x1x!quant.uniform<i8:f32:0, {0.1, 0.2, 0.4}>>, %b: tensor<3x!quant.uniform<i32:f32:0, {0.05, 0.1, 0.1}>>) -> tensor<1x3x4x4xf32> {
+  // expected-error @+1 {{'accel.conv' op an i32 bias must have scale input scale x weight scale (2.000000e-01 for channel 2), got 1.000000e-01}}
+  %0 = accel.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5>>, tensor<3x2x1x1x!quant.uniform<i8:f32:0, {0.1, 0.2, 0.4}>>, tensor<3x!quant.uniform<i32:f32:0, {0.05, 0.1, 0.1}>>) -> tensor<1x3x4x4xf32>
+  return %0 : tensor<1x3x4x4xf32>
+}
+
+// -----
+
 // expected-error @+1 {{'func.func' op argument 0: unknown accel dialect argument attribute 'accel.rnage'}}
 func.func @range_arg_misspelt(%x: tensor<4xf32> {accel.rnage = array<f64: 0.0, 1.0>}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
+}
+
+// -----
+
+func.func @quantized_conv_per_axis_input(%x: tensor<1x2x4x4x!quant.uniform<u8:f32:1, {0.5, 0.25}>>, %w: tensor<3x2x1x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x3x4x4xf32> {
+  // expected-error @+1 {{'accel.conv' op a quantized input must be quantized per tensor}}
+  %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4x!quant.uniform<u8:f32:1, {0.5, 0.25}>>, tensor<3x2x1x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x3x4x4xf32>
+  return %0 : tensor<1x3x4x4xf32>
+}
+
+// -----
+
+func.func @quantized_conv_real_input(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1xf32>) -> tensor<1x3x4x4x!quant.uniform<i8:f32:1, {0.1, 0.1, 0.1}>> {
+  // expected-error @+1 {{'accel.conv' op a real convolution's quantized result must be quantized per tensor}}
+  %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4x!quant.uniform<i8:f32:1, {0.1, 0.1, 0.1}>>
+  return %0 : tensor<1x3x4x4x!quant.uniform<i8:f32:1, {0.1, 0.1, 0.1}>>
 }

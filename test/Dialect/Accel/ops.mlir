@@ -189,6 +189,18 @@ func.func @quantized(%x: tensor<8xf32>, %q: tensor<8x!quant.uniform<i8:f32, 0.1:
   return %4, %5, %6 : tensor<8xf32>, tensor<8x!quant.uniform<i8:f32, 0.2>>, tensor<2x4xf32>
 }
 
+// Quantized convolutions (accel-quantize's form): a u8 input, an i8 weight
+// per output channel and an i32 bias give a real result, or one requantized
+// to a type of its own.
+// CHECK-LABEL: func.func @quantized_conv(
+// CHECK:       accel.conv %{{.*}}, %{{.*}}, %{{.*}} {{{.*}}groups = 2 : i64{{.*}}} : (tensor<1x2x4x4x!quant.uniform<u8:f32, 5.000000e-01>>, tensor<2x1x3x3x!quant.uniform<i8:f32:0, {1.000000e-01,2.000000e-01}>>, tensor<2x!quant.uniform<i32:f32:0, {5.000000e-02,1.000000e-01}>>) -> tensor<1x2x4x4xf32>
+// CHECK:       accel.conv %{{.*}}, %{{.*}} {{{.*}}} : (tensor<1x2x4x4x!quant.uniform<u8:f32, 5.000000e-01>>, tensor<3x2x1x1x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x3x4x4x!quant.uniform<i8:f32, 2.500000e-01>>
+func.func @quantized_conv(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5>>, %wd: tensor<2x1x3x3x!quant.uniform<i8:f32:0, {0.1, 0.2}>>, %b: tensor<2x!quant.uniform<i32:f32:0, {0.05, 0.1}>>, %w: tensor<3x2x1x1x!quant.uniform<i8:f32, 0.1>>) -> (tensor<1x2x4x4xf32>, tensor<1x3x4x4x!quant.uniform<i8:f32, 0.25>>) {
+  %0 = accel.conv %x, %wd, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5>>, tensor<2x1x3x3x!quant.uniform<i8:f32:0, {0.1, 0.2}>>, tensor<2x!quant.uniform<i32:f32:0, {0.05, 0.1}>>) -> tensor<1x2x4x4xf32>
+  %1 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5>>, tensor<3x2x1x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x3x4x4x!quant.uniform<i8:f32, 0.25>>
+  return %0, %1 : tensor<1x2x4x4xf32>, tensor<1x3x4x4x!quant.uniform<i8:f32, 0.25>>
+}
+
 // matmul: batch broadcasting and rank-1 operands (the added dimension is
 // dropped from the result).
 // CHECK-LABEL: func.func @matmul(

@@ -1,0 +1,79 @@
+//===- QuantizedConvSupport.cpp - what the int8 conv kernels share --------===//
+//
+// The per-channel scales and the epilogue of a quantized accel.conv
+// (ConvKernelSupport.h, ConvQuantization): the pointwise and depthwise
+// kernels produce blocks of exact i32 sums whose columns are output
+// channels, and both turn them into the result the same way, which is also
+// what the host kernel computes (HostQuantizedLinalg.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConvKernelSupport.h"
+
+using namespace mlir;
+using namespace mlir::nnaccel;
+using namespace mlir::nnaccel::npu_lowering;
+using namespace mlir::nnaccel::npu_lowering::conv;
+
+Operand2D conv::emitConvScaleFills(ProgramEmitter &emitter,
+                                   const ConvQuantization &quant, Space space,
+                                   uint64_t base) {
+  const Operand2D scales{space, base, 0, kF32Format};
+  const std::vector<float> &values = quant.scales;
+  for (size_t i = 0; i < values.size();) {
+    size_t end = i + 1;
+    while (end < values.size() && values[end] == values[i])
+      ++end;
+    emitFill(emitter, scales.at(0, int64_t(i)), 1, int64_t(end - i), values[i]);
+    i = end;
+  }
+  Operand2D outputScale = scales.at(0, int64_t(values.size()));
+  if (quant.quantizedOutput() && !quant.rescale)
+    emitFill(emitter, outputScale, 1, 1, quant.outputInverse);
+  return outputScale;
+}
+
+void conv::emitConvEpilogue(ProgramEmitter &emitter,
+                            const ConvQuantization &quant,
+                            const ActivationSpec &activation,
+                            const Operand2D &sum,
+                            const std::optional<Operand2D> &bias,
+                            const Operand2D &scales,
+                            const Operand2D &outputScale, const Operand2D &out,
+                            int64_t rows, int64_t cols) {
+  const bool perChannel = quant.perChannel();
+  const bool integerBias = bias && !quant.realBias();
+  // sum (+ i32 bias) as the source of the next step: forwarded through the
+  // chain when there is a bias to add.
+  auto withIntegerBias = [&]() -> Operand2D {
+    if (!integerBias)
+      return sum;
+    emitBinary(emitter, Opcode::VAdd, chainOperand(cols, kI32Format), sum,
+               *bias, Bcast::Row, rows, cols);
+    return chainOperand(cols, kI32Format);
+  };
+  if (quant.rescale) {
+    Operand2D source = withIntegerBias();
+    emitQuantConvert(emitter, Opcode::VRqnt, out, source, scales, perChannel,
+                     quant.outputZeroPoint, rows, cols);
+    return;
+  }
+  // Dequantized to f32 (the result itself, or the sums in place), the real
+  // bias added on the way.
+  const Operand2D real =
+      quant.quantizedOutput() ? Operand2D{sum.space, sum.addr, sum.pitch} : out;
+  Operand2D source = withIntegerBias();
+  if (bias && !integerBias) {
+    emitQuantConvert(emitter, Opcode::VDqnt, chainOperand(cols), source, scales,
+                     perChannel, /*zeroPoint=*/0, rows, cols);
+    emitBinary(emitter, Opcode::VAdd, real, chainOperand(cols), *bias,
+               Bcast::Row, rows, cols);
+  } else {
+    emitQuantConvert(emitter, Opcode::VDqnt, real, source, scales, perChannel,
+                     /*zeroPoint=*/0, rows, cols);
+  }
+  emitActivation(emitter, activation, real, rows, cols);
+  if (quant.quantizedOutput())
+    emitQuantConvert(emitter, Opcode::VRqnt, out, real, outputScale,
+                     /*perColumn=*/false, quant.outputZeroPoint, rows, cols);
+}
