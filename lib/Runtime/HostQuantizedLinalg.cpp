@@ -53,6 +53,32 @@ int32_t storedAt(const Tensor &t, int64_t i) {
   }
 }
 
+/// The input's scale and zero point and the weight's scales (one, or one
+/// per output `unit` of `outputs`) of a quantized product, from the
+/// attributes the compiler copies out of the operand types.
+Status readProductParameters(const KernelContext &ctx, int64_t outputs,
+                             const char *unit, double &inputScale,
+                             int64_t &inputZeroPoint,
+                             std::vector<double> &weightScales) {
+  if (Status s = ctx.op.getFloat("input_scale", inputScale); !s.ok())
+    return s;
+  if (Status s = ctx.op.getIntOr("input_zero_point", 0, inputZeroPoint);
+      !s.ok())
+    return s;
+  if (ctx.op.hasAttr("weight_scales")) {
+    if (Status s = ctx.op.getFloats("weight_scales", weightScales); !s.ok())
+      return s;
+    if (static_cast<int64_t>(weightScales.size()) != outputs)
+      return ctx.error(
+          std::string("weight_scales needs one scale per output ") + unit +
+          " (" + std::to_string(outputs) + "), got " +
+          std::to_string(weightScales.size()));
+    return Status::success();
+  }
+  weightScales.assign(1, 0.0);
+  return ctx.op.getFloat("weight_scale", weightScales[0]);
+}
+
 } // namespace
 
 Status quantizedFullyConnectedKernel(KernelContext &ctx) {
@@ -94,24 +120,11 @@ Status quantizedFullyConnectedKernel(KernelContext &ctx) {
   // Scales: the accumulator's, per column, as the kernel computes them.
   double inputScale;
   int64_t inputZeroPoint;
-  if (Status s = ctx.op.getFloat("input_scale", inputScale); !s.ok())
-    return s;
-  if (Status s = ctx.op.getIntOr("input_zero_point", 0, inputZeroPoint);
+  std::vector<double> weightScales;
+  if (Status s = readProductParameters(ctx, n, "column", inputScale,
+                                       inputZeroPoint, weightScales);
       !s.ok())
     return s;
-  std::vector<double> weightScales;
-  if (ctx.op.hasAttr("weight_scales")) {
-    if (Status s = ctx.op.getFloats("weight_scales", weightScales); !s.ok())
-      return s;
-    if (static_cast<int64_t>(weightScales.size()) != n)
-      return ctx.error("weight_scales needs one scale per output column (" +
-                       std::to_string(n) + "), got " +
-                       std::to_string(weightScales.size()));
-  } else {
-    weightScales.emplace_back();
-    if (Status s = ctx.op.getFloat("weight_scale", weightScales[0]); !s.ok())
-      return s;
-  }
   std::vector<float> scales(weightScales.size());
   for (size_t c = 0; c < scales.size(); ++c)
     if (Status s = readScale(ctx.op, "input_scale x weight_scale",
@@ -234,24 +247,11 @@ Status quantizedConvKernel(KernelContext &ctx) {
 
   double inputScale;
   int64_t inputZeroPoint;
-  if (Status s = ctx.op.getFloat("input_scale", inputScale); !s.ok())
-    return s;
-  if (Status s = ctx.op.getIntOr("input_zero_point", 0, inputZeroPoint);
+  std::vector<double> weightScales;
+  if (Status s = readProductParameters(ctx, g.filters, "channel", inputScale,
+                                       inputZeroPoint, weightScales);
       !s.ok())
     return s;
-  std::vector<double> weightScales;
-  if (ctx.op.hasAttr("weight_scales")) {
-    if (Status s = ctx.op.getFloats("weight_scales", weightScales); !s.ok())
-      return s;
-    if (static_cast<int64_t>(weightScales.size()) != g.filters)
-      return ctx.error("weight_scales needs one scale per output channel (" +
-                       std::to_string(g.filters) + "), got " +
-                       std::to_string(weightScales.size()));
-  } else {
-    weightScales.emplace_back();
-    if (Status s = ctx.op.getFloat("weight_scale", weightScales[0]); !s.ok())
-      return s;
-  }
   const DType outType = ctx.outputDescs[0].dtype;
   const bool quantizedOut = outType == DType::I8 || outType == DType::U8;
   double outputScale = 1.0;
@@ -295,7 +295,8 @@ Status quantizedConvKernel(KernelContext &ctx) {
     return s;
   const int64_t outPlane = g.out[0] * g.out[1] * g.out[2];
   const int64_t inPlane = g.in[0] * g.in[1] * g.in[2];
-  const int64_t kvol = g.ker[0] * g.ker[1] * g.ker[2], patch = g.channelsPerGroup() * kvol;
+  const int64_t kvol = g.ker[0] * g.ker[1] * g.ker[2],
+                patch = g.channelsPerGroup() * kvol;
   auto store = [&](int64_t index, float value, bool scaled) {
     int64_t q = saturateScaled(scaled ? value : value * outputInverse,
                                outputZeroPoint, outType);
@@ -320,7 +321,8 @@ Status quantizedConvKernel(KernelContext &ctx) {
             uint32_t acc = 0;
             for (int64_t c = 0; c < g.channelsPerGroup(); ++c) {
               const int64_t xBase =
-                  (nb * g.channels + group * g.channelsPerGroup() + c) * inPlane;
+                  (nb * g.channels + group * g.channelsPerGroup() + c) *
+                  inPlane;
               for (int64_t k0 = 0; k0 < g.ker[0]; ++k0) {
                 const int64_t i0 = o0 * g.st[0] - g.pb[0] + k0 * g.dil[0];
                 if (i0 < 0 || i0 >= g.in[0])

@@ -175,35 +175,6 @@ Value quantizeBias(OpBuilder &builder, Value bias, int64_t n, double inputScale,
       bias.getLoc(), createQuantizedConstant(type, storage, "bias_i32"));
 }
 
-/// A quantize op's result becomes the product's own result when the
-/// product's real result has no other user: FC + bias + activation +
-/// requantize in one kernel, no real tensor in between.
-struct FuseRequantizeIntoProduct : OpRewritePattern<QuantizeOp> {
-  FuseRequantizeIntoProduct(MLIRContext *context, uint64_t &fused)
-      : OpRewritePattern(context), fused(fused) {}
-
-  LogicalResult matchAndRewrite(QuantizeOp op,
-                                PatternRewriter &rewriter) const override {
-    auto product = op.getInput().getDefiningOp<FullyConnectedOp>();
-    auto resultType = dyn_cast<quant::UniformQuantizedType>(
-        getElementTypeOrSelf(op.getType()));
-    if (!product || !product->hasOneUse() || !resultType ||
-        !isa<quant::QuantizedType>(
-            getElementTypeOrSelf(product.getInput().getType())))
-      return failure();
-    // The quantized type now carries the range.
-    rewriter.modifyOpInPlace(product, [&] {
-      product.getResult().setType(op.getType());
-      product->removeAttr(AccelDialect::getRangeAttrName());
-    });
-    rewriter.replaceOp(op, product.getResult());
-    ++fused;
-    return success();
-  }
-
-  uint64_t &fused;
-};
-
 /// A convolution weight (F x C/groups x K...) quantized symmetrically to
 /// i8 at compile time, one scale per output channel (axis 0) or one per
 /// tensor; nullopt for a weight that is not an f32 constant.
@@ -271,35 +242,39 @@ bool isActivationSubsumed(ConvOp op, quant::UniformQuantizedType type) {
   }
 }
 
-/// The convolution counterpart of FuseRequantizeIntoProduct: a quantized
-/// conv whose only user quantizes its result requantizes it itself. A fused
-/// relu or clip that the requantized type's range lies inside is dropped
-/// (saturation clips the same), so the kernel goes from the exact sum to the
-/// stored integer in one rescale.
-struct FuseRequantizeIntoConv : OpRewritePattern<QuantizeOp> {
-  FuseRequantizeIntoConv(MLIRContext *context, uint64_t &fused)
+/// A quantize op's result becomes a quantized product's own result when
+/// the product's real result has no other user: FC or conv + bias +
+/// activation + requantize in one kernel, no real tensor in between. A
+/// conv's fused relu or clip that the requantized type's range lies inside
+/// is dropped (saturation clips the same), so its kernel goes from the
+/// exact sum to the stored integer in one rescale.
+struct FuseRequantizeIntoProduct : OpRewritePattern<QuantizeOp> {
+  FuseRequantizeIntoProduct(MLIRContext *context, uint64_t &fused)
       : OpRewritePattern(context), fused(fused) {}
 
   LogicalResult matchAndRewrite(QuantizeOp op,
                                 PatternRewriter &rewriter) const override {
-    auto conv = op.getInput().getDefiningOp<ConvOp>();
+    Operation *product = op.getInput().getDefiningOp();
     auto resultType = dyn_cast<quant::UniformQuantizedType>(
         getElementTypeOrSelf(op.getType()));
-    if (!conv || !conv->hasOneUse() || !resultType ||
+    if (!isa_and_nonnull<FullyConnectedOp, ConvOp>(product) ||
+        !product->hasOneUse() || !resultType ||
         !isa<quant::QuantizedType>(
-            getElementTypeOrSelf(conv.getInput().getType())))
+            getElementTypeOrSelf(product->getOperand(0).getType())))
       return failure();
-    bool subsumed = isActivationSubsumed(conv, resultType);
-    rewriter.modifyOpInPlace(conv, [&] {
-      conv.getResult().setType(op.getType());
-      conv->removeAttr(AccelDialect::getRangeAttrName());
+    auto conv = dyn_cast<ConvOp>(product);
+    bool subsumed = conv && isActivationSubsumed(conv, resultType);
+    // The quantized type now carries the range.
+    rewriter.modifyOpInPlace(product, [&] {
+      product->getResult(0).setType(op.getType());
+      product->removeAttr(AccelDialect::getRangeAttrName());
       if (subsumed) {
         conv.setActivation(Activation::none);
         conv->removeAttr(conv.getActivationMinAttrName());
         conv->removeAttr(conv.getActivationMaxAttrName());
       }
     });
-    rewriter.replaceOp(op, conv.getResult());
+    rewriter.replaceOp(op, product->getResult(0));
     ++fused;
     return success();
   }
@@ -356,9 +331,9 @@ struct QuantizePass
       rewriteAdds();
     RewritePatternSet patterns(&getContext());
     uint64_t fused = 0;
-    patterns.add<FuseRequantizeIntoProduct, FuseRequantizeIntoConv>(
-        &getContext(), fused);
-    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+    patterns.add<FuseRequantizeIntoProduct>(&getContext(), fused);
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     numFused += fused;
     if (failed(fuseIntoRealConvs()))
