@@ -287,6 +287,14 @@ struct QuantizePass
   using Base::Base;
 
   void runOnOperation() override {
+    if (keepLastPrecision != "f32" && keepLastPrecision != "f16" &&
+        keepLastPrecision != "bf16") {
+      getOperation().emitError()
+          << "accel-quantize: keep-last-precision must be f32, f16 or bf16, "
+             "got '"
+          << keepLastPrecision << "'";
+      return signalPassFailure();
+    }
     if (scheme != "symmetric" && scheme != "asymmetric") {
       getOperation().emitError() << "accel-quantize: unknown scheme '" << scheme
                                  << "' (symmetric or asymmetric)";
@@ -307,8 +315,10 @@ struct QuantizePass
       bool hintedInt8 = precision && precision.isSignlessInteger(8);
       if (precision && !hintedInt8)
         continue; // a float precision: accel-apply-precision's
-      if (!hintedInt8 && keepLast && index + 1 == products.size())
+      if (!hintedInt8 && keepLast && index + 1 == products.size()) {
+        keepInPrecision(op);
         continue;
+      }
       if (!hintedInt8 && keepFirstConv && op == firstConv)
         continue;
       // Honoured or warned about below; later passes need not see it.
@@ -495,6 +505,26 @@ struct QuantizePass
       ++numFused;
     }
     return success();
+  }
+
+  /// The kept last product computes in keepLastPrecision: a `precision`
+  /// hint accel-apply-precision honours (fully_connected and matmul, whose
+  /// card kernels take f16 and bf16).
+  void keepInPrecision(Operation *op) {
+    if (!isa<FullyConnectedOp, MatMulOp>(op) || keepLastPrecision == "f32" ||
+        !getElementTypeOrSelf(op->getResult(0).getType()).isF32())
+      return;
+    Type precision = keepLastPrecision == "bf16"
+                         ? Type(BFloat16Type::get(op->getContext()))
+                         : Type(Float16Type::get(op->getContext()));
+    auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
+    op->setAttr(AccelDialect::getHintAttrName(),
+                hint ? HintAttr::get(op->getContext(), hint.getCard(),
+                                     hint.getCores(), hint.getChunks(),
+                                     hint.getParallel(), hint.getMemory(),
+                                     precision, hint.getOrder())
+                     : HintAttr::get(op->getContext(), {}, {}, {}, {}, {},
+                                     precision, {}));
   }
 
   /// Rewrites one product; on failure `reason` says why, and `expected`

@@ -3,6 +3,9 @@
 // RUN: nnaccel-opt %s -split-input-file -verify-diagnostics \
 // RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize{scheme=asymmetric per-channel=false keep-last=false}))' \
 // RUN:   | FileCheck %s --check-prefix=ASYM
+// RUN: nnaccel-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize{keep-last-precision=f16}))' 2>/dev/null \
+// RUN:   | FileCheck %s --check-prefix=F16
 
 // An MLP: the input range [-2, 3] gives symmetric i8 with scale 3 / 127;
 // the weight is quantized per output column (column 0: max 1.0, so 0.5 ->
@@ -227,4 +230,16 @@ func.func @residual(%x: tensor<1x4x4x4xf32> {accel.range = array<f64: -2.0, 2.0>
   %wl = accel.constant dense<0.5> : tensor<4x4x1x1xf32>
   %o = accel.conv %s, %wl {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
   return %s : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// keep-last-precision=f16: the kept last product gets a precision hint
+// that accel-apply-precision honours.
+// F16-LABEL: func.func @head
+// F16: accel.fully_connected %{{.*}} {accel.hint = #accel.hint<precision = f16>, transpose_weight = true} : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+func.func @head(%x: tensor<2x4xf32> {accel.range = array<f64: -1.0, 1.0>}) -> tensor<2x3xf32> {
+  %w = accel.constant dense<0.5> : tensor<3x4xf32>
+  %y = accel.fully_connected %x, %w {transpose_weight = true} : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
 }

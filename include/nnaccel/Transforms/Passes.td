@@ -126,8 +126,12 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
     operand through an `accel.dequantize`.
 
     By default the last product of the function (the classifier or CTR
-    head) stays in f32 (`keep-last`), and so does the first convolution
-    (the stem: `keep-first-conv`). A `precision` hint decides per node:
+    head) is not quantized (`keep-last`): a fully_connected or matmul
+    there computes in `keep-last-precision` (default f32; f16 or bf16 halve
+    its weight bytes, through a `precision` hint accel-apply-precision
+    honours -- not the default: MobileNet's head outputs values below
+    f16's range and DLRM's one-column head gets slower), and the first
+    convolution stays f32 (the stem: `keep-first-conv`). A `precision` hint decides per node:
     `i8` quantizes (also the last product), a float type keeps the op
     real. A product without a range, a non-constant weight, or a hinted op
     that cannot be quantized gets a warning naming the node and the reason.
@@ -150,6 +154,10 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
            "One weight scale per output column (else one per tensor)">,
     Option<"keepLast", "keep-last", "bool", /*default=*/"true",
            "Keep the function's last product in f32 unless hinted i8">,
+    Option<"keepLastPrecision", "keep-last-precision", "std::string",
+           /*default=*/"\"f32\"",
+           "What a kept last fully_connected / matmul computes in: f32, f16 "
+           "or bf16">,
     Option<"keepFirstConv", "keep-first-conv", "bool", /*default=*/"true",
            "Keep the function's first convolution in f32 unless hinted i8">,
     Option<"quantizeAdds", "quantize-adds", "bool", /*default=*/"true",
