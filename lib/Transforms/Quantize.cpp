@@ -99,48 +99,58 @@ struct QuantizedWeight {
   SmallVector<double> scales; // one, or one per column
 };
 
-std::optional<QuantizedWeight> quantizeWeight(Value weight, bool transposed,
-                                              bool perChannel) {
-  std::optional<F32ConstantView> data = getF32Constant(weight);
-  if (!data)
-    return std::nullopt;
-  auto type = cast<RankedTensorType>(weight.getType());
-  // Element (column c, reduction index i) of the weight.
-  int64_t n = type.getDimSize(transposed ? 0 : 1);
-  int64_t k = type.getDimSize(transposed ? 1 : 0);
-  auto at = [&](int64_t c, int64_t i) {
-    return (*data)[transposed ? c * k + i : i * n + c];
-  };
+/// Quantizes `rows` output rows (columns of an FC, filters of a conv) of `k`
+/// reduction elements each, element (r, i) read by `at`, symmetrically to
+/// i8 in [-127, 127]: one scale per row (axis 0) or one per tensor. The
+/// result has `shape` (rows first) and row-major storage.
+QuantizedWeight quantizeWeightRows(MLIRContext *context, int64_t rows,
+                                   int64_t k,
+                                   function_ref<float(int64_t, int64_t)> at,
+                                   bool perChannel, ArrayRef<int64_t> shape) {
   QuantizedWeight result;
-  SmallVector<double> maxima(perChannel ? n : 1, 0.0);
-  for (int64_t c = 0; c < n; ++c)
+  SmallVector<double> maxima(perChannel ? rows : 1, 0.0);
+  for (int64_t r = 0; r < rows; ++r)
     for (int64_t i = 0; i < k; ++i) {
-      double &max = maxima[perChannel ? c : 0];
-      max = std::max(max, double(std::abs(at(c, i))));
+      double &max = maxima[perChannel ? r : 0];
+      max = std::max(max, double(std::abs(at(r, i))));
     }
   for (double max : maxima)
     result.scales.push_back(std::max(max / 127.0, kMinScale));
-  result.storage.resize(size_t(n * k));
-  for (int64_t c = 0; c < n; ++c) {
-    double scale = result.scales[perChannel ? c : 0];
+  result.storage.resize(size_t(rows * k));
+  for (int64_t r = 0; r < rows; ++r) {
+    double scale = result.scales[perChannel ? r : 0];
     for (int64_t i = 0; i < k; ++i)
-      result.storage[size_t(c * k + i)] = char(std::clamp<int64_t>(
-          int64_t(std::nearbyint(double(at(c, i)) / scale)), -127, 127));
+      result.storage[size_t(r * k + i)] = char(std::clamp<int64_t>(
+          int64_t(std::nearbyint(double(at(r, i)) / scale)), -127, 127));
   }
-  MLIRContext *context = weight.getContext();
   auto i8 = IntegerType::get(context, 8);
   Type f32 = Float32Type::get(context);
   Type element;
   if (perChannel)
     element = quant::UniformQuantizedPerAxisType::get(
         quant::QuantizationFlags::Signed, i8, f32, result.scales,
-        SmallVector<int64_t>(n, 0), /*quantizedDimension=*/0, -128, 127);
+        SmallVector<int64_t>(rows, 0), /*quantizedDimension=*/0, -128, 127);
   else
     element =
         quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed, i8,
                                          f32, result.scales[0], 0, -128, 127);
-  result.type = RankedTensorType::get({n, k}, element);
+  result.type = RankedTensorType::get(shape, element);
   return result;
+}
+
+std::optional<QuantizedWeight> quantizeWeight(Value weight, bool transposed,
+                                              bool perChannel) {
+  std::optional<F32ConstantView> data = getF32Constant(weight);
+  if (!data)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(weight.getType());
+  // Element (column c, reduction index i) of the weight; stored N x K.
+  int64_t n = type.getDimSize(transposed ? 0 : 1);
+  int64_t k = type.getDimSize(transposed ? 1 : 0);
+  auto at = [&](int64_t c, int64_t i) {
+    return (*data)[transposed ? c * k + i : i * n + c];
+  };
+  return quantizeWeightRows(weight.getContext(), n, k, at, perChannel, {n, k});
 }
 
 /// The bias of a product with input scale `inputScale` and weight scales
@@ -186,37 +196,9 @@ std::optional<QuantizedWeight> quantizeConvWeight(Value weight,
   auto type = cast<RankedTensorType>(weight.getType());
   int64_t filters = type.getDimSize(0);
   int64_t k = type.getNumElements() / std::max<int64_t>(filters, 1);
-  QuantizedWeight result;
-  SmallVector<double> maxima(perChannel ? filters : 1, 0.0);
-  for (int64_t f = 0; f < filters; ++f)
-    for (int64_t i = 0; i < k; ++i) {
-      double &max = maxima[perChannel ? f : 0];
-      max = std::max(max, double(std::abs((*data)[f * k + i])));
-    }
-  for (double max : maxima)
-    result.scales.push_back(std::max(max / 127.0, kMinScale));
-  result.storage.resize(size_t(filters * k));
-  for (int64_t f = 0; f < filters; ++f) {
-    double scale = result.scales[perChannel ? f : 0];
-    for (int64_t i = 0; i < k; ++i)
-      result.storage[size_t(f * k + i)] = char(std::clamp<int64_t>(
-          int64_t(std::nearbyint(double((*data)[f * k + i]) / scale)), -127,
-          127));
-  }
-  MLIRContext *context = weight.getContext();
-  auto i8 = IntegerType::get(context, 8);
-  Type f32 = Float32Type::get(context);
-  Type element;
-  if (perChannel)
-    element = quant::UniformQuantizedPerAxisType::get(
-        quant::QuantizationFlags::Signed, i8, f32, result.scales,
-        SmallVector<int64_t>(filters, 0), /*quantizedDimension=*/0, -128, 127);
-  else
-    element =
-        quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed, i8,
-                                         f32, result.scales[0], 0, -128, 127);
-  result.type = RankedTensorType::get(type.getShape(), element);
-  return result;
+  auto at = [&](int64_t f, int64_t i) { return (*data)[f * k + i]; };
+  return quantizeWeightRows(weight.getContext(), filters, k, at, perChannel,
+                            type.getShape());
 }
 
 /// True when requantizing to `type` already clips to the fused activation
