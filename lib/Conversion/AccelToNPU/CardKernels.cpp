@@ -10,6 +10,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::nnaccel::npu_lowering;
@@ -63,6 +64,21 @@ mlir::nnaccel::npu_lowering::getElementFormat(Type type) {
   if (type.isBF16())
     return kBF16Format;
   return std::nullopt;
+}
+
+quant::UniformQuantizedType
+mlir::nnaccel::npu_lowering::getQuantization8(Type type) {
+  auto quantized =
+      dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(type));
+  if (!quantized || quantized.getStorageTypeIntegralWidth() != 8 ||
+      quantized.getStorageTypeMin() !=
+          quant::QuantizedType::getDefaultMinimumForInteger(
+              quantized.isSigned(), 8) ||
+      quantized.getStorageTypeMax() !=
+          quant::QuantizedType::getDefaultMaximumForInteger(
+              quantized.isSigned(), 8))
+    return nullptr;
+  return quantized;
 }
 
 bool mlir::nnaccel::npu_lowering::allCardFloat(TypeRange types,

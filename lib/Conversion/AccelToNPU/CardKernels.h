@@ -21,6 +21,7 @@
 
 #include "Accel/AccelOps.h"
 
+#include "mlir/Dialect/Quant/QuantTypes.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
@@ -157,6 +158,11 @@ std::optional<ElementFormat> getElementFormat(Type type);
 /// True when every type in `types` has a card float format; else sets
 /// `reason` ("<what> runs on the card in f32, f16 or bf16 only").
 bool allCardFloat(TypeRange types, llvm::StringRef what, std::string &reason);
+
+/// The per-tensor quantization of `type`'s elements (a tensor or element
+/// type) when it stores i8 or u8 over the full 8-bit range, the range the
+/// vector units saturate to; else null.
+quant::UniformQuantizedType getQuantization8(Type type);
 
 /// The add of quantized tensors (QuantizedAddKernel.cpp), which the
 /// elementwise kernels use for an accel.add with a quantized result.

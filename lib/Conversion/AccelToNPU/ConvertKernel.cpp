@@ -101,21 +101,6 @@ struct ConvertTypes {
   int64_t zeroPoint = 0;
 };
 
-/// The per-tensor 8-bit quantization of `type`'s elements, if it has one.
-quant::UniformQuantizedType getQuantization8(Type type) {
-  auto quantized =
-      dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(type));
-  if (!quantized || quantized.getStorageTypeIntegralWidth() != 8 ||
-      quantized.getStorageTypeMin() !=
-          quant::QuantizedType::getDefaultMinimumForInteger(
-              quantized.isSigned(), 8) ||
-      quantized.getStorageTypeMax() !=
-          quant::QuantizedType::getDefaultMaximumForInteger(
-              quantized.isSigned(), 8))
-    return nullptr;
-  return quantized;
-}
-
 std::optional<ConvertTypes> getTypes(Operation *op, std::string &reason) {
   auto input = cast<RankedTensorType>(op->getOperand(0).getType());
   auto result = cast<RankedTensorType>(op->getResult(0).getType());

@@ -52,21 +52,6 @@ struct QuantizedAddLayout {
   uint64_t sum[2] = {0, 0};                               // acc: f32
 };
 
-/// The full-range 8-bit per-tensor quantization of `type`'s elements.
-quant::UniformQuantizedType getQuantization8(Type type) {
-  auto quantized =
-      dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(type));
-  if (!quantized || quantized.getStorageTypeIntegralWidth() != 8 ||
-      quantized.getStorageTypeMin() !=
-          quant::QuantizedType::getDefaultMinimumForInteger(
-              quantized.isSigned(), 8) ||
-      quantized.getStorageTypeMax() !=
-          quant::QuantizedType::getDefaultMaximumForInteger(
-              quantized.isSigned(), 8))
-    return nullptr;
-  return quantized;
-}
-
 std::optional<QuantizedAddSpec> makeSpec(Operation *op, std::string &reason) {
   auto lhs = getQuantization8(op->getOperand(0).getType());
   auto rhs = getQuantization8(op->getOperand(1).getType());
