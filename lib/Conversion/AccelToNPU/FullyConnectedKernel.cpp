@@ -418,14 +418,7 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
   Operand2D outputScale = scales;
   if (spec.quantized) {
     const std::vector<float> &values = spec.quantized->scales;
-    for (size_t i = 0; i < values.size();) {
-      size_t end = i + 1;
-      while (end < values.size() && values[end] == values[i])
-        ++end;
-      emitFill(emitter, scales.at(0, int64_t(i)), 1, int64_t(end - i),
-               values[i]);
-      i = end;
-    }
+    emitFillValues(emitter, scales, values);
     outputScale = scales.at(0, int64_t(values.size()));
     if (spec.hasQuantizedOutput())
       emitFill(emitter, outputScale, 1, 1, 1.0f / spec.quantized->outputScale);

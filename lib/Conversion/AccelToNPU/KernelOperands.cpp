@@ -141,6 +141,18 @@ void mlir::nnaccel::npu_lowering::emitCopy(ProgramEmitter &emitter,
             a, rows, cols);
 }
 
+void mlir::nnaccel::npu_lowering::emitFillValues(ProgramEmitter &emitter,
+                                                 const Operand2D &dst,
+                                                 llvm::ArrayRef<float> values) {
+  for (size_t i = 0; i < values.size();) {
+    size_t end = i + 1;
+    while (end < values.size() && values[end] == values[i])
+      ++end;
+    emitFill(emitter, dst.at(0, int64_t(i)), 1, int64_t(end - i), values[i]);
+    i = end;
+  }
+}
+
 void mlir::nnaccel::npu_lowering::emitFillBits(ProgramEmitter &emitter,
                                                const Operand2D &dst,
                                                int64_t rows, int64_t cols,

@@ -16,6 +16,8 @@
 #include "KernelUtils.h"
 #include "ProgramEmitter.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <optional>
 
 namespace mlir::nnaccel::npu_lowering {
@@ -98,6 +100,10 @@ void emitCopy(ProgramEmitter &emitter, const Operand2D &dst, const Operand2D &a,
 /// kMaxCount rows.
 void emitFill(ProgramEmitter &emitter, const Operand2D &dst, int64_t rows,
               int64_t cols, float value = 0);
+/// Writes `values` into one row of f32 at `dst`: one v.fill per run of
+/// equal values (one in all for a per-tensor scale).
+void emitFillValues(ProgramEmitter &emitter, const Operand2D &dst,
+                    llvm::ArrayRef<float> values);
 /// The same with the immediate's raw 32 bits: an integer `dst` format is
 /// filled with the integer `bits`.
 void emitFillBits(ProgramEmitter &emitter, const Operand2D &dst, int64_t rows,

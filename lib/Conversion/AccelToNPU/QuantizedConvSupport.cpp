@@ -19,15 +19,8 @@ Operand2D conv::emitConvScaleFills(ProgramEmitter &emitter,
                                    const ConvQuantization &quant, Space space,
                                    uint64_t base) {
   const Operand2D scales{space, base, 0, kF32Format};
-  const std::vector<float> &values = quant.scales;
-  for (size_t i = 0; i < values.size();) {
-    size_t end = i + 1;
-    while (end < values.size() && values[end] == values[i])
-      ++end;
-    emitFill(emitter, scales.at(0, int64_t(i)), 1, int64_t(end - i), values[i]);
-    i = end;
-  }
-  Operand2D outputScale = scales.at(0, int64_t(values.size()));
+  emitFillValues(emitter, scales, quant.scales);
+  Operand2D outputScale = scales.at(0, int64_t(quant.scales.size()));
   if (quant.quantizedOutput() && !quant.rescale)
     emitFill(emitter, outputScale, 1, 1, quant.outputInverse);
   return outputScale;
