@@ -48,6 +48,26 @@ constexpr int64_t kTargetChunks = 4;
 
 const ElementFormat kI8Format{DType::I8};
 
+/// Loads `pixels` consecutive pixels of `channels` channels of an 8-bit
+/// NCHW plane (`hw` pixels apart, from DRAM `src`) transposed into `dst`:
+/// one dense row of the channels per pixel (one-element DMA rows, a plane
+/// per pixel). Both orientations of the kernel read pixels this way.
+void loadPixelsTransposed(ProgramEmitter &emitter, ::nnaccel::isa::MemRef dst,
+                          uint64_t src, ElementFormat format, int64_t channels,
+                          int64_t pixels, int64_t hw) {
+  DmaLoad load;
+  load.dst = dst;
+  load.src = {Space::Dram, src};
+  load.format = format;
+  load.x = 1;
+  load.y = channels;
+  load.z = pixels;
+  load.sy = hw;
+  load.sz = 1;
+  load.dpitch = 1;
+  emitLoad(emitter, load);
+}
+
 /// Matrix-unit cycles of one row of mm over all K tiles of `c` channels.
 int64_t kCycles(const TargetDesc &target, int64_t c) {
   const int64_t tile = target.nativeDim, lanes = target.matrixLanes;
@@ -269,17 +289,9 @@ void emitPixelRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
   }
   auto loadChunk = [&](int64_t image, int64_t p0, int64_t slot) {
     int64_t np = std::min(l.pixels, hw - p0);
-    DmaLoad load;
-    load.dst = {Space::Vrf, l.x[slot]};
-    load.src = {Space::Dram, spec.input + uint64_t(image * c * hw + p0)};
-    load.format = in;
-    load.x = 1;
-    load.y = c;
-    load.z = np;
-    load.sy = hw;
-    load.sz = 1;
-    load.dpitch = 1;
-    emitLoad(emitter, load);
+    loadPixelsTransposed(emitter, {Space::Vrf, l.x[slot]},
+                         spec.input + uint64_t(image * c * hw + p0), in, c, np,
+                         hw);
   };
   const int64_t chunks = (hw + l.pixels - 1) / l.pixels;
   loadChunk(0, 0, 0);
@@ -402,18 +414,10 @@ void emitFilterRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
     const int64_t np = std::min(l.pixels, hw - p0);
     for (int64_t t = 0; t < l.kTiles; ++t) {
       const int64_t kt = std::min(tile, c - t * tile);
-      DmaLoad load;
-      load.dst = {Space::Mrf, l.x[slot] + uint64_t(t) * l.xSlot};
-      load.src = {Space::Dram,
-                  spec.input + uint64_t((image * c + t * tile) * hw + p0)};
-      load.format = in;
-      load.x = 1;
-      load.y = kt;
-      load.z = np;
-      load.sy = hw;
-      load.sz = 1;
-      load.dpitch = 1;
-      emitLoad(emitter, load);
+      loadPixelsTransposed(
+          emitter, {Space::Mrf, l.x[slot] + uint64_t(t) * l.xSlot},
+          spec.input + uint64_t((image * c + t * tile) * hw + p0), in, kt, np,
+          hw);
     }
   };
   const int64_t groups = (hw + l.pixels - 1) / l.pixels;
