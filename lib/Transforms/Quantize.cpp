@@ -489,6 +489,27 @@ struct QuantizePass
     return success();
   }
 
+  /// Whether a product with `weight` and `input` can be quantized: an f32
+  /// constant weight (else `reason`, quietly) and a calibrated input range
+  /// (else `reason` and `expected`: a candidate calibration missed). Checked
+  /// before the weight is quantized, which reads all of it.
+  static LogicalResult
+  checkCandidate(Value weight, Value input,
+                 std::optional<std::pair<double, double>> &range,
+                 std::string &reason, bool &expected) {
+    if (!getF32Constant(weight)) {
+      reason = "its weight is not an f32 constant";
+      return failure();
+    }
+    range = getCalibratedRange(input);
+    if (!range) {
+      reason = "its input has no calibrated range (--calibration)";
+      expected = true;
+      return failure();
+    }
+    return success();
+  }
+
   /// The kept last product computes in keepLastPrecision: a `precision`
   /// hint accel-apply-precision honours (fully_connected and matmul, whose
   /// card kernels take f16 and bf16).
@@ -544,18 +565,11 @@ struct QuantizePass
       reason = "only f32 products are quantized";
       return failure();
     }
+    std::optional<std::pair<double, double>> range;
+    if (failed(checkCandidate(weight, input, range, reason, expected)))
+      return failure();
     std::optional<QuantizedWeight> quantizedWeight =
         quantizeWeight(weight, transposed, perChannel);
-    if (!quantizedWeight) {
-      reason = "its weight is not an f32 constant";
-      return failure();
-    }
-    std::optional<std::pair<double, double>> range = getCalibratedRange(input);
-    if (!range) {
-      reason = "its input has no calibrated range (--calibration)";
-      expected = true;
-      return failure();
-    }
 
     MLIRContext *context = op->getContext();
     OpBuilder builder(op);
@@ -672,19 +686,12 @@ struct QuantizePass
       reason = "only f32 convolutions are quantized";
       return failure();
     }
+    std::optional<std::pair<double, double>> range;
+    if (failed(checkCandidate(op.getWeight(), op.getInput(), range, reason,
+                              expected)))
+      return failure();
     std::optional<QuantizedWeight> quantizedWeight =
         quantizeConvWeight(op.getWeight(), perChannel);
-    if (!quantizedWeight) {
-      reason = "its weight is not an f32 constant";
-      return failure();
-    }
-    std::optional<std::pair<double, double>> range =
-        getCalibratedRange(op.getInput());
-    if (!range) {
-      reason = "its input has no calibrated range (--calibration)";
-      expected = true;
-      return failure();
-    }
     OpBuilder builder(op);
     Location loc = op.getLoc();
     quant::UniformQuantizedType activationType =
