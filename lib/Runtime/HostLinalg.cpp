@@ -190,7 +190,7 @@ Status convKernel(KernelContext &ctx) {
   if (Status s = getConvGeometry(ctx, *x, *w, bias, g); !s.ok())
     return s;
   // A quantized result: the real one, then quantized like the card's
-  // epilogue does (quantizeConvResult).
+  // epilogue does (quantizeRealResult).
   const DType outType = ctx.outputDescs[0].dtype;
   const bool quantizedOut = isIntegerDType(outType);
   Tensor *out;
@@ -228,7 +228,7 @@ Status convKernel(KernelContext &ctx) {
       });
   applyActivation(act, result, static_cast<size_t>(out->getNumElements()));
   if (quantizedOut)
-    return quantizeConvResult(ctx, realStorage, *out);
+    return quantizeRealResult(ctx, realStorage, *out);
   realOut->commit();
   return Status::success();
 }

@@ -134,23 +134,8 @@ Status quantizedFullyConnectedKernel(KernelContext &ctx) {
 
   const DType outType = ctx.outputDescs[0].dtype;
   const bool quantizedOut = outType == DType::I8 || outType == DType::U8;
-  float outputInverse = 1.0f;
-  int64_t outputZeroPoint = 0;
-  if (quantizedOut) {
-    double outputScale;
-    float scale;
-    if (Status s = ctx.op.getFloat("output_scale", outputScale); !s.ok())
-      return s;
-    if (Status s = readScale(ctx.op, "output_scale", outputScale, scale);
-        !s.ok())
-      return s;
-    if (Status s = ctx.op.getIntOr("output_zero_point", 0, outputZeroPoint);
-        !s.ok())
-      return s;
-    outputInverse = 1.0f / scale;
-  } else if (outType != DType::F32) {
+  if (!quantizedOut && outType != DType::F32)
     return ctx.unsupported(outType, "a quantized product's result");
-  }
   Tensor *out;
   if (Status s = ctx.makeOutput(0, TensorDesc(outType, {m, n}), out); !s.ok())
     return s;
@@ -180,21 +165,7 @@ Status quantizedFullyConnectedKernel(KernelContext &ctx) {
                 real.size() * sizeof(float));
     return Status::success();
   }
-  const int64_t lo = outType == DType::I8 ? -128 : 0,
-                hi = outType == DType::I8 ? 127 : 255;
-  for (size_t i = 0; i < real.size(); ++i) {
-    float scaled = real[i] * outputInverse;
-    int64_t q = std::isnan(scaled)
-                    ? 0
-                    : static_cast<int64_t>(std::nearbyint(
-                          std::clamp(scaled, -2147483648.0f, 2147483520.0f)));
-    q = std::clamp<int64_t>(q + outputZeroPoint, lo, hi);
-    if (outType == DType::I8)
-      out->mutableAs<int8_t>()[i] = static_cast<int8_t>(q);
-    else
-      out->mutableAs<uint8_t>()[i] = static_cast<uint8_t>(q);
-  }
-  return Status::success();
+  return quantizeRealResult(ctx, real, *out);
 }
 
 namespace {
@@ -374,11 +345,11 @@ Status quantizedConvKernel(KernelContext &ctx) {
   return Status::success();
 }
 
-Status quantizeConvResult(KernelContext &ctx, const std::vector<float> &real,
+Status quantizeRealResult(KernelContext &ctx, const std::vector<float> &real,
                           Tensor &out) {
   const DType outType = out.getDType();
   if (outType != DType::I8 && outType != DType::U8)
-    return ctx.unsupported(outType, "a conv's quantized result");
+    return ctx.unsupported(outType, "a quantized result");
   double outputScale;
   int64_t outputZeroPoint;
   float scale;

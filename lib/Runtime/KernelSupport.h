@@ -314,10 +314,11 @@ Status quantizedConvKernel(KernelContext &ctx);
 /// dispatches to it.
 Status quantizedAddKernel(KernelContext &ctx);
 
-/// The real result of a conv quantized to `out`'s i8/u8 type with the op's
-/// output_scale and output_zero_point as the card's epilogue does it:
-/// sat(RNE(y * f32(1 / f32(scale))) + zero point) (HostQuantizedLinalg.cpp).
-Status quantizeConvResult(KernelContext &ctx, const std::vector<float> &real,
+/// The real result of a conv or fully_connected quantized to `out`'s i8/u8 type
+/// with the op's output_scale and output_zero_point as the card's epilogue does
+/// it: sat(RNE(y * f32(1 / f32(scale))) + zero point)
+/// (HostQuantizedLinalg.cpp).
+Status quantizeRealResult(KernelContext &ctx, const std::vector<float> &real,
                           Tensor &out);
 
 } // namespace detail
