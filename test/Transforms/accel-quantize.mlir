@@ -6,6 +6,14 @@
 // RUN: nnaccel-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize{keep-last-precision=f16}))' 2>/dev/null \
 // RUN:   | FileCheck %s --check-prefix=F16
+// RUN: not nnaccel-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize{scheme=affine}))' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SCHEME
+// SCHEME: error: accel-quantize: unknown scheme 'affine' (symmetric or asymmetric)
+// RUN: not nnaccel-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize{keep-last-precision=i8}))' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=KEEP
+// KEEP: error: accel-quantize: keep-last-precision must be f32, f16 or bf16, got 'i8'
 
 // An MLP: the input range [-2, 3] gives symmetric i8 with scale 3 / 127;
 // the weight is quantized per output column (column 0: max 1.0, so 0.5 ->
