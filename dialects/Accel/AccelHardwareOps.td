@@ -147,6 +147,13 @@ def Accel_CardPartitionOp : Accel_Op<"card_partition", [
     (`input_addresses`) and result (`output_addresses`); weights carry their
     address as `accel.dram_address` on the constants in `body`.
 
+    `setup_programs` (optional, one per core that pins weights) load weight
+    tiles the programs keep in the cores' matrix register files across runs
+    (Brainwave's pinned weights, docs/lowering.md "Pinned weights"). A
+    runtime runs them once, before the first launch of the partition and
+    again whenever another program may have used the card's MRFs since
+    (another partition ran on the card, or a launch failed).
+
     ```mlir
     %r = accel.card_partition(%x) {card = 0 : i64, programs = [@main_p0_core0]}
         : (tensor<1x64xf32>) -> tensor<1x32xf32> {
@@ -160,6 +167,7 @@ def Accel_CardPartitionOp : Accel_Op<"card_partition", [
   }];
   let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$card,
                        OptionalAttr<FlatSymbolRefArrayAttr>:$programs,
+                       OptionalAttr<FlatSymbolRefArrayAttr>:$setup_programs,
                        OptionalAttr<DenseI64ArrayAttr>:$input_addresses,
                        OptionalAttr<DenseI64ArrayAttr>:$output_addresses);
   let results = (outs Variadic<AnyRankedTensor>:$results);

@@ -81,7 +81,8 @@ void outline(ArrayRef<Operation *> run, int64_t card) {
     bodyRegion = &host.getBody();
   } else {
     auto cardOp = builder.create<CardPartitionOp>(
-        last->getLoc(), resultTypes, inputs.getArrayRef(), card, ArrayAttr(),
+        last->getLoc(), resultTypes, inputs.getArrayRef(), card,
+        /*programs=*/ArrayAttr(), /*setup_programs=*/ArrayAttr(),
         DenseI64ArrayAttr(), DenseI64ArrayAttr());
     partition = cardOp;
     bodyRegion = &cardOp.getBody();
