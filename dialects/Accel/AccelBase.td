@@ -63,6 +63,18 @@ def Accel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getSharedAddressAttrName() {
       return ::llvm::StringLiteral("accel.shared_address");
     }
+    /// Name of the discardable integer attribute that pins a card op's
+    /// weight (fully_connected, matmul by a constant) in the MRF of its core
+    /// from this byte address on, across runs (set by accel-pin-weights).
+    static constexpr ::llvm::StringLiteral getMrfAddressAttrName() {
+      return ::llvm::StringLiteral("accel.mrf_address");
+    }
+    /// Name of the discardable integer attribute that bounds the MRF bytes
+    /// the kernels of a card partition with pinned weights may use (the
+    /// pinned tiles lie above; set by accel-pin-weights).
+    static constexpr ::llvm::StringLiteral getMrfWorkBytesAttrName() {
+      return ::llvm::StringLiteral("accel.mrf_work_bytes");
+    }
     /// Name of the discardable integer attribute that records the SHARED
     /// memory a planned card partition uses (its peak, in bytes).
     static constexpr ::llvm::StringLiteral getSharedBytesAttrName() {

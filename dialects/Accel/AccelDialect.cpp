@@ -129,6 +129,25 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                                   "accel.card_partition";
     return success();
   }
+  if (attr.getName() == getMrfWorkBytesAttrName()) {
+    auto bytes = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!bytes || bytes.getInt() < 0 || !isa<CardPartitionOp>(op))
+      return op->emitOpError() << "'" << getMrfWorkBytesAttrName()
+                               << "' must be a non-negative integer on an "
+                                  "accel.card_partition";
+    return success();
+  }
+  if (attr.getName() == getMrfAddressAttrName()) {
+    auto address = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!address || address.getInt() < 0 ||
+        !isa<FullyConnectedOp, MatMulOp>(op) ||
+        !op->getParentOfType<CardPartitionOp>())
+      return op->emitOpError()
+             << "'" << getMrfAddressAttrName()
+             << "' must be a non-negative integer on an accel.fully_connected "
+                "or accel.matmul of an accel.card_partition";
+    return success();
+  }
   if (attr.getName() == getSharedAddressAttrName()) {
     auto address = dyn_cast<IntegerAttr>(attr.getValue());
     if (!address || address.getInt() < 0 ||

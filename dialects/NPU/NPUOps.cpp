@@ -168,6 +168,15 @@ LogicalResult ProgramOp::verify() {
            << getCoreAttr().getInt() << " is not in [0, 65535]";
   if (std::optional<StringRef> own = getTarget(); own && own->empty())
     return emitOpError("target must not be empty");
+  if (std::optional<ArrayRef<int64_t>> pinned = getPinnedMrf()) {
+    if (pinned->size() % 2)
+      return emitOpError("pinned_mrf must hold [begin, end) pairs");
+    for (size_t i = 0; i < pinned->size(); i += 2)
+      if ((*pinned)[i] < 0 || (*pinned)[i] >= (*pinned)[i + 1])
+        return emitOpError("pinned_mrf range [")
+               << (*pinned)[i] << ", " << (*pinned)[i + 1]
+               << ") is not a non-empty range of non-negative addresses";
+  }
   for (Operation &op : getBodyBlock())
     if (!isInstructionOp(&op))
       return op.emitOpError("cannot appear in an npu.program: its body "
@@ -198,7 +207,13 @@ LogicalResult ProgramOp::verifyRegions() {
   for (Operation &op : getBodyBlock())
     ops.push_back(&op);
   bool ok = true;
-  for (const isa::Diagnostic &diag : isa::verifyProgram(*program, *target)) {
+  isa::VerifyOptions options;
+  if (std::optional<ArrayRef<int64_t>> pinned = getPinnedMrf())
+    for (size_t i = 0; i + 1 < pinned->size(); i += 2)
+      options.preloaded.push_back({isa::Space::Mrf, uint64_t((*pinned)[i]),
+                                   uint64_t((*pinned)[i + 1])});
+  for (const isa::Diagnostic &diag :
+       isa::verifyProgram(*program, *target, options)) {
     bool isError = diag.severity == isa::Diagnostic::Severity::Error;
     ok &= !isError;
     if (diag.index < ops.size()) {

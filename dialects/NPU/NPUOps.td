@@ -35,7 +35,10 @@ def NPU_ProgramOp : NPU_Op<"program", [
     runs `nnaccel::isa::verifyProgram` (loop structure, `halt` placement,
     scalar register definedness, chains, memory bounds and alignment, use of
     undefined on-chip memory, token deadlock and balance) and reports each
-    diagnostic at the instruction it concerns. Without one, each instruction
+    diagnostic at the instruction it concerns. `pinned_mrf` lists the
+    [begin, end) byte ranges of the core's MRF that a setup program loads
+    before the program first runs (pinned weights, accel-pin-weights); the
+    verifier takes them as written. Without a target, each instruction
     is still checked for field ranges and the target-independent
     per-instruction rules.
 
@@ -52,7 +55,8 @@ def NPU_ProgramOp : NPU_Op<"program", [
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, I64Attr:$card, I64Attr:$core,
-                       OptionalAttr<StrAttr>:$target);
+                       OptionalAttr<StrAttr>:$target,
+                       OptionalAttr<DenseI64ArrayAttr>:$pinned_mrf);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `card` `=` $card `core` `=` $core (`target` `=` $target^)?

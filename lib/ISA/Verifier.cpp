@@ -611,6 +611,12 @@ void ProgramVerifier::simulate() {
     else
       defined_.emplace_back();
   }
+  for (const VerifyOptions::Range &range : o_.preloaded) {
+    auto &def = defined_[static_cast<size_t>(range.space)];
+    uint64_t g = granule_[static_cast<size_t>(range.space)];
+    for (uint64_t k = range.begin / g; k < def.size() && k * g < range.end; ++k)
+      def[k] = true;
+  }
 
   // Token channels: 0 ld->ex, 1 ex->ld, 2 ex->st, 3 st->ex.
   static constexpr const char *ChanName[5] = {"ld to ex", "ex to ld",

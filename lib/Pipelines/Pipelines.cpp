@@ -64,9 +64,12 @@ void mlir::nnaccel::buildCoreSchedulePipeline(
   pm.addNestedPass<func::FuncOp>(createAccelPlace(place));
 }
 
-void mlir::nnaccel::buildCardCodegenPipeline(OpPassManager &pm,
-                                             const LowerPipelineOptions &) {
+void mlir::nnaccel::buildCardCodegenPipeline(
+    OpPassManager &pm, const LowerPipelineOptions &options) {
   pm.addPass(createAccelPlanCardMemory());
+  AccelPinWeightsOptions pin;
+  pin.enabled = options.pinWeights;
+  pm.addPass(createAccelPinWeights(pin));
   pm.addPass(createAccelLowerToNPU());
 }
 

@@ -86,6 +86,12 @@ static cl::opt<unsigned>
           cl::desc("Cores per card to divide ops across (0: all of the "
                    "target's, 1: no splitting)"),
           cl::init(0), cl::cat(category));
+static cl::opt<bool> pinWeights(
+    "pin-weights",
+    cl::desc("Keep constant weights in the cores' matrix register files "
+             "across runs where they fit (default on; the package then has "
+             "setup programs that load them once per session)"),
+    cl::init(true), cl::cat(category));
 static cl::list<std::string>
     forceHost("force-host", cl::CommaSeparated,
               cl::desc("Op names to keep on the host (e.g. accel.softmax)"),
@@ -219,12 +225,20 @@ std::string getOpName(Operation *op) {
   return op->getName().getStringRef().str();
 }
 
-/// Runs a card partition's programs once on the emulator (zeroed memory) for
-/// the modelled latency; 0 when emulation fails (reported as unknown).
-uint64_t modelLatency(accel::CardPartitionOp card,
-                      const ::nnaccel::isa::TargetDesc &target) {
+/// The modelled cycles of a card partition's run, and of its setup (pinned
+/// weight loads, once per session).
+struct ModelledLatency {
+  uint64_t run = 0, setup = 0;
+};
+
+/// Runs a card partition's setup programs, then its programs, on the
+/// emulator (zeroed memory) for the modelled latency; 0 when emulation
+/// fails (reported as unknown).
+ModelledLatency modelLatency(accel::CardPartitionOp card,
+                             const ::nnaccel::isa::TargetDesc &target) {
   ::nnaccel::emulator::Emulator emulator(target);
-  if (ArrayAttr programs = card.getProgramsAttr())
+  auto runPrograms = [&](ArrayAttr programs) -> uint64_t {
+    emulator.clearPrograms();
     for (Attribute symbol : programs) {
       auto program = SymbolTable::lookupNearestSymbolFrom<npu::ProgramOp>(
           card, cast<FlatSymbolRefAttr>(symbol));
@@ -235,8 +249,15 @@ uint64_t modelLatency(accel::CardPartitionOp card,
       if (failed(isaProgram) || emulator.loadProgram(*isaProgram))
         return 0;
     }
-  auto stats = emulator.run();
-  return stats.ok() ? stats->totalCycles : 0;
+    auto stats = emulator.run();
+    return stats.ok() ? stats->totalCycles : 0;
+  };
+  ModelledLatency latency;
+  if (ArrayAttr setup = card.getSetupProgramsAttr())
+    latency.setup = runPrograms(setup);
+  if (ArrayAttr programs = card.getProgramsAttr())
+    latency.run = runPrograms(programs);
+  return latency;
 }
 
 /// What moving a card partition's data over the host link costs in the
@@ -436,7 +457,8 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
     llvm::json::Object part{{"index", index},
                             {"kind", host ? "host" : "card"},
                             {"ops", std::move(opList)}};
-    uint64_t instructions = 0, cycles = 0, dramBytes = 0, numCores = 0;
+    uint64_t instructions = 0, cycles = 0, dramBytes = 0, numCores = 0,
+             setupCycles = 0;
     TransferCost transfer;
     const std::string &precision = summary.precision;
     part["precision"] = precision;
@@ -445,9 +467,12 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
       if (auto bytes = card->getAttrOfType<IntegerAttr>(
               accel::AccelDialect::getDramBytesAttrName()))
         dramBytes = bytes.getInt();
-      cycles = modelLatency(card, target);
+      ModelledLatency latency = modelLatency(card, target);
+      cycles = latency.run;
+      setupCycles = latency.setup;
       part["dram_bytes"] = int64_t(dramBytes);
       part["modeled_cycles"] = int64_t(cycles);
+      part["setup_cycles"] = int64_t(setupCycles);
       part["modeled_us"] =
           target.clockMHz > 0 ? double(cycles) / target.clockMHz : 0.0;
       totalCycles += cycles;
@@ -491,6 +516,9 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
                        << " transfer cycles per run";
         if (transfer.weightsOnce)
           llvm::outs() << " (weights " << transfer.weightsOnce << " once)";
+        if (setupCycles)
+          llvm::outs() << ", pinned weights loaded in " << setupCycles
+                       << " setup cycles once";
       }
       llvm::outs() << "\n   ";
       for (auto &[kind, count] : kinds)
@@ -650,6 +678,7 @@ int main(int argc, char **argv) {
   pipeline.forceHost = ArrayRef<std::string>(forceHost);
   pipeline.cores = cores.getValue();
   pipeline.placement = placementFile.getValue();
+  pipeline.pinWeights = pinWeights.getValue();
   std::string quantizeError;
   std::optional<std::string> modes = getQuantizeModes(quantizeError);
   if (!modes) {

@@ -45,6 +45,45 @@ def AccelPlanCardMemory : Pass<"accel-plan-card-memory", "ModuleOp"> {
   ];
 }
 
+def AccelPinWeights : Pass<"accel-pin-weights", "ModuleOp"> {
+  let summary = "Keep constant weights in the cores' matrix register files "
+                "across runs";
+  let description = [{
+    Brainwave pins a model's weights in the matrix register files (MRF) of
+    its cores: each run then multiplies from on-chip memory instead of
+    streaming every weight tile from DRAM. This pass decides which weights
+    a card partition pins, for partitions that are their card's only card
+    partition in the function (another partition's kernels would overwrite
+    the MRFs between runs).
+
+    Candidates are `fully_connected` and `matmul` ops on one core whose
+    weight (right operand) is a constant of the partition and whose kernel
+    can multiply from pinned tiles (one MRF slot per N x N tile). The MRF
+    the other kernels need is measured, not guessed: every kernel of the
+    partition is emitted into a scratch program and its highest MRF byte
+    taken (streaming candidates count too, since a candidate may stay
+    unpinned). Candidates are then pinned first-fit in program order into
+    the rest of their core's MRF, from the top down; when that leaves every
+    streaming candidate pinned, the room they needed is offered again.
+
+    The decision is recorded in the IR: `accel.mrf_address` on each pinned
+    op (where its tiles start in its core's MRF) and `accel.mrf_work_bytes`
+    on the partition (the MRF below the lowest pinned tile, which
+    accel-lower-to-npu gives the partition's kernels). accel-lower-to-npu
+    emits the tile loads into a setup program per core
+    (`setup_programs`), which a runtime runs once per session.
+  }];
+  let options = [
+    Option<"enabled", "enabled", "bool", /*default=*/"true",
+           "Pin weights (false: leave every partition streaming)">
+  ];
+  let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect"];
+  let statistics = [
+    Statistic<"numPinned", "pinned-weights", "Weights pinned in an MRF">,
+    Statistic<"pinnedBytes", "pinned-bytes", "MRF bytes of pinned weights">
+  ];
+}
+
 def AccelLowerToNPU : Pass<"accel-lower-to-npu", "ModuleOp"> {
   let summary = "Lower card partitions to per-core npu programs";
   let description = [{
@@ -69,6 +108,12 @@ def AccelLowerToNPU : Pass<"accel-lower-to-npu", "ModuleOp"> {
     SHARED memory: when an op reads bytes another core wrote, or writes
     bytes another core accessed, since the last barrier, a `barrier` of all
     the partition's cores goes in front of it in every core's program.
+
+    Pinned weights (accel-pin-weights): the kernels of a partition with
+    `accel.mrf_work_bytes` see only that much of each core's MRF; an op with
+    `accel.mrf_address` multiplies from its pinned tiles, whose loads go
+    into its core's setup program (`<program>_setup`, listed in the
+    partition's `setup_programs`).
   }];
   let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect",
                            "::mlir::nnaccel::npu::NPUDialect"];

@@ -43,6 +43,14 @@ struct VerifyOptions {
   /// Past it the verifier stops with a warning rather than taking unbounded
   /// time on very long-running programs.
   uint64_t maxDispatched = uint64_t(1) << 22;
+  /// On-chip bytes that hold data when the program starts: [begin, end)
+  /// ranges of a core memory (vrf, mrf, acc) another program loaded before
+  /// it, such as the MRF tiles a setup program pins.
+  struct Range {
+    Space space;
+    uint64_t begin, end;
+  };
+  std::vector<Range> preloaded;
 };
 
 /// Context-free checks of one instruction against a target: field ranges,

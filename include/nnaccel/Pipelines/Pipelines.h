@@ -45,6 +45,11 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
       *this, "placement",
       llvm::cl::desc("A placement file (JSON) whose hints accel-load-placement "
                      "attaches before placement; empty: none")};
+  Option<bool> pinWeights{
+      *this, "pin-weights",
+      llvm::cl::desc("Keep constant weights in the cores' matrix register "
+                     "files across runs where they fit (accel-pin-weights)"),
+      llvm::cl::init(true)};
 };
 
 /// Placement and partitioning: accel-set-target (when a target is given),
@@ -61,8 +66,9 @@ void buildPartitionPipeline(OpPassManager &pm,
 void buildCoreSchedulePipeline(OpPassManager &pm,
                                const LowerPipelineOptions &options);
 
-/// Code generation for the card partitions: accel-plan-card-memory and
-/// accel-lower-to-npu. Ends in verified npu programs.
+/// Code generation for the card partitions: accel-plan-card-memory,
+/// accel-pin-weights (unless pin-weights is off) and accel-lower-to-npu. Ends
+/// in verified npu programs.
 void buildCardCodegenPipeline(OpPassManager &pm,
                               const LowerPipelineOptions &options);
 

@@ -90,3 +90,12 @@ bool mlir::nnaccel::npu_lowering::allCardFloat(TypeRange types,
   reason = (what + " runs on the card in f32, f16 or bf16 only").str();
   return false;
 }
+
+std::optional<uint64_t> mlir::nnaccel::npu_lowering::getPinnableWeightBytes(
+    Operation *op, const ::nnaccel::isa::TargetDesc &target) {
+  if (auto fc = dyn_cast<accel::FullyConnectedOp>(op))
+    return getFullyConnectedPinBytes(fc, target);
+  if (auto matmul = dyn_cast<accel::MatMulOp>(op))
+    return getMatMulPinBytes(matmul, target);
+  return std::nullopt;
+}

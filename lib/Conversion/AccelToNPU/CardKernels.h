@@ -69,6 +69,11 @@ struct KernelContext {
   /// (innermost dimension) lie one concat row apart. Only results of ops
   /// whose kernel supportsResultPitch are in it.
   const llvm::DenseMap<Value, uint64_t> *rowPitches = nullptr;
+  /// The op's weight is pinned in the MRF of its core from this address on
+  /// (accel-pin-weights, `accel.mrf_address`); its loads go to `setup`,
+  /// the core's setup program.
+  std::optional<uint64_t> pinnedWeight = std::nullopt;
+  ProgramEmitter *setup = nullptr;
 
   uint64_t addressOf(Value value) const { return addresses.lookup(value); }
   /// The row pitch of `value` in bytes, or 0 when it is densely packed.
@@ -150,6 +155,19 @@ void attachCardKernel(MLIRContext *context) {
 /// lowering all ask this.
 llvm::SmallVector<uint32_t, 4>
 getKernelCores(Operation *op, const ::nnaccel::isa::TargetDesc &target);
+
+/// The MRF bytes pinning the weight (right operand) of a fully_connected
+/// or matmul would take on its core (getPinnedWeightBytes of its kernel
+/// spec), or nullopt when its kernel cannot multiply from pinned tiles.
+/// Whether the weight is a constant is the caller's business.
+std::optional<uint64_t>
+getFullyConnectedPinBytes(accel::FullyConnectedOp op,
+                          const ::nnaccel::isa::TargetDesc &target);
+std::optional<uint64_t>
+getMatMulPinBytes(accel::MatMulOp op, const ::nnaccel::isa::TargetDesc &target);
+/// Either of the two for `op`; nullopt for any other op.
+std::optional<uint64_t>
+getPinnableWeightBytes(Operation *op, const ::nnaccel::isa::TargetDesc &target);
 
 /// The storage format of a float element type the card computes in (f32,
 /// f16, bf16), or nullopt. Takes a tensor type or an element type.

@@ -47,6 +47,10 @@ bool hasCardMemoryPlan(accel::CardPartitionOp partition);
 FailureOr<llvm::DenseMap<Value, uint64_t>>
 readCardMemoryPlan(accel::CardPartitionOp partition);
 
+/// The values of a planned partition written at a row pitch (the result of
+/// every op with accel.result_pitch), and the pitch.
+llvm::DenseMap<Value, uint64_t> getRowPitches(Block &body);
+
 /// Checks that an op marked accel.in_place really is address arithmetic
 /// under `addresses` (its result is its operand's memory, or its operands
 /// are the parts of its result); an error at the op otherwise, since the

@@ -28,6 +28,11 @@
 // multiply straight from the MRF. Otherwise tiles stream through two
 // alternating slots, which keeps DMA one tile ahead of the matrix unit.
 //
+// Pinned weights (accel-pin-weights): a weight the partition keeps in the
+// MRF across runs has all its tiles in their own slots above the MRF the
+// partition's kernels use; the core's setup program loads them once and
+// the kernel only multiplies.
+//
 // DRAM alignment: DMA bases must be DRAM-aligned (64 bytes), but batch
 // elements and row chunks of odd shapes (attention at sequence length 37:
 // 37 x 37 f32 matrices) start anywhere. X chunks are then loaded from the
@@ -90,6 +95,14 @@ struct Layout {
   bool shiftX = false; // X chunks may start at unaligned DRAM addresses
   bool staged = false; // Y is stored per batch element from ACC stages
 };
+
+/// Bytes of one weight tile slot in the MRF.
+uint64_t getWeightTileBytes(const TargetDesc &target,
+                            const FullyConnectedSpec &spec) {
+  const int64_t tile = target.nativeDim;
+  return alignUp(tile * spec.getWeightFormat().rowBytes(tile),
+                 target.memory(Space::Mrf).align);
+}
 
 bool misaligned(int64_t bytes, uint64_t align) {
   return static_cast<uint64_t>(bytes) % align != 0;
@@ -207,9 +220,8 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   layout.biasBase = alignUp(rows * k * eIn + xSlack, vrfAlign);
   layout.scaleBase = layout.biasBase + biasBytes;
   const ElementFormat weightFormat = spec.getWeightFormat();
-  uint64_t wBytes = alignUp(tile * weightFormat.rowBytes(tile),
-                            target.memory(Space::Mrf).align);
-  if (2 * wBytes > target.memory(Space::Mrf).bytes) {
+  uint64_t wBytes = getWeightTileBytes(target, spec);
+  if (2 * wBytes > target.memory(Space::Mrf).bytes && !spec.pinnedWeight) {
     reason = "two weight tiles do not fit the matrix register file";
     return std::nullopt;
   }
@@ -302,6 +314,16 @@ void emitWeightLoad(ProgramEmitter &emitter, const FullyConnectedSpec &spec,
 
 } // namespace
 
+std::optional<uint64_t> mlir::nnaccel::npu_lowering::getPinnedWeightBytes(
+    const TargetDesc &target, const FullyConnectedSpec &spec) {
+  if (spec.batches > 1 && spec.weightStride != 0)
+    return std::nullopt;
+  const int64_t tile = target.nativeDim;
+  const int64_t tiles =
+      ((spec.k + tile - 1) / tile) * ((spec.n + tile - 1) / tile);
+  return uint64_t(tiles) * getWeightTileBytes(target, spec);
+}
+
 bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
     const TargetDesc &target, const FullyConnectedSpec &spec,
     std::string &reason) {
@@ -387,7 +409,7 @@ bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
 
 void mlir::nnaccel::npu_lowering::emitFullyConnected(
     ProgramEmitter &emitter, const TargetDesc &target,
-    const FullyConnectedSpec &spec) {
+    const FullyConnectedSpec &spec, ProgramEmitter *setup) {
   std::string reason;
   const Layout layout = *computeLayout(target, spec, reason);
   const int64_t tile = layout.tile;
@@ -410,6 +432,20 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
                         (rowChunks > 1 || (spec.batches > 1 && sharedWeight));
   const ElementFormat weightFormat = spec.getWeightFormat();
   const ElementFormat accFormat = spec.getAccumulatorFormat();
+  // A pinned weight: the setup program loads every tile into its own slot
+  // above the partition's working MRF, once per session.
+  const uint64_t tileBytes = getWeightTileBytes(target, spec);
+  auto pinnedTile = [&](int64_t j, int64_t t) {
+    return *spec.pinnedWeight + uint64_t(j * kTiles + t) * tileBytes;
+  };
+  if (spec.pinnedWeight) {
+    assert(setup && "a pinned weight needs the core's setup program");
+    for (int64_t j = 0; j < nTiles; ++j)
+      for (int64_t t = 0; t < kTiles; ++t)
+        emitWeightLoad(*setup, spec, spec.weight, tile, j, t, /*count=*/1,
+                       std::min(tile, spec.n - j * tile),
+                       std::min(tile, spec.k - t * tile), pinnedTile(j, t));
+  }
 
   // Quantized: the scales go to the VRF once, a fill per run of equal
   // values (one for a per-tensor weight scale), the requantization scale
@@ -489,7 +525,8 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
         for (int64_t t = 0; t < kTiles; ++t) {
           int64_t kt = std::min(tile, spec.k - t * tile);
           const uint64_t planeBytes = uint64_t(nt * weightFormat.rowBytes(kt));
-          bool loaded = resident && (row > 0 || (b > 0 && sharedWeight));
+          bool loaded = spec.pinnedWeight ||
+                        (resident && (row > 0 || (b > 0 && sharedWeight)));
           if (t == groupStart + groupSize) {
             groupStart = t;
             groupSize =
@@ -500,7 +537,9 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
               emitWeightLoad(emitter, spec, weight, tile, j, t, groupSize, nt,
                              kt, groupBase);
           }
-          uint64_t w = groupBase + uint64_t(t - groupStart) * planeBytes;
+          uint64_t w = spec.pinnedWeight
+                           ? pinnedTile(j, t)
+                           : groupBase + uint64_t(t - groupStart) * planeBytes;
           emitMm(emitter, acc,
                  Operand2D{Space::Vrf, xData + uint64_t(in.rowBytes(t * tile)),
                            in.rowBytes(spec.k), in},

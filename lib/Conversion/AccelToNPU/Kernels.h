@@ -64,6 +64,11 @@ struct FullyConnectedSpec {
   /// DRAM-aligned pitch writes Y into its columns of a wider tensor (a part
   /// of an in-place concat); batch elements then step by m rows of it.
   int64_t outputPitch = 0;
+  /// Pinned weight (accel-pin-weights): every N x N tile of W already sits
+  /// in the MRF from this address on, tile (j, t) -- output tile j, k tile
+  /// t -- at getPinnedTileOffset, loaded by the partition's setup program;
+  /// the kernel multiplies from there and loads no weights.
+  std::optional<uint64_t> pinnedWeight;
 
   /// The bytes between consecutive rows of Y.
   int64_t getOutputPitch() const {
@@ -89,10 +94,20 @@ struct FullyConnectedSpec {
 bool canEmitFullyConnected(const ::nnaccel::isa::TargetDesc &target,
                            const FullyConnectedSpec &spec, std::string &reason);
 
+/// The MRF bytes all weight tiles of `spec` take when pinned (one slot per
+/// tile), or nullopt when its weight cannot be pinned (batch elements with
+/// weights of their own).
+std::optional<uint64_t>
+getPinnedWeightBytes(const ::nnaccel::isa::TargetDesc &target,
+                     const FullyConnectedSpec &spec);
+
 /// Appends the instructions of `spec` (which passed the check) to `emitter`.
+/// A pinned weight's tile loads go to `setup`, the core's setup program
+/// (required then).
 void emitFullyConnected(ProgramEmitter &emitter,
                         const ::nnaccel::isa::TargetDesc &target,
-                        const FullyConnectedSpec &spec);
+                        const FullyConnectedSpec &spec,
+                        ProgramEmitter *setup = nullptr);
 
 } // namespace mlir::nnaccel::npu_lowering
 

@@ -157,7 +157,8 @@ LogicalResult emitFullyConnectedOp(Operation *operation,
       !canEmitFullyConnected(context.target, *spec, reason))
     return op.emitOpError() << "cannot write its result rows "
                             << spec->outputPitch << " bytes apart: " << reason;
-  emitFullyConnected(context.emitter, context.target, *spec);
+  spec->pinnedWeight = context.pinnedWeight;
+  emitFullyConnected(context.emitter, context.target, *spec, context.setup);
   return success();
 }
 
@@ -167,6 +168,15 @@ bool fullyConnectedResultPitch(Operation * /*op*/, int64_t axis) {
   return axis == 1;
 }
 } // namespace
+
+std::optional<uint64_t> mlir::nnaccel::npu_lowering::getFullyConnectedPinBytes(
+    FullyConnectedOp op, const ::nnaccel::isa::TargetDesc &target) {
+  std::string reason;
+  FailureOr<FullyConnectedSpec> spec = makeSpec(op, reason);
+  if (failed(spec) || !canEmitFullyConnected(target, *spec, reason))
+    return std::nullopt;
+  return getPinnedWeightBytes(target, *spec);
+}
 
 void mlir::nnaccel::npu_lowering::attachLinearKernels(MLIRContext *context) {
   attachCardKernel<

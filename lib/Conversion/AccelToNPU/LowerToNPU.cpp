@@ -71,17 +71,6 @@ std::pair<uint64_t, uint64_t> getPitchedExtent(Value value, uint64_t begin,
           rows ? begin + uint64_t(rows - 1) * pitch + rowBytes : begin};
 }
 
-/// The written-at-a-pitch values of a planned partition: the result of
-/// every op with accel.result_pitch.
-llvm::DenseMap<Value, uint64_t> getRowPitches(Block &body) {
-  llvm::DenseMap<Value, uint64_t> pitches;
-  for (Operation &op : body)
-    if (auto pitch = op.getAttrOfType<IntegerAttr>(
-            AccelDialect::getResultPitchAttrName()))
-      pitches[op.getResult(0)] = uint64_t(pitch.getInt());
-  return pitches;
-}
-
 /// Cross-core ordering at op granularity: the DRAM and SHARED bytes each op
 /// reads and writes since the last barrier, and on which core.
 class CoreSync {
@@ -144,6 +133,8 @@ struct CoreProgram {
 /// memory plan and the cross-core ordering.
 struct PartitionLowering {
   std::map<uint32_t, CoreProgram> cores;
+  /// The target as the partition's kernels see it: with pinned weights,
+  /// only the MRF below them (accel.mrf_work_bytes).
   const ::nnaccel::isa::TargetDesc &target;
   llvm::DenseMap<Value, uint64_t> addresses;
   /// Values written at a row pitch (accel.result_pitch), and the pitch.
@@ -154,6 +145,22 @@ struct PartitionLowering {
   /// Barrier id of each mask: 0 for all the partition's cores, then one per
   /// subset a multi-core kernel synchronises.
   std::map<uint32_t, uint32_t> barrierIds;
+  /// The setup program of each core that pins weights, created by its
+  /// first pinned op, and the MRF ranges it loads ([begin, end) pairs).
+  std::map<uint32_t, CoreProgram> setupCores;
+  std::map<uint32_t, SmallVector<int64_t>> pinnedRanges;
+  std::vector<npu_lowering::MemRegion> dramTensors;
+
+  CoreProgram &getSetupProgram(uint32_t core) {
+    auto it = setupCores.find(core);
+    if (it == setupCores.end())
+      it = setupCores
+               .emplace(core, CoreProgram{ProgramEmitter(dramTensors,
+                                                         target.tokenFifoDepth),
+                                          {}})
+               .first;
+    return it->second;
+  }
 
   uint32_t getBarrierId(uint32_t mask) {
     auto [it, inserted] =
@@ -278,8 +285,34 @@ public:
       if (auto shared = op->getAttrOfType<IntegerAttr>(
               AccelDialect::getSharedAddressAttrName()))
         context.sharedScratch = uint64_t(shared.getInt());
+      CoreProgram *setup = nullptr;
+      size_t setupBefore = 0;
+      if (auto pinned = op->getAttrOfType<IntegerAttr>(
+              AccelDialect::getMrfAddressAttrName())) {
+        if (opCores.size() != 1)
+          return op->emitOpError()
+                 << "pins its weight ('"
+                 << AccelDialect::getMrfAddressAttrName() << "') but runs on "
+                 << opCores.size() << " cores";
+        std::optional<uint64_t> bytes =
+            npu_lowering::getPinnableWeightBytes(op, lowering.target);
+        if (!bytes)
+          return op->emitOpError()
+                 << "pins its weight ('"
+                 << AccelDialect::getMrfAddressAttrName()
+                 << "') but its kernel cannot multiply from pinned tiles";
+        setup = &lowering.getSetupProgram(opCores.front());
+        setupBefore = setup->emitter.size();
+        context.pinnedWeight = uint64_t(pinned.getInt());
+        lowering.pinnedRanges[opCores.front()].append(
+            {pinned.getInt(), pinned.getInt() + int64_t(*bytes)});
+        context.setup = &setup->emitter;
+      }
       if (failed(kernel.emitCardKernel(context)))
         return failure();
+      if (setup)
+        setup->locations.append(setup->emitter.size() - setupBefore,
+                                op->getLoc());
       for (auto [core, size] : llvm::zip(opCores, before)) {
         CoreProgram &program = lowering.cores.at(core);
         program.locations.append(program.emitter.size() - size, op->getLoc());
@@ -392,7 +425,14 @@ struct AccelLowerToNPUPass
       return failure();
     FailureOr<llvm::DenseMap<Value, uint64_t>> plan =
         npu_lowering::readCardMemoryPlan(partition);
-    if (failed(plan) || failed(checkKernels(body, desc, *plan)))
+    // Kernels of a partition with pinned weights use the MRF below them.
+    ::nnaccel::isa::TargetDesc working = desc;
+    if (auto workBytes = partition->getAttrOfType<IntegerAttr>(
+            AccelDialect::getMrfWorkBytesAttrName())) {
+      uint64_t &mrf = working.memories[static_cast<size_t>(Space::Mrf)].bytes;
+      mrf = std::min<uint64_t>(mrf, uint64_t(workBytes.getInt()));
+    }
+    if (failed(plan) || failed(checkKernels(body, working, *plan)))
       return failure();
 
     // The cores the partition's ops run on; core 0 always has a program.
@@ -410,7 +450,8 @@ struct AccelLowerToNPUPass
     }
 
     MLIRContext *context = partition.getContext();
-    llvm::DenseMap<Value, uint64_t> rowPitches = getRowPitches(body);
+    llvm::DenseMap<Value, uint64_t> rowPitches =
+        npu_lowering::getRowPitches(body);
     std::vector<npu_lowering::MemRegion> dramTensors;
     for (auto [value, address] : *plan) {
       uint64_t end = address + getDenseByteSize(value.getType());
@@ -419,7 +460,8 @@ struct AccelLowerToNPUPass
       dramTensors.push_back({::nnaccel::isa::Space::Dram, address, end});
     }
     PartitionLowering lowering{
-        {}, desc, std::move(*plan), std::move(rowPitches)};
+        {}, working, std::move(*plan), std::move(rowPitches)};
+    lowering.dramTensors = dramTensors;
     for (uint32_t core : used) {
       lowering.cores.emplace(
           core,
@@ -452,10 +494,30 @@ struct AccelLowerToNPUPass
           npu::getTargetSpecFor(getOperation()));
       if (!programOp)
         return failure();
+      auto pinned = lowering.pinnedRanges.find(core);
+      if (pinned != lowering.pinnedRanges.end())
+        programOp.setPinnedMrf(pinned->second);
       programs.push_back(FlatSymbolRefAttr::get(context, name));
       numInstructions += program.instructions.size();
     }
     partition.setProgramsAttr(builder.getArrayAttr(programs));
+    SmallVector<Attribute> setupPrograms;
+    for (auto &[core, coreProgram] : lowering.setupCores) {
+      ::nnaccel::isa::Program program = coreProgram.emitter.finish(
+          static_cast<uint32_t>(partition.getCard()), core);
+      coreProgram.locations.append(program.instructions.size() -
+                                       coreProgram.locations.size(),
+                                   partition.getLoc());
+      std::string name = getProgramName(partition, core) + "_setup";
+      npu::ProgramOp programOp = npu::fromISAProgram(
+          builder, partition.getLoc(), program, coreProgram.locations, name,
+          npu::getTargetSpecFor(getOperation()));
+      if (!programOp)
+        return failure();
+      setupPrograms.push_back(FlatSymbolRefAttr::get(context, name));
+    }
+    if (!setupPrograms.empty())
+      partition.setSetupProgramsAttr(builder.getArrayAttr(setupPrograms));
     numBarriers += lowering.barriers;
     if (auto bytes = partition->getAttrOfType<IntegerAttr>(
             AccelDialect::getDramBytesAttrName()))

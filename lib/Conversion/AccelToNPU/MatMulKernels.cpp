@@ -149,7 +149,8 @@ LogicalResult emitMatMul(Operation *operation, KernelContext &context) {
       return op.emitOpError() << "cannot write its result rows " << pitch
                               << " bytes apart: " << reason;
   }
-  emitFullyConnected(context.emitter, context.target, *plan);
+  plan->pinnedWeight = context.pinnedWeight;
+  emitFullyConnected(context.emitter, context.target, *plan, context.setup);
   return success();
 }
 
@@ -163,6 +164,16 @@ bool matMulResultPitch(Operation *operation, int64_t axis) {
          axis == rank - 1;
 }
 } // namespace
+
+std::optional<uint64_t>
+mlir::nnaccel::npu_lowering::getMatMulPinBytes(MatMulOp op,
+                                               const TargetDesc &target) {
+  std::string reason;
+  FailureOr<FullyConnectedSpec> plan = planMatMul(op, reason);
+  if (failed(plan) || !canEmitFullyConnected(target, *plan, reason))
+    return std::nullopt;
+  return getPinnedWeightBytes(target, *plan);
+}
 
 void mlir::nnaccel::npu_lowering::attachMatMulKernels(MLIRContext *context) {
   attachCardKernel<

@@ -739,3 +739,13 @@ mlir::nnaccel::npu_lowering::readCardMemoryPlan(CardPartitionOp partition) {
   }
   return addresses;
 }
+
+llvm::DenseMap<Value, uint64_t>
+mlir::nnaccel::npu_lowering::getRowPitches(Block &body) {
+  llvm::DenseMap<Value, uint64_t> pitches;
+  for (Operation &op : body)
+    if (auto pitch = op.getAttrOfType<IntegerAttr>(
+            AccelDialect::getResultPitchAttrName()))
+      pitches[op.getResult(0)] = uint64_t(pitch.getInt());
+  return pitches;
+}

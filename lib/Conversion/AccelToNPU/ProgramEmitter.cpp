@@ -250,6 +250,15 @@ void ProgramEmitter::append(std::vector<Instruction> unit,
                             const std::vector<MemRegion> &reads,
                             const std::vector<MemRegion> &writes) {
   Queue queue = unit.front().queue();
+  for (const std::vector<MemRegion> *regions : {&reads, &writes})
+    for (const MemRegion &region : *regions) {
+      // (An access of unknown extent counts from its start.)
+      uint64_t end = region.end == std::numeric_limits<uint64_t>::max()
+                         ? region.begin + 1
+                         : region.end;
+      uint64_t &mark = highWater[static_cast<size_t>(region.space)];
+      mark = std::max(mark, end);
+    }
   // The latest conflicting instruction of each other data queue: one wait
   // on it orders all earlier ones of that queue too.
   int64_t latest[3] = {-1, -1, -1};

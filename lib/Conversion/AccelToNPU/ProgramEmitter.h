@@ -106,6 +106,12 @@ public:
   /// Instructions emitted so far (chain members held back included).
   size_t size() const { return program.size() + chain.size(); }
 
+  /// The end of the highest byte of `space` the program has accessed so far
+  /// (0: none): how much of an on-chip memory its kernels need.
+  uint64_t getHighWater(npu_isa::Space space) const {
+    return highWater[static_cast<size_t>(space)];
+  }
+
   /// The memory regions `inst` reads and writes when it is the next
   /// instruction, as the emitter tracks them (for tests and diagnostics).
   void getAccesses(const npu_isa::Instruction &inst,
@@ -155,6 +161,8 @@ private:
   /// For each (from, to) queue pair: the program index of the latest
   /// producer whose completion the `to` queue has already waited for.
   std::map<std::pair<int, int>, int64_t> synced;
+  /// Per memory space, the end of the highest byte accessed.
+  uint64_t highWater[npu_isa::NumMemSpaces] = {};
   /// Program index of the latest instruction of each data queue.
   int64_t lastOfQueue[3] = {-1, -1, -1};
   /// Tokens outstanding on each FIFO after each instruction, in program

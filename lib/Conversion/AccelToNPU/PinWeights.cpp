@@ -1,0 +1,212 @@
+//===- PinWeights.cpp - accel-pin-weights pass ----------------------------===//
+//
+// Decides which constant weights a card partition keeps in its cores'
+// matrix register files across runs (Passes.td has the contract). The MRF
+// the partition's other kernels need is measured by emitting each kernel
+// into a scratch program (ProgramEmitter::getHighWater): kernels size their
+// on-chip layouts from the target in ways no formula here could mirror
+// (double-buffered weight groups, resident recurrent matrices, conv weight
+// blocks), and the emitter sees every byte they touch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnaccel/Conversion/Passes.h"
+
+#include "CardKernels.h"
+#include "CardMemoryPlan.h"
+#include "ProgramEmitter.h"
+
+#include "Accel/AccelOps.h"
+#include "NPU/NPUTarget.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+#include <map>
+
+namespace mlir::nnaccel {
+#define GEN_PASS_DEF_ACCELPINWEIGHTS
+#include "nnaccel/Conversion/Passes.h.inc"
+} // namespace mlir::nnaccel
+
+using namespace mlir;
+using namespace mlir::nnaccel;
+using namespace mlir::nnaccel::accel;
+using mlir::nnaccel::npu_lowering::ProgramEmitter;
+using ::nnaccel::isa::Space;
+using ::nnaccel::isa::TargetDesc;
+
+namespace {
+
+/// A weight that may be pinned: its op, core and MRF bytes, and the MRF
+/// its kernel needs when it streams the weight instead.
+struct Candidate {
+  Operation *op;
+  uint32_t core;
+  uint64_t bytes;
+  uint64_t streamingMrf;
+  bool pinned = false;
+};
+
+/// The pinnable weight bytes of `op` when it runs on one core and its weight
+/// is a constant of the partition; nullopt otherwise.
+std::optional<uint64_t> getPinBytes(Operation *op, const TargetDesc &target) {
+  std::optional<uint64_t> bytes =
+      npu_lowering::getPinnableWeightBytes(op, target);
+  // The weight is the right operand of both fully_connected and matmul.
+  if (!bytes || *bytes == 0 || !op->getOperand(1).getDefiningOp<ConstantOp>() ||
+      npu_lowering::getKernelCores(op, target).size() != 1)
+    return std::nullopt;
+  return bytes;
+}
+
+struct AccelPinWeightsPass
+    : mlir::nnaccel::impl::AccelPinWeightsBase<AccelPinWeightsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (!enabled)
+      return;
+    const TargetDesc *target = npu::lookupTarget(getOperation());
+    if (!target)
+      return signalPassFailure();
+    // Only a card's sole card partition in its function keeps the MRFs
+    // to itself between runs.
+    getOperation().walk([&](func::FuncOp func) {
+      std::map<int64_t, SmallVector<CardPartitionOp>> byCard;
+      func.walk([&](CardPartitionOp partition) {
+        byCard[partition.getCard()].push_back(partition);
+      });
+      for (auto &[card, partitions] : byCard)
+        if (partitions.size() == 1 && !partitions.front().getPrograms() &&
+            npu_lowering::hasCardMemoryPlan(partitions.front()))
+          pinPartition(partitions.front(), *target);
+    });
+  }
+
+  /// The highest MRF byte `op`'s kernel touches on any of its cores (0 when
+  /// it cannot be emitted; the lowering reports that).
+  static uint64_t measureMrf(Operation *op, const TargetDesc &target,
+                             const llvm::DenseMap<Value, uint64_t> &addresses,
+                             const llvm::DenseMap<Value, uint64_t> &pitches) {
+    auto kernel = dyn_cast<CardKernelOpInterface>(op);
+    if (!kernel)
+      return 0;
+    SmallVector<uint32_t, 4> cores = npu_lowering::getKernelCores(op, target);
+    std::vector<ProgramEmitter> scratch(cores.size());
+    npu_lowering::KernelCores kernelCores;
+    for (auto [emitter, core] : llvm::zip(scratch, cores)) {
+      kernelCores.emitters.push_back(&emitter);
+      kernelCores.mask |= 1u << core;
+    }
+    kernelCores.barrierId = cores.size() > 1 ? 1 : 0;
+    npu_lowering::KernelContext context{scratch.front(), target, addresses};
+    context.cores = std::move(kernelCores);
+    context.rowPitches = &pitches;
+    if (auto shared = op->getAttrOfType<IntegerAttr>(
+            AccelDialect::getSharedAddressAttrName()))
+      context.sharedScratch = uint64_t(shared.getInt());
+    // A kernel that fails here fails the lowering too, which reports it.
+    ScopedDiagnosticHandler silence(op->getContext(),
+                                    [](Diagnostic &) { return success(); });
+    if (failed(kernel.emitCardKernel(context)))
+      return 0;
+    uint64_t mrf = 0;
+    for (const ProgramEmitter &emitter : scratch)
+      mrf = std::max(mrf, emitter.getHighWater(Space::Mrf));
+    return mrf;
+  }
+
+  void pinPartition(CardPartitionOp partition, const TargetDesc &target) {
+    Block &body = partition.getBody().front();
+    FailureOr<llvm::DenseMap<Value, uint64_t>> addresses =
+        npu_lowering::readCardMemoryPlan(partition);
+    if (failed(addresses))
+      return;
+    llvm::DenseMap<Value, uint64_t> pitches = npu_lowering::getRowPitches(body);
+    const uint64_t mrfBytes = target.memory(Space::Mrf).bytes;
+    const uint64_t mrfAlign = target.memory(Space::Mrf).align;
+
+    // What every kernel needs of the MRF; the weights that may be pinned.
+    SmallVector<Candidate> candidates;
+    SmallVector<Operation *> kernels;
+    uint64_t otherMrf = 0;
+    for (Operation &op : body) {
+      if (!isa<CardKernelOpInterface>(op) ||
+          op.hasAttr(AccelDialect::getInPlaceAttrName()))
+        continue;
+      kernels.push_back(&op);
+      uint64_t mrf = measureMrf(&op, target, *addresses, pitches);
+      if (std::optional<uint64_t> bytes = getPinBytes(&op, target))
+        candidates.push_back({&op,
+                              npu_lowering::getKernelCores(&op, target).front(),
+                              *bytes, mrf});
+      else
+        otherMrf = std::max(otherMrf, mrf);
+    }
+    if (candidates.empty())
+      return;
+
+    // First fit in program order below the working MRF, which shrinks as
+    // streaming candidates get pinned: repeat until nothing changes.
+    std::map<uint32_t, uint64_t> used;
+    auto workingMrf = [&]() {
+      uint64_t mrf = otherMrf;
+      for (const Candidate &candidate : candidates)
+        if (!candidate.pinned)
+          mrf = std::max(mrf, candidate.streamingMrf);
+      return npu_lowering::alignUp(mrf, mrfAlign);
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      uint64_t working = workingMrf();
+      for (Candidate &candidate : candidates) {
+        uint64_t &coreUsed = used[candidate.core];
+        if (candidate.pinned || working + coreUsed + candidate.bytes > mrfBytes)
+          continue;
+        candidate.pinned = changed = true;
+        coreUsed += candidate.bytes;
+      }
+    }
+
+    // Addresses from the top of each core's MRF down; the kernels get the
+    // MRF below the lowest pinned tile of any core.
+    std::map<uint32_t, uint64_t> top;
+    uint64_t workBytes = mrfBytes;
+    for (Candidate &candidate : candidates) {
+      if (!candidate.pinned)
+        continue;
+      auto [it, inserted] = top.try_emplace(candidate.core, mrfBytes);
+      it->second -= candidate.bytes;
+      workBytes = std::min(workBytes, it->second);
+    }
+    if (top.empty())
+      return;
+    workBytes = workBytes / mrfAlign * mrfAlign;
+    // Every kernel must still fit the smaller MRF it will see.
+    TargetDesc working = target;
+    working.memories[static_cast<size_t>(Space::Mrf)].bytes = workBytes;
+    for (Operation *op : kernels) {
+      std::string reason;
+      if (failed(
+              cast<CardKernelOpInterface>(op).checkCardKernel(working, reason)))
+        return;
+    }
+
+    Builder builder(partition.getContext());
+    top.clear();
+    for (Candidate &candidate : candidates) {
+      if (!candidate.pinned)
+        continue;
+      auto [it, inserted] = top.try_emplace(candidate.core, mrfBytes);
+      it->second -= candidate.bytes;
+      candidate.op->setAttr(AccelDialect::getMrfAddressAttrName(),
+                            builder.getI64IntegerAttr(int64_t(it->second)));
+      ++numPinned;
+      pinnedBytes += candidate.bytes;
+    }
+    partition->setAttr(AccelDialect::getMrfWorkBytesAttrName(),
+                       builder.getI64IntegerAttr(int64_t(workBytes)));
+  }
+};
+
+} // namespace
