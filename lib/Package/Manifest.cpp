@@ -83,9 +83,11 @@ uint64_t estimateSize(const ModelDesc &m, size_t numWeights) {
         }
       } else {
         const auto &card = std::get<CardPartitionDesc>(p);
-        c += cost(card.programs) + card.bindings.size() * 16 + 16;
-        for (const CoreProgramDesc &prog : card.programs)
-          c += TableCost + cost(prog.code);
+        c += cost(card.programs) + cost(card.setupPrograms) +
+             card.bindings.size() * 16 + 16;
+        for (const auto *programs : {&card.programs, &card.setupPrograms})
+          for (const CoreProgramDesc &prog : *programs)
+            c += TableCost + cost(prog.code);
       }
     }
   }
@@ -185,6 +187,15 @@ private:
     return fb::CreateAttribute(fbb, name, type, value);
   }
 
+  fbs::Offset<fbs::Vector<fbs::Offset<fb::CoreProgram>>>
+  corePrograms(const std::vector<CoreProgramDesc> &descs) {
+    std::vector<fbs::Offset<fb::CoreProgram>> programs;
+    for (const CoreProgramDesc &prog : descs)
+      programs.push_back(
+          fb::CreateCoreProgram(fbb, prog.core, fbb.CreateVector(prog.code)));
+    return fbb.CreateVector(programs);
+  }
+
   fbs::Offset<fb::Partition> partition(const PartitionDesc &p) {
     if (const auto *host = std::get_if<HostPartitionDesc>(&p)) {
       std::vector<fbs::Offset<fb::HostOp>> ops;
@@ -209,11 +220,11 @@ private:
                                  body.Union());
     }
     const auto &card = std::get<CardPartitionDesc>(p);
-    std::vector<fbs::Offset<fb::CoreProgram>> programs;
-    for (const CoreProgramDesc &prog : card.programs)
-      programs.push_back(
-          fb::CreateCoreProgram(fbb, prog.core, fbb.CreateVector(prog.code)));
-    auto programVec = fbb.CreateVector(programs);
+    auto programVec = corePrograms(card.programs);
+    // Absent rather than empty without setup programs, as before 2.2.
+    fbs::Offset<fbs::Vector<fbs::Offset<fb::CoreProgram>>> setupVec;
+    if (!card.setupPrograms.empty())
+      setupVec = corePrograms(card.setupPrograms);
     std::vector<fb::DramBinding> bindings;
     for (const DramBindingDesc &b : card.bindings)
       bindings.emplace_back(b.address, b.value,
@@ -221,7 +232,7 @@ private:
     auto bindingVec = fbb.CreateVectorOfStructs(bindings);
     auto body = fb::CreateCardPartition(fbb, card.card, programVec, bindingVec,
                                         card.modeledCycles, card.workBegin,
-                                        card.workEnd);
+                                        card.workEnd, setupVec);
     return fb::CreatePartition(fbb, fb::PartitionBody::CardPartition,
                                body.Union());
   }
@@ -419,6 +430,9 @@ Expected<PartitionDesc> decodePartition(const fb::Partition *p,
     if (const auto *programs = cp->programs())
       for (const fb::CoreProgram *prog : *programs)
         card.programs.push_back({prog->core(), toVector(prog->code())});
+    if (const auto *programs = cp->setup_programs())
+      for (const fb::CoreProgram *prog : *programs)
+        card.setupPrograms.push_back({prog->core(), toVector(prog->code())});
     if (const auto *bindings = cp->bindings()) {
       for (fbs::uoffset_t i = 0; i < bindings->size(); ++i) {
         const fb::DramBinding *b = bindings->Get(i);

@@ -98,7 +98,8 @@ bool DramBindingDesc::operator==(const DramBindingDesc &o) const {
 }
 
 bool CardPartitionDesc::operator==(const CardPartitionDesc &o) const {
-  return card == o.card && programs == o.programs && bindings == o.bindings &&
+  return card == o.card && programs == o.programs &&
+         setupPrograms == o.setupPrograms && bindings == o.bindings &&
          modeledCycles == o.modeledCycles && workBegin == o.workBegin &&
          workEnd == o.workEnd;
 }

@@ -4,10 +4,10 @@
 // values, weights lie inside the weights section and match their values'
 // sizes, variants agree with the model signature, every value is defined
 // (by a variant input, a weight, or an earlier partition) before it is used
-// and defined only once, and card programs carry the ISA header for the card
-// and core they are filed under. After this a runtime can index with any id
-// in the model without a bounds check. Messages name the object by path so a
-// compiler bug can be traced to the offending op.
+// and defined only once, and card programs (body and setup) carry the ISA
+// header for the card and core they are filed under. After this a runtime can
+// index with any id in the model without a bounds check. Messages name the
+// object by path so a compiler bug can be traced to the offending op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -380,6 +380,19 @@ private:
           fmt::format("{}: program {} (core {})", at, i, prog.core);
       if (!cores.insert(prog.core).second)
         return Status::error(progAt + ": a second program for the same core");
+      if (Status s = checkProgram(prog, card.card, progAt); !s.ok())
+        return s;
+    }
+    // Setup programs (pinned weights) obey the same rules, independently:
+    // a core may have both a setup and a body program.
+    std::set<uint32_t> setupCores;
+    for (size_t i = 0; i < card.setupPrograms.size(); ++i) {
+      const CoreProgramDesc &prog = card.setupPrograms[i];
+      std::string progAt =
+          fmt::format("{}: setup program {} (core {})", at, i, prog.core);
+      if (!setupCores.insert(prog.core).second)
+        return Status::error(progAt +
+                             ": a second setup program for the same core");
       if (Status s = checkProgram(prog, card.card, progAt); !s.ok())
         return s;
     }

@@ -97,18 +97,33 @@ prepareCardPartition(const package::CardPartitionDesc &desc,
     return fail(fmt::format("{}: card {} does not exist in target '{}' ({} "
                             "card(s))",
                             where, desc.card, target->name, target->cards));
-  for (const package::CoreProgramDesc &program : desc.programs) {
-    if (program.core >= target->coresPerCard)
-      return fail(fmt::format("{}: core {} does not exist in target '{}' ({} "
-                              "core(s) per card)",
-                              where, program.core, target->name,
-                              target->coresPerCard));
-    isa::Expected<isa::Program> decoded = isa::decodeProgram(program.code);
-    if (!decoded)
-      return fail(fmt::format("{}: program for card {} core {}: {}", where,
-                              desc.card, program.core, decoded.message()));
-    out.programs.push_back(std::move(decoded.value()));
-  }
+  // Setup programs (pinned weights) are checked and decoded like the body
+  // programs; their messages say "setup program".
+  auto decodePrograms = [&](const std::vector<package::CoreProgramDesc> &descs,
+                            bool setup, std::vector<isa::Program> &programs) {
+    for (const package::CoreProgramDesc &program : descs) {
+      if (program.core >= target->coresPerCard)
+        return fail(fmt::format("{}: {}core {} does not exist in target '{}' "
+                                "({} core(s) per card)",
+                                where, setup ? "setup program: " : "",
+                                program.core, target->name,
+                                target->coresPerCard));
+      isa::Expected<isa::Program> decoded = isa::decodeProgram(program.code);
+      if (!decoded)
+        return fail(fmt::format("{}: {}program for card {} core {}: {}", where,
+                                setup ? "setup " : "", desc.card, program.core,
+                                decoded.message()));
+      programs.push_back(std::move(decoded.value()));
+    }
+    return package::Status::success();
+  };
+  if (package::Status s = decodePrograms(desc.programs, false, out.programs);
+      !s.ok())
+    return s;
+  if (package::Status s =
+          decodePrograms(desc.setupPrograms, true, out.setupPrograms);
+      !s.ok())
+    return s;
   uint64_t dramBytes = target->memory(isa::Space::Dram).bytes;
   for (const package::DramBindingDesc &binding : desc.bindings) {
     auto id = static_cast<size_t>(binding.value);

@@ -5,10 +5,10 @@
 // tensors: per variant, the runtime TensorDesc of every value, the weight
 // values as zero-copy views into the package mapping, and per partition
 // either the host ops as runtime::HostOps with their declared result types,
-// or the decoded core programs and the DRAM bindings split into weights,
-// per-run inputs and outputs. `releaseAfter` lists the values whose last
-// use is a step, so a long model does not keep every intermediate alive.
-// Private to lib/Runtime.
+// or the decoded core programs (body and setup) and the DRAM bindings split
+// into weights, per-run inputs and outputs. `releaseAfter` lists the values
+// whose last use is a step, so a long model does not keep every intermediate
+// alive. Private to lib/Runtime.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +51,9 @@ struct PreparedPartition {
   // Card partition.
   unsigned card = 0;
   std::vector<isa::Program> programs;
+  /// Load the tiles `programs` keep pinned in the MRFs; run before a launch
+  /// when the card's MRFs may not hold them (Session.cpp).
+  std::vector<isa::Program> setupPrograms;
   std::vector<PreparedBinding> weights; ///< Input bindings of weight values
   std::vector<PreparedBinding> inputs;  ///< other Input bindings
   std::vector<PreparedBinding> outputs; ///< Output bindings

@@ -1,14 +1,17 @@
 //===- RunStats.cpp - Text report of one run ------------------------------===//
 //
 // The report nnaccel-run --stats prints: totals first (modelled device time
-// next to the wall time it took to emulate), then one line per partition,
-// each card partition followed by the emulator's own summary, indented.
+// next to the wall time it took to emulate; the setup of pinned weights
+// apart), then one line per partition, each card partition followed by the
+// emulator's own summary, indented.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nnaccel/Runtime/RunStats.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace nnaccel {
 namespace runtime {
@@ -39,6 +42,12 @@ std::string RunStats::summary() const {
   s += fmt::format("  host -> card {} bytes (weights {}), card -> host {} "
                    "bytes\n",
                    bytesToCard, weightBytesToCard, bytesFromCard);
+  bool pinned = std::any_of(partitions.begin(), partitions.end(),
+                            [](const PartitionStats &p) { return p.hasSetup; });
+  if (pinned)
+    s += fmt::format("  setup of pinned weights {} cycles ({:.3f} us "
+                     "modelled), not in the device time\n",
+                     setupCycles, setupMicros);
   for (const PartitionStats &p : partitions) {
     if (!p.onCard) {
       s += fmt::format("  partition {}: host, {} op(s), {:.1f} us wall\n",
@@ -46,9 +55,13 @@ std::string RunStats::summary() const {
       continue;
     }
     s += fmt::format("  partition {}: card {}, {} cycles, {:.1f} us wall, "
-                     "{} bytes in ({} weights), {} bytes out\n",
+                     "{} bytes in ({} weights), {} bytes out",
                      p.index, p.card, p.cycles, p.wallMicros, p.bytesToCard,
                      p.weightBytesToCard, p.bytesFromCard);
+    // 0 on the runs that found the tiles already pinned.
+    if (p.hasSetup)
+      s += fmt::format(", setup {} cycles", p.setupCycles);
+    s += "\n";
     s += indent(p.emulatorSummary, "    ");
   }
   return s;

@@ -19,6 +19,16 @@
 //    overlap that range; without a work range it may write anywhere but its
 //    own weights. A fault forgets everything on the card. Partitions that
 //    take turns on a card thus upload their weights once per session.
+//  * Pinned weights: a partition with setup programs keeps weight tiles in
+//    its cores' MRFs across launches; the setup programs load them from the
+//    weights in DRAM. Each card remembers the partition whose setup last
+//    ran on it, and the session runs a partition's setup (after its weight
+//    uploads, before its inputs and launch) unless that is this partition
+//    and nothing since can have changed the tiles: another partition's
+//    launch on the card (its programs may use the MRFs), a fault, or an
+//    upload of one of this partition's weights (the setup must load what
+//    DRAM now holds) forgets it. Setup cycles are reported apart from the
+//    launch's, since like the uploads they are paid once per session.
 //
 //===----------------------------------------------------------------------===//
 
@@ -126,6 +136,9 @@ struct SessionImpl {
     }
   };
   std::vector<std::vector<ResidentWeight>> residentWeights; ///< per card
+  /// Per card: the partition whose setup programs last ran there and whose
+  /// pinned tiles its MRFs still hold.
+  std::vector<std::optional<PartitionKey>> pinnedBy;
   RunStats lastStats;
   std::string lastTrace;
 
@@ -136,6 +149,9 @@ struct SessionImpl {
   package::Status runCard(size_t variantIndex, size_t index,
                           std::vector<Tensor> &values, PartitionStats &stats,
                           TraceBuilder &trace);
+  package::Status runSetup(const PreparedPartition &part, PartitionKey key,
+                           const std::string &where, PartitionStats &stats,
+                           TraceBuilder &trace);
 };
 
 //===----------------------------------------------------------------------===//
@@ -210,15 +226,8 @@ package::Status SessionImpl::runCard(size_t variantIndex, size_t index,
   std::string where = fmt::format("partition {} (card {})", index, part.card);
   if (!emu)
     return fail(where + ": the session has no emulator");
-
-  if (loadedPrograms != key) {
-    emu->clearPrograms();
-    loadedPrograms.reset();
-    for (const isa::Program &program : part.programs)
-      if (isa::Error e = emu->loadProgram(program))
-        return fail(where + ": cannot load program: " + e.message());
-    loadedPrograms = key;
-  }
+  std::optional<PartitionKey> &pinned = pinnedBy[part.card];
+  stats.hasSetup = !part.setupPrograms.empty();
 
   auto upload = [&](const PreparedBinding &b) -> package::Status {
     const Tensor &t = values[static_cast<size_t>(b.value)];
@@ -261,23 +270,43 @@ package::Status SessionImpl::runCard(size_t variantIndex, size_t index,
       continue;
     forget(b.address, b.address + b.bytes,
            [](const ResidentWeight &) { return false; });
+    // The pinned tiles came from what DRAM held before; the setup must load
+    // the weight now in DRAM.
+    pinned.reset();
     package::Status s = upload(b);
     if (!s.ok())
       return s;
     stats.weightBytesToCard += b.bytes;
     resident.push_back({variantIndex, b.value, b.address, b.bytes});
   }
+
+  if (stats.hasSetup && pinned != key)
+    if (package::Status s = runSetup(part, key, where, stats, trace); !s.ok())
+      return s;
+  if (loadedPrograms != key) {
+    emu->clearPrograms();
+    loadedPrograms.reset();
+    for (const isa::Program &program : part.programs)
+      if (isa::Error e = emu->loadProgram(program))
+        return fail(where + ": cannot load program: " + e.message());
+    loadedPrograms = key;
+  }
+
   for (const PreparedBinding &b : part.inputs) {
     package::Status s = upload(b);
     if (!s.ok())
       return s;
   }
 
-  // The launch writes its work range (never its own weights).
+  // The launch writes its work range (never its own weights), and any
+  // partition's programs but the pinning one's may use the MRFs.
   forget(part.workBegin, part.workEnd, isOwnWeight);
+  if (pinned != key)
+    pinned.reset();
   isa::Expected<emulator::Stats> run = emu->run();
   if (!run) {
     resident.clear(); // the card's memory is in an unknown state
+    pinned.reset();
     return fail(where + ": " + run.message());
   }
 
@@ -303,6 +332,36 @@ package::Status SessionImpl::runCard(size_t variantIndex, size_t index,
   stats.wallMicros = microsSince(start);
   if (options.trace)
     trace.addEmulatorTrace(emu->traceJson());
+  return package::Status::success();
+}
+
+/// Runs the partition's setup programs alone (the emulator runs every
+/// loaded program), pinning its weight tiles in the card's MRFs. The body
+/// programs must be loaded again afterwards.
+package::Status SessionImpl::runSetup(const PreparedPartition &part,
+                                      PartitionKey key,
+                                      const std::string &where,
+                                      PartitionStats &stats,
+                                      TraceBuilder &trace) {
+  std::optional<PartitionKey> &pinned = pinnedBy[part.card];
+  pinned.reset();
+  emu->clearPrograms();
+  loadedPrograms.reset();
+  for (const isa::Program &program : part.setupPrograms)
+    if (isa::Error e = emu->loadProgram(program))
+      return fail(where + ": cannot load setup program: " + e.message());
+  isa::Expected<emulator::Stats> setup = emu->run();
+  if (!setup) {
+    residentWeights[part.card].clear(); // as for a faulting launch
+    return fail(where + ": setup: " + setup.message());
+  }
+  pinned = key;
+  stats.setupCycles = setup->totalCycles;
+  double clockMHz = state->target ? state->target->clockMHz : 0;
+  trace.addSetup(
+      options.trace ? emu->traceJson() : std::string(),
+      fmt::format("setup: {} cycles", setup->totalCycles),
+      clockMHz > 0 ? static_cast<double>(setup->totalCycles) / clockMHz : 0);
   return package::Status::success();
 }
 
@@ -400,6 +459,7 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
                             : 0;
       trace.endPartition(fmt::format("launch: {} cycles", ps.cycles), modelled);
       stats.deviceCycles += ps.cycles;
+      stats.setupCycles += ps.setupCycles;
       stats.emulationMicros += ps.wallMicros;
     } else {
       trace.endPartition(fmt::format("{} host op(s)", ps.hostOps),
@@ -442,6 +502,10 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
       stats.clockMHz > 0
           ? static_cast<double>(stats.deviceCycles) / stats.clockMHz
           : 0;
+  stats.setupMicros =
+      stats.clockMHz > 0
+          ? static_cast<double>(stats.setupCycles) / stats.clockMHz
+          : 0;
   stats.wallMicros = microsSince(start);
   lastTrace = trace.finish(stats.target, stats.clockMHz);
   lastStats = std::move(stats);
@@ -471,6 +535,7 @@ Session::create(std::shared_ptr<const Model> model, SessionOptions options) {
       impl->emu = std::make_unique<emulator::Emulator>(*impl->state->target,
                                                        emuOptions);
       impl->residentWeights.resize(impl->state->target->cards);
+      impl->pinnedBy.resize(impl->state->target->cards);
     }
     impl->model = std::move(model);
     return std::unique_ptr<Session>(new Session(std::move(impl)));

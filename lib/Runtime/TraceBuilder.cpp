@@ -1,7 +1,8 @@
 //===- TraceBuilder.cpp - One Chrome trace for a whole run ----------------===//
 //
 // Track layout per partition process: tid 0 "partition" carries one summary
-// span for the whole partition; host ops go on tid 1 "host ops"; emulator
+// span for the whole partition (preceded by a "setup" span when the launch
+// ran setup programs first); host ops go on tid 1 "host ops"; emulator
 // tracks keep their own tids (core * 4 + queue, always >= 0), shifted by 2 so
 // they never collide with the two above.
 //
@@ -91,6 +92,21 @@ void TraceBuilder::addEmulatorTrace(const std::string &text) {
       e["ts"] = e["ts"].get<double>() + events->partitionStart;
     events->list.push_back(std::move(e));
   }
+}
+
+void TraceBuilder::addSetup(const std::string &emulatorJson,
+                            const std::string &spanName, double durMicros) {
+  if (!emulatorJson.empty())
+    addEmulatorTrace(emulatorJson);
+  events->list.push_back({{"name", spanName},
+                          {"cat", "setup"},
+                          {"ph", "X"},
+                          {"pid", pid},
+                          {"tid", SummaryTid},
+                          {"ts", events->partitionStart},
+                          {"dur", durMicros}});
+  // The launch, traced next, follows the setup on the same timeline.
+  events->partitionStart += durMicros;
 }
 
 void TraceBuilder::endPartition(const std::string &spanName, double durMicros) {

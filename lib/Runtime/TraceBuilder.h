@@ -41,6 +41,11 @@ public:
   /// trace that does not parse is ignored: the trace is a diagnostic aid
   /// and must never fail a run.
   void addEmulatorTrace(const std::string &json);
+  /// A run of the current (card) partition's setup programs (pinned
+  /// weights) before its launch: its emulator trace (may be empty) and a
+  /// span of `durMicros` on the summary track; the launch starts after it.
+  void addSetup(const std::string &emulatorJson, const std::string &spanName,
+                double durMicros);
   /// Closes the partition with a summary span of `durMicros` and advances
   /// the cursor by it.
   void endPartition(const std::string &spanName, double durMicros);

@@ -163,20 +163,33 @@ LogicalResult Writer::addCardPartition(CardPartitionOp op) {
     partition.bindings.push_back(
         {*id, uint64_t(address), pkg::BindingRole::Output});
   }
-  for (Attribute symbol : programs) {
-    auto program = SymbolTable::lookupNearestSymbolFrom<npu::ProgramOp>(
-        op, cast<FlatSymbolRefAttr>(symbol));
-    if (!program)
-      return op.emitOpError() << "refers to unknown program " << symbol;
-    FailureOr<::nnaccel::isa::Program> isaProgram = npu::toISAProgram(program);
-    if (failed(isaProgram))
+  // Body and setup programs (pinned weights) are encoded alike; each names
+  // its core in its own header.
+  auto encodePrograms =
+      [&](ArrayAttr symbols,
+          std::vector<pkg::CoreProgramDesc> &out) -> LogicalResult {
+    for (Attribute symbol : symbols) {
+      auto program = SymbolTable::lookupNearestSymbolFrom<npu::ProgramOp>(
+          op, cast<FlatSymbolRefAttr>(symbol));
+      if (!program)
+        return op.emitOpError() << "refers to unknown program " << symbol;
+      FailureOr<::nnaccel::isa::Program> isaProgram =
+          npu::toISAProgram(program);
+      if (failed(isaProgram))
+        return failure();
+      auto code = ::nnaccel::isa::encodeProgram(*isaProgram);
+      if (!code.ok())
+        return program.emitOpError() << "cannot encode: " << code.message();
+      out.push_back(
+          {static_cast<uint32_t>(isaProgram->core), std::move(*code)});
+    }
+    return success();
+  };
+  if (failed(encodePrograms(programs, partition.programs)))
+    return failure();
+  if (ArrayAttr setupPrograms = op.getSetupProgramsAttr())
+    if (failed(encodePrograms(setupPrograms, partition.setupPrograms)))
       return failure();
-    auto code = ::nnaccel::isa::encodeProgram(*isaProgram);
-    if (!code.ok())
-      return program.emitOpError() << "cannot encode: " << code.message();
-    partition.programs.push_back(
-        {static_cast<uint32_t>(isaProgram->core), std::move(*code)});
-  }
   variant.partitions.push_back(std::move(partition));
   return success();
 }

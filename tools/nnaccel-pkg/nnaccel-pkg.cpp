@@ -183,10 +183,22 @@ void printInfo(const Package &pkg, bool ops, bool ir) {
         fmt::print(", work memory [0x{:x}, 0x{:x})", card.workBegin,
                    card.workEnd);
       fmt::print("\n");
+      // Pinned weights are rare and change how the partition runs, so they
+      // are listed even without --ops.
+      if (!card.setupPrograms.empty()) {
+        std::vector<std::string> setup;
+        for (const CoreProgramDesc &prog : card.setupPrograms)
+          setup.push_back(fmt::format("core {} ({} instructions)", prog.core,
+                                      (prog.code.size() - 32) / 32));
+        fmt::print("      setup programs: {}\n", fmt::join(setup, ", "));
+      }
       if (!ops)
         continue;
       for (const CoreProgramDesc &prog : card.programs)
         fmt::print("      core {}: {} instructions\n", prog.core,
+                   (prog.code.size() - 32) / 32);
+      for (const CoreProgramDesc &prog : card.setupPrograms)
+        fmt::print("      setup core {}: {} instructions\n", prog.core,
                    (prog.code.size() - 32) / 32);
       for (const DramBindingDesc &b : card.bindings)
         fmt::print("      {} value {} at dram 0x{:x}\n", toString(b.role),

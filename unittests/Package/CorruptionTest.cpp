@@ -48,8 +48,10 @@ void putLE(std::vector<uint8_t> &file, size_t offset, uint64_t value,
 /// Frames a manifest (and weights) into a complete package with correct
 /// header and CRCs, the way the writer does.
 std::vector<uint8_t> frame(const uint8_t *manifest, size_t size,
-                           const std::vector<uint8_t> &weights = {}) {
+                           const std::vector<uint8_t> &weights = {},
+                           uint16_t minor = FormatVersionMinor) {
   FileHeader h;
+  h.versionMinor = minor;
   h.manifestSize = size;
   h.weightsOffset = alignTo(64 + size, 64);
   h.weightsSize = weights.size();
@@ -72,6 +74,7 @@ struct Forge {
   int32_t weightIndex = -1;
   std::vector<fb::Weight> weights;
   uint16_t major = FormatVersionMajor;
+  uint16_t minor = FormatVersionMinor; ///< of both the manifest and header
   fb::PartitionBody partitionType = fb::PartitionBody::NONE;
   bool emptyPartition = false; ///< add a Partition without a body
   int8_t dtype = 0;
@@ -104,12 +107,12 @@ struct Forge {
     auto variants = fbb.CreateVector(
         std::vector<flatbuffers::Offset<fb::Variant>>{variant});
     auto weightVec = fbb.CreateVectorOfStructs(weights);
-    auto model = fb::CreateModel(fbb, major, FormatVersionMinor, 0, 0,
-                                 fbb.CreateString("forged"), 0, ports, ports, 0,
-                                 variants, weightVec);
+    auto model =
+        fb::CreateModel(fbb, major, minor, 0, 0, fbb.CreateString("forged"), 0,
+                        ports, ports, 0, variants, weightVec);
     fb::FinishModelBuffer(fbb, model);
     return frame(fbb.GetBufferPointer(), fbb.GetSize(),
-                 std::vector<uint8_t>(64, 0));
+                 std::vector<uint8_t>(64, 0), minor);
   }
 };
 
@@ -123,6 +126,20 @@ TEST_CASE("the forged baseline manifest is valid", "[package][corrupt]") {
   Expected<Package> pkg = Package::fromBuffer(file.data(), file.size());
   INFO(pkg.message());
   CHECK(pkg.ok());
+}
+
+TEST_CASE("packages of older minor versions still read", "[package]") {
+  // 2.0 and 2.1 manifests have no setup programs (added in 2.2); the
+  // fields a minor version appends are absent from older files.
+  for (uint16_t minor : {0, 1}) {
+    Forge forge;
+    forge.minor = minor;
+    std::vector<uint8_t> file = forge.build();
+    Expected<Package> pkg = Package::fromBuffer(file.data(), file.size());
+    INFO("minor " << minor << ": " << pkg.message());
+    REQUIRE(pkg.ok());
+    CHECK(pkg->header().versionMinor == minor);
+  }
 }
 
 TEST_CASE("truncation at any offset is an error", "[package][corrupt]") {
@@ -161,17 +178,17 @@ TEST_CASE("bad magic, version and flags", "[package][corrupt]") {
   SECTION("newer major") {
     putLE(file, 8, 3, 2);
     CHECK(loadError(file) ==
-          "unsupported format version 3.1 (this reader reads 2.0 to 2.1)");
+          "unsupported format version 3.2 (this reader reads 2.0 to 2.2)");
   }
   SECTION("older major (format 1 numbered element types differently)") {
     putLE(file, 8, 1, 2);
     CHECK(loadError(file) ==
-          "unsupported format version 1.1 (this reader reads 2.0 to 2.1)");
+          "unsupported format version 1.2 (this reader reads 2.0 to 2.2)");
   }
   SECTION("newer minor") {
-    putLE(file, 10, 2, 2);
+    putLE(file, 10, 3, 2);
     CHECK(loadError(file) ==
-          "unsupported format version 2.2 (this reader reads 2.0 to 2.1)");
+          "unsupported format version 2.3 (this reader reads 2.0 to 2.2)");
   }
   SECTION("unknown flags") {
     putLE(file, 12, 4, 4);
@@ -310,7 +327,7 @@ TEST_CASE("forged manifests are rejected by the semantic checks",
   SECTION("manifest version disagreeing with the header") {
     forge.major = 3;
     CHECK(loadError(forge.build()) ==
-          "manifest: format version 3.1 disagrees with the header's 2.1");
+          "manifest: format version 3.2 disagrees with the header's 2.2");
   }
 }
 

@@ -162,7 +162,7 @@ TEST_CASE("file layout follows docs/package-format.md", "[package]") {
     return v;
   };
   CHECK(le(8, 2) == 2);  // major
-  CHECK(le(10, 2) == 1); // minor (2.1: rowwise table types)
+  CHECK(le(10, 2) == 2); // minor (2.2: setup programs)
   CHECK(le(12, 4) == 0); // flags
   CHECK(le(16, 8) == file.size());
   uint64_t mOff = le(24, 8), mSize = le(32, 8), wOff = le(40, 8),
@@ -192,6 +192,47 @@ TEST_CASE("the generated FlatBuffers tables are reachable", "[package]") {
   REQUIRE(p->body_type() == fb::PartitionBody::CardPartition);
   CHECK(p->body_as_CardPartition()->programs()->size() == 2);
   CHECK(m->weights()->size() == 2);
+}
+
+TEST_CASE("setup programs (pinned weights) round trip", "[package]") {
+  PackageBuilder builder;
+  buildTestModel(builder);
+  auto &card =
+      std::get<CardPartitionDesc>(builder.model().variants[1].partitions[1]);
+  card.setupPrograms.push_back({1, makeProgram(0, 1, 2)});
+  card.setupPrograms.push_back({0, makeProgram(0, 0, 5)});
+  std::vector<uint8_t> file = *builder.toBuffer();
+  Expected<Package> pkg = Package::fromBuffer(file.data(), file.size());
+  INFO(pkg.message());
+  REQUIRE(pkg.ok());
+  CHECK(pkg->model() == builder.model());
+  const auto &read =
+      std::get<CardPartitionDesc>(pkg->model().variants[1].partitions[1]);
+  REQUIRE(read.setupPrograms.size() == 2);
+  CHECK(read.setupPrograms[0].core == 1);
+  CHECK(read.setupPrograms[1].code == makeProgram(0, 0, 5));
+  CHECK(read.programs == card.programs);
+  // Setup programs take part in equality.
+  CardPartitionDesc other = read;
+  other.setupPrograms.pop_back();
+  CHECK(other != read);
+  // A partition without them writes no vector at all, as 2.1 did.
+  const fb::Model *m = pkg->manifest();
+  CHECK(m->variants()
+            ->Get(0)
+            ->partitions()
+            ->Get(1)
+            ->body_as_CardPartition()
+            ->setup_programs() == nullptr);
+  CHECK(m->variants()
+            ->Get(1)
+            ->partitions()
+            ->Get(1)
+            ->body_as_CardPartition()
+            ->setup_programs()
+            ->size() == 2);
+  CHECK(std::get<CardPartitionDesc>(pkg->model().variants[0].partitions[1])
+            .setupPrograms.empty());
 }
 
 TEST_CASE("packages without weights, buckets or IR", "[package]") {

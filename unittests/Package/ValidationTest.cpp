@@ -128,6 +128,42 @@ TEST_CASE("card program rules", "[package][validate]") {
     CHECK(writeError(b) ==
           "variant 'seq64' (#0): partition 1 (card 0): no core programs");
   }
+  SECTION("setup programs for different cores, also cores with a body") {
+    card(b, 0).setupPrograms.push_back({2, makeProgram(0, 2, 3)});
+    card(b, 0).setupPrograms.push_back({0, makeProgram(0, 0, 2)});
+    TempDir dir;
+    Status s = b.write(dir.file("ok.nnpkg"));
+    INFO(s.message());
+    CHECK(s.ok());
+  }
+  SECTION("two setup programs for one core") {
+    card(b, 0).setupPrograms.push_back({1, makeProgram(0, 1, 3)});
+    card(b, 0).setupPrograms.push_back({1, makeProgram(0, 1, 2)});
+    CHECK(writeError(b) == "variant 'seq64' (#0): partition 1 (card 0): "
+                           "setup program 1 (core 1): a second setup program "
+                           "for the same core");
+  }
+  SECTION("setup program for another core") {
+    card(b, 1).setupPrograms.push_back({3, makeProgram(0, 2, 3)});
+    CHECK(writeError(b) ==
+          "variant 'seq128' (#1): partition 1 (card 0): setup program 0 (core "
+          "3): program header is for card 0 core 2, but it is filed under "
+          "card 0 core 3");
+  }
+  SECTION("setup program for another card") {
+    card(b, 0).setupPrograms.push_back({0, makeProgram(1, 0, 3)});
+    CHECK(writeError(b) ==
+          "variant 'seq64' (#0): partition 1 (card 0): setup program 0 (core "
+          "0): program header is for card 1 core 0, but it is filed under "
+          "card 0 core 0");
+  }
+  SECTION("truncated setup program") {
+    card(b, 0).setupPrograms.push_back({0, makeProgram(0, 0, 2)});
+    card(b, 0).setupPrograms[0].code.resize(16);
+    CHECK(writeError(b) ==
+          "variant 'seq64' (#0): partition 1 (card 0): setup program 0 (core "
+          "0): program is 16 bytes, shorter than the 32-byte ISA header");
+  }
   SECTION("work range that ends before it begins") {
     card(b, 0).workBegin = 0x2000;
     card(b, 0).workEnd = 0x1000;

@@ -494,6 +494,221 @@ TEST_CASE("without work ranges, weights below the launches are re-uploaded",
   runTwoLaunchModel(b, w, [](int) { return 256u; });
 }
 
+//===----------------------------------------------------------------------===//
+// Pinned weights (setup programs)
+//===----------------------------------------------------------------------===//
+
+/// Setup of the pinned FC: W (16 rows of 16 f32) from dram[0x0] into
+/// mrf[0x0], where the body's `mm` expects it.
+static std::string pinSetupAsm() {
+  return ".core card=0, core=0\n"
+         "dma.ld mrf[0x0], dram[0x0], f32, x=16, y=16, z=1, sy=64, dpitch=64\n"
+         "halt\n";
+}
+
+/// Body of the pinned FC: y[1x16] = x[1x16] . W^T with W already in
+/// mrf[0x0] -- the program never loads it.
+static std::string pinBodyAsm() {
+  return ".core card=0, core=0\n"
+         "dma.ld vrf[0x0], dram[0x1000], f32, x=16, y=1, z=1 @push_next\n"
+         "mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, f32, m=1, k=16, n=16, "
+         "dpitch=64, apitch=64 @pop_prev @push_next\n"
+         "dma.st dram[0x2000], acc[0x0], f32, x=16, y=1, z=1 @pop_prev\n"
+         "halt\n";
+}
+
+/// y = x . W^T on card 0 with W pinned in core 0's MRF by a setup program
+/// (`withSetup`; without it nothing loads W). With `clobber`, a second
+/// partition on the same card, z = relu(c), first loads c into mrf[0x0],
+/// overwriting the pinned tile. Returns W (row j = weights of output j).
+static std::vector<float> buildPinnedModel(pkg::PackageBuilder &b,
+                                           bool withSetup, bool clobber) {
+  pkg::ModelDesc &m = b.model();
+  m.name = "pinned_fc";
+  m.target = defaultTargetJson();
+  m.inputs = {port("x", {1, 16})};
+  m.outputs = {port("y", {1, 16})};
+  if (clobber) {
+    m.inputs.push_back(port("c", {1, 64}));
+    m.outputs.push_back(port("z", {1, 64}));
+  }
+  // Small integers: every product and sum is exact in f32.
+  std::vector<float> w(16 * 16);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = static_cast<float>(static_cast<int>(i * 7 % 11) - 5);
+  auto weight = b.addWeight(w.data(), w.size() * sizeof(float));
+  REQUIRE(weight.ok());
+  pkg::VariantDesc v;
+  v.name = "default";
+  int32_t x = v.addValue({"x", f32Type({1, 16}), -1});
+  int32_t wv = v.addValue({"w", f32Type({16, 16}), *weight});
+  int32_t y = v.addValue({"y", f32Type({1, 16}), -1});
+  v.inputs = {x};
+  v.outputs = {y};
+  pkg::CardPartitionDesc fc = cardPartition(
+      assemble(pinBodyAsm()), {in(x, 0x1000), in(wv, 0x0), out(y, 0x2000)});
+  if (withSetup)
+    fc.setupPrograms.push_back({0, assemble(pinSetupAsm())});
+  // The weight lies below the work memory, so it stays resident.
+  fc.workBegin = 0x1000;
+  fc.workEnd = 0x10000;
+  v.partitions.push_back(fc);
+  if (clobber) {
+    int32_t c = v.addValue({"c", f32Type({1, 64}), -1});
+    int32_t z = v.addValue({"z", f32Type({1, 64}), -1});
+    v.inputs.push_back(c);
+    v.outputs.push_back(z);
+    pkg::CardPartitionDesc other = cardPartition(
+        assemble(".core card=0, core=0\n"
+                 "dma.ld mrf[0x0], dram[0x4000], f32, x=64, y=1, z=1\n" +
+                 reluAsm(0x4000, 0x5000)
+                     .substr(std::string(".core card=0, core=0\n").size())),
+        {in(c, 0x4000), out(z, 0x5000)});
+    other.workBegin = 0x1000;
+    other.workEnd = 0x10000;
+    v.partitions.push_back(other);
+  }
+  m.variants.push_back(v);
+  return w;
+}
+
+static std::vector<float> pinnedExpected(const std::vector<float> &w,
+                                         const std::vector<float> &x) {
+  std::vector<float> y(16, 0.0f);
+  for (size_t j = 0; j < 16; ++j)
+    for (size_t i = 0; i < 16; ++i)
+      y[j] += x[i] * w[j * 16 + i];
+  return y;
+}
+
+TEST_CASE("setup programs pin weights once per session", "[session][card]") {
+  pkg::PackageBuilder b;
+  std::vector<float> w = buildPinnedModel(b, /*withSetup=*/true, false);
+  auto session = makeSession(loadModel(b), {/*trace=*/true, 1});
+  for (int run = 0; run < 3; ++run) {
+    std::vector<float> xs = ramp(16, static_cast<float>(run) - 3.0f, 1.0f);
+    auto outs = runOk(*session, {{"x", f32Tensor({1, 16}, xs)}});
+    REQUIRE(values(outs[0]) == pinnedExpected(w, xs));
+    RunStats s = session->getLastStats();
+    REQUIRE(s.partitions.size() == 1);
+    const PartitionStats &p = s.partitions[0];
+    REQUIRE(p.hasSetup);
+    // The setup runs before the first launch only; its cycles are not part
+    // of the launch's.
+    if (run == 0)
+      REQUIRE(p.setupCycles > 0);
+    else
+      REQUIRE(p.setupCycles == 0);
+    REQUIRE(s.setupCycles == p.setupCycles);
+    REQUIRE(s.setupMicros ==
+            Approx(static_cast<double>(s.setupCycles) / 1000.0));
+    REQUIRE(s.deviceCycles == p.cycles);
+    REQUIRE(s.weightBytesToCard == (run == 0 ? 1024u : 0u));
+    std::string summary = s.summary();
+    INFO(summary);
+    REQUIRE(summary.find("bytes out, setup " + std::to_string(p.setupCycles) +
+                         " cycles\n") != std::string::npos);
+    REQUIRE(summary.find("  setup of pinned weights " +
+                         std::to_string(s.setupCycles) + " cycles") !=
+            std::string::npos);
+    std::string trace = session->getTraceJson();
+    std::string span =
+        "\"setup: " + std::to_string(p.setupCycles) + " cycles\"";
+    REQUIRE((trace.find(span) != std::string::npos) == (run == 0));
+    REQUIRE(trace.find("\"mm\"") != std::string::npos);
+  }
+}
+
+TEST_CASE("a body without its setup does not see the weights",
+          "[session][card]") {
+  // The control for the test above: nothing else puts W in the MRF, so
+  // the right answer there comes from the setup program.
+  pkg::PackageBuilder b;
+  std::vector<float> w = buildPinnedModel(b, /*withSetup=*/false, false);
+  auto session = makeSession(loadModel(b));
+  std::vector<float> xs = ramp(16, 1.0f, 1.0f);
+  auto outs = runOk(*session, {{"x", f32Tensor({1, 16}, xs)}});
+  REQUIRE(values(outs[0]) == std::vector<float>(16, 0.0f));
+  RunStats s = session->getLastStats();
+  REQUIRE(!s.partitions[0].hasSetup);
+  REQUIRE(s.setupCycles == 0);
+  REQUIRE(s.summary().find("setup") == std::string::npos);
+}
+
+TEST_CASE("another partition on the card makes the setup run again",
+          "[session][card]") {
+  // Partition 1 overwrites the pinned tile on every run, so partition 0
+  // must pin it again before each launch.
+  pkg::PackageBuilder b;
+  std::vector<float> w = buildPinnedModel(b, true, /*clobber=*/true);
+  auto session = makeSession(loadModel(b));
+  for (int run = 0; run < 3; ++run) {
+    std::vector<float> xs = ramp(16, 2.0f - static_cast<float>(run), -1.0f);
+    std::vector<float> cs = ramp(64, 50.0f, -1.5f);
+    auto outs = runOk(*session, {{"x", f32Tensor({1, 16}, xs)},
+                                 {"c", f32Tensor({1, 64}, cs)}});
+    REQUIRE(values(outs[0]) == pinnedExpected(w, xs));
+    std::vector<float> zs = values(outs[1]);
+    for (size_t i = 0; i < 64; ++i)
+      REQUIRE(zs[i] == relu(cs[i]));
+    RunStats s = session->getLastStats();
+    REQUIRE(s.partitions[0].setupCycles > 0);
+    REQUIRE(!s.partitions[1].hasSetup);
+    REQUIRE(s.setupCycles == s.partitions[0].setupCycles);
+    REQUIRE(s.deviceCycles == s.partitions[0].cycles + s.partitions[1].cycles);
+    // The weight itself stays resident in DRAM.
+    REQUIRE(s.weightBytesToCard == (run == 0 ? 1024u : 0u));
+  }
+}
+
+TEST_CASE("setup programs: errors", "[session][errors]") {
+  SECTION("a faulting setup names the partition and leaves the session "
+          "usable") {
+    pkg::PackageBuilder b;
+    buildPinnedModel(b, true, false);
+    auto &card =
+        std::get<pkg::CardPartitionDesc>(b.model().variants[0].partitions[0]);
+    // Waits for a token nobody pushes.
+    card.setupPrograms[0].code = assemble(
+        ".core card=0, core=0\n"
+        "v.relu vrf[0x100], vrf[0x0], f32, f32, rows=1, cols=64, dpitch=256, "
+        "apitch=256 @pop_prev\n"
+        "halt\n");
+    auto session = makeSession(loadModel(b));
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      std::string e =
+          runError(*session, {{"x", f32Tensor({1, 16}, ramp(16, 0, 1))}});
+      INFO(e);
+      REQUIRE(e.rfind("partition 0 (card 0): setup: ", 0) == 0);
+      REQUIRE(e.find("deadlock") != std::string::npos);
+    }
+  }
+  SECTION("setup program for a core the target does not have") {
+    pkg::PackageBuilder b;
+    buildPinnedModel(b, true, false);
+    auto &card =
+        std::get<pkg::CardPartitionDesc>(b.model().variants[0].partitions[0]);
+    card.setupPrograms[0].core = 9;
+    card.setupPrograms[0].code[18] = 9; // header core
+    std::string e = loadError(b);
+    INFO(e);
+    REQUIRE(e.find("variant 'default' partition 0: setup program: core 9 "
+                   "does not exist in target 'default'") != std::string::npos);
+  }
+  SECTION("corrupt setup program words") {
+    pkg::PackageBuilder b;
+    buildPinnedModel(b, true, false);
+    auto &card =
+        std::get<pkg::CardPartitionDesc>(b.model().variants[0].partitions[0]);
+    std::vector<uint8_t> &code = card.setupPrograms[0].code;
+    std::memset(code.data() + 32, 0xFF, 32);
+    std::string e = loadError(b);
+    INFO(e);
+    REQUIRE(e.find("variant 'default' partition 0: setup program for card 0 "
+                   "core 0") != std::string::npos);
+  }
+}
+
 TEST_CASE("mixed host -> card -> host package", "[session][card]") {
   pkg::PackageBuilder b;
   std::vector<float> w = ramp(64, -8.0f, 0.25f);

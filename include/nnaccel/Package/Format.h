@@ -19,9 +19,10 @@ namespace nnaccel::package {
 
 /// Format version written by this library. A reader accepts the same major
 /// and any minor up to its own (minors only append optional schema fields
-/// and enum values). 2.1 added the rowwise table types RW8 and RW4.
+/// and enum values). 2.1 added the rowwise table types RW8 and RW4, 2.2 the
+/// card partitions' setup programs (pinned weights).
 inline constexpr uint16_t FormatVersionMajor = 2;
-inline constexpr uint16_t FormatVersionMinor = 1;
+inline constexpr uint16_t FormatVersionMinor = 2;
 
 /// Alignment of the weights section and of every weight inside it: enough for
 /// any element type, a cache line, and AVX-512 loads straight from the map.

@@ -141,7 +141,11 @@ struct DramBindingDesc {
 
 struct CardPartitionDesc {
   uint32_t card = 0;
-  std::vector<CoreProgramDesc> programs;
+  std::vector<CoreProgramDesc> programs; ///< at most one per core
+  /// Load the weight tiles `programs` keep in the cores' MRFs across
+  /// launches (pinned weights); at most one per core, usually empty. Run
+  /// before a launch whenever the MRFs may not hold the tiles (format 2.2).
+  std::vector<CoreProgramDesc> setupPrograms;
   std::vector<DramBindingDesc> bindings;
   uint64_t modeledCycles = 0; ///< 0 = unknown
   /// DRAM range [workBegin, workEnd) the launch writes (inputs, results,

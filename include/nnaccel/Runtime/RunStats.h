@@ -7,6 +7,10 @@
 // bytes moved between host and card DRAM, and the emulator's own summary per
 // card partition. Modelled time is what the hardware would take; wall time
 // is what this machine took to compute or emulate it -- tools print both.
+// Like weight uploads, the setup runs of pinned weights (loading weight
+// tiles into the MRFs) happen once per session rather than per request --
+// again only when something evicted the tiles -- so their cycles are
+// counted apart from the device latency.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +37,11 @@ struct PartitionStats {
   uint64_t bytesToCard = 0;       ///< input bindings written this run
   uint64_t weightBytesToCard = 0; ///< of which weights (first run only)
   uint64_t bytesFromCard = 0;     ///< output bindings read back
+  /// Pinned weights: the partition has setup programs, and the modelled
+  /// cycles of running them before this launch -- 0 when the card's MRFs
+  /// already held its tiles. Not part of `cycles`.
+  bool hasSetup = false;
+  uint64_t setupCycles = 0;
   /// Stats::summary() of the emulator run (card partitions).
   std::string emulatorSummary;
 };
@@ -43,6 +52,8 @@ struct RunStats {
   double clockMHz = 0;        ///< the target's clock
   uint64_t deviceCycles = 0;  ///< sum of the card partitions' cycles
   double deviceMicros = 0;    ///< deviceCycles at clockMHz
+  uint64_t setupCycles = 0;   ///< sum of their setupCycles (not in device*)
+  double setupMicros = 0;     ///< setupCycles at clockMHz
   double hostMicros = 0;      ///< wall time of the host partitions
   double emulationMicros = 0; ///< wall time of the card partitions
   double wallMicros = 0;      ///< wall time of the whole run
