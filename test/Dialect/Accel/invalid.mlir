@@ -1526,3 +1526,35 @@ func.func @quantized_conv_real_input(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1
   %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4x!quant.uniform<i8:f32:1, {0.1, 0.1, 0.1}>>
   return %0 : tensor<1x3x4x4x!quant.uniform<i8:f32:1, {0.1, 0.1, 0.1}>>
 }
+
+// -----
+
+func.func @mrf_address_on_relu(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    // expected-error @+1 {{'accel.mrf_address' must be a non-negative integer on an accel.fully_connected or accel.matmul of an accel.card_partition}}
+    %1 = accel.relu %a {accel.mrf_address = 0 : i64} : tensor<4xf32>
+    accel.yield %1 : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @mrf_address_negative(%x: tensor<1x64xf32>, %w: tensor<64x64xf32>) -> tensor<1x64xf32> {
+  %0 = accel.card_partition(%x, %w) {card = 0 : i64} : (tensor<1x64xf32>, tensor<64x64xf32>) -> tensor<1x64xf32> {
+  ^bb0(%a: tensor<1x64xf32>, %b: tensor<64x64xf32>):
+    // expected-error @+1 {{'accel.mrf_address' must be a non-negative integer}}
+    %1 = accel.fully_connected %a, %b {transpose_weight = true, accel.mrf_address = -64 : i64} : (tensor<1x64xf32>, tensor<64x64xf32>) -> tensor<1x64xf32>
+    accel.yield %1 : tensor<1x64xf32>
+  }
+  return %0 : tensor<1x64xf32>
+}
+
+// -----
+
+func.func @mrf_work_bytes_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.mrf_work_bytes' must be a non-negative integer on an accel.card_partition}}
+  %0 = accel.relu %x {accel.mrf_work_bytes = 64 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -434,3 +434,29 @@ func.func @dram_tensor_dynamic() -> tensor<?xf32> {
   %0 = npu.dram_tensor at 64 : tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// -----
+
+// expected-error @below {{pinned_mrf must hold [begin, end) pairs}}
+npu.program @p card = 0 core = 0 attributes {pinned_mrf = array<i64: 0>} {
+  npu.halt
+}
+
+// -----
+
+// expected-error @below {{pinned_mrf range [4096, 64) is not a non-empty range of non-negative addresses}}
+npu.program @p card = 0 core = 0 attributes {pinned_mrf = array<i64: 4096, 64>} {
+  npu.halt
+}
+
+// -----
+
+// An mm may read MRF tiles a setup program pinned (pinned_mrf), but not
+// the bytes next to them.
+npu.program @p card = 0 core = 0 target = "default" attributes {pinned_mrf = array<i64: 0, 16384>} {
+  npu.dma.ld vrf[0x0], dram[0x0], f32 x = 64 y = 1 z = 1 push_next
+  npu.mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, f32 m = 1 k = 64 n = 64 pop_prev
+  // expected-error @below {{operand 'w' reads mrf bytes [0x4000, 0x4040), which no earlier instruction writes}}
+  npu.mm acc[0x0], vrf[0x0], mrf[0x4000], f32, f32, f32 m = 1 k = 64 n = 64
+  npu.halt
+}

@@ -1,0 +1,157 @@
+// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory \
+// RUN:   --accel-pin-weights | FileCheck %s
+// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory \
+// RUN:   --accel-pin-weights=enabled=false | FileCheck %s --check-prefix=OFF
+// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory \
+// RUN:   --accel-pin-weights --accel-lower-to-npu | FileCheck %s --check-prefix=LOWER
+
+// OFF-NOT: accel.mrf_address
+// OFF-NOT: accel.mrf_work_bytes
+
+// A card's only partition pins its constant FC weight: 2 k tiles x 2 n
+// tiles of 64 x 64 f32 (16 KiB each) at the top of the 1 MiB MRF; the
+// kernels keep the 960 KiB below.
+// CHECK-LABEL: func.func @fc
+// CHECK: accel.card_partition
+// CHECK-SAME: accel.mrf_work_bytes = 983040 : i64
+// CHECK: accel.fully_connected
+// CHECK-SAME: accel.mrf_address = 983040 : i64
+
+// The setup program loads the four tiles into their own slots; the
+// program multiplies from them and loads no weight. The verifier takes the
+// pinned range as written (pinned_mrf).
+// LOWER-LABEL: func.func @fc
+// LOWER: accel.card_partition
+// LOWER-SAME: programs = [@fc_p0_card0_core0]
+// LOWER-SAME: setup_programs = [@fc_p0_card0_core0_setup]
+// LOWER: npu.program @fc_p0_card0_core0 card = 0 core = 0 target = "default" attributes {pinned_mrf = array<i64: 983040, 1048576>}
+// LOWER-NOT: npu.dma.ld mrf
+// LOWER: npu.mm acc[0x0], vrf[0x0], mrf[0xf0000], f32, f32, f32 m = 2 k = 64 n = 64
+// LOWER-NEXT: npu.mm acc[0x0], vrf[0x100], mrf[0xf4000], f32, f32, f32 m = 2 k = 64 n = 64 {{.*}} acc = 1
+// LOWER-NOT: npu.dma.ld mrf
+// LOWER: npu.mm acc[0x{{[0-9a-f]+}}], vrf[0x0], mrf[0xf8000], f32, f32, f32 m = 2 k = 64 n = 32
+// LOWER-NOT: npu.dma.ld mrf
+// LOWER: npu.halt
+// LOWER: npu.program @fc_p0_card0_core0_setup card = 0 core = 0
+// LOWER-NEXT: npu.dma.ld mrf[0xf0000], dram[{{.*}}], f32 x = 64 y = 64 z = 1
+// LOWER-NEXT: npu.dma.ld mrf[0xf4000], dram[{{.*}}], f32 x = 64 y = 64 z = 1
+// LOWER-NEXT: npu.dma.ld mrf[0xf8000], dram[{{.*}}], f32 x = 64 y = 32 z = 1
+// LOWER-NEXT: npu.dma.ld mrf[0xfc000], dram[{{.*}}], f32 x = 64 y = 32 z = 1
+// LOWER-NEXT: npu.halt
+module attributes {npu.target = "default"} {
+func.func @fc(%x: tensor<2x128xf32>) -> tensor<2x96xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<2x128xf32>) -> tensor<2x96xf32> {
+  ^bb0(%a: tensor<2x128xf32>):
+    %w = accel.constant dense<0.5> : tensor<96x128xf32>
+    %b = accel.constant dense<1.0> : tensor<96xf32>
+    %1 = accel.fully_connected %a, %w, %b {transpose_weight = true} : (tensor<2x128xf32>, tensor<96x128xf32>, tensor<96xf32>) -> tensor<2x96xf32>
+    accel.yield %1 : tensor<2x96xf32>
+  }
+  return %0 : tensor<2x96xf32>
+}
+}
+
+// -----
+
+// First fit in program order: the 4 MiB weight of the first layer cannot
+// be pinned and streams through the MRF its kernel measured (two groups of
+// eight 16 KiB tiles, 256 KiB); the second layer's 1 MiB weight does not
+// fit above that either, the third's (64 KiB) does.
+// CHECK-LABEL: func.func @first_fit
+// CHECK: accel.card_partition
+// CHECK-SAME: accel.mrf_work_bytes = 983040 : i64
+// CHECK: accel.fully_connected
+// CHECK-NOT: accel.mrf_address
+// CHECK-SAME: tensor<1x1024xf32>
+// CHECK: accel.fully_connected
+// CHECK-NOT: accel.mrf_address
+// CHECK-SAME: tensor<1x256xf32>
+// CHECK: accel.fully_connected
+// CHECK-SAME: accel.mrf_address = 983040 : i64
+module attributes {npu.target = "default"} {
+func.func @first_fit(%x: tensor<1x1024xf32>) -> tensor<1x64xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<1x1024xf32>) -> tensor<1x64xf32> {
+  ^bb0(%a: tensor<1x1024xf32>):
+    %w1 = accel.constant dense<0.5> : tensor<1024x1024xf32>
+    %w2 = accel.constant dense<0.5> : tensor<256x1024xf32>
+    %w3 = accel.constant dense<0.5> : tensor<64x256xf32>
+    %1 = accel.fully_connected %a, %w1 {transpose_weight = true} : (tensor<1x1024xf32>, tensor<1024x1024xf32>) -> tensor<1x1024xf32>
+    %2 = accel.fully_connected %1, %w2 {transpose_weight = true} : (tensor<1x1024xf32>, tensor<256x1024xf32>) -> tensor<1x256xf32>
+    %3 = accel.fully_connected %2, %w3 {transpose_weight = true} : (tensor<1x256xf32>, tensor<64x256xf32>) -> tensor<1x64xf32>
+    accel.yield %3 : tensor<1x64xf32>
+  }
+  return %0 : tensor<1x64xf32>
+}
+}
+
+// -----
+
+// Pieces on several cores pin in their own core's MRF: each piece's tiles
+// at the top of its core's MRF.
+// CHECK-LABEL: func.func @cores
+// CHECK: accel.card_partition
+// CHECK-SAME: accel.mrf_work_bytes = 1015808 : i64
+// CHECK: accel.fully_connected
+// CHECK-SAME: accel.mrf_address = 1015808 : i64
+// CHECK-SAME: cores = [0]
+// CHECK: accel.fully_connected
+// CHECK-SAME: accel.mrf_address = 1015808 : i64
+// CHECK-SAME: cores = [1]
+// LOWER-LABEL: func.func @cores
+// LOWER: setup_programs = [@cores_p0_card0_core0_setup, @cores_p0_card0_core1_setup]
+module attributes {npu.target = "default"} {
+func.func @cores(%x: tensor<1x128xf32>) -> (tensor<1x64xf32>, tensor<1x64xf32>) {
+  %0:2 = accel.card_partition(%x) {card = 0 : i64} : (tensor<1x128xf32>) -> (tensor<1x64xf32>, tensor<1x64xf32>) {
+  ^bb0(%a: tensor<1x128xf32>):
+    %w1 = accel.constant dense<0.5> : tensor<64x128xf32>
+    %w2 = accel.constant dense<0.25> : tensor<64x128xf32>
+    %1 = accel.fully_connected %a, %w1 {transpose_weight = true, accel.placement = #accel.placement<card = 0, cores = [0]>} : (tensor<1x128xf32>, tensor<64x128xf32>) -> tensor<1x64xf32>
+    %2 = accel.fully_connected %a, %w2 {transpose_weight = true, accel.placement = #accel.placement<card = 0, cores = [1]>} : (tensor<1x128xf32>, tensor<64x128xf32>) -> tensor<1x64xf32>
+    accel.yield %1, %2 : tensor<1x64xf32>, tensor<1x64xf32>
+  }
+  return %0#0, %0#1 : tensor<1x64xf32>, tensor<1x64xf32>
+}
+}
+
+// -----
+
+// Two partitions take turns on card 0: each would overwrite the other's
+// MRF, so neither pins. A matmul whose right operand is computed has no
+// weight to pin either.
+// CHECK-LABEL: func.func @shared_card
+// CHECK-NOT: accel.mrf_address
+// CHECK-NOT: accel.mrf_work_bytes
+// CHECK: return
+module attributes {npu.target = "default"} {
+func.func @shared_card(%x: tensor<1x128xf32>) -> tensor<1x64xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<1x128xf32>) -> tensor<1x64xf32> {
+  ^bb0(%a: tensor<1x128xf32>):
+    %w = accel.constant dense<0.5> : tensor<64x128xf32>
+    %1 = accel.fully_connected %a, %w {transpose_weight = true} : (tensor<1x128xf32>, tensor<64x128xf32>) -> tensor<1x64xf32>
+    accel.yield %1 : tensor<1x64xf32>
+  }
+  %1 = accel.card_partition(%0) {card = 0 : i64} : (tensor<1x64xf32>) -> tensor<1x64xf32> {
+  ^bb0(%a: tensor<1x64xf32>):
+    %w = accel.constant dense<0.5> : tensor<64x64xf32>
+    %1 = accel.fully_connected %a, %w {transpose_weight = true} : (tensor<1x64xf32>, tensor<64x64xf32>) -> tensor<1x64xf32>
+    accel.yield %1 : tensor<1x64xf32>
+  }
+  return %1 : tensor<1x64xf32>
+}
+}
+
+// -----
+
+// CHECK-LABEL: func.func @computed_rhs
+// CHECK-NOT: accel.mrf_address
+// CHECK: return
+module attributes {npu.target = "default"} {
+func.func @computed_rhs(%x: tensor<64x64xf32>, %y: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = accel.card_partition(%x, %y) {card = 0 : i64} : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32> {
+  ^bb0(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>):
+    %1 = accel.matmul %a, %b : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    accel.yield %1 : tensor<64x64xf32>
+  }
+  return %0 : tensor<64x64xf32>
+}
+}
