@@ -64,7 +64,8 @@ bool mlir::nnaccel::accel::isSplatOf(Attribute attr, double value) {
 ElementsAttr mlir::nnaccel::accel::sliceConstantAlongAxis(ElementsAttr attr,
                                                           int64_t axis,
                                                           int64_t begin,
-                                                          int64_t end) {
+                                                          int64_t end,
+                                                          StringRef nameHint) {
   auto type = cast<RankedTensorType>(attr.getType());
   SmallVector<int64_t> shape(type.getShape());
   if (axis < 0 || axis >= type.getRank() || begin < 0 || end > shape[axis] ||
@@ -113,7 +114,7 @@ ElementsAttr mlir::nnaccel::accel::sliceConstantAlongAxis(ElementsAttr attr,
   if (!quantized && sliceType.getNumElements() <= kMaxInlineElements)
     return DenseElementsAttr::getFromRawBuffer(sliceType, sliced);
   return DenseResourceElementsAttr::get(
-      sliceType, "slice",
+      sliceType, nameHint,
       HeapAsmResourceBlob::allocateAndCopyWithAlign(sliced, alignof(uint64_t)));
 }
 

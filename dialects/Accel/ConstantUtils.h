@@ -44,9 +44,11 @@ ElementsAttr createF32Constant(RankedTensorType type, ArrayRef<float> values,
 
 /// The part [begin, end) along `axis` of constant data (inline dense or a
 /// resource blob of a whole-byte element type), as a new attribute: inline
-/// when small, else a new blob. Null when the data cannot be sliced.
+/// when small, else a new blob named after `nameHint` (made unique in the
+/// context). Null when the data cannot be sliced.
 ElementsAttr sliceConstantAlongAxis(ElementsAttr attr, int64_t axis,
-                                    int64_t begin, int64_t end);
+                                    int64_t begin, int64_t end,
+                                    StringRef nameHint = "slice");
 
 /// The element type of a part [begin, end) along `axis` of a tensor of
 /// `element`: per-axis quantization parameters along `axis` are sliced with

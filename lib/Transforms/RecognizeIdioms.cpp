@@ -33,7 +33,8 @@ namespace {
 /// Statistics the patterns bump, owned by the pass.
 struct IdiomCounters {
   llvm::Statistic *embeddingBags = nullptr, *gelus = nullptr,
-                  *layerNorms = nullptr;
+                  *layerNorms = nullptr, *linearLayers = nullptr,
+                  *splitProducts = nullptr;
 };
 
 void bump(llvm::Statistic *statistic) {
@@ -271,12 +272,238 @@ struct AbsorbAffineIntoLayerNorm : OpRewritePattern<OpTy> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Linear layers
+//===----------------------------------------------------------------------===//
+
+/// The discardable attributes (hint, placement, calibrated range) that carry
+/// over from an op to the op replacing it.
+void copyDiscardableAttrs(Operation *from, Operation *to) {
+  for (NamedAttribute attr : from->getDiscardableAttrs())
+    to->setAttr(attr.getName(), attr.getValue());
+}
+
+/// matmul(x[... x K], W[K x N] constant) -> reshape(fully_connected(
+/// reshape(x, [rows x K]), W), [... x N]): PyTorch exports nn.Linear on
+/// more than two dimensions as MatMul + Add. As a fully_connected the
+/// layer gets its weight laid out for the matrix unit at compile time (the
+/// matmul kernel transposes K x N tiles in its DMA), and the bias add and
+/// activation that follow can fuse into it (the sinking patterns below,
+/// then canonicalization). The reshapes are views on the card.
+struct MatMulByConstantToFullyConnected : OpRewritePattern<MatMulOp> {
+  MatMulByConstantToFullyConnected(MLIRContext *context, IdiomCounters counters)
+      : OpRewritePattern<MatMulOp>(context), counters(counters) {}
+
+  LogicalResult matchAndRewrite(MatMulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+    auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type element = resultType.getElementType();
+    if (!op.getRhs().getDefiningOp<ConstantOp>() || rhsType.getRank() != 2 ||
+        lhsType.getRank() < 2 || !lhsType.hasStaticShape() ||
+        !rhsType.hasStaticShape() || !isa<FloatType>(element) ||
+        lhsType.getElementType() != element ||
+        rhsType.getElementType() != element)
+      return failure();
+    int64_t k = lhsType.getShape().back(), n = rhsType.getDimSize(1);
+    int64_t rows = lhsType.getNumElements() / std::max<int64_t>(k, 1);
+    Location loc = op.getLoc();
+    Value input = op.getLhs();
+    auto rowsType = RankedTensorType::get({rows, k}, element);
+    if (lhsType != rowsType)
+      input = rewriter.create<ReshapeOp>(loc, rowsType, input);
+    auto productType = RankedTensorType::get({rows, n}, element);
+    auto product = rewriter.create<FullyConnectedOp>(
+        loc, TypeRange{productType}, ValueRange{input, op.getRhs()},
+        ArrayRef<NamedAttribute>{});
+    copyDiscardableAttrs(op, product);
+    Value result = product.getResult();
+    if (productType != resultType)
+      result = rewriter.create<ReshapeOp>(loc, resultType, result);
+    rewriter.replaceOp(op, result);
+    bump(counters.linearLayers);
+    return success();
+  }
+
+  IdiomCounters counters;
+};
+
+/// The fully_connected whose result `value` is, directly or through a
+/// reshape that keeps its columns (the innermost dimension), when that is
+/// its only use; else null.
+FullyConnectedOp getColumnPreservingProduct(Value value) {
+  if (auto reshape = value.getDefiningOp<ReshapeOp>()) {
+    auto type = cast<RankedTensorType>(reshape.getType());
+    auto from = cast<RankedTensorType>(reshape.getInput().getType());
+    if (type.getRank() == 0 || from.getRank() == 0 ||
+        type.getShape().back() != from.getShape().back())
+      return {};
+    value = reshape.getInput();
+  }
+  auto product = value.getDefiningOp<FullyConnectedOp>();
+  return product && product->hasOneUse() ? product : FullyConnectedOp();
+}
+
+/// op(reshape(fc), ...) -> reshape(op(fc, ...)) for an op that works per
+/// column of the product: an activation, or an add of a per-column
+/// constant (shape [..., 1, N]). The op then meets the fully_connected,
+/// into which canonicalization fuses it (FoldAddIntoBias,
+/// FuseActivationIntoProducer).
+template <typename OpTy>
+struct SinkThroughColumnReshape : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i) {
+      auto reshape = op->getOperand(i).template getDefiningOp<ReshapeOp>();
+      if (!reshape || !reshape->hasOneUse() ||
+          reshape.getType() != resultType ||
+          !getColumnPreservingProduct(reshape.getResult()))
+        continue;
+      auto inner = cast<RankedTensorType>(reshape.getInput().getType());
+      SmallVector<Value> operands(op->getOperands());
+      operands[i] = reshape.getInput();
+      if constexpr (std::is_same_v<OpTy, AddOp>) {
+        // The other operand: a constant that varies along columns only.
+        Value other = op->getOperand(1 - i);
+        auto otherType = cast<RankedTensorType>(other.getType());
+        if (!other.getDefiningOp<ConstantOp>() || otherType.getRank() == 0 ||
+            otherType.getShape().back() != resultType.getShape().back() ||
+            otherType.getNumElements() != otherType.getShape().back())
+          continue;
+        auto columns = RankedTensorType::get({otherType.getShape().back()},
+                                             otherType.getElementType());
+        if (otherType != columns)
+          operands[1 - i] =
+              rewriter.create<ReshapeOp>(op.getLoc(), columns, other);
+      }
+      Operation *moved = rewriter.create<OpTy>(op.getLoc(), TypeRange{inner},
+                                               operands, op->getAttrs());
+      rewriter.replaceOpWithNewOp<ReshapeOp>(op, resultType,
+                                             moved->getResult(0));
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// The column range [begin, end) a slice takes of the innermost dimension,
+/// when it takes everything else whole with unit steps; else nullopt.
+std::optional<std::pair<int64_t, int64_t>> getColumnSlice(SliceOp slice) {
+  auto type = cast<RankedTensorType>(slice.getInput().getType());
+  int64_t rank = type.getRank();
+  ArrayRef<int64_t> starts = slice.getStarts(), ends = slice.getEnds(),
+                    steps = slice.getSteps();
+  if (rank == 0 || int64_t(starts.size()) != rank ||
+      int64_t(ends.size()) != rank || int64_t(steps.size()) != rank)
+    return std::nullopt;
+  for (int64_t axis = 0; axis + 1 < rank; ++axis)
+    if (starts[axis] != 0 || ends[axis] != type.getDimSize(axis) ||
+        steps[axis] != 1)
+      return std::nullopt;
+  if (steps.back() != 1 || starts.back() < 0 || ends.back() <= starts.back() ||
+      ends.back() > type.getShape().back())
+    return std::nullopt;
+  return std::pair{starts.back(), ends.back()};
+}
+
+/// slice(fc(x, W, b)) along columns -> fc(x, W[cols], b[cols]) when every
+/// user of the product takes columns of it (the query, key and value of an
+/// attention in-projection): each part is then its own, smaller product
+/// over a weight sliced at compile time, and no part is copied out of a
+/// wider result. The parts can run on different cores.
+struct SliceOfProductToProduct : OpRewritePattern<SliceOp> {
+  SliceOfProductToProduct(MLIRContext *context, IdiomCounters counters)
+      : OpRewritePattern<SliceOp>(context), counters(counters) {}
+
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<std::pair<int64_t, int64_t>> columns = getColumnSlice(op);
+    Value sliced = op.getInput();
+    FullyConnectedOp product = getColumnPreservingProduct(sliced);
+    if (!columns || !product)
+      return failure();
+    // Every user takes columns, or splitting would compute some twice.
+    for (Operation *user : sliced.getUsers()) {
+      auto slice = dyn_cast<SliceOp>(user);
+      if (!slice || !getColumnSlice(slice))
+        return failure();
+    }
+    auto weight = product.getWeight().getDefiningOp<ConstantOp>();
+    Value biasValue = product.getBias();
+    auto bias =
+        biasValue ? biasValue.getDefiningOp<ConstantOp>() : ConstantOp();
+    auto productType = cast<RankedTensorType>(product.getType());
+    int64_t n = productType.getDimSize(1);
+    if (!weight || (biasValue && !bias) || product.getTransposeInput() ||
+        (bias && cast<RankedTensorType>(bias.getType()).getNumElements() != n))
+      return failure();
+    auto [begin, end] = *columns;
+    // W is N x K (transpose_weight) or K x N: the columns are its rows or
+    // its columns.
+    int64_t weightAxis = product.getTransposeWeight() ? 0 : 1;
+    // Blobs named after the product's columns, not the "slice" of
+    // accel-split-ops: imports of the model at other shapes (calibration)
+    // must not shift the names later passes give.
+    std::string name = ("columns_" + Twine(begin) + "_" + Twine(end)).str();
+    ElementsAttr weightPart = sliceConstantAlongAxis(
+        cast<ElementsAttr>(weight.getValue()), weightAxis, begin, end, name);
+    if (!weightPart)
+      return failure();
+    ElementsAttr biasPart;
+    if (bias) {
+      auto biasType = cast<RankedTensorType>(bias.getType());
+      biasPart =
+          sliceConstantAlongAxis(cast<ElementsAttr>(bias.getValue()),
+                                 biasType.getRank() - 1, begin, end, name);
+      if (!biasPart)
+        return failure();
+    }
+    Location loc = op.getLoc();
+    Value weightSlice =
+        rewriter.create<ConstantOp>(weight.getLoc(), weightPart);
+    SmallVector<Value> operands{product.getInput(), weightSlice};
+    if (bias)
+      operands.push_back(rewriter.create<ConstantOp>(bias.getLoc(), biasPart));
+    auto partType = RankedTensorType::get(
+        {productType.getDimSize(0), end - begin}, productType.getElementType());
+    auto part = rewriter.create<FullyConnectedOp>(
+        product.getLoc(), TypeRange{partType}, operands, product->getAttrs());
+    Value result = part.getResult();
+    if (partType != op.getType())
+      result = rewriter.create<ReshapeOp>(loc, op.getType(), result);
+    rewriter.replaceOp(op, result);
+    bump(counters.splitProducts);
+    return success();
+  }
+
+  IdiomCounters counters;
+};
+
 void populateIdiomPatterns(RewritePatternSet &patterns,
                            IdiomCounters counters) {
   MLIRContext *context = patterns.getContext();
   patterns.add<GatherReduceToEmbeddingBag<ReduceSumOp, BagMode::sum>,
                GatherReduceToEmbeddingBag<ReduceMeanOp, BagMode::mean>,
-               ErfGeluToGelu, DecomposedLayerNorm>(context, counters);
+               ErfGeluToGelu, DecomposedLayerNorm,
+               MatMulByConstantToFullyConnected, SliceOfProductToProduct>(
+      context, counters);
+  // The fusions the sunk ops are for, so the slices of a fused product are
+  // seen in the same run.
+  AddOp::getCanonicalizationPatterns(patterns, context);
+  ReluOp::getCanonicalizationPatterns(patterns, context);
+  SigmoidOp::getCanonicalizationPatterns(patterns, context);
+  TanhOp::getCanonicalizationPatterns(patterns, context);
+  GeluOp::getCanonicalizationPatterns(patterns, context);
+  ClipOp::getCanonicalizationPatterns(patterns, context);
+  patterns
+      .add<SinkThroughColumnReshape<AddOp>, SinkThroughColumnReshape<ReluOp>,
+           SinkThroughColumnReshape<SigmoidOp>,
+           SinkThroughColumnReshape<TanhOp>, SinkThroughColumnReshape<GeluOp>,
+           SinkThroughColumnReshape<ClipOp>>(context);
   patterns
       .add<AbsorbAffineIntoLayerNorm<MulOp>, AbsorbAffineIntoLayerNorm<AddOp>>(
           context);
@@ -287,7 +514,8 @@ struct AccelRecognizeIdiomsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateIdiomPatterns(patterns,
-                          {&numEmbeddingBags, &numGelus, &numLayerNorms});
+                          {&numEmbeddingBags, &numGelus, &numLayerNorms,
+                           &numLinearLayers, &numSplitProducts});
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -241,3 +241,84 @@ func.func @layer_norm_broadcast_gamma(%x: tensor<2x5x8xf32>, %gamma: tensor<5x8x
   %s = accel.mul %n, %gamma : (tensor<2x5x8xf32>, tensor<5x8xf32>) -> tensor<2x5x8xf32>
   return %s : tensor<2x5x8xf32>
 }
+
+// -----
+
+// nn.Linear on three dimensions (MatMul + Add) and a ReLU: one
+// fully_connected with the bias and the activation, between reshapes.
+// CHECK-LABEL: func.func @linear_3d
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8x16xf32>)
+// CHECK-DAG: %[[W:.*]] = accel.constant {{.*}} : tensor<16x4xf32>
+// CHECK-DAG: %[[B:.*]] = accel.constant {{.*}} : tensor<4xf32>
+// CHECK: %[[ROWS:.*]] = accel.reshape %[[X]] : tensor<1x8x16xf32> -> tensor<8x16xf32>
+// CHECK: %[[FC:.*]] = accel.fully_connected %[[ROWS]], %[[W]], %[[B]] {activation = #accel.act<relu>} : (tensor<8x16xf32>, tensor<16x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
+// CHECK: %[[Y:.*]] = accel.reshape %[[FC]] : tensor<8x4xf32> -> tensor<1x8x4xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @linear_3d(%x: tensor<1x8x16xf32>) -> tensor<1x8x4xf32> {
+  %w = accel.constant dense<0.5> : tensor<16x4xf32>
+  %b = accel.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %0 = accel.matmul %x, %w : (tensor<1x8x16xf32>, tensor<16x4xf32>) -> tensor<1x8x4xf32>
+  %1 = accel.add %0, %b : (tensor<1x8x4xf32>, tensor<4xf32>) -> tensor<1x8x4xf32>
+  %2 = accel.relu %1 : tensor<1x8x4xf32>
+  return %2 : tensor<1x8x4xf32>
+}
+
+// -----
+
+// A computed right operand stays a matmul; an addend that varies along
+// rows is not a bias and stays an add.
+// CHECK-LABEL: func.func @not_linear
+// CHECK: accel.matmul %{{.*}}, %{{.*}} : (tensor<8x16xf32>, tensor<16x4xf32>)
+// CHECK: %[[FC:.*]] = accel.fully_connected
+// CHECK-NOT: activation
+// CHECK: %[[R:.*]] = accel.reshape %[[FC]] : tensor<8x4xf32> -> tensor<1x8x4xf32>
+// CHECK: accel.add %[[R]], %{{.*}} : (tensor<1x8x4xf32>, tensor<8x1xf32>)
+func.func @not_linear(%x: tensor<8x16xf32>, %y: tensor<16x4xf32>, %z: tensor<1x8x16xf32>) -> (tensor<8x4xf32>, tensor<1x8x4xf32>) {
+  %w = accel.constant dense<0.5> : tensor<16x4xf32>
+  %rows = accel.constant dense<[[1.0], [2.0], [3.0], [4.0], [5.0], [6.0], [7.0], [8.0]]> : tensor<8x1xf32>
+  %0 = accel.matmul %x, %y : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %1 = accel.matmul %z, %w : (tensor<1x8x16xf32>, tensor<16x4xf32>) -> tensor<1x8x4xf32>
+  %2 = accel.add %1, %rows : (tensor<1x8x4xf32>, tensor<8x1xf32>) -> tensor<1x8x4xf32>
+  return %0, %2 : tensor<8x4xf32>, tensor<1x8x4xf32>
+}
+
+// -----
+
+// An attention in-projection: query, key and value are column slices of
+// one product. Each becomes its own product over its weight and bias
+// columns; nothing is copied out of the wide result.
+// CHECK-LABEL: func.func @qkv
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>)
+// CHECK-DAG: %[[WQ:.*]] = accel.constant dense<1.000000e+00> : tensor<16x4xf32>
+// CHECK-DAG: %[[WK:.*]] = accel.constant dense<2.000000e+00> : tensor<16x4xf32>
+// CHECK-DAG: %[[BQ:.*]] = accel.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32>
+// CHECK-DAG: %[[BK:.*]] = accel.constant dense<[5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00]> : tensor<4xf32>
+// CHECK-DAG: %[[Q:.*]] = accel.fully_connected %[[X]], %[[WQ]], %[[BQ]] : (tensor<8x16xf32>, tensor<16x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
+// CHECK-DAG: %[[K:.*]] = accel.fully_connected %[[X]], %[[WK]], %[[BK]] : (tensor<8x16xf32>, tensor<16x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
+// CHECK-DAG: %[[QR:.*]] = accel.reshape %[[Q]] : tensor<8x4xf32> -> tensor<8x1x4xf32>
+// CHECK-DAG: %[[KR:.*]] = accel.reshape %[[K]] : tensor<8x4xf32> -> tensor<8x1x4xf32>
+// CHECK-NOT: accel.slice
+// CHECK: return %[[QR]], %[[KR]]
+func.func @qkv(%x: tensor<8x16xf32>) -> (tensor<8x1x4xf32>, tensor<8x1x4xf32>) {
+  %w = accel.constant dense<[[1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0]]> : tensor<16x8xf32>
+  %b = accel.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32>
+  %0 = accel.fully_connected %x, %w, %b : (tensor<8x16xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<8x8xf32>
+  %1 = accel.reshape %0 : tensor<8x8xf32> -> tensor<8x1x8xf32>
+  %q = accel.slice %1 {starts = array<i64: 0, 0, 0>, ends = array<i64: 8, 1, 4>, steps = array<i64: 1, 1, 1>} : tensor<8x1x8xf32> -> tensor<8x1x4xf32>
+  %k = accel.slice %1 {starts = array<i64: 0, 0, 4>, ends = array<i64: 8, 1, 8>, steps = array<i64: 1, 1, 1>} : tensor<8x1x8xf32> -> tensor<8x1x4xf32>
+  return %q, %k : tensor<8x1x4xf32>, tensor<8x1x4xf32>
+}
+
+// -----
+
+// A product read whole as well as in slices is computed once.
+// CHECK-LABEL: func.func @qkv_and_whole
+// CHECK: accel.fully_connected
+// CHECK-NOT: accel.fully_connected
+// CHECK: accel.slice
+func.func @qkv_and_whole(%x: tensor<8x16xf32>) -> (tensor<8x4xf32>, tensor<8x8xf32>) {
+  %w = accel.constant dense<0.5> : tensor<16x8xf32>
+  %0 = accel.fully_connected %x, %w : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>
+  %q = accel.slice %0 {starts = array<i64: 0, 0>, ends = array<i64: 8, 4>, steps = array<i64: 1, 1>} : tensor<8x8xf32> -> tensor<8x4xf32>
+  return %q, %0 : tensor<8x4xf32>, tensor<8x8xf32>
+}

@@ -23,7 +23,17 @@ def AccelRecognizeIdioms : Pass<"accel-recognize-idioms", "func::FuncOp"> {
       `accel.gelu`;
     - `(x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps)` over trailing
       axes becomes `accel.layer_norm`, absorbing a following `mul` by the
-      scale and `add` of the bias.
+      scale and `add` of the bias;
+    - `matmul(x, W)` by a constant 2-D `W` (`nn.Linear` on more than two
+      dimensions exports as MatMul + Add) becomes `accel.fully_connected`
+      between reshapes that flatten the leading axes into rows; a
+      following per-column constant `add` and activation move in front of
+      the reshape back, where canonicalization fuses them into the product
+      (bias, fused activation);
+    - column slices of a `fully_connected` by constants, when every user of
+      the product is one (the query, key and value of an attention
+      in-projection), become products of their own over the sliced weight
+      and bias: no part is copied out of a wider result.
 
     Before:
     ```mlir
@@ -42,7 +52,11 @@ def AccelRecognizeIdioms : Pass<"accel-recognize-idioms", "func::FuncOp"> {
   let statistics = [
     Statistic<"numEmbeddingBags", "embedding-bags", "Embedding bags formed">,
     Statistic<"numGelus", "gelus", "GELUs formed">,
-    Statistic<"numLayerNorms", "layer-norms", "Layer norms formed">
+    Statistic<"numLayerNorms", "layer-norms", "Layer norms formed">,
+    Statistic<"numLinearLayers", "linear-layers",
+              "Matmuls by a constant made fully_connected">,
+    Statistic<"numSplitProducts", "split-products",
+              "Column slices of a product made products">
   ];
 }
 
