@@ -50,6 +50,8 @@
 
 #include "Accel/AccelOps.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -354,9 +356,44 @@ int64_t vrfAlign(const TargetDesc &target) {
   return static_cast<int64_t>(target.memory(Space::Vrf).align);
 }
 
-/// The element format of `op`'s tensors (checked to be one card float).
+/// How a tensor's elements are stored, for moving them: a card float
+/// format, or the whole-byte integer storage of an integer or quantized
+/// type (copies move stored values; they never interpret them). nullopt
+/// for anything else (sub-byte, block, host-only types).
+std::optional<ElementFormat> getStorageFormat(Type type) {
+  if (std::optional<ElementFormat> format = getElementFormat(type))
+    return format;
+  Type element = getElementTypeOrSelf(type);
+  unsigned width = 0;
+  bool isSigned = true;
+  if (auto quantized = dyn_cast<quant::QuantizedType>(element)) {
+    width = quantized.getStorageTypeIntegralWidth();
+    isSigned = quantized.isSigned();
+  } else if (auto integer = dyn_cast<IntegerType>(element)) {
+    width = integer.getWidth();
+    isSigned = !integer.isUnsigned();
+  }
+  switch (width) {
+  case 8:
+    return ElementFormat(isSigned ? ::nnaccel::DType::I8
+                                  : ::nnaccel::DType::U8);
+  case 16:
+    if (isSigned)
+      return ElementFormat(::nnaccel::DType::I16);
+    break;
+  case 32:
+    if (isSigned)
+      return ElementFormat(::nnaccel::DType::I32);
+    break;
+  default:
+    break;
+  }
+  return std::nullopt;
+}
+
+/// The element format of `op`'s tensors (checked to be one storage format).
 ElementFormat formatOf(Operation *op) {
-  return *getElementFormat(op->getResult(0).getType());
+  return *getStorageFormat(op->getResult(0).getType());
 }
 
 /// Emits the leaves of `copy`, alternating VRF slots; `slot` carries the
@@ -414,7 +451,9 @@ RankedTensorType tensorType(Value value) {
   return cast<RankedTensorType>(value.getType());
 }
 
-/// Common type conditions: static, non-empty tensors of one card float type.
+/// Common type conditions: static, non-empty tensors of one element type, a
+/// card float or an integer or quantized type stored in whole bytes (one
+/// type: quantized parts with different scales cannot share a tensor).
 LogicalResult checkTypes(Operation *op, std::string &reason) {
   SmallVector<Type> types(op->getOperandTypes());
   llvm::append_range(types, op->getResultTypes());
@@ -429,10 +468,17 @@ LogicalResult checkTypes(Operation *op, std::string &reason) {
       return failure();
     }
   }
-  if (!allCardFloat(types, op->getName().getStringRef(), reason))
+  if (llvm::any_of(types, [](Type type) {
+        return !getStorageFormat(type).has_value();
+      })) {
+    reason = op->getName().getStringRef().str() +
+             " moves card floats (f32, f16, bf16) and 8-, 16- or 32-bit "
+             "integer or quantized elements only";
     return failure();
+  }
+  Type element = getElementTypeOrSelf(op->getResult(0).getType());
   if (llvm::any_of(types, [&](Type type) {
-        return !(*getElementFormat(type) == formatOf(op));
+        return getElementTypeOrSelf(type) != element;
       })) {
     reason = op->getName().getStringRef().str() +
              " with mixed element types is not lowered to the card";
@@ -448,7 +494,7 @@ LogicalResult checkTypes(Operation *op, std::string &reason) {
 BoxCopy makeCopy(Value src, Value dst, const KernelContext *context) {
   BoxCopy copy;
   copy.dstElements = tensorType(dst).getNumElements();
-  copy.format = *getElementFormat(dst.getType());
+  copy.format = *getStorageFormat(dst.getType());
   if (context) {
     copy.srcBase = context->addressOf(src);
     copy.dstBase = context->addressOf(dst);
@@ -709,6 +755,11 @@ LogicalResult checkPad(Operation *operation, const TargetDesc &target,
   auto op = cast<PadOp>(operation);
   if (failed(checkTypes(operation, reason)))
     return failure();
+  // The pad value is a real number: stored as a card float only.
+  if (!getElementFormat(op.getType())) {
+    reason = "pad of integer or quantized tensors is not lowered to the card";
+    return failure();
+  }
   if (op.getMode() != PadMode::constant) {
     reason = "only constant-mode pad is lowered to the card";
     return failure();

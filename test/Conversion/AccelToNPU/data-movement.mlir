@@ -148,14 +148,14 @@ func.func @transpose_shift(%a: tensor<2x16x32xf32>) -> tensor<32x16x2xf32> {
 // PLACE: accel.slice {{.*}}accel.host_reason = "slices with negative steps are not lowered to the card"
 // PLACE: accel.expand {{.*}}accel.host_reason = "broadcasting along the innermost dimension is not lowered to the card"
 // PLACE: accel.pad {{.*}}accel.host_reason = "only constant-mode pad is lowered to the card"
-// PLACE: accel.reshape {{.*}}accel.host_reason = "accel.reshape runs on the card in f32, f16 or bf16 only"
-func.func @refused(%a: tensor<4x1xf32>, %x: tensor<4x8xf32>, %i: tensor<4x8xi32>, %c: tensor<4x3xf32>) -> (tensor<4x11xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi32>) {
+// PLACE: accel.reshape {{.*}}accel.host_reason = "accel.reshape moves card floats (f32, f16, bf16) and 8-, 16- or 32-bit integer or quantized elements only"
+func.func @refused(%a: tensor<4x1xf32>, %x: tensor<4x8xf32>, %i: tensor<4x8xi64>, %c: tensor<4x3xf32>) -> (tensor<4x11xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi64>) {
   %0 = accel.concat %c, %x {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x8xf32>) -> tensor<4x11xf32>
   %1 = accel.slice %x {starts = array<i64: 0, 7>, ends = array<i64: 4, -1>, steps = array<i64: 1, -1>} : tensor<4x8xf32> -> tensor<4x8xf32>
   %2 = accel.expand %a : tensor<4x1xf32> -> tensor<4x8xf32>
   %3 = accel.pad %x {pads = array<i64: 0, 1, 0, 1>, mode = #accel.pad_mode<reflect>} : tensor<4x8xf32> -> tensor<4x10xf32>
-  %4 = accel.reshape %i : tensor<4x8xi32> -> tensor<32xi32>
-  return %0, %1, %2, %3, %4 : tensor<4x11xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi32>
+  %4 = accel.reshape %i : tensor<4x8xi64> -> tensor<32xi64>
+  return %0, %1, %2, %3, %4 : tensor<4x11xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi64>
 }
 
 // -----
@@ -186,4 +186,38 @@ func.func @concat_negative_axis(%a: tensor<2x16xf32>, %b: tensor<2x16xf32>) -> t
 func.func @transpose_half(%a: tensor<2x16x31xf16>) -> tensor<31x16x2xf16> {
   %0 = accel.transpose %a {permutation = array<i64: 2, 1, 0>} : tensor<2x16x31xf16> -> tensor<31x16x2xf16>
   return %0 : tensor<31x16x2xf16>
+}
+
+// -----
+
+// Quantized tensors move as their stored integers: a concat of two int8
+// parts of one quantized type (the re-join of a conv split by output
+// channels) and a transpose copy i8 elements. (Placed on the card by the
+// user: alone, they would not be worth a card round trip.)
+// CHECK-LABEL: func.func @quantized_moves
+// CHECK: npu.program
+// CHECK: npu.dma.ld vrf[{{.*}}], dram[{{.*}}], i8
+// CHECK: npu.dma.st dram[{{.*}}], vrf[{{.*}}], i8
+// PLACE-LABEL: func.func @quantized_moves
+// PLACE: accel.concat {{.*}}#accel.placement<card = 0>
+// PLACE-NOT: host_reason
+// PLACE: accel.transpose {{.*}}#accel.placement<card = 0>
+// PLACE-NOT: host_reason
+func.func @quantized_moves(%a: tensor<1x8x8x8x!quant.uniform<i8:f32, 0.5>>, %b: tensor<1x8x8x8x!quant.uniform<i8:f32, 0.5>>) -> (tensor<1x16x8x8x!quant.uniform<i8:f32, 0.5>>, tensor<1x8x8x8x!quant.uniform<i8:f32, 0.5>>) {
+  %0 = accel.concat %a, %b {axis = 1 : i64, accel.placement = #accel.placement<card = 0>} : (tensor<1x8x8x8x!quant.uniform<i8:f32, 0.5>>, tensor<1x8x8x8x!quant.uniform<i8:f32, 0.5>>) -> tensor<1x16x8x8x!quant.uniform<i8:f32, 0.5>>
+  %1 = accel.transpose %a {permutation = array<i64: 0, 2, 3, 1>, accel.placement = #accel.placement<card = 0>} : tensor<1x8x8x8x!quant.uniform<i8:f32, 0.5>> -> tensor<1x8x8x8x!quant.uniform<i8:f32, 0.5>>
+  return %0, %1 : tensor<1x16x8x8x!quant.uniform<i8:f32, 0.5>>, tensor<1x8x8x8x!quant.uniform<i8:f32, 0.5>>
+}
+
+// -----
+
+// Parts quantized differently cannot share a tensor, and a pad value is a
+// real number: both stay on the host, saying why.
+// PLACE-LABEL: func.func @quantized_host
+// PLACE: accel.concat {{.*}}accel.host_reason = "accel.concat with mixed element types is not lowered to the card"
+// PLACE: accel.pad {{.*}}accel.host_reason = "pad of integer or quantized tensors is not lowered to the card"
+func.func @quantized_host(%a: tensor<1x64x!quant.uniform<i8:f32, 0.5>>, %b: tensor<1x64x!quant.uniform<i8:f32, 0.25>>) -> (tensor<2x64x!quant.uniform<i8:f32, 0.5>>, tensor<1x72x!quant.uniform<i8:f32, 0.5>>) {
+  %0 = accel.concat %a, %b {axis = 0 : i64} : (tensor<1x64x!quant.uniform<i8:f32, 0.5>>, tensor<1x64x!quant.uniform<i8:f32, 0.25>>) -> tensor<2x64x!quant.uniform<i8:f32, 0.5>>
+  %1 = accel.pad %a {pads = array<i64: 0, 4, 0, 4>, value = 0.0 : f32} : tensor<1x64x!quant.uniform<i8:f32, 0.5>> -> tensor<1x72x!quant.uniform<i8:f32, 0.5>>
+  return %0, %1 : tensor<2x64x!quant.uniform<i8:f32, 0.5>>, tensor<1x72x!quant.uniform<i8:f32, 0.5>>
 }
