@@ -34,7 +34,7 @@ namespace {
 struct IdiomCounters {
   llvm::Statistic *embeddingBags = nullptr, *gelus = nullptr,
                   *layerNorms = nullptr, *linearLayers = nullptr,
-                  *splitProducts = nullptr;
+                  *splitProducts = nullptr, *scalesFolded = nullptr;
 };
 
 void bump(llvm::Statistic *statistic) {
@@ -483,14 +483,78 @@ struct SliceOfProductToProduct : OpRewritePattern<SliceOp> {
   IdiomCounters counters;
 };
 
+/// x * s or x / s, for a scalar constant s, where x is a fully_connected
+/// by constants seen through single-use reshapes and transposes (the
+/// 1/sqrt(d) of attention scores applied to the query): the scale goes into
+/// the product's weight and bias at compile time and the op disappears.
+/// A ReLU the product fuses commutes with a positive scale only.
+template <typename OpTy> struct ScaleIntoProduct : OpRewritePattern<OpTy> {
+  ScaleIntoProduct(MLIRContext *context, IdiomCounters counters)
+      : OpRewritePattern<OpTy>(context), counters(counters) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    constexpr bool isDiv = std::is_same_v<OpTy, DivOp>;
+    for (unsigned side = 0; side < (isDiv ? 1u : 2u); ++side) {
+      Value x = op->getOperand(side), scaleValue = op->getOperand(1 - side);
+      std::optional<double> scale = getSplatFloat(scaleValue);
+      if (!scale || !std::isfinite(*scale) || *scale == 0.0 ||
+          x.getType() != op.getType())
+        continue;
+      double factor = isDiv ? 1.0 / *scale : *scale;
+      Value inner = x;
+      while (Operation *def = inner.getDefiningOp()) {
+        if (!isa<ReshapeOp, TransposeOp>(def) || !def->hasOneUse())
+          break;
+        inner = def->getOperand(0);
+      }
+      auto product = inner.getDefiningOp<FullyConnectedOp>();
+      if (!product || !product->hasOneUse() ||
+          !product.getAlpha().isExactlyValue(1.0) ||
+          !product.getBeta().isExactlyValue(1.0) ||
+          !(product.getActivation() == Activation::none ||
+            (product.getActivation() == Activation::relu && factor > 0)))
+        continue;
+      std::optional<F32ConstantView> weight =
+          getF32Constant(product.getWeight());
+      std::optional<F32ConstantView> bias;
+      if (!weight ||
+          (product.getBias() && !(bias = getF32Constant(product.getBias()))))
+        continue;
+      auto scaled = [&](Value value, const F32ConstantView &view) -> Value {
+        auto type = cast<RankedTensorType>(value.getType());
+        SmallVector<float> values(type.getNumElements());
+        for (int64_t i = 0, e = int64_t(values.size()); i < e; ++i)
+          values[i] = float(double(view[i]) * factor);
+        return rewriter.create<ConstantOp>(
+            value.getLoc(), createF32Constant(type, values, "scaled"));
+      };
+      Value newWeight = scaled(product.getWeight(), *weight);
+      Value newBias = bias ? scaled(product.getBias(), *bias) : Value();
+      rewriter.modifyOpInPlace(product, [&] {
+        product->setOperand(1, newWeight);
+        if (newBias)
+          product->setOperand(2, newBias);
+      });
+      rewriter.replaceOp(op, x);
+      bump(counters.scalesFolded);
+      return success();
+    }
+    return failure();
+  }
+
+  IdiomCounters counters;
+};
+
 void populateIdiomPatterns(RewritePatternSet &patterns,
                            IdiomCounters counters) {
   MLIRContext *context = patterns.getContext();
   patterns.add<GatherReduceToEmbeddingBag<ReduceSumOp, BagMode::sum>,
                GatherReduceToEmbeddingBag<ReduceMeanOp, BagMode::mean>,
                ErfGeluToGelu, DecomposedLayerNorm,
-               MatMulByConstantToFullyConnected, SliceOfProductToProduct>(
-      context, counters);
+               MatMulByConstantToFullyConnected, SliceOfProductToProduct,
+               ScaleIntoProduct<MulOp>, ScaleIntoProduct<DivOp>>(context,
+                                                                 counters);
   // The fusions the sunk ops are for, so the slices of a fused product are
   // seen in the same run.
   AddOp::getCanonicalizationPatterns(patterns, context);
@@ -513,9 +577,9 @@ struct AccelRecognizeIdiomsPass
     : mlir::nnaccel::impl::AccelRecognizeIdiomsBase<AccelRecognizeIdiomsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateIdiomPatterns(patterns,
-                          {&numEmbeddingBags, &numGelus, &numLayerNorms,
-                           &numLinearLayers, &numSplitProducts});
+    populateIdiomPatterns(patterns, {&numEmbeddingBags, &numGelus,
+                                     &numLayerNorms, &numLinearLayers,
+                                     &numSplitProducts, &numScalesFolded});
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -322,3 +322,44 @@ func.func @qkv_and_whole(%x: tensor<8x16xf32>) -> (tensor<8x4xf32>, tensor<8x8xf
   %q = accel.slice %0 {starts = array<i64: 0, 0>, ends = array<i64: 8, 4>, steps = array<i64: 1, 1>} : tensor<8x8xf32> -> tensor<8x4xf32>
   return %q, %0 : tensor<8x4xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+// Attention's 1/sqrt(d) on the query, through the reshape and transpose to
+// heads, goes into the query product's weight and bias.
+// CHECK-LABEL: func.func @scaled_query
+// CHECK-DAG: %[[W:.*]] = accel.constant dense_resource<scaled> : tensor<16x8xf32>
+// CHECK-DAG: %[[B:.*]] = accel.constant dense<5.000000e-01> : tensor<8xf32>
+// CHECK: %[[Q:.*]] = accel.fully_connected %{{.*}}, %[[W]], %[[B]]
+// CHECK: %[[R:.*]] = accel.reshape %[[Q]]
+// CHECK: %[[T:.*]] = accel.transpose %[[R]]
+// CHECK-NOT: accel.div
+// CHECK: return %[[T]]
+func.func @scaled_query(%x: tensor<4x16xf32>) -> tensor<2x4x4xf32> {
+  %w = accel.constant dense<0.5> : tensor<16x8xf32>
+  %b = accel.constant dense<1.0> : tensor<8xf32>
+  %s = accel.constant dense<2.0> : tensor<f32>
+  %0 = accel.fully_connected %x, %w, %b : (tensor<4x16xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %1 = accel.reshape %0 : tensor<4x8xf32> -> tensor<4x2x4xf32>
+  %2 = accel.transpose %1 {permutation = array<i64: 1, 0, 2>} : tensor<4x2x4xf32> -> tensor<2x4x4xf32>
+  %3 = accel.div %2, %s : (tensor<2x4x4xf32>, tensor<f32>) -> tensor<2x4x4xf32>
+  return %3 : tensor<2x4x4xf32>
+}
+
+// -----
+
+// A negative scale does not commute with a fused ReLU; a product read twice
+// would be scaled for its other reader too.
+// CHECK-LABEL: func.func @scale_kept
+// CHECK: accel.mul
+// CHECK: accel.mul
+func.func @scale_kept(%x: tensor<4x16xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %w = accel.constant dense<0.5> : tensor<16x8xf32>
+  %s = accel.constant dense<-2.0> : tensor<f32>
+  %t = accel.constant dense<3.0> : tensor<f32>
+  %0 = accel.fully_connected %x, %w {activation = #accel.act<relu>} : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %1 = accel.mul %0, %s : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %2 = accel.fully_connected %x, %w : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %3 = accel.mul %t, %2 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %1, %2, %3 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}

@@ -33,7 +33,10 @@ def AccelRecognizeIdioms : Pass<"accel-recognize-idioms", "func::FuncOp"> {
     - column slices of a `fully_connected` by constants, when every user of
       the product is one (the query, key and value of an attention
       in-projection), become products of their own over the sliced weight
-      and bias: no part is copied out of a wider result.
+      and bias: no part is copied out of a wider result;
+    - a `mul` or `div` by a scalar constant of such a product, seen through
+      reshapes and transposes (attention's 1/sqrt(d) on the query), goes
+      into its weight and bias.
 
     Before:
     ```mlir
@@ -56,7 +59,9 @@ def AccelRecognizeIdioms : Pass<"accel-recognize-idioms", "func::FuncOp"> {
     Statistic<"numLinearLayers", "linear-layers",
               "Matmuls by a constant made fully_connected">,
     Statistic<"numSplitProducts", "split-products",
-              "Column slices of a product made products">
+              "Column slices of a product made products">,
+    Statistic<"numScalesFolded", "scales-folded",
+              "Scalar scales folded into a product's weights">
   ];
 }
 
