@@ -81,9 +81,10 @@ def Accel_Dialect : Dialect {
       return ::llvm::StringLiteral("accel.shared_bytes");
     }
     /// Name of the discardable unit attribute that marks a card op whose
-    /// result the memory plan makes out of its operands' memory (a reshape
-    /// or contiguous slice viewing its operand, a concat whose parts are
-    /// written in place): the op needs no instructions.
+    /// result the memory plan makes out of its operands' memory (a reshape,
+    /// a transpose moving only unit dimensions or a contiguous slice viewing
+    /// its operand, a concat whose parts are written in place): the op needs
+    /// no instructions.
     static constexpr ::llvm::StringLiteral getInPlaceAttrName() {
       return ::llvm::StringLiteral("accel.in_place");
     }

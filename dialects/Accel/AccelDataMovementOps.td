@@ -63,6 +63,11 @@ def Accel_TransposeOp : Accel_InferredOp<"transpose",
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasFolder = 1;
   let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// True when the permutation moves only unit dimensions: the elements
+    /// keep their order, so the result is a reshape of the input.
+    bool movesOnlyUnitDims();
+  }];
 }
 
 def Accel_ConcatOp : Accel_InferredOp<"concat"> {

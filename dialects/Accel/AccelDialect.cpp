@@ -182,11 +182,11 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getInPlaceAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()) ||
-        !isa<ReshapeOp, SliceOp, ConcatOp>(op))
+        !isa<ReshapeOp, TransposeOp, SliceOp, ConcatOp>(op))
       return op->emitOpError()
              << "'" << getInPlaceAttrName()
-             << "' is a unit attribute of accel.reshape, accel.slice and "
-                "accel.concat";
+             << "' is a unit attribute of accel.reshape, accel.transpose, "
+                "accel.slice and accel.concat";
     return success();
   }
   if (attr.getName() == getResultPitchAttrName()) {

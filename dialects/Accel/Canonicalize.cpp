@@ -51,20 +51,26 @@ struct TransposeOfUnitDimsToReshape : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TransposeOp op,
                                 PatternRewriter &rewriter) const override {
-    ArrayRef<int64_t> inputShape = op.getInput().getType().getShape();
-    int64_t last = -1;
-    for (int64_t dim : op.getPermutation()) {
-      if (inputShape[dim] == 1)
-        continue;
-      if (dim < last)
-        return failure();
-      last = dim;
-    }
+    if (!op.movesOnlyUnitDims())
+      return failure();
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getInput());
     return success();
   }
 };
 } // namespace
+
+bool TransposeOp::movesOnlyUnitDims() {
+  ArrayRef<int64_t> inputShape = getInput().getType().getShape();
+  int64_t last = -1;
+  for (int64_t dim : getPermutation()) {
+    if (inputShape[dim] == 1)
+      continue;
+    if (dim < last)
+      return false;
+    last = dim;
+  }
+  return true;
+}
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {

@@ -312,6 +312,15 @@ InPlacePlan findInPlaceOps(Block &body, uint64_t align) {
         continue;
       plan.views[reshape.getResult()] = {reshape.getInput(), 0};
       plan.ops.insert(&op);
+    } else if (auto transpose = dyn_cast<TransposeOp>(op)) {
+      // Moving unit dimensions (what accel-split-ops leaves of a transpose
+      // cut along the axis it moves) keeps every element in place.
+      if (!transpose.movesOnlyUnitDims() ||
+          !isLayoutPreserving(transpose.getInput().getType(),
+                              transpose.getType()))
+        continue;
+      plan.views[transpose.getResult()] = {transpose.getInput(), 0};
+      plan.ops.insert(&op);
     } else if (auto slice = dyn_cast<SliceOp>(op)) {
       std::optional<uint64_t> offset = getContiguousSliceOffset(slice);
       if (offset && *offset % align == 0) {
@@ -659,6 +668,15 @@ LogicalResult mlir::nnaccel::npu_lowering::verifyInPlaceOp(
       return notInPlace("its result is not at its operand's address");
     return success();
   }
+  if (auto transpose = dyn_cast<TransposeOp>(op)) {
+    if (!transpose.movesOnlyUnitDims() ||
+        !isLayoutPreserving(transpose.getInput().getType(),
+                            transpose.getType()))
+      return notInPlace("it moves elements");
+    if (!expect(transpose.getResult(), transpose.getInput(), 0))
+      return notInPlace("its result is not at its operand's address");
+    return success();
+  }
   if (auto slice = dyn_cast<SliceOp>(op)) {
     std::optional<uint64_t> offset = getContiguousSliceOffset(slice);
     if (!offset)
@@ -702,7 +720,8 @@ LogicalResult mlir::nnaccel::npu_lowering::verifyInPlaceOp(
     }
     return success();
   }
-  return notInPlace("only reshape, slice and concat can be");
+  return notInPlace("only reshape, unit-dimension transpose, slice and concat "
+                    "can be");
 }
 
 bool mlir::nnaccel::npu_lowering::hasCardMemoryPlan(CardPartitionOp partition) {

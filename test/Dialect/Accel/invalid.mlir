@@ -1203,7 +1203,7 @@ func.func @dram_address_per_result(%x: tensor<3x1x4xf32>, %w: tensor<1x12x4xf32>
 // -----
 
 func.func @in_place_on_compute(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'accel.in_place' is a unit attribute of accel.reshape, accel.slice and accel.concat}}
+  // expected-error @+1 {{'accel.in_place' is a unit attribute of accel.reshape, accel.transpose, accel.slice and accel.concat}}
   %0 = accel.relu %x {accel.in_place} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
