@@ -11,9 +11,13 @@ output to the PyTorch fp32 reference and the package size.
   bench/quantize.py [--bin build/bin] [--models examples/models]
                     [--target default] [--modes 'int8;int8,int4-emb;bf16']
                     [--only dlrm_small,...]
+                    [--compile-flags='--pin-weights=false']
 
-Modes are --quantize values (int8, fp16, bf16, int4-emb, int8-emb); --only
-keeps the cases whose label starts with one of the given names.
+Modes are --quantize values (int8, fp16, bf16, int4-emb, int8-emb, and
+combinations such as int8,int4-fc); --only keeps the cases whose label
+starts with one of the given names; --compile-flags are added to every
+nnaccel-compile (e.g. --pin-weights=false: weights streamed from DRAM on
+every run instead of pinned in the MRFs).
 """
 import argparse
 import os
@@ -65,6 +69,7 @@ def measure(args, tmp, name, flags, test_set, mode, cores):
     cmd = [os.path.join(args.bin, "nnaccel-compile"),
            os.path.join(model_dir, "model.onnx"), "--target", args.target,
            "--cores", str(cores), "-o", package] + flags
+    cmd += args.compile_flags.split()
     if "int8" in mode.split(","):
         cmd += ["--quantize=" + mode,
                 "--calibration=" + calibration_dir(tmp, model_dir, name)]
@@ -95,13 +100,15 @@ def main():
                         help="--quantize values separated by ';'")
     parser.add_argument("--only", default="",
                         help="comma-separated model labels (prefixes)")
+    parser.add_argument("--compile-flags", default="",
+                        help="extra nnaccel-compile flags (space-separated)")
     args = parser.parse_args()
     only = [o for o in args.only.split(",") if o]
     cases = [c for c in CASES
              if not only or any(c[0].startswith(o) for o in only)]
     with open(os.path.join(args.targets_dir, args.target + ".json")) as f:
         cycles_per_us = float(CLOCK.search(f.read()).group(1))
-    print("%-26s %-8s %6s %11s %8s %9s %10s" %
+    print("%-26s %-14s %6s %11s %8s %9s %10s" %
           ("model", "mode", "cores", "latency us", "speedup", "cosine",
            "package KB"))
     with tempfile.TemporaryDirectory() as tmp:
@@ -112,7 +119,7 @@ def main():
                     latency, cosine, size = measure(args, tmp, name, flags,
                                                     test_set, mode, cores)
                     base = base or latency
-                    print("%-26s %-8s %6s %11.1f %7.2fx %9.6f %10d" %
+                    print("%-26s %-14s %6s %11.1f %7.2fx %9.6f %10d" %
                           (label, mode, "1" if cores == 1 else "all",
                            latency / cycles_per_us, base / latency, cosine,
                            size // 1024), flush=True)

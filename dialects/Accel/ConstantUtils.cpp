@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Accel/ConstantUtils.h"
+#include "Accel/ElementTypes.h"
 #include "mlir/Dialect/Quant/QuantTypes.h"
 
 #include "mlir/IR/AsmState.h"
@@ -89,12 +90,46 @@ ElementsAttr mlir::nnaccel::accel::sliceConstantAlongAxis(ElementsAttr attr,
   } else {
     return nullptr;
   }
-  // Whole-byte elements only: raw data then is the row-major layout. Block
-  // and rowwise formats have no per-element bit width.
+  // Whole-byte elements, whose raw data is the row-major layout, and 4-bit
+  // blobs (packed two per byte, rows on whole bytes). Block and rowwise
+  // formats have no per-element bit width.
   if (!quantized && !type.getElementType().isIntOrFloat())
     return nullptr;
   unsigned bits = quantized ? quantized.getStorageTypeIntegralWidth()
                             : type.getElementTypeBitWidth();
+  if (bits == 4 && isa<DenseResourceElementsAttr>(attr)) {
+    if (bytes.size() != getDenseByteSize(type))
+      return nullptr;
+    std::vector<char> sliced(getDenseByteSize(sliceType), 0);
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < axis; ++d)
+      outer *= type.getDimSize(d);
+    for (int64_t d = axis + 1; d < type.getRank(); ++d)
+      inner *= type.getDimSize(d);
+    // Element positions within innermost rows, which start on whole bytes.
+    const int64_t srcRow = type.getShape().back(),
+                  dstRow = sliceType.getShape().back();
+    const int64_t srcRowBytes = (srcRow + 1) / 2,
+                  dstRowBytes = (dstRow + 1) / 2;
+    int64_t out = 0;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t a = begin; a < end; ++a)
+        for (int64_t i = 0; i < inner; ++i, ++out) {
+          int64_t in = (o * extent + a) * inner + i;
+          uint8_t nibble =
+              (uint8_t(
+                   bytes[(in / srcRow) * srcRowBytes + (in % srcRow) / 2]) >>
+               ((in % srcRow) % 2 * 4)) &
+              0xF;
+          int64_t column = out % dstRow;
+          sliced[(out / dstRow) * dstRowBytes + column / 2] |=
+              char(column % 2 ? nibble << 4 : nibble);
+        }
+    return DenseResourceElementsAttr::get(
+        sliceType, nameHint,
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(sliced,
+                                                      alignof(uint64_t)));
+  }
   if (bits % 8 != 0 ||
       bytes.size() != size_t(type.getNumElements()) * (bits / 8))
     return nullptr;

@@ -43,9 +43,11 @@ ElementsAttr createF32Constant(RankedTensorType type, ArrayRef<float> values,
                                StringRef nameHint);
 
 /// The part [begin, end) along `axis` of constant data (inline dense or a
-/// resource blob of a whole-byte element type), as a new attribute: inline
-/// when small, else a new blob named after `nameHint` (made unique in the
-/// context). Null when the data cannot be sliced.
+/// resource blob of a whole-byte element type, or a blob of a 4-bit one,
+/// packed two per byte per innermost row), as a new attribute: inline when
+/// small, else a new blob named after `nameHint`, made unique in the
+/// context (always a blob for quantized and 4-bit types). Null when the
+/// data cannot be sliced.
 ElementsAttr sliceConstantAlongAxis(ElementsAttr attr, int64_t axis,
                                     int64_t begin, int64_t end,
                                     StringRef nameHint = "slice");
@@ -56,7 +58,9 @@ ElementsAttr sliceConstantAlongAxis(ElementsAttr attr, int64_t axis,
 Type sliceElementType(Type element, int64_t axis, int64_t begin, int64_t end);
 
 /// A constant of quantized `type` holding `storage` (the stored integers,
-/// row-major, one byte per i8/u8 element, i32 little-endian). Always a
+/// row-major, one byte per i8/u8 element, i32 little-endian, i4/u4 packed
+/// two per byte, element 2j of an innermost row in the low nibble of its
+/// byte j, rows on whole bytes: accel::getDenseByteSize bytes). Always a
 /// `dense_resource` blob: a dense attribute cannot carry a quantized type.
 ElementsAttr createQuantizedConstant(RankedTensorType type,
                                      ArrayRef<char> storage,

@@ -32,8 +32,13 @@ void mlir::nnaccel::buildPartitionPipeline(
   SmallVector<StringRef> modes;
   StringRef(options.quantize).split(modes, ',', -1, /*KeepEmpty=*/false);
   auto has = [&](StringRef mode) { return llvm::is_contained(modes, mode); };
-  if (has("int8"))
-    pm.addNestedPass<func::FuncOp>(createAccelQuantize());
+  // int4-fc gives int8's products 4-bit weights; on its own it quantizes
+  // nothing (nnaccel-compile rejects it without int8).
+  if (has("int8")) {
+    AccelQuantizeOptions products;
+    products.weightBits = has("int4-fc") ? 4 : 8;
+    pm.addNestedPass<func::FuncOp>(createAccelQuantize(products));
+  }
   // Embedding tables need no calibration: int4-emb / int8-emb quantize only
   // them, and an int8 model gets 8-bit tables too unless int4-emb asks for
   // 4 bits (they dominate recommendation models, and rw8's error is below

@@ -14,12 +14,16 @@
 // The compiler copies the parameters from the operands' !quant.uniform
 // types (docs/host-kernels.md): input_scale, input_zero_point;
 // weight_scale or weight_scales (per output column); output_scale and
-// output_zero_point for a quantized result.
+// output_zero_point for a quantized result. The weight is i8, or i4 packed
+// two per byte as the matrix unit reads it (element 2j of a row in the low
+// nibble of its byte j, two's complement, rows ceil(columns / 2) bytes).
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelSupport.h"
 #include "LinalgSupport.h"
+
+#include "nnaccel/Numerics/Affine.h"
 
 #include <algorithm>
 #include <cmath>
@@ -79,6 +83,19 @@ Status readProductParameters(const KernelContext &ctx, int64_t outputs,
   return ctx.op.getFloat("weight_scale", weightScales[0]);
 }
 
+/// Element (row, column) of a rank-2 quantized weight: i8, or i4 packed
+/// two per byte per row (sign-extended nibbles).
+int32_t readQuantizedWeight(const Tensor &w, int64_t row, int64_t column) {
+  const int64_t columns = w.getShape().back();
+  if (w.getDType() == DType::I4) {
+    const auto *bytes = static_cast<const uint8_t *>(w.data());
+    return numerics::readPackedInt4(
+        bytes + static_cast<size_t>(row * ((columns + 1) / 2)),
+        static_cast<size_t>(column));
+  }
+  return storedAt(w, row * columns + column);
+}
+
 } // namespace
 
 Status quantizedFullyConnectedKernel(KernelContext &ctx) {
@@ -86,7 +103,7 @@ Status quantizedFullyConnectedKernel(KernelContext &ctx) {
   const DType inType = x->getDType();
   if (inType != DType::I8 && inType != DType::U8)
     return ctx.unsupported(inType, "a quantized fully_connected input");
-  if (w->getDType() != DType::I8)
+  if (w->getDType() != DType::I8 && w->getDType() != DType::I4)
     return ctx.unsupported(w->getDType(), "a quantized fully_connected weight");
   if (x->getRank() != 2 || w->getRank() != 2)
     return ctx.error("input and weight must be rank 2, got " +
@@ -148,7 +165,8 @@ Status quantizedFullyConnectedKernel(KernelContext &ctx) {
       uint32_t acc = 0;
       for (int64_t t = 0; t < k; ++t) {
         int64_t a = storedAt(*x, i * k + t) - inputZeroPoint;
-        int64_t b = storedAt(*w, transB ? j * k + t : t * n + j);
+        int64_t b = transB ? readQuantizedWeight(*w, j, t)
+                           : readQuantizedWeight(*w, t, j);
         acc += static_cast<uint32_t>(a * b);
       }
       if (integerBias)

@@ -3,7 +3,8 @@
 // Post-training int8 quantisation of the matrix products from calibrated
 // ranges (docs/quantization.md). Each chosen fully_connected (or matmul by a
 // constant matrix, rewritten as one) gets a per-tensor quantized input, a
-// weight quantized at compile time per output column, an i32 bias, and a
+// weight quantized at compile time per output column (8 bits, or 4 packed
+// two per byte with weight-bits=4 or an `i4` hint), an i32 bias, and a
 // real result; a quantized product whose only user quantizes its result
 // again requantizes on the card instead. Everything is in the IR's types
 // (MLIR quant), so the card kernels and the host read the same parameters.
@@ -90,9 +91,9 @@ quant::UniformQuantizedType getActivationType(MLIRContext *context, double lo,
                                           expressed, scale, 0, -128, 127);
 }
 
-/// A weight quantized symmetrically to i8 in N x K layout: its type (per
-/// column or per tensor) and stored integers, or nullopt for a weight that
-/// is not an f32 constant.
+/// A weight quantized symmetrically to i8 or i4 in N x K layout: its type
+/// (per column or per tensor) and stored integers, or nullopt for a weight
+/// that is not an f32 constant.
 struct QuantizedWeight {
   RankedTensorType type;
   std::vector<char> storage;
@@ -101,12 +102,20 @@ struct QuantizedWeight {
 
 /// Quantizes `rows` output rows (columns of an FC, filters of a conv) of `k`
 /// reduction elements each, element (r, i) read by `at`, symmetrically to
-/// i8 in [-127, 127]: one scale per row (axis 0) or one per tensor. The
-/// result has `shape` (rows first) and row-major storage.
+/// `bits` (8: i8 in [-127, 127]; 4: i4 in [-7, 7], the symmetric range, so
+/// -w quantizes to -q): one scale per row (axis 0) or one per tensor. The
+/// result has `shape` (rows first, k the product of the others) and
+/// row-major storage: a byte per i8 element; i4 packed two per byte, element
+/// 2j of an innermost row in the low nibble of byte j, each innermost row
+/// ceil(inner / 2) bytes (docs/isa.md §3, accel::getDenseByteSize).
 QuantizedWeight quantizeWeightRows(MLIRContext *context, int64_t rows,
                                    int64_t k,
                                    function_ref<float(int64_t, int64_t)> at,
-                                   bool perChannel, ArrayRef<int64_t> shape) {
+                                   bool perChannel, ArrayRef<int64_t> shape,
+                                   unsigned bits = 8) {
+  assert((bits == 8 || bits == 4) && "i8 or i4 weights");
+  const int64_t qmax = (int64_t(1) << (bits - 1)) - 1;
+  const int64_t storageMin = -qmax - 1;
   QuantizedWeight result;
   SmallVector<double> maxima(perChannel ? rows : 1, 0.0);
   for (int64_t r = 0; r < rows; ++r)
@@ -115,31 +124,49 @@ QuantizedWeight quantizeWeightRows(MLIRContext *context, int64_t rows,
       max = std::max(max, double(std::abs(at(r, i))));
     }
   for (double max : maxima)
-    result.scales.push_back(std::max(max / 127.0, kMinScale));
-  result.storage.resize(size_t(rows * k));
-  for (int64_t r = 0; r < rows; ++r) {
+    result.scales.push_back(std::max(max / double(qmax), kMinScale));
+  auto quantizeAt = [&](int64_t r, int64_t i) {
     double scale = result.scales[perChannel ? r : 0];
-    for (int64_t i = 0; i < k; ++i)
-      result.storage[size_t(r * k + i)] = char(std::clamp<int64_t>(
-          int64_t(std::nearbyint(double(at(r, i)) / scale)), -127, 127));
+    return std::clamp<int64_t>(
+        int64_t(std::nearbyint(double(at(r, i)) / scale)), -qmax, qmax);
+  };
+  if (bits == 8) {
+    result.storage.resize(size_t(rows * k));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t i = 0; i < k; ++i)
+        result.storage[size_t(r * k + i)] = char(quantizeAt(r, i));
+  } else {
+    // Element e of the row-major order is (e / k, e % k); packed per
+    // innermost row of the stored shape.
+    const int64_t inner = shape.empty() ? 1 : shape.back();
+    const int64_t innerRows = inner ? rows * k / inner : 0;
+    const int64_t rowBytes = (inner + 1) / 2;
+    result.storage.assign(size_t(innerRows * rowBytes), 0);
+    for (int64_t e = 0; e < rows * k; ++e) {
+      int64_t row = e / inner, column = e % inner;
+      uint8_t nibble = uint8_t(quantizeAt(e / k, e % k)) & 0xF;
+      result.storage[size_t(row * rowBytes + column / 2)] |=
+          char(column % 2 ? nibble << 4 : nibble);
+    }
   }
-  auto i8 = IntegerType::get(context, 8);
+  auto storageType = IntegerType::get(context, bits);
   Type f32 = Float32Type::get(context);
   Type element;
   if (perChannel)
     element = quant::UniformQuantizedPerAxisType::get(
-        quant::QuantizationFlags::Signed, i8, f32, result.scales,
-        SmallVector<int64_t>(rows, 0), /*quantizedDimension=*/0, -128, 127);
+        quant::QuantizationFlags::Signed, storageType, f32, result.scales,
+        SmallVector<int64_t>(rows, 0), /*quantizedDimension=*/0, storageMin,
+        qmax);
   else
-    element =
-        quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed, i8,
-                                         f32, result.scales[0], 0, -128, 127);
+    element = quant::UniformQuantizedType::get(
+        quant::QuantizationFlags::Signed, storageType, f32, result.scales[0], 0,
+        storageMin, qmax);
   result.type = RankedTensorType::get(shape, element);
   return result;
 }
 
 std::optional<QuantizedWeight> quantizeWeight(Value weight, bool transposed,
-                                              bool perChannel) {
+                                              bool perChannel, unsigned bits) {
   std::optional<F32ConstantView> data = getF32Constant(weight);
   if (!data)
     return std::nullopt;
@@ -150,7 +177,8 @@ std::optional<QuantizedWeight> quantizeWeight(Value weight, bool transposed,
   auto at = [&](int64_t c, int64_t i) {
     return (*data)[transposed ? c * k + i : i * n + c];
   };
-  return quantizeWeightRows(weight.getContext(), n, k, at, perChannel, {n, k});
+  return quantizeWeightRows(weight.getContext(), n, k, at, perChannel, {n, k},
+                            bits);
 }
 
 /// The bias of a product with input scale `inputScale` and weight scales
@@ -282,6 +310,12 @@ struct QuantizePass
                                  << "' (symmetric or asymmetric)";
       return signalPassFailure();
     }
+    if (weightBits != 8 && weightBits != 4) {
+      getOperation().emitError()
+          << "accel-quantize: weight-bits must be 8 or 4, got "
+          << unsigned(weightBits);
+      return signalPassFailure();
+    }
     SmallVector<Operation *> products;
     Operation *firstConv = nullptr;
     getOperation().walk([&](Operation *op) {
@@ -294,23 +328,36 @@ struct QuantizePass
     for (auto [index, op] : llvm::enumerate(products)) {
       auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
       Type precision = hint ? hint.getPrecision() : Type();
-      bool hintedInt8 = precision && precision.isSignlessInteger(8);
-      if (precision && !hintedInt8)
+      // `i8` or `i4`: quantized, with weights of that width.
+      bool hinted = precision && (precision.isSignlessInteger(8) ||
+                                  precision.isSignlessInteger(4));
+      if (precision && !hinted)
         continue; // a float precision: accel-apply-precision's
-      if (!hintedInt8 && keepLast && index + 1 == products.size()) {
+      if (!hinted && keepLast && index + 1 == products.size()) {
         keepInPrecision(op);
         continue;
       }
-      if (!hintedInt8 && keepFirstConv && op == firstConv)
+      if (!hinted && keepFirstConv && op == firstConv)
         continue;
       // Honoured or warned about below; later passes need not see it.
-      if (hintedInt8)
+      if (hinted)
         dropHintPrecision(op);
+      unsigned bits =
+          hinted ? precision.getIntOrFloatBitWidth() : unsigned(weightBits);
+      if (bits == 4 && isa<ConvOp>(op)) {
+        // Only the fully_connected kernel multiplies by 4-bit weights.
+        if (hinted)
+          op->emitWarning() << describeNode(op)
+                            << ": keeps 8-bit weights, not i4: only "
+                               "fully_connected and matmul products take "
+                               "4-bit weights";
+        bits = 8;
+      }
       std::string reason;
       bool expected = false;
-      if (succeeded(quantize(op, reason, expected))) {
+      if (succeeded(quantize(op, bits, reason, expected))) {
         ++numQuantized;
-      } else if (hintedInt8 || expected) {
+      } else if (hinted || expected) {
         // Unhinted ops that are no constant-weight f32 product (attention's
         // activation x activation matmuls) stay quietly; what a user asked
         // for, or what calibration should have covered, is worth a warning.
@@ -530,9 +577,27 @@ struct QuantizePass
                                      precision, {}));
   }
 
-  /// Rewrites one product; on failure `reason` says why, and `expected`
-  /// whether the op was otherwise a candidate (only its range is missing).
-  LogicalResult quantize(Operation *op, std::string &reason, bool &expected) {
+  /// Collects the ops a builder creates, so that an attempt can be undone.
+  struct CreatedOps : OpBuilder::Listener {
+    SmallVector<Operation *> ops;
+    void notifyOperationInserted(Operation *op,
+                                 OpBuilder::InsertPoint) override {
+      ops.push_back(op);
+    }
+    void eraseAll() {
+      for (Operation *op : llvm::reverse(ops))
+        op->erase();
+      ops.clear();
+    }
+  };
+
+  /// Rewrites one product with `bits`-bit weights (8, or 4 for a
+  /// fully_connected / matmul); on failure `reason` says why, and
+  /// `expected` whether the op was otherwise a candidate (only its range is
+  /// missing). A product the card's kernel cannot take with 4-bit weights
+  /// gets 8-bit ones, with a warning that says why.
+  LogicalResult quantize(Operation *op, unsigned bits, std::string &reason,
+                         bool &expected) {
     if (auto conv = dyn_cast<ConvOp>(op))
       return quantizeConv(conv, reason, expected);
     Value input, weight, bias;
@@ -569,10 +634,12 @@ struct QuantizePass
     if (failed(checkCandidate(weight, input, range, reason, expected)))
       return failure();
     std::optional<QuantizedWeight> quantizedWeight =
-        quantizeWeight(weight, transposed, perChannel);
+        quantizeWeight(weight, transposed, perChannel, bits);
 
     MLIRContext *context = op->getContext();
     OpBuilder builder(op);
+    CreatedOps created;
+    builder.setListener(&created);
     Location loc = op->getLoc();
     quant::UniformQuantizedType activationType =
         getActivationType(context, range->first, range->second,
@@ -593,7 +660,7 @@ struct QuantizePass
     Value quantizedWeightValue = builder.create<ConstantOp>(
         weight.getLoc(),
         createQuantizedConstant(quantizedWeight->type, quantizedWeight->storage,
-                                "weight_i8"));
+                                bits == 4 ? "weight_i4" : "weight_i8"));
     Value quantizedBias;
     if (bias) {
       quantizedBias = quantizeBias(builder, bias, n, activationType.getScale(),
@@ -638,6 +705,24 @@ struct QuantizePass
     product.setTransposeWeight(true);
     if (activation != Activation::none)
       product.setActivation(activation);
+    // 4-bit weights only where the card's kernel takes them (the host's
+    // takes any shape, but a product the card could run with 8-bit weights
+    // should not move to the host for its weights' sake).
+    if (bits == 4) {
+      std::string kernelReason;
+      const ::nnaccel::isa::TargetDesc *target =
+          npu::lookupTarget(getOperation());
+      auto kernel = cast<CardKernelOpInterface>(product.getOperation());
+      if (target && failed(kernel.checkCardKernel(*target, kernelReason))) {
+        created.eraseAll();
+        op->emitWarning() << describeNode(op)
+                          << ": keeps 8-bit weights, not 4-bit: the card's "
+                             "kernel cannot take them ("
+                          << kernelReason << ")";
+        return quantize(op, 8, reason, expected);
+      }
+      ++numWeights4;
+    }
     // The value the product now stands for, and its calibrated range.
     Operation *replaced = absorbed.empty() ? op : absorbed.back();
     Attribute resultRange = replaced->getAttr(AccelDialect::getRangeAttrName());

@@ -122,3 +122,33 @@ func.func @reduction_bands(%x: tensor<64x4096xf32>) -> tensor<64x16xf32> {
   }
   return %0 : tensor<64x16xf32>
 }
+
+// -----
+
+// A weight of 4-bit integers (packed two per byte per row) is cut at
+// compile time like any other: here along K, its rows' innermost axis,
+// for the reduction (the i8 input's K halves are views); the per-column
+// scales stay whole.
+// CHECK-LABEL: func.func @i4_reduction
+// CHECK: %[[W0:.*]] = accel.constant dense_resource<slice> : tensor<2x128x!quant.uniform<i4:f32:0, {2.500000e-01,5.000000e-01}>>
+// CHECK: accel.fully_connected %{{.*}}, %[[W0]] {{{.*}}accel.split = array<i64: -1, 0, 2>
+// CHECK: %[[W1:.*]] = accel.constant dense_resource<slice_1> : tensor<2x128x!quant.uniform<i4:f32:0, {2.500000e-01,5.000000e-01}>>
+// CHECK: accel.fully_connected %{{.*}}, %[[W1]] {{{.*}}accel.split = array<i64: -1, 1, 2>
+// CHECK: slice: "0x08000000030A11181F262D343B424950575E656C737A81888F969DA4ABB2B9C0C7CED5DCE3EAF1F8FF060D141B222930373E454C535A61686F767D848B9299A0A7AEB5BC838A91989FA6ADB4BBC2C9D0D7DEE5ECF3FA01080F161D242B323940474E555C636A71787F868D949BA2A9B0B7BEC5CCD3DAE1E8EFF6FD040B121920272E353C"
+// CHECK: slice_1: "0x08000000C3CAD1D8DFE6EDF4FB020910171E252C333A41484F565D646B727980878E959CA3AAB1B8BFC6CDD4DBE2E9F0F7FE050C131A21282F363D444B525960676E757C434A51585F666D747B828990979EA5ACB3BAC1C8CFD6DDE4EBF2F900070E151C232A31383F464D545B626970777E858C939AA1A8AFB6BDC4CBD2D9E0E7EEF5FC"
+func.func @i4_reduction(%x: tensor<1x256x!quant.uniform<i8:f32, 0.5>>) -> tensor<1x2xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<1x256x!quant.uniform<i8:f32, 0.5>>) -> tensor<1x2xf32> {
+  ^bb0(%a: tensor<1x256x!quant.uniform<i8:f32, 0.5>>):
+    %w = accel.constant dense_resource<w4> : tensor<2x256x!quant.uniform<i4:f32:0, {0.25, 0.5}>>
+    %1 = accel.fully_connected %a, %w {transpose_weight = true, accel.hint = #accel.hint<chunks = 2, parallel = model>} : (tensor<1x256x!quant.uniform<i8:f32, 0.5>>, tensor<2x256x!quant.uniform<i4:f32:0, {0.25, 0.5}>>) -> tensor<1x2xf32>
+    accel.yield %1 : tensor<1x2xf32>
+  }
+  return %0 : tensor<1x2xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      w4: "0x08000000030A11181F262D343B424950575E656C737A81888F969DA4ABB2B9C0C7CED5DCE3EAF1F8FF060D141B222930373E454C535A61686F767D848B9299A0A7AEB5BCC3CAD1D8DFE6EDF4FB020910171E252C333A41484F565D646B727980878E959CA3AAB1B8BFC6CDD4DBE2E9F0F7FE050C131A21282F363D444B525960676E757C838A91989FA6ADB4BBC2C9D0D7DEE5ECF3FA01080F161D242B323940474E555C636A71787F868D949BA2A9B0B7BEC5CCD3DAE1E8EFF6FD040B121920272E353C434A51585F666D747B828990979EA5ACB3BAC1C8CFD6DDE4EBF2F900070E151C232A31383F464D545B626970777E858C939AA1A8AFB6BDC4CBD2D9E0E7EEF5FC"
+    }
+  }
+#-}

@@ -102,7 +102,7 @@ static cl::opt<std::string>
                            "parallel kind, memory, precision, order per node "
                            "name / op type regex"),
                   cl::value_desc("file"), cl::cat(category));
-enum class Quantize { None, Int8, FP16, BF16, Int4Emb, Int8Emb };
+enum class Quantize { None, Int8, FP16, BF16, Int4Emb, Int8Emb, Int4FC };
 static cl::list<Quantize> quantize(
     "quantize",
     cl::desc("Quantize the model: one mode or several, comma-separated "
@@ -113,6 +113,10 @@ static cl::list<Quantize> quantize(
                           "int8 matrix products (accel-quantize), the "
                           "last one kept in f32, and 8-bit rowwise "
                           "embedding tables"),
+               clEnumValN(Quantize::Int4FC, "int4-fc",
+                          "with int8: the fully_connected / matmul "
+                          "products' weights 4-bit (i4 per output column, "
+                          "accel-quantize{weight-bits=4})"),
                clEnumValN(Quantize::Int4Emb, "int4-emb",
                           "4-bit rowwise embedding tables only "
                           "(accel-quantize-embeddings, no calibration)"),
@@ -141,6 +145,11 @@ static std::optional<std::string> getQuantizeModes(std::string &error) {
     error = "--quantize: none excludes every other mode";
     return std::nullopt;
   }
+  if (has(Quantize::Int4FC) && !has(Quantize::Int8)) {
+    error = "--quantize: int4-fc gives the int8 products 4-bit weights and "
+            "needs int8 (--quantize=int8,int4-fc, with --calibration)";
+    return std::nullopt;
+  }
   std::vector<std::string> names;
   for (Quantize mode : quantize)
     if (mode != Quantize::None)
@@ -148,6 +157,7 @@ static std::optional<std::string> getQuantizeModes(std::string &error) {
                       : mode == Quantize::FP16    ? "fp16"
                       : mode == Quantize::Int4Emb ? "int4-emb"
                       : mode == Quantize::Int8Emb ? "int8-emb"
+                      : mode == Quantize::Int4FC  ? "int4-fc"
                                                   : "bf16");
   return llvm::join(names, ",");
 }
@@ -304,9 +314,10 @@ std::string getElementName(Type type) {
   return text;
 }
 
-/// What an op computes in: "int8" for a product of quantized operands,
-/// "f32 -> u8" for a quantize, "rw4"/"rw8" for a lookup in a rowwise table,
-/// else its result's element type.
+/// What an op computes in: "int8" for a product of quantized operands
+/// ("int8 x i4" with 4-bit weights), "f32 -> u8" for a quantize,
+/// "rw4"/"rw8" for a lookup in a rowwise table, else its result's element
+/// type.
 std::string getOpPrecision(Operation *op) {
   auto isQuantized = [](Type type) {
     return isa<quant::QuantizedType>(getElementTypeOrSelf(type));
@@ -317,8 +328,12 @@ std::string getOpPrecision(Operation *op) {
   if (isa<accel::QuantizeOp, accel::DequantizeOp, accel::RequantizeOp>(op))
     return getElementName(op->getOperand(0).getType()) + " -> " +
            getElementName(op->getResult(0).getType());
-  if (llvm::any_of(op->getOperandTypes(), isQuantized))
+  if (llvm::any_of(op->getOperandTypes(), isQuantized)) {
+    if (isa<accel::FullyConnectedOp, accel::ConvOp>(op) &&
+        getElementName(op->getOperand(1).getType()) == "i4")
+      return "int8 x i4";
     return "int8";
+  }
   if (!op->getNumResults())
     return "";
   return getElementName(op->getResult(0).getType());
@@ -655,6 +670,13 @@ int main(int argc, char **argv) {
 
   if (failed(checkCalibrationOptions()))
     return 1;
+  // Modes that exclude each other fail before the import and calibration.
+  std::string quantizeError;
+  std::optional<std::string> modes = getQuantizeModes(quantizeError);
+  if (!modes) {
+    llvm::errs() << "error: " << quantizeError << "\n";
+    return 1;
+  }
 
   progress.stage("importing " + inputFile);
   ONNXImportOptions importOptions;
@@ -679,12 +701,6 @@ int main(int argc, char **argv) {
   pipeline.cores = cores.getValue();
   pipeline.placement = placementFile.getValue();
   pipeline.pinWeights = pinWeights.getValue();
-  std::string quantizeError;
-  std::optional<std::string> modes = getQuantizeModes(quantizeError);
-  if (!modes) {
-    llvm::errs() << "error: " << quantizeError << "\n";
-    return 1;
-  }
   pipeline.quantize = *modes;
   PassManager partitionPM(&context);
   buildPartitionPipeline(partitionPM, pipeline);

@@ -36,7 +36,9 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
       *this, "quantize",
       llvm::cl::desc("Quantization modes, comma-separated: int8 "
                      "(accel-quantize from the calibrated ranges in the IR, "
-                     "and 8-bit rowwise embedding tables), int4-emb or "
+                     "and 8-bit rowwise embedding tables), int4-fc "
+                     "(with int8: 4-bit fully_connected / matmul weights), "
+                     "int4-emb or "
                      "int8-emb (the embedding tables, "
                      "accel-quantize-embeddings; int4-emb with int8 gives "
                      "4-bit tables), fp16 or bf16 (accel-apply-precision "
@@ -54,10 +56,11 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
 
 /// Placement and partitioning: accel-set-target (when a target is given),
 /// accel-load-placement (when a placement file is given), accel-quantize
-/// (quantize = int8), accel-quantize-embeddings (bits = 4 for int4-emb, 8
-/// for int8-emb and int8), then accel-apply-precision,
-/// accel-assign-placement and accel-outline-partitions on every function.
-/// After it, each op's home (card or host, and why) is final.
+/// (quantize = int8; weight-bits = 4 with int4-fc), accel-quantize-embeddings
+/// (bits = 4 for int4-emb, 8 for int8-emb and int8), then
+/// accel-apply-precision, accel-assign-placement and accel-outline-partitions
+/// on every function. After it, each op's home (card or host, and why) is
+/// final.
 void buildPartitionPipeline(OpPassManager &pm,
                             const LowerPipelineOptions &options);
 

@@ -119,8 +119,15 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
       range is non-negative (after a ReLU: one more bit); with
       `scheme=asymmetric`, u8 over [min(lo, 0), max(hi, 0)] with a zero
       point;
-    * the weight is quantized at compile time, symmetric i8 with a scale
-      per output column (`per-channel=false`: one scale), stored N x K;
+    * the weight is quantized at compile time, symmetric i8 in
+      [-127, 127] with a scale per output column (`per-channel=false`: one
+      scale), stored N x K; with `weight-bits=4`, symmetric i4 in [-7, 7]
+      (`!quant.uniform<i4:f32:0, {...}>`), stored packed two per byte,
+      element 2j in the low nibble of byte j of its row, each row of K
+      elements ceil(K / 2) bytes -- where the card's fully_connected kernel
+      takes the product's shape with 4-bit weights; where it does not, the
+      product keeps 8-bit weights and a warning names the node and the
+      reason;
     * the bias becomes i32 with scale input scale x weight scale;
     * the result stays real (the kernel dequantizes the exact i32 sums),
       and a quantized product whose only user quantizes it again requantizes
@@ -151,8 +158,10 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
     honours -- not the default: MobileNet's head outputs values below
     f16's range and DLRM's one-column head gets slower), and the first
     convolution stays f32 (the stem: `keep-first-conv`). A `precision` hint decides per node:
-    `i8` quantizes (also the last product), a float type keeps the op
-    real. A product without a range, a non-constant weight, or a hinted op
+    `i8` quantizes (also the last product) with 8-bit weights, `i4` the
+    same with 4-bit weights (a fully_connected or matmul; convolutions
+    keep 8-bit weights, with a warning), whatever `weight-bits` says; a
+    float type keeps the op real. A product without a range, a non-constant weight, or a hinted op
     that cannot be quantized gets a warning naming the node and the reason.
 
     ```mlir
@@ -171,6 +180,10 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
            "asymmetric (u8 with a zero point)">,
     Option<"perChannel", "per-channel", "bool", /*default=*/"true",
            "One weight scale per output column (else one per tensor)">,
+    Option<"weightBits", "weight-bits", "unsigned", /*default=*/"8",
+           "Bits of the fully_connected / matmul weights: 8 (i8 in "
+           "[-127, 127]) or 4 (i4 in [-7, 7], packed two per byte); "
+           "convolution weights are always 8-bit">,
     Option<"keepLast", "keep-last", "bool", /*default=*/"true",
            "Keep the function's last product in f32 unless hinted i8">,
     Option<"keepLastPrecision", "keep-last-precision", "std::string",
@@ -186,6 +199,8 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
                            "::mlir::quant::QuantizationDialect"];
   let statistics = [
     Statistic<"numQuantized", "quantized", "Products quantized to int8">,
+    Statistic<"numWeights4", "weights-4bit",
+              "Quantized products with 4-bit weights">,
     Statistic<"numFused", "requantized", "Requantizations fused into products">,
     Statistic<"numQuantizedAdds", "quantized-adds", "Adds quantized to int8">
   ];

@@ -46,6 +46,16 @@
 // bytes are rewritten with the values they already hold. W tiles go to the
 // MRF, which is 64-byte aligned, so W batch elements must stay aligned.
 //
+// 4-bit weights (i4, packed two per byte: quantized products with
+// weight-bits=4): a k tile of a weight row is rowBytes(N) = 32 bytes at
+// N = 64, so every other k tile starts half-way into a DRAM granule. Weight
+// tiles are therefore loaded in *units* of kUnit k tiles (2 at N = 64) that
+// start DRAM-aligned: one DMA per unit (or per group of units), one plane
+// per k tile; a plane of nt rows is padded (pb) to an MRF-aligned size when
+// nt is odd. A resident or pinned unit sits in its tiles' slots, its planes
+// one padded plane apart. The partial last k tile must start a unit, and K
+// must be even (whole-byte rows).
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelUtils.h"
@@ -53,6 +63,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 using namespace mlir::nnaccel::npu_lowering;
 namespace build = ::nnaccel::isa::build;
@@ -88,6 +99,8 @@ struct Layout {
   uint64_t wBytes;           // mrf: bytes of one weight tile slot
   int64_t wSlots;            // weight tiles the MRF holds at once
   int64_t wGroup;            // k tiles loaded by one DMA when streaming
+  int64_t kUnit = 1;         // k tiles an aligned weight load starts at a
+                             // multiple of (2 for i4 at N = 64)
   uint64_t accSlot[2];       // acc: f32 result tiles, mc x N
   uint64_t outSlot[2]; // acc: converted result tiles (unstaged, Y not f32)
   uint64_t stage[2];   // acc: staged f32 batch results, lead + m x n
@@ -106,6 +119,38 @@ uint64_t getWeightTileBytes(const TargetDesc &target,
 
 bool misaligned(int64_t bytes, uint64_t align) {
   return static_cast<uint64_t>(bytes) % align != 0;
+}
+
+/// The k tiles a weight load must start at a multiple of, so that its DRAM
+/// address (row start + rowBytes(t * N)) is aligned: 1 when a tile row is a
+/// whole number of DRAM granules, 2 for i4 tiles of half a granule.
+int64_t getWeightTileUnit(const TargetDesc &target,
+                          const FullyConnectedSpec &spec) {
+  uint64_t rowBytes =
+      uint64_t(spec.getWeightFormat().rowBytes(target.nativeDim));
+  uint64_t align = target.memory(Space::Dram).align;
+  return rowBytes ? int64_t(align / std::gcd(rowBytes, align)) : 1;
+}
+
+/// Zero rows (DMA pb) after each nt-row plane of full k tiles that a DMA
+/// loading several k tiles at once writes, so that every plane starts
+/// MRF-aligned; nullopt if the pad field cannot. 0 for whole-byte types.
+std::optional<int64_t> getPlanePad(const TargetDesc &target,
+                                   const FullyConnectedSpec &spec, int64_t nt) {
+  int64_t rowBytes = spec.getWeightFormat().rowBytes(target.nativeDim);
+  uint64_t align = target.memory(Space::Mrf).align;
+  for (int64_t pad = 0; pad <= kMaxDmaPad; ++pad)
+    if (!misaligned((nt + pad) * rowBytes, align))
+      return pad;
+  return std::nullopt;
+}
+
+/// Bytes from one full k tile's plane of nt rows to the next in the MRF when
+/// one DMA loads several (checked to exist by canEmitFullyConnected).
+uint64_t getPlaneStride(const TargetDesc &target,
+                        const FullyConnectedSpec &spec, int64_t nt) {
+  return uint64_t((nt + getPlanePad(target, spec, nt).value_or(0)) *
+                  spec.getWeightFormat().rowBytes(target.nativeDim));
 }
 
 /// Left padding (elements) that moves X data, `delta` bytes past an aligned
@@ -221,8 +266,14 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   layout.scaleBase = layout.biasBase + biasBytes;
   const ElementFormat weightFormat = spec.getWeightFormat();
   uint64_t wBytes = getWeightTileBytes(target, spec);
-  if (2 * wBytes > target.memory(Space::Mrf).bytes && !spec.pinnedWeight) {
-    reason = "two weight tiles do not fit the matrix register file";
+  layout.kUnit = spec.k > tile ? getWeightTileUnit(target, spec) : 1;
+  if (2 * uint64_t(layout.kUnit) * wBytes > target.memory(Space::Mrf).bytes &&
+      !spec.pinnedWeight) {
+    reason = layout.kUnit > 1
+                 ? "two loads of " + std::to_string(layout.kUnit) +
+                       " weight tiles (one DRAM-aligned unit) do not fit "
+                       "the matrix register file"
+                 : "two weight tiles do not fit the matrix register file";
     return std::nullopt;
   }
   layout.wBytes = wBytes;
@@ -250,6 +301,9 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
                 std::min<int64_t>(layout.wSlots / 2,
                                   kMaxWeightGroupBytes / int64_t(wBytes)),
                 1, kMaxWeightGroup);
+  // Groups are whole units, so each starts DRAM-aligned.
+  layout.wGroup =
+      std::max(layout.kUnit, layout.wGroup / layout.kUnit * layout.kUnit);
   layout.wSlot[0] = 0;
   layout.wSlot[1] = uint64_t(layout.wGroup) * wBytes;
   uint64_t accTile = alignUp(rows * tile * kF32, accAlign);
@@ -278,10 +332,12 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
 
 /// Loads `count` consecutive k tiles (from tile t) of output tile j of the
 /// weight at `weight` into the MRF at `base`, one plane of nt rows of kt
-/// elements per tile (N = `tile`).
+/// elements per tile (N = `tile`), each followed by `planePad` zero rows
+/// when there are several.
 void emitWeightLoad(ProgramEmitter &emitter, const FullyConnectedSpec &spec,
                     uint64_t weight, int64_t tile, int64_t j, int64_t t,
-                    int64_t count, int64_t nt, int64_t kt, uint64_t base) {
+                    int64_t count, int64_t nt, int64_t kt, uint64_t base,
+                    int64_t planePad = 0) {
   const ElementFormat in = spec.getWeightFormat();
   DmaLoad load;
   load.dst = {Space::Mrf, base};
@@ -300,14 +356,16 @@ void emitWeightLoad(ProgramEmitter &emitter, const FullyConnectedSpec &spec,
     load.sz = in.rowBytes(1);
   } else {
     // nt weight rows of kt elements, from row j*N, column t*N; further
-    // tiles of the group are planes N elements to the right.
-    load.src = {Space::Dram,
-                weight + uint64_t(in.rowBytes(j * tile * spec.k + t * tile))};
+    // tiles of the group are planes N elements to the right. (Rows start on
+    // whole bytes: 4-bit rows are ceil(k / 2) bytes.)
+    load.src = {Space::Dram, weight + uint64_t(j * tile * in.rowBytes(spec.k) +
+                                               in.rowBytes(t * tile))};
     load.x = kt;
     load.y = nt;
     load.z = count;
     load.sy = in.rowBytes(spec.k);
     load.sz = count > 1 ? in.rowBytes(tile) : 0;
+    load.pb = count > 1 ? planePad : 0;
   }
   emitLoad(emitter, load);
 }
@@ -334,17 +392,18 @@ bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
              std::string(::nnaccel::isa::dtypeName(weightType)) + " mode";
     return false;
   }
-  // The matrix unit multiplies integers only as i8/u8 activations by i8
-  // weights into exact i32 sums (docs/isa.md, mm).
+  // The matrix unit multiplies integers only as i8/u8 activations by i8 or
+  // i4 weights into exact i32 sums (docs/isa.md, mm).
   DType inType = spec.inFormat.dtype;
   bool integerIn = ::nnaccel::isInteger(inType);
   if (integerIn != bool(spec.quantized) ||
-      (spec.quantized && ((inType != DType::I8 && inType != DType::U8) ||
-                          weightType != DType::I8))) {
+      (spec.quantized &&
+       ((inType != DType::I8 && inType != DType::U8) ||
+        (weightType != DType::I8 && weightType != DType::I4)))) {
     reason = "the matrix unit multiplies " +
              std::string(::nnaccel::isa::dtypeName(inType)) + " by " +
              std::string(::nnaccel::isa::dtypeName(weightType)) +
-             " only as a quantized i8/u8 x i8 product";
+             " only as a quantized i8/u8 x i8 or i4 product";
     return false;
   }
   if (spec.quantized && spec.quantized->scales.size() != 1 &&
@@ -352,13 +411,27 @@ bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
     reason = "a quantized product needs one scale or one per column";
     return false;
   }
+  // Whole-byte types, and i4 weights (rows of packed nibbles).
+  const ElementFormat weightFormat = spec.getWeightFormat();
+  const bool packedWeight = ::nnaccel::isSubByte(weightType);
   for (ElementFormat format :
-       {spec.inFormat, spec.getWeightFormat(), spec.biasFormat, spec.outFormat})
-    if (format.elementBytes() == 0) {
+       {spec.inFormat, weightFormat, spec.biasFormat, spec.outFormat})
+    if (format.elementBytes() == 0 &&
+        !(packedWeight && format == weightFormat)) {
       reason = "this kernel handles whole-byte element types only, not " +
                std::string(::nnaccel::isa::dtypeName(format.dtype));
       return false;
     }
+  if (packedWeight && spec.k % 2) {
+    reason = "4-bit weight rows of an odd K (" + std::to_string(spec.k) +
+             ") do not split into whole-byte k tiles";
+    return false;
+  }
+  if (packedWeight && spec.weightKxN) {
+    reason = "a K x N 4-bit weight cannot be transposed by the DMA (its "
+             "one-element rows would split bytes)";
+    return false;
+  }
   // A pitched result is stored tile by tile at its rows' addresses, which
   // must all be DRAM-aligned: it cannot be staged.
   if (spec.outputPitch && misaligned(spec.outputPitch, dramAlign)) {
@@ -386,11 +459,53 @@ bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
   int64_t tile = target.nativeDim;
   if ((spec.n > tile || spec.k > tile) &&
       (misaligned(spec.inFormat.rowBytes(tile), dramAlign) ||
-       misaligned(spec.getWeightFormat().rowBytes(tile), dramAlign) ||
        misaligned(spec.outFormat.rowBytes(tile), dramAlign) ||
        misaligned(spec.biasFormat.rowBytes(tile), dramAlign))) {
     reason = "the target's tiles would start at unaligned DRAM addresses";
     return false;
+  }
+  // Weight tiles: output tile j starts N rows on, k tiles are loaded in
+  // DRAM-aligned units of kUnit tiles (1 unless a tile row is a fraction of
+  // a DRAM granule, as 4-bit ones are), and a partial last k tile must
+  // start a unit.
+  if (spec.n > tile &&
+      misaligned(tile * weightFormat.rowBytes(spec.k), dramAlign)) {
+    reason = "the weight's output tiles (" + std::to_string(tile) +
+             " rows of " + std::to_string(weightFormat.rowBytes(spec.k)) +
+             " bytes) would start at unaligned DRAM addresses";
+    return false;
+  }
+  if (spec.k > tile) {
+    const int64_t unit = getWeightTileUnit(target, spec);
+    const int64_t fullK = spec.k / tile;
+    if (unit > kMaxWeightGroup) {
+      reason = "the target's weight tiles would start at unaligned DRAM "
+               "addresses";
+      return false;
+    }
+    if (spec.k % tile && fullK % unit) {
+      reason = "the partial last k tile of the " +
+               std::string(::nnaccel::isa::dtypeName(weightType)) +
+               " weight would start at an unaligned DRAM address (byte " +
+               std::to_string(weightFormat.rowBytes(fullK * tile)) +
+               " of its rows: it must start at a multiple of " +
+               std::to_string(unit * tile) + " columns)";
+      return false;
+    }
+    // Several k tiles in one DMA: planes of full tiles, MRF-aligned, each
+    // within a tile slot.
+    const uint64_t slot = getWeightTileBytes(target, spec);
+    for (int64_t nt : {tile, spec.n % tile}) {
+      if (nt == 0)
+        continue;
+      if (!getPlanePad(target, spec, nt) ||
+          getPlaneStride(target, spec, nt) > slot) {
+        reason = "planes of " + std::to_string(nt) + " weight rows of " +
+                 std::to_string(weightFormat.rowBytes(tile)) +
+                 " bytes cannot be laid out MRF-aligned";
+        return false;
+      }
+    }
   }
   if (spec.batches > 1 && misaligned(spec.weightStride, dramAlign)) {
     reason = "batch elements of the weight (right) operand would start at "
@@ -432,19 +547,36 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
                         (rowChunks > 1 || (spec.batches > 1 && sharedWeight));
   const ElementFormat weightFormat = spec.getWeightFormat();
   const ElementFormat accFormat = spec.getAccumulatorFormat();
-  // A pinned weight: the setup program loads every tile into its own slot
-  // above the partition's working MRF, once per session.
+  // Where tile (j, t) sits when every tile has a slot of its own (resident
+  // or pinned): slot j * kTiles + t, except that the tiles of one aligned
+  // load unit (kUnit > 1: 4-bit weights) are planes one padded plane apart
+  // from the unit's first slot on.
   const uint64_t tileBytes = getWeightTileBytes(target, spec);
+  const int64_t unit = layout.kUnit;
+  const int64_t fullK = spec.k / tile;
+  auto slotOffset = [&](int64_t j, int64_t t) {
+    int64_t nt = std::min(tile, spec.n - j * tile);
+    int64_t first = t - t % unit;
+    return uint64_t(j * kTiles + first) * tileBytes +
+           uint64_t(t - first) * getPlaneStride(target, spec, nt);
+  };
+  // A pinned weight: the setup program loads every tile into its own slot
+  // above the partition's working MRF, once per session (a unit per DMA).
   auto pinnedTile = [&](int64_t j, int64_t t) {
-    return *spec.pinnedWeight + uint64_t(j * kTiles + t) * tileBytes;
+    return *spec.pinnedWeight + slotOffset(j, t);
   };
   if (spec.pinnedWeight) {
     assert(setup && "a pinned weight needs the core's setup program");
-    for (int64_t j = 0; j < nTiles; ++j)
-      for (int64_t t = 0; t < kTiles; ++t)
-        emitWeightLoad(*setup, spec, spec.weight, tile, j, t, /*count=*/1,
-                       std::min(tile, spec.n - j * tile),
-                       std::min(tile, spec.k - t * tile), pinnedTile(j, t));
+    for (int64_t j = 0; j < nTiles; ++j) {
+      int64_t nt = std::min(tile, spec.n - j * tile);
+      for (int64_t t = 0; t < kTiles;) {
+        int64_t count = t < fullK ? std::min(unit, fullK - t) : 1;
+        emitWeightLoad(*setup, spec, spec.weight, tile, j, t, count, nt,
+                       std::min(tile, spec.k - t * tile), pinnedTile(j, t),
+                       getPlanePad(target, spec, nt).value_or(0));
+        t += count;
+      }
+    }
   }
 
   // Quantized: the scales go to the VRF once, a fill per run of equal
@@ -515,31 +647,33 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
             Space::Acc, layout.accSlot[outputTile % 2], nt, accFormat);
         // Full k tiles of this output tile are loaded a group at a time,
         // one DMA each (z = tiles, one plane per tile); a partial last
-        // tile, the on-the-fly transposed K x N weight and partial n tiles
-        // of resident weights (whose slots are a whole tile apart) one by
-        // one.
-        const int64_t fullK = spec.k / tile;
-        const bool groupable = !spec.weightKxN && (!resident || nt == tile);
+        // tile and the on-the-fly transposed K x N weight one by one, and
+        // partial n tiles of resident weights (whose slots are a whole tile
+        // apart) one aligned unit at a time.
+        const uint64_t planeStride = getPlaneStride(target, spec, nt);
+        const int64_t planePad = getPlanePad(target, spec, nt).value_or(0);
+        const int64_t maxGroup = spec.weightKxN ? 1
+                                 : !resident || planeStride == layout.wBytes
+                                     ? layout.wGroup
+                                     : unit;
         int64_t groupStart = 0, groupSize = 0;
         uint64_t groupBase = 0;
         for (int64_t t = 0; t < kTiles; ++t) {
           int64_t kt = std::min(tile, spec.k - t * tile);
-          const uint64_t planeBytes = uint64_t(nt * weightFormat.rowBytes(kt));
           bool loaded = spec.pinnedWeight ||
                         (resident && (row > 0 || (b > 0 && sharedWeight)));
           if (t == groupStart + groupSize) {
             groupStart = t;
-            groupSize =
-                groupable && t < fullK ? std::min(layout.wGroup, fullK - t) : 1;
-            groupBase = resident ? uint64_t(j * kTiles + t) * layout.wBytes
-                                 : layout.wSlot[weightTile++ % 2];
+            groupSize = t < fullK ? std::min(maxGroup, fullK - t) : 1;
+            groupBase =
+                resident ? slotOffset(j, t) : layout.wSlot[weightTile++ % 2];
             if (!loaded)
               emitWeightLoad(emitter, spec, weight, tile, j, t, groupSize, nt,
-                             kt, groupBase);
+                             kt, groupBase, planePad);
           }
           uint64_t w = spec.pinnedWeight
                            ? pinnedTile(j, t)
-                           : groupBase + uint64_t(t - groupStart) * planeBytes;
+                           : groupBase + uint64_t(t - groupStart) * planeStride;
           emitMm(emitter, acc,
                  Operand2D{Space::Vrf, xData + uint64_t(in.rowBytes(t * tile)),
                            in.rowBytes(spec.k), in},

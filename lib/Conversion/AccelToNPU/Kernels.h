@@ -46,7 +46,8 @@ struct FullyConnectedSpec {
   int64_t batches = 1;
   int64_t inputStride = 0, weightStride = 0, outputStride = 0;
   /// Quantized (int8) products. X is i8/u8 (inFormat) with zero point
-  /// `inputZeroPoint`, W is signed (weightFormat), the matrix unit
+  /// `inputZeroPoint`, W is signed (weightFormat: i8, or i4 packed two per
+  /// byte, rows of ceil(k / 2) bytes, k even), the matrix unit
   /// accumulates exactly in i32, an i32 bias (biasFormat i32) is added
   /// there, and the accumulator is dequantized to f32 with `scales` (one,
   /// or one per output column: input scale x weight scale) before the

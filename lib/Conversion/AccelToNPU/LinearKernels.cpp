@@ -2,8 +2,8 @@
 //
 // Adapts accel.fully_connected to the MLIR-free matrix-unit kernel in
 // FullyConnectedKernel.cpp: checks types (f32, f16, bf16, or a quantized
-// i8/u8 x i8 product), transposes and scalars, and maps operands to DRAM
-// addresses.
+// i8/u8 x i8 or i4 product), transposes and scalars, and maps operands to
+// DRAM addresses.
 //
 //===----------------------------------------------------------------------===//
 

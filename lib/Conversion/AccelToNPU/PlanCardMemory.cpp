@@ -16,6 +16,7 @@
 #include "CardKernels.h"
 #include "NPU/NPUTarget.h"
 
+#include "mlir/Dialect/Quant/QuantTypes.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -97,14 +98,19 @@ struct RawConstant {
 
 std::optional<RawConstant> getRawConstant(Value value) {
   // Raw bytes in the attribute's layout, which is the card's for whole-byte
-  // element types only (an attribute holds an i4 element in a byte).
+  // element types and for blobs of 4-bit ones (packed two per byte; a dense
+  // attribute holds an i4 element in a byte).
   auto constant = value.getDefiningOp<ConstantOp>();
   std::optional<::nnaccel::DType> dtype = getElementDType(value.getType());
-  if (!constant || !dtype || ::nnaccel::elementBytes(*dtype) == 0)
+  if (!constant || !dtype ||
+      (::nnaccel::elementBytes(*dtype) == 0 && !::nnaccel::isSubByte(*dtype)))
     return std::nullopt;
   ElementsAttr attr = constant.getValue();
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (::nnaccel::isSubByte(*dtype))
+      return std::nullopt;
     return RawConstant{attr, dense.getRawData(), dense.isSplat()};
+  }
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
@@ -119,20 +125,42 @@ std::optional<RawConstant> getRawConstant(Value value) {
 
 /// Replaces a constant [K x N] weight of a fully_connected by its transpose
 /// so the matrix unit can stream weight rows. Element by element in raw
-/// bytes, so it serves every whole-byte element type.
+/// bytes, so it serves every whole-byte element type; 4-bit blobs nibble by
+/// nibble (rows of ceil(elements / 2) bytes, element 2j in the low nibble).
 LogicalResult transposeWeight(FullyConnectedOp op) {
   if (op.getTransposeWeight())
     return success();
   std::optional<RawConstant> weight = getRawConstant(op.getWeight());
   if (!weight)
     return op.emitOpError("needs a constant weight of a whole-byte element "
-                          "type to transpose for the NPU");
+                          "type (or a 4-bit blob) to transpose for the NPU");
   auto type = cast<RankedTensorType>(op.getWeight().getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-  auto newType = RankedTensorType::get({n, k}, type.getElementType());
+  // Per-column quantization parameters follow their axis (1 -> 0).
+  Type element = type.getElementType();
+  if (auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(element))
+    element = quant::UniformQuantizedPerAxisType::get(
+        perAxis.getFlags(), perAxis.getStorageType(),
+        perAxis.getExpressedType(), perAxis.getScales(),
+        perAxis.getZeroPoints(), 1 - perAxis.getQuantizedDimension(),
+        perAxis.getStorageTypeMin(), perAxis.getStorageTypeMax());
+  auto newType = RankedTensorType::get({n, k}, element);
   ElementsAttr transposed;
   if (weight->splat) {
     transposed = cast<DenseElementsAttr>(weight->attr).reshape(newType);
+  } else if (::nnaccel::isSubByte(*getElementDType(type))) {
+    const int64_t inRow = (n + 1) / 2, outRow = (k + 1) / 2;
+    std::vector<char> bytes(size_t(n * outRow), 0);
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        uint8_t nibble =
+            (uint8_t(weight->bytes[i * inRow + j / 2]) >> (j % 2 * 4)) & 0xF;
+        bytes[j * outRow + i / 2] |= char(i % 2 ? nibble << 4 : nibble);
+      }
+    transposed = DenseResourceElementsAttr::get(
+        newType, "weight_t",
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes,
+                                                      alignof(uint64_t)));
   } else {
     size_t size = ::nnaccel::elementBytes(*getElementDType(type));
     std::vector<char> bytes(weight->bytes.size());
@@ -140,7 +168,9 @@ LogicalResult transposeWeight(FullyConnectedOp op) {
       for (int64_t j = 0; j < n; ++j)
         std::memcpy(&bytes[(j * k + i) * size],
                     &weight->bytes[(i * n + j) * size], size);
-    if (type.getNumElements() <= kMaxInlineElements)
+    // (A dense attribute cannot carry a quantized type.)
+    if (type.getNumElements() <= kMaxInlineElements &&
+        !isa<quant::QuantizedType>(element))
       transposed = DenseElementsAttr::getFromRawBuffer(newType, bytes);
     else
       transposed = DenseResourceElementsAttr::get(

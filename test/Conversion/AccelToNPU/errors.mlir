@@ -18,7 +18,7 @@ func.func @no_kernel(%x: tensor<4xf32>) -> tensor<4xi1> {
 func.func @dynamic_weight(%x: tensor<1x4xf32>, %w: tensor<4x2xf32>) -> tensor<1x2xf32> {
   %0 = accel.card_partition(%x, %w) {card = 0 : i64} : (tensor<1x4xf32>, tensor<4x2xf32>) -> tensor<1x2xf32> {
   ^bb0(%a: tensor<1x4xf32>, %b: tensor<4x2xf32>):
-    // expected-error @+1 {{needs a constant weight of a whole-byte element type to transpose for the NPU}}
+    // expected-error @+1 {{needs a constant weight of a whole-byte element type (or a 4-bit blob) to transpose for the NPU}}
     %1 = accel.fully_connected %a, %b : (tensor<1x4xf32>, tensor<4x2xf32>) -> tensor<1x2xf32>
     accel.yield %1 : tensor<1x2xf32>
   }
