@@ -111,8 +111,9 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
     quantized the same way: per-tensor input, i8 weight with a scale per
     output channel (axis 0 of F x C/groups x K...), i32 bias, real result
     -- where the module's target has an int8 card kernel for the result
-    (1x1 and depthwise; a dense k x k conv stays f32, as int8 on the host
-    it would be far slower).
+    (1x1, depthwise, and the implicit GEMM for every other groups = 1
+    conv in 1-D or 2-D: k x k at any stride, dilation and padding; other
+    convs stay f32, as int8 on the host they would be far slower).
     A quantized conv whose only user quantizes it again requantizes its
     result itself; a fused ReLU or clip whose range contains every value of
     the requantized type is then dropped (saturation clips the same), so the
