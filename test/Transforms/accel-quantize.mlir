@@ -275,6 +275,43 @@ func.func @residual(%x: tensor<1x4x4x4xf32> {accel.range = array<f64: -2.0, 2.0>
 
 // -----
 
+// ResNet's basic block: conv 3x3 + ReLU, conv 3x3, add of the block input,
+// ReLU. The add's only user is a ReLU whose users all quantize (the next
+// block's conv and add): the add takes the ReLU's u8 range (zero point 0:
+// saturation at 0 is the ReLU) and the ReLU goes. The second block's ReLU
+// is returned, so its add and ReLU stay f32.
+// CHECK-LABEL: func.func @residual_relu
+// CHECK: %[[X:.*]] = accel.quantize %arg0 {reciprocal_scale} : tensor<1x8x4x4xf32> -> tensor<1x8x4x4x!quant.uniform<u8:f32, 0.0078431372549019607>>
+// CHECK: %[[A:.*]] = accel.conv %[[X]], {{.*}} -> tensor<1x8x4x4x!quant.uniform<u8:f32, 0.0078431372549019607>>
+// CHECK: %[[B:.*]] = accel.conv %[[A]], {{.*}} -> tensor<1x8x4x4x!quant.uniform<i8:f32, 0.015748031496062992>>
+// CHECK: %[[R:.*]] = accel.add %[[B]], %[[X]] : ({{.*}}) -> tensor<1x8x4x4x!quant.uniform<u8:f32, 0.011764705882352941>>
+// CHECK-NOT: accel.relu
+// CHECK: %[[D:.*]] = accel.dequantize %[[R]]
+// CHECK: %[[C:.*]] = accel.conv %[[R]], {{.*}} -> tensor<1x8x4x4xf32>
+// CHECK: %[[S:.*]] = accel.add %[[C]], %[[D]] {{.*}}-> tensor<1x8x4x4xf32>
+// CHECK: %[[T:.*]] = accel.relu %[[S]]
+// CHECK: return %[[T]]
+// ASYM-LABEL: func.func @residual_relu
+// ASYM: accel.add {{.*}} -> tensor<1x8x4x4x!quant.uniform<u8:f32, 0.011764705882352941>>
+// ASYM-NOT: accel.relu
+// ASYM: accel.add
+// ASYM: accel.relu
+func.func @residual_relu(%x: tensor<1x8x4x4xf32> {accel.range = array<f64: 0.0, 2.0>}) -> tensor<1x8x4x4xf32> {
+  %w = accel.constant dense<0.1> : tensor<8x8x3x3xf32>
+  %a = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<relu>, accel.range = array<f64: 0.0, 2.0>, accel.hint = #accel.hint<precision = i8>} : (tensor<1x8x4x4xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %b = accel.conv %a, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, accel.range = array<f64: -2.0, 2.0>} : (tensor<1x8x4x4xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %r0 = accel.add %b, %x {accel.range = array<f64: -1.0, 3.0>} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %r = accel.relu %r0 {accel.range = array<f64: 0.0, 3.0>} : tensor<1x8x4x4xf32>
+  %c = accel.conv %r, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, accel.range = array<f64: -2.0, 2.0>} : (tensor<1x8x4x4xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %s0 = accel.add %c, %r {accel.range = array<f64: -2.0, 4.0>} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %s = accel.relu %s0 {accel.range = array<f64: 0.0, 4.0>} : tensor<1x8x4x4xf32>
+  %wl = accel.constant dense<0.5> : tensor<8x8x1x1xf32>
+  %o = accel.conv %s, %wl {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  return %s : tensor<1x8x4x4xf32>
+}
+
+// -----
+
 // keep-last-precision=f16: the kept last product gets a precision hint
 // that accel-apply-precision honours.
 // F16-LABEL: func.func @head

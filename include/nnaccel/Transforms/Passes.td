@@ -123,8 +123,11 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
     whose users all quantize its result or are adds adds quantized
     operands into a quantized result (its range's type): the quantizes of
     its operands fuse into the products making them, the real tensors
-    around it never go to memory. An add that stays f32 reads a quantized
-    operand through an `accel.dequantize`.
+    around it never go to memory. An add whose only user is a ReLU whose
+    users all do (ResNet's add + ReLU) takes the ReLU's range: its u8 type
+    with zero point 0 saturates negative sums to 0, so the ReLU goes. An
+    add that stays f32 reads a quantized operand through an
+    `accel.dequantize`.
 
     By default the last product of the function (the classifier or CTR
     head) is not quantized (`keep-last`): a fully_connected or matmul
