@@ -32,8 +32,11 @@ void mlir::nnaccel::buildPartitionPipeline(
   SmallVector<StringRef> modes;
   StringRef(options.quantize).split(modes, ',', -1, /*KeepEmpty=*/false);
   auto has = [&](StringRef mode) { return llvm::is_contained(modes, mode); };
-  if (has("int8"))
-    pm.addNestedPass<func::FuncOp>(createAccelQuantize());
+  if (has("int8")) {
+    AccelQuantizeOptions int8;
+    int8.scheme = options.quantizeScheme;
+    pm.addNestedPass<func::FuncOp>(createAccelQuantize(int8));
+  }
   // Embedding tables need no calibration: int4-emb / int8-emb quantize only
   // them, and an int8 model gets 8-bit tables too unless int4-emb asks for
   // 4 bits (they dominate recommendation models, and rw8's error is below
