@@ -15,7 +15,9 @@
 // Here the input is laid out so that the matrix unit reads the shifted
 // windows directly, as the strided stem does (StridedStemConvKernel.cpp):
 //
-// * Input: per band of output rows, the input rows it reads are DMAed
+// * Bands: runs of output pixels (whole rows or parts of them) whose
+//   results start at aligned DRAM addresses, about a quarter of a core's.
+// * Input: per band, the input rows it reads are DMAed
 //   transposed into a staging slot, [pixels x C] (one element per DMA row:
 //   rows = channels, planes = pixels; a pixel's channels are a row of
 //   cp = C rounded up to 4 bytes). The DMA starts at the aligned pixel at or
@@ -23,8 +25,9 @@
 //   in front of the slot. For output row i and tap (dy, dx), the A operand
 //   of the mm is the staged row i*sh - ph + dy*dh from pixel
 //   jlo*sw - pw + dx*dw on, A rows sw pixels apart (apitch = sw * cp), k =
-//   a tile of at most N channels: no copy at all. Only the output columns
-//   [jlo, jhi) whose tap lies inside the image are multiplied; taps in the
+//   a tile of at most N channels: no copy at all. Only the band's output
+//   columns [jlo, jhi) whose tap lies inside the image are multiplied; taps
+//   in the
 //   padding are left out, which is exact: a padded value is the zero point
 //   and contributes (zp - zp) * w = 0 (so asymmetric u8 inputs need no
 //   padding by their zero point either). mm azp subtracts the zero point.
@@ -38,11 +41,17 @@
 //   the weights do not all fit the MRF, the filters are processed in groups
 //   of N-filter tiles (the input is staged again for every group).
 // * Sums: per band, D[pixels x Fg] in i32 in ACC, the first product of an
-//   output row (a tap that covers all its columns, else a zero fill) writes
-//   it, the rest accumulate, exactly.
+//   output row (a tap that covers all the band's columns in it, else a
+//   zero fill) writes it, the rest accumulate, exactly.
 // * Epilogue: emitConvEpilogue (QuantizedConvSupport.cpp) on the whole band
 //   (per-column scales = per filter: v.dqnt/v.rqnt perch), then one
 //   transposing store per band into the NCHW planes.
+// * Several cores (one op as a unit, getQuantizedGemmCores) share the
+//   output pixels, each with all the filters and its own copy of the
+//   reordered weights: the matrix unit costs as much for fewer than N
+//   filters as for N, so cutting the filters (accel-split-ops) gains
+//   nothing below N per core. Their stores interleave in every plane and
+//   go in blocks the race detector can check row by row.
 //
 // Products (u8/i8 x i8) and sums are exact in i32 and the epilogue is the
 // host's, so the result is bit-identical to the host kernel
@@ -72,16 +81,21 @@ constexpr int64_t kTargetBands = 4;
 
 const ElementFormat kI8Format{DType::I8};
 
+/// The rows of a DMA store with gaps that the emulator's race detector
+/// checks one by one (larger stores count as their bounding range).
+constexpr int64_t kMaxCheckedStoreRows = 4096;
+
 struct QuantizedGemmLayout {
   int64_t tile = 0;   // N
   int64_t cp = 0;     // bytes per staged pixel (channels rounded up to 4)
   int64_t taps = 0;   // kh * kw
   int64_t cTiles = 0; // K tiles of the channels
   // Filters per group (whose weights are resident in the MRF at a time; a
-  // multiple of N unless it is all of them) and output rows per band.
-  int64_t groupFilters = 0, bandRows = 0;
-  int64_t coreRows = 0; // output rows per core (the last core's fewer)
-  int64_t guard = 0;    // pixels in front of a staged band (DMA alignment)
+  // multiple of N unless it is all of them) and output pixels per band (a
+  // multiple of pixelAlign, or all of a core's).
+  int64_t groupFilters = 0, bandPixels = 0;
+  int64_t corePixels = 0; // output pixels per core (the last core's fewer)
+  int64_t guard = 0;      // pixels in front of a staged band (DMA alignment)
   // Weight reordering: pairs (filter, channel) per chunk, tap stride of the
   // reordered weights in SHARED.
   int64_t chunkPairs = 0;
@@ -103,23 +117,31 @@ struct QuantizedGemmLayout {
   uint64_t block(int64_t t, int64_t ct) const {
     return uint64_t(t) * mrfTapBytes + mrfBlock[size_t(ct)];
   }
-  /// Input rows [first, end) that output rows [i0, i0 + r) read, clipped
-  /// to the image.
-  std::pair<int64_t, int64_t> inputRows(const GemmSpec &spec, int64_t i0,
-                                        int64_t r) const {
-    int64_t first = i0 * spec.sh - spec.ph;
-    int64_t last = (i0 + r - 1) * spec.sh - spec.ph + (spec.kh - 1) * spec.dh;
+  /// Input rows [first, end) that output pixels [p0, p1) read, clipped to
+  /// the image.
+  static std::pair<int64_t, int64_t> inputRows(const GemmSpec &spec, int64_t p0,
+                                               int64_t p1) {
+    int64_t first = p0 / spec.ow * spec.sh - spec.ph;
+    int64_t last =
+        (p1 - 1) / spec.ow * spec.sh - spec.ph + (spec.kh - 1) * spec.dh;
     return {std::max<int64_t>(first, 0), std::min(last + 1, spec.h)};
   }
 };
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// Output rows per core when spec.cores share them: whole multiples of
-/// `bandAlign` (aligned result addresses), the last core's fewer.
-int64_t rowsPerCore(const GemmSpec &spec, int64_t bandAlign) {
-  int64_t rows = ceilDiv(spec.oh, std::max<int64_t>(spec.cores, 1));
-  return std::min(spec.oh, ceilDiv(rows, bandAlign) * bandAlign);
+/// Output pixels that start a result at an aligned DRAM address.
+int64_t pixelAlign(const TargetDesc &target, const GemmSpec &spec) {
+  return alignedCount(spec.quantized->output.elementBytes(),
+                      static_cast<int64_t>(target.memory(Space::Dram).align));
+}
+
+/// Output pixels per core when spec.cores share them: whole multiples of
+/// `align` (aligned result addresses), the last core's fewer.
+int64_t pixelsPerCore(const GemmSpec &spec, int64_t align) {
+  const int64_t plane = spec.oh * spec.ow;
+  int64_t pixels = ceilDiv(plane, std::max<int64_t>(spec.cores, 1));
+  return std::min(plane, ceilDiv(pixels, align) * align);
 }
 
 /// The output columns [jlo, jhi) whose tap at offset `offset` (dx * dw -
@@ -195,16 +217,19 @@ std::optional<QuantizedGemmLayout> quantizedGemmLayout(const TargetDesc &target,
     return std::nullopt;
   }
 
-  // Band starts keep the result's DRAM address aligned; each core's rows
-  // are a whole number of bands.
-  const int64_t bandAlign = alignedCount(spec.ow * eo, dramAlign);
-  l.coreRows = rowsPerCore(spec, bandAlign);
-  int64_t targetRows = ceilDiv(l.coreRows, kTargetBands);
-  targetRows = ceilDiv(targetRows, bandAlign) * bandAlign;
-  std::vector<int64_t> rowCandidates;
-  for (int64_t r = std::min(targetRows, l.coreRows); r >= 1; --r)
-    if (r == l.coreRows || r % bandAlign == 0)
-      rowCandidates.push_back(r);
+  // Bands are runs of output pixels (rows, or parts of rows) whose starts
+  // keep the result's DRAM address aligned; each core's pixels are a whole
+  // number of bands.
+  const int64_t align = pixelAlign(target, spec);
+  l.corePixels = pixelsPerCore(spec, align);
+  int64_t targetPixels = ceilDiv(l.corePixels, kTargetBands);
+  targetPixels = std::min(ceilDiv(targetPixels, align) * align, l.corePixels);
+  std::vector<int64_t> bandCandidates;
+  if (targetPixels == l.corePixels)
+    bandCandidates.push_back(l.corePixels);
+  for (int64_t p = std::min(targetPixels, l.corePixels - 1) / align * align;
+       p >= align; p -= align)
+    bandCandidates.push_back(p);
 
   uint64_t vrfFixed = 0;
   l.bias = vrfFixed;
@@ -218,12 +243,13 @@ std::optional<QuantizedGemmLayout> quantizedGemmLayout(const TargetDesc &target,
     return std::nullopt;
   }
   for (int64_t fg : groupCandidates) {
-    for (int64_t r : rowCandidates) {
-      const int64_t pixels = r * spec.ow;
+    for (int64_t pixels : bandCandidates) {
       if (pixels > kMaxDmaYZ)
         continue;
+      // A band touches at most this many output rows.
+      const int64_t rows = std::min(spec.oh, ceilDiv(pixels - 1, spec.ow) + 1);
       const int64_t stagedRows =
-          std::min(spec.h, (r - 1) * spec.sh + (spec.kh - 1) * spec.dh + 1);
+          std::min(spec.h, (rows - 1) * spec.sh + (spec.kh - 1) * spec.dh + 1);
       const uint64_t stageBytes =
           alignUp(uint64_t((l.guard + stagedRows * spec.w) * l.cp), 64);
       const uint64_t sumBytes = alignUp(uint64_t(pixels * fg * kF32), 64);
@@ -235,7 +261,7 @@ std::optional<QuantizedGemmLayout> quantizedGemmLayout(const TargetDesc &target,
       if (int64_t(acc) > accBytes || int64_t(2 * bounceBytes) > accBytes)
         continue;
       l.groupFilters = fg;
-      l.bandRows = r;
+      l.bandPixels = pixels;
       l.sum[0] = 0;
       l.sum[1] = sumBytes;
       l.out[0] = 2 * sumBytes;
@@ -269,8 +295,8 @@ std::optional<QuantizedGemmLayout> quantizedGemmLayout(const TargetDesc &target,
       return l;
     }
   }
-  reason = "one output row of this convolution (" + std::to_string(spec.ow) +
-           " pixels x " + std::to_string(groupCandidates.back()) +
+  reason = "a band of " + std::to_string(align) + " output pixels (" +
+           std::to_string(groupCandidates.back()) +
            " filters) with its input rows does not fit the on-chip memories";
   return std::nullopt;
 }
@@ -283,9 +309,10 @@ struct Staged {
   }
 };
 
-/// One band of one filter group of one image.
+/// One band (output pixels [p0, p1) of a plane) of one filter group of one
+/// image.
 struct Job {
-  int64_t group = 0, image = 0, i0 = 0, rows = 0;
+  int64_t group = 0, image = 0, p0 = 0, p1 = 0;
 };
 
 } // namespace
@@ -328,8 +355,8 @@ bool canEmitQuantizedGemm(const TargetDesc &target, const GemmSpec &spec,
 
 namespace {
 
-/// Output rows [begin, end) of `spec` on one core, its reordered weights
-/// at SHARED `shared`.
+/// Output pixels [begin, end) of each plane of `spec` on one core, its
+/// reordered weights at SHARED `shared`.
 void emitQuantizedGemmRows(ProgramEmitter &emitter, const TargetDesc &target,
                            const GemmSpec &spec, const QuantizedGemmLayout &l,
                            int64_t begin, int64_t end, uint64_t shared) {
@@ -339,23 +366,44 @@ void emitQuantizedGemmRows(ProgramEmitter &emitter, const TargetDesc &target,
   const int64_t n = l.tile, c = spec.cg, f = spec.filters(), taps = l.taps;
   const int64_t hw = spec.h * spec.w, outPlane = spec.outPlane();
   const int64_t fg = l.groupFilters;
-  const int64_t pixelAlign =
-      alignedCount(1, int64_t(target.memory(Space::Dram).align));
+  const int64_t dramAlign = int64_t(target.memory(Space::Dram).align);
+  // 1-byte input pixels per aligned DRAM step; result pixels likewise.
+  const int64_t inputAlign = alignedCount(1, dramAlign);
+  const int64_t resultAlign = pixelAlign(target, spec);
+
+  // On several cores, the cores' transposing stores interleave in every
+  // filter plane: the emulator's race detector tells them apart row by row
+  // (of one element here) only up to kMaxCheckedStoreRows per store
+  // (docs/emulator.md §7), so a band's result is stored in blocks of q
+  // filters x pixelStep pixels that keep their DRAM bases aligned.
+  auto storeBlocks = [&](int64_t count,
+                         int64_t pixels) -> std::pair<int64_t, int64_t> {
+    if (spec.cores <= 1 || count * pixels <= kMaxCheckedStoreRows)
+      return {count, pixels};
+    const int64_t planeAlign = alignedCount(outPlane * eo, dramAlign);
+    int64_t q = count;
+    if (q * resultAlign > kMaxCheckedStoreRows)
+      q = std::max(planeAlign, kMaxCheckedStoreRows / resultAlign / planeAlign *
+                                   planeAlign);
+    q = std::min(q, count);
+    return {q, std::max(resultAlign,
+                        kMaxCheckedStoreRows / q / resultAlign * resultAlign)};
+  };
 
   // The jobs: filter groups outermost (their weights are loaded once),
   // then images and bands.
   std::vector<Job> jobs;
   for (int64_t g0 = 0; g0 < f; g0 += fg)
     for (int64_t image = 0; image < spec.batch; ++image)
-      for (int64_t i0 = begin; i0 < end; i0 += l.bandRows)
-        jobs.push_back({g0, image, i0, std::min(l.bandRows, end - i0)});
+      for (int64_t p0 = begin; p0 < end; p0 += l.bandPixels)
+        jobs.push_back({g0, image, p0, std::min(p0 + l.bandPixels, end)});
 
   // Stages the input rows of `job` into a slot other than `busy` (the one
   // the band before it reads), unless a slot holds them already, and
   // returns the slot.
   Staged slots[2];
   auto stage = [&](const Job &job, int busy) -> int {
-    auto [first, end] = l.inputRows(spec, job.i0, job.rows);
+    auto [first, end] = QuantizedGemmLayout::inputRows(spec, job.p0, job.p1);
     const Staged want{job.image, first, std::max(first, end)};
     for (int slot : {0, 1})
       if (slots[slot] == want)
@@ -366,9 +414,9 @@ void emitQuantizedGemmRows(ProgramEmitter &emitter, const TargetDesc &target,
     slots[slot] = want;
     // Channel 0 of pixel (first, 0), and the aligned pixel at or before it.
     const int64_t flat = job.image * c * hw + want.first * spec.w;
-    const int64_t delta = flat % pixelAlign;
+    const int64_t delta = flat % inputAlign;
     const int64_t total = delta + (want.end - want.first) * spec.w;
-    const int64_t step = kMaxDmaYZ / pixelAlign * pixelAlign;
+    const int64_t step = kMaxDmaYZ / inputAlign * inputAlign;
     for (int64_t off = 0; off < total; off += step)
       loadPixelsTransposed(
           emitter,
@@ -456,10 +504,14 @@ void emitQuantizedGemmRows(ProgramEmitter &emitter, const TargetDesc &target,
     const Operand2D sum{Space::Acc, l.sum[slot], count * kF32, kI32Format};
     for (int64_t ft = 0; ft * n < count; ++ft) {
       const int64_t f0 = ft * n, nf = std::min(n, count - f0);
-      for (int64_t il = 0; il < job.rows; ++il) {
-        const int64_t i = job.i0 + il;
-        // The taps that read inside the image, one covering every column
-        // first (it initializes the sums).
+      for (int64_t i = job.p0 / spec.ow; i * spec.ow < job.p1; ++i) {
+        // The band's columns [s0, s1) of output row i, from sum row `base`.
+        const int64_t s0 = std::max<int64_t>(0, job.p0 - i * spec.ow),
+                      s1 = std::min(spec.ow, job.p1 - i * spec.ow);
+        const int64_t base = i * spec.ow + s0 - job.p0;
+        // The taps that read inside the image (their columns clipped to the
+        // band's), one covering every column first (it initializes the
+        // sums).
         struct Tap {
           int64_t t, row, jlo, jhi, offset;
         };
@@ -471,24 +523,26 @@ void emitQuantizedGemmRows(ProgramEmitter &emitter, const TargetDesc &target,
           for (int64_t dx = 0; dx < spec.kw; ++dx) {
             const int64_t offset = dx * spec.dw - spec.pw;
             auto [jlo, jhi] = validColumns(spec, offset);
+            jlo = std::max(jlo, s0);
+            jhi = std::min(jhi, s1);
             if (jlo < jhi)
               row.push_back({dy * spec.kw + dx, y, jlo, jhi, offset});
           }
         }
         auto full = llvm::find_if(row, [&](const Tap &tap) {
-          return tap.jlo == 0 && tap.jhi == spec.ow;
+          return tap.jlo == s0 && tap.jhi == s1;
         });
         if (full != row.end())
           std::rotate(row.begin(), full, full + 1);
         else
-          emitFillBits(emitter, sum.at(il * spec.ow, f0), spec.ow, nf, 0);
+          emitFillBits(emitter, sum.at(base, f0), s1 - s0, nf, 0);
         bool first = full != row.end();
         for (const Tap &tap : row) {
           const int64_t pixel = l.guard + (tap.row - staged.first) * spec.w +
                                 tap.jlo * spec.sw + tap.offset;
           for (int64_t ct = 0; ct < l.cTiles; ++ct) {
             const int64_t kc = l.channelTile(spec, ct);
-            emitMm(emitter, sum.at(il * spec.ow + tap.jlo, f0),
+            emitMm(emitter, sum.at(base + tap.jlo - s0, f0),
                    Operand2D{l.stageSpace,
                              l.stage[in0] + uint64_t(pixel * l.cp + ct * n),
                              spec.sw * l.cp, in},
@@ -502,29 +556,40 @@ void emitQuantizedGemmRows(ProgramEmitter &emitter, const TargetDesc &target,
         }
       }
     }
-    const int64_t pixels = job.rows * spec.ow;
-    const Operand2D result{Space::Acc, l.out[slot], count * eo, out};
-    std::optional<Operand2D> groupBias;
-    if (bias)
-      groupBias = bias->at(0, g0);
-    emitConvEpilogue(emitter, quant, spec.activation, sum, groupBias,
-                     quant.perChannel() ? scales.at(0, g0) : scales,
-                     outputScale, result, pixels, count);
-    // Pixel p, filter r of the band -> plane g0 + r, element i0 * ow + p.
-    DmaStore store;
-    store.dst = {Space::Dram,
-                 spec.output + uint64_t(((job.image * f + g0) * outPlane +
-                                         job.i0 * spec.ow) *
-                                        eo)};
-    store.src = result.ref();
-    store.format = out;
-    store.x = 1;
-    store.y = count;
-    store.z = pixels;
-    store.dy = outPlane * eo;
-    store.dz = eo;
-    store.spitch = eo;
-    emitStore(emitter, store);
+    // The epilogue and the transposing stores (pixel p, filter r of the
+    // band -> plane g0 + r, element p0 + p), per block of `q` filters and
+    // `pixelStep` pixels (see storeBlocks).
+    const int64_t pixels = job.p1 - job.p0;
+    auto [q, pixelStep] = storeBlocks(count, pixels);
+    for (int64_t r0 = 0; r0 < count; r0 += q) {
+      const int64_t qn = std::min(q, count - r0);
+      const Operand2D result{
+          Space::Acc, l.out[slot] + uint64_t(r0 * pixels * eo), qn * eo, out};
+      std::optional<Operand2D> blockBias;
+      if (bias)
+        blockBias = bias->at(0, g0 + r0);
+      emitConvEpilogue(emitter, quant, spec.activation, sum.at(0, r0),
+                       blockBias,
+                       quant.perChannel() ? scales.at(0, g0 + r0) : scales,
+                       outputScale, result, pixels, qn);
+      for (int64_t pc = 0; pc < pixels; pc += pixelStep) {
+        DmaStore store;
+        store.dst = {
+            Space::Dram,
+            spec.output +
+                uint64_t(((job.image * f + g0 + r0) * outPlane + job.p0 + pc) *
+                         eo)};
+        store.src = result.at(pc).ref();
+        store.format = out;
+        store.x = 1;
+        store.y = qn;
+        store.z = std::min(pixelStep, pixels - pc);
+        store.dy = outPlane * eo;
+        store.dz = eo;
+        store.spitch = eo;
+        emitStore(emitter, store);
+      }
+    }
   }
 }
 
@@ -545,17 +610,18 @@ GemmSpec withUsableCores(const TargetDesc &target, const GemmSpec &spec) {
 
 void emitQuantizedGemm(llvm::ArrayRef<ProgramEmitter *> emitters,
                        const TargetDesc &target, const GemmSpec &spec) {
-  // Each core computes a range of output rows with all the filters: the
+  // Each core computes a range of output pixels with all the filters: the
   // matrix unit's cost does not shrink with fewer filters (n <= N costs
-  // one pass), with fewer rows it does (see getQuantizedGemmCores).
+  // one pass), with fewer pixels it does (see getQuantizedGemmCores).
   GemmSpec requested = spec;
   requested.cores = int64_t(emitters.size());
   const GemmSpec shared = withUsableCores(target, requested);
   std::string unused;
   const QuantizedGemmLayout l = *quantizedGemmLayout(target, shared, unused);
+  const int64_t outPlane = spec.outPlane();
   for (int64_t core = 0; core < shared.cores; ++core) {
-    const int64_t begin = std::min(spec.oh, core * l.coreRows),
-                  end = std::min(spec.oh, begin + l.coreRows);
+    const int64_t begin = std::min(outPlane, core * l.corePixels),
+                  end = std::min(outPlane, begin + l.corePixels);
     if (begin < end)
       emitQuantizedGemmRows(*emitters[size_t(core)], target, shared, l, begin,
                             end, spec.shared + uint64_t(core) * l.sharedBytes);
@@ -564,15 +630,12 @@ void emitQuantizedGemm(llvm::ArrayRef<ProgramEmitter *> emitters,
 
 unsigned getQuantizedGemmCores(const TargetDesc &target, const GemmSpec &spec) {
   // Cutting the filters across k cores (accel-split-ops) costs each core
-  // ceil(F / (k N)) passes per pixel, cutting the rows ceil(F / N) / k: rows
-  // where that is less, when every core gets rows (aligned band starts) and
-  // the batch is no better cut.
+  // ceil(F / (k N)) passes per pixel, cutting the pixels ceil(F / N) / k:
+  // pixels where that is less, when every core gets pixels (aligned band
+  // starts) and the batch is no better cut.
   const int64_t n = target.nativeDim, f = spec.filters();
-  const int64_t bandAlign = alignedCount(
-      spec.oh > 0 ? spec.ow * spec.quantized->output.elementBytes() : 1,
-      static_cast<int64_t>(target.memory(Space::Dram).align));
-  int64_t k =
-      std::min<int64_t>(target.coresPerCard, ceilDiv(spec.oh, bandAlign));
+  int64_t k = std::min<int64_t>(
+      target.coresPerCard, ceilDiv(spec.outPlane(), pixelAlign(target, spec)));
   if (k < 2 || spec.batch >= k || ceilDiv(f, n * k) * k <= ceilDiv(f, n))
     return 1;
   GemmSpec shared = spec;

@@ -5,10 +5,11 @@
   qgemm-conv-model.py model FILE
       Writes the ONNX text model with its weights as initializers
       (deterministic pseudo-random values), so accel-quantize can quantize
-      them. X [1, 8, 16, 16] ->
+      them. X [1, 8, 14, 14] ->
         s  = Relu(Conv 3x3 8->16, pad 1)          (the first conv: f32)
-        b1 = Relu(Conv 3x3 16->16, pad 1)         (int8, u8 in and out, 4
-                                                   bands of output rows)
+        b1 = Relu(Conv 3x3 16->16, pad 1)         (int8, u8 in and out;
+                                                   bands of 64 pixels: parts
+                                                   of rows)
         b2 = Conv 3x3 16->16, pad 1               (int8, requantized)
         r1 = Relu(b2 + s)                         (int8 residual add)
         d1 = Relu(Conv 3x3 s2 16->30, pad 1)      (stride 2, 30 filters)
@@ -24,7 +25,11 @@
                                                    zero point when
                                                    asymmetric; real result)
         Y  = Gemm(GlobalAveragePool(a))           (the last product: f32)
-      Outputs r2, a and Y.
+        w  = Relu(Conv 3x3 16->128, pad 1)(r1)    (128 filters, u8 result:
+                                                   stored in blocks of 64
+                                                   filters on 4 cores)
+        m  = Conv 1x1 128->16 (w)                 (int8 1x1, real result)
+      Outputs r2, a, Y and m.
 
 Pure Python (no numpy), like the other input scripts.
 """
@@ -45,6 +50,8 @@ WEIGHTS = [
     ("We", [70, 32, 3, 3], 0.1, 213), ("Be", [70], 0.2, 214),
     ("Wa", [16, 70, 5, 5], 0.04, 215), ("Ba", [16], 0.1, 216),
     ("Wf", [10, 16], 0.5, 217), ("Bf", [10], 0.1, 218),
+    ("Ww", [128, 16, 3, 3], 0.15, 219), ("Bw", [128], 0.1, 220),
+    ("Wm", [16, 128, 1, 1], 0.1, 221), ("Bm", [16], 0.1, 222),
 ]
 
 NODES = """
@@ -66,6 +73,9 @@ NODES = """
   a = Relu (a0)
   pool = GlobalAveragePool (a)
   flat = Flatten (pool)
+  w0 = Conv <pads = [1, 1, 1, 1]> (r1, Ww, Bw)
+  w = Relu (w0)
+  m = Conv (w, Wm, Bm)
   Y = Gemm <transB = 1> (flat, Wf, Bf)
 """
 
@@ -80,8 +90,9 @@ def model_text():
         initializers.append("float[%s] %s = {%s}" %
                             (", ".join(map(str, dims)), name, values))
     return ("<\n  ir_version: 8,\n  opset_import: [\"\" : 13]\n>\n"
-            "qgemm (float[1, 8, 16, 16] X) => (float[1, 32, 8, 8] r2, "
-            "float[1, 16, 7, 4] a, float[1, 10] Y)\n<%s>\n{%s}\n" %
+            "qgemm (float[1, 8, 14, 14] X) => (float[1, 32, 7, 7] r2, "
+            "float[1, 16, 6, 3] a, float[1, 10] Y, float[1, 16, 14, 14] m)"
+            "\n<%s>\n{%s}\n" %
             (", ".join(initializers), NODES))
 
 
