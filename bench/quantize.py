@@ -14,6 +14,11 @@ output to the PyTorch fp32 reference and the package size.
 
 Modes are --quantize values (int8, fp16, bf16, int4-emb, int8-emb); --only
 keeps the cases whose label starts with one of the given names.
+
+resnet_small is no bundled model: bench/resnet_model.py generates it (a
+small ResNet-like CNN of 3x3 convs, random weights) into the temporary
+directory, with four test sets whose references are the f32 model on the
+host kernels.
 """
 import argparse
 import os
@@ -21,6 +26,9 @@ import re
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import resnet_model  # noqa: E402
 
 # (label, model directory, extra compile flags, evaluation test set)
 CASES = [
@@ -30,7 +38,10 @@ CASES = [
     ("mobilenet_v2_050", "mobilenet_v2_050", [], 0),
     ("transformer_small seq 64", "transformer_small",
      ["--input-shape=ids:1x64"], 2),
+    ("resnet_small", "resnet_small", [], 0),
 ]
+# Models generated into the temporary directory: name -> generate(dir, bin).
+GENERATED = {"resnet_small": resnet_model.generate}
 CALIBRATION_SETS = (1, 2, 3)
 
 LATENCY = re.compile(r"modelled device latency: (\d+) cycles")
@@ -59,11 +70,24 @@ def calibration_dir(tmp, model_dir, name):
     return path
 
 
+def model_dir_of(args, tmp, name):
+    """The bundled model's directory, or the generated one's (made once)."""
+    if name not in GENERATED:
+        return os.path.join(args.models, name)
+    path = os.path.join(tmp, name)
+    if not os.path.isdir(path):
+        GENERATED[name](path, args.bin)
+    return path
+
+
 def measure(args, tmp, name, flags, test_set, mode, cores):
-    model_dir = os.path.join(args.models, name)
+    model_dir = model_dir_of(args, tmp, name)
+    model = os.path.join(model_dir, "model.onnx")
+    if not os.path.exists(model):
+        model += "txt"
     package = os.path.join(tmp, "m.nnpkg")
     cmd = [os.path.join(args.bin, "nnaccel-compile"),
-           os.path.join(model_dir, "model.onnx"), "--target", args.target,
+           model, "--target", args.target,
            "--cores", str(cores), "-o", package] + flags
     if "int8" in mode.split(","):
         cmd += ["--quantize=" + mode,
