@@ -231,8 +231,27 @@ bool isActivationSubsumed(ConvOp op, quant::UniformQuantizedType type) {
 /// is dropped (saturation clips the same), so its kernel goes from the
 /// exact sum to the stored integer in one rescale.
 struct FuseRequantizeIntoProduct : OpRewritePattern<QuantizeOp> {
-  FuseRequantizeIntoProduct(MLIRContext *context, uint64_t &fused)
-      : OpRewritePattern(context), fused(fused) {}
+  FuseRequantizeIntoProduct(MLIRContext *context, uint64_t &fused,
+                            const ::nnaccel::isa::TargetDesc *target)
+      : OpRewritePattern(context), fused(fused), target(target) {}
+
+  /// Whether the card kernel of `product` also takes it with `resultType`
+  /// (and without its activation when `subsumed`): a requantized result is
+  /// stored in 1-byte elements, which can break the alignment a kernel
+  /// needs (an int8 conv's images of a batch). Checked on a detached clone.
+  bool kernelTakes(Operation *product, Type resultType, bool subsumed) const {
+    if (!target || !isa<CardKernelOpInterface>(product))
+      return true;
+    Operation *clone = product->clone();
+    clone->getResult(0).setType(resultType);
+    if (auto conv = dyn_cast<ConvOp>(clone); conv && subsumed)
+      conv.setActivation(Activation::none);
+    std::string reason;
+    bool takes = succeeded(
+        cast<CardKernelOpInterface>(clone).checkCardKernel(*target, reason));
+    clone->destroy();
+    return takes;
+  }
 
   LogicalResult matchAndRewrite(QuantizeOp op,
                                 PatternRewriter &rewriter) const override {
@@ -246,6 +265,8 @@ struct FuseRequantizeIntoProduct : OpRewritePattern<QuantizeOp> {
       return failure();
     auto conv = dyn_cast<ConvOp>(product);
     bool subsumed = conv && isActivationSubsumed(conv, resultType);
+    if (!kernelTakes(product, op.getType(), subsumed))
+      return failure();
     // The quantized type now carries the range.
     rewriter.modifyOpInPlace(product, [&] {
       product->getResult(0).setType(op.getType());
@@ -262,6 +283,7 @@ struct FuseRequantizeIntoProduct : OpRewritePattern<QuantizeOp> {
   }
 
   uint64_t &fused;
+  const ::nnaccel::isa::TargetDesc *target;
 };
 
 struct QuantizePass
@@ -323,7 +345,8 @@ struct QuantizePass
       rewriteAdds();
     RewritePatternSet patterns(&getContext());
     uint64_t fused = 0;
-    patterns.add<FuseRequantizeIntoProduct>(&getContext(), fused);
+    patterns.add<FuseRequantizeIntoProduct>(&getContext(), fused,
+                                            npu::lookupTarget(getOperation()));
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

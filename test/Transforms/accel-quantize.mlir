@@ -275,6 +275,26 @@ func.func @residual(%x: tensor<1x4x4x4xf32> {accel.range = array<f64: -2.0, 2.0>
 
 // -----
 
+// A product requantizes its result only where its kernel takes the
+// narrower result: for a batch of two, the first conv's u8 images (16 x 7 x
+// 7 bytes each) would start at unaligned DRAM addresses, so it keeps its
+// real result (f32 images are aligned) and a quantize follows.
+// CHECK-LABEL: func.func @batch_requantize
+// CHECK: %[[A:.*]] = accel.conv %{{.*}} -> tensor<2x16x7x7xf32>
+// CHECK: %[[Q:.*]] = accel.quantize %[[A]] {reciprocal_scale} : tensor<2x16x7x7xf32> -> tensor<2x16x7x7x!quant.uniform<u8:f32, 0.015686274509803921>>
+// CHECK: accel.conv %[[Q]], {{.*}} -> tensor<2x16x7x7xf32>
+func.func @batch_requantize(%x: tensor<2x8x7x7xf32> {accel.range = array<f64: -1.0, 1.0>}) -> tensor<2x16x7x7xf32> {
+  %w1 = accel.constant dense<0.1> : tensor<16x8x3x3xf32>
+  %a = accel.conv %x, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<relu>, accel.range = array<f64: 0.0, 4.0>, accel.hint = #accel.hint<precision = i8>} : (tensor<2x8x7x7xf32>, tensor<16x8x3x3xf32>) -> tensor<2x16x7x7xf32>
+  %w2 = accel.constant dense<0.05> : tensor<16x16x3x3xf32>
+  %b = accel.conv %a, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, accel.range = array<f64: -2.0, 2.0>} : (tensor<2x16x7x7xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x7x7xf32>
+  %w3 = accel.constant dense<0.5> : tensor<16x16x1x1xf32>
+  %o = accel.conv %b, %w3 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<2x16x7x7xf32>, tensor<16x16x1x1xf32>) -> tensor<2x16x7x7xf32>
+  return %o : tensor<2x16x7x7xf32>
+}
+
+// -----
+
 // ResNet's basic block: conv 3x3 + ReLU, conv 3x3, add of the block input,
 // ReLU. The add's only user is a ReLU whose users all quantize (the next
 // block's conv and add): the add takes the ReLU's u8 range (zero point 0:
