@@ -698,6 +698,10 @@ int main(int argc, char **argv) {
                  << quantizeScheme << "'\n";
     return 1;
   }
+  if (quantizeScheme.getNumOccurrences() &&
+      !llvm::is_contained(quantize, Quantize::Int8))
+    llvm::errs() << "warning: --quantize-scheme has no effect without "
+                    "--quantize=int8\n";
   pipeline.quantizeScheme = quantizeScheme.getValue();
   PassManager partitionPM(&context);
   buildPartitionPipeline(partitionPM, pipeline);
