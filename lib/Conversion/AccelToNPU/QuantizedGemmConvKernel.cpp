@@ -269,9 +269,9 @@ std::optional<QuantizedGemmLayout> quantizedGemmLayout(const TargetDesc &target,
       l.stageSpace = stageInVrf ? Space::Vrf : Space::Acc;
       l.stage[0] = stageInVrf ? vrfFixed : 2 * sumBytes + 2 * outBytes;
       l.stage[1] = l.stage[0] + stageBytes;
-      // The plain weights pass through ACC: behind the other buffers when
-      // there is room (a later group's reordering then waits for nothing
-      // but its own loads), else where the sums go.
+      // The plain weights pass through ACC before the first band: behind
+      // the other buffers when there is room (the first band's input then
+      // loads while they are reordered), else where the sums go.
       uint64_t bounce = acc + 2 * bounceBytes <= uint64_t(accBytes) ? acc : 0;
       l.bounce[0] = bounce;
       l.bounce[1] = bounce + bounceBytes;
@@ -357,9 +357,9 @@ namespace {
 
 /// Output pixels [begin, end) of each plane of `spec` on one core, its
 /// reordered weights at SHARED `shared`.
-void emitQuantizedGemmRows(ProgramEmitter &emitter, const TargetDesc &target,
-                           const GemmSpec &spec, const QuantizedGemmLayout &l,
-                           int64_t begin, int64_t end, uint64_t shared) {
+void emitQuantizedGemmPixels(ProgramEmitter &emitter, const TargetDesc &target,
+                             const GemmSpec &spec, const QuantizedGemmLayout &l,
+                             int64_t begin, int64_t end, uint64_t shared) {
   const ConvQuantization &quant = *spec.quantized;
   const ElementFormat in = quant.input, out = quant.output;
   const int64_t eo = out.elementBytes();
@@ -623,8 +623,9 @@ void emitQuantizedGemm(llvm::ArrayRef<ProgramEmitter *> emitters,
     const int64_t begin = std::min(outPlane, core * l.corePixels),
                   end = std::min(outPlane, begin + l.corePixels);
     if (begin < end)
-      emitQuantizedGemmRows(*emitters[size_t(core)], target, shared, l, begin,
-                            end, spec.shared + uint64_t(core) * l.sharedBytes);
+      emitQuantizedGemmPixels(*emitters[size_t(core)], target, shared, l, begin,
+                              end,
+                              spec.shared + uint64_t(core) * l.sharedBytes);
   }
 }
 
