@@ -18,6 +18,11 @@ combinations such as int8,int4-fc); --only keeps the cases whose label
 starts with one of the given names; --compile-flags are added to every
 nnaccel-compile (e.g. --pin-weights=false: weights streamed from DRAM on
 every run instead of pinned in the MRFs).
+
+resnet_small is no bundled model: bench/resnet_model.py generates it (a
+small ResNet-like CNN of 3x3 convs, random weights) into the temporary
+directory, with four test sets whose references are the f32 model on the
+host kernels.
 """
 import argparse
 import os
@@ -25,6 +30,9 @@ import re
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import resnet_model  # noqa: E402
 
 # (label, model directory, extra compile flags, evaluation test set)
 CASES = [
@@ -34,7 +42,10 @@ CASES = [
     ("mobilenet_v2_050", "mobilenet_v2_050", [], 0),
     ("transformer_small seq 64", "transformer_small",
      ["--input-shape=ids:1x64"], 2),
+    ("resnet_small", "resnet_small", [], 0),
 ]
+# Models generated into the temporary directory: name -> generate(dir, bin).
+GENERATED = {"resnet_small": resnet_model.generate}
 CALIBRATION_SETS = (1, 2, 3)
 
 LATENCY = re.compile(r"modelled device latency: (\d+) cycles")
@@ -63,11 +74,24 @@ def calibration_dir(tmp, model_dir, name):
     return path
 
 
+def model_dir_of(args, tmp, name):
+    """The bundled model's directory, or the generated one's (made once)."""
+    if name not in GENERATED:
+        return os.path.join(args.models, name)
+    path = os.path.join(tmp, name)
+    if not os.path.isdir(path):
+        GENERATED[name](path, args.bin)
+    return path
+
+
 def measure(args, tmp, name, flags, test_set, mode, cores):
-    model_dir = os.path.join(args.models, name)
+    model_dir = model_dir_of(args, tmp, name)
+    model = os.path.join(model_dir, "model.onnx")
+    if not os.path.exists(model):
+        model += "txt"
     package = os.path.join(tmp, "m.nnpkg")
     cmd = [os.path.join(args.bin, "nnaccel-compile"),
-           os.path.join(model_dir, "model.onnx"), "--target", args.target,
+           model, "--target", args.target,
            "--cores", str(cores), "-o", package] + flags
     cmd += args.compile_flags.split()
     if "int8" in mode.split(","):

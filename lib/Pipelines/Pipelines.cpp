@@ -37,6 +37,7 @@ void mlir::nnaccel::buildPartitionPipeline(
   if (has("int8")) {
     AccelQuantizeOptions products;
     products.weightBits = has("int4-fc") ? 4 : 8;
+    products.scheme = options.quantizeScheme;
     pm.addNestedPass<func::FuncOp>(createAccelQuantize(products));
   }
   // Embedding tables need no calibration: int4-emb / int8-emb quantize only

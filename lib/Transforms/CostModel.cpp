@@ -119,7 +119,19 @@ std::optional<MatrixShape> getMatrixShape(Operation *op) {
       shape.nAxes = {1};
       return shape;
     }
-    // The convolution kernels lay out their products in several ways
+    // An int8 convolution with groups 1 runs on the int8 implicit GEMM
+    // (QuantizedGemmConvKernel.cpp): per tap, a product of output pixels x
+    // channels by channels x filters.
+    if (groups == 1 && isa<quant::QuantizedType>(
+                           getElementTypeOrSelf(input.getElementType()))) {
+      shape.groups = taps / perGroupIn;
+      shape.n = outChannels;
+      shape.m = double(result.getNumElements()) / outChannels;
+      shape.k = perGroupIn;
+      shape.nAxes = {1};
+      return shape;
+    }
+    // The f32 convolution kernels lay out their products in several ways
     // (pointwise, implicit GEMM, dense stem); the MAC-rate bound prices
     // them.
     return std::nullopt;

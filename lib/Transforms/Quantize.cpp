@@ -259,8 +259,27 @@ bool isActivationSubsumed(ConvOp op, quant::UniformQuantizedType type) {
 /// is dropped (saturation clips the same), so its kernel goes from the
 /// exact sum to the stored integer in one rescale.
 struct FuseRequantizeIntoProduct : OpRewritePattern<QuantizeOp> {
-  FuseRequantizeIntoProduct(MLIRContext *context, uint64_t &fused)
-      : OpRewritePattern(context), fused(fused) {}
+  FuseRequantizeIntoProduct(MLIRContext *context, uint64_t &fused,
+                            const ::nnaccel::isa::TargetDesc *target)
+      : OpRewritePattern(context), fused(fused), target(target) {}
+
+  /// Whether the card kernel of `product` also takes it with `resultType`
+  /// (and without its activation when `subsumed`): a requantized result is
+  /// stored in 1-byte elements, which can break the alignment a kernel
+  /// needs (an int8 conv's images of a batch). Checked on a detached clone.
+  bool kernelTakes(Operation *product, Type resultType, bool subsumed) const {
+    if (!target || !isa<CardKernelOpInterface>(product))
+      return true;
+    Operation *clone = product->clone();
+    clone->getResult(0).setType(resultType);
+    if (auto conv = dyn_cast<ConvOp>(clone); conv && subsumed)
+      conv.setActivation(Activation::none);
+    std::string reason;
+    bool takes = succeeded(
+        cast<CardKernelOpInterface>(clone).checkCardKernel(*target, reason));
+    clone->destroy();
+    return takes;
+  }
 
   LogicalResult matchAndRewrite(QuantizeOp op,
                                 PatternRewriter &rewriter) const override {
@@ -274,6 +293,8 @@ struct FuseRequantizeIntoProduct : OpRewritePattern<QuantizeOp> {
       return failure();
     auto conv = dyn_cast<ConvOp>(product);
     bool subsumed = conv && isActivationSubsumed(conv, resultType);
+    if (!kernelTakes(product, op.getType(), subsumed))
+      return failure();
     // The quantized type now carries the range.
     rewriter.modifyOpInPlace(product, [&] {
       product->getResult(0).setType(op.getType());
@@ -290,6 +311,7 @@ struct FuseRequantizeIntoProduct : OpRewritePattern<QuantizeOp> {
   }
 
   uint64_t &fused;
+  const ::nnaccel::isa::TargetDesc *target;
 };
 
 struct QuantizePass
@@ -370,7 +392,8 @@ struct QuantizePass
       rewriteAdds();
     RewritePatternSet patterns(&getContext());
     uint64_t fused = 0;
-    patterns.add<FuseRequantizeIntoProduct>(&getContext(), fused);
+    patterns.add<FuseRequantizeIntoProduct>(&getContext(), fused,
+                                            npu::lookupTarget(getOperation()));
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
@@ -404,27 +427,49 @@ struct QuantizePass
   /// tensors around every add cost a dequantize and a quantize pass through
   /// memory. An add that stays f32 reads a quantized operand through an
   /// accel.dequantize.
+  ///
+  /// An add whose only user is a ReLU whose users all do (ResNet's blocks
+  /// end in add + ReLU) takes the ReLU's range instead: its u8 type with
+  /// zero point 0 saturates every negative sum to 0, which is the ReLU, so
+  /// the ReLU goes too.
   void rewriteAdds() {
     MLIRContext *context = &getContext();
     Type f32 = Float32Type::get(context);
+    bool asymmetric = scheme == "asymmetric";
+    auto quantizesAll = [](Operation *op) {
+      return !op->use_empty() &&
+             llvm::all_of(op->getUsers(), [](Operation *user) {
+               return isa<QuantizeOp, AddOp>(user);
+             });
+    };
     SmallVector<AddOp> adds;
     getOperation().walk([&](AddOp op) { adds.push_back(op); });
     for (AddOp add : adds) {
       auto type = cast<RankedTensorType>(add.getType());
       auto hint = add->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
-      if (!type.getElementType().isF32() || add->use_empty() ||
+      // The op whose result the quantized add replaces: the add, or the
+      // ReLU it saturates into.
+      Operation *replaced = add;
+      if (auto relu = dyn_cast_or_null<ReluOp>(getOnlyUser(add));
+          relu && relu.getType() == type && quantizesAll(relu))
+        if (std::optional<std::pair<double, double>> reluRange =
+                getCalibratedRange(relu.getResult())) {
+          quant::UniformQuantizedType reluType = getActivationType(
+              context, reluRange->first, reluRange->second, asymmetric, f32);
+          if (!reluType.isSigned() && reluType.getZeroPoint() == 0)
+            replaced = relu;
+        }
+      if (!type.getElementType().isF32() ||
           (hint && hint.getPrecision() &&
            !hint.getPrecision().isSignlessInteger(8)) ||
-          llvm::any_of(
-              add->getUsers(),
-              [](Operation *user) { return !isa<QuantizeOp, AddOp>(user); }) ||
+          !quantizesAll(replaced) ||
           llvm::any_of(add->getOperands(), [&](Value operand) {
             return cast<RankedTensorType>(operand.getType()).getShape() !=
                    type.getShape();
           }))
         continue;
       std::optional<std::pair<double, double>> range =
-          getCalibratedRange(add.getResult());
+          getCalibratedRange(replaced->getResult(0));
       // Operands quantized by an add rewritten before are read through
       // their dequantize; the others need a range of their own.
       SmallVector<Value, 2> real;
@@ -442,7 +487,6 @@ struct QuantizePass
       if (hint && hint.getPrecision())
         dropHintPrecision(add);
       OpBuilder builder(add);
-      bool asymmetric = scheme == "asymmetric";
       SmallVector<Value, 2> operands;
       for (Value operand : real) {
         if (isa<quant::QuantizedType>(
@@ -468,7 +512,8 @@ struct QuantizePass
         if (attribute.getName() != AccelDialect::getRangeAttrName())
           quantized->setAttr(attribute.getName(), attribute.getValue());
       Value dequantized;
-      for (Operation *user : llvm::make_early_inc_range(add->getUsers())) {
+      Value result = replaced->getResult(0);
+      for (Operation *user : llvm::make_early_inc_range(result.getUsers())) {
         if (auto quantize = dyn_cast<QuantizeOp>(user)) {
           builder.setInsertionPoint(quantize);
           Value replacement = quantized.getResult();
@@ -484,8 +529,10 @@ struct QuantizePass
           dequantized =
               builder.create<DequantizeOp>(add.getLoc(), type, quantized);
         }
-        user->replaceUsesOfWith(add.getResult(), dequantized);
+        user->replaceUsesOfWith(result, dequantized);
       }
+      if (replaced != add)
+        replaced->erase();
       add->erase();
       ++numQuantizedAdds;
     }
@@ -805,9 +852,9 @@ struct QuantizePass
     // placement, range) carry over; the result stays real.
     auto conv = builder.create<ConvOp>(loc, TypeRange{op.getType()}, operands,
                                        op->getAttrs());
-    // Only where the card has an int8 kernel for it (1x1, depthwise): an
-    // int8 conv on the host would be far slower than the f32 one on the
-    // card.
+    // Only where the card has an int8 kernel for it (1x1, depthwise, the
+    // implicit GEMM for groups 1 in 1-D and 2-D): an int8 conv on the host
+    // would be far slower than the f32 one on the card.
     std::string kernelReason;
     auto kernel = cast<CardKernelOpInterface>(conv.getOperation());
     const ::nnaccel::isa::TargetDesc *target =

@@ -169,15 +169,17 @@ func.func @convs(%x: tensor<1x2x4x4xf32> {accel.range = array<f64: -1.0, 1.0>}) 
 
 // Convolution hints: i8 quantizes the first conv too; f32 keeps a conv
 // real. A grouped conv that is not depthwise is not quantized, nor is a
-// dense 3x3 (the card has no int8 kernel for it: it would run on the host),
+// 3-D one (the card has no int8 kernel for it: it would run on the host),
 // and they say so when hinted.
 // CHECK-LABEL: func.func @conv_hints
 // CHECK: %[[Q:.*]] = accel.quantize %arg0
 // CHECK: accel.conv %[[Q]], {{.*}} -> tensor<1x4x4x4xf32>
 // CHECK: accel.conv %arg0, {{.*}}accel.hint = #accel.hint<precision = f32>
 // CHECK: accel.conv %arg0, {{.*}}groups = 2
-// CHECK: accel.conv %arg0, {{.*}} : (tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x4x4xf32>
-func.func @conv_hints(%x: tensor<1x4x4x4xf32> {accel.range = array<f64: -1.0, 1.0>}) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) {
+// CHECK: %[[Q3:.*]] = accel.quantize %arg0
+// CHECK: accel.conv %[[Q3]], {{.*}} : (tensor<1x4x4x4x!quant.uniform<i8:f32, {{.*}}>>, tensor<4x4x3x3x!quant.uniform<i8:f32:0, {{.*}}>>) -> tensor<1x4x4x4xf32>
+// CHECK: accel.conv %arg1, {{.*}} : (tensor<1x2x3x4x4xf32>, tensor<2x2x3x3x3xf32>) -> tensor<1x2x3x4x4xf32>
+func.func @conv_hints(%x: tensor<1x4x4x4xf32> {accel.range = array<f64: -1.0, 1.0>}, %v: tensor<1x2x3x4x4xf32> {accel.range = array<f64: -1.0, 1.0>}) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x2x3x4x4xf32>) {
   %w = accel.constant dense<0.5> : tensor<4x4x1x1xf32>
   %a = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.hint = #accel.hint<precision = i8>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
   %b = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, accel.hint = #accel.hint<precision = f32>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
@@ -185,9 +187,40 @@ func.func @conv_hints(%x: tensor<1x4x4x4xf32> {accel.range = array<f64: -1.0, 1.
   // expected-warning @+1 {{accel.conv: stays 'f32', not int8: only convolutions with groups = 1 and depthwise ones are quantized}}
   %c = accel.conv %x, %wg {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64, accel.hint = #accel.hint<precision = i8>} : (tensor<1x4x4x4xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x4x4xf32>
   %w3 = accel.constant dense<0.5> : tensor<4x4x3x3xf32>
-  // expected-warning @+1 {{accel.conv: stays 'f32', not int8: the card has no int8 kernel for it (int8 convolutions run on the card as 1x1 (stride 1, no padding) or depthwise k x k (k = 3, 5, 7, same padding, stride 1 or 2) ones only)}}
   %d = accel.conv %x, %w3 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, accel.hint = #accel.hint<precision = i8>} : (tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x4x4xf32>
-  return %a, %b, %c, %d : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
+  %wv = accel.constant dense<0.5> : tensor<2x2x3x3x3xf32>
+  // expected-warning @+1 {{accel.conv: stays 'f32', not int8: the card has no int8 kernel for it (int8 convolutions run on the card in 1-D and 2-D with static shapes only)}}
+  %e = accel.conv %v, %wv {strides = array<i64: 1, 1, 1>, pads = array<i64: 1, 1, 1, 1, 1, 1>, dilations = array<i64: 1, 1, 1>, accel.hint = #accel.hint<precision = i8>} : (tensor<1x2x3x4x4xf32>, tensor<2x2x3x3x3xf32>) -> tensor<1x2x3x4x4xf32>
+  return %a, %b, %c, %d, %e : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x2x3x4x4xf32>
+}
+
+// -----
+
+// Dense k x k convolutions (groups 1) are quantized where the target has
+// an int8 kernel for them (the implicit GEMM): the first one, a 3x3 stem,
+// stays f32 (keep-first-conv); the 3x3 conv reading its ReLU gets a u8
+// input, an i8 weight per output channel, an i32 bias, and requantizes its
+// result for the next int8 conv (its ReLU goes: the u8 range [0, 6] lies
+// inside it); the strided, dilated 3x3 after it keeps a real result (its
+// user, the last product, stays f32).
+// CHECK-LABEL: func.func @dense_convs
+// CHECK: %[[S:.*]] = accel.conv %arg0, %{{.*}}, %{{.*}} {{{.*}}} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+// CHECK: %[[Q:.*]] = accel.quantize %[[S]] {reciprocal_scale} : tensor<1x8x8x8xf32> -> tensor<1x8x8x8x!quant.uniform<u8:f32, 0.015686274509803921>>
+// CHECK: %[[C:.*]] = accel.conv %[[Q]], %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x8x8x!quant.uniform<u8:f32, 0.015686274509803921>>, tensor<8x8x3x3x!quant.uniform<i8:f32:0, {{.*}}>>, tensor<8x!quant.uniform<i32:f32:0, {{.*}}>>) -> tensor<1x8x8x8x!quant.uniform<u8:f32, 0.023529411764705882>>
+// CHECK: %[[D:.*]] = accel.conv %[[C]], %{{.*}} {{{.*}}dilations = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x8x8x8x!quant.uniform<u8:f32, 0.023529411764705882>>, tensor<8x8x3x3x!quant.uniform<i8:f32:0, {{.*}}>>) -> tensor<1x8x4x4xf32>
+// CHECK: accel.conv %[[D]], %{{.*}} : (tensor<1x8x4x4xf32>, tensor<2x8x1x1xf32>) -> tensor<1x2x4x4xf32>
+func.func @dense_convs(%x: tensor<1x4x8x8xf32> {accel.range = array<f64: -1.0, 1.0>}) -> tensor<1x2x4x4xf32> {
+  %w0 = accel.constant dense<0.25> : tensor<8x4x3x3xf32>
+  %b0 = accel.constant dense<0.1> : tensor<8xf32>
+  %s = accel.conv %x, %w0, %b0 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<relu>, accel.range = array<f64: 0.0, 4.0>} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+  %w1 = accel.constant dense<0.125> : tensor<8x8x3x3xf32>
+  %b1 = accel.constant dense<-0.2> : tensor<8xf32>
+  %c = accel.conv %s, %w1, %b1 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<relu>, accel.range = array<f64: 0.0, 6.0>} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+  %w2 = accel.constant dense<0.1> : tensor<8x8x3x3xf32>
+  %d = accel.conv %c, %w2 {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>, dilations = array<i64: 2, 2>, accel.range = array<f64: -2.0, 2.0>} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %w3 = accel.constant dense<0.5> : tensor<2x8x1x1xf32>
+  %o = accel.conv %d, %w3 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x8x4x4xf32>, tensor<2x8x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %o : tensor<1x2x4x4xf32>
 }
 
 // -----
@@ -238,6 +271,63 @@ func.func @residual(%x: tensor<1x4x4x4xf32> {accel.range = array<f64: -2.0, 2.0>
   %wl = accel.constant dense<0.5> : tensor<4x4x1x1xf32>
   %o = accel.conv %s, %wl {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
   return %s : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// A product requantizes its result only where its kernel takes the
+// narrower result: for a batch of two, the first conv's u8 images (16 x 7 x
+// 7 bytes each) would start at unaligned DRAM addresses, so it keeps its
+// real result (f32 images are aligned) and a quantize follows.
+// CHECK-LABEL: func.func @batch_requantize
+// CHECK: %[[A:.*]] = accel.conv %{{.*}} -> tensor<2x16x7x7xf32>
+// CHECK: %[[Q:.*]] = accel.quantize %[[A]] {reciprocal_scale} : tensor<2x16x7x7xf32> -> tensor<2x16x7x7x!quant.uniform<u8:f32, 0.015686274509803921>>
+// CHECK: accel.conv %[[Q]], {{.*}} -> tensor<2x16x7x7xf32>
+func.func @batch_requantize(%x: tensor<2x8x7x7xf32> {accel.range = array<f64: -1.0, 1.0>}) -> tensor<2x16x7x7xf32> {
+  %w1 = accel.constant dense<0.1> : tensor<16x8x3x3xf32>
+  %a = accel.conv %x, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<relu>, accel.range = array<f64: 0.0, 4.0>, accel.hint = #accel.hint<precision = i8>} : (tensor<2x8x7x7xf32>, tensor<16x8x3x3xf32>) -> tensor<2x16x7x7xf32>
+  %w2 = accel.constant dense<0.05> : tensor<16x16x3x3xf32>
+  %b = accel.conv %a, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, accel.range = array<f64: -2.0, 2.0>} : (tensor<2x16x7x7xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x7x7xf32>
+  %w3 = accel.constant dense<0.5> : tensor<16x16x1x1xf32>
+  %o = accel.conv %b, %w3 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<2x16x7x7xf32>, tensor<16x16x1x1xf32>) -> tensor<2x16x7x7xf32>
+  return %o : tensor<2x16x7x7xf32>
+}
+
+// -----
+
+// ResNet's basic block: conv 3x3 + ReLU, conv 3x3, add of the block input,
+// ReLU. The add's only user is a ReLU whose users all quantize (the next
+// block's conv and add): the add takes the ReLU's u8 range (zero point 0:
+// saturation at 0 is the ReLU) and the ReLU goes. The second block's ReLU
+// is returned, so its add and ReLU stay f32.
+// CHECK-LABEL: func.func @residual_relu
+// CHECK: %[[X:.*]] = accel.quantize %arg0 {reciprocal_scale} : tensor<1x8x4x4xf32> -> tensor<1x8x4x4x!quant.uniform<u8:f32, 0.0078431372549019607>>
+// CHECK: %[[A:.*]] = accel.conv %[[X]], {{.*}} -> tensor<1x8x4x4x!quant.uniform<u8:f32, 0.0078431372549019607>>
+// CHECK: %[[B:.*]] = accel.conv %[[A]], {{.*}} -> tensor<1x8x4x4x!quant.uniform<i8:f32, 0.015748031496062992>>
+// CHECK: %[[R:.*]] = accel.add %[[B]], %[[X]] : ({{.*}}) -> tensor<1x8x4x4x!quant.uniform<u8:f32, 0.011764705882352941>>
+// CHECK-NOT: accel.relu
+// CHECK: %[[D:.*]] = accel.dequantize %[[R]]
+// CHECK: %[[C:.*]] = accel.conv %[[R]], {{.*}} -> tensor<1x8x4x4xf32>
+// CHECK: %[[S:.*]] = accel.add %[[C]], %[[D]] {{.*}}-> tensor<1x8x4x4xf32>
+// CHECK: %[[T:.*]] = accel.relu %[[S]]
+// CHECK: return %[[T]]
+// ASYM-LABEL: func.func @residual_relu
+// ASYM: accel.add {{.*}} -> tensor<1x8x4x4x!quant.uniform<u8:f32, 0.011764705882352941>>
+// ASYM-NOT: accel.relu
+// ASYM: accel.add
+// ASYM: accel.relu
+func.func @residual_relu(%x: tensor<1x8x4x4xf32> {accel.range = array<f64: 0.0, 2.0>}) -> tensor<1x8x4x4xf32> {
+  %w = accel.constant dense<0.1> : tensor<8x8x3x3xf32>
+  %a = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<relu>, accel.range = array<f64: 0.0, 2.0>, accel.hint = #accel.hint<precision = i8>} : (tensor<1x8x4x4xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %b = accel.conv %a, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, accel.range = array<f64: -2.0, 2.0>} : (tensor<1x8x4x4xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %r0 = accel.add %b, %x {accel.range = array<f64: -1.0, 3.0>} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %r = accel.relu %r0 {accel.range = array<f64: 0.0, 3.0>} : tensor<1x8x4x4xf32>
+  %c = accel.conv %r, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, accel.range = array<f64: -2.0, 2.0>} : (tensor<1x8x4x4xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %s0 = accel.add %c, %r {accel.range = array<f64: -2.0, 4.0>} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %s = accel.relu %s0 {accel.range = array<f64: 0.0, 4.0>} : tensor<1x8x4x4xf32>
+  %wl = accel.constant dense<0.5> : tensor<8x8x1x1xf32>
+  %o = accel.conv %s, %wl {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  return %s : tensor<1x8x4x4xf32>
 }
 
 // -----

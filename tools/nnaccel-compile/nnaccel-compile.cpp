@@ -129,6 +129,12 @@ static cl::list<Quantize> quantize(
                           "every card op that can in bf16 (no calibration)")),
     cl::cat(category));
 
+static cl::opt<std::string> quantizeScheme(
+    "quantize-scheme",
+    cl::desc("int8 activations: symmetric (i8, or u8 for non-negative "
+             "ranges; the default) or asymmetric (u8 with a zero point)"),
+    cl::init("symmetric"), cl::cat(category));
+
 /// The --quantize modes as the pipeline's comma-separated list; an error
 /// message for modes that exclude each other.
 static std::optional<std::string> getQuantizeModes(std::string &error) {
@@ -702,6 +708,17 @@ int main(int argc, char **argv) {
   pipeline.placement = placementFile.getValue();
   pipeline.pinWeights = pinWeights.getValue();
   pipeline.quantize = *modes;
+  if (quantizeScheme != "symmetric" && quantizeScheme != "asymmetric") {
+    llvm::errs() << "error: --quantize-scheme must be symmetric or "
+                    "asymmetric, got '"
+                 << quantizeScheme << "'\n";
+    return 1;
+  }
+  if (quantizeScheme.getNumOccurrences() &&
+      !llvm::is_contained(quantize, Quantize::Int8))
+    llvm::errs() << "warning: --quantize-scheme has no effect without "
+                    "--quantize=int8\n";
+  pipeline.quantizeScheme = quantizeScheme.getValue();
   PassManager partitionPM(&context);
   buildPartitionPipeline(partitionPM, pipeline);
   if (failed(partitionPM.run(*module)))

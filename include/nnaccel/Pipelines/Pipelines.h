@@ -43,6 +43,12 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                      "accel-quantize-embeddings; int4-emb with int8 gives "
                      "4-bit tables), fp16 or bf16 (accel-apply-precision "
                      "for the whole model); empty for none")};
+  Option<std::string> quantizeScheme{
+      *this, "quantize-scheme",
+      llvm::cl::desc("int8 activations: symmetric (i8, u8 for "
+                     "non-negative ranges) or asymmetric (u8 with a zero "
+                     "point): accel-quantize's scheme"),
+      llvm::cl::init("symmetric")};
   Option<std::string> placement{
       *this, "placement",
       llvm::cl::desc("A placement file (JSON) whose hints accel-load-placement "

@@ -137,8 +137,9 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
     quantized the same way: per-tensor input, i8 weight with a scale per
     output channel (axis 0 of F x C/groups x K...), i32 bias, real result
     -- where the module's target has an int8 card kernel for the result
-    (1x1 and depthwise; a dense k x k conv stays f32, as int8 on the host
-    it would be far slower).
+    (1x1, depthwise, and the implicit GEMM for every other groups = 1
+    conv in 1-D or 2-D: k x k at any stride, dilation and padding; other
+    convs stay f32, as int8 on the host they would be far slower).
     A quantized conv whose only user quantizes it again requantizes its
     result itself; a fused ReLU or clip whose range contains every value of
     the requantized type is then dropped (saturation clips the same), so the
@@ -148,8 +149,11 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
     whose users all quantize its result or are adds adds quantized
     operands into a quantized result (its range's type): the quantizes of
     its operands fuse into the products making them, the real tensors
-    around it never go to memory. An add that stays f32 reads a quantized
-    operand through an `accel.dequantize`.
+    around it never go to memory. An add whose only user is a ReLU whose
+    users all do (ResNet's add + ReLU) takes the ReLU's range: its u8 type
+    with zero point 0 saturates negative sums to 0, so the ReLU goes. An
+    add that stays f32 reads a quantized operand through an
+    `accel.dequantize`.
 
     By default the last product of the function (the classifier or CTR
     head) is not quantized (`keep-last`): a fully_connected or matmul

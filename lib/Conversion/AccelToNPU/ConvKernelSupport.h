@@ -4,7 +4,9 @@
 // which ConvKernels.cpp dispatches to (they build their instructions with
 // KernelOperands.h, in f32 on chip). One kernel per file:
 // PointwiseConvKernel.cpp, DepthwiseConvKernel.cpp, DenseStemConvKernel.cpp,
-// GemmConvKernel.cpp.
+// StridedStemConvKernel.cpp, GemmConvKernel.cpp, and the int8 kernels
+// QuantizedPointwiseConvKernel.cpp, QuantizedDepthwiseConvKernel.cpp and
+// QuantizedGemmConvKernel.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,6 +80,17 @@ struct ConvQuantization {
 Operand2D emitConvScaleFills(ProgramEmitter &emitter,
                              const ConvQuantization &quant, Space space,
                              uint64_t base);
+
+/// Loads `pixels` consecutive pixels of `channels` channels of an 8-bit
+/// NCHW plane (`planeStride` elements apart, from DRAM `src`) transposed
+/// into `dst`: one row of the channels per pixel, `pixelPitch` (>= channels,
+/// at most kMaxDmaPad more) bytes apart; the bytes past the channels are
+/// zeroed (one-element DMA rows, a plane per pixel). The int8 kernels read
+/// their input this way.
+void loadPixelsTransposed(ProgramEmitter &emitter, ::nnaccel::isa::MemRef dst,
+                          uint64_t src, ElementFormat format, int64_t channels,
+                          int64_t pixels, int64_t planeStride,
+                          int64_t pixelPitch = 0);
 
 /// Bytes emitConvScaleFills writes.
 inline int64_t convScaleBytes(const ConvQuantization &quant) {
@@ -274,6 +287,14 @@ struct GemmSpec {
   uint64_t input = 0, weight = 0, output = 0;
   std::optional<uint64_t> biasAddr;
   ActivationSpec activation;
+  /// Quantized (int8): see QuantizedGemmConvKernel.cpp; 1-D and 2-D,
+  /// groups 1. The element formats above are then unused.
+  std::optional<ConvQuantization> quantized;
+  /// Where the memory plan put the op's SHARED scratch (the int8 kernel
+  /// reorders its weights through it; quantizedGemmSharedBytes).
+  uint64_t shared = 0;
+  /// int8: the cores that share the output rows.
+  int64_t cores = 1;
 
   int64_t channels() const { return groups * cg; }
   int64_t filters() const { return groups * fg; }
@@ -301,6 +322,23 @@ bool canEmitGemm(const TargetDesc &target, const GemmSpec &spec,
 /// (one element per DMA row) to the NCHW output planes.
 void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
               const GemmSpec &spec);
+
+/// The int8 kernel (QuantizedGemmConvKernel.cpp), which canEmitGemm and
+/// emitGemm (on one core) use for a quantized spec.
+bool canEmitQuantizedGemm(const TargetDesc &target, const GemmSpec &spec,
+                          std::string &reason);
+/// Per core a range of output rows with all the filters (each core reorders
+/// the weights into its own part of the SHARED scratch).
+void emitQuantizedGemm(llvm::ArrayRef<ProgramEmitter *> emitters,
+                       const TargetDesc &target, const GemmSpec &spec);
+/// The cores worth sharing the output rows among: more than one where
+/// cutting the filters across cores would leave the matrix unit's
+/// dot-product engines idle (fewer than N filters per core).
+unsigned getQuantizedGemmCores(const TargetDesc &target, const GemmSpec &spec);
+/// SHARED bytes the kernel reorders its weights through on spec.cores
+/// cores.
+uint64_t quantizedGemmSharedBytes(const TargetDesc &target,
+                                  const GemmSpec &spec);
 
 } // namespace mlir::nnaccel::npu_lowering::conv
 

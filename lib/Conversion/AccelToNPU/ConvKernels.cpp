@@ -67,6 +67,14 @@
 //   and gathered in f32 (element offsets) and multiplied in the input type
 //   (products exact, f32 accumulation).
 //
+// * int8 (a quantized accel.conv): the 1x1 kernel
+//   (QuantizedPointwiseConvKernel.cpp) and the depthwise one
+//   (QuantizedDepthwiseConvKernel.cpp) where they apply, every other conv
+//   with groups 1 (k x k, strided 1x1, dilated; 1-D or 2-D) on the int8
+//   implicit GEMM (QuantizedGemmConvKernel.cpp), which multiplies shifted
+//   windows of the input, transposed to [pixels x channels] on chip, by one
+//   weight tile per tap on the matrix unit.
+//
 // DRAM operand bases must be 64-byte aligned, which rules out DMA gathers
 // that start at an odd element (im2col, tap-shifted windows, stride-2
 // column phases); everything that needs an element offset is therefore done
@@ -112,6 +120,41 @@ struct ConvPlan {
   DenseSpec dense;
   GemmSpec gemm;
 };
+
+/// The geometry of `op` in the general kernel's 3-D form: 1-D and 2-D
+/// convolutions have unit (kernel) depth and height and no padding there.
+/// Shapes are static.
+void setGemmGeometry(ConvOp op, GemmSpec &spec) {
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  auto weightType = cast<RankedTensorType>(op.getWeight().getType());
+  auto resultType = cast<RankedTensorType>(op.getType());
+  ArrayRef<int64_t> is = inputType.getShape(), ws = weightType.getShape(),
+                    rs = resultType.getShape();
+  ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
+                    dilations = op.getDilations();
+  const int64_t spatial = inputType.getRank() - 2;
+  const int64_t groups = op.getGroups();
+  spec.batch = is[0];
+  spec.groups = groups;
+  spec.cg = ws[1];
+  spec.fg = ws[0] / groups;
+  int64_t *inDims[3] = {&spec.d, &spec.h, &spec.w};
+  int64_t *kDims[3] = {&spec.kd, &spec.kh, &spec.kw};
+  int64_t *sDims[3] = {&spec.sd, &spec.sh, &spec.sw};
+  int64_t *dDims[3] = {&spec.dd, &spec.dh, &spec.dw};
+  int64_t *pDims[3] = {&spec.pd, &spec.ph, &spec.pw};
+  int64_t *oDims[3] = {&spec.od, &spec.oh, &spec.ow};
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t axis = 3 - spatial + i; // innermost axes are height, width
+    *inDims[axis] = is[2 + i];
+    *kDims[axis] = ws[2 + i];
+    *sDims[axis] = strides[i];
+    *dDims[axis] = dilations[i];
+    *pDims[axis] = pads[i];
+    *oDims[axis] = rs[2 + i];
+  }
+  spec.pwEnd = pads[2 * spatial - 1];
+}
 
 /// The integer arithmetic of a quantized `op` (the verifier checked the
 /// type combination), or failure with the reason.
@@ -171,7 +214,8 @@ LogicalResult makeConvQuantization(ConvOp op, ConvQuantization &quant,
 }
 
 /// The int8 kernel of a quantized `op`: the pointwise (1x1) one or the
-/// depthwise one, or the reason none can run it.
+/// depthwise one where they apply, else the implicit GEMM (groups 1), or
+/// the reason none can run it.
 std::optional<ConvPlan> planQuantizedConv(ConvOp op, const TargetDesc &target,
                                           std::string &reason) {
   ConvQuantization quant;
@@ -180,19 +224,22 @@ std::optional<ConvPlan> planQuantizedConv(ConvOp op, const TargetDesc &target,
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
   auto weightType = cast<RankedTensorType>(op.getWeight().getType());
   auto resultType = cast<RankedTensorType>(op.getType());
-  if (!inputType.hasStaticShape() || !resultType.hasStaticShape() ||
-      inputType.getRank() != 4 ||
-      llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; })) {
-    reason = "int8 convolutions run on the card in 2-D with static shapes "
-             "and no dilation only";
+  if (!inputType.hasStaticShape() || !weightType.hasStaticShape() ||
+      !resultType.hasStaticShape() || inputType.getRank() < 3 ||
+      inputType.getRank() > 4) {
+    reason = "int8 convolutions run on the card in 1-D and 2-D with static "
+             "shapes only";
     return std::nullopt;
   }
   ArrayRef<int64_t> is = inputType.getShape(), ws = weightType.getShape(),
                     rs = resultType.getShape();
   ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads();
   const int64_t c = is[1], f = ws[0], groups = op.getGroups();
+  const bool planar =
+      inputType.getRank() == 4 &&
+      llvm::all_of(op.getDilations(), [](int64_t d) { return d == 1; });
   ConvPlan plan;
-  if (groups == 1 && ws[2] == 1 && ws[3] == 1 &&
+  if (planar && groups == 1 && ws[2] == 1 && ws[3] == 1 &&
       llvm::all_of(pads, [](int64_t p) { return p == 0; })) {
     PointwiseSpec &spec = plan.pointwise;
     spec.batch = is[0];
@@ -209,37 +256,50 @@ std::optional<ConvPlan> planQuantizedConv(ConvOp op, const TargetDesc &target,
     if (op.getBias())
       spec.bias = 0;
     spec.quantized = quant;
-    if (!canEmitPointwise(target, spec, reason))
-      return std::nullopt;
-    plan.kind = ConvKind::Pointwise;
-    return plan;
+    // Else (strided, or too large for it) the implicit GEMM below.
+    if (canEmitPointwise(target, spec, reason)) {
+      plan.kind = ConvKind::Pointwise;
+      return plan;
+    }
   }
-  const int64_t k = ws[2];
-  if (groups == c && f == c && ws[1] == 1 && ws[3] == k && k % 2 == 1 &&
-      k >= 3 && k <= 7 &&
-      llvm::all_of(pads, [&](int64_t p) { return p == k / 2; }) &&
-      strides[0] == strides[1] && (strides[0] == 1 || strides[0] == 2)) {
-    DepthwiseSpec &spec = plan.depthwise;
-    spec.format = quant.input;
-    spec.batch = is[0];
-    spec.c = c;
-    spec.h = is[2];
-    spec.w = is[3];
-    spec.stride = strides[0];
-    spec.k = k;
-    spec.activation = getFusedActivation(op);
-    if (op.getBias())
-      spec.bias = 0;
-    spec.quantized = quant;
-    if (!canEmitDepthwise(target, spec, reason))
-      return std::nullopt;
-    plan.kind = ConvKind::Depthwise;
-    return plan;
+  if (groups != 1) {
+    const int64_t k = ws.back();
+    if (planar && groups == c && f == c && ws[1] == 1 && ws[2] == k &&
+        k % 2 == 1 && k >= 3 && k <= 7 &&
+        llvm::all_of(pads, [&](int64_t p) { return p == k / 2; }) &&
+        strides[0] == strides[1] && (strides[0] == 1 || strides[0] == 2)) {
+      DepthwiseSpec &spec = plan.depthwise;
+      spec.format = quant.input;
+      spec.batch = is[0];
+      spec.c = c;
+      spec.h = is[2];
+      spec.w = is[3];
+      spec.stride = strides[0];
+      spec.k = k;
+      spec.activation = getFusedActivation(op);
+      if (op.getBias())
+        spec.bias = 0;
+      spec.quantized = quant;
+      if (!canEmitDepthwise(target, spec, reason))
+        return std::nullopt;
+      plan.kind = ConvKind::Depthwise;
+      return plan;
+    }
+    reason = "grouped int8 convolutions run on the card as depthwise k x k "
+             "ones only (k = 3, 5, 7, same padding, stride 1 or 2, no "
+             "dilation)";
+    return std::nullopt;
   }
-  reason = "int8 convolutions run on the card as 1x1 (stride 1, no padding) "
-           "or depthwise k x k (k = 3, 5, 7, same padding, stride 1 or 2) "
-           "ones only";
-  return std::nullopt;
+  GemmSpec &spec = plan.gemm;
+  setGemmGeometry(op, spec);
+  spec.activation = getFusedActivation(op);
+  if (op.getBias())
+    spec.biasAddr = 0;
+  spec.quantized = quant;
+  if (!canEmitGemm(target, spec, reason))
+    return std::nullopt;
+  plan.kind = ConvKind::Gemm;
+  return plan;
 }
 
 /// Chooses the kernel of `op` on `target`: one of the f32 2-D special
@@ -405,8 +465,7 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
     return std::nullopt;
   }
 
-  // The general kernel sees every convolution as 3-D: 1-D and 2-D ones have
-  // unit (kernel) depth and height and no padding there.
+  // The general kernel sees every convolution as 3-D.
   GemmSpec &spec = plan.gemm;
   spec.in = in;
   spec.out = out;
@@ -414,26 +473,7 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
   if (bias)
     spec.biasAddr = 0;
   spec.activation = act;
-  spec.batch = batch;
-  spec.groups = groups;
-  spec.cg = ws[1];
-  spec.fg = f / groups;
-  int64_t *inDims[3] = {&spec.d, &spec.h, &spec.w};
-  int64_t *kDims[3] = {&spec.kd, &spec.kh, &spec.kw};
-  int64_t *sDims[3] = {&spec.sd, &spec.sh, &spec.sw};
-  int64_t *dDims[3] = {&spec.dd, &spec.dh, &spec.dw};
-  int64_t *pDims[3] = {&spec.pd, &spec.ph, &spec.pw};
-  int64_t *oDims[3] = {&spec.od, &spec.oh, &spec.ow};
-  for (int64_t i = 0; i < spatial; ++i) {
-    int64_t axis = 3 - spatial + i; // innermost axes are height, width
-    *inDims[axis] = is[2 + i];
-    *kDims[axis] = ws[2 + i];
-    *sDims[axis] = strides[i];
-    *dDims[axis] = dilations[i];
-    *pDims[axis] = pads[i];
-    *oDims[axis] = rs[2 + i];
-  }
-  spec.pwEnd = pads[2 * spatial - 1];
+  setGemmGeometry(op, spec);
   if (!canEmitGemm(target, spec, reason))
     return std::nullopt;
   plan.kind = ConvKind::Gemm;
@@ -499,13 +539,26 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
   case ConvKind::Gemm:
     bind(plan->gemm);
     plan->gemm.biasAddr = bias;
+    if (plan->gemm.quantized) {
+      if (!context.sharedScratch)
+        return op.emitOpError("needs SHARED scratch but the memory plan "
+                              "gives it none");
+      plan->gemm.shared = *context.sharedScratch;
+      emitQuantizedGemm(
+          context.cores.emitters.empty()
+              ? ArrayRef<ProgramEmitter *>{&context.emitter}
+              : ArrayRef<ProgramEmitter *>(context.cores.emitters),
+          context.target, plan->gemm);
+      break;
+    }
     emitGemm(context.emitter, context.target, plan->gemm);
     break;
   }
   return success();
 }
 /// SHARED memory the chosen kernel stages through: the subsampled input of
-/// a strided pointwise conv, the weight tiles of a strided stem.
+/// a strided pointwise conv, the weight tiles of a strided stem, the
+/// reordered weights of an int8 implicit GEMM.
 uint64_t sharedScratchConv(Operation *operation, const TargetDesc &target) {
   std::string reason;
   std::optional<ConvPlan> plan =
@@ -514,26 +567,42 @@ uint64_t sharedScratchConv(Operation *operation, const TargetDesc &target) {
     return 0;
   if (plan->kind == ConvKind::Stem)
     return plan->stem.sharedBytes() * target.coresPerCard;
+  if (plan->kind == ConvKind::Gemm) {
+    if (!plan->gemm.quantized)
+      return 0;
+    plan->gemm.cores = int64_t(getKernelCores(operation, target).size());
+    return quantizedGemmSharedBytes(target, plan->gemm);
+  }
   if (plan->kind != ConvKind::Pointwise)
     return 0;
   return plan->pointwise.sharedBytes();
 }
-/// A strided stem runs on several cores as one unit (each core a range of
-/// output rows); every other conv kernel on one core (accel-split-ops cuts
-/// those into pieces).
+/// A strided stem and an int8 implicit GEMM run on several cores as one
+/// unit (each core a range of output rows); every other conv kernel on one
+/// core (accel-split-ops cuts those into pieces).
 unsigned maxCoresConv(Operation *operation, const TargetDesc &target) {
   std::string reason;
   std::optional<ConvPlan> plan =
       planConv(cast<ConvOp>(operation), target, reason);
-  return plan && plan->kind == ConvKind::Stem ? target.coresPerCard : 1;
+  if (!plan)
+    return 1;
+  if (plan->kind == ConvKind::Stem ||
+      (plan->kind == ConvKind::Gemm && plan->gemm.quantized))
+    return target.coresPerCard;
+  return 1;
 }
 
 unsigned preferredCoresConv(Operation *operation, const TargetDesc &target) {
   std::string reason;
   std::optional<ConvPlan> plan =
       planConv(cast<ConvOp>(operation), target, reason);
-  return plan && plan->kind == ConvKind::Stem ? getStemCores(target, plan->stem)
-                                              : 1;
+  if (!plan)
+    return 1;
+  if (plan->kind == ConvKind::Stem)
+    return getStemCores(target, plan->stem);
+  if (plan->kind == ConvKind::Gemm && plan->gemm.quantized)
+    return getQuantizedGemmCores(target, plan->gemm);
+  return 1;
 }
 } // namespace
 

@@ -215,6 +215,8 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
 
 bool canEmitGemm(const TargetDesc &target, const GemmSpec &spec,
                  std::string &reason) {
+  if (spec.quantized)
+    return canEmitQuantizedGemm(target, spec, reason);
   const int64_t eo = spec.out.elementBytes(), n = target.nativeDim;
   const int64_t dramAlign =
       static_cast<int64_t>(target.memory(Space::Dram).align);
@@ -260,6 +262,8 @@ bool canEmitGemm(const TargetDesc &target, const GemmSpec &spec,
 
 void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
               const GemmSpec &spec) {
+  if (spec.quantized)
+    return emitQuantizedGemm({&emitter}, target, spec);
   std::string unused;
   const GemmLayout l = *gemmLayout(target, spec, unused);
   const ElementFormat in = spec.in, out = spec.out;

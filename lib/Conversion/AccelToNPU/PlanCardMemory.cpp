@@ -324,12 +324,25 @@ std::optional<ColumnLayout> getConcatColumnLayout(ConcatOp op) {
 
 /// True when `part`, an operand of a concat along `axis`, can be written in
 /// place by its producer: a single-result op of `body` that only feeds the
-/// concat and is not itself in place.
-bool canWritePartInPlace(Value part, Block &body, const InPlacePlan &plan) {
+/// concat and is not itself in place. With `denseReaders`, other ops may
+/// read the part too (from the concat's buffer, where it is a dense run of
+/// bytes): any but another concat and the partition's terminator.
+bool canWritePartInPlace(Value part, Block &body, const InPlacePlan &plan,
+                         bool denseReaders = false) {
   Operation *producer = part.getDefiningOp();
+  auto otherReadersOk = [&]() {
+    unsigned concats = 0;
+    for (Operation *user : part.getUsers()) {
+      if (isa<YieldOp>(user))
+        return false;
+      concats += isa<ConcatOp>(user);
+    }
+    return concats == 1;
+  };
   return producer && producer->getBlock() == &body &&
          !isa<ConstantOp>(producer) && producer->getNumResults() == 1 &&
-         part.hasOneUse() && !plan.ops.contains(producer);
+         (part.hasOneUse() || (denseReaders && otherReadersOk())) &&
+         !plan.ops.contains(producer);
 }
 
 InPlacePlan findInPlaceOps(Block &body, uint64_t align) {
@@ -363,7 +376,8 @@ InPlacePlan findInPlaceOps(Block &body, uint64_t align) {
         bool ok = llvm::all_of(
             llvm::zip(concat.getInputs(), *offsets), [&](auto part) {
               auto [input, offset] = part;
-              return canWritePartInPlace(input, body, plan) &&
+              return canWritePartInPlace(input, body, plan,
+                                         /*denseReaders=*/true) &&
                      offset % align == 0;
             });
         if (!ok)

@@ -1,10 +1,11 @@
 //===- QuantizedConvSupport.cpp - what the int8 conv kernels share --------===//
 //
-// The per-channel scales and the epilogue of a quantized accel.conv
-// (ConvKernelSupport.h, ConvQuantization): the pointwise and depthwise
-// kernels produce blocks of exact i32 sums whose columns are output
-// channels, and both turn them into the result the same way, which is also
-// what the host kernel computes (HostQuantizedLinalg.cpp).
+// The per-channel scales, the transposed input load and the epilogue of a
+// quantized accel.conv (ConvKernelSupport.h, ConvQuantization): the
+// pointwise, depthwise and implicit-GEMM kernels produce blocks of exact
+// i32 sums whose columns are output channels, and all of them turn them into
+// the result the same way, which is also what the host kernel computes
+// (HostQuantizedLinalg.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,25 @@ using namespace mlir;
 using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::npu_lowering;
 using namespace mlir::nnaccel::npu_lowering::conv;
+
+void conv::loadPixelsTransposed(ProgramEmitter &emitter,
+                                ::nnaccel::isa::MemRef dst, uint64_t src,
+                                ElementFormat format, int64_t channels,
+                                int64_t pixels, int64_t planeStride,
+                                int64_t pixelPitch) {
+  DmaLoad load;
+  load.dst = dst;
+  load.src = {Space::Dram, src};
+  load.format = format;
+  load.x = 1;
+  load.y = channels;
+  load.z = pixels;
+  load.sy = planeStride;
+  load.sz = 1;
+  load.dpitch = 1;
+  load.pb = std::max<int64_t>(pixelPitch - channels, 0);
+  emitLoad(emitter, load);
+}
 
 Operand2D conv::emitConvScaleFills(ProgramEmitter &emitter,
                                    const ConvQuantization &quant, Space space,

@@ -48,26 +48,6 @@ constexpr int64_t kTargetChunks = 4;
 
 const ElementFormat kI8Format{DType::I8};
 
-/// Loads `pixels` consecutive pixels of `channels` channels of an 8-bit
-/// NCHW plane (`hw` pixels apart, from DRAM `src`) transposed into `dst`:
-/// one dense row of the channels per pixel (one-element DMA rows, a plane
-/// per pixel). Both orientations of the kernel read pixels this way.
-void loadPixelsTransposed(ProgramEmitter &emitter, ::nnaccel::isa::MemRef dst,
-                          uint64_t src, ElementFormat format, int64_t channels,
-                          int64_t pixels, int64_t hw) {
-  DmaLoad load;
-  load.dst = dst;
-  load.src = {Space::Dram, src};
-  load.format = format;
-  load.x = 1;
-  load.y = channels;
-  load.z = pixels;
-  load.sy = hw;
-  load.sz = 1;
-  load.dpitch = 1;
-  emitLoad(emitter, load);
-}
-
 /// Matrix-unit cycles of one row of mm over all K tiles of `c` channels.
 int64_t kCycles(const TargetDesc &target, int64_t c) {
   const int64_t tile = target.nativeDim, lanes = target.matrixLanes;

@@ -403,20 +403,84 @@ func.func @matrix_modes(%xh: tensor<1x4x8x8xf16>, %wh: tensor<8x4x3x3xf16>, %xb:
 
 // -----
 
+// int8 dense convs run on the implicit GEMM (QuantizedGemmConvKernel.cpp).
+// A 3x3 conv of a u8 input with zero point 3 (6 channels, staged 8 bytes a
+// pixel), per-channel scales, an i32 bias and a fused ReLU, real result.
+// The weights (8 x 6 x 3 x 3, taps innermost) go to ACC in one DMA and are
+// scattered to SHARED tap by tap (one element per DMA row: tap t of pair
+// (filter, channel) p to p + 64 t), then one MRF tile per tap (8 filters x
+// 6 channels). Bands of 2 output rows (an aligned f32 result row is 2
+// rows): the input rows a band reads are DMAed transposed, [pixels x 8]
+// (24 pixels: rows 0-2), the next band's while this one multiplies. Per
+// output row, one mm per tap that reads inside the image, A straight from
+// the staged pixels (apitch = one pixel): the centre tap (all 8 columns)
+// writes the sums, the taps reading the padding skip those columns
+// (m = 7) and accumulate; mm subtracts the zero point (azp = 3). Then the
+// i32 bias chained into v.dqnt per channel, the ReLU, and a transposing
+// store of the band's 16 pixels x 8 planes.
+// CHECK-LABEL: npu.program @int8_3x3_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld acc[[[PLAIN:0x[0-9a-f]+]]], dram[{{0x[0-9a-f]+}}], i8 x = 432 y = 1 z = 1
+// CHECK-NEXT: npu.sync ex
+// CHECK-NEXT: npu.dma.st shared[0x0], acc[[[PLAIN]]], i8 x = 1 y = 9 z = 48 dy = 64 dz = 1 spitch = 1
+// CHECK-NEXT: npu.dma.ld vrf[[[X0:0x[0-9a-f]+]]], dram[{{0x[0-9a-f]+}}], u8 x = 1 y = 6 z = 24 sy = 64 sz = 1 dpitch = 1 pb = 2
+// CHECK-NEXT: npu.dma.ld vrf[[[BIAS:0x[0-9a-f]+]]], dram[{{0x[0-9a-f]+}}], i32 x = 8
+// CHECK-COUNT-8: npu.v.fill vrf[{{0x[0-9a-f]+}}], f32 rows = 1 cols = 1 imm
+// CHECK: npu.dma.ld mrf[0x0], shared[0x0], i8 x = 6 y = 8 z = 1 sy = 6 dpitch = 6
+// CHECK-COUNT-8: npu.dma.ld mrf[{{0x[0-9a-f]+}}], shared[{{0x[0-9a-f]+}}], i8 x = 6 y = 8 z = 1 sy = 6 dpitch = 6
+// CHECK-NEXT: npu.dma.ld vrf[{{0x[0-9a-f]+}}], dram[{{0x[0-9a-f]+}}], u8 x = 1 y = 6 z = 40 sy = 64 sz = 1 dpitch = 1 pb = 2
+// CHECK-NEXT: npu.mm acc[0x0], vrf[[[X0]]], mrf[0x100], i32, u8, i8 m = 8 k = 6 n = 8 dpitch = 32 apitch = 8 azp = 3
+// CHECK-NEXT: npu.mm acc[0x20], vrf[[[X0]]], mrf[0xc0], i32, u8, i8 m = 7 k = 6 n = 8 dpitch = 32 apitch = 8 acc = 1 azp = 3
+// CHECK-COUNT-4: npu.mm acc[{{0x[0-9a-f]+}}], vrf[{{0x[0-9a-f]+}}], mrf[{{0x[0-9a-f]+}}], i32, u8, i8 m = {{[78]}} k = 6 n = 8 dpitch = 32 apitch = 8 acc = 1 azp = 3
+// CHECK-NEXT: npu.mm acc[0x100], vrf[[[X0]]], mrf[0x40], i32, u8, i8 m = 8 k = 6 n = 8 dpitch = 32 apitch = 8 azp = 3
+// CHECK-COUNT-8: npu.mm acc[{{0x[0-9a-f]+}}], vrf[{{0x[0-9a-f]+}}], mrf[{{0x[0-9a-f]+}}], i32, u8, i8 m = {{[78]}} k = 6 n = 8 dpitch = 32 apitch = 8 acc = 1 azp = 3
+// CHECK-NEXT: npu.v.add chain, acc[0x0], vrf[[[BIAS]]], i32, i32, i32 rows = 16 cols = 8 {{.*}} bcast = row chain
+// CHECK-NEXT: npu.v.dqnt acc[[[Y:0x[0-9a-f]+]]], chain, vrf[{{0x[0-9a-f]+}}], f32, i32 rows = 16 cols = 8 {{.*}} perch = 1
+// CHECK-NEXT: npu.v.relu acc[[[Y]]], acc[[[Y]]], f32, f32 rows = 16 cols = 8
+// CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[[[Y]]], f32 x = 1 y = 8 z = 16 dy = 256 dz = 4 spitch = 4
+func.func @int8_3x3(%x: tensor<1x6x8x8x!quant.uniform<u8:f32, 0.1:3>>, %w: tensor<8x6x3x3x!quant.uniform<i8:f32:0, {0.01, 0.02, 0.01, 0.02, 0.01, 0.02, 0.01, 0.02}>>, %b: tensor<8x!quant.uniform<i32:f32:0, {0.001, 0.002, 0.001, 0.002, 0.001, 0.002, 0.001, 0.002}>>) -> tensor<1x8x8x8xf32> {
+  %0 = accel.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, activation = #accel.act<relu>} : (tensor<1x6x8x8x!quant.uniform<u8:f32, 0.1:3>>, tensor<8x6x3x3x!quant.uniform<i8:f32:0, {0.01, 0.02, 0.01, 0.02, 0.01, 0.02, 0.01, 0.02}>>, tensor<8x!quant.uniform<i32:f32:0, {0.001, 0.002, 0.001, 0.002, 0.001, 0.002, 0.001, 0.002}>>) -> tensor<1x8x8x8xf32>
+  return %0 : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// Stride 2, an i8 input, one weight scale, requantized to i8 without
+// activation: A rows two pixels apart (apitch = 16), output row 0's left
+// tap skips column 0 (m = 3), and the sums go to i8 in one v.rqnt by
+// x_scale * w_scale / y_scale. The 4x4 i8 result is one band (a 4-byte
+// result row cannot start a band at an aligned address).
+// CHECK-LABEL: npu.program @int8_3x3_s2_p0_card0_core0
+// CHECK: npu.dma.ld vrf[[[X:0x[0-9a-f]+]]], dram[{{0x[0-9a-f]+}}], i8 x = 1 y = 6 z = 64 sy = 64 sz = 1 dpitch = 1 pb = 2
+// CHECK-NEXT: npu.v.fill vrf[[[SCALE:0x[0-9a-f]+]]], f32 rows = 1 cols = 1 imm = 2.000000e-02
+// CHECK: npu.mm acc[0x0], vrf[[[X]]], mrf[0x100], i32, i8, i8 m = 4 k = 6 n = 8 dpitch = 32 apitch = 16
+// CHECK-NEXT: npu.mm acc[0x20], vrf[{{0x[0-9a-f]+}}], mrf[0xc0], i32, i8, i8 m = 3 k = 6 n = 8 dpitch = 32 apitch = 16 acc = 1
+// CHECK: npu.v.rqnt acc[[[Q:0x[0-9a-f]+]]], acc[0x0], vrf[[[SCALE]]], i8, i32 rows = 16 cols = 8 dpitch = 8 apitch = 32
+// CHECK-NEXT: npu.dma.st dram[{{0x[0-9a-f]+}}], acc[[[Q]]], i8 x = 1 y = 8 z = 16 dy = 16 dz = 1 spitch = 1
+// CHECK-NEXT: npu.halt
+func.func @int8_3x3_s2(%x: tensor<1x6x8x8x!quant.uniform<i8:f32, 0.1>>, %w: tensor<8x6x3x3x!quant.uniform<i8:f32, 0.01>>) -> tensor<1x8x4x4x!quant.uniform<i8:f32, 0.05>> {
+  %0 = accel.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x6x8x8x!quant.uniform<i8:f32, 0.1>>, tensor<8x6x3x3x!quant.uniform<i8:f32, 0.01>>) -> tensor<1x8x4x4x!quant.uniform<i8:f32, 0.05>>
+  return %0 : tensor<1x8x4x4x!quant.uniform<i8:f32, 0.05>>
+}
+
+// -----
+
 // int8 convs the card's int8 kernels do not take run on the host, saying
-// why: a dense 3x3, a depthwise conv whose input has a zero point (its
-// padding would be the stored 0), and a real conv quantizing its result
-// that is no strided stem.
+// why: a grouped conv that is not depthwise, a 3-D one, a depthwise conv
+// whose input has a zero point (its padding would be the stored 0), and a
+// real conv quantizing its result that is no strided stem.
 // PLACE-LABEL: func.func @int8_host
-func.func @int8_host(%x: tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>, %w: tensor<4x4x3x3x!quant.uniform<i8:f32, 0.01>>, %xz: tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1:3>>, %wd: tensor<4x1x3x3x!quant.uniform<i8:f32, 0.01>>, %xf: tensor<1x4x6x6xf32>, %w1: tensor<4x4x1x1xf32>) -> (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>) {
+func.func @int8_host(%x: tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>, %w: tensor<4x2x3x3x!quant.uniform<i8:f32, 0.01>>, %xz: tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1:3>>, %wd: tensor<4x1x3x3x!quant.uniform<i8:f32, 0.01>>, %xf: tensor<1x4x6x6xf32>, %w1: tensor<4x4x1x1xf32>, %x3: tensor<1x4x4x6x6x!quant.uniform<u8:f32, 0.1>>, %w3: tensor<4x4x3x3x3x!quant.uniform<i8:f32, 0.01>>) -> (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>, tensor<1x4x2x4x4xf32>) {
   // PLACE: accel.conv
-  // PLACE-SAME: accel.host_reason = "int8 convolutions run on the card as 1x1 (stride 1, no padding) or depthwise k x k (k = 3, 5, 7, same padding, stride 1 or 2) ones only"
-  %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.01>>) -> tensor<1x4x6x6xf32>
+  // PLACE-SAME: accel.host_reason = "grouped int8 convolutions run on the card as depthwise k x k ones only (k = 3, 5, 7, same padding, stride 1 or 2, no dilation)"
+  %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>, tensor<4x2x3x3x!quant.uniform<i8:f32, 0.01>>) -> tensor<1x4x6x6xf32>
   // PLACE: accel.conv
   // PLACE-SAME: accel.host_reason = "an int8 depthwise convolution needs input zero point 0 (its padding is the stored 0)"
   %1 = accel.conv %xz, %wd {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 4 : i64} : (tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1:3>>, tensor<4x1x3x3x!quant.uniform<i8:f32, 0.01>>) -> tensor<1x4x6x6xf32>
   // PLACE: accel.conv
   // PLACE-SAME: accel.host_reason = "a real convolution quantizes its result on the card only as a strided stem (few channels and filters, stride > 1, same padding), to i8 or u8"
   %2 = accel.conv %xf, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>
-  return %0, %1, %2 : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>
+  // PLACE: accel.conv
+  // PLACE-SAME: accel.host_reason = "int8 convolutions run on the card in 1-D and 2-D with static shapes only"
+  %3 = accel.conv %x3, %w3 {strides = array<i64: 1, 1, 1>, pads = array<i64: 0, 0, 0, 0, 0, 0>, dilations = array<i64: 1, 1, 1>} : (tensor<1x4x4x6x6x!quant.uniform<u8:f32, 0.1>>, tensor<4x4x3x3x3x!quant.uniform<i8:f32, 0.01>>) -> tensor<1x4x2x4x4xf32>
+  return %0, %1, %2, %3 : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1>>, tensor<1x4x2x4x4xf32>
 }

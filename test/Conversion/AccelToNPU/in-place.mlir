@@ -69,8 +69,37 @@ func.func @concat_parts(%x: tensor<2x64xf32>, %y: tensor<3x64xf32>) -> tensor<5x
 
 // -----
 
+// A part with another reader is written in place too: the other reader
+// (exp) reads it where it is, in the concat's buffer.
+// PLAN-LABEL: func.func @concat_part_read
+// PLAN: accel.relu %{{.*}} {accel.dram_address = 1280 : i64}
+// PLAN: accel.concat %{{.*}} {accel.dram_address = 1280 : i64, accel.in_place, axis = 0 : i64}
+// PLAN: accel.exp %{{.*}} {accel.dram_address = 2560 : i64}
+// LOWER-LABEL: npu.program @concat_part_read_p0_card0_core0
+// LOWER: npu.dma.st dram[0x500]
+// LOWER: npu.dma.st dram[0x700]
+// LOWER: npu.dma.ld vrf[0x0], dram[0x500], f32 x = 128
+// LOWER-NEXT: npu.v.exp
+// LOWER: npu.dma.ld vrf[0x0], dram[0x500], f32 x = 320
+// LOWER-NEXT: npu.v.sigm
+func.func @concat_part_read(%x: tensor<2x64xf32>, %y: tensor<3x64xf32>) -> (tensor<5x64xf32>, tensor<2x64xf32>) {
+  %0:2 = accel.card_partition(%x, %y) {card = 0 : i64} : (tensor<2x64xf32>, tensor<3x64xf32>) -> (tensor<5x64xf32>, tensor<2x64xf32>) {
+  ^bb0(%a: tensor<2x64xf32>, %b: tensor<3x64xf32>):
+    %p = accel.relu %a : tensor<2x64xf32>
+    %q = accel.tanh %b : tensor<3x64xf32>
+    %c = accel.concat %p, %q {axis = 0 : i64} : (tensor<2x64xf32>, tensor<3x64xf32>) -> tensor<5x64xf32>
+    %r = accel.exp %p : tensor<2x64xf32>
+    %d = accel.sigmoid %c : tensor<5x64xf32>
+    accel.yield %d, %r : tensor<5x64xf32>, tensor<2x64xf32>
+  }
+  return %0#0, %0#1 : tensor<5x64xf32>, tensor<2x64xf32>
+}
+
+// -----
+
 // Not in place: parts interleave along an inner axis, a part is a block
-// argument, or a part has another reader. Each concat copies.
+// argument, or a part is both parts of the concat and a result of the
+// partition. Each concat copies.
 // PLAN-LABEL: func.func @concat_copies
 // PLAN-NOT: accel.in_place
 // PLAN: accel.yield
