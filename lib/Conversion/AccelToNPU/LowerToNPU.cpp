@@ -481,41 +481,38 @@ struct AccelLowerToNPUPass
 
     OpBuilder builder(context);
     builder.setInsertionPointToEnd(getOperation().getBody());
-    SmallVector<Attribute> programs;
-    for (auto &[core, coreProgram] : lowering.cores) {
+    // Each core's program (and setup program) as an npu.program at module
+    // level; null on failure.
+    auto addProgram = [&](uint32_t core, CoreProgram &coreProgram,
+                          StringRef name) -> npu::ProgramOp {
       ::nnaccel::isa::Program program = coreProgram.emitter.finish(
           static_cast<uint32_t>(partition.getCard()), core);
       coreProgram.locations.append(program.instructions.size() -
                                        coreProgram.locations.size(),
                                    partition.getLoc());
+      numInstructions += program.instructions.size();
+      return npu::fromISAProgram(builder, partition.getLoc(), program,
+                                 coreProgram.locations, name,
+                                 npu::getTargetSpecFor(getOperation()));
+    };
+    SmallVector<Attribute> programs, setupPrograms;
+    for (auto &[core, coreProgram] : lowering.cores) {
       std::string name = getProgramName(partition, core);
-      npu::ProgramOp programOp = npu::fromISAProgram(
-          builder, partition.getLoc(), program, coreProgram.locations, name,
-          npu::getTargetSpecFor(getOperation()));
+      npu::ProgramOp programOp = addProgram(core, coreProgram, name);
       if (!programOp)
         return failure();
       auto pinned = lowering.pinnedRanges.find(core);
       if (pinned != lowering.pinnedRanges.end())
         programOp.setPinnedMrf(pinned->second);
       programs.push_back(FlatSymbolRefAttr::get(context, name));
-      numInstructions += program.instructions.size();
     }
-    partition.setProgramsAttr(builder.getArrayAttr(programs));
-    SmallVector<Attribute> setupPrograms;
     for (auto &[core, coreProgram] : lowering.setupCores) {
-      ::nnaccel::isa::Program program = coreProgram.emitter.finish(
-          static_cast<uint32_t>(partition.getCard()), core);
-      coreProgram.locations.append(program.instructions.size() -
-                                       coreProgram.locations.size(),
-                                   partition.getLoc());
       std::string name = getProgramName(partition, core) + "_setup";
-      npu::ProgramOp programOp = npu::fromISAProgram(
-          builder, partition.getLoc(), program, coreProgram.locations, name,
-          npu::getTargetSpecFor(getOperation()));
-      if (!programOp)
+      if (!addProgram(core, coreProgram, name))
         return failure();
       setupPrograms.push_back(FlatSymbolRefAttr::get(context, name));
     }
+    partition.setProgramsAttr(builder.getArrayAttr(programs));
     if (!setupPrograms.empty())
       partition.setSetupProgramsAttr(builder.getArrayAttr(setupPrograms));
     numBarriers += lowering.barriers;
