@@ -96,6 +96,8 @@ Status fullyConnectedKernel(KernelContext &ctx) {
   const DType dtype = x->getDType();
   if (isIntegerDType(dtype))
     return quantizedFullyConnectedKernel(ctx);
+  if (isBlock(w->getDType()))
+    return blockFullyConnectedKernel(ctx);
   if (Status s = requireFloatOperands(ctx, x, w, bias); !s.ok())
     return s;
   int64_t transA, transB;
