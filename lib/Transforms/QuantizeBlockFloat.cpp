@@ -84,6 +84,12 @@ struct QuantizeBlockFloatPass
         npu::lookupTarget(getOperation());
     if (!target)
       return signalPassFailure();
+    // A matmul by a constant matrix (accel-recognize-idioms makes these
+    // fully_connected ops already; IR that skipped it) becomes one first.
+    SmallVector<MatMulOp> matmuls;
+    getOperation().walk([&](MatMulOp op) { matmuls.push_back(op); });
+    for (MatMulOp op : matmuls)
+      rewriteMatMulByConstant(op);
     SmallVector<FullyConnectedOp> products;
     getOperation().walk([&](FullyConnectedOp op) {
       if (isa<FloatType>(getElementTypeOrSelf(op.getInput().getType())) &&
@@ -152,6 +158,38 @@ struct QuantizeBlockFloatPass
     for (Operation *constant : replaced)
       if (constant->use_empty())
         constant->erase();
+  }
+
+  /// matmul(x[... x K], W[K x N] constant f32) -> reshape(fully_connected(
+  /// reshape(x, [rows x K]), W), [... x N]), the rewrite of
+  /// accel-recognize-idioms; other matmuls stay.
+  void rewriteMatMulByConstant(MatMulOp op) {
+    auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+    auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type element = resultType.getElementType();
+    if (!op.getRhs().getDefiningOp<ConstantOp>() || rhsType.getRank() != 2 ||
+        lhsType.getRank() < 2 || !rhsType.getElementType().isF32() ||
+        !isa<FloatType>(element) || lhsType.getElementType() != element)
+      return;
+    int64_t k = lhsType.getShape().back(), n = rhsType.getDimSize(1);
+    int64_t rows = lhsType.getNumElements() / std::max<int64_t>(k, 1);
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    Value input = op.getLhs();
+    auto rowsType = RankedTensorType::get({rows, k}, element);
+    if (lhsType != rowsType)
+      input = builder.create<ReshapeOp>(loc, rowsType, input);
+    auto product = builder.create<FullyConnectedOp>(
+        loc, TypeRange{RankedTensorType::get({rows, n}, element)},
+        ValueRange{input, op.getRhs()}, ArrayRef<NamedAttribute>{});
+    for (NamedAttribute attr : op->getDiscardableAttrs())
+      product->setAttr(attr.getName(), attr.getValue());
+    Value result = product.getResult();
+    if (result.getType() != resultType)
+      result = builder.create<ReshapeOp>(loc, resultType, result);
+    op.getResult().replaceAllUsesWith(result);
+    op.erase();
   }
 
   /// The N x K block-float constant of `op`'s f32 weight, or null with

@@ -70,3 +70,21 @@ func.func @hints(%x: tensor<1x64xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>, t
   %d = accel.fully_connected %x, %w {accel.hint = #accel.hint<precision = !accel.bfp<mxint8>>} : (tensor<1x64xf32>, tensor<64x32xf32>) -> tensor<1x32xf32>
   return %a, %b, %c, %d : tensor<1x32xf32>, tensor<1x32xf32>, tensor<1x32xf32>, tensor<1x32xf32>
 }
+
+// -----
+
+// A matmul by a constant matrix becomes a fully_connected between
+// reshapes first (as accel-recognize-idioms does); a matmul of two
+// activations stays.
+// CHECK-LABEL: func.func @matmul
+// CHECK: %[[W:.*]] = accel.constant dense_resource<weight_msfp8> : tensor<8x32x!accel.bfp<msfp8>>
+// CHECK: %[[X:.*]] = accel.reshape %arg0 : tensor<2x3x32xf32> -> tensor<6x32xf32>
+// CHECK: %[[P:.*]] = accel.fully_connected %[[X]], %[[W]] {k_tile = 64 : i64, transpose_weight = true} : (tensor<6x32xf32>, tensor<8x32x!accel.bfp<msfp8>>) -> tensor<6x8xf32>
+// CHECK: accel.reshape %[[P]] : tensor<6x8xf32> -> tensor<2x3x8xf32>
+// CHECK: accel.matmul %arg0, %arg1 : (tensor<2x3x32xf32>, tensor<32x8xf32>)
+func.func @matmul(%x: tensor<2x3x32xf32>, %y: tensor<32x8xf32>) -> (tensor<2x3x8xf32>, tensor<2x3x8xf32>) {
+  %w = accel.constant dense<1.0> : tensor<32x8xf32>
+  %r = accel.matmul %x, %w : (tensor<2x3x32xf32>, tensor<32x8xf32>) -> tensor<2x3x8xf32>
+  %s = accel.matmul %x, %y : (tensor<2x3x32xf32>, tensor<32x8xf32>) -> tensor<2x3x8xf32>
+  return %r, %s : tensor<2x3x8xf32>, tensor<2x3x8xf32>
+}

@@ -222,7 +222,10 @@ def AccelQuantizeBlockFloat
     layout `mm` streams. Activations and results stay f32: the matrix unit
     (and the host kernel) converts each activation row to the weight's
     block format, multiplies each block pair exactly and sums the blocks
-    in f32 (docs/isa.md §8.6). No calibration is needed.
+    in f32 (docs/isa.md §8.6). No calibration is needed. A matmul by a
+    constant f32 matrix (which accel-recognize-idioms normally has made a
+    fully_connected already) is first rewritten as a fully_connected
+    between reshapes; matmuls of two activations stay f32.
 
     A `precision` hint decides per node: a block type
     (`!accel.bfp<mxint8>`) converts the node's weight to that format, even
