@@ -117,7 +117,17 @@ struct QuantizeBlockFloatPass
       Value weight = op.getWeight();
       auto type = cast<RankedTensorType>(weight.getType());
       std::string reason;
-      if (!type.getElementType().isF32())
+      // Without a matrix-unit mode for the format the product could only
+      // run on the host: it stays f32 on the card instead.
+      ::nnaccel::DType dtype =
+          blockFormat == BlockFormat::msfp8   ? ::nnaccel::DType::MSFP8
+          : blockFormat == BlockFormat::msfp9 ? ::nnaccel::DType::MSFP9
+                                              : ::nnaccel::DType::MXINT8;
+      if (!target->macsPerCycle.count(dtype))
+        reason = "the target's matrix unit has no " +
+                 stringifyBlockFormat(blockFormat).str() +
+                 " mode (core.macs_per_cycle)";
+      else if (!type.getElementType().isF32())
         reason = "its weight is not f32";
       else if (!weight.getDefiningOp<ConstantOp>())
         reason = "its weight is not a constant";

@@ -6,6 +6,12 @@
 // RUN: not nnaccel-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize-block-float{format=mxfp8}))' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=FMT
+// A target whose matrix unit has no mxint8 mode (brainwave-like: f16,
+// msfp8, msfp9, i8) keeps the weights f32, saying why.
+// RUN: nnaccel-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(accel-set-target{target=brainwave-like},func.func(accel-quantize-block-float{format=mxint8}))' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOMODE
+// NOMODE: warning: accel.fully_connected: its weight stays f32, not mxint8: the target's matrix unit has no mxint8 mode (core.macs_per_cycle)
 
 // FMT: error: accel-quantize-block-float: format must be msfp8, msfp9 or mxint8, got 'mxfp8' (the ISA has no MX-FP8 block format for mm weights)
 

@@ -232,7 +232,8 @@ def AccelQuantizeBlockFloat
     the last product's; a float type keeps the weight (the hint is
     accel-apply-precision's). A weight that cannot be converted (K not a
     multiple of the block size, a weight that is not an f32 constant, a
-    non-finite value) stays f32 with a warning naming the node and the
+    non-finite value, a target without a matrix-unit mode for the format)
+    stays f32 with a warning naming the node and the
     reason. `keep-last` keeps the model's last product f32. The ISA has
     no MX-FP8 block format for `mm` weights, so `mxfp8` is rejected.
 
