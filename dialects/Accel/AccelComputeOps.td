@@ -50,6 +50,13 @@ def Accel_FullyConnectedOp : Accel_InferredOp<"fully_connected",
     weight scale. The products accumulate exactly in i32; the result is the
     real value (dequantized) or requantized to the result's quantized type.
 
+    Block floating point (accel-quantize-block-float): the weight may be an
+    N x K `!accel.bfp<msfp8|msfp9|mxint8>` constant (`transpose_weight`,
+    blocks along K) multiplying a float input; the input rows are converted
+    to the weight's blocks, each block pair multiplied exactly and the
+    blocks summed in f32 (docs/isa.md, `mm`). The result is the input's
+    float type.
+
     ```mlir
     %r = accel.fully_connected %x, %w, %b {transpose_weight = true,
              activation = #accel.act<relu>}
@@ -57,7 +64,7 @@ def Accel_FullyConnectedOp : Accel_InferredOp<"fully_connected",
              -> tensor<1x32xf32>
     ```
   }];
-  let arguments = !con((ins Accel_Tensor:$input, Accel_Tensor:$weight,
+  let arguments = !con((ins Accel_Tensor:$input, Accel_StoredTensor:$weight,
       Optional<Accel_Tensor>:$bias,
       DefaultValuedAttr<BoolAttr, "false">:$transpose_input,
       DefaultValuedAttr<BoolAttr, "false">:$transpose_weight,

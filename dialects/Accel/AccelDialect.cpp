@@ -364,9 +364,10 @@ LogicalResult HintAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (chunks && *chunks < 1)
     return emitError() << "chunks must be at least 1, got " << *chunks;
   if (precision &&
-      !llvm::isa<FloatType, IntegerType, quant::QuantizedType>(precision))
-    return emitError() << "precision must be a float, integer or quantized "
-                          "type, got "
+      !llvm::isa<FloatType, IntegerType, quant::QuantizedType, BlockFloatType>(
+          precision))
+    return emitError() << "precision must be a float, integer, quantized or "
+                          "block floating-point type, got "
                        << precision;
   return success();
 }

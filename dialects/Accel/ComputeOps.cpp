@@ -76,8 +76,18 @@ LogicalResult FullyConnectedOp::inferReturnTypes(
     return emitOptionalError(location, "input and weight must be rank 2, got ",
                              formatShape(input.getShape()), " and ",
                              formatShape(weight.getShape()));
-  if (!areCompatibleElementTypes(input.getElementType(),
-                                 weight.getElementType()))
+  // A block-float weight (!accel.bfp, accel-quantize-block-float) is
+  // N x K, blocks along K, and multiplies a float input.
+  bool blockWeight = isa<BlockFloatType>(weight.getElementType());
+  if (blockWeight && (!isa<FloatType>(input.getElementType()) ||
+                      !adaptor.getTransposeWeight()))
+    return emitOptionalError(location,
+                             "a block-float weight must be N x K "
+                             "(transpose_weight) and multiply a float "
+                             "input, got input ",
+                             input.getElementType());
+  if (!blockWeight && !areCompatibleElementTypes(input.getElementType(),
+                                                 weight.getElementType()))
     return emitOptionalError(location,
                              "input and weight element types "
                              "differ: ",

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Accel/ConstantUtils.h"
+#include "Accel/AccelDialect.h"
 #include "Accel/ElementTypes.h"
 #include "mlir/Dialect/Quant/QuantTypes.h"
 
@@ -90,9 +91,50 @@ ElementsAttr mlir::nnaccel::accel::sliceConstantAlongAxis(ElementsAttr attr,
   } else {
     return nullptr;
   }
+  // Block-float blobs (!accel.bfp): innermost rows are whole blocks, so
+  // any outer axis slices by whole rows, and the innermost one at block
+  // boundaries only.
+  if (isa<BlockFloatType>(type.getElementType())) {
+    std::optional<::nnaccel::DType> dtype =
+        getElementDType(type.getElementType());
+    if (!dtype || !isa<DenseResourceElementsAttr>(attr) ||
+        bytes.size() != getDenseByteSize(type))
+      return nullptr;
+    const int64_t block = int64_t(::nnaccel::blockElements(*dtype));
+    const int64_t blockBytes = int64_t(::nnaccel::blockBytes(*dtype));
+    const int64_t last = type.getRank() - 1;
+    if (axis == last && (begin % block || (end % block && end != extent)))
+      return nullptr;
+    const int64_t rowBytes = int64_t(getDenseByteSize(
+        RankedTensorType::get({type.getShape().back()}, element)));
+    int64_t outer = 1, inner = axis == last ? 1 : rowBytes;
+    for (int64_t d = 0; d < axis; ++d)
+      outer *= type.getDimSize(d);
+    for (int64_t d = axis + 1; d < last; ++d)
+      inner *= type.getDimSize(d);
+    // Unit: bytes of one index along `axis` (a block per block of
+    // elements along the innermost axis).
+    int64_t first = axis == last ? begin / block * blockBytes : begin * inner;
+    int64_t count = axis == last
+                        ? (end - begin + block - 1) / block * blockBytes
+                        : (end - begin) * inner;
+    int64_t stride = axis == last ? rowBytes : extent * inner;
+    std::vector<char> sliced;
+    sliced.reserve(size_t(outer * count));
+    for (int64_t o = 0; o < outer; ++o) {
+      const char *row = bytes.data() + o * stride + first;
+      sliced.insert(sliced.end(), row, row + count);
+    }
+    if (sliced.size() != getDenseByteSize(sliceType))
+      return nullptr;
+    return DenseResourceElementsAttr::get(
+        sliceType, nameHint,
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(sliced,
+                                                      alignof(uint64_t)));
+  }
   // Whole-byte elements, whose raw data is the row-major layout, and 4-bit
-  // blobs (packed two per byte, rows on whole bytes). Block and rowwise
-  // formats have no per-element bit width.
+  // blobs (packed two per byte, rows on whole bytes). Rowwise formats have
+  // no per-element bit width.
   if (!quantized && !type.getElementType().isIntOrFloat())
     return nullptr;
   unsigned bits = quantized ? quantized.getStorageTypeIntegralWidth()

@@ -94,6 +94,8 @@ Status matmulKernel(KernelContext &ctx) {
 Status fullyConnectedKernel(KernelContext &ctx) {
   const Tensor *x = ctx.input(0), *w = ctx.input(1), *bias = ctx.input(2);
   const DType dtype = x->getDType();
+  if (isBlock(w->getDType()))
+    return blockFullyConnectedKernel(ctx);
   if (isIntegerDType(dtype))
     return quantizedFullyConnectedKernel(ctx);
   if (Status s = requireFloatOperands(ctx, x, w, bias); !s.ok())

@@ -307,6 +307,9 @@ NNACCEL_HOST_KERNELS(NNACCEL_DECLARE_KERNEL)
 /// fully_connected on quantized (integer-stored) operands
 /// (HostQuantizedLinalg.cpp); fullyConnectedKernel dispatches to it.
 Status quantizedFullyConnectedKernel(KernelContext &ctx);
+/// fully_connected with a block-float (msfp8, msfp9, mxint8) weight
+/// (HostBlockLinalg.cpp); fullyConnectedKernel dispatches to it.
+Status blockFullyConnectedKernel(KernelContext &ctx);
 /// conv on quantized (integer-stored) operands (HostQuantizedLinalg.cpp);
 /// convKernel dispatches to it.
 Status quantizedConvKernel(KernelContext &ctx);

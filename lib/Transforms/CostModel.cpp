@@ -237,12 +237,16 @@ double CoreCostModel::hostTransfer(uint64_t bytes) const {
 
 double CoreCostModel::getMacRate(Operation *op) const {
   // The matrix unit's rate is that of its weight type: a quantized
-  // product's weight (i8) also for u8 activations.
+  // product's weight (i8) also for u8 activations, a block-float weight's
+  // format for float activations.
   Type element =
       cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
-  if (isa<quant::QuantizedType>(element) && op->getNumOperands() > 1)
-    element =
+  if (op->getNumOperands() > 1) {
+    Type weight =
         cast<RankedTensorType>(op->getOperand(1).getType()).getElementType();
+    if (isa<quant::QuantizedType>(element) || isa<BlockFloatType>(weight))
+      element = weight;
+  }
   std::optional<::nnaccel::DType> dtype = getElementDType(element);
   auto it =
       dtype ? target.macsPerCycle.find(*dtype) : target.macsPerCycle.end();

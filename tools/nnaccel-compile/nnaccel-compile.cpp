@@ -102,7 +102,18 @@ static cl::opt<std::string>
                            "parallel kind, memory, precision, order per node "
                            "name / op type regex"),
                   cl::value_desc("file"), cl::cat(category));
-enum class Quantize { None, Int8, FP16, BF16, Int4Emb, Int8Emb, Int4FC };
+enum class Quantize {
+  None,
+  Int8,
+  FP16,
+  BF16,
+  Int4Emb,
+  Int8Emb,
+  Int4FC,
+  Msfp8,
+  Msfp9,
+  MxInt8
+};
 static cl::list<Quantize> quantize(
     "quantize",
     cl::desc("Quantize the model: one mode or several, comma-separated "
@@ -126,7 +137,16 @@ static cl::list<Quantize> quantize(
                clEnumValN(Quantize::FP16, "fp16",
                           "every card op that can in f16 (no calibration)"),
                clEnumValN(Quantize::BF16, "bf16",
-                          "every card op that can in bf16 (no calibration)")),
+                          "every card op that can in bf16 (no calibration)"),
+               clEnumValN(Quantize::Msfp8, "msfp8",
+                          "fully_connected weights in ms-fp8 blocks of 16, "
+                          "f32 activations (accel-quantize-block-float, no "
+                          "calibration)"),
+               clEnumValN(Quantize::Msfp9, "msfp9",
+                          "fully_connected weights in ms-fp9 blocks of 16"),
+               clEnumValN(Quantize::MxInt8, "mxint8",
+                          "fully_connected weights in OCP MX-INT8 blocks of "
+                          "32")),
     cl::cat(category));
 
 static cl::opt<std::string> quantizeScheme(
@@ -156,6 +176,20 @@ static std::optional<std::string> getQuantizeModes(std::string &error) {
             "needs int8 (--quantize=int8,int4-fc, with --calibration)";
     return std::nullopt;
   }
+  // The block formats are whole modes: one of them, and nothing that
+  // quantizes the products otherwise.
+  int blockModes =
+      has(Quantize::Msfp8) + has(Quantize::Msfp9) + has(Quantize::MxInt8);
+  if (blockModes > 1) {
+    error = "--quantize: msfp8, msfp9 and mxint8 exclude each other";
+    return std::nullopt;
+  }
+  if (blockModes &&
+      (has(Quantize::Int8) || has(Quantize::FP16) || has(Quantize::BF16))) {
+    error = "--quantize: the block formats (msfp8, msfp9, mxint8) exclude "
+            "int8, fp16 and bf16";
+    return std::nullopt;
+  }
   std::vector<std::string> names;
   for (Quantize mode : quantize)
     if (mode != Quantize::None)
@@ -164,6 +198,9 @@ static std::optional<std::string> getQuantizeModes(std::string &error) {
                       : mode == Quantize::Int4Emb ? "int4-emb"
                       : mode == Quantize::Int8Emb ? "int8-emb"
                       : mode == Quantize::Int4FC  ? "int4-fc"
+                      : mode == Quantize::Msfp8   ? "msfp8"
+                      : mode == Quantize::Msfp9   ? "msfp9"
+                      : mode == Quantize::MxInt8  ? "mxint8"
                                                   : "bf16");
   return llvm::join(names, ",");
 }
@@ -334,6 +371,11 @@ std::string getOpPrecision(Operation *op) {
   if (isa<accel::QuantizeOp, accel::DequantizeOp, accel::RequantizeOp>(op))
     return getElementName(op->getOperand(0).getType()) + " -> " +
            getElementName(op->getResult(0).getType());
+  // A product by a block-float weight: the weight's format.
+  if (isa<accel::FullyConnectedOp, accel::MatMulOp>(op))
+    if (auto block = dyn_cast<accel::BlockFloatType>(
+            getElementTypeOrSelf(op->getOperand(1).getType())))
+      return accel::stringifyBlockFormat(block.getFormat()).str();
   if (llvm::any_of(op->getOperandTypes(), isQuantized)) {
     if (isa<accel::FullyConnectedOp, accel::ConvOp>(op) &&
         getElementName(op->getOperand(1).getType()) == "i4")

@@ -210,6 +210,57 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
   ];
 }
 
+def AccelQuantizeBlockFloat
+    : Pass<"accel-quantize-block-float", "func::FuncOp"> {
+  let summary = "Store constant fully_connected weights in a block floating-point format";
+  let description = [{
+    Replaces the constant f32 weight of every fully_connected with a float
+    input and result by an N x K block-float constant,
+    `tensor<N x K x !accel.bfp<format>>` with `transpose_weight = true`:
+    blocks run along K (16 elements sharing a 5-bit exponent for msfp8 /
+    msfp9, 32 int8 sharing an E8M0 scale for mxint8; docs/isa.md §3), the
+    layout `mm` streams. Activations and results stay f32: the matrix unit
+    (and the host kernel) converts each activation row to the weight's
+    block format, multiplies each block pair exactly and sums the blocks
+    in f32 (docs/isa.md §8.6). No calibration is needed. A matmul by a
+    constant f32 matrix (which accel-recognize-idioms normally has made a
+    fully_connected already) is first rewritten as a fully_connected
+    between reshapes; matmuls of two activations stay f32.
+
+    A `precision` hint decides per node: a block type
+    (`!accel.bfp<mxint8>`) converts the node's weight to that format, even
+    the last product's; a float type keeps the weight (the hint is
+    accel-apply-precision's). A weight that cannot be converted (K not a
+    multiple of the block size, a weight that is not an f32 constant, a
+    non-finite value, a target without a matrix-unit mode for the format)
+    stays f32 with a warning naming the node and the
+    reason. `keep-last` keeps the model's last product f32. The ISA has
+    no MX-FP8 block format for `mm` weights, so `mxfp8` is rejected.
+
+    ```mlir
+    %r = accel.fully_connected %x, %w {transpose_weight = true}
+        : (tensor<1x64xf32>, tensor<32x64xf32>) -> tensor<1x32xf32>
+    // becomes
+    %w = accel.constant dense_resource<w_msfp8> : tensor<32x64x!accel.bfp<msfp8>>
+    %r = accel.fully_connected %x, %w {transpose_weight = true}
+        : (tensor<1x64xf32>, tensor<32x64x!accel.bfp<msfp8>>) -> tensor<1x32xf32>
+    ```
+  }];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"msfp8\"",
+           "Block format of the weights: msfp8, msfp9 or mxint8">,
+    Option<"keepLast", "keep-last", "bool", /*default=*/"false",
+           "Keep the last fully_connected of the function in f32">
+  ];
+  let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect"];
+  let statistics = [
+    Statistic<"numProducts", "products", "Weights stored in the block format">,
+    Statistic<"numKept", "kept", "fully_connected weights kept f32">,
+    Statistic<"numBytesSaved", "bytes-saved",
+              "Constant bytes saved by the block format">
+  ];
+}
+
 def AccelQuantizeEmbeddings
     : Pass<"accel-quantize-embeddings", "func::FuncOp"> {
   let summary = "Store constant embedding tables rowwise-quantized (4 or 8 bits)";

@@ -411,9 +411,39 @@ bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
     reason = "a quantized product needs one scale or one per column";
     return false;
   }
-  // Whole-byte types, and i4 weights (rows of packed nibbles).
+  // Block floating-point weights multiply f32/f16/bf16 activations, which
+  // the matrix unit converts to the weight's blocks along k (docs/isa.md,
+  // mm): k tiles and the DMA's x must be whole blocks.
+  const bool blockWeight = ::nnaccel::isBlock(weightType);
+  if (blockWeight) {
+    const int64_t block = int64_t(::nnaccel::blockElements(weightType));
+    if (inType != DType::F32 && inType != DType::F16 && inType != DType::BF16) {
+      reason = "the matrix unit multiplies " +
+               std::string(::nnaccel::isa::dtypeName(weightType)) +
+               " weights by f32, f16 or bf16 activations only, not " +
+               std::string(::nnaccel::isa::dtypeName(inType));
+      return false;
+    }
+    if (spec.weightKxN) {
+      reason = "a K x N block-float weight cannot be transposed by the DMA "
+               "(blocks run along K)";
+      return false;
+    }
+    if (spec.k % block || target.nativeDim % block) {
+      reason = "K = " + std::to_string(spec.k) + " and the native dimension " +
+               std::to_string(target.nativeDim) + " must be multiples of the " +
+               std::string(::nnaccel::isa::dtypeName(weightType)) +
+               " block size " + std::to_string(block);
+      return false;
+    }
+  } else if (spec.blockWeightFormat) {
+    reason = "a block weight format must be a block type";
+    return false;
+  }
+  // Whole-byte types, and i4 and block weights (rows of packed nibbles or
+  // blocks).
   const ElementFormat weightFormat = spec.getWeightFormat();
-  const bool packedWeight = ::nnaccel::isSubByte(weightType);
+  const bool packedWeight = ::nnaccel::isSubByte(weightType) || blockWeight;
   for (ElementFormat format :
        {spec.inFormat, weightFormat, spec.biasFormat, spec.outFormat})
     if (format.elementBytes() == 0 &&
@@ -422,7 +452,7 @@ bool mlir::nnaccel::npu_lowering::canEmitFullyConnected(
                std::string(::nnaccel::isa::dtypeName(format.dtype));
       return false;
     }
-  if (packedWeight && spec.k % 2) {
+  if (packedWeight && !blockWeight && spec.k % 2) {
     reason = "4-bit weight rows of an odd K (" + std::to_string(spec.k) +
              ") do not split into whole-byte k tiles";
     return false;

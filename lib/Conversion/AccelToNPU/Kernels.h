@@ -76,8 +76,13 @@ struct FullyConnectedSpec {
     return outputPitch ? outputPitch : outFormat.rowBytes(n);
   }
   /// W's storage: X's, unless the product is quantized.
+  /// A block floating-point weight (msfp8, msfp9, mxint8: N x K, blocks
+  /// along K) multiplying a float input; accumulation stays f32.
+  std::optional<ElementFormat> blockWeightFormat;
   ElementFormat getWeightFormat() const {
-    return quantized ? quantized->weightFormat : inFormat;
+    return quantized           ? quantized->weightFormat
+           : blockWeightFormat ? *blockWeightFormat
+                               : inFormat;
   }
   /// The matrix unit's accumulator: exact i32 for quantized products.
   ElementFormat getAccumulatorFormat() const {

@@ -88,6 +88,18 @@ FailureOr<FullyConnectedSpec> makeSpec(FullyConnectedOp op,
   if (quantized) {
     if (failed(makeQuantizedSpec(op, spec, reason)))
       return failure();
+  } else if (isa<BlockFloatType>(
+                 getElementTypeOrSelf(op.getWeight().getType()))) {
+    // A block-float weight: float input, bias and result.
+    SmallVector<Type> floats{op.getInput().getType(), op.getType()};
+    if (Value bias = op.getBias())
+      floats.push_back(bias.getType());
+    if (!allCardFloat(floats, "fully_connected", reason))
+      return failure();
+    spec.inFormat = *getElementFormat(op.getInput().getType());
+    spec.outFormat = *getElementFormat(op.getType());
+    spec.blockWeightFormat =
+        ElementFormat(*getElementDType(op.getWeight().getType()));
   } else {
     if (!allCardFloat(op->getOperandTypes(), "fully_connected", reason) ||
         !allCardFloat(op->getResultTypes(), "fully_connected", reason))

@@ -334,6 +334,24 @@ func.func @fc_element_types(%x: tensor<1x64xf32>, %w: tensor<64x32xi8>) -> tenso
 
 // -----
 
+func.func @fc_block_weight_kxn(%x: tensor<1x64xf32>, %w: tensor<64x32x!accel.bfp<msfp8>>) -> tensor<1x32xf32> {
+  // expected-error @+2 {{a block-float weight must be N x K (transpose_weight) and multiply a float input, got input 'f32'}}
+  // expected-error @+1 {{'accel.fully_connected' op failed to infer returned types}}
+  %0 = accel.fully_connected %x, %w : (tensor<1x64xf32>, tensor<64x32x!accel.bfp<msfp8>>) -> tensor<1x32xf32>
+  return %0 : tensor<1x32xf32>
+}
+
+// -----
+
+func.func @fc_block_weight_int_input(%x: tensor<1x64xi32>, %w: tensor<32x64x!accel.bfp<mxint8>>) -> tensor<1x32xi32> {
+  // expected-error @+2 {{a block-float weight must be N x K (transpose_weight) and multiply a float input, got input 'i32'}}
+  // expected-error @+1 {{'accel.fully_connected' op failed to infer returned types}}
+  %0 = accel.fully_connected %x, %w {transpose_weight = true} : (tensor<1x64xi32>, tensor<32x64x!accel.bfp<mxint8>>) -> tensor<1x32xi32>
+  return %0 : tensor<1x32xi32>
+}
+
+// -----
+
 func.func @fc_contraction(%x: tensor<1x64xf32>, %w: tensor<64x32xf32>) -> tensor<1x64xf32> {
   // expected-error @+2 {{contraction sizes differ: input 1x64 gives K = 64, weight 64x32 gives K = 32}}
   // expected-error @+1 {{'accel.fully_connected' op failed to infer returned types}}

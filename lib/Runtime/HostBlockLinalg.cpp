@@ -1,0 +1,171 @@
+//===- HostBlockLinalg.cpp - fully_connected with block-float weights ----===//
+//
+// fully_connected whose weight is stored in a block floating-point format
+// (msfp8, msfp9: blocks of 16; mxint8: blocks of 32), N x K with blocks
+// along K (accel-quantize-block-float). Step for step the card's
+// matrix-unit kernel and `mm` (docs/isa.md §8.6, emulator MatrixUnit.cpp):
+//   * each activation row is converted to the weight's block format over
+//     each k tile (the encoders of lib/Numerics, blocks of the tile);
+//   * per k tile of `k_tile` columns (the target's native_dim, an op
+//     attribute; the whole K without it) the blocks' exact products are
+//     summed in f32 in block order from +0 (numerics::msfpMatVec /
+//     mxInt8Dot, the functions the emulator calls);
+//   * the tiles' results are summed in f32 in tile order (mm acc=1);
+//   * then the bias is added and the activation applied, each in f32.
+// With k_tile matching the card's tile, host and card agree bit for bit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelSupport.h"
+
+#include "nnaccel/Emulator/BlockPack.h"
+#include "nnaccel/Numerics/BlockFloat.h"
+#include "nnaccel/Numerics/Kernels.h"
+#include "nnaccel/Numerics/Mx.h"
+
+#include <memory>
+
+namespace nnaccel {
+namespace runtime {
+namespace detail {
+
+namespace num = nnaccel::numerics;
+
+Status blockFullyConnectedKernel(KernelContext &ctx) {
+  const Tensor *x = ctx.input(0), *w = ctx.input(1), *bias = ctx.input(2);
+  const DType dtype = x->getDType(), wt = w->getDType();
+  if (wt != DType::MSFP8 && wt != DType::MSFP9 && wt != DType::MXINT8)
+    return ctx.unsupported(wt, "a block-float fully_connected weight");
+  if (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::BF16)
+    return ctx.unsupported(dtype, "the input of a block-float product");
+  if (bias)
+    if (Status s = requireFloat(ctx, bias, dtype, "bias"); !s.ok())
+      return s;
+  int64_t transA, transB, kTile;
+  double alphaD, betaD;
+  FusedActivation act;
+  if (Status s = ctx.op.getIntOr("transpose_input", 0, transA); !s.ok())
+    return s;
+  if (Status s = ctx.op.getIntOr("transpose_weight", 0, transB); !s.ok())
+    return s;
+  if (Status s = ctx.op.getIntOr("k_tile", 0, kTile); !s.ok())
+    return s;
+  if (Status s = ctx.op.getFloatOr("alpha", 1.0, alphaD); !s.ok())
+    return s;
+  if (Status s = ctx.op.getFloatOr("beta", 1.0, betaD); !s.ok())
+    return s;
+  if (Status s = parseActivation(ctx.op, act); !s.ok())
+    return s;
+  if (x->getRank() != 2 || w->getRank() != 2)
+    return ctx.error("input and weight must be rank 2, got " +
+                     x->getDesc().toString() + " and " +
+                     w->getDesc().toString());
+  if (transA || !transB)
+    return ctx.error("a block-float weight must be N x K (transpose_weight) "
+                     "and the input must not be transposed");
+  const int64_t block = int64_t(blockElements(wt));
+  const auto &xs = x->getShape(), &ws = w->getShape();
+  const int64_t m = xs[0], k = xs[1], n = ws[0];
+  if (ws[1] != k)
+    return ctx.error("contraction sizes differ: input [" + formatShape(xs) +
+                     "] gives K = " + std::to_string(k) + ", weight [" +
+                     formatShape(ws) + "] gives K = " + std::to_string(ws[1]));
+  if (k % block)
+    return ctx.error("K = " + std::to_string(k) +
+                     " is not a multiple of the block size " +
+                     std::to_string(block));
+  if (kTile <= 0 || kTile > k)
+    kTile = k;
+  if (kTile % block)
+    return ctx.error("k_tile = " + std::to_string(kTile) +
+                     " is not a multiple of the block size " +
+                     std::to_string(block));
+  if (bias && bias->getNumElements() != n)
+    return ctx.error("a block-float product takes one bias value per "
+                     "column, got [" +
+                     formatShape(bias->getShape()) + "]");
+  Tensor *out;
+  if (Status s = ctx.makeOutput(0, TensorDesc(dtype, {m, n}), out); !s.ok())
+    return s;
+  if (out->getNumElements() == 0)
+    return Status::success();
+
+  // The weight unpacked once: per row, one exponent / scale per block and
+  // one code per element.
+  const size_t nb = size_t(k / block);
+  const size_t rowBytes = size_t(nnaccel::rowBytes(wt, uint64_t(k)));
+  const auto *wBytes = static_cast<const uint8_t *>(w->data());
+  std::vector<uint8_t> wExp(static_cast<size_t>(n) * nb),
+      wCodes(static_cast<size_t>(n * k));
+  for (int64_t j = 0; j < n; ++j) {
+    const uint8_t *src = wBytes + size_t(j) * rowBytes;
+    if (wt == DType::MXINT8)
+      emulator::unpackMxInt8Row(src, size_t(k), wExp.data() + j * nb,
+                                wCodes.data() + j * k);
+    else
+      emulator::unpackMsfpRow(wt, src, size_t(k), wExp.data() + j * nb,
+                              wCodes.data() + j * k);
+  }
+  const num::MsfpType mt =
+      wt == DType::MSFP8 ? num::MsfpType::Msfp8 : num::MsfpType::Msfp9;
+
+  F32Input fx(*x);
+  std::unique_ptr<F32Input> fb;
+  if (bias)
+    fb = std::make_unique<F32Input>(*bias);
+  F32Output fo(*out);
+  const float alpha = float(alphaD), beta = float(betaD);
+  std::vector<uint8_t> xExp(nb), xCodes(static_cast<size_t>(k));
+  std::vector<float> tileSum(size_t(n));
+  for (int64_t i = 0; i < m; ++i) {
+    const float *row = fx.data() + i * k;
+    float *y = fo.data() + i * n;
+    for (int64_t t0 = 0; t0 < k; t0 += kTile) {
+      const int64_t kt = std::min(kTile, k - t0);
+      const size_t b0 = size_t(t0 / block), tb = size_t(kt / block);
+      // This tile of the activation row, in the weight's blocks.
+      num::Span<uint8_t> ex(xExp.data() + b0, tb),
+          co(xCodes.data() + t0, size_t(kt));
+      num::Span<const float> xs(row + t0, size_t(kt));
+      if (wt == DType::MXINT8)
+        num::encodeMx(num::MxElemType::Int8, xs, ex, co);
+      else
+        num::encodeMsfp(mt, size_t(block), xs, ex, co);
+      for (int64_t j = 0; j < n; ++j) {
+        float v;
+        if (wt == DType::MXINT8) {
+          v = num::mxInt8Dot({wExp.data() + j * nb + b0, tb},
+                             {wCodes.data() + j * k + t0, size_t(kt)},
+                             {xExp.data() + b0, tb},
+                             {xCodes.data() + t0, size_t(kt)});
+        } else {
+          num::MsfpView wv{mt,
+                           size_t(block),
+                           {wExp.data() + j * nb + b0, tb},
+                           {wCodes.data() + j * k + t0, size_t(kt)}};
+          num::MsfpView xv{mt,
+                           size_t(block),
+                           {xExp.data() + b0, tb},
+                           {xCodes.data() + t0, size_t(kt)}};
+          v = num::msfpDot(wv, xv);
+        }
+        y[j] = t0 == 0 ? v : y[j] + v;
+      }
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      float v = y[j];
+      if (alpha != 1.0f)
+        v = alpha * v;
+      if (fb)
+        v = v + (beta != 1.0f ? beta * (*fb)[size_t(j)] : (*fb)[size_t(j)]);
+      y[j] = v;
+    }
+  }
+  applyActivation(act, fo.data(), size_t(m * n));
+  fo.commit();
+  return Status::success();
+}
+
+} // namespace detail
+} // namespace runtime
+} // namespace nnaccel

@@ -1,0 +1,251 @@
+//===- QuantizeBlockFloat.cpp - accel-quantize-block-float pass -----------===//
+//
+// Stores the constant f32 weights of fully_connected ops in a block
+// floating-point format (!accel.bfp<msfp8|msfp9|mxint8>, docs/isa.md §3):
+// N x K, blocks along K (the reduction axis), exactly the rows `mm` streams
+// through its dot-product engines. Activations stay f32: the matrix unit
+// converts each activation row to the weight's block format itself, and
+// the host kernels do the same (HostBlockLinalg.cpp), so no quantize ops
+// and no calibration are needed. The codes come from lib/Numerics'
+// encoders (encodeMsfpBlock with blocks of 16, encodeMxBlock), packed in the
+// ISA's storage layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnaccel/Transforms/Passes.h"
+
+#include "Accel/AccelOps.h"
+#include "Accel/ConstantUtils.h"
+#include "Accel/ElementTypes.h"
+#include "NPU/NPUTarget.h"
+
+#include "nnaccel/Numerics/BlockFloat.h"
+#include "nnaccel/Numerics/Mx.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::nnaccel {
+#define GEN_PASS_DEF_ACCELQUANTIZEBLOCKFLOAT
+#include "nnaccel/Transforms/Passes.h.inc"
+} // namespace mlir::nnaccel
+
+using namespace mlir;
+using namespace mlir::nnaccel;
+using namespace mlir::nnaccel::accel;
+namespace num = ::nnaccel::numerics;
+
+namespace {
+
+/// Packs one row of `k` values (k a multiple of the block size) in the
+/// ISA's storage of `format`: msfp blocks of 16 as 1 exponent byte + 8
+/// bytes of nibbles (element 2j in the low nibble of byte 1 + j), mxint8
+/// blocks of 32 as 1 E8M0 scale byte + 32 int8.
+void packRow(BlockFormat format, const float *x, int64_t k, uint8_t *dst) {
+  if (format == BlockFormat::mxint8) {
+    for (int64_t b = 0; b < k / 32; ++b) {
+      uint8_t *blk = dst + b * 33;
+      blk[0] = num::encodeMxBlock(num::MxElemType::Int8, {x + b * 32, 32},
+                                  {blk + 1, 32});
+    }
+    return;
+  }
+  num::MsfpType type = format == BlockFormat::msfp8 ? num::MsfpType::Msfp8
+                                                    : num::MsfpType::Msfp9;
+  uint8_t codes[16];
+  for (int64_t b = 0; b < k / 16; ++b) {
+    uint8_t *blk = dst + b * 9;
+    blk[0] = num::encodeMsfpBlock(type, {x + b * 16, 16}, {codes, 16});
+    for (int j = 0; j < 8; ++j)
+      blk[1 + j] = uint8_t((codes[2 * j] & 0xF) | (codes[2 * j + 1] << 4));
+  }
+}
+
+struct QuantizeBlockFloatPass
+    : mlir::nnaccel::impl::AccelQuantizeBlockFloatBase<QuantizeBlockFloatPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::optional<BlockFormat> parsed = symbolizeBlockFormat(format);
+    if (!parsed) {
+      getOperation().emitError()
+          << "accel-quantize-block-float: format must be msfp8, msfp9 or "
+             "mxint8, got '"
+          << format << "'"
+          << (format == "mxfp8" ? " (the ISA has no MX-FP8 block format for "
+                                  "mm weights)"
+                                : "");
+      return signalPassFailure();
+    }
+    blockFormat = *parsed;
+    const ::nnaccel::isa::TargetDesc *target =
+        npu::lookupTarget(getOperation());
+    if (!target)
+      return signalPassFailure();
+    // A matmul by a constant matrix (accel-recognize-idioms makes these
+    // fully_connected ops already; IR that skipped it) becomes one first.
+    SmallVector<MatMulOp> matmuls;
+    getOperation().walk([&](MatMulOp op) { matmuls.push_back(op); });
+    for (MatMulOp op : matmuls)
+      rewriteMatMulByConstant(op);
+    SmallVector<FullyConnectedOp> products;
+    getOperation().walk([&](FullyConnectedOp op) {
+      if (isa<FloatType>(getElementTypeOrSelf(op.getInput().getType())) &&
+          isa<FloatType>(getElementTypeOrSelf(op.getType())))
+        products.push_back(op);
+    });
+    llvm::DenseMap<std::pair<Value, unsigned>, Value> converted;
+    SmallVector<Operation *> replaced;
+    for (auto [index, op] : llvm::enumerate(products)) {
+      // A precision hint decides: a block type converts the node to that
+      // format (even the last), a float type keeps it (the hint is
+      // accel-apply-precision's).
+      auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
+      Type precision = hint ? hint.getPrecision() : Type();
+      auto hinted = dyn_cast_if_present<BlockFloatType>(precision);
+      if (precision && !hinted)
+        continue;
+      if (hinted)
+        dropHintPrecision(op);
+      if (!hinted && keepLast && index + 1 == products.size()) {
+        ++numKept;
+        continue;
+      }
+      blockFormat = hinted ? hinted.getFormat() : *parsed;
+      Value weight = op.getWeight();
+      auto type = cast<RankedTensorType>(weight.getType());
+      std::string reason;
+      // Without a matrix-unit mode for the format the product could only
+      // run on the host: it stays f32 on the card instead.
+      ::nnaccel::DType dtype =
+          blockFormat == BlockFormat::msfp8   ? ::nnaccel::DType::MSFP8
+          : blockFormat == BlockFormat::msfp9 ? ::nnaccel::DType::MSFP9
+                                              : ::nnaccel::DType::MXINT8;
+      if (!target->macsPerCycle.count(dtype))
+        reason = "the target's matrix unit has no " +
+                 stringifyBlockFormat(blockFormat).str() +
+                 " mode (core.macs_per_cycle)";
+      else if (!type.getElementType().isF32())
+        reason = "its weight is not f32";
+      else if (!weight.getDefiningOp<ConstantOp>())
+        reason = "its weight is not a constant";
+      const int64_t k = type.getDimSize(op.getTransposeWeight() ? 1 : 0);
+      const int64_t block = blockFormat == BlockFormat::mxint8 ? 32 : 16;
+      if (reason.empty() && k % block)
+        reason = "K = " + std::to_string(k) + " is not a multiple of the " +
+                 stringifyBlockFormat(blockFormat).str() + " block size " +
+                 std::to_string(block);
+      Value blockWeight;
+      if (reason.empty()) {
+        auto key = std::make_pair(weight, unsigned(blockFormat));
+        Value &cached = converted[key];
+        if (!cached)
+          cached = convertWeight(op, reason);
+        blockWeight = cached;
+        if (!blockWeight)
+          converted.erase(key);
+      }
+      if (!blockWeight) {
+        ++numKept;
+        op->emitWarning() << describeNode(op) << ": its weight stays f32, not "
+                          << stringifyBlockFormat(blockFormat) << ": "
+                          << reason;
+        continue;
+      }
+      op.getWeightMutable().assign(blockWeight);
+      op.setTransposeWeight(true);
+      // The card sums the k tiles of the matrix unit (native_dim wide) in
+      // f32, each tile's blocks from +0; the host kernel sums in the same
+      // order when it knows the tile.
+      op->setAttr("k_tile",
+                  IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                   int64_t(target->nativeDim)));
+      ++numProducts;
+      replaced.push_back(weight.getDefiningOp());
+    }
+    for (Operation *constant : replaced)
+      if (constant->use_empty())
+        constant->erase();
+  }
+
+  /// matmul(x[... x K], W[K x N] constant f32) -> reshape(fully_connected(
+  /// reshape(x, [rows x K]), W), [... x N]), the rewrite of
+  /// accel-recognize-idioms; other matmuls stay.
+  void rewriteMatMulByConstant(MatMulOp op) {
+    auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+    auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type element = resultType.getElementType();
+    if (!op.getRhs().getDefiningOp<ConstantOp>() || rhsType.getRank() != 2 ||
+        lhsType.getRank() < 2 || !rhsType.getElementType().isF32() ||
+        !isa<FloatType>(element) || lhsType.getElementType() != element)
+      return;
+    int64_t k = lhsType.getShape().back(), n = rhsType.getDimSize(1);
+    int64_t rows = lhsType.getNumElements() / std::max<int64_t>(k, 1);
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    Value input = op.getLhs();
+    auto rowsType = RankedTensorType::get({rows, k}, element);
+    if (lhsType != rowsType)
+      input = builder.create<ReshapeOp>(loc, rowsType, input);
+    auto product = builder.create<FullyConnectedOp>(
+        loc, TypeRange{RankedTensorType::get({rows, n}, element)},
+        ValueRange{input, op.getRhs()}, ArrayRef<NamedAttribute>{});
+    for (NamedAttribute attr : op->getDiscardableAttrs())
+      product->setAttr(attr.getName(), attr.getValue());
+    Value result = product.getResult();
+    if (result.getType() != resultType)
+      result = builder.create<ReshapeOp>(loc, resultType, result);
+    op.getResult().replaceAllUsesWith(result);
+    op.erase();
+  }
+
+  /// The N x K block-float constant of `op`'s f32 weight, or null with
+  /// `reason` set.
+  Value convertWeight(FullyConnectedOp op, std::string &reason) {
+    Value weight = op.getWeight();
+    auto type = cast<RankedTensorType>(weight.getType());
+    std::optional<F32ConstantView> data = getF32Constant(weight);
+    if (!data) {
+      reason = "its data cannot be read";
+      return {};
+    }
+    const bool nByK = op.getTransposeWeight();
+    const int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+    const int64_t n = nByK ? rows : cols, k = nByK ? cols : rows;
+    for (int64_t i = 0, e = data->splat ? 1 : rows * cols; i < e; ++i)
+      if (!std::isfinite((*data)[i])) {
+        reason = "it holds a value that is not finite";
+        return {};
+      }
+    auto blockType = RankedTensorType::get(
+        {n, k}, BlockFloatType::get(op.getContext(), blockFormat));
+    const uint64_t size = getDenseByteSize(blockType);
+    const uint64_t rowBytes = size / uint64_t(n);
+    AsmResourceBlob blob =
+        HeapAsmResourceBlob::allocate(size, alignof(uint64_t));
+    auto *bytes = reinterpret_cast<uint8_t *>(blob.getMutableData().data());
+    std::vector<float> row(static_cast<size_t>(k));
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t t = 0; t < k; ++t)
+        row[size_t(t)] = (*data)[nByK ? j * k + t : t * n + j];
+      packRow(blockFormat, row.data(), k, bytes + uint64_t(j) * rowBytes);
+    }
+    std::string name = "weight";
+    if (auto resource = dyn_cast_if_present<DenseResourceElementsAttr>(
+            weight.getDefiningOp<ConstantOp>().getValue()))
+      name = resource.getRawHandle().getKey().str();
+    name += "_" + stringifyBlockFormat(blockFormat).str();
+    numBytesSaved += getDenseByteSize(type) - size;
+    OpBuilder builder(weight.getDefiningOp());
+    return builder.create<ConstantOp>(
+        weight.getLoc(),
+        DenseResourceElementsAttr::get(blockType, name, std::move(blob)));
+  }
+
+  BlockFormat blockFormat = BlockFormat::msfp8;
+};
+
+} // namespace
