@@ -129,6 +129,9 @@ struct PointwiseSpec {
   /// Quantized (int8): see QuantizedPointwiseConvKernel.cpp; unstrided
   /// only.
   std::optional<ConvQuantization> quantized;
+  /// Quantized: the cores that share the output pixels (each a contiguous,
+  /// DRAM-aligned range of every filter's plane).
+  int64_t cores = 1;
 
   bool strided() const { return sh > 1 || sw > 1; }
   /// SHARED bytes the subsampled input takes (0 unless strided).
@@ -147,8 +150,18 @@ void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
 /// canEmitPointwise and emitPointwise use for a quantized spec.
 bool canEmitQuantizedPointwise(const TargetDesc &target,
                                const PointwiseSpec &spec, std::string &reason);
-void emitQuantizedPointwise(ProgramEmitter &emitter, const TargetDesc &target,
+/// Emits `spec` on the cores of `emitters` (one: the whole op on it),
+/// each a range of the output pixels with all the filters.
+void emitQuantizedPointwise(llvm::ArrayRef<ProgramEmitter *> emitters,
+                            const TargetDesc &target,
                             const PointwiseSpec &spec);
+/// The cores worth sharing the output pixels of `spec` among (1: none),
+/// from the kernel's own cycle estimates; and the most it can run on (the
+/// card's cores when at least two get pixels, else 1).
+unsigned getQuantizedPointwiseCores(const TargetDesc &target,
+                                    const PointwiseSpec &spec);
+unsigned getQuantizedPointwiseMaxCores(const TargetDesc &target,
+                                       const PointwiseSpec &spec);
 
 //===----------------------------------------------------------------------===//
 // Depthwise k x k convolution (DepthwiseConvKernel.cpp)

@@ -512,6 +512,11 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
                               "gives it none");
       plan->pointwise.shared = *context.sharedScratch;
     }
+    if (plan->pointwise.quantized && !context.cores.emitters.empty()) {
+      emitQuantizedPointwise(context.cores.emitters, context.target,
+                             plan->pointwise);
+      break;
+    }
     emitPointwise(context.emitter, context.target, plan->pointwise);
     break;
   case ConvKind::Depthwise:
@@ -577,9 +582,10 @@ uint64_t sharedScratchConv(Operation *operation, const TargetDesc &target) {
     return 0;
   return plan->pointwise.sharedBytes();
 }
-/// A strided stem and an int8 implicit GEMM run on several cores as one
-/// unit (each core a range of output rows); every other conv kernel on one
-/// core (accel-split-ops cuts those into pieces).
+/// A strided stem, an int8 implicit GEMM and an int8 1x1 conv run on
+/// several cores as one unit (each core a range of output rows or pixels);
+/// every other conv kernel on one core (accel-split-ops cuts those into
+/// pieces).
 unsigned maxCoresConv(Operation *operation, const TargetDesc &target) {
   std::string reason;
   std::optional<ConvPlan> plan =
@@ -589,6 +595,8 @@ unsigned maxCoresConv(Operation *operation, const TargetDesc &target) {
   if (plan->kind == ConvKind::Stem ||
       (plan->kind == ConvKind::Gemm && plan->gemm.quantized))
     return target.coresPerCard;
+  if (plan->kind == ConvKind::Pointwise && plan->pointwise.quantized)
+    return getQuantizedPointwiseMaxCores(target, plan->pointwise);
   return 1;
 }
 
@@ -602,6 +610,8 @@ unsigned preferredCoresConv(Operation *operation, const TargetDesc &target) {
     return getStemCores(target, plan->stem);
   if (plan->kind == ConvKind::Gemm && plan->gemm.quantized)
     return getQuantizedGemmCores(target, plan->gemm);
+  if (plan->kind == ConvKind::Pointwise && plan->pointwise.quantized)
+    return getQuantizedPointwiseCores(target, plan->pointwise);
   return 1;
 }
 } // namespace
