@@ -132,6 +132,11 @@ struct PointwiseSpec {
   /// Quantized: the cores that share the output pixels (each a contiguous,
   /// DRAM-aligned range of every filter's plane).
   int64_t cores = 1;
+  /// Quantized, on one core, pixels as rows: the filter matrix is pinned
+  /// in the MRF from this address on (accel-pin-weights), loaded once by
+  /// the core's `setup` program.
+  std::optional<uint64_t> pinnedWeight;
+  ProgramEmitter *setup = nullptr;
 
   bool strided() const { return sh > 1 || sw > 1; }
   /// SHARED bytes the subsampled input takes (0 unless strided).
@@ -162,6 +167,10 @@ unsigned getQuantizedPointwiseCores(const TargetDesc &target,
                                     const PointwiseSpec &spec);
 unsigned getQuantizedPointwiseMaxCores(const TargetDesc &target,
                                        const PointwiseSpec &spec);
+/// The MRF bytes of `spec`'s filter matrix when its kernel can multiply it
+/// pinned (one core, pixels as rows), else nullopt.
+std::optional<uint64_t> quantizedPointwisePinBytes(const TargetDesc &target,
+                                                   const PointwiseSpec &spec);
 
 //===----------------------------------------------------------------------===//
 // Depthwise k x k convolution (DepthwiseConvKernel.cpp)

@@ -512,6 +512,8 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
                               "gives it none");
       plan->pointwise.shared = *context.sharedScratch;
     }
+    plan->pointwise.pinnedWeight = context.pinnedWeight;
+    plan->pointwise.setup = context.setup;
     if (plan->pointwise.quantized && !context.cores.emitters.empty()) {
       emitQuantizedPointwise(context.cores.emitters, context.target,
                              plan->pointwise);
@@ -615,6 +617,17 @@ unsigned preferredCoresConv(Operation *operation, const TargetDesc &target) {
   return 1;
 }
 } // namespace
+
+std::optional<uint64_t>
+mlir::nnaccel::npu_lowering::getConvPinBytes(ConvOp op,
+                                             const TargetDesc &target) {
+  std::string reason;
+  std::optional<ConvPlan> plan = planConv(op, target, reason);
+  if (!plan || plan->kind != ConvKind::Pointwise ||
+      !plan->pointwise.quantized || getKernelCores(op, target).size() != 1)
+    return std::nullopt;
+  return quantizedPointwisePinBytes(target, plan->pointwise);
+}
 
 void mlir::nnaccel::npu_lowering::attachConvKernels(MLIRContext *context) {
   attachCardKernel<CardKernelModel<checkConv, emitConv, sharedScratchConv,

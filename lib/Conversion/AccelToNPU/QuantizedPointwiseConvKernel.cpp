@@ -294,8 +294,12 @@ void emitPixelRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
   const int64_t tile = l.tile, c = spec.c, f = spec.f, hw = spec.hw;
   // The weights: each K tile is an F x kt block, the full ones loaded as
   // the planes of one DMA.
+  // Pinned: the core's setup program loads them, once for every run.
   const int64_t fullTiles = c / tile;
-  auto block = [&](int64_t t) { return l.w + uint64_t(t * f * tile); };
+  const uint64_t w = spec.pinnedWeight ? *spec.pinnedWeight : l.w;
+  ProgramEmitter &weightEmitter =
+      spec.pinnedWeight && spec.setup ? *spec.setup : emitter;
+  auto block = [&](int64_t t) { return w + uint64_t(t * f * tile); };
   if (fullTiles > 0) {
     DmaLoad load;
     load.dst = {Space::Mrf, block(0)};
@@ -306,7 +310,7 @@ void emitPixelRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
     load.z = fullTiles;
     load.sy = c;
     load.sz = tile;
-    emitLoad(emitter, load);
+    emitLoad(weightEmitter, load);
   }
   if (fullTiles < l.kTiles) {
     DmaLoad load;
@@ -316,7 +320,7 @@ void emitPixelRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
     load.x = c - fullTiles * tile;
     load.y = f;
     load.sy = c;
-    emitLoad(emitter, load);
+    emitLoad(weightEmitter, load);
   }
   auto loadChunk = [&](int64_t image, int64_t p0, int64_t slot) {
     int64_t np = std::min(l.pixels, end - p0);
@@ -628,6 +632,18 @@ unsigned getQuantizedPointwiseMaxCores(const TargetDesc &target,
   if (ceilDiv(spec.hw, pixelAlign(target)) < 2)
     return 1;
   return unsigned(std::max<uint32_t>(target.coresPerCard, 1));
+}
+
+std::optional<uint64_t> quantizedPointwisePinBytes(const TargetDesc &target,
+                                                   const PointwiseSpec &spec) {
+  if (spec.cores > 1)
+    return std::nullopt;
+  std::string reason;
+  std::optional<QuantizedPointwiseLayout> l =
+      quantizedPointwiseLayout(target, spec, reason);
+  if (!l || l->filterRows)
+    return std::nullopt;
+  return alignUp(uint64_t(spec.f * spec.c), target.memory(Space::Mrf).align);
 }
 
 unsigned getQuantizedPointwiseCores(const TargetDesc &target,
