@@ -64,7 +64,8 @@ def Accel_Dialect : Dialect {
       return ::llvm::StringLiteral("accel.shared_address");
     }
     /// Name of the discardable integer attribute that pins a card op's
-    /// weight (fully_connected, matmul by a constant) in the MRF of its core
+    /// weight (fully_connected, matmul by a constant, an int8 1x1 conv's
+    /// filter matrix) in the MRF of its core
     /// from this byte address on, across runs (set by accel-pin-weights).
     static constexpr ::llvm::StringLiteral getMrfAddressAttrName() {
       return ::llvm::StringLiteral("accel.mrf_address");

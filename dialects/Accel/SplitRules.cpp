@@ -322,6 +322,10 @@ SmallVector<SplitRule> ConvOp::getSplitRules() {
     SplitRule depthwise;
     depthwise.resultAxis = 1;
     depthwise.operandAxes = withBias({1, 0}, 0);
+    // The card's int8 depthwise kernel takes multiples of 4 channels (it
+    // moves them 4 bytes at a time).
+    if (isa<quant::QuantizedType>(getElementTypeOrSelf(getInput().getType())))
+      depthwise.alignment = 4;
     rules.push_back(depthwise);
   }
   return rules;

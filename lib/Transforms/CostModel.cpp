@@ -224,6 +224,19 @@ double CoreCostModel::estimate(Operation *op) const {
   return estimate(op, whole, 1.0);
 }
 
+double CoreCostModel::estimateOnCores(Operation *op, unsigned cores) const {
+  auto conv = dyn_cast<ConvOp>(op);
+  if (cores < 2 || !conv ||
+      !isa<quant::QuantizedType>(
+          getElementTypeOrSelf(conv.getInput().getType())))
+    return estimate(op);
+  // Each core: 1/k of the input and of the result, all the weights; the
+  // output pixels are the matrix product's rows (m).
+  SmallVector<double> fractions(op->getNumOperands(), 1.0);
+  fractions[0] = 1.0 / double(cores);
+  return estimate(op, fractions, 1.0 / double(cores)) + overhead();
+}
+
 double CoreCostModel::copy(uint64_t bytes) const {
   return 2 * double(bytes) / bytesPerCycle + 2 * latency;
 }

@@ -118,6 +118,15 @@ void CoreScheduler::buildTasks(Block &body) {
       for (int64_t core : placement.getCores())
         if (core < int64_t(coreFree.size()))
           task.cores.push_back(core);
+    // An op its kernel runs as one unit on several cores (placed there by
+    // accel-split-ops) takes each of them for its share of the work.
+    if (task.cores.size() > 1 && !task.view)
+      if (auto kernel = dyn_cast<CardKernelOpInterface>(&op))
+        if (kernel.getMaxKernelCores(model.getTarget()) > 1)
+          task.cycles = model.estimateOnCores(
+              &op,
+              std::min<unsigned>(unsigned(task.cores.size()),
+                                 kernel.getMaxKernelCores(model.getTarget())));
     if (auto hint = op.getAttrOfType<HintAttr>(AccelDialect::getHintAttrName()))
       task.order = hint.getOrder();
     for (Value operand : op.getOperands()) {

@@ -56,9 +56,11 @@ def AccelPinWeights : Pass<"accel-pin-weights", "ModuleOp"> {
     partition in the function (another partition's kernels would overwrite
     the MRFs between runs).
 
-    Candidates are `fully_connected` and `matmul` ops on one core whose
-    weight (right operand) is a constant of the partition and whose kernel
-    can multiply from pinned tiles (one MRF slot per N x N tile). The MRF
+    Candidates are `fully_connected` and `matmul` ops and int8 1x1 `conv`s
+    (pixels as the matrix unit's rows) on one core whose weight (right
+    operand) is a constant of the partition and whose kernel can multiply
+    from pinned tiles (one MRF slot per N x N tile; a conv's F x C filter
+    matrix as its kernel lays it out). The MRF
     the other kernels need is measured, not guessed: every kernel of the
     partition is emitted into a scratch program and its highest MRF byte
     taken (streaming candidates count too, since a candidate may stay

@@ -97,5 +97,7 @@ std::optional<uint64_t> mlir::nnaccel::npu_lowering::getPinnableWeightBytes(
     return getFullyConnectedPinBytes(fc, target);
   if (auto matmul = dyn_cast<accel::MatMulOp>(op))
     return getMatMulPinBytes(matmul, target);
+  if (auto conv = dyn_cast<accel::ConvOp>(op))
+    return getConvPinBytes(conv, target);
   return std::nullopt;
 }

@@ -165,7 +165,11 @@ getFullyConnectedPinBytes(accel::FullyConnectedOp op,
                           const ::nnaccel::isa::TargetDesc &target);
 std::optional<uint64_t>
 getMatMulPinBytes(accel::MatMulOp op, const ::nnaccel::isa::TargetDesc &target);
-/// Either of the two for `op`; nullopt for any other op.
+/// Likewise the filter matrix of an int8 1x1 conv on one core (pixels as
+/// the matrix unit's rows, QuantizedPointwiseConvKernel.cpp).
+std::optional<uint64_t>
+getConvPinBytes(accel::ConvOp op, const ::nnaccel::isa::TargetDesc &target);
+/// One of the three for `op`; nullopt for any other op.
 std::optional<uint64_t>
 getPinnableWeightBytes(Operation *op, const ::nnaccel::isa::TargetDesc &target);
 

@@ -129,6 +129,14 @@ struct PointwiseSpec {
   /// Quantized (int8): see QuantizedPointwiseConvKernel.cpp; unstrided
   /// only.
   std::optional<ConvQuantization> quantized;
+  /// Quantized: the cores that share the output pixels (each a contiguous,
+  /// DRAM-aligned range of every filter's plane).
+  int64_t cores = 1;
+  /// Quantized, on one core, pixels as rows: the filter matrix is pinned
+  /// in the MRF from this address on (accel-pin-weights), loaded once by
+  /// the core's `setup` program.
+  std::optional<uint64_t> pinnedWeight;
+  ProgramEmitter *setup = nullptr;
 
   bool strided() const { return sh > 1 || sw > 1; }
   /// SHARED bytes the subsampled input takes (0 unless strided).
@@ -147,8 +155,22 @@ void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
 /// canEmitPointwise and emitPointwise use for a quantized spec.
 bool canEmitQuantizedPointwise(const TargetDesc &target,
                                const PointwiseSpec &spec, std::string &reason);
-void emitQuantizedPointwise(ProgramEmitter &emitter, const TargetDesc &target,
+/// Emits `spec` on the cores of `emitters` (one: the whole op on it),
+/// each a range of the output pixels with all the filters.
+void emitQuantizedPointwise(llvm::ArrayRef<ProgramEmitter *> emitters,
+                            const TargetDesc &target,
                             const PointwiseSpec &spec);
+/// The cores worth sharing the output pixels of `spec` among (1: none),
+/// from the kernel's own cycle estimates; and the most it can run on (the
+/// card's cores when at least two get pixels, else 1).
+unsigned getQuantizedPointwiseCores(const TargetDesc &target,
+                                    const PointwiseSpec &spec);
+unsigned getQuantizedPointwiseMaxCores(const TargetDesc &target,
+                                       const PointwiseSpec &spec);
+/// The MRF bytes of `spec`'s filter matrix when its kernel can multiply it
+/// pinned (one core, pixels as rows), else nullopt.
+std::optional<uint64_t> quantizedPointwisePinBytes(const TargetDesc &target,
+                                                   const PointwiseSpec &spec);
 
 //===----------------------------------------------------------------------===//
 // Depthwise k x k convolution (DepthwiseConvKernel.cpp)

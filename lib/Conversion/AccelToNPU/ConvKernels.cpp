@@ -512,6 +512,13 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
                               "gives it none");
       plan->pointwise.shared = *context.sharedScratch;
     }
+    plan->pointwise.pinnedWeight = context.pinnedWeight;
+    plan->pointwise.setup = context.setup;
+    if (plan->pointwise.quantized && !context.cores.emitters.empty()) {
+      emitQuantizedPointwise(context.cores.emitters, context.target,
+                             plan->pointwise);
+      break;
+    }
     emitPointwise(context.emitter, context.target, plan->pointwise);
     break;
   case ConvKind::Depthwise:
@@ -577,9 +584,10 @@ uint64_t sharedScratchConv(Operation *operation, const TargetDesc &target) {
     return 0;
   return plan->pointwise.sharedBytes();
 }
-/// A strided stem and an int8 implicit GEMM run on several cores as one
-/// unit (each core a range of output rows); every other conv kernel on one
-/// core (accel-split-ops cuts those into pieces).
+/// A strided stem, an int8 implicit GEMM and an int8 1x1 conv run on
+/// several cores as one unit (each core a range of output rows or pixels);
+/// every other conv kernel on one core (accel-split-ops cuts those into
+/// pieces).
 unsigned maxCoresConv(Operation *operation, const TargetDesc &target) {
   std::string reason;
   std::optional<ConvPlan> plan =
@@ -589,6 +597,8 @@ unsigned maxCoresConv(Operation *operation, const TargetDesc &target) {
   if (plan->kind == ConvKind::Stem ||
       (plan->kind == ConvKind::Gemm && plan->gemm.quantized))
     return target.coresPerCard;
+  if (plan->kind == ConvKind::Pointwise && plan->pointwise.quantized)
+    return getQuantizedPointwiseMaxCores(target, plan->pointwise);
   return 1;
 }
 
@@ -602,9 +612,22 @@ unsigned preferredCoresConv(Operation *operation, const TargetDesc &target) {
     return getStemCores(target, plan->stem);
   if (plan->kind == ConvKind::Gemm && plan->gemm.quantized)
     return getQuantizedGemmCores(target, plan->gemm);
+  if (plan->kind == ConvKind::Pointwise && plan->pointwise.quantized)
+    return getQuantizedPointwiseCores(target, plan->pointwise);
   return 1;
 }
 } // namespace
+
+std::optional<uint64_t>
+mlir::nnaccel::npu_lowering::getConvPinBytes(ConvOp op,
+                                             const TargetDesc &target) {
+  std::string reason;
+  std::optional<ConvPlan> plan = planConv(op, target, reason);
+  if (!plan || plan->kind != ConvKind::Pointwise ||
+      !plan->pointwise.quantized || getKernelCores(op, target).size() != 1)
+    return std::nullopt;
+  return quantizedPointwisePinBytes(target, plan->pointwise);
+}
 
 void mlir::nnaccel::npu_lowering::attachConvKernels(MLIRContext *context) {
   attachCardKernel<CardKernelModel<checkConv, emitConv, sharedScratchConv,

@@ -129,7 +129,7 @@ bool canEmitPointwise(const TargetDesc &target, const PointwiseSpec &spec,
 void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
                    const PointwiseSpec &spec) {
   if (spec.quantized)
-    return emitQuantizedPointwise(emitter, target, spec);
+    return emitQuantizedPointwise({&emitter}, target, spec);
   std::string unused;
   PointwiseLayout layout = *pointwiseLayout(target, spec.c, spec.f, spec.hw,
                                             spec.bias.has_value(), unused);

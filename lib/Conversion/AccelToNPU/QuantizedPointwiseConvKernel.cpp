@@ -30,6 +30,17 @@
 // DMA costs bytes, not rows, so the transposing loads and stores cost what
 // plain ones do; the bytes are a quarter of f32's.
 //
+// Several cores (one op as a unit, getQuantizedPointwiseCores) share the
+// output pixels: each a contiguous range of whole DMA alignment steps of
+// every filter's plane, with all the filters (each loads the whole weight
+// matrix, which is small next to the activations) and the same per-pixel
+// arithmetic, so the result is bit-identical to one core's. Cutting the
+// filters instead (accel-split-ops) makes every core read the whole input
+// and, below N filters per core, leaves dot-product engines idle. The
+// cores' stores interleave in every plane; with pixels as rows, the
+// results are stored in blocks the emulator's race detector checks row by
+// row (at most kMaxCheckedStoreRows rows, docs/emulator.md §7).
+//
 //===----------------------------------------------------------------------===//
 
 #include "ConvKernelSupport.h"
@@ -47,6 +58,26 @@ namespace {
 constexpr int64_t kTargetChunks = 4;
 
 const ElementFormat kI8Format{DType::I8};
+
+/// The rows of a DMA store with gaps that the emulator's race detector
+/// checks one by one (larger stores count as their bounding range).
+constexpr int64_t kMaxCheckedStoreRows = 4096;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Output pixels that keep DRAM addresses aligned in the 1-byte input
+/// planes and in the output planes.
+int64_t pixelAlign(const TargetDesc &target) {
+  return int64_t(target.memory(Space::Dram).align);
+}
+
+/// Output pixels per core when spec.cores share them: whole alignment
+/// steps, the last core's fewer.
+int64_t pixelsPerCore(const TargetDesc &target, const PointwiseSpec &spec) {
+  const int64_t align = pixelAlign(target);
+  int64_t pixels = ceilDiv(spec.hw, std::max<int64_t>(spec.cores, 1));
+  return std::min(spec.hw, ceilDiv(pixels, align) * align);
+}
 
 /// Matrix-unit cycles of one row of mm over all K tiles of `c` channels.
 int64_t kCycles(const TargetDesc &target, int64_t c) {
@@ -71,17 +102,22 @@ struct QuantizedPointwiseLayout {
   uint64_t sum[2] = {0, 0}, out[2] = {0, 0}; // acc
   uint64_t a = 0;                            // filter rows: W in ACC
   uint64_t w = 0;                            // pixel rows: W in the MRF
+  int64_t corePixels = 0; // output pixels per core (the last core's fewer)
+  // Pixel rows: filters per result block (all of them, or N when several
+  // cores store more than kMaxCheckedStoreRows rows per chunk; a block is
+  // [pixels x blockFilters] at pitch blockFilters), and pixels per store.
+  int64_t blockFilters = 0, storePixels = 0;
 };
 
-/// Pixels per chunk or group: kTargetChunks of them, aligned for the DMA
-/// (in the 1-byte input planes, and so in the output planes), at most `fit`.
-int64_t chunkPixels(const TargetDesc &target, const PointwiseSpec &spec,
-                    int64_t fit) {
-  const int64_t align = int64_t(target.memory(Space::Dram).align);
-  int64_t pixels = (spec.hw + kTargetChunks - 1) / kTargetChunks;
+/// Pixels per chunk or group of a core's `corePixels`: kTargetChunks of
+/// them, aligned for the DMA (in the 1-byte input planes, and so in the
+/// output planes), at most `fit`.
+int64_t chunkPixels(const TargetDesc &target, int64_t corePixels, int64_t fit) {
+  const int64_t align = pixelAlign(target);
+  int64_t pixels = (corePixels + kTargetChunks - 1) / kTargetChunks;
   pixels = int64_t(alignUp(uint64_t(pixels), uint64_t(align)));
-  if (pixels >= spec.hw && fit >= spec.hw)
-    return spec.hw;
+  if (pixels >= corePixels && fit >= corePixels)
+    return corePixels;
   return std::min(pixels, fit / align * align);
 }
 
@@ -121,7 +157,8 @@ pixelRowsLayout(const TargetDesc &target, const PointwiseSpec &spec,
   int64_t byVrf = (vrfBytes - int64_t(vrfFixed)) / (2 * spec.c);
   int64_t perPixelAcc = 2 * spec.f * eo + (l.chained ? 0 : 2 * l.tile * 4);
   int64_t fit = std::min<int64_t>({byVrf, accBytes / perPixelAcc, kMaxDmaYZ});
-  l.pixels = chunkPixels(target, spec, fit);
+  l.corePixels = pixelsPerCore(target, spec);
+  l.pixels = chunkPixels(target, l.corePixels, fit);
   if (l.pixels < 1) {
     reason = "a chunk of pixels of " + std::to_string(spec.c) +
              " channels and " + std::to_string(spec.f) +
@@ -139,6 +176,17 @@ pixelRowsLayout(const TargetDesc &target, const PointwiseSpec &spec,
   l.out[1] = outBytes;
   l.sum[0] = 2 * outBytes;
   l.sum[1] = 2 * outBytes + sumBytes;
+  // Stores of [pixels x filters] from ACC read their rows in order: a
+  // chunk too large for the race detector is stored in blocks of N
+  // filters (each epilogue tile writes one) and pixel steps.
+  l.blockFilters = spec.f;
+  l.storePixels = l.pixels;
+  if (spec.cores > 1 && spec.f * l.pixels > kMaxCheckedStoreRows) {
+    const int64_t align = pixelAlign(target);
+    l.blockFilters = std::min(spec.f, l.tile);
+    l.storePixels =
+        std::max(align, kMaxCheckedStoreRows / l.blockFilters / align * align);
+  }
   return l;
 }
 
@@ -178,7 +226,8 @@ filterRowsLayout(const TargetDesc &target, const PointwiseSpec &spec,
              "accumulator memory";
     return std::nullopt;
   }
-  l.pixels = chunkPixels(target, spec, fit);
+  l.corePixels = pixelsPerCore(target, spec);
+  l.pixels = chunkPixels(target, l.corePixels, fit);
   l.xSlot = alignUp(uint64_t(l.pixels * l.tile), 64);
   l.x[0] = 0;
   l.x[1] = l.xSlot * uint64_t(l.kTiles);
@@ -235,16 +284,22 @@ std::optional<Operand2D> loadBias(ProgramEmitter &emitter,
   return denseOperand(Space::Vrf, l.bias, spec.f, format);
 }
 
+/// Output pixels [begin, end) of every plane of `spec` on one core.
 void emitPixelRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
-                   const QuantizedPointwiseLayout &l) {
+                   const QuantizedPointwiseLayout &l, int64_t begin,
+                   int64_t end) {
   const ConvQuantization &quant = *spec.quantized;
   const ElementFormat in = quant.input, out = quant.output;
   const int64_t eo = out.elementBytes();
   const int64_t tile = l.tile, c = spec.c, f = spec.f, hw = spec.hw;
   // The weights: each K tile is an F x kt block, the full ones loaded as
   // the planes of one DMA.
+  // Pinned: the core's setup program loads them, once for every run.
   const int64_t fullTiles = c / tile;
-  auto block = [&](int64_t t) { return l.w + uint64_t(t * f * tile); };
+  const uint64_t w = spec.pinnedWeight ? *spec.pinnedWeight : l.w;
+  ProgramEmitter &weightEmitter =
+      spec.pinnedWeight && spec.setup ? *spec.setup : emitter;
+  auto block = [&](int64_t t) { return w + uint64_t(t * f * tile); };
   if (fullTiles > 0) {
     DmaLoad load;
     load.dst = {Space::Mrf, block(0)};
@@ -255,7 +310,7 @@ void emitPixelRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
     load.z = fullTiles;
     load.sy = c;
     load.sz = tile;
-    emitLoad(emitter, load);
+    emitLoad(weightEmitter, load);
   }
   if (fullTiles < l.kTiles) {
     DmaLoad load;
@@ -265,16 +320,16 @@ void emitPixelRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
     load.x = c - fullTiles * tile;
     load.y = f;
     load.sy = c;
-    emitLoad(emitter, load);
+    emitLoad(weightEmitter, load);
   }
   auto loadChunk = [&](int64_t image, int64_t p0, int64_t slot) {
-    int64_t np = std::min(l.pixels, hw - p0);
+    int64_t np = std::min(l.pixels, end - p0);
     loadPixelsTransposed(emitter, {Space::Vrf, l.x[slot]},
                          spec.input + uint64_t(image * c * hw + p0), in, c, np,
                          hw);
   };
-  const int64_t chunks = (hw + l.pixels - 1) / l.pixels;
-  loadChunk(0, 0, 0);
+  const int64_t chunks = ceilDiv(end - begin, l.pixels);
+  loadChunk(0, begin, 0);
   const std::optional<Operand2D> bias = loadBias(emitter, spec, l);
   // The fills have no inputs: behind the first loads they run while those
   // are in flight.
@@ -285,14 +340,21 @@ void emitPixelRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
   int64_t index = 0, sumIndex = 0;
   for (int64_t image = 0; image < spec.batch; ++image)
     for (int64_t chunk = 0; chunk < chunks; ++chunk, ++index) {
-      const int64_t p0 = chunk * l.pixels, np = std::min(l.pixels, hw - p0);
+      const int64_t p0 = begin + chunk * l.pixels,
+                    np = std::min(l.pixels, end - p0);
       const int slot = index % 2;
       // The next chunk's load goes ahead of this chunk's products.
       if (chunk + 1 < chunks)
         loadChunk(image, p0 + l.pixels, (index + 1) % 2);
       else if (image + 1 < spec.batch)
-        loadChunk(image + 1, 0, (index + 1) % 2);
-      const Operand2D result{Space::Acc, l.out[slot], f * eo, out};
+        loadChunk(image + 1, begin, (index + 1) % 2);
+      // The result block of filters [r0, r0 + qn): np x qn at pitch qn.
+      const int64_t q = l.blockFilters;
+      auto resultBlock = [&](int64_t r0) {
+        const int64_t qn = std::min(q, f - r0);
+        return Operand2D{Space::Acc, l.out[slot] + uint64_t(r0 * np * eo),
+                         qn * eo, out};
+      };
       for (int64_t j = 0; j * tile < f; ++j) {
         const int64_t f0 = j * tile, nt = std::min(tile, f - f0);
         Operand2D sum = l.chained
@@ -312,21 +374,30 @@ void emitPixelRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
           tileBias = bias->at(0, f0);
         emitConvEpilogue(emitter, quant, spec.activation, sum, tileBias,
                          quant.perChannel() ? scales.at(0, f0) : scales,
-                         outputScale, result.at(0, f0), np, nt);
+                         outputScale, resultBlock(f0 / q * q).at(0, f0 % q), np,
+                         nt);
       }
-      // Pixel p, filter r of the chunk -> plane r, element p.
-      DmaStore store;
-      store.dst = {Space::Dram,
-                   spec.output + uint64_t((image * f * hw + p0) * eo)};
-      store.src = result.ref();
-      store.format = out;
-      store.x = 1;
-      store.y = f;
-      store.z = np;
-      store.dy = hw * eo;
-      store.dz = eo;
-      store.spitch = eo;
-      emitStore(emitter, store);
+      // Pixel p, filter r of the chunk -> plane r, element p, per block of
+      // filters and step of pixels.
+      for (int64_t r0 = 0; r0 < f; r0 += q) {
+        const Operand2D result = resultBlock(r0);
+        const int64_t qn = std::min(q, f - r0);
+        for (int64_t pc = 0; pc < np; pc += l.storePixels) {
+          DmaStore store;
+          store.dst = {Space::Dram,
+                       spec.output +
+                           uint64_t(((image * f + r0) * hw + p0 + pc) * eo)};
+          store.src = result.at(pc).ref();
+          store.format = out;
+          store.x = 1;
+          store.y = qn;
+          store.z = std::min(l.storePixels, np - pc);
+          store.dy = hw * eo;
+          store.dz = eo;
+          store.spitch = eo;
+          emitStore(emitter, store);
+        }
+      }
     }
 }
 
@@ -373,8 +444,10 @@ void emitRowsEpilogue(ProgramEmitter &emitter, const ConvQuantization &quant,
                      /*perColumn=*/false, quant.outputZeroPoint, rows, cols);
 }
 
+/// Output pixels [begin, end) of every plane of `spec` on one core.
 void emitFilterRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
-                    const QuantizedPointwiseLayout &l) {
+                    const QuantizedPointwiseLayout &l, int64_t begin,
+                    int64_t end) {
   const ConvQuantization &quant = *spec.quantized;
   const ElementFormat in = quant.input, out = quant.output;
   const int64_t eo = out.elementBytes();
@@ -391,7 +464,7 @@ void emitFilterRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
   // K tile t of a group: its pixels' rows of kt channels, one transposing
   // DMA; pixel tile q of it starts q * N rows in.
   auto loadGroup = [&](int64_t image, int64_t p0, int slot) {
-    const int64_t np = std::min(l.pixels, hw - p0);
+    const int64_t np = std::min(l.pixels, end - p0);
     for (int64_t t = 0; t < l.kTiles; ++t) {
       const int64_t kt = std::min(tile, c - t * tile);
       loadPixelsTransposed(
@@ -400,8 +473,8 @@ void emitFilterRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
           hw);
     }
   };
-  const int64_t groups = (hw + l.pixels - 1) / l.pixels;
-  loadGroup(0, 0, 0);
+  const int64_t groups = ceilDiv(end - begin, l.pixels);
+  loadGroup(0, begin, 0);
   const std::optional<Operand2D> bias = loadBias(emitter, spec, l);
   const Operand2D scales{Space::Vrf, l.scales, 0, kF32Format};
   const Operand2D outputScale =
@@ -419,12 +492,13 @@ void emitFilterRows(ProgramEmitter &emitter, const PointwiseSpec &spec,
   int64_t index = 0;
   for (int64_t image = 0; image < spec.batch; ++image)
     for (int64_t group = 0; group < groups; ++group, ++index) {
-      const int64_t p0 = group * l.pixels, np = std::min(l.pixels, hw - p0);
+      const int64_t p0 = begin + group * l.pixels,
+                    np = std::min(l.pixels, end - p0);
       const int slot = index % 2;
       if (group + 1 < groups)
         loadGroup(image, p0 + l.pixels, (index + 1) % 2);
       else if (image + 1 < spec.batch)
-        loadGroup(image + 1, 0, (index + 1) % 2);
+        loadGroup(image + 1, begin, (index + 1) % 2);
       const Operand2D sum{Space::Acc, l.sum[slot], np * 4, kI32Format};
       for (int64_t q = 0; q * tile < np; ++q) {
         const int64_t nt = std::min(tile, np - q * tile);
@@ -486,15 +560,134 @@ bool canEmitQuantizedPointwise(const TargetDesc &target,
   return quantizedPointwiseLayout(target, spec, reason).has_value();
 }
 
-void emitQuantizedPointwise(ProgramEmitter &emitter, const TargetDesc &target,
+namespace {
+
+/// Modelled cycles of one core computing `pixels` output pixels of `f`
+/// filters in the orientation of `l`: the matrix unit's and the MFUs'
+/// passes as quantizedPointwiseLayout counts them against the DMA bytes
+/// (its pixels' input and output, all the filters' weights) at the DRAM
+/// bandwidth, plus one DRAM latency.
+double coreCycles(const TargetDesc &target, const PointwiseSpec &spec,
+                  const QuantizedPointwiseLayout &l, int64_t pixels,
+                  int64_t f) {
+  const ConvQuantization &quant = *spec.quantized;
+  const int64_t tile = target.nativeDim, lanes = target.vectorLanes;
+  const int64_t images = spec.batch;
+  double compute;
+  if (l.filterRows)
+    compute = double(ceilDiv(pixels, tile) * f * kCycles(target, spec.c) +
+                     3 * f * ceilDiv(pixels, lanes));
+  else
+    compute = double(pixels * ceilDiv(f, tile) * (kCycles(target, spec.c) + 1));
+  const auto &dram = target.memory(Space::Dram);
+  const double bytes =
+      double(images * pixels *
+             (spec.c * quant.input.elementBytes() +
+              f * quant.output.elementBytes())) +
+      double(f * spec.c) +
+      (spec.bias ? double(f * quant.bias.elementBytes()) : 0.0);
+  return std::max(double(images) * compute,
+                  bytes / std::max(dram.bytesPerCycle, 1.0)) +
+         double(dram.latencyCycles);
+}
+
+/// `spec` on the most of its spec.cores cores that get pixels.
+PointwiseSpec withUsableCores(const TargetDesc &target,
+                              const PointwiseSpec &spec) {
+  PointwiseSpec usable = spec;
+  usable.cores = std::max<int64_t>(
+      1, std::min<int64_t>(spec.cores, ceilDiv(spec.hw, pixelAlign(target))));
+  return usable;
+}
+
+} // namespace
+
+void emitQuantizedPointwise(llvm::ArrayRef<ProgramEmitter *> emitters,
+                            const TargetDesc &target,
                             const PointwiseSpec &spec) {
+  PointwiseSpec requested = spec;
+  requested.cores = int64_t(emitters.size());
+  const PointwiseSpec shared = withUsableCores(target, requested);
   std::string unused;
   const QuantizedPointwiseLayout l =
-      *quantizedPointwiseLayout(target, spec, unused);
-  if (l.filterRows)
-    emitFilterRows(emitter, spec, l);
-  else
-    emitPixelRows(emitter, spec, l);
+      *quantizedPointwiseLayout(target, shared, unused);
+  for (int64_t core = 0; core < shared.cores; ++core) {
+    const int64_t begin = std::min(spec.hw, core * l.corePixels),
+                  end = std::min(spec.hw, begin + l.corePixels);
+    if (begin >= end)
+      continue;
+    ProgramEmitter &emitter = *emitters[size_t(core)];
+    if (l.filterRows)
+      emitFilterRows(emitter, shared, l, begin, end);
+    else
+      emitPixelRows(emitter, shared, l, begin, end);
+  }
+}
+
+unsigned getQuantizedPointwiseMaxCores(const TargetDesc &target,
+                                       const PointwiseSpec &spec) {
+  // All the card's cores when at least two get pixels (as the implicit
+  // GEMM: a placement naming more cores than get pixels leaves the rest
+  // idle), else one (accel-split-ops may cut the filters instead).
+  if (ceilDiv(spec.hw, pixelAlign(target)) < 2)
+    return 1;
+  return unsigned(std::max<uint32_t>(target.coresPerCard, 1));
+}
+
+std::optional<uint64_t> quantizedPointwisePinBytes(const TargetDesc &target,
+                                                   const PointwiseSpec &spec) {
+  if (spec.cores > 1)
+    return std::nullopt;
+  std::string reason;
+  std::optional<QuantizedPointwiseLayout> l =
+      quantizedPointwiseLayout(target, spec, reason);
+  if (!l || l->filterRows)
+    return std::nullopt;
+  return alignUp(uint64_t(spec.f * spec.c), target.memory(Space::Mrf).align);
+}
+
+unsigned getQuantizedPointwiseCores(const TargetDesc &target,
+                                    const PointwiseSpec &spec) {
+  // The kernel's cycles on one core, with its pixels shared by k cores
+  // (each loads all the weights) and with its filters cut k ways (what
+  // accel-split-ops would do: each core reads every pixel). Shared pixels
+  // where they beat both, with one DRAM latency for the barrier in front
+  // of the op (the queues drain; its neighbours mostly run on several
+  // cores and need one anyway: charging two kept MobileNet's 12 x 12
+  // expansions on one core, 0.5 % slower), and by 5 % (accel-split-ops'
+  // margin for a cut).
+  PointwiseSpec all = spec;
+  all.cores = std::max<int64_t>(target.coresPerCard, 1);
+  const int64_t most = withUsableCores(target, all).cores;
+  if (most < 2)
+    return 1;
+  std::string reason;
+  std::optional<QuantizedPointwiseLayout> whole =
+      quantizedPointwiseLayout(target, spec, reason);
+  if (!whole)
+    return 1;
+  const double overhead = double(target.memory(Space::Dram).latencyCycles);
+  const double one = coreCycles(target, spec, *whole, spec.hw, spec.f);
+  unsigned best = 1;
+  double bestCycles = one;
+  for (int64_t k = 2; k <= most; ++k) {
+    PointwiseSpec shared = spec;
+    shared.cores = k;
+    std::optional<QuantizedPointwiseLayout> l =
+        quantizedPointwiseLayout(target, shared, reason);
+    if (!l)
+      continue;
+    const double pixels =
+        coreCycles(target, shared, *l, l->corePixels, spec.f) + overhead;
+    const double filters =
+        coreCycles(target, spec, *whole, spec.hw, ceilDiv(spec.f, k)) +
+        overhead;
+    if (pixels <= filters && pixels < 0.95 * one && pixels < bestCycles) {
+      best = unsigned(k);
+      bestCycles = pixels;
+    }
+  }
+  return best;
 }
 
 } // namespace mlir::nnaccel::npu_lowering::conv

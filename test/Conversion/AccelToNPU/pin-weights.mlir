@@ -155,3 +155,36 @@ func.func @computed_rhs(%x: tensor<64x64xf32>, %y: tensor<64x64xf32>) -> tensor<
   return %0 : tensor<64x64xf32>
 }
 }
+
+// -----
+
+// An int8 1x1 conv on one core with pixels as the matrix unit's rows pins
+// its filter matrix (96 x 16 i8, 1536 bytes) like a product's weight: the
+// setup program loads it once, the program multiplies from it and loads
+// only its input (and no bias: there is none).
+// CHECK-LABEL: func.func @int8_pointwise
+// CHECK: accel.card_partition
+// CHECK-SAME: accel.mrf_work_bytes = 1047040 : i64
+// CHECK: accel.conv
+// CHECK-SAME: accel.mrf_address = 1047040 : i64
+// LOWER-LABEL: func.func @int8_pointwise
+// LOWER: npu.program @int8_pointwise_p0_card0_core0 card = 0 core = 0 target = "default" attributes {pinned_mrf = array<i64: 1047040, 1048576>}
+// LOWER-NOT: npu.dma.ld mrf
+// LOWER: npu.mm chain, vrf[0x1c0], mrf[0xffa00], i32, u8, i8 m = 64 k = 16 n = 64
+// LOWER: npu.mm chain, vrf[0x1c0], mrf[0xffe00], i32, u8, i8 m = 64 k = 16 n = 32
+// LOWER-NOT: npu.dma.ld mrf
+// LOWER: npu.halt
+// LOWER: npu.program @int8_pointwise_p0_card0_core0_setup card = 0 core = 0
+// LOWER-NEXT: npu.dma.ld mrf[0xffa00], dram[{{.*}}], i8 x = 16 y = 96 z = 1 sy = 16
+// LOWER-NEXT: npu.halt
+module attributes {npu.target = "default"} {
+func.func @int8_pointwise(%x: tensor<1x16x16x16x!quant.uniform<u8:f32, 0.1:3>>) -> tensor<1x96x16x16x!quant.uniform<u8:f32, 0.05:2>> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<1x16x16x16x!quant.uniform<u8:f32, 0.1:3>>) -> tensor<1x96x16x16x!quant.uniform<u8:f32, 0.05:2>> {
+  ^bb0(%a: tensor<1x16x16x16x!quant.uniform<u8:f32, 0.1:3>>):
+    %w = accel.constant dense<1> : tensor<96x16x1x1x!quant.uniform<i8:f32, 0.01>>
+    %1 = accel.conv %a, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x16x16x16x!quant.uniform<u8:f32, 0.1:3>>, tensor<96x16x1x1x!quant.uniform<i8:f32, 0.01>>) -> tensor<1x96x16x16x!quant.uniform<u8:f32, 0.05:2>>
+    accel.yield %1 : tensor<1x96x16x16x!quant.uniform<u8:f32, 0.05:2>>
+  }
+  return %0 : tensor<1x96x16x16x!quant.uniform<u8:f32, 0.05:2>>
+}
+}
