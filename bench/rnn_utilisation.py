@@ -10,7 +10,10 @@ compiles it with
     nnaccel-compile --target=brainwave-like --quantize=msfp8
 
 runs it on the emulator (nnaccel-run --stats) and prints the core's MACs,
-cycles, latency and MAC utilisation as the emulator computes it:
+cycles, latency and MAC utilisation of a run as the emulator computes it
+(W and R pinned in the MRF across runs by default, as Brainwave does: the
+once-per-session setup that loads them is not in the run's cycles; pass
+--no-pin to stream them every run):
 
     MACs / (macs_per_cycle[weight type] x cycles)
 
@@ -23,6 +26,7 @@ N * matrix_lanes / macs_per_cycle[wt] of the peak (docs/emulator.md).
 
   python3 bench/rnn_utilisation.py [--build build] [--hidden 512,1024]
       [--steps 32] [--cells gru,lstm] [--format msfp8] [--target brainwave-like]
+      [--no-pin]
 
 Pure Python; needs nothing but the built tools.
 """
@@ -81,6 +85,8 @@ def main():
     parser.add_argument("--cells", default="gru,lstm")
     parser.add_argument("--format", default="msfp8")
     parser.add_argument("--target", default="brainwave-like")
+    parser.add_argument("--no-pin", action="store_true",
+                        help="load W and R from DRAM on every run")
     args = parser.parse_args()
     bindir = os.path.join(args.build, "bin")
     with open(os.path.join(ROOT, "targets", args.target + ".json")) as f:
@@ -103,7 +109,8 @@ def main():
             report = run([os.path.join(bindir, "nnaccel-compile"),
                           base + ".onnxtxt", "--target=" + args.target,
                           "--quantize=" + args.format, "-o", base + ".nnpkg",
-                          "--report"])
+                          "--report"] +
+                         (["--pin-weights=false"] if args.no_pin else []))
             if ("accel.%s, %s" % (cell, args.format)) not in report:
                 sys.exit("the %s's weights were not converted to %s:\n%s" %
                          (cell, args.format, report))

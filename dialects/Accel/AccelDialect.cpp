@@ -140,12 +140,13 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == getMrfAddressAttrName()) {
     auto address = dyn_cast<IntegerAttr>(attr.getValue());
     if (!address || address.getInt() < 0 ||
-        !isa<FullyConnectedOp, MatMulOp>(op) ||
+        !isa<FullyConnectedOp, MatMulOp, LSTMOp, GRUOp>(op) ||
         !op->getParentOfType<CardPartitionOp>())
       return op->emitOpError()
              << "'" << getMrfAddressAttrName()
-             << "' must be a non-negative integer on an accel.fully_connected "
-                "or accel.matmul of an accel.card_partition";
+             << "' must be a non-negative integer on an accel.fully_connected, "
+                "accel.matmul, accel.lstm or accel.gru of an "
+                "accel.card_partition";
     return success();
   }
   if (attr.getName() == getSharedAddressAttrName()) {

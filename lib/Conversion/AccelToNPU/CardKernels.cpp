@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CardKernels.h"
+#include "RecurrentKernels.h"
 
 #include "nnaccel/Conversion/NPUKernels.h"
 
@@ -97,5 +98,7 @@ std::optional<uint64_t> mlir::nnaccel::npu_lowering::getPinnableWeightBytes(
     return getFullyConnectedPinBytes(fc, target);
   if (auto matmul = dyn_cast<accel::MatMulOp>(op))
     return getMatMulPinBytes(matmul, target);
+  if (isa<accel::LSTMOp, accel::GRUOp>(op))
+    return getRnnPinBytes(op, target);
   return std::nullopt;
 }

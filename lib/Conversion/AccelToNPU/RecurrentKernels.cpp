@@ -427,13 +427,37 @@ LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
   return success();
 }
 
+/// MRF bytes of one direction's W and R tiles when they are pinned
+/// (accel-pin-weights): W's row groups (iTiles slots each), then R's tiles
+/// where a resident R has them.
+uint64_t pinnedDirectionBytes(const RnnLayout &l) {
+  return uint64_t(l.nTiles * l.iTiles) * l.tileBytes +
+         uint64_t(l.rTiles.size()) * l.tileBytes;
+}
+
 class RnnEmitter {
 public:
   RnnEmitter(Operation *operation, KernelContext &context)
       : op(getRnnOp(operation)), context(context), emitter(context.emitter),
-        s(getShape(op)), l(*computeLayout(context.target, s)) {}
+        s(getShape(op)), l(*computeLayout(context.target, s)),
+        pinned(context.pinnedWeight), loads(&context.emitter), rMrf(l.rBase) {}
 
   void emit() {
+    if (pinned) {
+      // Pinned W and R: the core's setup program loads every direction's
+      // tiles once per session; the runs multiply from them.
+      assert(context.setup && "pinned weights need the setup program");
+      loads = context.setup;
+      for (int64_t d = 0; d < s.dirs; ++d) {
+        for (int64_t j = 0; j < l.nTiles; ++j)
+          loadTile(wBase(d), s.input, j * l.tile,
+                   std::min(l.tile, s.gateCols() - j * l.tile), 0,
+                   std::min(l.tile, s.input), pinnedW(d, j), l.iTiles);
+        rMrf = pinnedR(d);
+        loadAllR(rBase(d));
+      }
+      loads = &emitter;
+    }
     if (l.buffered) {
       if (op.initialH)
         loadAllDirections(op.initialH, l.yhBuf);
@@ -456,6 +480,10 @@ private:
   ProgramEmitter &emitter;
   RnnShape s;
   RnnLayout l;
+  // Block-float W and R pinned in the MRF across runs: their base there.
+  std::optional<uint64_t> pinned;
+  ProgramEmitter *loads;  // where loadTile emits: the run, or the setup
+  uint64_t rMrf;          // the current direction's resident R tiles
   int64_t streamed = 0;   // MRF slot alternation
   uint64_t groupSlot = 0; // block-float R streamed: the current row group
 
@@ -512,7 +540,7 @@ private:
       load.sz = wbytes(l.tile);
       load.pb = *planePad(context.target, s, rows);
     }
-    emitLoad(emitter, load);
+    emitLoad(*loads, load);
   }
 
   /// MRF bytes between the planes of a row group of `rows` rows.
@@ -522,7 +550,26 @@ private:
   }
 
   uint64_t rTileAddress(size_t index) const {
-    return l.rBase + uint64_t(index) * l.tileBytes;
+    return rMrf + uint64_t(index) * l.tileBytes;
+  }
+
+  uint64_t wBase(int64_t d) const {
+    return context.addressOf(op.w) +
+           uint64_t(d * s.gateCols() * wbytes(s.input));
+  }
+  uint64_t rBase(int64_t d) const {
+    return context.addressOf(op.r) +
+           uint64_t(d * s.gateCols() * wbytes(s.hidden));
+  }
+  /// Pinned: direction d's W row group j (its k tiles in consecutive
+  /// slots), and its R tiles.
+  uint64_t pinnedW(int64_t d, int64_t j) const {
+    return *pinned + uint64_t(d) * pinnedDirectionBytes(l) +
+           uint64_t(j * l.iTiles) * l.tileBytes;
+  }
+  uint64_t pinnedR(int64_t d) const {
+    return *pinned + uint64_t(d) * pinnedDirectionBytes(l) +
+           uint64_t(l.nTiles * l.iTiles) * l.tileBytes;
   }
 
   void loadAllR(uint64_t rBase) {
@@ -645,7 +692,7 @@ private:
       if (tile.block != block)
         continue;
       uint64_t w = rTileAddress(index);
-      if (l.rMode == RnnLayout::Streamed && s.blockWeights()) {
+      if (l.rMode == RnnLayout::Streamed && s.blockWeights() && !pinned) {
         // The row group's k tiles, loaded together at its first.
         if (tile.col == 0) {
           groupSlot = l.slot[streamed++ % 2];
@@ -655,7 +702,7 @@ private:
         w = groupSlot +
             (tile.col ? uint64_t(tile.col / l.tile) * planeBytes(tile.rows)
                       : 0);
-      } else if (l.rMode == RnnLayout::Streamed) {
+      } else if (l.rMode == RnnLayout::Streamed && !pinned) {
         w = l.slot[streamed++ % 2];
         loadTile(rBase, s.hidden, tile.row, tile.rows, tile.col, tile.cols, w);
       }
@@ -788,10 +835,9 @@ private:
 
   void emitDirection(int64_t d) {
     const int64_t G = s.gateCols();
-    const uint64_t wBase =
-        context.addressOf(op.w) + uint64_t(d * G * wbytes(s.input));
-    const uint64_t rBase =
-        context.addressOf(op.r) + uint64_t(d * G * wbytes(s.hidden));
+    const uint64_t wBase = this->wBase(d), rBase = this->rBase(d);
+    if (pinned)
+      rMrf = pinnedR(d);
 
     if (op.b) {
       // Input and recurrence biases as two rows (biasPitch keeps the
@@ -835,7 +881,7 @@ private:
       else
         initWide(op.initialC, d, l.cState, l.tmp[0]);
     }
-    if (l.rMode == RnnLayout::Resident)
+    if (l.rMode == RnnLayout::Resident && !pinned)
       loadAllR(rBase);
 
     for (int64_t first = 0; first < s.seq; first += l.stepsPerChunk) {
@@ -860,9 +906,10 @@ private:
         int64_t nt = std::min(l.tile, G - j * l.tile);
         if (s.blockWeights()) {
           // All k tiles of the row group in one DMA (see loadTile).
-          const uint64_t w = l.slot[streamed++ % 2];
-          loadTile(wBase, s.input, j * l.tile, nt, 0, std::min(l.tile, s.input),
-                   w, l.iTiles);
+          const uint64_t w = pinned ? pinnedW(d, j) : l.slot[streamed++ % 2];
+          if (!pinned)
+            loadTile(wBase, s.input, j * l.tile, nt, 0,
+                     std::min(l.tile, s.input), w, l.iTiles);
           for (int64_t t = 0; t < l.iTiles; ++t)
             mm(gates.at(0, j * l.tile), x.at(0, t * l.tile),
                w + (t ? uint64_t(t) * planeBytes(nt) : 0), rows,
@@ -877,7 +924,7 @@ private:
              t > 0);
         }
       }
-      if (l.rMode == RnnLayout::ReloadPerChunk)
+      if (l.rMode == RnnLayout::ReloadPerChunk && !pinned)
         loadAllR(rBase);
 
       // During the recurrence resident R tiles are one buffer: the first
@@ -885,7 +932,7 @@ private:
       // tile (64 loads in flight would overflow the token FIFO while the
       // full ld queue stalls dispatch of their consumers).
       std::optional<ProgramEmitter::Group> residentR;
-      if (l.rMode != RnnLayout::Streamed)
+      if (l.rMode != RnnLayout::Streamed && !pinned)
         residentR.emplace(emitter, MemRegion{Space::Mrf, l.rBase,
                                              rTileAddress(l.rTiles.size() - 1) +
                                                  l.tileBytes});
@@ -920,6 +967,27 @@ private:
   }
 };
 
+} // namespace
+
+std::optional<uint64_t>
+mlir::nnaccel::npu_lowering::getRnnPinBytes(Operation *operation,
+                                            const TargetDesc &target) {
+  // Block-float W and R only (f32 recurrences keep loading theirs per run,
+  // as their measurements in docs/lowering.md assume), both constants.
+  RnnOp op = getRnnOp(operation);
+  RnnShape s = getShape(op);
+  if (!s.blockWeights() || !op.r.getDefiningOp<ConstantOp>())
+    return std::nullopt;
+  std::string reason;
+  if (failed(checkRnn(operation, target, reason)))
+    return std::nullopt;
+  std::optional<RnnLayout> l = computeLayout(target, s);
+  if (!l)
+    return std::nullopt;
+  return uint64_t(s.dirs) * pinnedDirectionBytes(*l);
+}
+
+namespace {
 LogicalResult emitRnn(Operation *operation, KernelContext &context) {
   if (context.cores.size() > 1)
     return emitMultiCoreRnn(operation, context);

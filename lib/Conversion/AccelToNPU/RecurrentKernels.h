@@ -112,6 +112,10 @@ unsigned getRnnPreferredCores(Operation *op,
 uint64_t getRnnSharedBytes(Operation *op,
                            const ::nnaccel::isa::TargetDesc &target,
                            unsigned cores);
+/// MRF bytes of `op`'s W and R pinned across runs (accel-pin-weights, on
+/// one core): block-float constant W and R only; nullopt otherwise.
+std::optional<uint64_t>
+getRnnPinBytes(Operation *op, const ::nnaccel::isa::TargetDesc &target);
 /// Emits `op` on every core of `context.cores` (at most getRnnMaxCores).
 LogicalResult emitMultiCoreRnn(Operation *op, KernelContext &context);
 

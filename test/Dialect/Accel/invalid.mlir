@@ -1568,7 +1568,7 @@ func.func @quantized_conv_real_input(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1
 func.func @mrf_address_on_relu(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
-    // expected-error @+1 {{'accel.mrf_address' must be a non-negative integer on an accel.fully_connected or accel.matmul of an accel.card_partition}}
+    // expected-error @+1 {{'accel.mrf_address' must be a non-negative integer on an accel.fully_connected, accel.matmul, accel.lstm or accel.gru of an accel.card_partition}}
     %1 = accel.relu %a {accel.mrf_address = 0 : i64} : tensor<4xf32>
     accel.yield %1 : tensor<4xf32>
   }
