@@ -177,6 +177,10 @@ def Accel_ConstantTensor : StaticShapeTensorOf<[Accel_ConstantElementType]>;
 def Accel_TableTensor : StaticShapeTensorOf<[Accel_TableElementType]>;
 def Accel_FloatTensor : StaticShapeTensorOf<[Accel_FloatElementType]>;
 def Accel_RealTensor : StaticShapeTensorOf<[AnyFloat]>;
+// A recurrent op's W or R: float, or block floating point
+// (accel-quantize-block-float).
+def Accel_RecurrentWeightTensor : StaticShapeTensorOf<[AnyFloat,
+                                                      Accel_BlockFloat]>;
 def Accel_IntTensor : StaticShapeTensorOf<[AnySignlessInteger]>;
 def Accel_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 def Accel_BoolTensor : StaticShapeTensorOf<[I1]>;

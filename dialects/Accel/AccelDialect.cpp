@@ -140,12 +140,13 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == getMrfAddressAttrName()) {
     auto address = dyn_cast<IntegerAttr>(attr.getValue());
     if (!address || address.getInt() < 0 ||
-        !isa<FullyConnectedOp, MatMulOp, ConvOp>(op) ||
+        !isa<FullyConnectedOp, MatMulOp, ConvOp, LSTMOp, GRUOp>(op) ||
         !op->getParentOfType<CardPartitionOp>())
       return op->emitOpError()
              << "'" << getMrfAddressAttrName()
              << "' must be a non-negative integer on an accel.fully_connected, "
-                "accel.matmul or accel.conv of an accel.card_partition";
+                "accel.matmul, accel.conv, accel.lstm or accel.gru of an "
+                "accel.card_partition";
     return success();
   }
   if (attr.getName() == getSharedAddressAttrName()) {

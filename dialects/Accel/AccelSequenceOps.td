@@ -48,7 +48,11 @@ def Accel_LSTMOp : Accel_InferredOp<"lstm",
     `X` is `S x B x I`, `W` is `D x 4H x I`, `R` is `D x 4H x H`, the
     optional `B` is `D x 8H` (input then recurrence biases), the optional
     initial states are `D x B x H` and the optional peepholes `P` are
-    `D x 3H`. Gate order in W, R and B is i, o, f, c. D is 2 for
+    `D x 3H`. Gate order in W, R and B is i, o, f, c. W and R may be
+    block floating-point constants (`!accel.bfp<msfp8|msfp9|mxint8>`,
+    accel-quantize-block-float, blocks along their last axis); `k_tile`
+    then records the matrix unit's k tile, whose partial sums the kernels
+    add in f32 in order. D is 2 for
     `bidirectional`, else 1. Results: `Y` (`S x D x B x H`), `Y_h` and `Y_c`
     (`D x B x H`). `clip`, when present, clamps gate pre-activations.
 
@@ -59,8 +63,8 @@ def Accel_LSTMOp : Accel_InferredOp<"lstm",
         -> (tensor<5x1x1x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>)
     ```
   }];
-  let arguments = (ins Accel_RealTensor:$x, Accel_RealTensor:$w,
-      Accel_RealTensor:$r, Optional<Accel_RealTensor>:$b,
+  let arguments = (ins Accel_RealTensor:$x, Accel_RecurrentWeightTensor:$w,
+      Accel_RecurrentWeightTensor:$r, Optional<Accel_RealTensor>:$b,
       Optional<Accel_RealTensor>:$initial_h,
       Optional<Accel_RealTensor>:$initial_c,
       Optional<Accel_RealTensor>:$p, I64Attr:$hidden_size,
@@ -82,7 +86,8 @@ def Accel_GRUOp : Accel_InferredOp<"gru",
   let description = [{
     ONNX `GRU` with the default activations (sigmoid, tanh), layout 0: `W` is
     `D x 3H x I`, `R` is `D x 3H x H`, the optional `B` is `D x 6H`, gate
-    order z, r, h. With `linear_before_reset` the recurrence bias and matrix
+    order z, r, h. W and R may be block floating point, as for lstm.
+    With `linear_before_reset` the recurrence bias and matrix
     are applied before the reset gate multiplies (PyTorch's formulation).
     Results: `Y` (`S x D x B x H`) and `Y_h` (`D x B x H`).
 
@@ -93,8 +98,8 @@ def Accel_GRUOp : Accel_InferredOp<"gru",
         -> (tensor<3x1x1x8xf32>, tensor<1x1x8xf32>)
     ```
   }];
-  let arguments = (ins Accel_RealTensor:$x, Accel_RealTensor:$w,
-      Accel_RealTensor:$r, Optional<Accel_RealTensor>:$b,
+  let arguments = (ins Accel_RealTensor:$x, Accel_RecurrentWeightTensor:$w,
+      Accel_RecurrentWeightTensor:$r, Optional<Accel_RealTensor>:$b,
       Optional<Accel_RealTensor>:$initial_h, I64Attr:$hidden_size,
       DefaultValuedAttr<Accel_RNNDirectionAttr,
                         "RNNDirection::forward">:$direction,

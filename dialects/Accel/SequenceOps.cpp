@@ -10,6 +10,7 @@
 #include "Accel/ShapeUtils.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::nnaccel::accel;
@@ -103,10 +104,31 @@ static LogicalResult checkOperand(std::optional<Location> location,
     return emitOptionalError(location, "'", name, "' must have shape ",
                              formatShape(expected), ", got ",
                              formatShape(type.getShape()));
-  if (type.getElementType() != sizes.elementType)
+  // W and R may be block floating point (accel-quantize-block-float) with
+  // a float X.
+  bool blockWeight = (name == "W" || name == "R") &&
+                     isa<BlockFloatType>(type.getElementType());
+  if (blockWeight && !isa<FloatType>(sizes.elementType))
+    return emitOptionalError(location, "a block-float '", name,
+                             "' needs a float X, got ", sizes.elementType);
+  if (!blockWeight && type.getElementType() != sizes.elementType)
     return emitOptionalError(location, "'", name, "' element type ",
                              type.getElementType(), " differs from X's ",
                              sizes.elementType);
+  return success();
+}
+
+/// Block-float W and R (accel-quantize-block-float) come together, in one
+/// format: the kernels take one weight format for both.
+static LogicalResult checkBlockWeights(std::optional<Location> location,
+                                       Value w, Value r) {
+  Type wt = getElementTypeOrSelf(w.getType()),
+       rt = getElementTypeOrSelf(r.getType());
+  if ((isa<BlockFloatType>(wt) || isa<BlockFloatType>(rt)) && wt != rt)
+    return emitOptionalError(location,
+                             "block-float W and R must have the same "
+                             "format, got ",
+                             wt, " and ", rt);
   return success();
 }
 
@@ -143,6 +165,7 @@ LogicalResult LSTMOp::inferReturnTypes(MLIRContext *context,
                           {d, 4 * h, sizes->input}, *sizes)) ||
       failed(
           checkOperand(location, "R", adaptor.getR(), {d, 4 * h, h}, *sizes)) ||
+      failed(checkBlockWeights(location, adaptor.getW(), adaptor.getR())) ||
       failed(checkOperand(location, "B", adaptor.getB(), {d, 8 * h}, *sizes)) ||
       failed(checkOperand(location, "initial_h", adaptor.getInitialH(),
                           {d, b, h}, *sizes)) ||
@@ -171,6 +194,7 @@ LogicalResult GRUOp::inferReturnTypes(MLIRContext *context,
                           {d, 3 * h, sizes->input}, *sizes)) ||
       failed(
           checkOperand(location, "R", adaptor.getR(), {d, 3 * h, h}, *sizes)) ||
+      failed(checkBlockWeights(location, adaptor.getW(), adaptor.getR())) ||
       failed(checkOperand(location, "B", adaptor.getB(), {d, 6 * h}, *sizes)) ||
       failed(checkOperand(location, "initial_h", adaptor.getInitialH(),
                           {d, b, h}, *sizes)))

@@ -12,14 +12,28 @@
 //  - lstm / gru gate pre-activations are numerics::dotF32 products (input
 //    part, then recurrent part) plus the biases, in that order; gates use
 //    numerics::sigmoidF32 / tanhF32, so results match the device.
+//  - lstm / gru with block floating-point W and R (msfp8, msfp9, mxint8;
+//    accel-quantize-block-float) follow the card's recurrent kernel step
+//    for step: each product's activation vector (x_t, h_{t-1}, or r*h) is
+//    encoded in the weight's blocks, every k tile of `k_tile` columns (the
+//    matrix unit's) is one msfpDot / mxInt8Dot, and the tiles are added in
+//    f32 in order: x.W^T's tiles first (the first tile starts the sum), then
+//    each of h.R^T's tiles onto it (mm acc=1), then the biases as in f32.
+//    Card and host agree bit for bit.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelSupport.h"
 
+#include "nnaccel/Emulator/BlockPack.h"
+#include "nnaccel/Numerics/BlockFloat.h"
 #include "nnaccel/Numerics/Kernels.h"
+#include "nnaccel/Numerics/Mx.h"
 #include "nnaccel/Numerics/RowwiseEmbedding.h"
 #include "nnaccel/Numerics/VectorOps.h"
+
+#include <algorithm>
+#include <memory>
 
 namespace nnaccel {
 namespace runtime {
@@ -51,6 +65,87 @@ struct RnnSetup {
   bool forward, reverse;
   bool hasClip;
   float clip;
+  DType weightType; // W's and R's: the op's float type or a block format
+  int64_t kTile;    // block weights: the matrix unit's k tile
+};
+
+bool isBlockWeight(DType t) {
+  return t == DType::MSFP8 || t == DType::MSFP9 || t == DType::MXINT8;
+}
+
+/// W or R (D x rows x k) in a block format, unpacked once; products of one
+/// row with an activation vector encoded by setActivation, k tile by k tile
+/// as the card's mm's.
+class BlockRows {
+public:
+  BlockRows(const Tensor &t, int64_t kTile)
+      : type(t.getDType()), block(int64_t(blockElements(type))),
+        k(t.getShape().back()), kTile(kTile > 0 && kTile < k ? kTile : k) {
+    const int64_t rows = k ? t.getNumElements() / k : 0;
+    const size_t nb = size_t(k / block);
+    const size_t rowBytes = size_t(nnaccel::rowBytes(type, uint64_t(k)));
+    const auto *bytes = static_cast<const uint8_t *>(t.data());
+    exps.resize(size_t(rows) * nb);
+    codes.resize(size_t(rows * k));
+    for (int64_t j = 0; j < rows; ++j) {
+      const uint8_t *src = bytes + size_t(j) * rowBytes;
+      if (type == DType::MXINT8)
+        emulator::unpackMxInt8Row(src, size_t(k), exps.data() + j * nb,
+                                  codes.data() + j * k);
+      else
+        emulator::unpackMsfpRow(type, src, size_t(k), exps.data() + j * nb,
+                                codes.data() + j * k);
+    }
+    xExp.resize(nb);
+    xCodes.resize(size_t(k));
+  }
+
+  /// The activation vector (k values) of the following products.
+  void setActivation(const float *x) {
+    numerics::Span<const float> xs(x, size_t(k));
+    if (type == DType::MXINT8)
+      numerics::encodeMx(numerics::MxElemType::Int8, xs, xExp, xCodes);
+    else
+      numerics::encodeMsfp(msfpType(), size_t(block), xs, xExp, xCodes);
+  }
+
+  /// Row `row`'s product with the activation, tile by tile in f32: onto
+  /// `*start` when given, else the first tile starts the sum.
+  float dot(int64_t row, const float *start = nullptr) const {
+    const size_t nb = size_t(k / block);
+    float v = start ? *start : 0.0f;
+    for (int64_t t0 = 0; t0 < k; t0 += kTile) {
+      const int64_t kt = std::min(kTile, k - t0);
+      const size_t b0 = size_t(t0 / block), tb = size_t(kt / block);
+      const uint8_t *we = exps.data() + size_t(row) * nb + b0,
+                    *wc = codes.data() + size_t(row * k + t0);
+      float p;
+      if (type == DType::MXINT8) {
+        p = numerics::mxInt8Dot({we, tb}, {wc, size_t(kt)},
+                                {xExp.data() + b0, tb},
+                                {xCodes.data() + t0, size_t(kt)});
+      } else {
+        numerics::MsfpView wv{
+            msfpType(), size_t(block), {we, tb}, {wc, size_t(kt)}};
+        numerics::MsfpView xv{msfpType(),
+                              size_t(block),
+                              {xExp.data() + b0, tb},
+                              {xCodes.data() + t0, size_t(kt)}};
+        p = numerics::msfpDot(wv, xv);
+      }
+      v = (t0 == 0 && !start) ? p : v + p;
+    }
+    return v;
+  }
+
+private:
+  numerics::MsfpType msfpType() const {
+    return type == DType::MSFP8 ? numerics::MsfpType::Msfp8
+                                : numerics::MsfpType::Msfp9;
+  }
+  DType type;
+  int64_t block, k, kTile;
+  std::vector<uint8_t> exps, codes, xExp, xCodes;
 };
 
 Status parseRnn(KernelContext &ctx, int64_t gates, RnnSetup &r) {
@@ -87,10 +182,28 @@ Status parseRnn(KernelContext &ctx, int64_t gates, RnnSetup &r) {
   r.batch = x->getShape()[1];
   r.inputSize = x->getShape()[2];
   const int64_t gh = gates * r.hidden;
-  if (Status s = checkShape(ctx, w, "W", {r.dirs, gh, r.inputSize}, dtype);
+  // W and R: the op's float type, or both in one block format.
+  r.weightType = isBlockWeight(w->getDType()) ? w->getDType() : dtype;
+  r.kTile = 0;
+  if (isBlockWeight(r.weightType)) {
+    if (Status s = ctx.op.getIntOr("k_tile", 0, r.kTile); !s.ok())
+      return s;
+    const int64_t block = int64_t(blockElements(r.weightType));
+    if (r.inputSize % block || r.hidden % block ||
+        (r.kTile > 0 && r.kTile % block))
+      return ctx.error(std::string("block-float W and R need the input size "
+                                   "(") +
+                       std::to_string(r.inputSize) + "), hidden_size (" +
+                       std::to_string(r.hidden) + ") and k_tile (" +
+                       std::to_string(r.kTile) +
+                       ") to be multiples of the block size " +
+                       std::to_string(block));
+  }
+  if (Status s =
+          checkShape(ctx, w, "W", {r.dirs, gh, r.inputSize}, r.weightType);
       !s.ok())
     return s;
-  if (Status s = checkShape(ctx, rr, "R", {r.dirs, gh, r.hidden}, dtype);
+  if (Status s = checkShape(ctx, rr, "R", {r.dirs, gh, r.hidden}, r.weightType);
       !s.ok())
     return s;
   if (Status s = checkShape(ctx, ctx.input(3), "B", {r.dirs, 2 * gh}, dtype);
@@ -254,6 +367,29 @@ Status embeddingBagKernel(KernelContext &ctx) {
   return Status::success();
 }
 
+/// W and R as f32 arrays, or as block rows.
+struct RnnWeights {
+  RnnWeights(KernelContext &ctx, const RnnSetup &r)
+      : block(isBlockWeight(r.weightType)) {
+    if (block) {
+      bw = std::make_unique<BlockRows>(*ctx.input(1), r.kTile);
+      br = std::make_unique<BlockRows>(*ctx.input(2), r.kTile);
+    } else {
+      fw = std::make_unique<F32Input>(*ctx.input(1));
+      fr = std::make_unique<F32Input>(*ctx.input(2));
+    }
+  }
+  const float *w(int64_t offset) const {
+    return fw ? fw->data() + offset : nullptr;
+  }
+  const float *r(int64_t offset) const {
+    return fr ? fr->data() + offset : nullptr;
+  }
+  bool block;
+  std::unique_ptr<F32Input> fw, fr;
+  std::unique_ptr<BlockRows> bw, br;
+};
+
 Status lstmKernel(KernelContext &ctx) {
   RnnSetup r;
   if (Status s = parseRnn(ctx, 4, r); !s.ok())
@@ -273,7 +409,8 @@ Status lstmKernel(KernelContext &ctx) {
     return s;
   if (Status s = ctx.makeOutput(2, TensorDesc(dtype, {D, B, H}), yc); !s.ok())
     return s;
-  F32Input x(*ctx.input(0)), w(*ctx.input(1)), rr(*ctx.input(2));
+  F32Input x(*ctx.input(0));
+  RnnWeights weights(ctx, r);
   const std::vector<float> bias = loadOptional(ctx.input(3)),
                            h0 = loadOptional(ctx.input(4)),
                            c0 = loadOptional(ctx.input(5)),
@@ -282,7 +419,7 @@ Status lstmKernel(KernelContext &ctx) {
   std::vector<float> h(static_cast<size_t>(B * H)), c(h.size()),
       hNext(h.size()), g(static_cast<size_t>(4 * H));
   for (int64_t d = 0; d < D; ++d) {
-    const float *wd = w.data() + d * 4 * H * I, *rd = rr.data() + d * 4 * H * H;
+    const float *wd = weights.w(d * 4 * H * I), *rd = weights.r(d * 4 * H * H);
     const float *wb = bias.empty() ? nullptr : bias.data() + d * 8 * H;
     const float *pd = peep.empty() ? nullptr : peep.data() + d * 3 * H;
     for (size_t i = 0; i < h.size(); ++i) {
@@ -295,8 +432,18 @@ Status lstmKernel(KernelContext &ctx) {
         const float *xt = x.data() + (t * B + b) * I;
         const float *hb = h.data() + b * H;
         float *cb = c.data() + b * H;
+        if (weights.block) {
+          weights.bw->setActivation(xt);
+          weights.br->setActivation(hb);
+        }
         for (int64_t k = 0; k < 4 * H; ++k) {
-          float v = dotRows(wd + k * I, xt, I) + dotRows(rd + k * H, hb, H);
+          float v;
+          if (weights.block) {
+            v = weights.bw->dot(d * 4 * H + k);
+            v = weights.br->dot(d * 4 * H + k, &v);
+          } else {
+            v = dotRows(wd + k * I, xt, I) + dotRows(rd + k * H, hb, H);
+          }
           if (wb)
             v = v + wb[k] + wb[4 * H + k];
           g[k] = v;
@@ -346,7 +493,8 @@ Status gruKernel(KernelContext &ctx) {
     return s;
   if (Status s = ctx.makeOutput(1, TensorDesc(dtype, {D, B, H}), yh); !s.ok())
     return s;
-  F32Input x(*ctx.input(0)), w(*ctx.input(1)), rr(*ctx.input(2));
+  F32Input x(*ctx.input(0));
+  RnnWeights weights(ctx, r);
   const std::vector<float> bias = loadOptional(ctx.input(3)),
                            h0 = loadOptional(ctx.input(4));
   F32Output fy(*y), fh(*yh);
@@ -354,7 +502,8 @@ Status gruKernel(KernelContext &ctx) {
       xg(static_cast<size_t>(3 * H)), rh(static_cast<size_t>(H)), z(rh.size()),
       rg(rh.size());
   for (int64_t d = 0; d < D; ++d) {
-    const float *wd = w.data() + d * 3 * H * I, *rd = rr.data() + d * 3 * H * H;
+    const float *wd = weights.w(d * 3 * H * I), *rd = weights.r(d * 3 * H * H);
+    const int64_t row0 = d * 3 * H; // block weights: the direction's rows
     const float *wb = bias.empty() ? nullptr : bias.data() + d * 6 * H;
     const float *rb = wb ? wb + 3 * H : nullptr;
     for (size_t i = 0; i < h.size(); ++i)
@@ -364,12 +513,23 @@ Status gruKernel(KernelContext &ctx) {
       for (int64_t b = 0; b < B; ++b) {
         const float *xt = x.data() + (t * B + b) * I;
         const float *hb = h.data() + b * H;
+        if (weights.block) {
+          weights.bw->setActivation(xt);
+          weights.br->setActivation(hb);
+        }
         for (int64_t k = 0; k < 3 * H; ++k)
-          xg[k] = dotRows(wd + k * I, xt, I);
+          xg[k] = weights.block ? weights.bw->dot(row0 + k)
+                                : dotRows(wd + k * I, xt, I);
         // Gate order z, r, h.
         for (int64_t j = 0; j < H; ++j) {
-          float pz = xg[j] + dotRows(rd + j * H, hb, H);
-          float pr = xg[H + j] + dotRows(rd + (H + j) * H, hb, H);
+          float pz, pr;
+          if (weights.block) {
+            pz = weights.br->dot(row0 + j, &xg[j]);
+            pr = weights.br->dot(row0 + H + j, &xg[H + j]);
+          } else {
+            pz = xg[j] + dotRows(rd + j * H, hb, H);
+            pr = xg[H + j] + dotRows(rd + (H + j) * H, hb, H);
+          }
           if (wb) {
             pz = pz + wb[j] + rb[j];
             pr = pr + wb[H + j] + rb[H + j];
@@ -377,20 +537,26 @@ Status gruKernel(KernelContext &ctx) {
           z[j] = sigmoid(clipValue(r, pz));
           rg[j] = sigmoid(clipValue(r, pr));
         }
-        const float *rdh = rd + 2 * H * H;
-        if (!lbr)
+        const float *rdh = rd ? rd + 2 * H * H : nullptr;
+        if (!lbr) {
           for (int64_t j = 0; j < H; ++j)
             rh[j] = rg[j] * hb[j];
+          if (weights.block)
+            weights.br->setActivation(rh.data());
+        }
         for (int64_t j = 0; j < H; ++j) {
           float ph;
           if (lbr) {
             // r (.) (R_h h + Rb_h), then + W_h x + Wb_h.
-            float lin = dotRows(rdh + j * H, hb, H);
+            float lin = weights.block ? weights.br->dot(row0 + 2 * H + j)
+                                      : dotRows(rdh + j * H, hb, H);
             if (rb)
               lin = lin + rb[2 * H + j];
             ph = xg[2 * H + j] + rg[j] * lin;
           } else {
-            ph = xg[2 * H + j] + dotRows(rdh + j * H, rh.data(), H);
+            ph = weights.block
+                     ? weights.br->dot(row0 + 2 * H + j, &xg[2 * H + j])
+                     : xg[2 * H + j] + dotRows(rdh + j * H, rh.data(), H);
             if (rb)
               ph = ph + rb[2 * H + j];
           }

@@ -1,6 +1,7 @@
 //===- QuantizeBlockFloat.cpp - accel-quantize-block-float pass -----------===//
 //
-// Stores the constant f32 weights of fully_connected ops in a block
+// Stores the constant f32 weights of fully_connected ops (and W and R of
+// lstm / gru ops) in a block
 // floating-point format (!accel.bfp<msfp8|msfp9|mxint8>, docs/isa.md §3):
 // N x K, blocks along K (the reduction axis), exactly the rows `mm` streams
 // through its dot-product engines. Activations stay f32: the matrix unit
@@ -165,9 +166,133 @@ struct QuantizeBlockFloatPass
       ++numProducts;
       replaced.push_back(weight.getDefiningOp());
     }
+    // Recurrent ops: W (D x G*H x I) and R (D x G*H x H) are already rows
+    // of K (blocks along their last axis); the gate math stays in the op's
+    // float type. keep-last concerns the products above only.
+    SmallVector<Operation *> recurrent;
+    getOperation().walk([&](Operation *op) {
+      if (isa<LSTMOp, GRUOp>(op) &&
+          isa<FloatType>(getElementTypeOrSelf(op->getOperand(0).getType())))
+        recurrent.push_back(op);
+    });
+    for (Operation *op : recurrent)
+      convertRecurrent(op, *parsed, *target, converted, replaced);
     for (Operation *constant : replaced)
       if (constant->use_empty())
         constant->erase();
+  }
+
+  /// W and R of an lstm or gru in the block format, both or neither (the
+  /// kernels take one weight format for the two); a warning names the node
+  /// and the reason when they stay f32.
+  void
+  convertRecurrent(Operation *op, BlockFormat defaultFormat,
+                   const ::nnaccel::isa::TargetDesc &target,
+                   llvm::DenseMap<std::pair<Value, unsigned>, Value> &converted,
+                   SmallVectorImpl<Operation *> &replaced) {
+    auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
+    Type precision = hint ? hint.getPrecision() : Type();
+    auto hinted = dyn_cast_if_present<BlockFloatType>(precision);
+    if (precision && !hinted)
+      return;
+    if (hinted)
+      dropHintPrecision(op);
+    blockFormat = hinted ? hinted.getFormat() : defaultFormat;
+    const ::nnaccel::DType dtype =
+        blockFormat == BlockFormat::msfp8   ? ::nnaccel::DType::MSFP8
+        : blockFormat == BlockFormat::msfp9 ? ::nnaccel::DType::MSFP9
+                                            : ::nnaccel::DType::MXINT8;
+    const int64_t block = blockFormat == BlockFormat::mxint8 ? 32 : 16;
+    Value w = op->getOperand(1), r = op->getOperand(2);
+    std::string reason;
+    if (!target.macsPerCycle.count(dtype))
+      reason = "the target's matrix unit has no " +
+               stringifyBlockFormat(blockFormat).str() +
+               " mode (core.macs_per_cycle)";
+    for (auto [name, value] : {std::pair<StringRef, Value>{"W", w}, {"R", r}}) {
+      if (!reason.empty())
+        break;
+      auto type = cast<RankedTensorType>(value.getType());
+      if (!type.getElementType().isF32())
+        reason = (name + " is not f32").str();
+      else if (!value.getDefiningOp<ConstantOp>())
+        reason = (name + " is not a constant").str();
+      else if (type.getRank() != 3 || type.getShape().back() % block)
+        reason =
+            (name + "'s K = " + Twine(type.getShape().back()) +
+             " (input or hidden size) is not a multiple of the " +
+             stringifyBlockFormat(blockFormat) + " block size " + Twine(block))
+                .str();
+    }
+    Value blockW, blockR;
+    if (reason.empty()) {
+      auto get = [&](Value value) {
+        auto key = std::make_pair(value, unsigned(blockFormat));
+        Value &cached = converted[key];
+        if (!cached)
+          cached = convertRows(value, reason);
+        Value result = cached;
+        if (!result)
+          converted.erase(key);
+        return result;
+      };
+      blockW = get(w);
+      blockR = blockW ? get(r) : Value();
+    }
+    if (!blockW || !blockR) {
+      ++numKept;
+      op->emitWarning() << describeNode(op) << ": its W and R stay f32, not "
+                        << stringifyBlockFormat(blockFormat) << ": " << reason;
+      return;
+    }
+    op->setOperand(1, blockW);
+    op->setOperand(2, blockR);
+    op->setAttr("k_tile", IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                           int64_t(target.nativeDim)));
+    ++numProducts;
+    replaced.push_back(w.getDefiningOp());
+    replaced.push_back(r.getDefiningOp());
+  }
+
+  /// A constant f32 tensor [... x K] as the same shape in the block format
+  /// (each row of K packed), or null with `reason` set.
+  Value convertRows(Value weight, std::string &reason) {
+    auto type = cast<RankedTensorType>(weight.getType());
+    std::optional<F32ConstantView> data = getF32Constant(weight);
+    if (!data) {
+      reason = "its data cannot be read";
+      return {};
+    }
+    const int64_t k = type.getShape().back();
+    const int64_t rows = k ? type.getNumElements() / k : 0;
+    for (int64_t i = 0, e = data->splat ? 1 : rows * k; i < e; ++i)
+      if (!std::isfinite((*data)[i])) {
+        reason = "it holds a value that is not finite";
+        return {};
+      }
+    auto blockType = RankedTensorType::get(
+        type.getShape(), BlockFloatType::get(&getContext(), blockFormat));
+    const uint64_t size = getDenseByteSize(blockType);
+    const uint64_t rowBytes = rows ? size / uint64_t(rows) : 0;
+    AsmResourceBlob blob =
+        HeapAsmResourceBlob::allocate(size, alignof(uint64_t));
+    auto *bytes = reinterpret_cast<uint8_t *>(blob.getMutableData().data());
+    std::vector<float> row(static_cast<size_t>(k));
+    for (int64_t j = 0; j < rows; ++j) {
+      for (int64_t t = 0; t < k; ++t)
+        row[size_t(t)] = (*data)[j * k + t];
+      packRow(blockFormat, row.data(), k, bytes + uint64_t(j) * rowBytes);
+    }
+    std::string name = "weight";
+    if (auto resource = dyn_cast_if_present<DenseResourceElementsAttr>(
+            weight.getDefiningOp<ConstantOp>().getValue()))
+      name = resource.getRawHandle().getKey().str();
+    name += "_" + stringifyBlockFormat(blockFormat).str();
+    numBytesSaved += getDenseByteSize(type) - size;
+    OpBuilder builder(weight.getDefiningOp());
+    return builder.create<ConstantOp>(
+        weight.getLoc(),
+        DenseResourceElementsAttr::get(blockType, name, std::move(blob)));
   }
 
   /// matmul(x[... x K], W[K x N] constant f32) -> reshape(fully_connected(

@@ -60,7 +60,9 @@ def AccelPinWeights : Pass<"accel-pin-weights", "ModuleOp"> {
     (pixels as the matrix unit's rows) on one core whose weight (right
     operand) is a constant of the partition and whose kernel can multiply
     from pinned tiles (one MRF slot per N x N tile; a conv's F x C filter
-    matrix as its kernel lays it out). The MRF
+    matrix as its kernel lays it out), and `lstm` / `gru` ops on one core
+    whose W and R are block-float constants (accel-quantize-block-float;
+    every direction's W and R tiles). The MRF
     the other kernels need is measured, not guessed: every kernel of the
     partition is emitted into a scratch program and its highest MRF byte
     taken (streaming candidates count too, since a candidate may stay

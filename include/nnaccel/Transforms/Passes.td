@@ -227,6 +227,12 @@ def AccelQuantizeBlockFloat
     fully_connected already) is first rewritten as a fully_connected
     between reshapes; matmuls of two activations stay f32.
 
+    `accel.lstm` and `accel.gru` get W (D x G*H x I) and R (D x G*H x H)
+    converted the same way, both or neither (blocks along I and H; I and H
+    must be multiples of the block size); the gate math stays in the op's
+    float type, and `k_tile` records the matrix unit's tile for the host
+    kernel. `keep-last` does not apply to them.
+
     A `precision` hint decides per node: a block type
     (`!accel.bfp<mxint8>`) converts the node's weight to that format, even
     the last product's; a float type keeps the weight (the hint is

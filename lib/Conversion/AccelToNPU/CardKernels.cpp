@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CardKernels.h"
+#include "RecurrentKernels.h"
 
 #include "nnaccel/Conversion/NPUKernels.h"
 
@@ -99,5 +100,7 @@ std::optional<uint64_t> mlir::nnaccel::npu_lowering::getPinnableWeightBytes(
     return getMatMulPinBytes(matmul, target);
   if (auto conv = dyn_cast<accel::ConvOp>(op))
     return getConvPinBytes(conv, target);
+  if (isa<accel::LSTMOp, accel::GRUOp>(op))
+    return getRnnPinBytes(op, target);
   return std::nullopt;
 }

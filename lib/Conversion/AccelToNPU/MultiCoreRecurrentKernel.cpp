@@ -811,6 +811,12 @@ unsigned mlir::nnaccel::npu_lowering::getRnnMaxCores(Operation *operation,
                                                      const TargetDesc &target) {
   const RnnOp op = getRnnOp(operation);
   const RnnShape s = getShape(op);
+  // Block-float W and R (accel-quantize-block-float): the column split
+  // loads W and R tile by tile from N-column offsets, which are not
+  // DRAM-aligned in a block format (9 or 33 bytes a block); such an op runs
+  // on one core (RecurrentKernels.cpp loads whole row groups).
+  if (s.blockWeights())
+    return 1;
   if (!target.macsPerCycle.count(s.format.dtype) || s.hidden < 1 ||
       s.batch < 1 || s.input < 1)
     return 1;

@@ -52,7 +52,8 @@ struct Candidate {
 std::optional<uint64_t> getPinBytes(Operation *op, const TargetDesc &target) {
   std::optional<uint64_t> bytes =
       npu_lowering::getPinnableWeightBytes(op, target);
-  // The weight is the right operand of both fully_connected and matmul.
+  // Operand 1 is the weight of fully_connected, matmul and conv, and W of
+  // lstm / gru (whose R the kernel's pin size checks).
   if (!bytes || *bytes == 0 || !op->getOperand(1).getDefiningOp<ConstantOp>() ||
       npu_lowering::getKernelCores(op, target).size() != 1)
     return std::nullopt;

@@ -105,7 +105,7 @@ SmallVector<std::pair<int64_t, int64_t>, 2> rBlocks(const RnnShape &s,
 /// qualifies (the slice itself is aligned), so the lead is at most 2H.
 int64_t gruHLead(const RnnShape &s, int64_t align) {
   int64_t row = 2 * s.hidden;
-  while (s.format.rowBytes(row * s.hidden) % align != 0)
+  while (s.weight.rowBytes(row * s.hidden) % align != 0)
     --row;
   return 2 * s.hidden - row;
 }
@@ -115,7 +115,12 @@ struct RnnLayout {
   int64_t tile;           // N
   int64_t stepsPerChunk;  // Tc
   int64_t nTiles, iTiles; // tiles of G*H (W outputs) and I (k)
-  uint64_t tileBytes;     // one N x N MRF tile in the op's format, aligned
+  uint64_t tileBytes;     // one N x N MRF tile in W's format, aligned
+  // Block-float W and R: a k tile of a row starts at an unaligned DRAM
+  // address (9 or 33 bytes a block), so all k tiles of a row group are
+  // loaded by one DMA, a plane per tile; a streaming slot holds a group.
+  int64_t groupTiles = 1;
+  uint64_t slotBytes = 0;
   std::vector<RTile> rTiles;
   enum RMode { Resident, ReloadPerChunk, Streamed } rMode;
   // gru: R_h's tiles are loaded from hLead rows earlier so that their DRAM
@@ -172,8 +177,12 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
     l.hLead = gruHLead(s, int64_t(target.memory(Space::Dram).align));
   l.nTiles = (s.gateCols() + l.tile - 1) / l.tile;
   l.iTiles = (s.input + l.tile - 1) / l.tile;
-  l.tileBytes = alignUp(uint64_t(l.tile * f.rowBytes(l.tile)),
+  l.tileBytes = alignUp(uint64_t(l.tile * s.weight.rowBytes(l.tile)),
                         target.memory(Space::Mrf).align);
+  l.groupTiles = s.blockWeights()
+                     ? std::max(l.iTiles, (s.hidden + l.tile - 1) / l.tile)
+                     : 1;
+  l.slotBytes = uint64_t(l.groupTiles) * l.tileBytes;
   for (auto [index, block] : llvm::enumerate(rBlocks(s, l.hLead)))
     for (int64_t row = block.first; row < block.second; row += l.tile)
       for (int64_t col = 0; col < s.hidden; col += l.tile)
@@ -182,17 +191,17 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
                             std::min(l.tile, s.hidden - col)});
   uint64_t mrfBytes = target.memory(Space::Mrf).bytes;
   uint64_t rBytes = uint64_t(l.rTiles.size()) * l.tileBytes;
-  if (2 * l.tileBytes > mrfBytes)
+  if (2 * l.slotBytes > mrfBytes)
     return std::nullopt;
-  if (rBytes + 2 * l.tileBytes <= mrfBytes) {
+  if (rBytes + 2 * l.slotBytes <= mrfBytes) {
     l.rMode = RnnLayout::Resident;
     l.slot[0] = rBytes;
-    l.slot[1] = rBytes + l.tileBytes;
+    l.slot[1] = rBytes + l.slotBytes;
   } else {
     l.rMode =
         rBytes <= mrfBytes ? RnnLayout::ReloadPerChunk : RnnLayout::Streamed;
     l.slot[0] = 0;
-    l.slot[1] = l.tileBytes;
+    l.slot[1] = l.slotBytes;
   }
 
   // Fixed ACC state after the gate chunk; the chunk gets the rest.
@@ -258,26 +267,52 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
   return l;
 }
 
+/// Block-float W: zero rows after each plane of `rows` rows (one k tile,
+/// N elements a row) that make the planes MRF-aligned; nullopt if the DMA's
+/// pad field cannot.
+std::optional<int64_t> planePad(const TargetDesc &target, const RnnShape &s,
+                                int64_t rows) {
+  const int64_t rowBytes = s.weight.rowBytes(target.nativeDim);
+  const int64_t align = int64_t(target.memory(Space::Mrf).align);
+  for (int64_t pad = 0; pad <= kMaxDmaPad; ++pad)
+    if ((rows + pad) * rowBytes % align == 0)
+      return pad;
+  return std::nullopt;
+}
+
 LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
                        std::string &reason) {
   RnnOp op = getRnnOp(operation);
-  if (!allCardFloat(operation->getOperandTypes(), op.name, reason) ||
+  RnnShape s = getShape(op);
+  // Block-float W and R (accel-quantize-block-float) aside, every operand
+  // and result is in the op's float type.
+  SmallVector<Type> floats;
+  for (Value operand : operation->getOperands())
+    if (!s.blockWeights() || (operand != op.w && operand != op.r))
+      floats.push_back(operand.getType());
+  if (!allCardFloat(floats, op.name, reason) ||
       !allCardFloat(operation->getResultTypes(), op.name, reason))
     return failure();
-  RnnShape s = getShape(op);
   auto sameFormat = [&](Type type) {
     return getElementFormat(type) == std::optional<ElementFormat>(s.format);
   };
-  if (!llvm::all_of(operation->getOperandTypes(), sameFormat) ||
+  if (s.blockWeights() && getElementDType(op.r.getType()) !=
+                              std::optional<::nnaccel::DType>(s.weight.dtype)) {
+    reason = (op.name + " with W and R in different formats is not lowered "
+                        "to the card")
+                 .str();
+    return failure();
+  }
+  if (!llvm::all_of(floats, sameFormat) ||
       !llvm::all_of(operation->getResultTypes(), sameFormat)) {
     reason = (op.name + " with mixed element types is not lowered to the "
                         "card")
                  .str();
     return failure();
   }
-  if (!target.macsPerCycle.count(s.format.dtype)) {
+  if (!target.macsPerCycle.count(s.weight.dtype)) {
     reason = "the target's matrix unit has no " +
-             std::string(::nnaccel::isa::dtypeName(s.format.dtype)) + " mode";
+             std::string(::nnaccel::isa::dtypeName(s.weight.dtype)) + " mode";
     return failure();
   }
   if (s.seq < 1 || s.batch < 1 || s.input < 1 || s.hidden < 1) {
@@ -301,14 +336,52 @@ LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
                  .str();
     return failure();
   }
+  const RnnLayout &l = *layout;
   // Every DRAM operand base the kernel addresses must be aligned: per
   // direction slices of W, R, B, P and (unless buffered) the states, per
   // step slices of Y (unless buffered) and, when X is chunked, chunk starts
   // of X. (Tiles inside a direction's W and R start N rows or columns
   // apart, and the gru's R_h tiles from an aligned row: see gruHLead.)
-  const ElementFormat f = s.format;
+  const ElementFormat f = s.format, wf = s.weight;
   uint64_t align = target.memory(Space::Dram).align;
   auto aligned = [&](int64_t size) { return size % int64_t(align) == 0; };
+  if (s.blockWeights()) {
+    // Blocks along I and H; k tiles of whole blocks; a row group's k tiles
+    // loaded by one DMA from an aligned row start into planes of one tile
+    // slot each (see RnnLayout::groupTiles).
+    const int64_t block = int64_t(::nnaccel::blockElements(wf.dtype));
+    const int64_t n = l.tile;
+    const std::string name(::nnaccel::isa::dtypeName(wf.dtype));
+    auto fail = [&](const std::string &why) {
+      reason = op.name.str() + " with " + name + " W and R: " + why;
+      return failure();
+    };
+    if (s.input % block || s.hidden % block || n % block)
+      return fail("the input size (" + std::to_string(s.input) +
+                  "), hidden_size (" + std::to_string(s.hidden) +
+                  ") and native dimension (" + std::to_string(n) +
+                  ") must be multiples of the block size " +
+                  std::to_string(block));
+    if ((s.input > n && s.input % n) || (s.hidden > n && s.hidden % n))
+      return fail("an input size or hidden_size above the native dimension " +
+                  std::to_string(n) +
+                  " must be a multiple of it (a partial k tile would start "
+                  "at an unaligned DRAM address)");
+    if ((s.gateCols() > n && (!aligned(n * wf.rowBytes(s.input)) ||
+                              !aligned(n * wf.rowBytes(s.hidden)))) ||
+        uint64_t(n * wf.rowBytes(n)) != l.tileBytes)
+      return fail("its row groups would start at unaligned DRAM or MRF "
+                  "addresses");
+    if (s.hidden > n && l.hLead)
+      return fail("the gru's R_h does not start at an aligned DRAM address");
+    // A partial W row group with several k tiles: zero rows (pb) pad each
+    // plane to an MRF-aligned size.
+    const int64_t partial = s.gateCols() % n;
+    if (l.iTiles > 1 && partial && !planePad(target, s, partial))
+      return fail("the planes of the last W row group (" +
+                  std::to_string(partial) +
+                  " rows) cannot be padded to MRF-aligned sizes");
+  }
   if (layout->buffered) {
     // Y, Y_h and Y_c are assembled on chip: the whole sequence must be one
     // chunk, and the per-step rows in ACC aligned.
@@ -335,8 +408,8 @@ LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
   }
   bool ok = true;
   if (s.dirs == 2)
-    ok = aligned(s.gateCols() * f.rowBytes(s.input)) &&
-         aligned(s.gateCols() * f.rowBytes(s.hidden)) &&
+    ok = aligned(s.gateCols() * wf.rowBytes(s.input)) &&
+         aligned(s.gateCols() * wf.rowBytes(s.hidden)) &&
          aligned(f.rowBytes(2 * s.gateCols())) &&
          (!s.peepholes || aligned(f.rowBytes(3 * s.hidden)));
   if (layout->stepsPerChunk < s.seq)
@@ -354,13 +427,37 @@ LogicalResult checkRnn(Operation *operation, const TargetDesc &target,
   return success();
 }
 
+/// MRF bytes of one direction's W and R tiles when they are pinned
+/// (accel-pin-weights): W's row groups (iTiles slots each), then R's tiles
+/// where a resident R has them.
+uint64_t pinnedDirectionBytes(const RnnLayout &l) {
+  return uint64_t(l.nTiles * l.iTiles) * l.tileBytes +
+         uint64_t(l.rTiles.size()) * l.tileBytes;
+}
+
 class RnnEmitter {
 public:
   RnnEmitter(Operation *operation, KernelContext &context)
       : op(getRnnOp(operation)), context(context), emitter(context.emitter),
-        s(getShape(op)), l(*computeLayout(context.target, s)) {}
+        s(getShape(op)), l(*computeLayout(context.target, s)),
+        pinned(context.pinnedWeight), loads(&context.emitter), rMrf(l.rBase) {}
 
   void emit() {
+    if (pinned) {
+      // Pinned W and R: the core's setup program loads every direction's
+      // tiles once per session; the runs multiply from them.
+      assert(context.setup && "pinned weights need the setup program");
+      loads = context.setup;
+      for (int64_t d = 0; d < s.dirs; ++d) {
+        for (int64_t j = 0; j < l.nTiles; ++j)
+          loadTile(wBase(d), s.input, j * l.tile,
+                   std::min(l.tile, s.gateCols() - j * l.tile), 0,
+                   std::min(l.tile, s.input), pinnedW(d, j), l.iTiles);
+        rMrf = pinnedR(d);
+        loadAllR(rBase(d));
+      }
+      loads = &emitter;
+    }
     if (l.buffered) {
       if (op.initialH)
         loadAllDirections(op.initialH, l.yhBuf);
@@ -383,7 +480,12 @@ private:
   ProgramEmitter &emitter;
   RnnShape s;
   RnnLayout l;
-  int64_t streamed = 0; // MRF slot alternation
+  // Block-float W and R pinned in the MRF across runs: their base there.
+  std::optional<uint64_t> pinned;
+  ProgramEmitter *loads;  // where loadTile emits: the run, or the setup
+  uint64_t rMrf;          // the current direction's resident R tiles
+  int64_t streamed = 0;   // MRF slot alternation
+  uint64_t groupSlot = 0; // block-float R streamed: the current row group
 
   bool isF32() const { return s.format == kF32Format; }
   /// Bytes of `n` consecutive elements in the op's format.
@@ -417,35 +519,76 @@ private:
     return denseOperand(Space::Acc, l.peep, 3 * s.hidden, s.format).at(0, col);
   }
 
+  /// Bytes of `n` consecutive elements of a W or R row.
+  int64_t wbytes(int64_t n) const { return s.weight.rowBytes(n); }
+
   /// Loads rows [row, row + rows) x columns [col, col + cols) of a
-  /// [G*H x k] matrix (direction slice at `base`) into MRF at `dst`.
+  /// [G*H x k] matrix (direction slice at `base`) into MRF at `dst`; with
+  /// `count` > 1 (block-float weights), that many consecutive k tiles of N
+  /// columns, one plane of `rows` rows (plus planePad zero rows) each.
   void loadTile(uint64_t base, int64_t k, int64_t row, int64_t rows,
-                int64_t col, int64_t cols, uint64_t dst) {
+                int64_t col, int64_t cols, uint64_t dst, int64_t count = 1) {
     DmaLoad load;
     load.dst = {Space::Mrf, dst};
-    load.src = {Space::Dram, base + uint64_t(bytes(row * k + col))};
-    load.format = s.format;
+    load.src = {Space::Dram, base + uint64_t(row * wbytes(k) + wbytes(col))};
+    load.format = s.weight;
     load.x = cols;
     load.y = rows;
-    load.sy = bytes(k);
-    emitLoad(emitter, load);
+    load.sy = wbytes(k);
+    if (count > 1) {
+      load.z = count;
+      load.sz = wbytes(l.tile);
+      load.pb = *planePad(context.target, s, rows);
+    }
+    emitLoad(*loads, load);
+  }
+
+  /// MRF bytes between the planes of a row group of `rows` rows.
+  uint64_t planeBytes(int64_t rows) const {
+    return uint64_t((rows + *planePad(context.target, s, rows)) *
+                    wbytes(l.tile));
   }
 
   uint64_t rTileAddress(size_t index) const {
-    return l.rBase + uint64_t(index) * l.tileBytes;
+    return rMrf + uint64_t(index) * l.tileBytes;
+  }
+
+  uint64_t wBase(int64_t d) const {
+    return context.addressOf(op.w) +
+           uint64_t(d * s.gateCols() * wbytes(s.input));
+  }
+  uint64_t rBase(int64_t d) const {
+    return context.addressOf(op.r) +
+           uint64_t(d * s.gateCols() * wbytes(s.hidden));
+  }
+  /// Pinned: direction d's W row group j (its k tiles in consecutive
+  /// slots), and its R tiles.
+  uint64_t pinnedW(int64_t d, int64_t j) const {
+    return *pinned + uint64_t(d) * pinnedDirectionBytes(l) +
+           uint64_t(j * l.iTiles) * l.tileBytes;
+  }
+  uint64_t pinnedR(int64_t d) const {
+    return *pinned + uint64_t(d) * pinnedDirectionBytes(l) +
+           uint64_t(l.nTiles * l.iTiles) * l.tileBytes;
   }
 
   void loadAllR(uint64_t rBase) {
-    for (auto [index, tile] : llvm::enumerate(l.rTiles))
+    const int64_t hTiles = (s.hidden + l.tile - 1) / l.tile;
+    for (auto [index, tile] : llvm::enumerate(l.rTiles)) {
+      // Block-float R: a row group's k tiles in one DMA (full N-row groups,
+      // whose planes are tile slots: checkRnn).
+      if (s.blockWeights() && tile.col > 0)
+        continue;
       loadTile(rBase, s.hidden, tile.row, tile.rows, tile.col, tile.cols,
-               rTileAddress(index));
+               rTileAddress(index), s.blockWeights() ? hTiles : 1);
+    }
   }
 
   /// dst[rows x n] (+)= a[rows x k] . w^T, dst f32 in ACC, `a` and the
   /// n x k tile at `w` in the MRF in the op's format.
   void mm(const Operand2D &dst, const Operand2D &a, uint64_t w, int64_t rows,
           int64_t k, int64_t n, bool accumulate) {
-    emitMm(emitter, dst, a, denseOperand(Space::Mrf, w, k, s.format), rows, k,
+    emitMm(emitter, dst, a, denseOperand(Space::Mrf, w, k, s.weight), rows, k,
            n, accumulate);
   }
 
@@ -549,7 +692,17 @@ private:
       if (tile.block != block)
         continue;
       uint64_t w = rTileAddress(index);
-      if (l.rMode == RnnLayout::Streamed) {
+      if (l.rMode == RnnLayout::Streamed && s.blockWeights() && !pinned) {
+        // The row group's k tiles, loaded together at its first.
+        if (tile.col == 0) {
+          groupSlot = l.slot[streamed++ % 2];
+          loadTile(rBase, s.hidden, tile.row, tile.rows, 0, tile.cols,
+                   groupSlot, (s.hidden + l.tile - 1) / l.tile);
+        }
+        w = groupSlot +
+            (tile.col ? uint64_t(tile.col / l.tile) * planeBytes(tile.rows)
+                      : 0);
+      } else if (l.rMode == RnnLayout::Streamed && !pinned) {
         w = l.slot[streamed++ % 2];
         loadTile(rBase, s.hidden, tile.row, tile.rows, tile.col, tile.cols, w);
       }
@@ -682,10 +835,9 @@ private:
 
   void emitDirection(int64_t d) {
     const int64_t G = s.gateCols();
-    const uint64_t wBase =
-        context.addressOf(op.w) + uint64_t(d * G * bytes(s.input));
-    const uint64_t rBase =
-        context.addressOf(op.r) + uint64_t(d * G * bytes(s.hidden));
+    const uint64_t wBase = this->wBase(d), rBase = this->rBase(d);
+    if (pinned)
+      rMrf = pinnedR(d);
 
     if (op.b) {
       // Input and recurrence biases as two rows (biasPitch keeps the
@@ -729,7 +881,7 @@ private:
       else
         initWide(op.initialC, d, l.cState, l.tmp[0]);
     }
-    if (l.rMode == RnnLayout::Resident)
+    if (l.rMode == RnnLayout::Resident && !pinned)
       loadAllR(rBase);
 
     for (int64_t first = 0; first < s.seq; first += l.stepsPerChunk) {
@@ -752,6 +904,18 @@ private:
       const Operand2D gates{Space::Acc, l.gates, gatePitch(), kF32Format};
       for (int64_t j = 0; j < l.nTiles; ++j) {
         int64_t nt = std::min(l.tile, G - j * l.tile);
+        if (s.blockWeights()) {
+          // All k tiles of the row group in one DMA (see loadTile).
+          const uint64_t w = pinned ? pinnedW(d, j) : l.slot[streamed++ % 2];
+          if (!pinned)
+            loadTile(wBase, s.input, j * l.tile, nt, 0,
+                     std::min(l.tile, s.input), w, l.iTiles);
+          for (int64_t t = 0; t < l.iTiles; ++t)
+            mm(gates.at(0, j * l.tile), x.at(0, t * l.tile),
+               w + (t ? uint64_t(t) * planeBytes(nt) : 0), rows,
+               std::min(l.tile, s.input - t * l.tile), nt, t > 0);
+          continue;
+        }
         for (int64_t t = 0; t < l.iTiles; ++t) {
           int64_t kt = std::min(l.tile, s.input - t * l.tile);
           const uint64_t w = l.slot[streamed++ % 2];
@@ -760,7 +924,7 @@ private:
              t > 0);
         }
       }
-      if (l.rMode == RnnLayout::ReloadPerChunk)
+      if (l.rMode == RnnLayout::ReloadPerChunk && !pinned)
         loadAllR(rBase);
 
       // During the recurrence resident R tiles are one buffer: the first
@@ -768,7 +932,7 @@ private:
       // tile (64 loads in flight would overflow the token FIFO while the
       // full ld queue stalls dispatch of their consumers).
       std::optional<ProgramEmitter::Group> residentR;
-      if (l.rMode != RnnLayout::Streamed)
+      if (l.rMode != RnnLayout::Streamed && !pinned)
         residentR.emplace(emitter, MemRegion{Space::Mrf, l.rBase,
                                              rTileAddress(l.rTiles.size() - 1) +
                                                  l.tileBytes});
@@ -803,6 +967,27 @@ private:
   }
 };
 
+} // namespace
+
+std::optional<uint64_t>
+mlir::nnaccel::npu_lowering::getRnnPinBytes(Operation *operation,
+                                            const TargetDesc &target) {
+  // Block-float W and R only (f32 recurrences keep loading theirs per run,
+  // as their measurements in docs/lowering.md assume), both constants.
+  RnnOp op = getRnnOp(operation);
+  RnnShape s = getShape(op);
+  if (!s.blockWeights() || !op.r.getDefiningOp<ConstantOp>())
+    return std::nullopt;
+  std::string reason;
+  if (failed(checkRnn(operation, target, reason)))
+    return std::nullopt;
+  std::optional<RnnLayout> l = computeLayout(target, s);
+  if (!l)
+    return std::nullopt;
+  return uint64_t(s.dirs) * pinnedDirectionBytes(*l);
+}
+
+namespace {
 LogicalResult emitRnn(Operation *operation, KernelContext &context) {
   if (context.cores.size() > 1)
     return emitMultiCoreRnn(operation, context);

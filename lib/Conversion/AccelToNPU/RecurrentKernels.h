@@ -14,6 +14,7 @@
 #include "KernelUtils.h"
 
 #include "Accel/AccelOps.h"
+#include "Accel/ElementTypes.h"
 
 #include <optional>
 
@@ -71,7 +72,12 @@ struct RnnShape {
   int64_t gates;  // 4 (lstm) or 3 (gru)
   bool peepholes; // lstm P
   bool reverseOnly;
-  ElementFormat format; // of every operand and result
+  ElementFormat format; // of every operand and result but W and R
+  // W's and R's: `format`, or a block floating-point format (msfp8, msfp9,
+  // mxint8; accel-quantize-block-float) that mm multiplies by activations
+  // in `format`.
+  ElementFormat weight;
+  bool blockWeights() const { return ::nnaccel::isBlock(weight.dtype); }
   int64_t gateCols() const { return gates * hidden; }
 };
 
@@ -87,6 +93,11 @@ inline RnnShape getShape(const RnnOp &op) {
   shape.dirs = op.direction == accel::RNNDirection::bidirectional ? 2 : 1;
   shape.reverseOnly = op.direction == accel::RNNDirection::reverse;
   shape.format = getElementFormat(x).value_or(kF32Format);
+  shape.weight = shape.format;
+  if (std::optional<::nnaccel::DType> w =
+          accel::getElementDType(op.w.getType()))
+    if (::nnaccel::isBlock(*w))
+      shape.weight = ElementFormat(*w);
   return shape;
 }
 
@@ -101,6 +112,10 @@ unsigned getRnnPreferredCores(Operation *op,
 uint64_t getRnnSharedBytes(Operation *op,
                            const ::nnaccel::isa::TargetDesc &target,
                            unsigned cores);
+/// MRF bytes of `op`'s W and R pinned across runs (accel-pin-weights, on
+/// one core): block-float constant W and R only; nullopt otherwise.
+std::optional<uint64_t>
+getRnnPinBytes(Operation *op, const ::nnaccel::isa::TargetDesc &target);
 /// Emits `op` on every core of `context.cores` (at most getRnnMaxCores).
 LogicalResult emitMultiCoreRnn(Operation *op, KernelContext &context);
 

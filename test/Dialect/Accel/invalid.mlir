@@ -352,6 +352,24 @@ func.func @fc_block_weight_int_input(%x: tensor<1x64xi32>, %w: tensor<32x64x!acc
 
 // -----
 
+func.func @lstm_block_w_float_r(%x: tensor<2x1x16xf32>, %w: tensor<1x64x16x!accel.bfp<msfp8>>, %r: tensor<1x64x16xf32>) -> tensor<1x1x16xf32> {
+  // expected-error @+2 {{block-float W and R must have the same format, got '!accel.bfp<msfp8>' and 'f32'}}
+  // expected-error @+1 {{'accel.lstm' op failed to infer returned types}}
+  %y, %h, %c = accel.lstm %x, %w, %r {hidden_size = 16 : i64} : (tensor<2x1x16xf32>, tensor<1x64x16x!accel.bfp<msfp8>>, tensor<1x64x16xf32>) -> (tensor<2x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>)
+  return %h : tensor<1x1x16xf32>
+}
+
+// -----
+
+func.func @gru_block_formats_differ(%x: tensor<2x1x32xf32>, %w: tensor<1x48x32x!accel.bfp<mxint8>>, %r: tensor<1x48x16x!accel.bfp<msfp8>>) -> tensor<1x1x16xf32> {
+  // expected-error @+2 {{block-float W and R must have the same format, got '!accel.bfp<mxint8>' and '!accel.bfp<msfp8>'}}
+  // expected-error @+1 {{'accel.gru' op failed to infer returned types}}
+  %y, %h = accel.gru %x, %w, %r {hidden_size = 16 : i64} : (tensor<2x1x32xf32>, tensor<1x48x32x!accel.bfp<mxint8>>, tensor<1x48x16x!accel.bfp<msfp8>>) -> (tensor<2x1x1x16xf32>, tensor<1x1x16xf32>)
+  return %h : tensor<1x1x16xf32>
+}
+
+// -----
+
 func.func @fc_contraction(%x: tensor<1x64xf32>, %w: tensor<64x32xf32>) -> tensor<1x64xf32> {
   // expected-error @+2 {{contraction sizes differ: input 1x64 gives K = 64, weight 64x32 gives K = 32}}
   // expected-error @+1 {{'accel.fully_connected' op failed to infer returned types}}
@@ -1550,7 +1568,7 @@ func.func @quantized_conv_real_input(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1
 func.func @mrf_address_on_relu(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
-    // expected-error @+1 {{'accel.mrf_address' must be a non-negative integer on an accel.fully_connected, accel.matmul or accel.conv of an accel.card_partition}}
+    // expected-error @+1 {{'accel.mrf_address' must be a non-negative integer on an accel.fully_connected, accel.matmul, accel.conv, accel.lstm or accel.gru of an accel.card_partition}}
     %1 = accel.relu %a {accel.mrf_address = 0 : i64} : tensor<4xf32>
     accel.yield %1 : tensor<4xf32>
   }
