@@ -8,8 +8,8 @@
 
 #include "Accel/AccelOps.h"
 
-#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Dialect/Quant/QuantTypes.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::nnaccel::accel;
