@@ -98,6 +98,10 @@ std::string mlir::nnaccel::getPrecisionName(Type precision) {
 }
 
 namespace {
+std::string formatNumber(double value) {
+  return llvm::formatv("{0}", llvm::format("%.6g", value)).str();
+}
+
 /// The products the search decides, in program order.
 std::vector<Operation *> getCandidates(func::FuncOp func) {
   std::vector<Operation *> ops;
@@ -288,7 +292,7 @@ Search::evaluate(const std::vector<unsigned> &levels) {
   if (evaluations >= options.maxEvaluations)
     return emitError(module.getLoc())
            << "--quantize=auto: the budget " << options.budget.getName() << "="
-           << options.budget.value << " is not met within "
+           << formatNumber(options.budget.value) << " is not met within "
            << options.maxEvaluations
            << " evaluations (--auto-max-evals); raise the limit or relax "
               "the budget";
@@ -372,10 +376,10 @@ FailureOr<AutoPrecisionResult> Search::run() {
     if (probes.empty())
       return emitError(module.getLoc())
              << "--quantize=auto: the budget " << options.budget.getName()
-             << "=" << options.budget.value
+             << "=" << formatNumber(options.budget.value)
              << " is not met even with every product at its widest "
                 "precision ("
-             << options.budget.getName() << " " << toMetric(score) << ")";
+             << options.budget.getName() << " " << formatNumber(toMetric(score)) << ")";
     // The most helpful first; program order breaks ties.
     std::stable_sort(probes.begin(), probes.end(),
                      [](auto &a, auto &b) { return a.first > b.first; });
