@@ -122,8 +122,31 @@ std::vector<Operation *> getCandidates(func::FuncOp func) {
   return ops;
 }
 
+/// Whether accel-quantize-block-float can give `op`'s weights blocks of
+/// `block` elements: f32 constants whose K is a multiple of it.
+bool blocksFit(Operation *op, int64_t block) {
+  auto fits = [&](Value weight, int64_t kDim) {
+    auto type = dyn_cast<RankedTensorType>(weight.getType());
+    if (!type || !type.getElementType().isF32() ||
+        !weight.getDefiningOp<accel::ConstantOp>() || kDim < 0 ||
+        kDim >= type.getRank() || type.isDynamicDim(kDim))
+      return false;
+    return type.getDimSize(kDim) % block == 0;
+  };
+  if (auto fc = dyn_cast<accel::FullyConnectedOp>(op))
+    return fits(fc.getWeight(), fc.getTransposeWeight() ? 1 : 0);
+  if (isa<accel::MatMulOp>(op)) {
+    auto type = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+    return type && type.getRank() == 2 && fits(op->getOperand(1), 0);
+  }
+  if (isa<accel::LSTMOp, accel::GRUOp>(op))
+    return fits(op->getOperand(1), 2) && fits(op->getOperand(2), 2);
+  return false;
+}
+
 /// The precisions `op` can take, cheapest first: the block formats the
-/// target's matrix unit has (msfp8, then mxint8), int8, f32.
+/// target's matrix unit has and the weight's K takes (msfp8, then mxint8),
+/// int8 (products and convs), f32.
 std::vector<Type> getLadder(Operation *op,
                             const ::nnaccel::isa::TargetDesc &target) {
   MLIRContext *context = op->getContext();
@@ -131,10 +154,12 @@ std::vector<Type> getLadder(Operation *op,
   bool blocks = isa<accel::FullyConnectedOp, accel::MatMulOp, accel::LSTMOp,
                     accel::GRUOp>(op);
   bool int8 = isa<accel::FullyConnectedOp, accel::MatMulOp, accel::ConvOp>(op);
-  if (blocks && target.macsPerCycle.count(::nnaccel::DType::MSFP8))
+  if (blocks && target.macsPerCycle.count(::nnaccel::DType::MSFP8) &&
+      blocksFit(op, 16))
     ladder.push_back(
         accel::BlockFloatType::get(context, accel::BlockFormat::msfp8));
-  if (blocks && target.macsPerCycle.count(::nnaccel::DType::MXINT8))
+  if (blocks && target.macsPerCycle.count(::nnaccel::DType::MXINT8) &&
+      blocksFit(op, 32))
     ladder.push_back(
         accel::BlockFloatType::get(context, accel::BlockFormat::mxint8));
   if (int8)
@@ -379,7 +404,8 @@ FailureOr<AutoPrecisionResult> Search::run() {
              << "=" << formatNumber(options.budget.value)
              << " is not met even with every product at its widest "
                 "precision ("
-             << options.budget.getName() << " " << formatNumber(toMetric(score)) << ")";
+             << options.budget.getName() << " " << formatNumber(toMetric(score))
+             << ")";
     // The most helpful first; program order breaks ties.
     std::stable_sort(probes.begin(), probes.end(),
                      [](auto &a, auto &b) { return a.first > b.first; });
