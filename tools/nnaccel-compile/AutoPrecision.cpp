@@ -99,7 +99,7 @@ std::string mlir::nnaccel::getPrecisionName(Type precision) {
 
 namespace {
 std::string formatNumber(double value) {
-  return llvm::formatv("{0}", llvm::format("%.6g", value)).str();
+  return llvm::formatv("{0}", llvm::format("%.9g", value)).str();
 }
 
 /// The products the search decides, in program order.
