@@ -15,7 +15,7 @@
 using namespace mlir;
 using namespace mlir::nnaccel;
 
-void mlir::nnaccel::buildPartitionPipeline(
+void mlir::nnaccel::buildPrecisionPipeline(
     OpPassManager &pm, const LowerPipelineOptions &options) {
   if (!options.target.empty()) {
     AccelSetTargetOptions target;
@@ -32,6 +32,24 @@ void mlir::nnaccel::buildPartitionPipeline(
   SmallVector<StringRef> modes;
   StringRef(options.quantize).split(modes, ',', -1, /*KeepEmpty=*/false);
   auto has = [&](StringRef mode) { return llvm::is_contained(modes, mode); };
+  // auto: nnaccel-compile's search has put a precision hint on every
+  // product it chose a narrow type for; both quantizing passes honour
+  // exactly those (int8 and block-float hints), every other op keeps its
+  // type (no embedding tables, no model-wide float precision).
+  if (has("auto")) {
+    AccelQuantizeOptions products;
+    products.scheme = options.quantizeScheme;
+    products.keepLast = false;
+    products.onlyHinted = true;
+    pm.addNestedPass<func::FuncOp>(createAccelQuantize(products));
+    AccelQuantizeBlockFloatOptions block;
+    block.format = "msfp8";
+    block.keepLast = true;
+    block.onlyHinted = true;
+    pm.addNestedPass<func::FuncOp>(createAccelQuantizeBlockFloat(block));
+    pm.addNestedPass<func::FuncOp>(createAccelApplyPrecision());
+    return;
+  }
   // int4-fc gives int8's products 4-bit weights; on its own it quantizes
   // nothing (nnaccel-compile rejects it without int8).
   if (has("int8")) {
@@ -63,6 +81,11 @@ void mlir::nnaccel::buildPartitionPipeline(
   if (has("fp16") || has("bf16"))
     precision.defaultPrecision = has("fp16") ? "f16" : "bf16";
   pm.addNestedPass<func::FuncOp>(createAccelApplyPrecision(precision));
+}
+
+void mlir::nnaccel::buildPartitionPipeline(
+    OpPassManager &pm, const LowerPipelineOptions &options) {
+  buildPrecisionPipeline(pm, options);
   AccelAssignPlacementOptions placement;
   placement.card = options.card;
   placement.forceHost = options.forceHost;

@@ -355,6 +355,8 @@ struct QuantizePass
                                   precision.isSignlessInteger(4));
       if (precision && !hinted)
         continue; // a float precision: accel-apply-precision's
+      if (!hinted && onlyHinted)
+        continue;
       if (!hinted && keepLast && index + 1 == products.size()) {
         keepInPrecision(op);
         continue;

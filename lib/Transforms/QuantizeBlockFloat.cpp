@@ -108,6 +108,8 @@ struct QuantizeBlockFloatPass
       auto hinted = dyn_cast_if_present<BlockFloatType>(precision);
       if (precision && !hinted)
         continue;
+      if (!hinted && onlyHinted)
+        continue;
       if (hinted)
         dropHintPrecision(op);
       if (!hinted && keepLast && index + 1 == products.size()) {
@@ -194,6 +196,8 @@ struct QuantizeBlockFloatPass
     Type precision = hint ? hint.getPrecision() : Type();
     auto hinted = dyn_cast_if_present<BlockFloatType>(precision);
     if (precision && !hinted)
+      return;
+    if (!hinted && onlyHinted)
       return;
     if (hinted)
       dropHintPrecision(op);

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AutoPrecision.h"
 #include "nnaccel/Calibration/Calibrate.h"
 #include "nnaccel/Conversion/NPUKernels.h"
 #include "nnaccel/Conversion/Passes.h"
@@ -112,7 +113,8 @@ enum class Quantize {
   Int4FC,
   Msfp8,
   Msfp9,
-  MxInt8
+  MxInt8,
+  Auto
 };
 static cl::list<Quantize> quantize(
     "quantize",
@@ -146,7 +148,11 @@ static cl::list<Quantize> quantize(
                           "fully_connected weights in ms-fp9 blocks of 16"),
                clEnumValN(Quantize::MxInt8, "mxint8",
                           "fully_connected weights in OCP MX-INT8 blocks of "
-                          "32")),
+                          "32"),
+               clEnumValN(Quantize::Auto, "auto",
+                          "a precision per product, the cheapest that keeps "
+                          "--accuracy-budget on the calibration samples "
+                          "(needs --calibration)")),
     cl::cat(category));
 
 static cl::opt<std::string> quantizeScheme(
@@ -169,6 +175,11 @@ static std::optional<std::string> getQuantizeModes(std::string &error) {
   }
   if (has(Quantize::None) && quantize.size() > 1) {
     error = "--quantize: none excludes every other mode";
+    return std::nullopt;
+  }
+  if (has(Quantize::Auto) && quantize.size() > 1) {
+    error = "--quantize: auto chooses every product's precision and "
+            "excludes every other mode";
     return std::nullopt;
   }
   if (has(Quantize::Int4FC) && !has(Quantize::Int8)) {
@@ -201,9 +212,28 @@ static std::optional<std::string> getQuantizeModes(std::string &error) {
                       : mode == Quantize::Msfp8   ? "msfp8"
                       : mode == Quantize::Msfp9   ? "msfp9"
                       : mode == Quantize::MxInt8  ? "mxint8"
+                      : mode == Quantize::Auto    ? "auto"
                                                   : "bf16");
   return llvm::join(names, ",");
 }
+static cl::opt<std::string> accuracyBudget(
+    "accuracy-budget",
+    cl::desc("--quantize=auto: what the quantized model must keep against "
+             "the f32 model on the calibration samples, worst output and "
+             "sample: cosine=X (min cosine similarity), top1=P (min top-1 "
+             "agreement, percent), ne=P (max normalised-entropy delta, "
+             "percent), max-abs=X (max absolute error)"),
+    cl::init("cosine=0.999"), cl::cat(category));
+static cl::opt<unsigned> autoMaxEvals(
+    "auto-max-evals",
+    cl::desc("--quantize=auto: at most this many candidate evaluations "
+             "(each runs every calibration sample)"),
+    cl::init(400), cl::cat(category));
+static cl::opt<std::string> savePrecision(
+    "save-precision",
+    cl::desc("--quantize=auto: write the chosen precision per node as a "
+             "--placement file"),
+    cl::value_desc("file"), cl::cat(category));
 static cl::opt<std::string> savePlacement(
     "save-placement",
     cl::desc("Write the compiler's placement (card, cores, pieces per node) "
@@ -726,6 +756,31 @@ int main(int argc, char **argv) {
     llvm::errs() << "error: " << quantizeError << "\n";
     return 1;
   }
+  bool autoPrecision = llvm::is_contained(quantize, Quantize::Auto);
+  std::optional<AccuracyBudget> budget;
+  if (autoPrecision || accuracyBudget.getNumOccurrences()) {
+    std::string budgetError;
+    budget = parseAccuracyBudget(accuracyBudget, budgetError);
+    if (!budget) {
+      llvm::errs() << "error: --accuracy-budget: " << budgetError << "\n";
+      return 1;
+    }
+  }
+  if (!autoPrecision &&
+      (accuracyBudget.getNumOccurrences() || autoMaxEvals.getNumOccurrences() ||
+       !savePrecision.empty())) {
+    llvm::errs() << "error: --accuracy-budget, --auto-max-evals and "
+                    "--save-precision need --quantize=auto\n";
+    return 1;
+  }
+  if (autoPrecision && calibrationDir.empty()) {
+    llvm::errs() << "error: --quantize=auto measures the accuracy on "
+                    "calibration samples and needs --calibration=DIR"
+                 << (loadProfile.empty() ? ""
+                                         : " (a --load-profile has no samples)")
+                 << "\n";
+    return 1;
+  }
 
   progress.stage("importing " + inputFile);
   ONNXImportOptions importOptions;
@@ -742,6 +797,41 @@ int main(int argc, char **argv) {
 
   if (failed(runCalibration(*module, importOptions, context, progress)))
     return 1;
+
+  std::optional<AutoPrecisionResult> autoResult;
+  if (autoPrecision) {
+    progress.stage("searching the precisions (--quantize=auto)");
+    LowerPipelineOptions searchPipeline;
+    searchPipeline.target = targetSpec.getValue();
+    searchPipeline.placement = placementFile.getValue();
+    searchPipeline.quantize = "auto";
+    searchPipeline.quantizeScheme = quantizeScheme.getValue();
+    AutoPrecisionOptions options;
+    options.budget = *budget;
+    options.sampleDir = calibrationDir;
+    options.functionName = importOptions.functionName;
+    options.maxEvaluations = autoMaxEvals;
+    options.target = npu::loadTarget(targetSpec, targetError);
+    options.pipeline = &searchPipeline;
+    options.progress = [&](StringRef message) { progress.stage(message); };
+    FailureOr<AutoPrecisionResult> result = searchPrecisions(*module, options);
+    if (failed(result))
+      return 1;
+    autoResult = std::move(*result);
+    applyPrecisions(*module, *autoResult, importOptions.functionName);
+    printPrecisionSummary(*autoResult, *budget, report,
+                          report ? llvm::outs() : llvm::errs());
+    if (!savePrecision.empty()) {
+      std::string error;
+      auto file = openOutputFile(savePrecision, &error);
+      if (!file) {
+        llvm::errs() << "error: cannot write precisions: " << error << "\n";
+        return 1;
+      }
+      writePrecisionFile(*autoResult, file->os());
+      file->keep();
+    }
+  }
 
   progress.stage("placing, partitioning and lowering");
   LowerPipelineOptions pipeline;

@@ -70,6 +70,13 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
 void buildPartitionPipeline(OpPassManager &pm,
                             const LowerPipelineOptions &options);
 
+/// The first half of buildPartitionPipeline: the target, the placement
+/// file's hints and the precision passes (--quantize), stopping before
+/// placement so that the result still runs in the calibration evaluator
+/// (--quantize=auto's search).
+void buildPrecisionPipeline(OpPassManager &pm,
+                            const LowerPipelineOptions &options);
+
 /// Cores for the card partitions' ops: accel-split-ops, then accel-place.
 /// After it, each card op's cores and modelled schedule are final.
 void buildCoreSchedulePipeline(OpPassManager &pm,

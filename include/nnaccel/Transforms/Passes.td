@@ -197,7 +197,10 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
     Option<"keepFirstConv", "keep-first-conv", "bool", /*default=*/"true",
            "Keep the function's first convolution in f32 unless hinted i8">,
     Option<"quantizeAdds", "quantize-adds", "bool", /*default=*/"true",
-           "Quantize adds between int8 products (residual connections)">
+           "Quantize adds between int8 products (residual connections)">,
+    Option<"onlyHinted", "only-hinted", "bool", /*default=*/"false",
+           "Quantize only the products with an i8 / i4 precision hint "
+           "(--quantize=auto)">
   ];
   let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect",
                            "::mlir::quant::QuantizationDialect"];
@@ -256,7 +259,10 @@ def AccelQuantizeBlockFloat
     Option<"format", "format", "std::string", /*default=*/"\"msfp8\"",
            "Block format of the weights: msfp8, msfp9 or mxint8">,
     Option<"keepLast", "keep-last", "bool", /*default=*/"false",
-           "Keep the last fully_connected of the function in f32">
+           "Keep the last fully_connected of the function in f32">,
+    Option<"onlyHinted", "only-hinted", "bool", /*default=*/"false",
+           "Convert only the ops with a block-type precision hint "
+           "(--quantize=auto)">
   ];
   let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect"];
   let statistics = [
