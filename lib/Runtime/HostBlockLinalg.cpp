@@ -116,7 +116,7 @@ Status blockFullyConnectedKernel(KernelContext &ctx) {
   F32Output fo(*out);
   const float alpha = float(alphaD), beta = float(betaD);
   std::vector<uint8_t> xExp(nb), xCodes(static_cast<size_t>(k));
-  std::vector<float> tileSum(size_t(n));
+  std::vector<float> tileSum(static_cast<size_t>(n));
   for (int64_t i = 0; i < m; ++i) {
     const float *row = fx.data() + i * k;
     float *y = fo.data() + i * n;
