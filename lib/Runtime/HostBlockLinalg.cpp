@@ -41,26 +41,17 @@ Status blockFullyConnectedKernel(KernelContext &ctx) {
   if (bias)
     if (Status s = requireFloat(ctx, bias, dtype, "bias"); !s.ok())
       return s;
-  int64_t transA, transB, kTile;
-  double alphaD, betaD;
-  FusedActivation act;
-  if (Status s = ctx.op.getIntOr("transpose_input", 0, transA); !s.ok())
+  FullyConnectedAttrs attrs;
+  if (Status s = parseFullyConnectedAttrs(ctx.op, attrs); !s.ok())
     return s;
-  if (Status s = ctx.op.getIntOr("transpose_weight", 0, transB); !s.ok())
-    return s;
+  int64_t kTile;
   if (Status s = ctx.op.getIntOr("k_tile", 0, kTile); !s.ok())
-    return s;
-  if (Status s = ctx.op.getFloatOr("alpha", 1.0, alphaD); !s.ok())
-    return s;
-  if (Status s = ctx.op.getFloatOr("beta", 1.0, betaD); !s.ok())
-    return s;
-  if (Status s = parseActivation(ctx.op, act); !s.ok())
     return s;
   if (x->getRank() != 2 || w->getRank() != 2)
     return ctx.error("input and weight must be rank 2, got " +
                      x->getDesc().toString() + " and " +
                      w->getDesc().toString());
-  if (transA || !transB)
+  if (attrs.transposeInput || !attrs.transposeWeight)
     return ctx.error("a block-float weight must be N x K (transpose_weight) "
                      "and the input must not be transposed");
   const int64_t block = int64_t(blockElements(wt));
@@ -114,7 +105,7 @@ Status blockFullyConnectedKernel(KernelContext &ctx) {
   if (bias)
     fb = std::make_unique<F32Input>(*bias);
   F32Output fo(*out);
-  const float alpha = float(alphaD), beta = float(betaD);
+  const float alpha = float(attrs.alpha), beta = float(attrs.beta);
   std::vector<uint8_t> xExp(nb), xCodes(static_cast<size_t>(k));
   std::vector<float> tileSum(static_cast<size_t>(n));
   for (int64_t i = 0; i < m; ++i) {
@@ -161,7 +152,7 @@ Status blockFullyConnectedKernel(KernelContext &ctx) {
       y[j] = v;
     }
   }
-  applyActivation(act, fo.data(), size_t(m * n));
+  applyActivation(attrs.activation, fo.data(), size_t(m * n));
   fo.commit();
   return Status::success();
 }

@@ -100,19 +100,10 @@ Status fullyConnectedKernel(KernelContext &ctx) {
     return quantizedFullyConnectedKernel(ctx);
   if (Status s = requireFloatOperands(ctx, x, w, bias); !s.ok())
     return s;
-  int64_t transA, transB;
-  double alphaD, betaD;
-  FusedActivation act;
-  if (Status s = ctx.op.getIntOr("transpose_input", 0, transA); !s.ok())
+  FullyConnectedAttrs attrs;
+  if (Status s = parseFullyConnectedAttrs(ctx.op, attrs); !s.ok())
     return s;
-  if (Status s = ctx.op.getIntOr("transpose_weight", 0, transB); !s.ok())
-    return s;
-  if (Status s = ctx.op.getFloatOr("alpha", 1.0, alphaD); !s.ok())
-    return s;
-  if (Status s = ctx.op.getFloatOr("beta", 1.0, betaD); !s.ok())
-    return s;
-  if (Status s = parseActivation(ctx.op, act); !s.ok())
-    return s;
+  const bool transA = attrs.transposeInput, transB = attrs.transposeWeight;
   if (x->getRank() != 2 || w->getRank() != 2)
     return ctx.error("input and weight must be rank 2, got " +
                      x->getDesc().toString() + " and " +
@@ -149,8 +140,8 @@ Status fullyConnectedKernel(KernelContext &ctx) {
     transposeInto(fw.data(), k, n, wPacked.data());
     rowsB = wPacked.data();
   }
-  const float alpha = static_cast<float>(alphaD),
-              beta = static_cast<float>(betaD);
+  const float alpha = static_cast<float>(attrs.alpha),
+              beta = static_cast<float>(attrs.beta);
   std::vector<int64_t> biasStrides =
       bias ? broadcastStrides(bias->getShape(), {m, n})
            : std::vector<int64_t>{0, 0};
@@ -170,7 +161,7 @@ Status fullyConnectedKernel(KernelContext &ctx) {
       }
       fo[static_cast<size_t>(i * n + j)] = y;
     }
-  applyActivation(act, fo.data(), static_cast<size_t>(m * n));
+  applyActivation(attrs.activation, fo.data(), static_cast<size_t>(m * n));
   fo.commit();
   return Status::success();
 }

@@ -209,6 +209,19 @@ float dotRows(const float *a, const float *b, int64_t k) {
                           Span<const float>(b, static_cast<size_t>(k)));
 }
 
+Status parseFullyConnectedAttrs(const HostOp &op, FullyConnectedAttrs &out) {
+  if (Status s = op.getIntOr("transpose_input", 0, out.transposeInput); !s.ok())
+    return s;
+  if (Status s = op.getIntOr("transpose_weight", 0, out.transposeWeight);
+      !s.ok())
+    return s;
+  if (Status s = op.getFloatOr("alpha", 1.0, out.alpha); !s.ok())
+    return s;
+  if (Status s = op.getFloatOr("beta", 1.0, out.beta); !s.ok())
+    return s;
+  return parseActivation(op, out.activation);
+}
+
 Status parseActivation(const HostOp &op, FusedActivation &out) {
   std::string name;
   if (Status s = op.getStringOr("activation", "none", name); !s.ok())

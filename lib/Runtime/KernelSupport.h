@@ -282,6 +282,14 @@ struct FusedActivation {
 };
 /// Reads `activation` (default "none"), `activation_min`, `activation_max`.
 Status parseActivation(const HostOp &op, FusedActivation &out);
+/// The attributes of a fully_connected: transpose_input, transpose_weight
+/// (default 0), alpha, beta (default 1) and the fused activation.
+struct FullyConnectedAttrs {
+  int64_t transposeInput = 0, transposeWeight = 0;
+  double alpha = 1.0, beta = 1.0;
+  FusedActivation activation;
+};
+Status parseFullyConnectedAttrs(const HostOp &op, FullyConnectedAttrs &out);
 /// Applies the activation in place with the numerics::VectorOps definitions
 /// (gelu is the exact erf form, the only one the compiler fuses).
 void applyActivation(const FusedActivation &act, float *data, size_t n);
