@@ -262,12 +262,22 @@ struct QuantizeBlockFloatPass
   /// (each row of K packed), or null with `reason` set.
   Value convertRows(Value weight, std::string &reason) {
     auto type = cast<RankedTensorType>(weight.getType());
+    return packConstant(weight, type.getShape(), /*fromKxN=*/false, reason);
+  }
+
+  /// The constant f32 `weight` packed into the block format as a tensor of
+  /// `shape` [... x K], each row of K elements packed; `fromKxN`: `weight`
+  /// is the K x N transpose of a [N x K] `shape`. Null with `reason` set when
+  /// the data cannot be read or holds a value that is not finite.
+  Value packConstant(Value weight, ArrayRef<int64_t> shape, bool fromKxN,
+                     std::string &reason) {
+    auto type = cast<RankedTensorType>(weight.getType());
     std::optional<F32ConstantView> data = getF32Constant(weight);
     if (!data) {
       reason = "its data cannot be read";
       return {};
     }
-    const int64_t k = type.getShape().back();
+    const int64_t k = shape.back();
     const int64_t rows = k ? type.getNumElements() / k : 0;
     for (int64_t i = 0, e = data->splat ? 1 : rows * k; i < e; ++i)
       if (!std::isfinite((*data)[i])) {
@@ -275,7 +285,7 @@ struct QuantizeBlockFloatPass
         return {};
       }
     auto blockType = RankedTensorType::get(
-        type.getShape(), BlockFloatType::get(&getContext(), blockFormat));
+        shape, BlockFloatType::get(&getContext(), blockFormat));
     const uint64_t size = getDenseByteSize(blockType);
     const uint64_t rowBytes = rows ? size / uint64_t(rows) : 0;
     AsmResourceBlob blob =
@@ -284,7 +294,7 @@ struct QuantizeBlockFloatPass
     std::vector<float> row(static_cast<size_t>(k));
     for (int64_t j = 0; j < rows; ++j) {
       for (int64_t t = 0; t < k; ++t)
-        row[size_t(t)] = (*data)[j * k + t];
+        row[size_t(t)] = (*data)[fromKxN ? t * rows + j : j * k + t];
       packRow(blockFormat, row.data(), k, bytes + uint64_t(j) * rowBytes);
     }
     std::string name = "weight";
@@ -336,42 +346,10 @@ struct QuantizeBlockFloatPass
   Value convertWeight(FullyConnectedOp op, std::string &reason) {
     Value weight = op.getWeight();
     auto type = cast<RankedTensorType>(weight.getType());
-    std::optional<F32ConstantView> data = getF32Constant(weight);
-    if (!data) {
-      reason = "its data cannot be read";
-      return {};
-    }
     const bool nByK = op.getTransposeWeight();
     const int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
     const int64_t n = nByK ? rows : cols, k = nByK ? cols : rows;
-    for (int64_t i = 0, e = data->splat ? 1 : rows * cols; i < e; ++i)
-      if (!std::isfinite((*data)[i])) {
-        reason = "it holds a value that is not finite";
-        return {};
-      }
-    auto blockType = RankedTensorType::get(
-        {n, k}, BlockFloatType::get(op.getContext(), blockFormat));
-    const uint64_t size = getDenseByteSize(blockType);
-    const uint64_t rowBytes = size / uint64_t(n);
-    AsmResourceBlob blob =
-        HeapAsmResourceBlob::allocate(size, alignof(uint64_t));
-    auto *bytes = reinterpret_cast<uint8_t *>(blob.getMutableData().data());
-    std::vector<float> row(static_cast<size_t>(k));
-    for (int64_t j = 0; j < n; ++j) {
-      for (int64_t t = 0; t < k; ++t)
-        row[size_t(t)] = (*data)[nByK ? j * k + t : t * n + j];
-      packRow(blockFormat, row.data(), k, bytes + uint64_t(j) * rowBytes);
-    }
-    std::string name = "weight";
-    if (auto resource = dyn_cast_if_present<DenseResourceElementsAttr>(
-            weight.getDefiningOp<ConstantOp>().getValue()))
-      name = resource.getRawHandle().getKey().str();
-    name += "_" + stringifyBlockFormat(blockFormat).str();
-    numBytesSaved += getDenseByteSize(type) - size;
-    OpBuilder builder(weight.getDefiningOp());
-    return builder.create<ConstantOp>(
-        weight.getLoc(),
-        DenseResourceElementsAttr::get(blockType, name, std::move(blob)));
+    return packConstant(weight, {n, k}, /*fromKxN=*/!nByK, reason);
   }
 
   BlockFormat blockFormat = BlockFormat::msfp8;
