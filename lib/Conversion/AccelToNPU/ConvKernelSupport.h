@@ -41,6 +41,18 @@ inline int64_t alignedCount(int64_t bytes, int64_t align) {
   return align / std::gcd(align, bytes);
 }
 
+/// `a` / `b` rounded up (positive operands).
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+inline constexpr ElementFormat kI8Format{DType::I8};
+
+/// The rows of a DMA store with gaps that the emulator's race detector
+/// checks one by one (larger stores count as their bounding range): the
+/// int8 conv kernels sharing one op's pixels among cores store in blocks of
+/// at most this many rows, so interleaved stores of different cores stay
+/// apart.
+inline constexpr int64_t kMaxCheckedStoreRows = 4096;
+
 //===----------------------------------------------------------------------===//
 // Quantized (int8) convolutions (QuantizedConvSupport.cpp)
 //===----------------------------------------------------------------------===//

@@ -79,12 +79,6 @@ namespace {
 /// overlap.
 constexpr int64_t kTargetBands = 4;
 
-const ElementFormat kI8Format{DType::I8};
-
-/// The rows of a DMA store with gaps that the emulator's race detector
-/// checks one by one (larger stores count as their bounding range).
-constexpr int64_t kMaxCheckedStoreRows = 4096;
-
 struct QuantizedGemmLayout {
   int64_t tile = 0;   // N
   int64_t cp = 0;     // bytes per staged pixel (channels rounded up to 4)
@@ -127,8 +121,6 @@ struct QuantizedGemmLayout {
     return {std::max<int64_t>(first, 0), std::min(last + 1, spec.h)};
   }
 };
-
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// Output pixels that start a result at an aligned DRAM address.
 int64_t pixelAlign(const TargetDesc &target, const GemmSpec &spec) {

@@ -57,14 +57,6 @@ namespace {
 /// aims for, so that loads, products and stores overlap.
 constexpr int64_t kTargetChunks = 4;
 
-const ElementFormat kI8Format{DType::I8};
-
-/// The rows of a DMA store with gaps that the emulator's race detector
-/// checks one by one (larger stores count as their bounding range).
-constexpr int64_t kMaxCheckedStoreRows = 4096;
-
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 /// Output pixels that keep DRAM addresses aligned in the 1-byte input
 /// planes and in the output planes.
 int64_t pixelAlign(const TargetDesc &target) {
