@@ -49,6 +49,7 @@
 #include "KernelOperands.h"
 
 #include "Accel/AccelOps.h"
+#include "Accel/ElementTypes.h"
 
 #include "mlir/IR/TypeUtilities.h"
 
@@ -361,34 +362,21 @@ int64_t vrfAlign(const TargetDesc &target) {
 /// type (copies move stored values; they never interpret them). nullopt
 /// for anything else (sub-byte, block, host-only types).
 std::optional<ElementFormat> getStorageFormat(Type type) {
-  if (std::optional<ElementFormat> format = getElementFormat(type))
-    return format;
-  Type element = getElementTypeOrSelf(type);
-  unsigned width = 0;
-  bool isSigned = true;
-  if (auto quantized = dyn_cast<quant::QuantizedType>(element)) {
-    width = quantized.getStorageTypeIntegralWidth();
-    isSigned = quantized.isSigned();
-  } else if (auto integer = dyn_cast<IntegerType>(element)) {
-    width = integer.getWidth();
-    isSigned = !integer.isUnsigned();
-  }
-  switch (width) {
-  case 8:
-    return ElementFormat(isSigned ? ::nnaccel::DType::I8
-                                  : ::nnaccel::DType::U8);
-  case 16:
-    if (isSigned)
-      return ElementFormat(::nnaccel::DType::I16);
-    break;
-  case 32:
-    if (isSigned)
-      return ElementFormat(::nnaccel::DType::I32);
-    break;
+  std::optional<::nnaccel::DType> dtype = accel::getElementDType(type);
+  if (!dtype)
+    return std::nullopt;
+  switch (*dtype) {
+  case ::nnaccel::DType::F32:
+  case ::nnaccel::DType::F16:
+  case ::nnaccel::DType::BF16:
+  case ::nnaccel::DType::I8:
+  case ::nnaccel::DType::U8:
+  case ::nnaccel::DType::I16:
+  case ::nnaccel::DType::I32:
+    return ElementFormat(*dtype);
   default:
-    break;
+    return std::nullopt;
   }
-  return std::nullopt;
 }
 
 /// The element format of `op`'s tensors (checked to be one storage format).
