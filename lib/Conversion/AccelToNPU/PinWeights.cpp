@@ -45,6 +45,7 @@ struct Candidate {
   uint64_t bytes;
   uint64_t streamingMrf;
   bool pinned = false;
+  uint64_t address = 0; // MRF address of its tiles, once pinned
 };
 
 /// The pinnable weight bytes of `op` when it runs on one core and its weight
@@ -178,6 +179,7 @@ struct AccelPinWeightsPass
         continue;
       auto [it, inserted] = top.try_emplace(candidate.core, mrfBytes);
       it->second -= candidate.bytes;
+      candidate.address = it->second;
       workBytes = std::min(workBytes, it->second);
     }
     if (top.empty())
@@ -194,14 +196,12 @@ struct AccelPinWeightsPass
     }
 
     Builder builder(partition.getContext());
-    top.clear();
     for (Candidate &candidate : candidates) {
       if (!candidate.pinned)
         continue;
-      auto [it, inserted] = top.try_emplace(candidate.core, mrfBytes);
-      it->second -= candidate.bytes;
-      candidate.op->setAttr(AccelDialect::getMrfAddressAttrName(),
-                            builder.getI64IntegerAttr(int64_t(it->second)));
+      candidate.op->setAttr(
+          AccelDialect::getMrfAddressAttrName(),
+          builder.getI64IntegerAttr(int64_t(candidate.address)));
       ++numPinned;
       pinnedBytes += candidate.bytes;
     }
