@@ -73,7 +73,11 @@ struct ExecContext {
 
 /// Result of one instruction.
 struct ExecResult {
+  /// Cycles the queue (or chain) is busy.
   uint64_t cycles = 0;
+  /// Cycles after that until the result is visible (memory latency of a
+  /// DMA or gather); the queue takes its next instruction meanwhile.
+  uint64_t latency = 0;
   uint64_t macs = 0;
   double peakMacCycles = 0;
   /// emb.gather: entries read from the index (and weight) list, the extent
