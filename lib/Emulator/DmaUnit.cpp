@@ -99,6 +99,7 @@ Error dmaStore(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   ctx.bytes->written[static_cast<unsigned>(ds)] += bytes;
   res.cycles = ctx.cycles->dma(ss, ds, bytes);
   res.latency = ctx.cycles->dmaLatency(ss, ds);
+  res.posted = true;
   return Error::success();
 }
 

@@ -63,6 +63,24 @@ TEST_CASE("cycle model: DMA latency overlaps the next transfer", "[cycles]") {
   REQUIRE(s.totalCycles == 274);
 }
 
+TEST_CASE("cycle model: a store frees its source before its data lands",
+          "[cycles]") {
+  auto target = loadTarget(); // dram 32 B/cycle, latency 200
+  auto emu = makeEmu(
+      target, {"v.fill acc[0x0], f32, rows=1, cols=64, dpitch=256 @push_next\n"
+               "dma.st dram[0x0], acc[0x0], f32, x=64, y=1, z=1 @pop_prev "
+               "@push_prev\n"
+               "v.fill acc[0x0], f32, rows=1, cols=64, dpitch=256, imm=1.0 "
+               "@pop_next\nhalt\n"});
+  auto s = runOk(*emu);
+  // fill 1..2; dma.st streams 256 B in 2..10 and pushes its token then (a
+  // posted write); the second fill runs 10..11. The store lands at 210,
+  // and halt waits for it.
+  const auto &c = s.cores[0];
+  REQUIRE(c.queues[1].tokenStallCycles == 10 - 3);
+  REQUIRE(s.totalCycles == 210);
+}
+
 TEST_CASE("cycle model: a chain costs its slowest stage plus fill",
           "[cycles]") {
   auto target = loadTarget();
