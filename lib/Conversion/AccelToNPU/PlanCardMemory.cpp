@@ -443,7 +443,8 @@ struct AccelPlanCardMemoryPass
         byCard[int64_t(partition.getCard())].push_back(partition);
       });
       for (auto &[card, partitions] : byCard) {
-        if (failed(npu_lowering::planCardMemory(partitions, *desc)))
+        if (failed(npu_lowering::planCardMemory(partitions, *desc,
+                                                sharedIntermediates)))
           return signalPassFailure();
         for (CardPartitionOp partition : partitions)
           if (auto bytes = partition->getAttrOfType<IntegerAttr>(
@@ -469,18 +470,67 @@ static uint64_t getCoreMask(Operation *op,
   return mask;
 }
 
+/// The values of `body` that may live in SHARED instead of DRAM: single
+/// results of card kernels that no other value shares memory with (views,
+/// in-place concats), that the partition does not return, and whose
+/// producer and readers reach them only by DMA. Kernels that stage data
+/// through SHARED scratch keep their operands and results in DRAM, as
+/// there is no SHARED-to-SHARED DMA.
+static llvm::DenseSet<Value>
+findSharedCandidates(Block &body, const InPlacePlan &inPlace,
+                     const ::nnaccel::isa::TargetDesc &target) {
+  llvm::DenseSet<Value> shared, excluded;
+  for (auto [value, view] : inPlace.views) {
+    excluded.insert(value);
+    excluded.insert(view.first);
+  }
+  for (auto [part, concat] : inPlace.concatParts) {
+    excluded.insert(part);
+    excluded.insert(concat.first);
+  }
+  auto isDmaKernel = [&](Operation *op) {
+    auto kernel = dyn_cast<CardKernelOpInterface>(op);
+    return kernel && !inPlace.ops.contains(op) &&
+           kernel.addressesOperandsDirectly() &&
+           kernel.getSharedScratchBytes(target) == 0;
+  };
+  for (Operation &op : body) {
+    if (op.getNumResults() != 1 || isa<ConstantOp>(op) || !isDmaKernel(&op))
+      continue;
+    Value result = op.getResult(0);
+    if (excluded.contains(result) || result.use_empty())
+      continue;
+    if (llvm::all_of(result.getUsers(), [&](Operation *user) {
+          return user->getBlock() == &body && isDmaKernel(user);
+        }))
+      shared.insert(result);
+  }
+  return shared;
+}
+
 /// Plans one partition whose weights are already placed; `allocator` holds
 /// the card's weights and the partition's work memory starts at its top.
+/// With `sharedIntermediates`, intermediates go to the card's SHARED memory
+/// while it has room (findSharedCandidates), DRAM otherwise.
 static LogicalResult planPartition(CardPartitionOp partition,
                                    const ::nnaccel::isa::TargetDesc &target,
-                                   MemoryAllocator allocator) {
+                                   MemoryAllocator allocator,
+                                   bool sharedIntermediates) {
   Block &body = partition.getBody().front();
   const auto &dram = target.memory(::nnaccel::isa::Space::Dram);
   const auto &sharedDesc = target.memory(::nnaccel::isa::Space::Shared);
-  MemoryAllocator shared(sharedDesc.bytes,
-                         std::max<uint32_t>(sharedDesc.align, 1));
+  // SHARED blocks keep DRAM's alignment too: kernels align their accesses
+  // to DRAM's, and see a SHARED value at its DRAM alias
+  // (npu_lowering::getSharedWindow).
+  MemoryAllocator shared(
+      sharedDesc.bytes,
+      std::max<uint64_t>({sharedDesc.align, dram.align, uint64_t(1)}));
+  const uint64_t sharedWindow = npu_lowering::getSharedWindow(target);
   const uint64_t workBegin = allocator.getPeak();
   InPlacePlan inPlace = findInPlaceOps(body, dram.align);
+  llvm::DenseSet<Value> sharedCandidates;
+  if (sharedIntermediates && sharedDesc.bytes)
+    sharedCandidates = findSharedCandidates(body, inPlace, target);
 
   // Program position of every op, to find each buffer's last reader.
   llvm::DenseMap<Operation *, size_t> position;
@@ -494,16 +544,24 @@ static LogicalResult planPartition(CardPartitionOp partition,
     uint64_t address = 0, bytes = 0;
     bool pinned = false; // inputs, weights, results: live for the program
     bool released = false;
+    bool inShared = false; // address is the SHARED address's DRAM alias
     SmallVector<Value> values;
   };
   SmallVector<Buffer> buffers;
   llvm::DenseMap<Value, std::pair<unsigned, uint64_t>> where; // buffer, offset
-  auto allocate = [&](uint64_t bytes, Operation *user) -> FailureOr<unsigned> {
+  auto allocate = [&](uint64_t bytes, Operation *user,
+                      bool mayShare = false) -> FailureOr<unsigned> {
+    if (mayShare)
+      if (std::optional<uint64_t> at =
+              shared.allocate(bytes, getPlacedCore(user))) {
+        buffers.push_back({sharedWindow + *at, bytes, false, false, true, {}});
+        return buffers.size() - 1;
+      }
     std::optional<uint64_t> at = allocator.allocate(bytes, getPlacedCore(user));
     if (!at)
       return user->emitOpError()
              << "does not fit the card's " << dram.bytes << " bytes of DRAM";
-    buffers.push_back({*at, bytes, false, false, {}});
+    buffers.push_back({*at, bytes, false, false, false, {}});
     return buffers.size() - 1;
   };
   auto bind = [&](Value value, unsigned buffer, uint64_t offset) {
@@ -536,8 +594,8 @@ static LogicalResult planPartition(CardPartitionOp partition,
     }
     if (where.count(value)) // an in-place concat, placed with its first part
       return success();
-    FailureOr<unsigned> buffer =
-        allocate(getDenseByteSize(value.getType()), user);
+    FailureOr<unsigned> buffer = allocate(getDenseByteSize(value.getType()),
+                                          user, sharedCandidates.count(value));
     if (failed(buffer))
       return failure();
     bind(value, *buffer, 0);
@@ -565,7 +623,10 @@ static LogicalResult planPartition(CardPartitionOp partition,
       for (Operation *reader : other.getUsers())
         users |= getCoreMask(reader, target);
     }
-    allocator.release(buffer.address, buffer.bytes, users);
+    if (buffer.inShared)
+      shared.release(buffer.address - sharedWindow, buffer.bytes, users);
+    else
+      allocator.release(buffer.address, buffer.bytes, users);
     buffer.released = true;
   };
 
@@ -580,6 +641,7 @@ static LogicalResult planPartition(CardPartitionOp partition,
       buffers.push_back({uint64_t(address.getInt()),
                          getDenseByteSize(constant.getType()),
                          true,
+                         false,
                          false,
                          {}});
       bind(constant, buffers.size() - 1, 0);
@@ -612,7 +674,12 @@ static LogicalResult planPartition(CardPartitionOp partition,
         pin(result);
       results.push_back(addressOf(result));
     }
-    setResultAddresses(&op, results);
+    if (buffers[where.lookup(op.getResult(0)).first].inShared)
+      op.setAttr(
+          AccelDialect::getResultSharedAddressAttrName(),
+          builder.getI64IntegerAttr(results.front() - int64_t(sharedWindow)));
+    else
+      setResultAddresses(&op, results);
     if (auto pitch = inPlace.rowPitches.find(op.getResult(0));
         pitch != inPlace.rowPitches.end())
       op.setAttr(AccelDialect::getResultPitchAttrName(),
@@ -659,9 +726,17 @@ static LogicalResult planPartition(CardPartitionOp partition,
   return success();
 }
 
+uint64_t mlir::nnaccel::npu_lowering::getSharedWindow(
+    const ::nnaccel::isa::TargetDesc &target) {
+  // Past the end of DRAM, at an address every alignment divides.
+  constexpr uint64_t granule = uint64_t(1) << 20;
+  return (target.memory(::nnaccel::isa::Space::Dram).bytes + granule - 1) /
+         granule * granule;
+}
+
 LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
     ArrayRef<CardPartitionOp> partitions,
-    const ::nnaccel::isa::TargetDesc &target) {
+    const ::nnaccel::isa::TargetDesc &target, bool sharedIntermediates) {
   const auto &dram = target.memory(::nnaccel::isa::Space::Dram);
   for (CardPartitionOp partition : partitions)
     for (auto fc : llvm::make_early_inc_range(
@@ -688,7 +763,8 @@ LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
   }
   // Then each partition's inputs, results and intermediates above them.
   for (CardPartitionOp partition : partitions)
-    if (failed(planPartition(partition, target, allocator)))
+    if (failed(
+            planPartition(partition, target, allocator, sharedIntermediates)))
       return failure();
   return success();
 }
@@ -773,12 +849,14 @@ bool mlir::nnaccel::npu_lowering::hasCardMemoryPlan(CardPartitionOp partition) {
     return false;
   return llvm::all_of(partition.getBody().front(), [](Operation &op) {
     return op.getNumResults() == 0 ||
-           op.hasAttr(AccelDialect::getDramAddressAttrName());
+           op.hasAttr(AccelDialect::getDramAddressAttrName()) ||
+           op.hasAttr(AccelDialect::getResultSharedAddressAttrName());
   });
 }
 
 FailureOr<llvm::DenseMap<Value, uint64_t>>
-mlir::nnaccel::npu_lowering::readCardMemoryPlan(CardPartitionOp partition) {
+mlir::nnaccel::npu_lowering::readCardMemoryPlan(
+    CardPartitionOp partition, const ::nnaccel::isa::TargetDesc &target) {
   llvm::DenseMap<Value, uint64_t> addresses;
   Block &body = partition.getBody().front();
   ArrayRef<int64_t> inputs = *partition.getInputAddresses();
@@ -787,6 +865,12 @@ mlir::nnaccel::npu_lowering::readCardMemoryPlan(CardPartitionOp partition) {
   for (Operation &op : body) {
     if (op.getNumResults() == 0)
       continue;
+    if (auto shared = op.getAttrOfType<IntegerAttr>(
+            AccelDialect::getResultSharedAddressAttrName())) {
+      addresses[op.getResult(0)] =
+          getSharedWindow(target) + uint64_t(shared.getInt());
+      continue;
+    }
     Attribute attr = op.getAttr(AccelDialect::getDramAddressAttrName());
     if (auto single = dyn_cast_or_null<IntegerAttr>(attr)) {
       addresses[op.getResult(0)] = single.getInt();
