@@ -22,6 +22,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <functional>
 #include <map>
 
 namespace mlir::nnaccel {
@@ -470,41 +471,57 @@ static uint64_t getCoreMask(Operation *op,
   return mask;
 }
 
-/// The values of `body` that may live in SHARED instead of DRAM: single
-/// results of card kernels that no other value shares memory with (views,
-/// in-place concats), that the partition does not return, and whose
-/// producer and readers reach them only by DMA. Kernels that stage data
-/// through SHARED scratch keep their operands and results in DRAM, as
-/// there is no SHARED-to-SHARED DMA.
+/// The values of `body` that may live in SHARED instead of DRAM. Values
+/// that share memory (views and their sources, in-place concats and their
+/// parts) form one buffer, which may move when every value in it is the
+/// result of an op of the partition that is either address arithmetic
+/// (in place) or a single-result card kernel reaching its tensors by DMA
+/// immediates, and every reader is one of those too: not an input, weight
+/// or result of the partition, and nothing emb.gather addresses through
+/// scalar registers. Kernels that stage data through SHARED scratch keep
+/// their operands and results in DRAM, as there is no SHARED-to-SHARED DMA.
 static llvm::DenseSet<Value>
 findSharedCandidates(Block &body, const InPlacePlan &inPlace,
                      const ::nnaccel::isa::TargetDesc &target) {
-  llvm::DenseSet<Value> shared, excluded;
-  for (auto [value, view] : inPlace.views) {
-    excluded.insert(value);
-    excluded.insert(view.first);
-  }
-  for (auto [part, concat] : inPlace.concatParts) {
-    excluded.insert(part);
-    excluded.insert(concat.first);
-  }
   auto isDmaKernel = [&](Operation *op) {
     auto kernel = dyn_cast<CardKernelOpInterface>(op);
-    return kernel && !inPlace.ops.contains(op) &&
+    return kernel && op->getNumResults() == 1 && !inPlace.ops.contains(op) &&
            kernel.addressesOperandsDirectly() &&
            kernel.getSharedScratchBytes(target) == 0;
   };
-  for (Operation &op : body) {
-    if (op.getNumResults() != 1 || isa<ConstantOp>(op) || !isDmaKernel(&op))
-      continue;
-    Value result = op.getResult(0);
-    if (excluded.contains(result) || result.use_empty())
-      continue;
-    if (llvm::all_of(result.getUsers(), [&](Operation *user) {
-          return user->getBlock() == &body && isDmaKernel(user);
-        }))
-      shared.insert(result);
-  }
+  auto isMovable = [&](Operation *op) {
+    return op && op->getBlock() == &body && !isa<ConstantOp>(op) &&
+           (inPlace.ops.contains(op) || isDmaKernel(op));
+  };
+  // The value whose buffer `value` lives in.
+  std::function<Value(Value)> rootOf = [&](Value value) -> Value {
+    if (auto view = inPlace.views.find(value); view != inPlace.views.end())
+      return rootOf(view->second.first);
+    if (auto part = inPlace.concatParts.find(value);
+        part != inPlace.concatParts.end())
+      return rootOf(part->second.first);
+    return value;
+  };
+  llvm::DenseMap<Value, bool> movableBuffer; // by root
+  auto note = [&](Value value) {
+    bool movable = isMovable(value.getDefiningOp()) &&
+                   llvm::all_of(value.getUsers(), [&](Operation *user) {
+                     return isMovable(user);
+                   });
+    auto [it, inserted] = movableBuffer.try_emplace(rootOf(value), movable);
+    if (!inserted)
+      it->second = it->second && movable;
+  };
+  for (BlockArgument arg : body.getArguments())
+    note(arg);
+  for (Operation &op : body)
+    for (Value result : op.getResults())
+      note(result);
+  llvm::DenseSet<Value> shared;
+  for (Operation &op : body)
+    for (Value result : op.getResults())
+      if (movableBuffer.lookup(rootOf(result)))
+        shared.insert(result);
   return shared;
 }
 
@@ -584,7 +601,8 @@ static LogicalResult planPartition(CardPartitionOp partition,
       auto [concat, offset] = part->second;
       if (!where.count(concat)) {
         FailureOr<unsigned> buffer =
-            allocate(getDenseByteSize(concat.getType()), user);
+            allocate(getDenseByteSize(concat.getType()), user,
+                     sharedCandidates.count(concat));
         if (failed(buffer))
           return failure();
         bind(concat, *buffer, 0);
