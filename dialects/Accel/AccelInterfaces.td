@@ -58,12 +58,11 @@ def Accel_CardKernelOpInterface : OpInterface<"CardKernelOpInterface"> {
       (ins "const ::nnaccel::isa::TargetDesc &":$target), [{}],
       /*defaultImplementation=*/[{ return 1; }]>,
     InterfaceMethod<[{
-        True when every operand and the result are addressed by the
-        kernel's DMA operands (an address immediate, as the memory plan
-        gives it): the plan may then keep them in SHARED memory instead of
-        DRAM, and the program emitter moves those operands there. False
-        for kernels that put tensor addresses in scalar registers
-        (emb.gather's index, length and weight lists).
+        True when the kernel reads every operand through DMA operands with
+        the plan's address as an immediate: the plan may then keep them in
+        SHARED memory instead of DRAM, and the program emitter moves those
+        operands there. False for kernels that put operand addresses in
+        scalar registers (emb.gather's index, length and weight lists).
       }],
       "bool", "addressesOperandsDirectly", (ins), [{}],
       /*defaultImplementation=*/[{ return true; }]>,

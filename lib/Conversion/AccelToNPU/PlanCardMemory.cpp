@@ -475,23 +475,25 @@ static uint64_t getCoreMask(Operation *op,
 /// that share memory (views and their sources, in-place concats and their
 /// parts) form one buffer, which may move when every value in it is the
 /// result of an op of the partition that is either address arithmetic
-/// (in place) or a single-result card kernel reaching its tensors by DMA
-/// immediates, and every reader is one of those too: not an input, weight
-/// or result of the partition, and nothing emb.gather addresses through
-/// scalar registers. Kernels that stage data through SHARED scratch keep
-/// their operands and results in DRAM, as there is no SHARED-to-SHARED DMA.
+/// (in place) or a single-result card kernel, and every reader is address
+/// arithmetic or a card kernel reaching its operands by DMA immediates:
+/// not an input, weight or result of the partition, and nothing
+/// emb.gather addresses through scalar registers. Kernels that stage data
+/// through SHARED scratch keep their operands and results in DRAM, as
+/// there is no SHARED-to-SHARED DMA.
 static llvm::DenseSet<Value>
 findSharedCandidates(Block &body, const InPlacePlan &inPlace,
                      const ::nnaccel::isa::TargetDesc &target) {
-  auto isDmaKernel = [&](Operation *op) {
+  auto isKernel = [&](Operation *op, bool reads) {
     auto kernel = dyn_cast<CardKernelOpInterface>(op);
-    return kernel && op->getNumResults() == 1 && !inPlace.ops.contains(op) &&
-           kernel.addressesOperandsDirectly() &&
-           kernel.getSharedScratchBytes(target) == 0;
+    return kernel && !inPlace.ops.contains(op) &&
+           kernel.getSharedScratchBytes(target) == 0 &&
+           (reads ? kernel.addressesOperandsDirectly()
+                  : op->getNumResults() == 1);
   };
-  auto isMovable = [&](Operation *op) {
+  auto isMovable = [&](Operation *op, bool reads) {
     return op && op->getBlock() == &body && !isa<ConstantOp>(op) &&
-           (inPlace.ops.contains(op) || isDmaKernel(op));
+           (inPlace.ops.contains(op) || isKernel(op, reads));
   };
   // The value whose buffer `value` lives in.
   std::function<Value(Value)> rootOf = [&](Value value) -> Value {
@@ -504,9 +506,9 @@ findSharedCandidates(Block &body, const InPlacePlan &inPlace,
   };
   llvm::DenseMap<Value, bool> movableBuffer; // by root
   auto note = [&](Value value) {
-    bool movable = isMovable(value.getDefiningOp()) &&
+    bool movable = isMovable(value.getDefiningOp(), /*reads=*/false) &&
                    llvm::all_of(value.getUsers(), [&](Operation *user) {
-                     return isMovable(user);
+                     return isMovable(user, /*reads=*/true);
                    });
     auto [it, inserted] = movableBuffer.try_emplace(rootOf(value), movable);
     if (!inserted)
