@@ -109,7 +109,8 @@ def Accel_SliceOp : Accel_InferredOp<"slice"> {
   let hasFolder = 1;
 }
 
-def Accel_GatherOp : Accel_InferredOp<"gather"> {
+def Accel_GatherOp : Accel_InferredOp<"gather",
+    [DeclareOpInterfaceMethods<Accel_SplitOpInterface>]> {
   let summary = "gather slices along an axis by index";
   let description = [{
     ONNX `Gather`: the result shape is

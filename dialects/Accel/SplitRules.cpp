@@ -370,6 +370,25 @@ SmallVector<SplitRule> TransposeOp::getSplitRules() {
 }
 
 //===----------------------------------------------------------------------===//
+// Gathers: by indices.
+//===----------------------------------------------------------------------===//
+
+SmallVector<SplitRule> GatherOp::getSplitRules() {
+  // The result's axes axis .. axis + rank(indices) - 1 are the indices'
+  // axes: each piece looks up its share of the indices in the whole table
+  // (a table is a weight; cutting it would copy it per piece).
+  SmallVector<SplitRule> rules;
+  const int64_t axis = getAxis();
+  for (int64_t i = 0, e = getRank(getIndices()); i < e; ++i) {
+    SplitRule rule;
+    rule.resultAxis = axis + i;
+    rule.operandAxes = {-1, i};
+    rules.push_back(rule);
+  }
+  return rules;
+}
+
+//===----------------------------------------------------------------------===//
 // Embedding bags: by bags.
 //===----------------------------------------------------------------------===//
 

@@ -127,3 +127,24 @@ func.func @log_softmax_rows(%a: tensor<64x64xf32>) -> tensor<64x64xf32> {
   }
   return %0 : tensor<64x64xf32>
 }
+
+// -----
+
+// A gather by indices: each piece looks up its share of the ids in the
+// whole table (the table, a weight, is not cut).
+// CHECK-LABEL: func.func @gather_indices
+// CHECK: %[[T:.*]] = accel.constant
+// CHECK: %[[I0:.*]] = accel.slice %{{.*}}ends = array<i64: 1, 32>, starts = array<i64: 0, 0>
+// CHECK: accel.gather %[[T]], %[[I0]] {{.*}}accel.split = array<i64: 1, 0, 2>
+// CHECK-SAME: (tensor<100x16xf32>, tensor<1x32xi64>) -> tensor<1x32x16xf32>
+// CHECK: accel.gather %[[T]], %{{.*}}accel.split = array<i64: 1, 1, 2>
+// CHECK: accel.concat {{.*}}{axis = 1 : i64}
+func.func @gather_indices(%ids: tensor<1x64xi64>) -> tensor<1x64x16xf32> {
+  %0 = accel.card_partition(%ids) {card = 0 : i64} : (tensor<1x64xi64>) -> tensor<1x64x16xf32> {
+  ^bb0(%i: tensor<1x64xi64>):
+    %t = accel.constant dense<0.5> : tensor<100x16xf32>
+    %1 = accel.gather %t, %i {axis = 0 : i64, accel.hint = #accel.hint<chunks = 2, parallel = data>} : (tensor<100x16xf32>, tensor<1x64xi64>) -> tensor<1x64x16xf32>
+    accel.yield %1 : tensor<1x64x16xf32>
+  }
+  return %0 : tensor<1x64x16xf32>
+}
