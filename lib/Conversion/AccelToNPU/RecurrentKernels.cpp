@@ -79,6 +79,12 @@ using ::nnaccel::isa::TargetDesc;
 
 namespace {
 
+/// Pieces the XW phase of a chunk is split into when W is pinned (see
+/// emitDirection): the first piece's X load is the wait before the first
+/// step, so more pieces start the recurrence sooner, at one mm per tile of
+/// W per piece.
+constexpr int64_t kXwPieces = 8;
+
 /// One N x N (or smaller) tile of R: rows [row, row + rows) of the G*H
 /// outputs, columns [col, col + cols) of the H inputs. `block` is the group
 /// of output rows one recurrent product covers: all 4H for lstm; z/r and h
@@ -833,12 +839,15 @@ private:
       copy(narrow(h.qNext), hNext);
   }
 
-  void emitDirection(int64_t d) {
-    const int64_t G = s.gateCols();
-    const uint64_t wBase = this->wBase(d), rBase = this->rBase(d);
-    if (pinned)
-      rMrf = pinnedR(d);
+  /// Steps per piece of the XW phase of a chunk of `steps` steps (see
+  /// emitDirection): W pinned, kXwPieces pieces; else one.
+  int64_t xwPieceSteps(int64_t steps) const {
+    return pinned ? (steps + kXwPieces - 1) / kXwPieces : steps;
+  }
 
+  /// Direction d's biases (two rows in ACC) and peepholes.
+  void loadBiases(int64_t d) {
+    const int64_t G = s.gateCols();
     if (op.b) {
       // Input and recurrence biases as two rows (biasPitch keeps the
       // second ACC-aligned in f16/bf16).
@@ -861,6 +870,50 @@ private:
       load.x = 3 * s.hidden;
       emitLoad(emitter, load);
     }
+  }
+
+  /// XW phase rows [row0, row0 + rows) of the chunk: G[rows x G*H] =
+  /// X[rows] . W^T, X in the VRF at xBase, G in ACC at l.gates.
+  void emitXw(int64_t d, uint64_t wBase, int64_t row0, int64_t rows) {
+    const int64_t G = s.gateCols();
+    const Operand2D x =
+        denseOperand(Space::Vrf, l.xBase, s.input, s.format).at(row0, 0);
+    const Operand2D gates =
+        Operand2D{Space::Acc, l.gates, gatePitch(), kF32Format}.at(row0, 0);
+    for (int64_t j = 0; j < l.nTiles; ++j) {
+      int64_t nt = std::min(l.tile, G - j * l.tile);
+      if (s.blockWeights()) {
+        // All k tiles of the row group in one DMA (see loadTile).
+        const uint64_t w = pinned ? pinnedW(d, j) : l.slot[streamed++ % 2];
+        if (!pinned)
+          loadTile(wBase, s.input, j * l.tile, nt, 0, std::min(l.tile, s.input),
+                   w, l.iTiles);
+        for (int64_t t = 0; t < l.iTiles; ++t)
+          mm(gates.at(0, j * l.tile), x.at(0, t * l.tile),
+             w + (t ? uint64_t(t) * planeBytes(nt) : 0), rows,
+             std::min(l.tile, s.input - t * l.tile), nt, t > 0);
+        continue;
+      }
+      for (int64_t t = 0; t < l.iTiles; ++t) {
+        int64_t kt = std::min(l.tile, s.input - t * l.tile);
+        const uint64_t w = l.slot[streamed++ % 2];
+        loadTile(wBase, s.input, j * l.tile, nt, t * l.tile, kt, w);
+        mm(gates.at(0, j * l.tile), x.at(0, t * l.tile), w, rows, kt, nt,
+           t > 0);
+      }
+    }
+  }
+
+  void emitDirection(int64_t d) {
+    const uint64_t wBase = this->wBase(d), rBase = this->rBase(d);
+    if (pinned)
+      rMrf = pinnedR(d);
+
+    // (With the XW phase in pieces, the biases are loaded after its first
+    // piece of X; see the chunk loop.)
+    const int64_t firstSteps = std::min(l.stepsPerChunk, s.seq);
+    if (xwPieceSteps(firstSteps) == firstSteps)
+      loadBiases(d);
     // h_{t-1} alternates between two slots (the f32 gru state always; the
     // op-format copy unless buffered, when it is the previous step's Y row).
     // f32 gru keeps one copy: the op-format one.
@@ -889,41 +942,45 @@ private:
       // The chunk covers times [tLo, tLo + steps) whichever the direction.
       const int64_t tLo =
           std::min(timeIndex(d, first), timeIndex(d, first + steps - 1));
-      const int64_t rows = steps * s.batch;
 
-      // XW phase: G[rows x G*H] = X[tLo .. tLo+steps) . W^T.
-      DmaLoad loadX;
-      loadX.dst = {Space::Vrf, l.xBase};
-      loadX.src = {Space::Dram, context.addressOf(op.x) +
-                                    uint64_t(tLo * s.batch * bytes(s.input))};
-      loadX.format = s.format;
-      loadX.x = s.input;
-      loadX.y = rows;
-      emitLoad(emitter, loadX);
-      const Operand2D x = denseOperand(Space::Vrf, l.xBase, s.input, s.format);
-      const Operand2D gates{Space::Acc, l.gates, gatePitch(), kF32Format};
-      for (int64_t j = 0; j < l.nTiles; ++j) {
-        int64_t nt = std::min(l.tile, G - j * l.tile);
-        if (s.blockWeights()) {
-          // All k tiles of the row group in one DMA (see loadTile).
-          const uint64_t w = pinned ? pinnedW(d, j) : l.slot[streamed++ % 2];
-          if (!pinned)
-            loadTile(wBase, s.input, j * l.tile, nt, 0,
-                     std::min(l.tile, s.input), w, l.iTiles);
-          for (int64_t t = 0; t < l.iTiles; ++t)
-            mm(gates.at(0, j * l.tile), x.at(0, t * l.tile),
-               w + (t ? uint64_t(t) * planeBytes(nt) : 0), rows,
-               std::min(l.tile, s.input - t * l.tile), nt, t > 0);
-          continue;
-        }
-        for (int64_t t = 0; t < l.iTiles; ++t) {
-          int64_t kt = std::min(l.tile, s.input - t * l.tile);
-          const uint64_t w = l.slot[streamed++ % 2];
-          loadTile(wBase, s.input, j * l.tile, nt, t * l.tile, kt, w);
-          mm(gates.at(0, j * l.tile), x.at(0, t * l.tile), w, rows, kt, nt,
-             t > 0);
-        }
+      // XW phase: G[rows x G*H] = X[tLo .. tLo+steps) . W^T. With W
+      // pinned in the MRF it is split into pieces of consecutive steps:
+      // the first piece's product only waits for that piece of X, and each
+      // later piece's product runs between the recurrence steps of the
+      // piece before it, while the ld queue brings in the rest of X (the
+      // products cost the same split or not: mm is linear in m). Streamed
+      // W keeps one phase, so that its tiles are loaded once per chunk.
+      const int64_t pieceSteps = xwPieceSteps(steps);
+      const int64_t pieces = (steps + pieceSteps - 1) / pieceSteps;
+      // A piece's times [lo, lo + n), whichever the direction.
+      auto pieceTimes = [&](int64_t piece) {
+        const int64_t step0 = first + piece * pieceSteps;
+        const int64_t n = std::min(pieceSteps, first + steps - step0);
+        return std::make_pair(
+            std::min(timeIndex(d, step0), timeIndex(d, step0 + n - 1)), n);
+      };
+      for (int64_t piece = 0; piece < pieces; ++piece) {
+        auto [lo, n] = pieceTimes(piece);
+        DmaLoad loadX;
+        loadX.dst = {Space::Vrf,
+                     l.xBase + uint64_t((lo - tLo) * s.batch * bytes(s.input))};
+        loadX.src = {Space::Dram, context.addressOf(op.x) +
+                                      uint64_t(lo * s.batch * bytes(s.input))};
+        loadX.format = s.format;
+        loadX.x = s.input;
+        loadX.y = n * s.batch;
+        emitLoad(emitter, loadX);
+        // The biases are first needed by the first step: with XW in
+        // pieces, loaded after the first piece of X, so that they do not
+        // delay its product.
+        if (pieces > 1 && first == 0 && piece == 0)
+          loadBiases(d);
       }
+      auto xwPhase = [&](int64_t piece) {
+        auto [lo, n] = pieceTimes(piece);
+        emitXw(d, wBase, (lo - tLo) * s.batch, n * s.batch);
+      };
+      xwPhase(0);
       if (l.rMode == RnnLayout::ReloadPerChunk && !pinned)
         loadAllR(rBase);
 
@@ -953,6 +1010,9 @@ private:
           store(op.y, ySlice, qNext);
         qPrev = qNext;
         current = 1 - current;
+        if ((step - first) % pieceSteps == 0 &&
+            (step - first) / pieceSteps + 1 < pieces)
+          xwPhase((step - first) / pieceSteps + 1);
       }
     }
     if (l.buffered) {
