@@ -144,8 +144,8 @@ struct RnnLayout {
   // two slots; gru h in f32, two slots, plus format copies hq when the op is
   // not f32 (else hq = h); tmp scratch; gru aux (r*h or h.R_h^T); the
   // lstm peephole row (3H, op format).
-  uint64_t gates = 0, bias, biasPitch, cState = 0, h[2], hq[2], tmp[2], aux = 0,
-           peep = 0, end;
+  uint64_t gates = 0, bias, biasSum, biasPitch, cState = 0, h[2], hq[2], tmp[2],
+           aux = 0, peep = 0, end;
   // When a step's B x H slice of Y is not a whole number of DRAM alignment
   // units, Y (S x D x B x H), Y_h and Y_c (D x B x H) are assembled in ACC
   // (op format) and stored once at the end: each h_t is written straight
@@ -214,7 +214,11 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
   l.biasPitch = alignUp(uint64_t(f.rowBytes(s.gateCols())),
                         target.memory(Space::Acc).align);
   const uint64_t state = stateBufferBytes(s);
-  const uint64_t biasBytes = alignUp(2 * l.biasPitch, 64);
+  // Block-float W and R: the two biases' f32 sum (see foldsBias) follows
+  // them.
+  const uint64_t biasBytes =
+      alignUp(2 * l.biasPitch, 64) +
+      (s.blockWeights() ? alignUp(uint64_t(s.gateCols() * kF32), 64) : 0);
   const uint64_t peepBytes =
       s.peepholes ? alignUp(uint64_t(f.rowBytes(3 * s.hidden)), 64) : 0;
   const uint64_t yBytes =
@@ -242,6 +246,7 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
   if (l.stepsPerChunk < 1)
     return std::nullopt;
   l.bias = alignUp(uint64_t(l.stepsPerChunk) * stepGates, 64);
+  l.biasSum = l.bias + alignUp(2 * l.biasPitch, 64);
   uint64_t cursor = l.bias + biasBytes;
   auto take = [&] {
     uint64_t at = cursor;
@@ -521,6 +526,15 @@ private:
     return Operand2D{Space::Acc, l.bias, int64_t(l.biasPitch), s.format}.at(
         which, col);
   }
+  /// The f32 sum Wb + Rb the steps add when sumsBias (from column col).
+  Operand2D biasSumRow(int64_t col) const {
+    return denseOperand(Space::Acc, l.biasSum, s.gateCols()).at(0, col);
+  }
+  /// Block-float W and R: a step adds the biases' f32 sum Wb + Rb, one
+  /// vector addition instead of two (the h gate of a linear_before_reset
+  /// gru keeps Rb inside the reset product and adds Wb alone); the host's
+  /// block kernels add in that order (lib/Runtime/HostSequence.cpp).
+  bool sumsBias() const { return s.blockWeights() && op.b; }
   Operand2D peepholeRow(int64_t col) const {
     return denseOperand(Space::Acc, l.peep, 3 * s.hidden, s.format).at(0, col);
   }
@@ -728,7 +742,10 @@ private:
     const int64_t B = s.batch, H = s.hidden, cols4 = 4 * H;
     recurrentProduct(0, gate(g, 0), narrow(h.qPrev), rBase,
                      /*accumulate=*/true);
-    if (op.b) {
+    if (sumsBias())
+      emitBinary(emitter, Opcode::VAdd, gate(g, 0), gate(g, 0), biasSumRow(0),
+                 Bcast::Row, B, cols4);
+    else if (op.b) {
       emitBinary(emitter, Opcode::VAdd, gate(g, 0), gate(g, 0), biasRow(0, 0),
                  Bcast::Row, B, cols4);
       emitBinary(emitter, Opcode::VAdd, gate(g, 0), gate(g, 0), biasRow(1, 0),
@@ -778,7 +795,8 @@ private:
     const int64_t B = s.batch, H = s.hidden;
     const Operand2D hPrevQ = narrow(h.qPrev), hPrev = wide(h.widePrev);
     const Operand2D gz = gate(g, 0), gr = gate(g, H), gh = gate(g, 2 * H);
-    // Host order: x.W^T + h.R^T, then Wb, then Rb.
+    // Host order: x.W^T + h.R^T, then Wb, then Rb (block-float W and R:
+    // then Wb + Rb, see sumsBias).
     recurrentProduct(0, gz, hPrevQ, rBase, /*accumulate=*/true);
     // The h block's product (h.R_h^T or (r*h).R_h^T) in f32, at `lin` after
     // hLead discarded columns; without a lead, linear_before_reset puts it
@@ -792,7 +810,10 @@ private:
     };
     if (op.linearBeforeReset)
       hProduct(hPrevQ);
-    if (op.b) {
+    if (sumsBias())
+      emitBinary(emitter, Opcode::VAdd, gz, gz, biasSumRow(0), Bcast::Row, B,
+                 2 * H);
+    else if (op.b) {
       emitBinary(emitter, Opcode::VAdd, gz, gz, biasRow(0, 0), Bcast::Row, B,
                  2 * H);
       emitBinary(emitter, Opcode::VAdd, gz, gz, biasRow(1, 0), Bcast::Row, B,
@@ -818,11 +839,14 @@ private:
       } else {
         recurrentProduct(1, gh, rh, rBase, /*accumulate=*/true);
       }
-      if (op.b)
+      if (sumsBias())
+        emitBinary(emitter, Opcode::VAdd, gh, gh, biasSumRow(2 * H), Bcast::Row,
+                   B, H);
+      else if (op.b)
         emitBinary(emitter, Opcode::VAdd, gh, gh, biasRow(1, 2 * H), Bcast::Row,
                    B, H);
     }
-    if (op.b)
+    if (op.b && (op.linearBeforeReset || !sumsBias()))
       emitBinary(emitter, Opcode::VAdd, gh, gh, biasRow(0, 2 * H), Bcast::Row,
                  B, H);
     clip(gh, H);
@@ -860,6 +884,9 @@ private:
       load.y = 2;
       load.dpitch = int64_t(l.biasPitch);
       emitLoad(emitter, load);
+      if (sumsBias())
+        emitBinary(emitter, Opcode::VAdd, biasSumRow(0), biasRow(0, 0),
+                   biasRow(1, 0), Bcast::None, 1, s.gateCols());
     }
     if (op.peepholes) {
       DmaLoad load;
