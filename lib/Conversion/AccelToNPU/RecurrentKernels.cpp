@@ -144,8 +144,9 @@ struct RnnLayout {
   // two slots; gru h in f32, two slots, plus format copies hq when the op is
   // not f32 (else hq = h); tmp scratch; gru aux (r*h or h.R_h^T); the
   // lstm peephole row (3H, op format).
-  uint64_t gates = 0, bias, biasSum, biasPitch, cState = 0, h[2], hq[2], tmp[2],
-           aux = 0, peep = 0, end;
+  // ones: the gru's block of ones (0: none, see gruStep).
+  uint64_t gates = 0, bias, biasSum, ones, biasPitch, cState = 0, h[2], hq[2],
+           tmp[2], aux = 0, peep = 0, end;
   // When a step's B x H slice of Y is not a whole number of DRAM alignment
   // units, Y (S x D x B x H), Y_h and Y_c (D x B x H) are assembled in ACC
   // (op format) and stored once at the end: each h_t is written straight
@@ -214,11 +215,13 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
   l.biasPitch = alignUp(uint64_t(f.rowBytes(s.gateCols())),
                         target.memory(Space::Acc).align);
   const uint64_t state = stateBufferBytes(s);
-  // Block-float W and R: the two biases' f32 sum (see foldsBias) follows
-  // them.
+  // Block-float W and R: the two biases' f32 sum (see sumsBias) follows
+  // them, and for gru a B x H block of ones (see gruStep).
   const uint64_t biasBytes =
       alignUp(2 * l.biasPitch, 64) +
-      (s.blockWeights() ? alignUp(uint64_t(s.gateCols() * kF32), 64) : 0);
+      (s.blockWeights() ? alignUp(uint64_t(s.gateCols() * kF32), 64) +
+                              (s.gates == 3 ? state : 0)
+                        : 0);
   const uint64_t peepBytes =
       s.peepholes ? alignUp(uint64_t(f.rowBytes(3 * s.hidden)), 64) : 0;
   const uint64_t yBytes =
@@ -247,6 +250,9 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
     return std::nullopt;
   l.bias = alignUp(uint64_t(l.stepsPerChunk) * stepGates, 64);
   l.biasSum = l.bias + alignUp(2 * l.biasPitch, 64);
+  l.ones = s.blockWeights() && s.gates == 3
+               ? l.biasSum + alignUp(uint64_t(s.gateCols() * kF32), 64)
+               : 0;
   uint64_t cursor = l.bias + biasBytes;
   auto take = [&] {
     uint64_t at = cursor;
@@ -854,8 +860,15 @@ private:
     // h = (1 - z)*n + z*h: -z is exact, so 1 + (-z) rounds like 1 - z.
     const Operand2D t0 = wide(l.tmp[0]), t1 = wide(l.tmp[1]),
                     hNext = wide(h.wideNext);
-    emitUnary(emitter, Opcode::VNeg, t0, gz, B, H);
-    emitScalar(emitter, Opcode::VsAdd, t0, t0, 1.0f, B, H);
+    if (l.ones) {
+      // 1 - z in one instruction (block-float recurrences, which keep a
+      // block of ones; the same rounding).
+      emitBinary(emitter, Opcode::VSub, t0, wide(l.ones), gz, Bcast::None, B,
+                 H);
+    } else {
+      emitUnary(emitter, Opcode::VNeg, t0, gz, B, H);
+      emitScalar(emitter, Opcode::VsAdd, t0, t0, 1.0f, B, H);
+    }
     emitBinary(emitter, Opcode::VMul, t0, t0, gh, Bcast::None, B, H);
     emitBinary(emitter, Opcode::VMul, t1, gz, hPrev, Bcast::None, B, H);
     emitBinary(emitter, Opcode::VAdd, hNext, t0, t1, Bcast::None, B, H);
@@ -884,9 +897,6 @@ private:
       load.y = 2;
       load.dpitch = int64_t(l.biasPitch);
       emitLoad(emitter, load);
-      if (sumsBias())
-        emitBinary(emitter, Opcode::VAdd, biasSumRow(0), biasRow(0, 0),
-                   biasRow(1, 0), Bcast::None, 1, s.gateCols());
     }
     if (op.peepholes) {
       DmaLoad load;
@@ -961,6 +971,8 @@ private:
       else
         initWide(op.initialC, d, l.cState, l.tmp[0]);
     }
+    if (l.ones)
+      emitFill(emitter, wide(l.ones), s.batch, s.hidden, 1.0f);
     if (l.rMode == RnnLayout::Resident && !pinned)
       loadAllR(rBase);
 
@@ -1008,6 +1020,10 @@ private:
         emitXw(d, wBase, (lo - tLo) * s.batch, n * s.batch);
       };
       xwPhase(0);
+      // After the first XW product, which need not wait for the biases.
+      if (first == 0 && sumsBias())
+        emitBinary(emitter, Opcode::VAdd, biasSumRow(0), biasRow(0, 0),
+                   biasRow(1, 0), Bcast::None, 1, s.gateCols());
       if (l.rMode == RnnLayout::ReloadPerChunk && !pinned)
         loadAllR(rBase);
 
