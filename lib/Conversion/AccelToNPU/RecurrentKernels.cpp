@@ -82,6 +82,9 @@ using ::nnaccel::isa::TargetDesc;
 
 namespace {
 
+/// At most this many h slots (stateSlots).
+constexpr int64_t kMaxStateSlots = 4;
+
 /// Pieces the XW phase of a chunk is split into when W is pinned (see
 /// emitDirection): the first piece's X load is the wait before the first
 /// step, so more pieces start the recurrence sooner, at one mm per tile of
@@ -144,12 +147,14 @@ struct RnnLayout {
   // acc: gate pre-activations G (Tc*B x G*H, f32), the two bias rows (input
   // and recurrence, op format, biasPitch apart), then B x H state buffers:
   // lstm c (f32); h in the op format (the mm operand and what is stored),
-  // two slots; gru h in f32, two slots, plus format copies hq when the op is
-  // not f32 (else hq = h); tmp scratch; gru aux (r*h or h.R_h^T); the
-  // lstm peephole row (3H, op format).
+  // stateSlots slots; gru h in f32, stateSlots slots, plus format copies hq
+  // when the op is not f32 (else hq = h); tmp scratch; gru aux (r*h or
+  // h.R_h^T); the lstm peephole row (3H, op format). Block-float W and R
+  // add the bias sum row and the gru's block of ones after the bias rows.
   // ones: the gru's block of ones (0: none, see gruStep).
-  uint64_t gates = 0, bias, biasSum, ones, biasPitch, cState = 0, h[2], hq[2],
-           tmp[2], aux = 0, peep = 0, end;
+  uint64_t gates = 0, bias, biasSum, ones, biasPitch, cState = 0,
+           h[kMaxStateSlots], hq[kMaxStateSlots], tmp[2], aux = 0, peep = 0,
+           end;
   // When a step's B x H slice of Y is not a whole number of DRAM alignment
   // units, Y (S x D x B x H), Y_h and Y_c (D x B x H) are assembled in ACC
   // (op format) and stored once at the end: each h_t is written straight
@@ -164,10 +169,19 @@ uint64_t stateBufferBytes(const RnnShape &s) {
   return alignUp(uint64_t(s.batch * s.hidden * kF32), 64);
 }
 
+/// Slots h_t rotates through. A step's h is stored (Y[t]) while the next
+/// steps run, and the slot can only be rewritten once that store's data
+/// has landed (its bytes plus the DRAM latency: 132 cycles for H = 512 in
+/// f32 on brainwave-like). Two slots suffice when a step takes longer than
+/// that; block-float steps are short enough to need four.
+int64_t stateSlots(const RnnShape &s) { return s.blockWeights() ? 4 : 2; }
+
 int64_t stateBufferCount(const RnnShape &s) {
+  const int64_t slots = stateSlots(s);
   if (s.gates == 4)
-    return 5;                            // c, h[2], tmp[2]
-  return s.format == kF32Format ? 5 : 7; // h[2], tmp[2], aux (, hq[2])
+    return 3 + slots; // c, h[slots], tmp[2]
+  // h[slots], tmp[2], aux (, hq[slots])
+  return 3 + (s.format == kF32Format ? slots : 2 * slots);
 }
 
 /// Bytes of a B x H slice of Y, Y_h or an initial state in the op's format.
@@ -264,19 +278,19 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
   };
   if (s.gates == 4) {
     l.cState = take();
-    l.h[0] = l.hq[0] = take();
-    l.h[1] = l.hq[1] = take();
+    for (int64_t i = 0; i < stateSlots(s); ++i)
+      l.h[i] = l.hq[i] = take();
     l.tmp[0] = take();
     l.tmp[1] = take();
   } else {
-    l.h[0] = take();
-    l.h[1] = take();
+    for (int64_t i = 0; i < stateSlots(s); ++i)
+      l.h[i] = take();
     l.tmp[0] = take();
     l.tmp[1] = take();
     l.aux = take();
     bool wide = s.format == kF32Format;
-    l.hq[0] = wide ? l.h[0] : take();
-    l.hq[1] = wide ? l.h[1] : take();
+    for (int64_t i = 0; i < stateSlots(s); ++i)
+      l.hq[i] = wide ? l.h[i] : take();
   }
   l.hProduct = cursor;
   l.peep = l.hProduct + hProductBytes;
@@ -544,6 +558,30 @@ private:
   /// gru keeps Rb inside the reset product and adds Wb alone); the host's
   /// block kernels add in that order (lib/Runtime/HostSequence.cpp).
   bool sumsBias() const { return s.blockWeights() && op.b; }
+  /// Block-float recurrences chain pairs of a step's MFU operations
+  /// (docs/isa.md §5): a chain costs its slowest member plus 2 fill
+  /// cycles, the two one by one cost both, so a pair on H elements saves
+  /// H / vector_lanes - 2 cycles; the results are bit for bit the same.
+  /// Needs two MFU stages; clipping would put its own operations between.
+  bool chainsGates() const {
+    return s.blockWeights() && !op.clip && context.target.mfuCount >= 2 &&
+           context.target.maxChainLength >= 2;
+  }
+  /// block = act(clip(block + bias row)) over `cols` columns: one chain
+  /// when chainsGates.
+  void biasThen(Opcode act, const Operand2D &block, const Operand2D &bias,
+                int64_t cols) {
+    if (chainsGates()) {
+      emitBinary(emitter, Opcode::VAdd, chainOperand(cols), block, bias,
+                 Bcast::Row, s.batch, cols);
+      emitUnary(emitter, act, block, chainOperand(cols), s.batch, cols);
+      return;
+    }
+    emitBinary(emitter, Opcode::VAdd, block, block, bias, Bcast::Row, s.batch,
+               cols);
+    clip(block, cols);
+    emitUnary(emitter, act, block, block, s.batch, cols);
+  }
   Operand2D peepholeRow(int64_t col) const {
     return denseOperand(Space::Acc, l.peep, 3 * s.hidden, s.format).at(0, col);
   }
@@ -751,6 +789,28 @@ private:
     const int64_t B = s.batch, H = s.hidden, cols4 = 4 * H;
     recurrentProduct(0, gate(g, 0), narrow(h.qPrev), rBase,
                      /*accumulate=*/true);
+    if (chainsGates() && !op.peepholes) {
+      // Gate blocks i, o, f [0, 3H) and c~ [3H, 4H); the products' sums in
+      // the other order, the same f32 additions.
+      const Operand2D gi = gate(g, 0), go = gate(g, H), gf = gate(g, 2 * H),
+                      gc = gate(g, 3 * H), c = wide(l.cState),
+                      t0 = wide(l.tmp[0]), chain = chainOperand(H);
+      if (sumsBias()) {
+        biasThen(Opcode::VSigm, gi, biasSumRow(0), 3 * H);
+        biasThen(Opcode::VTanh, gc, biasSumRow(3 * H), H);
+      } else {
+        emitUnary(emitter, Opcode::VSigm, gi, gi, B, 3 * H);
+        emitUnary(emitter, Opcode::VTanh, gc, gc, B, H);
+      }
+      // c = i*c~ + f*c; h = tanh(c) * o.
+      emitBinary(emitter, Opcode::VMul, t0, gf, c, Bcast::None, B, H);
+      emitBinary(emitter, Opcode::VMul, chain, gi, gc, Bcast::None, B, H);
+      emitBinary(emitter, Opcode::VAdd, c, chain, t0, Bcast::None, B, H);
+      emitUnary(emitter, Opcode::VTanh, chain, c, B, H);
+      emitBinary(emitter, Opcode::VMul, narrow(h.qNext), chain, go, Bcast::None,
+                 B, H);
+      return;
+    }
     if (sumsBias())
       emitBinary(emitter, Opcode::VAdd, gate(g, 0), gate(g, 0), biasSumRow(0),
                  Bcast::Row, B, cols4);
@@ -819,17 +879,21 @@ private:
     };
     if (op.linearBeforeReset)
       hProduct(hPrevQ);
-    if (sumsBias())
-      emitBinary(emitter, Opcode::VAdd, gz, gz, biasSumRow(0), Bcast::Row, B,
-                 2 * H);
-    else if (op.b) {
-      emitBinary(emitter, Opcode::VAdd, gz, gz, biasRow(0, 0), Bcast::Row, B,
-                 2 * H);
-      emitBinary(emitter, Opcode::VAdd, gz, gz, biasRow(1, 0), Bcast::Row, B,
-                 2 * H);
+    if (sumsBias()) {
+      biasThen(Opcode::VSigm, gz, biasSumRow(0), 2 * H);
+    } else {
+      if (op.b) {
+        emitBinary(emitter, Opcode::VAdd, gz, gz, biasRow(0, 0), Bcast::Row, B,
+                   2 * H);
+        emitBinary(emitter, Opcode::VAdd, gz, gz, biasRow(1, 0), Bcast::Row, B,
+                   2 * H);
+      }
+      clip(gz, 2 * H);
+      emitUnary(emitter, Opcode::VSigm, gz, gz, B, 2 * H);
     }
-    clip(gz, 2 * H);
-    emitUnary(emitter, Opcode::VSigm, gz, gz, B, 2 * H);
+    // n's last bias addition, its clip and tanh (biasThen), unless it has
+    // no bias.
+    bool activated = false;
     if (op.linearBeforeReset) {
       // n = x.W_h^T + r * (h.R_h^T + Rb_h), then + Wb_h.
       if (op.b)
@@ -837,6 +901,10 @@ private:
                    Bcast::Row, B, H);
       emitBinary(emitter, Opcode::VMul, lin, gr, lin, Bcast::None, B, H);
       emitBinary(emitter, Opcode::VAdd, gh, gh, lin, Bcast::None, B, H);
+      if (op.b) {
+        biasThen(Opcode::VTanh, gh, biasRow(0, 2 * H), H);
+        activated = true;
+      }
     } else {
       // n = x.W_h^T + (r * h).R_h^T, then + Rb_h.
       const Operand2D rh = narrow(l.aux);
@@ -848,21 +916,35 @@ private:
       } else {
         recurrentProduct(1, gh, rh, rBase, /*accumulate=*/true);
       }
-      if (sumsBias())
-        emitBinary(emitter, Opcode::VAdd, gh, gh, biasSumRow(2 * H), Bcast::Row,
-                   B, H);
-      else if (op.b)
+      if (sumsBias()) {
+        biasThen(Opcode::VTanh, gh, biasSumRow(2 * H), H);
+        activated = true;
+      } else if (op.b) {
         emitBinary(emitter, Opcode::VAdd, gh, gh, biasRow(1, 2 * H), Bcast::Row,
                    B, H);
+        biasThen(Opcode::VTanh, gh, biasRow(0, 2 * H), H);
+        activated = true;
+      }
     }
-    if (op.b && (op.linearBeforeReset || !sumsBias()))
-      emitBinary(emitter, Opcode::VAdd, gh, gh, biasRow(0, 2 * H), Bcast::Row,
-                 B, H);
-    clip(gh, H);
-    emitUnary(emitter, Opcode::VTanh, gh, gh, B, H);
+    if (!activated) {
+      clip(gh, H);
+      emitUnary(emitter, Opcode::VTanh, gh, gh, B, H);
+    }
     // h = (1 - z)*n + z*h: -z is exact, so 1 + (-z) rounds like 1 - z.
     const Operand2D t0 = wide(l.tmp[0]), t1 = wide(l.tmp[1]),
                     hNext = wide(h.wideNext);
+    if (chainsGates()) {
+      // (1 - z)*n, then z*h + that: two chains, the same additions.
+      const Operand2D chain = chainOperand(H);
+      emitBinary(emitter, Opcode::VSub, chain, wide(l.ones), gz, Bcast::None, B,
+                 H);
+      emitBinary(emitter, Opcode::VMul, t0, chain, gh, Bcast::None, B, H);
+      emitBinary(emitter, Opcode::VMul, chain, gz, hPrev, Bcast::None, B, H);
+      emitBinary(emitter, Opcode::VAdd, hNext, chain, t0, Bcast::None, B, H);
+      if (!isF32())
+        copy(narrow(h.qNext), hNext);
+      return;
+    }
     if (l.ones) {
       // 1 - z in one instruction (block-float recurrences, which keep a
       // block of ones; the same rounding).
@@ -954,7 +1036,7 @@ private:
     const int64_t firstSteps = std::min(l.stepsPerChunk, s.seq);
     if (xwPieceSteps(firstSteps) == firstSteps)
       loadBiases(d);
-    // h_{t-1} alternates between two slots (the f32 gru state always; the
+    // h_{t-1} rotates through stateSlots slots (the f32 gru state always; the
     // op-format copy unless buffered, when it is the previous step's Y row).
     // f32 gru keeps one copy: the op-format one.
     int current = 0;
@@ -1045,9 +1127,10 @@ private:
         const uint64_t g =
             l.gates + uint64_t((time - tLo) * s.batch * gatePitch());
         const uint64_t ySlice = uint64_t(time * s.dirs + d) * stateBytes();
-        const uint64_t qNext = l.buffered ? l.yBuf + ySlice : l.hq[1 - current];
+        const int next = (current + 1) % int(stateSlots(s));
+        const uint64_t qNext = l.buffered ? l.yBuf + ySlice : l.hq[next];
         const StepState h{qPrev, qNext, wideSlot(current, qPrev),
-                          wideSlot(1 - current, qNext)};
+                          wideSlot(next, qNext)};
         if (op.cell == Cell::Lstm)
           lstmStep(g, h, rBase);
         else
@@ -1055,7 +1138,7 @@ private:
         if (!l.buffered)
           store(op.y, ySlice, qNext);
         qPrev = qNext;
-        current = 1 - current;
+        current = next;
         if ((step - first) % pieceSteps == 0 &&
             (step - first) / pieceSteps + 1 < pieces)
           xwPhase((step - first) / pieceSteps + 1);
