@@ -1070,8 +1070,8 @@ private:
       // XW phase: G[rows x G*H] = X[tLo .. tLo+steps) . W^T. With W
       // pinned in the MRF it is split into pieces of consecutive steps:
       // the first piece's product only waits for that piece of X, and each
-      // later piece's product runs between the recurrence steps of the
-      // piece before it, while the ld queue brings in the rest of X (the
+      // later piece's product runs after the recurrence steps of the piece
+      // before it, while the ld queue brings in the rest of X (the
       // products cost the same split or not: mm is linear in m). Streamed
       // W keeps one phase, so that its tiles are loaded once per chunk.
       const int64_t pieceSteps = xwPieceSteps(steps);
@@ -1139,9 +1139,11 @@ private:
           store(op.y, ySlice, qNext);
         qPrev = qNext;
         current = next;
-        if ((step - first) % pieceSteps == 0 &&
-            (step - first) / pieceSteps + 1 < pieces)
-          xwPhase((step - first) / pieceSteps + 1);
+        // The next piece's product just before its first step: its X has
+        // had the whole piece before to land.
+        const int64_t done = step + 1 - first;
+        if (done % pieceSteps == 0 && done / pieceSteps < pieces)
+          xwPhase(done / pieceSteps);
       }
     }
     if (l.buffered) {
