@@ -12,16 +12,17 @@
 //     XW phase: X[chunk] (Tc*B rows, resident in the VRF) times every N x N
 //       tile of W (streamed through two MRF slots) -> G[Tc*B x G*H] in ACC;
 //       with W pinned in the MRF (block-float W and R) it runs in pieces of
-//       steps, each piece's product between the steps of the piece before
+//       steps, each piece's product just before its first step
 //     load R into the MRF (once per direction when it fits next to the W
 //       slots; after every XW phase when it only fits alone; when it does
 //       not fit at all, its tiles are streamed through the slots each step)
 //     for each step t of the chunk (backwards for the reverse direction):
 //       recurrent mm's of h_{t-1} with R (acc=1 onto G_t), biases
 //       (v.add bcast=row; block-float W and R: their f32 sum), clip (vs.max /
-//       vs.min), gates (v.sigm / v.tanh) and the cell update (below); h_t goes
-//       to the other of two ACC slots and Y[t, d] <- h_t (dma.st) overlaps the
-//       next step
+//       vs.min), gates (v.sigm / v.tanh) and the cell update (below), in
+//       chains of two MFU operations for block-float W and R; h_t goes to
+//       the next of two ACC slots (four for block-float W and R) and
+//       Y[t, d] <- h_t (dma.st) overlaps the next steps
 //   Y_h[d] <- h (and Y_c[d] <- c for lstm)
 //
 // The gru's R is two tile groups (z/r rows, then h rows, whose product needs
