@@ -18,11 +18,13 @@ once-per-session setup that loads them is not in the run's cycles; pass
     MACs / (macs_per_cycle[weight type] x cycles)
 
 (lib/Emulator: CoreStats::macUtilization; the peak is the msfp8 entry of
-core.macs_per_cycle, 32768 on brainwave-like). Next to it, the ceiling the
-cycle model allows for these products: an `mm` of m rows, k, n <= N takes
-max(m * ceil(k / matrix_lanes) * ceil(n / N), m*k*n / macs_per_cycle[wt])
-cycles, so a batch-1 (m = 1) product of full tiles reaches at most
-N * matrix_lanes / macs_per_cycle[wt] of the peak (docs/emulator.md).
+core.macs_per_cycle, 32768 on brainwave-like, where a full N x N msfp8
+tile takes 2 cycles even at m = 1: docs/emulator.md). Next to it, where the
+cycles go: "mm" is the MAC cycles at that peak (MACs / macs_per_cycle),
+"ex busy" the cycles the ex queue (matrix unit and MFUs, which share it)
+is busy, so ex busy - mm is the MFU gate math and whatever the matrix unit
+loses; the rest of the cycles the ex queue waits (for the first X and the
+biases, the last stores).
 
   python3 bench/rnn_utilisation.py [--build build] [--hidden 512,1024]
       [--steps 32] [--cells gru,lstm] [--format msfp8] [--target brainwave-like]
@@ -92,14 +94,12 @@ def main():
     with open(os.path.join(ROOT, "targets", args.target + ".json")) as f:
         core = json.load(f)["core"]
     peak = core["macs_per_cycle"][args.format]
-    ceiling = core["native_dim"] * core["matrix_lanes"] / float(peak)
-    print("target %s: N = %d, matrix_lanes = %d, macs_per_cycle[%s] = %d; "
-          "batch-1 mm ceiling %.1f%% of that peak" %
-          (args.target, core["native_dim"], core["matrix_lanes"], args.format,
-           peak, 100 * ceiling))
-    print("%-5s %6s %6s %12s %10s %10s %8s %9s %9s" %
-          ("cell", "H", "steps", "MACs", "cycles", "us", "util", "of ceil",
-           "step cyc"))
+    print("target %s: N = %d, vector_lanes = %d, macs_per_cycle[%s] = %d" %
+          (args.target, core["native_dim"], core["vector_lanes"], args.format,
+           peak))
+    print("%-5s %6s %6s %12s %10s %10s %8s %9s %9s %9s" %
+          ("cell", "H", "steps", "MACs", "cycles", "us", "util", "mm",
+           "ex busy", "step cyc"))
     work = tempfile.mkdtemp(prefix="rnn-util-")
     for cell in args.cells.split(","):
         for hidden in [int(h) for h in args.hidden.split(",")]:
@@ -125,15 +125,16 @@ def main():
                 r"core \d+: finish (\d+) cycles.*MACs (\d+) \(([\d.]+)% util\)",
                 stats)
             total = re.search(r"target \S+: (\d+) cycles \(([\d.]+) us", stats)
-            if not core_line or not total:
+            ex = re.search(r"ex: \d+ instr, busy (\d+)", stats)
+            if not core_line or not total or not ex:
                 sys.exit("no emulator statistics in:\n" + stats)
             cycles, macs, util = (int(core_line.group(1)),
                                   int(core_line.group(2)),
                                   float(core_line.group(3)))
-            print("%-5s %6d %6d %12d %10d %10.1f %7.1f%% %8.1f%% %9.0f" %
+            print("%-5s %6d %6d %12d %10d %10.1f %7.1f%% %9d %9d %9.0f" %
                   (cell, hidden, args.steps, macs, cycles,
-                   float(total.group(2)), util, util / ceiling,
-                   cycles / float(args.steps)))
+                   float(total.group(2)), util, -(-macs // peak),
+                   int(ex.group(1)), cycles / float(args.steps)))
             sys.stdout.flush()
 
 

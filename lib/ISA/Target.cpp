@@ -205,8 +205,20 @@ Expected<TargetDesc> parseJson(const json &root) {
             m.fail(m.key(it.key()), "not an element type name");
             break;
           }
-          t.macsPerCycle[static_cast<DType>(*dt)] =
-              m.getUInt(it.key(), 1, uint64_t(1) << 32);
+          uint64_t rate = m.getUInt(it.key(), 1, uint64_t(1) << 32);
+          t.macsPerCycle[static_cast<DType>(*dt)] = rate;
+          // An `mm` multiplies by one weight tile of at most N x N, so the
+          // matrix unit cannot do more than N^2 MACs a cycle: a larger rate
+          // would be a peak no instruction reaches, and every utilisation
+          // figure divides by it.
+          uint64_t tileMacs = uint64_t(t.nativeDim) * t.nativeDim;
+          if (m.ok() && c.ok() && rate > tileMacs) {
+            m.fail(m.key(it.key()),
+                   fmt::format("must be at most native_dim^2 = {} (one N x N "
+                               "weight tile a cycle), got {}",
+                               tileMacs, rate));
+            break;
+          }
         }
         if (m.ok() && t.macsPerCycle.empty())
           m.fail("core.macs_per_cycle", "must list at least one type");

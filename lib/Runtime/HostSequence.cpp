@@ -18,8 +18,10 @@
 //    encoded in the weight's blocks, every k tile of `k_tile` columns (the
 //    matrix unit's) is one msfpDot / mxInt8Dot, and the tiles are added in
 //    f32 in order: x.W^T's tiles first (the first tile starts the sum), then
-//    each of h.R^T's tiles onto it (mm acc=1), then the biases as in f32.
-//    Card and host agree bit for bit.
+//    each of h.R^T's tiles onto it (mm acc=1), then the biases' f32 sum
+//    Wb + Rb (one vector addition a step on the card; the h gate of a
+//    linear_before_reset gru adds Rb inside the reset product and Wb after
+//    it, as in f32). Card and host agree bit for bit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -445,7 +447,8 @@ Status lstmKernel(KernelContext &ctx) {
             v = dotRows(wd + k * I, xt, I) + dotRows(rd + k * H, hb, H);
           }
           if (wb)
-            v = v + wb[k] + wb[4 * H + k];
+            v = weights.block ? v + (wb[k] + wb[4 * H + k])
+                              : v + wb[k] + wb[4 * H + k];
           g[k] = v;
         }
         // Gate blocks in W/R/B order: i, o, f, c. Peepholes: i, o, f.
@@ -530,7 +533,10 @@ Status gruKernel(KernelContext &ctx) {
             pz = xg[j] + dotRows(rd + j * H, hb, H);
             pr = xg[H + j] + dotRows(rd + (H + j) * H, hb, H);
           }
-          if (wb) {
+          if (wb && weights.block) {
+            pz = pz + (wb[j] + rb[j]);
+            pr = pr + (wb[H + j] + rb[H + j]);
+          } else if (wb) {
             pz = pz + wb[j] + rb[j];
             pr = pr + wb[H + j] + rb[H + j];
           }
@@ -557,10 +563,12 @@ Status gruKernel(KernelContext &ctx) {
             ph = weights.block
                      ? weights.br->dot(row0 + 2 * H + j, &xg[2 * H + j])
                      : xg[2 * H + j] + dotRows(rdh + j * H, rh.data(), H);
-            if (rb)
+            if (rb && weights.block)
+              ph = ph + (wb[2 * H + j] + rb[2 * H + j]);
+            else if (rb)
               ph = ph + rb[2 * H + j];
           }
-          if (wb)
+          if (wb && (lbr || !weights.block))
             ph = ph + wb[2 * H + j];
           const float hh = tanhf32(clipValue(r, ph));
           hNext[b * H + j] = (1.0f - z[j]) * hh + z[j] * hb[j];

@@ -70,6 +70,11 @@ TEST_CASE("target errors name the key", "[target]") {
         "t.json: core.matrix_lanes: must divide native_dim 64, got 48");
   CHECK(errorAfter([](auto &j) { j["core"]["macs_per_cycle"]["f31"] = 1; }) ==
         "t.json: core.macs_per_cycle.f31: not an element type name");
+  CHECK(errorAfter([](auto &j) { j["core"]["macs_per_cycle"]["i8"] = 8192; }) ==
+        "t.json: core.macs_per_cycle.i8: must be at most native_dim^2 = 4096 "
+        "(one N x N weight tile a cycle), got 8192");
+  CHECK(errorAfter([](auto &j) { j["core"]["macs_per_cycle"]["i8"] = 4096; }) ==
+        "<ok>");
   CHECK(errorAfter([](auto &j) { j["clock_mhz"] = "fast"; }) ==
         "t.json: clock_mhz: expected a number, got \"fast\"");
   CHECK(errorAfter([](auto &j) { j["isa_version"] = "2.0"; }) ==

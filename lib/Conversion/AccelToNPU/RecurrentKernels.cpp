@@ -10,15 +10,19 @@
 //
 //   for each chunk of Tc time steps:
 //     XW phase: X[chunk] (Tc*B rows, resident in the VRF) times every N x N
-//       tile of W (streamed through two MRF slots) -> G[Tc*B x G*H] in ACC
+//       tile of W (streamed through two MRF slots) -> G[Tc*B x G*H] in ACC;
+//       with W pinned in the MRF (block-float W and R) it runs in pieces of
+//       steps, each piece's product just before its first step
 //     load R into the MRF (once per direction when it fits next to the W
 //       slots; after every XW phase when it only fits alone; when it does
 //       not fit at all, its tiles are streamed through the slots each step)
 //     for each step t of the chunk (backwards for the reverse direction):
 //       recurrent mm's of h_{t-1} with R (acc=1 onto G_t), biases
-//       (v.add bcast=row), clip (vs.max / vs.min), gates (v.sigm / v.tanh)
-//       and the cell update (below); h_t goes to the other of two ACC slots
-//       and Y[t, d] <- h_t (dma.st) overlaps the next step
+//       (v.add bcast=row; block-float W and R: their f32 sum), clip (vs.max /
+//       vs.min), gates (v.sigm / v.tanh) and the cell update (below), in
+//       chains of two MFU operations for block-float W and R; h_t goes to
+//       the next of two ACC slots (four for block-float W and R) and
+//       Y[t, d] <- h_t (dma.st) overlaps the next steps
 //   Y_h[d] <- h (and Y_c[d] <- c for lstm)
 //
 // The gru's R is two tile groups (z/r rows, then h rows, whose product needs
@@ -79,6 +83,15 @@ using ::nnaccel::isa::TargetDesc;
 
 namespace {
 
+/// At most this many h slots (stateSlots).
+constexpr int64_t kMaxStateSlots = 4;
+
+/// Pieces the XW phase of a chunk is split into when W is pinned (see
+/// emitDirection): the first piece's X load is the wait before the first
+/// step, so more pieces start the recurrence sooner, at one mm per tile of
+/// W per piece.
+constexpr int64_t kXwPieces = 8;
+
 /// One N x N (or smaller) tile of R: rows [row, row + rows) of the G*H
 /// outputs, columns [col, col + cols) of the H inputs. `block` is the group
 /// of output rows one recurrent product covers: all 4H for lstm; z/r and h
@@ -135,11 +148,14 @@ struct RnnLayout {
   // acc: gate pre-activations G (Tc*B x G*H, f32), the two bias rows (input
   // and recurrence, op format, biasPitch apart), then B x H state buffers:
   // lstm c (f32); h in the op format (the mm operand and what is stored),
-  // two slots; gru h in f32, two slots, plus format copies hq when the op is
-  // not f32 (else hq = h); tmp scratch; gru aux (r*h or h.R_h^T); the
-  // lstm peephole row (3H, op format).
-  uint64_t gates = 0, bias, biasPitch, cState = 0, h[2], hq[2], tmp[2], aux = 0,
-           peep = 0, end;
+  // stateSlots slots; gru h in f32, stateSlots slots, plus format copies hq
+  // when the op is not f32 (else hq = h); tmp scratch; gru aux (r*h or
+  // h.R_h^T); the lstm peephole row (3H, op format). Block-float W and R
+  // add the bias sum row and the gru's block of ones after the bias rows.
+  // ones: the gru's block of ones (0: none, see gruStep).
+  uint64_t gates = 0, bias, biasSum, ones, biasPitch, cState = 0,
+           h[kMaxStateSlots], hq[kMaxStateSlots], tmp[2], aux = 0, peep = 0,
+           end;
   // When a step's B x H slice of Y is not a whole number of DRAM alignment
   // units, Y (S x D x B x H), Y_h and Y_c (D x B x H) are assembled in ACC
   // (op format) and stored once at the end: each h_t is written straight
@@ -154,10 +170,19 @@ uint64_t stateBufferBytes(const RnnShape &s) {
   return alignUp(uint64_t(s.batch * s.hidden * kF32), 64);
 }
 
+/// Slots h_t rotates through. A step's h is stored (Y[t]) while the next
+/// steps run, and the slot can only be rewritten once that store's data
+/// has landed (its bytes plus the DRAM latency: 132 cycles for H = 512 in
+/// f32 on brainwave-like). Two slots suffice when a step takes longer than
+/// that; block-float steps are short enough to need four.
+int64_t stateSlots(const RnnShape &s) { return s.blockWeights() ? 4 : 2; }
+
 int64_t stateBufferCount(const RnnShape &s) {
+  const int64_t slots = stateSlots(s);
   if (s.gates == 4)
-    return 5;                            // c, h[2], tmp[2]
-  return s.format == kF32Format ? 5 : 7; // h[2], tmp[2], aux (, hq[2])
+    return 3 + slots; // c, h[slots], tmp[2]
+  // h[slots], tmp[2], aux (, hq[slots])
+  return 3 + (s.format == kF32Format ? slots : 2 * slots);
 }
 
 /// Bytes of a B x H slice of Y, Y_h or an initial state in the op's format.
@@ -208,7 +233,13 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
   l.biasPitch = alignUp(uint64_t(f.rowBytes(s.gateCols())),
                         target.memory(Space::Acc).align);
   const uint64_t state = stateBufferBytes(s);
-  const uint64_t biasBytes = alignUp(2 * l.biasPitch, 64);
+  // Block-float W and R: the two biases' f32 sum (see sumsBias) follows
+  // them, and for gru a B x H block of ones (see gruStep).
+  const uint64_t biasBytes =
+      alignUp(2 * l.biasPitch, 64) +
+      (s.blockWeights() ? alignUp(uint64_t(s.gateCols() * kF32), 64) +
+                              (s.gates == 3 ? state : 0)
+                        : 0);
   const uint64_t peepBytes =
       s.peepholes ? alignUp(uint64_t(f.rowBytes(3 * s.hidden)), 64) : 0;
   const uint64_t yBytes =
@@ -236,6 +267,10 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
   if (l.stepsPerChunk < 1)
     return std::nullopt;
   l.bias = alignUp(uint64_t(l.stepsPerChunk) * stepGates, 64);
+  l.biasSum = l.bias + alignUp(2 * l.biasPitch, 64);
+  l.ones = s.blockWeights() && s.gates == 3
+               ? l.biasSum + alignUp(uint64_t(s.gateCols() * kF32), 64)
+               : 0;
   uint64_t cursor = l.bias + biasBytes;
   auto take = [&] {
     uint64_t at = cursor;
@@ -244,19 +279,19 @@ std::optional<RnnLayout> computeLayout(const TargetDesc &target,
   };
   if (s.gates == 4) {
     l.cState = take();
-    l.h[0] = l.hq[0] = take();
-    l.h[1] = l.hq[1] = take();
+    for (int64_t i = 0; i < stateSlots(s); ++i)
+      l.h[i] = l.hq[i] = take();
     l.tmp[0] = take();
     l.tmp[1] = take();
   } else {
-    l.h[0] = take();
-    l.h[1] = take();
+    for (int64_t i = 0; i < stateSlots(s); ++i)
+      l.h[i] = take();
     l.tmp[0] = take();
     l.tmp[1] = take();
     l.aux = take();
     bool wide = s.format == kF32Format;
-    l.hq[0] = wide ? l.h[0] : take();
-    l.hq[1] = wide ? l.h[1] : take();
+    for (int64_t i = 0; i < stateSlots(s); ++i)
+      l.hq[i] = wide ? l.h[i] : take();
   }
   l.hProduct = cursor;
   l.peep = l.hProduct + hProductBytes;
@@ -515,6 +550,39 @@ private:
     return Operand2D{Space::Acc, l.bias, int64_t(l.biasPitch), s.format}.at(
         which, col);
   }
+  /// The f32 sum Wb + Rb the steps add when sumsBias (from column col).
+  Operand2D biasSumRow(int64_t col) const {
+    return denseOperand(Space::Acc, l.biasSum, s.gateCols()).at(0, col);
+  }
+  /// Block-float W and R: a step adds the biases' f32 sum Wb + Rb, one
+  /// vector addition instead of two (the h gate of a linear_before_reset
+  /// gru keeps Rb inside the reset product and adds Wb alone); the host's
+  /// block kernels add in that order (lib/Runtime/HostSequence.cpp).
+  bool sumsBias() const { return s.blockWeights() && op.b; }
+  /// Block-float recurrences chain pairs of a step's MFU operations
+  /// (docs/isa.md §5): a chain costs its slowest member plus 2 fill
+  /// cycles, the two one by one cost both, so a pair on H elements saves
+  /// H / vector_lanes - 2 cycles; the results are bit for bit the same.
+  /// Needs two MFU stages; clipping would put its own operations between.
+  bool chainsGates() const {
+    return s.blockWeights() && !op.clip && context.target.mfuCount >= 2 &&
+           context.target.maxChainLength >= 2;
+  }
+  /// block = act(clip(block + bias row)) over `cols` columns: one chain
+  /// when chainsGates.
+  void biasThen(Opcode act, const Operand2D &block, const Operand2D &bias,
+                int64_t cols) {
+    if (chainsGates()) {
+      emitBinary(emitter, Opcode::VAdd, chainOperand(cols), block, bias,
+                 Bcast::Row, s.batch, cols);
+      emitUnary(emitter, act, block, chainOperand(cols), s.batch, cols);
+      return;
+    }
+    emitBinary(emitter, Opcode::VAdd, block, block, bias, Bcast::Row, s.batch,
+               cols);
+    clip(block, cols);
+    emitUnary(emitter, act, block, block, s.batch, cols);
+  }
   Operand2D peepholeRow(int64_t col) const {
     return denseOperand(Space::Acc, l.peep, 3 * s.hidden, s.format).at(0, col);
   }
@@ -722,7 +790,32 @@ private:
     const int64_t B = s.batch, H = s.hidden, cols4 = 4 * H;
     recurrentProduct(0, gate(g, 0), narrow(h.qPrev), rBase,
                      /*accumulate=*/true);
-    if (op.b) {
+    if (chainsGates() && !op.peepholes) {
+      // Gate blocks i, o, f [0, 3H) and c~ [3H, 4H); the products' sums in
+      // the other order, the same f32 additions.
+      const Operand2D gi = gate(g, 0), go = gate(g, H), gf = gate(g, 2 * H),
+                      gc = gate(g, 3 * H), c = wide(l.cState),
+                      t0 = wide(l.tmp[0]), chain = chainOperand(H);
+      if (sumsBias()) {
+        biasThen(Opcode::VSigm, gi, biasSumRow(0), 3 * H);
+        biasThen(Opcode::VTanh, gc, biasSumRow(3 * H), H);
+      } else {
+        emitUnary(emitter, Opcode::VSigm, gi, gi, B, 3 * H);
+        emitUnary(emitter, Opcode::VTanh, gc, gc, B, H);
+      }
+      // c = i*c~ + f*c; h = tanh(c) * o.
+      emitBinary(emitter, Opcode::VMul, t0, gf, c, Bcast::None, B, H);
+      emitBinary(emitter, Opcode::VMul, chain, gi, gc, Bcast::None, B, H);
+      emitBinary(emitter, Opcode::VAdd, c, chain, t0, Bcast::None, B, H);
+      emitUnary(emitter, Opcode::VTanh, chain, c, B, H);
+      emitBinary(emitter, Opcode::VMul, narrow(h.qNext), chain, go, Bcast::None,
+                 B, H);
+      return;
+    }
+    if (sumsBias())
+      emitBinary(emitter, Opcode::VAdd, gate(g, 0), gate(g, 0), biasSumRow(0),
+                 Bcast::Row, B, cols4);
+    else if (op.b) {
       emitBinary(emitter, Opcode::VAdd, gate(g, 0), gate(g, 0), biasRow(0, 0),
                  Bcast::Row, B, cols4);
       emitBinary(emitter, Opcode::VAdd, gate(g, 0), gate(g, 0), biasRow(1, 0),
@@ -772,7 +865,8 @@ private:
     const int64_t B = s.batch, H = s.hidden;
     const Operand2D hPrevQ = narrow(h.qPrev), hPrev = wide(h.widePrev);
     const Operand2D gz = gate(g, 0), gr = gate(g, H), gh = gate(g, 2 * H);
-    // Host order: x.W^T + h.R^T, then Wb, then Rb.
+    // Host order: x.W^T + h.R^T, then Wb, then Rb (block-float W and R:
+    // then Wb + Rb, see sumsBias).
     recurrentProduct(0, gz, hPrevQ, rBase, /*accumulate=*/true);
     // The h block's product (h.R_h^T or (r*h).R_h^T) in f32, at `lin` after
     // hLead discarded columns; without a lead, linear_before_reset puts it
@@ -786,14 +880,21 @@ private:
     };
     if (op.linearBeforeReset)
       hProduct(hPrevQ);
-    if (op.b) {
-      emitBinary(emitter, Opcode::VAdd, gz, gz, biasRow(0, 0), Bcast::Row, B,
-                 2 * H);
-      emitBinary(emitter, Opcode::VAdd, gz, gz, biasRow(1, 0), Bcast::Row, B,
-                 2 * H);
+    if (sumsBias()) {
+      biasThen(Opcode::VSigm, gz, biasSumRow(0), 2 * H);
+    } else {
+      if (op.b) {
+        emitBinary(emitter, Opcode::VAdd, gz, gz, biasRow(0, 0), Bcast::Row, B,
+                   2 * H);
+        emitBinary(emitter, Opcode::VAdd, gz, gz, biasRow(1, 0), Bcast::Row, B,
+                   2 * H);
+      }
+      clip(gz, 2 * H);
+      emitUnary(emitter, Opcode::VSigm, gz, gz, B, 2 * H);
     }
-    clip(gz, 2 * H);
-    emitUnary(emitter, Opcode::VSigm, gz, gz, B, 2 * H);
+    // n's last bias addition, its clip and tanh (biasThen), unless it has
+    // no bias.
+    bool activated = false;
     if (op.linearBeforeReset) {
       // n = x.W_h^T + r * (h.R_h^T + Rb_h), then + Wb_h.
       if (op.b)
@@ -801,6 +902,10 @@ private:
                    Bcast::Row, B, H);
       emitBinary(emitter, Opcode::VMul, lin, gr, lin, Bcast::None, B, H);
       emitBinary(emitter, Opcode::VAdd, gh, gh, lin, Bcast::None, B, H);
+      if (op.b) {
+        biasThen(Opcode::VTanh, gh, biasRow(0, 2 * H), H);
+        activated = true;
+      }
     } else {
       // n = x.W_h^T + (r * h).R_h^T, then + Rb_h.
       const Operand2D rh = narrow(l.aux);
@@ -812,20 +917,44 @@ private:
       } else {
         recurrentProduct(1, gh, rh, rBase, /*accumulate=*/true);
       }
-      if (op.b)
+      if (sumsBias()) {
+        biasThen(Opcode::VTanh, gh, biasSumRow(2 * H), H);
+        activated = true;
+      } else if (op.b) {
         emitBinary(emitter, Opcode::VAdd, gh, gh, biasRow(1, 2 * H), Bcast::Row,
                    B, H);
+        biasThen(Opcode::VTanh, gh, biasRow(0, 2 * H), H);
+        activated = true;
+      }
     }
-    if (op.b)
-      emitBinary(emitter, Opcode::VAdd, gh, gh, biasRow(0, 2 * H), Bcast::Row,
-                 B, H);
-    clip(gh, H);
-    emitUnary(emitter, Opcode::VTanh, gh, gh, B, H);
+    if (!activated) {
+      clip(gh, H);
+      emitUnary(emitter, Opcode::VTanh, gh, gh, B, H);
+    }
     // h = (1 - z)*n + z*h: -z is exact, so 1 + (-z) rounds like 1 - z.
     const Operand2D t0 = wide(l.tmp[0]), t1 = wide(l.tmp[1]),
                     hNext = wide(h.wideNext);
-    emitUnary(emitter, Opcode::VNeg, t0, gz, B, H);
-    emitScalar(emitter, Opcode::VsAdd, t0, t0, 1.0f, B, H);
+    if (chainsGates()) {
+      // (1 - z)*n, then z*h + that: two chains, the same additions.
+      const Operand2D chain = chainOperand(H);
+      emitBinary(emitter, Opcode::VSub, chain, wide(l.ones), gz, Bcast::None, B,
+                 H);
+      emitBinary(emitter, Opcode::VMul, t0, chain, gh, Bcast::None, B, H);
+      emitBinary(emitter, Opcode::VMul, chain, gz, hPrev, Bcast::None, B, H);
+      emitBinary(emitter, Opcode::VAdd, hNext, chain, t0, Bcast::None, B, H);
+      if (!isF32())
+        copy(narrow(h.qNext), hNext);
+      return;
+    }
+    if (l.ones) {
+      // 1 - z in one instruction (block-float recurrences, which keep a
+      // block of ones; the same rounding).
+      emitBinary(emitter, Opcode::VSub, t0, wide(l.ones), gz, Bcast::None, B,
+                 H);
+    } else {
+      emitUnary(emitter, Opcode::VNeg, t0, gz, B, H);
+      emitScalar(emitter, Opcode::VsAdd, t0, t0, 1.0f, B, H);
+    }
     emitBinary(emitter, Opcode::VMul, t0, t0, gh, Bcast::None, B, H);
     emitBinary(emitter, Opcode::VMul, t1, gz, hPrev, Bcast::None, B, H);
     emitBinary(emitter, Opcode::VAdd, hNext, t0, t1, Bcast::None, B, H);
@@ -833,12 +962,15 @@ private:
       copy(narrow(h.qNext), hNext);
   }
 
-  void emitDirection(int64_t d) {
-    const int64_t G = s.gateCols();
-    const uint64_t wBase = this->wBase(d), rBase = this->rBase(d);
-    if (pinned)
-      rMrf = pinnedR(d);
+  /// Steps per piece of the XW phase of a chunk of `steps` steps (see
+  /// emitDirection): W pinned, kXwPieces pieces; else one.
+  int64_t xwPieceSteps(int64_t steps) const {
+    return pinned ? (steps + kXwPieces - 1) / kXwPieces : steps;
+  }
 
+  /// Direction d's biases (two rows in ACC) and peepholes.
+  void loadBiases(int64_t d) {
+    const int64_t G = s.gateCols();
     if (op.b) {
       // Input and recurrence biases as two rows (biasPitch keeps the
       // second ACC-aligned in f16/bf16).
@@ -861,7 +993,51 @@ private:
       load.x = 3 * s.hidden;
       emitLoad(emitter, load);
     }
-    // h_{t-1} alternates between two slots (the f32 gru state always; the
+  }
+
+  /// XW phase rows [row0, row0 + rows) of the chunk: G[rows x G*H] =
+  /// X[rows] . W^T, X in the VRF at xBase, G in ACC at l.gates.
+  void emitXw(int64_t d, uint64_t wBase, int64_t row0, int64_t rows) {
+    const int64_t G = s.gateCols();
+    const Operand2D x =
+        denseOperand(Space::Vrf, l.xBase, s.input, s.format).at(row0, 0);
+    const Operand2D gates =
+        Operand2D{Space::Acc, l.gates, gatePitch(), kF32Format}.at(row0, 0);
+    for (int64_t j = 0; j < l.nTiles; ++j) {
+      int64_t nt = std::min(l.tile, G - j * l.tile);
+      if (s.blockWeights()) {
+        // All k tiles of the row group in one DMA (see loadTile).
+        const uint64_t w = pinned ? pinnedW(d, j) : l.slot[streamed++ % 2];
+        if (!pinned)
+          loadTile(wBase, s.input, j * l.tile, nt, 0, std::min(l.tile, s.input),
+                   w, l.iTiles);
+        for (int64_t t = 0; t < l.iTiles; ++t)
+          mm(gates.at(0, j * l.tile), x.at(0, t * l.tile),
+             w + (t ? uint64_t(t) * planeBytes(nt) : 0), rows,
+             std::min(l.tile, s.input - t * l.tile), nt, t > 0);
+        continue;
+      }
+      for (int64_t t = 0; t < l.iTiles; ++t) {
+        int64_t kt = std::min(l.tile, s.input - t * l.tile);
+        const uint64_t w = l.slot[streamed++ % 2];
+        loadTile(wBase, s.input, j * l.tile, nt, t * l.tile, kt, w);
+        mm(gates.at(0, j * l.tile), x.at(0, t * l.tile), w, rows, kt, nt,
+           t > 0);
+      }
+    }
+  }
+
+  void emitDirection(int64_t d) {
+    const uint64_t wBase = this->wBase(d), rBase = this->rBase(d);
+    if (pinned)
+      rMrf = pinnedR(d);
+
+    // (With the XW phase in pieces, the biases are loaded after its first
+    // piece of X; see the chunk loop.)
+    const int64_t firstSteps = std::min(l.stepsPerChunk, s.seq);
+    if (xwPieceSteps(firstSteps) == firstSteps)
+      loadBiases(d);
+    // h_{t-1} rotates through stateSlots slots (the f32 gru state always; the
     // op-format copy unless buffered, when it is the previous step's Y row).
     // f32 gru keeps one copy: the op-format one.
     int current = 0;
@@ -881,6 +1057,8 @@ private:
       else
         initWide(op.initialC, d, l.cState, l.tmp[0]);
     }
+    if (l.ones)
+      emitFill(emitter, wide(l.ones), s.batch, s.hidden, 1.0f);
     if (l.rMode == RnnLayout::Resident && !pinned)
       loadAllR(rBase);
 
@@ -889,41 +1067,49 @@ private:
       // The chunk covers times [tLo, tLo + steps) whichever the direction.
       const int64_t tLo =
           std::min(timeIndex(d, first), timeIndex(d, first + steps - 1));
-      const int64_t rows = steps * s.batch;
 
-      // XW phase: G[rows x G*H] = X[tLo .. tLo+steps) . W^T.
-      DmaLoad loadX;
-      loadX.dst = {Space::Vrf, l.xBase};
-      loadX.src = {Space::Dram, context.addressOf(op.x) +
-                                    uint64_t(tLo * s.batch * bytes(s.input))};
-      loadX.format = s.format;
-      loadX.x = s.input;
-      loadX.y = rows;
-      emitLoad(emitter, loadX);
-      const Operand2D x = denseOperand(Space::Vrf, l.xBase, s.input, s.format);
-      const Operand2D gates{Space::Acc, l.gates, gatePitch(), kF32Format};
-      for (int64_t j = 0; j < l.nTiles; ++j) {
-        int64_t nt = std::min(l.tile, G - j * l.tile);
-        if (s.blockWeights()) {
-          // All k tiles of the row group in one DMA (see loadTile).
-          const uint64_t w = pinned ? pinnedW(d, j) : l.slot[streamed++ % 2];
-          if (!pinned)
-            loadTile(wBase, s.input, j * l.tile, nt, 0,
-                     std::min(l.tile, s.input), w, l.iTiles);
-          for (int64_t t = 0; t < l.iTiles; ++t)
-            mm(gates.at(0, j * l.tile), x.at(0, t * l.tile),
-               w + (t ? uint64_t(t) * planeBytes(nt) : 0), rows,
-               std::min(l.tile, s.input - t * l.tile), nt, t > 0);
-          continue;
-        }
-        for (int64_t t = 0; t < l.iTiles; ++t) {
-          int64_t kt = std::min(l.tile, s.input - t * l.tile);
-          const uint64_t w = l.slot[streamed++ % 2];
-          loadTile(wBase, s.input, j * l.tile, nt, t * l.tile, kt, w);
-          mm(gates.at(0, j * l.tile), x.at(0, t * l.tile), w, rows, kt, nt,
-             t > 0);
-        }
+      // XW phase: G[rows x G*H] = X[tLo .. tLo+steps) . W^T. With W
+      // pinned in the MRF it is split into pieces of consecutive steps:
+      // the first piece's product only waits for that piece of X, and each
+      // later piece's product runs after the recurrence steps of the piece
+      // before it, while the ld queue brings in the rest of X (the
+      // products cost the same split or not: mm is linear in m). Streamed
+      // W keeps one phase, so that its tiles are loaded once per chunk.
+      const int64_t pieceSteps = xwPieceSteps(steps);
+      const int64_t pieces = (steps + pieceSteps - 1) / pieceSteps;
+      // A piece's times [lo, lo + n), whichever the direction.
+      auto pieceTimes = [&](int64_t piece) {
+        const int64_t step0 = first + piece * pieceSteps;
+        const int64_t n = std::min(pieceSteps, first + steps - step0);
+        return std::make_pair(
+            std::min(timeIndex(d, step0), timeIndex(d, step0 + n - 1)), n);
+      };
+      for (int64_t piece = 0; piece < pieces; ++piece) {
+        auto [lo, n] = pieceTimes(piece);
+        DmaLoad loadX;
+        loadX.dst = {Space::Vrf,
+                     l.xBase + uint64_t((lo - tLo) * s.batch * bytes(s.input))};
+        loadX.src = {Space::Dram, context.addressOf(op.x) +
+                                      uint64_t(lo * s.batch * bytes(s.input))};
+        loadX.format = s.format;
+        loadX.x = s.input;
+        loadX.y = n * s.batch;
+        emitLoad(emitter, loadX);
+        // The biases are first needed by the first step: with XW in
+        // pieces, loaded after the first piece of X, so that they do not
+        // delay its product.
+        if (pieces > 1 && first == 0 && piece == 0)
+          loadBiases(d);
       }
+      auto xwPhase = [&](int64_t piece) {
+        auto [lo, n] = pieceTimes(piece);
+        emitXw(d, wBase, (lo - tLo) * s.batch, n * s.batch);
+      };
+      xwPhase(0);
+      // After the first XW product, which need not wait for the biases.
+      if (first == 0 && sumsBias())
+        emitBinary(emitter, Opcode::VAdd, biasSumRow(0), biasRow(0, 0),
+                   biasRow(1, 0), Bcast::None, 1, s.gateCols());
       if (l.rMode == RnnLayout::ReloadPerChunk && !pinned)
         loadAllR(rBase);
 
@@ -942,9 +1128,10 @@ private:
         const uint64_t g =
             l.gates + uint64_t((time - tLo) * s.batch * gatePitch());
         const uint64_t ySlice = uint64_t(time * s.dirs + d) * stateBytes();
-        const uint64_t qNext = l.buffered ? l.yBuf + ySlice : l.hq[1 - current];
+        const int next = (current + 1) % int(stateSlots(s));
+        const uint64_t qNext = l.buffered ? l.yBuf + ySlice : l.hq[next];
         const StepState h{qPrev, qNext, wideSlot(current, qPrev),
-                          wideSlot(1 - current, qNext)};
+                          wideSlot(next, qNext)};
         if (op.cell == Cell::Lstm)
           lstmStep(g, h, rBase);
         else
@@ -952,7 +1139,12 @@ private:
         if (!l.buffered)
           store(op.y, ySlice, qNext);
         qPrev = qNext;
-        current = 1 - current;
+        current = next;
+        // The next piece's product just before its first step: its X has
+        // had the whole piece before to land.
+        const int64_t done = step + 1 - first;
+        if (done % pieceSteps == 0 && done / pieceSteps < pieces)
+          xwPhase(done / pieceSteps);
       }
     }
     if (l.buffered) {
