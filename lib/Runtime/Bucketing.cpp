@@ -14,12 +14,61 @@
 namespace nnaccel {
 namespace runtime {
 
-Tensor resizeBox(const Tensor &src, const std::vector<int64_t> &shape) {
+namespace {
+template <typename T> void fillAs(void *data, size_t count, double value) {
+  T v = static_cast<T>(value);
+  auto *out = static_cast<T *>(data);
+  std::fill(out, out + count, v);
+}
+} // namespace
+
+Tensor makeFilled(const TensorDesc &desc, double value) {
+  if (!desc.validate().ok())
+    return Tensor();
+  Tensor t = Tensor::allocate(desc);
+  if (t.isNull() || value == 0.0)
+    return t; // Allocation zero-fills.
+  size_t count = 1;
+  for (int64_t d : desc.shape)
+    count *= static_cast<size_t>(d);
+  void *data = t.mutableData();
+  switch (desc.dtype) {
+  case DType::F32:
+    fillAs<float>(data, count, value);
+    return t;
+  case DType::F64:
+    fillAs<double>(data, count, value);
+    return t;
+  case DType::I64:
+    fillAs<int64_t>(data, count, value);
+    return t;
+  case DType::I32:
+    fillAs<int32_t>(data, count, value);
+    return t;
+  case DType::I16:
+    fillAs<int16_t>(data, count, value);
+    return t;
+  case DType::I8:
+    fillAs<int8_t>(data, count, value);
+    return t;
+  case DType::U8:
+    fillAs<uint8_t>(data, count, value);
+    return t;
+  case DType::I1:
+    fillAs<uint8_t>(data, count, value != 0.0 ? 1.0 : 0.0);
+    return t;
+  default:
+    return Tensor();
+  }
+}
+
+Tensor resizeBox(const Tensor &src, const std::vector<int64_t> &shape,
+                 double padValue) {
   const std::vector<int64_t> &from = src.getShape();
   TensorDesc desc(src.getDType(), shape);
   if (src.isNull() || from.size() != shape.size() || !desc.validate().ok())
     return Tensor();
-  Tensor dst = Tensor::allocate(desc);
+  Tensor dst = makeFilled(desc, padValue);
   if (dst.isNull())
     return dst;
   size_t rank = shape.size();

@@ -400,7 +400,15 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
   }
 
   const package::ModelDesc &model = state->package.model();
-  package::SelectResult selected = package::selectVariant(model, shapes);
+  // The variant is chosen on the whole signature; length inputs have their
+  // one static shape.
+  std::vector<std::vector<int64_t>> signatureShapes(model.inputs.size());
+  for (size_t i = 0; i < ports.size(); ++i)
+    signatureShapes[state->signatureIndex[i]] = shapes[i];
+  for (auto [index, bucket] : state->lengthInputs)
+    signatureShapes[index] = model.inputs[index].type.shape;
+  package::SelectResult selected =
+      package::selectVariant(model, signatureShapes);
   if (selected.index < 0)
     return fail("no variant fits the inputs: " + selected.error);
   auto variantIndex = static_cast<size_t>(selected.index);
@@ -411,8 +419,8 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
   std::vector<int64_t> actual(model.bucketNames.size(), -1);
   std::vector<Tensor> values = variant.constants;
   for (size_t i = 0; i < ports.size(); ++i) {
-    const TensorDesc &want =
-        variant.valueDescs[static_cast<size_t>(variant.inputs[i])];
+    auto id = static_cast<size_t>(variant.inputs[state->signatureIndex[i]]);
+    const TensorDesc &want = variant.valueDescs[id];
     for (size_t d = 0; d < state->inputBuckets[i].size(); ++d) {
       int32_t b = state->inputBuckets[i][d];
       if (b >= 0 && static_cast<size_t>(b) < actual.size())
@@ -421,14 +429,26 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
     }
     Tensor t = inputs[i];
     if (t.getShape() != want.shape) {
-      t = resizeBox(t, want.shape);
+      t = resizeBox(t, want.shape, model.padValue);
       if (t.isNull())
         return fail(fmt::format("input '{}': cannot pad {} to variant '{}' "
                                 "shape {}",
                                 ports[i].name, inputs[i].getDesc().toString(),
                                 variant.name, want.toString()));
     }
-    values[static_cast<size_t>(variant.inputs[i])] = std::move(t);
+    values[id] = std::move(t);
+  }
+  // The true sizes of the buckets, for the masks that make padding exact.
+  for (auto [index, bucket] : state->lengthInputs) {
+    auto id = static_cast<size_t>(variant.inputs[index]);
+    int64_t size = actual[static_cast<size_t>(bucket)];
+    if (size < 0) // No input has this bucket: nothing is padded.
+      size = model.variants[variantIndex].bucket[static_cast<size_t>(bucket)];
+    Tensor t = makeFilled(variant.valueDescs[id], static_cast<double>(size));
+    if (t.isNull())
+      return fail("cannot make the length input '" + model.inputs[index].name +
+                  "'");
+    values[id] = std::move(t);
   }
 
   RunStats stats;

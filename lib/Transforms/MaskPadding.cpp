@@ -95,6 +95,9 @@ private:
   LogicalResult visitMatMul(MatMulOp op);
   LogicalResult visitFullyConnected(FullyConnectedOp op);
   LogicalResult visitBatchOnly(Operation *op);
+  LogicalResult
+  maskContraction(Operation *op,
+                  ArrayRef<std::pair<unsigned, int64_t>> contracted);
 
   // Mask construction. Masks are built once, at the top of the function,
   // and broadcast along `axis` of a value of rank `rank`.
@@ -540,6 +543,36 @@ LogicalResult PaddingAnalysis::visitLayerNorm(LayerNormOp op) {
   return success();
 }
 
+/// A product over a padded axis is exact when every padded term is zero:
+/// when one factor is zero at the padded positions (a masked softmax's
+/// weights), the other needs nothing (its padded values are finite, which
+/// every mask assumes); otherwise the first padded factor is zeroed.
+LogicalResult PaddingAnalysis::maskContraction(
+    Operation *op, ArrayRef<std::pair<unsigned, int64_t>> contracted) {
+  for (auto [index, axis] : contracted) {
+    const PadInfo *info = lookup(op->getOperand(index));
+    if (info && info->count(axis) && info->at(axis)) {
+      // Decided, but nothing inserted.
+      op->setAttr(kPaddingMaskAttr,
+                  StringAttr::get(op->getContext(), "zero-operand"));
+      return success();
+    }
+  }
+  for (auto [index, axis] : contracted) {
+    Value operand = op->getOperand(index);
+    const PadInfo *info = lookup(operand);
+    if (!info || !info->count(axis))
+      continue;
+    FailureOr<Value> zeroed = zeroPadded(op, operand, axis);
+    if (failed(zeroed))
+      return failure();
+    op->setOperand(index, *zeroed);
+    markMasked(op, "contraction");
+    return success();
+  }
+  return success();
+}
+
 LogicalResult PaddingAnalysis::visitMatMul(MatMulOp op) {
   Value lhs = op.getLhs(), rhs = op.getRhs();
   int64_t lhsRank = getRank(lhs), rhsRank = getRank(rhs);
@@ -564,22 +597,9 @@ LogicalResult PaddingAnalysis::visitMatMul(MatMulOp op) {
   };
   mapOperand(lhs, lhsRank, lhsRank - 2, lhsRank - 1, rank - 2);
   mapOperand(rhs, rhsRank, rhsRank - 1, rhsRank - 2, rank - 1);
-  if (contracted && exact) {
-    // Every term of a padded position must be exactly zero: zero each
-    // operand whose padded positions along the contraction are not.
-    for (auto [index, axis] :
-         {std::pair<unsigned, int64_t>{0, lhsRank - 1}, {1, rhsRank - 2}}) {
-      Value operand = op->getOperand(index);
-      const PadInfo *info = lookup(operand);
-      if (!info || !info->count(axis) || info->at(axis))
-        continue;
-      FailureOr<Value> zeroed = zeroPadded(op, operand, axis);
-      if (failed(zeroed))
-        return failure();
-      op->setOperand(index, *zeroed);
-    }
-    markMasked(op, "contraction");
-  }
+  if (contracted && exact &&
+      failed(maskContraction(op, {{0, lhsRank - 1}, {1, rhsRank - 2}})))
+    return failure();
   setResult(op, result);
   return success();
 }
@@ -612,20 +632,9 @@ LogicalResult PaddingAnalysis::visitFullyConnected(FullyConnectedOp op) {
         (void)zero;
         result[axis + 2 - getRank(bias)] = false;
       }
-  if (contracted && exact) {
-    for (auto [index, axis] : {std::pair<unsigned, int64_t>{0, 1 - inputRow},
-                               {1, 1 - weightColumn}}) {
-      Value operand = op->getOperand(index);
-      const PadInfo *info = lookup(operand);
-      if (!info || !info->count(axis) || info->at(axis))
-        continue;
-      FailureOr<Value> zeroed = zeroPadded(op, operand, axis);
-      if (failed(zeroed))
-        return failure();
-      op->setOperand(index, *zeroed);
-    }
-    markMasked(op, "contraction");
-  }
+  if (contracted && exact &&
+      failed(maskContraction(op, {{0, 1 - inputRow}, {1, 1 - weightColumn}})))
+    return failure();
   setResult(op, result);
   return success();
 }
