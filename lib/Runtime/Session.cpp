@@ -400,6 +400,22 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
   }
 
   const package::ModelDesc &model = state->package.model();
+  // Longer than the largest bucket: say which input and by how much.
+  for (size_t i = 0; i < ports.size(); ++i)
+    for (size_t d = 0; d < state->inputBuckets[i].size(); ++d) {
+      int32_t b = state->inputBuckets[i][d];
+      if (b < 0)
+        continue;
+      int64_t largest = 0;
+      for (const package::VariantDesc &v : model.variants)
+        largest = std::max(largest, v.bucket[static_cast<size_t>(b)]);
+      if (shapes[i][d] > largest)
+        return fail(fmt::format(
+            "input '{}': dimension {} is {}, longer than the largest bucket "
+            "of '{}' ({})",
+            ports[i].name, d, shapes[i][d],
+            model.bucketNames[static_cast<size_t>(b)], largest));
+    }
   // The variant is chosen on the whole signature; length inputs have their
   // one static shape.
   std::vector<std::vector<int64_t>> signatureShapes(model.inputs.size());

@@ -134,11 +134,24 @@ PaddingAnalysis::firstPaddedOperand(Operation *op) const {
 }
 
 LogicalResult PaddingAnalysis::refuse(Operation *op, const Twine &why) {
-  if (!exact)
-    return success(); // Value mode: the results are simply not tracked.
-  return op->emitOpError() << "cannot be padded exactly: " << why
-                           << " (compile with --pad-mode=value:<v> to pad "
-                              "without exactness)";
+  if (!exact) {
+    // Value mode promises nothing: guess that the result axes of the padded
+    // size hold padded positions, so that the runtime crops them.
+    PadInfo guess;
+    if (op->getNumResults() != 0)
+      if (auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType()))
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          if (type.getDimSize(d) == paddedSize)
+            guess[d] = false;
+    setResult(op, guess);
+    return success();
+  }
+  InFlightDiagnostic diag = op->emitOpError();
+  if (std::optional<StringRef> node = getNodeName(op->getLoc()))
+    diag << "(node '" << *node << "') ";
+  return diag << "cannot be padded exactly: " << why
+              << " (compile with --pad-mode=value:<v> to pad without "
+                 "exactness)";
 }
 
 void PaddingAnalysis::setResult(Operation *op, const PadInfo &info) {

@@ -5,10 +5,10 @@
 // RUN:   | FileCheck %s --check-prefix=VALUE
 
 // Masked: self-attention over a padded sequence. The scores are padded
-// along both axes; softmax over the keys gets the -1e30 bias, the product
-// with the values contracts over the padded axis and zeroes the values'
-// padded rows (the softmax weights there are already exactly zero), and the
-// mean over the sequence becomes a masked sum over the true length.
+// along both axes; softmax over the keys gets the -1e30 bias, so the
+// product with the values, which contracts over the padded axis, needs no
+// mask of its own (the weights of padded keys are exactly zero); the mean
+// over the sequence becomes a masked sum over the true length.
 // CHECK-LABEL: func.func @attention
 // CHECK-SAME: %[[X:[^:]*]]: tensor<8x16xf32> {accel.padded_axis = 0 : i64}
 // CHECK-SAME: %[[LEN:[^:]*]]: tensor<1xf32> {accel.valid_length, onnx.name = "valid_length"}
@@ -23,8 +23,7 @@
 // CHECK: %[[SC:.*]] = accel.matmul %[[Q]], %[[KT]] {accel.padded_axes = array<i64: 0, 1>}
 // CHECK: %[[SB:.*]] = accel.add %[[SC]], %[[BIAS]] : (tensor<8x8xf32>, tensor<8xf32>)
 // CHECK: %[[P:.*]] = accel.softmax %[[SB]] {accel.padded_axes = array<i64: 0, 1>, accel.padding_mask = "softmax", axis = 1 : i64}
-// CHECK: %[[V:.*]] = accel.mul %[[Q]], %[[MCOL]] : (tensor<8x16xf32>, tensor<8x1xf32>)
-// CHECK: %[[O:.*]] = accel.matmul %[[P]], %[[V]] {accel.padded_axes = array<i64: 0>, accel.padding_mask = "contraction"}
+// CHECK-NEXT: %[[O:.*]] = accel.matmul %[[P]], %[[Q]] {accel.padded_axes = array<i64: 0>, accel.padding_mask = "zero-operand"}
 // CHECK: %[[OM:.*]] = accel.mul %[[O]], %[[MCOL]]
 // CHECK: %[[SUM:.*]] = accel.reduce_sum %[[OM]] {accel.padding_mask = "reduce-mean", axes = array<i64: 0>, keepdims = false}
 // CHECK: %[[MEAN:.*]] = accel.div %[[SUM]], %[[LEN]] : (tensor<16xf32>, tensor<1xf32>) -> tensor<16xf32>
@@ -71,6 +70,21 @@ func.func @reductions(%x: tensor<4x3xf32> {accel.padded_axis = 0 : i64})
   %s = accel.reduce_sum %x {axes = array<i64: 0, 1>} : tensor<4x3xf32> -> tensor<1x1xf32>
   %m = accel.reduce_mean %x {axes = array<i64>, keepdims = false} : tensor<4x3xf32> -> tensor<f32>
   return %mx, %s, %m : tensor<1x3xf32>, tensor<1x1xf32>, tensor<f32>
+}
+
+// -----
+
+// Masked: a product over the padded axis with garbage in the padded rows
+// (here against a constant) zeroes them first.
+// CHECK-LABEL: func.func @contraction
+// CHECK: %[[M:.*]] = accel.clip
+// CHECK: %[[MCOL:.*]] = accel.reshape %[[M]] : tensor<4xf32> -> tensor<4x1xf32>
+// CHECK: %[[Z:.*]] = accel.mul %arg0, %[[MCOL]] : (tensor<4x3xf32>, tensor<4x1xf32>) -> tensor<4x3xf32>
+// CHECK: accel.fully_connected %[[Z]], %{{.*}} {accel.padding_mask = "contraction", transpose_input = true}
+func.func @contraction(%x: tensor<4x3xf32> {accel.padded_axis = 0 : i64}) -> tensor<3x2xf32> {
+  %w = accel.constant dense<1.0> : tensor<4x2xf32>
+  %y = accel.fully_connected %x, %w {transpose_input = true} : (tensor<4x3xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
 }
 
 // -----
