@@ -539,20 +539,77 @@ LogicalResult PaddingAnalysis::visitReduce(Operation *op) {
   return success();
 }
 
-/// layer_norm normalises over axis..rank-1; per position otherwise.
+/// layer_norm normalises over axis..rank-1; per position otherwise. Over
+/// a padded axis it becomes its formula with masked statistics: mean and
+/// variance are sums over the valid positions divided by the true count.
 LogicalResult PaddingAnalysis::visitLayerNorm(LayerNormOp op) {
-  int64_t rank = getRank(op.getInput());
+  Value input = op.getInput();
+  int64_t rank = getRank(input);
   int64_t first = normalizeAxis(op.getAxis(), rank);
   if (lookup(op.getScale()) || (op.getBias() && lookup(op.getBias())))
     return refuse(op, "its scale or bias holds padded positions");
   PadInfo result;
-  for (auto [axis, zero] : *lookup(op.getInput())) {
+  SmallVector<int64_t> normalized;
+  for (auto [axis, zero] : *lookup(input)) {
     (void)zero;
-    if (axis >= first)
-      return refuse(op, "it normalises over the padded axis " + Twine(axis));
     result[axis] = false;
+    if (axis >= first)
+      normalized.push_back(axis);
   }
-  setResult(op, result);
+  if (normalized.empty() || !exact) {
+    setResult(op, result);
+    return success();
+  }
+  if (normalized.size() > 1)
+    return refuse(op, "it normalises over several padded axes");
+  if (failed(checkMaskable(op, input)))
+    return failure();
+  int64_t axis = normalized.front();
+  FailureOr<Value> mask = getMask(op, axis, rank);
+  FailureOr<Value> len = getLength(op);
+  if (failed(mask) || failed(len))
+    return failure();
+  OpBuilder builder(op);
+  Location loc = op.getLoc();
+  auto scalar = RankedTensorType::get({}, builder.getF32Type());
+  auto constant = [&](float value) -> Value {
+    return builder.create<ConstantOp>(
+        loc, DenseElementsAttr::get(scalar, ArrayRef<float>{value}));
+  };
+  ArrayRef<int64_t> shape = op.getInput().getType().getShape();
+  SmallVector<int64_t> axes, statShape(shape);
+  float otherCount = 1.0f;
+  for (int64_t d = first; d < rank; ++d) {
+    axes.push_back(d);
+    statShape[d] = 1;
+    if (d != axis)
+      otherCount *= static_cast<float>(shape[d]);
+  }
+  auto statType = RankedTensorType::get(statShape, builder.getF32Type());
+  auto axesAttr = builder.getDenseI64ArrayAttr(axes);
+  auto keep = builder.getBoolAttr(true);
+  Value count = builder.create<MulOp>(loc, *len, constant(otherCount));
+  Value masked = builder.create<MulOp>(loc, input, *mask);
+  Value sum =
+      builder.create<ReduceSumOp>(loc, statType, masked, axesAttr, keep);
+  Value mean = builder.create<DivOp>(loc, sum, count);
+  Value centered = builder.create<MulOp>(
+      loc, builder.create<SubOp>(loc, input, mean), *mask);
+  Value squares = builder.create<MulOp>(loc, centered, centered);
+  Value variance = builder.create<DivOp>(
+      loc, builder.create<ReduceSumOp>(loc, statType, squares, axesAttr, keep),
+      count);
+  Value deviation = builder.create<SqrtOp>(
+      loc, builder.create<AddOp>(loc, variance,
+                                 constant(op.getEpsilon().convertToFloat())));
+  Value normalizedValue = builder.create<DivOp>(loc, centered, deviation);
+  Operation *last = builder.create<MulOp>(loc, normalizedValue, op.getScale());
+  if (Value bias = op.getBias())
+    last = builder.create<AddOp>(loc, last->getResult(0), bias);
+  markMasked(last, "layer-norm");
+  setResult(last, result);
+  op.getResult().replaceAllUsesWith(last->getResult(0));
+  op.erase();
   return success();
 }
 

@@ -130,9 +130,38 @@ func.func @conv(%x: tensor<1x2x8xf32> {accel.padded_axis = 2 : i64}, %w: tensor<
 
 // -----
 
-// Refused: layer norm over the padded axis.
-func.func @norm(%x: tensor<2x8xf32> {accel.padded_axis = 1 : i64}, %g: tensor<8xf32>) -> tensor<2x8xf32> {
-  // expected-error @below {{'accel.layer_norm' op cannot be padded exactly: it normalises over the padded axis 1}}
+// Masked: layer norm over the padded axis becomes its formula with masked
+// statistics (sums over the valid positions divided by the true count, the
+// true length times the other normalised axis).
+// CHECK-LABEL: func.func @norm
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x8x3xf32> {accel.padded_axis = 1 : i64}, %[[G:[^:]*]]: tensor<8x3xf32>, %[[LEN:[^:]*]]: tensor<1xf32> {accel.valid_length
+// CHECK: %[[M:.*]] = accel.clip
+// CHECK: %[[MCOL:.*]] = accel.reshape %[[M]] : tensor<8xf32> -> tensor<8x1xf32>
+// CHECK: %[[N:.*]] = accel.mul %[[LEN]], %{{.*}} : (tensor<1xf32>, tensor<f32>) -> tensor<1xf32>
+// CHECK: %[[XM:.*]] = accel.mul %[[X]], %[[MCOL]]
+// CHECK: %[[S:.*]] = accel.reduce_sum %[[XM]] {axes = array<i64: 1, 2>} : tensor<2x8x3xf32> -> tensor<2x1x1xf32>
+// CHECK: %[[MEAN:.*]] = accel.div %[[S]], %[[N]]
+// CHECK: %[[D:.*]] = accel.sub %[[X]], %[[MEAN]]
+// CHECK: %[[DM:.*]] = accel.mul %[[D]], %[[MCOL]]
+// CHECK: %[[SQ:.*]] = accel.mul %[[DM]], %[[DM]]
+// CHECK: %[[VS:.*]] = accel.reduce_sum %[[SQ]]
+// CHECK: %[[VAR:.*]] = accel.div %[[VS]], %[[N]]
+// CHECK: %[[VE:.*]] = accel.add %[[VAR]]
+// CHECK: %[[SD:.*]] = accel.sqrt %[[VE]]
+// CHECK: %[[Y:.*]] = accel.div %[[DM]], %[[SD]]
+// CHECK: %[[R:.*]] = accel.mul %[[Y]], %[[G]] {accel.padded_axes = array<i64: 1>, accel.padding_mask = "layer-norm"}
+// CHECK-NOT: accel.layer_norm
+// CHECK: return %[[R]]
+func.func @norm(%x: tensor<2x8x3xf32> {accel.padded_axis = 1 : i64}, %g: tensor<8x3xf32>) -> tensor<2x8x3xf32> {
+  %y = accel.layer_norm %x, %g {axis = 1 : i64} : (tensor<2x8x3xf32>, tensor<8x3xf32>) -> tensor<2x8x3xf32>
+  return %y : tensor<2x8x3xf32>
+}
+
+// -----
+
+// Refused: layer norm whose scale holds padded positions.
+func.func @norm_scale(%x: tensor<2x8xf32>, %g: tensor<8xf32> {accel.padded_axis = 0 : i64}) -> tensor<2x8xf32> {
+  // expected-error @below {{'accel.layer_norm' op cannot be padded exactly: its scale or bias holds padded positions}}
   %y = accel.layer_norm %x, %g {axis = 1 : i64} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
 }
