@@ -62,6 +62,67 @@ Tensor makeFilled(const TensorDesc &desc, double value) {
   }
 }
 
+void forEachPaddedRange(const std::vector<int64_t> &shape,
+                        const std::vector<int64_t> &valid, size_t elementSize,
+                        const std::function<void(size_t, size_t)> &onValid,
+                        const std::function<void(size_t, size_t)> &onPad) {
+  size_t rank = shape.size();
+  size_t total = elementSize;
+  for (int64_t d : shape)
+    total *= static_cast<size_t>(d);
+  bool empty = rank == 0 || valid.size() != rank;
+  for (size_t d = 0; !empty && d < rank; ++d)
+    empty = valid[d] <= 0;
+  if (empty || total == 0) {
+    if (total && rank == 0)
+      onValid(0, total); // A scalar is all valid.
+    else if (total)
+      onPad(0, total);
+    return;
+  }
+  std::vector<size_t> stride(rank, elementSize);
+  for (size_t d = rank - 1; d > 0; --d)
+    stride[d - 1] = stride[d] * static_cast<size_t>(shape[d]);
+  size_t rowBytes = static_cast<size_t>(valid[rank - 1]) * elementSize;
+  // Valid rows in order, merged while contiguous; the gaps are padding.
+  size_t runBegin = 0, runEnd = 0, covered = 0;
+  auto flush = [&]() {
+    if (runEnd == runBegin)
+      return;
+    if (runBegin > covered)
+      onPad(covered, runBegin - covered);
+    onValid(runBegin, runEnd - runBegin);
+    covered = runEnd;
+  };
+  std::vector<int64_t> index(rank, 0);
+  while (true) {
+    size_t offset = 0;
+    for (size_t d = 0; d + 1 < rank; ++d)
+      offset += static_cast<size_t>(index[d]) * stride[d];
+    if (offset != runEnd || runEnd == runBegin) {
+      flush();
+      runBegin = offset;
+      runEnd = offset;
+    }
+    runEnd += rowBytes;
+    // Advance the odometer over the outer dimensions of the valid box.
+    size_t d = rank - 1;
+    bool done = rank == 1;
+    while (!done && d > 0) {
+      --d;
+      if (++index[d] < valid[d])
+        break;
+      index[d] = 0;
+      done = d == 0;
+    }
+    if (done)
+      break;
+  }
+  flush();
+  if (covered < total)
+    onPad(covered, total - covered);
+}
+
 Tensor resizeBox(const Tensor &src, const std::vector<int64_t> &shape,
                  double padValue) {
   const std::vector<int64_t> &from = src.getShape();

@@ -15,6 +15,7 @@
 #include "nnaccel/Runtime/Tensor.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace nnaccel {
@@ -28,6 +29,18 @@ namespace runtime {
 /// makeFilled).
 Tensor resizeBox(const Tensor &src, const std::vector<int64_t> &shape,
                  double padValue = 0.0);
+
+/// Splits a row-major tensor of `shape` (elements of `elementSize` bytes)
+/// into the byte ranges that hold the elements inside the box `valid` and
+/// the ranges between them: `onValid(offset, bytes)` and `onPad(offset,
+/// bytes)` are called in increasing offset order and cover the tensor once.
+/// Adjacent valid rows are merged into one range. This is how a padded
+/// input reaches the card in parts: its valid rows over the host link, the
+/// padding filled on the card.
+void forEachPaddedRange(const std::vector<int64_t> &shape,
+                        const std::vector<int64_t> &valid, size_t elementSize,
+                        const std::function<void(size_t, size_t)> &onValid,
+                        const std::function<void(size_t, size_t)> &onPad);
 
 /// A new tensor of `desc` with every element `value`, converted to the
 /// dtype (integers truncate toward zero, i1 is value != 0). Zero works for

@@ -45,6 +45,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <mutex>
 #include <new>
@@ -125,6 +126,9 @@ struct SessionImpl {
 
   mutable std::mutex mutex;
   std::optional<PartitionKey> loadedPrograms;
+  /// Per value id of the current request: the unpadded shape of a padded
+  /// input (padding buckets), else empty.
+  std::vector<std::vector<int64_t>> validShapes;
   /// Per card: the partition whose weights its DRAM holds.
   /// A weight known to be in a card's DRAM.
   struct ResidentWeight {
@@ -236,11 +240,40 @@ package::Status SessionImpl::runCard(size_t variantIndex, size_t index,
                               names[static_cast<size_t>(b.value)]));
     if (b.bytes == 0)
       return package::Status::success();
-    if (isa::Error e = emu->writeMemory(part.card, isa::Space::Dram, b.address,
-                                        t.data(), b.bytes))
-      return fail(fmt::format("{}: writing value '{}' to DRAM: {}", where,
-                              names[static_cast<size_t>(b.value)],
-                              e.message()));
+    auto write = [&](size_t offset, size_t bytes) -> package::Status {
+      if (isa::Error e = emu->writeMemory(
+              part.card, isa::Space::Dram, b.address + offset,
+              static_cast<const uint8_t *>(t.data()) + offset, bytes))
+        return fail(fmt::format("{}: writing value '{}' to DRAM: {}", where,
+                                names[static_cast<size_t>(b.value)],
+                                e.message()));
+      return package::Status::success();
+    };
+    // A padded input (padding buckets) crosses the host link with its
+    // valid rows only; the card fills the padding itself (modelled as a
+    // DRAM fill, which the emulator performs with the same write).
+    const std::vector<int64_t> &valid =
+        validShapes[static_cast<size_t>(b.value)];
+    size_t elementSize = getDTypeSize(t.getDType());
+    if (!valid.empty() && elementSize &&
+        t.getByteSize() == t.getNumElements() * elementSize) {
+      package::Status status = package::Status::success();
+      forEachPaddedRange(
+          t.getShape(), valid, elementSize,
+          [&](size_t offset, size_t bytes) {
+            if (status.ok())
+              status = write(offset, bytes);
+            stats.bytesToCard += bytes;
+          },
+          [&](size_t offset, size_t bytes) {
+            if (status.ok())
+              status = write(offset, bytes);
+            stats.padBytesFilled += bytes;
+          });
+      return status;
+    }
+    if (package::Status s = write(0, b.bytes); !s.ok())
+      return s;
     stats.bytesToCard += b.bytes;
     return package::Status::success();
   };
@@ -328,6 +361,20 @@ package::Status SessionImpl::runCard(size_t variantIndex, size_t index,
     values[static_cast<size_t>(id)] = Tensor();
 
   stats.cycles = run->totalCycles;
+  // The host link as nnaccel-compile's report models it: each transfer
+  // pays the latency, then the bytes at the link's bandwidth.
+  if (state->target && state->target->hostBytesPerCycle > 0) {
+    auto cost = [&](uint64_t bytes) -> uint64_t {
+      if (bytes == 0)
+        return 0;
+      return state->target->hostLatencyCycles +
+             static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) /
+                                             state->target->hostBytesPerCycle));
+    };
+    stats.transferCycles = cost(stats.weightBytesToCard) +
+                           cost(stats.bytesToCard - stats.weightBytesToCard) +
+                           cost(stats.bytesFromCard);
+  }
   stats.emulatorSummary = run->summary();
   stats.wallMicros = microsSince(start);
   if (options.trace)
@@ -434,6 +481,7 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
   // a bucket should agree, and the largest one wins if they do not.
   std::vector<int64_t> actual(model.bucketNames.size(), -1);
   std::vector<Tensor> values = variant.constants;
+  validShapes.assign(values.size(), {});
   for (size_t i = 0; i < ports.size(); ++i) {
     auto id = static_cast<size_t>(variant.inputs[state->signatureIndex[i]]);
     const TensorDesc &want = variant.valueDescs[id];
@@ -445,6 +493,7 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
     }
     Tensor t = inputs[i];
     if (t.getShape() != want.shape) {
+      validShapes[id] = t.getShape();
       t = resizeBox(t, want.shape, model.padValue);
       if (t.isNull())
         return fail(fmt::format("input '{}': cannot pad {} to variant '{}' "
@@ -505,6 +554,8 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
     stats.bytesToCard += ps.bytesToCard;
     stats.weightBytesToCard += ps.weightBytesToCard;
     stats.bytesFromCard += ps.bytesFromCard;
+    stats.padBytesFilled += ps.padBytesFilled;
+    stats.transferCycles += ps.transferCycles;
     stats.partitions.push_back(std::move(ps));
   }
 
@@ -537,6 +588,10 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
   stats.deviceMicros =
       stats.clockMHz > 0
           ? static_cast<double>(stats.deviceCycles) / stats.clockMHz
+          : 0;
+  stats.transferMicros =
+      stats.clockMHz > 0
+          ? static_cast<double>(stats.transferCycles) / stats.clockMHz
           : 0;
   stats.setupMicros =
       stats.clockMHz > 0
