@@ -534,9 +534,13 @@ void recordSchedule(MutableArrayRef<PartitionSummary> summaries) {
 }
 
 /// Prints / writes the report: the partitions summarised before lowering
-/// with what their lowered programs cost.
+/// with what their lowered programs cost. With padding buckets the JSON
+/// report of each variant goes into `variants` (written once all are
+/// compiled) instead of the file.
 LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
-                         const ::nnaccel::isa::TargetDesc &target) {
+                         const ::nnaccel::isa::TargetDesc &target,
+                         llvm::json::Array *variants = nullptr,
+                         int64_t bucketSize = -1) {
   std::vector<PlacedOp> ops;
   llvm::json::Array partitions;
   int index = 0;
@@ -663,6 +667,11 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
                             {"modeled_card_cycles", int64_t(totalCycles)},
                             {"transfer_cycles", int64_t(totalTransfer)},
                             {"partitions", std::move(partitions)}};
+    if (variants) {
+      root["bucket_size"] = bucketSize;
+      variants->push_back(std::move(root));
+      return success();
+    }
     std::string error;
     auto file = openOutputFile(reportJson, &error);
     if (!file)
@@ -892,6 +901,8 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  // With buckets, --report-json holds one report per variant.
+  llvm::json::Array variantReports;
   // One compile per bucket size (or one without buckets): import at that
   // size, mask, place, lower. The modules stay alive until the package is
   // written, which takes their weights without copying them.
@@ -1018,8 +1029,9 @@ int main(int argc, char **argv) {
     if (bucketSize && report)
       llvm::outs() << "bucket " << bucketName << " = " << *bucketSize << ":\n";
     if ((report || !reportJson.empty()) &&
-        failed(emitReport(*module, summaries,
-                          *npu::loadTarget(targetSpec, targetError))))
+        failed(emitReport(
+            *module, summaries, *npu::loadTarget(targetSpec, targetError),
+            bucketSize ? &variantReports : nullptr, bucketSize.value_or(-1))))
       return OwningOpRef<ModuleOp>();
 
     return module;
@@ -1039,6 +1051,21 @@ int main(int argc, char **argv) {
     if (!compiled)
       return 1;
     modules.push_back(std::move(compiled));
+  }
+  if (!bucketSpec.sizes.empty() && !reportJson.empty()) {
+    llvm::json::Object root{{"model", inputFile.getValue()},
+                            {"target", targetSpec.getValue()},
+                            {"bucket", bucketName},
+                            {"variants", std::move(variantReports)}};
+    std::string error;
+    auto file = openOutputFile(reportJson, &error);
+    if (!file) {
+      llvm::errs() << "error: cannot write report: " << error << "\n";
+      return 1;
+    }
+    file->os() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
+               << "\n";
+    file->keep();
   }
   OwningOpRef<ModuleOp> &module = modules.front();
   auto func = module->lookupSymbol<func::FuncOp>("main");
