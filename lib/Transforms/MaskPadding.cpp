@@ -36,10 +36,12 @@ using namespace mlir::nnaccel::accel;
 
 namespace {
 
-constexpr StringLiteral kPaddedAxisAttr = "accel.padded_axis";
-constexpr StringLiteral kPaddedAxesAttr = "accel.padded_axes";
-constexpr StringLiteral kValidLengthAttr = "accel.valid_length";
-constexpr StringLiteral kPaddingMaskAttr = "accel.padding_mask";
+constexpr StringLiteral kPaddedAxisAttr = AccelDialect::getPaddedAxisAttrName();
+constexpr StringLiteral kPaddedAxesAttr = AccelDialect::getPaddedAxesAttrName();
+constexpr StringLiteral kValidLengthAttr =
+    AccelDialect::getValidLengthAttrName();
+constexpr StringLiteral kPaddingMaskAttr =
+    AccelDialect::getPaddingMaskAttrName();
 
 /// Added to the logits of padded positions: exp(-1e30 - max) is exactly 0
 /// in f32, and unlike -inf it cannot meet +inf and make a NaN.
