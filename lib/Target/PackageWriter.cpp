@@ -233,6 +233,17 @@ LogicalResult Writer::addVariant(func::FuncOp func, StringRef name,
         ports[index].lengthOf != port.lengthOf)
       return func.emitError() << "variant '" << name << "': port '" << port.name
                               << "' differs from the first variant's";
+    // A dimension that changes with the bucket but holds no padded
+    // positions (e.g. a strided convolution's output) cannot be cropped.
+    const std::vector<int64_t> &want = ports[index].type.shape;
+    for (size_t d = 0; d < want.size() && d < port.type.shape.size(); ++d)
+      if (want[d] >= 0 && want[d] != port.type.shape[d])
+        return func.emitError()
+               << "variant '" << name << "': dimension " << d << " of '"
+               << port.name << "' is " << port.type.shape[d] << ", not "
+               << want[d]
+               << " as in the first variant: it changes with the bucket but "
+                  "is not a padded axis the runtime can crop";
     return success();
   };
 

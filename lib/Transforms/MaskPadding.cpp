@@ -96,6 +96,7 @@ private:
   LogicalResult visitLayerNorm(LayerNormOp op);
   LogicalResult visitMatMul(MatMulOp op);
   LogicalResult visitFullyConnected(FullyConnectedOp op);
+  LogicalResult visitConv(ConvOp op);
   LogicalResult visitBatchOnly(Operation *op);
   LogicalResult
   maskContraction(Operation *op,
@@ -711,8 +712,51 @@ LogicalResult PaddingAnalysis::visitFullyConnected(FullyConnectedOp op) {
   return success();
 }
 
-/// Convolutions and pools mix positions along their spatial axes; the
-/// batch axis (0) alone may be padded.
+/// A convolution along a padded spatial axis reads neighbouring positions.
+/// With stride 1 and an output as long as the input ("same" padding), the
+/// positions past the true length that a valid output reads are exactly
+/// the ones the convolution would pad with zeros at that length, so zeroing
+/// the padded input makes the valid outputs exact; other shapes change the
+/// length and are refused. The batch axis is per position.
+LogicalResult PaddingAnalysis::visitConv(ConvOp op) {
+  if (lookup(op.getWeight()) || (op.getBias() && lookup(op.getBias())))
+    return refuse(op, "its weight or bias holds padded positions");
+  Value input = op.getInput();
+  ArrayRef<int64_t> in = op.getInput().getType().getShape();
+  ArrayRef<int64_t> out = cast<RankedTensorType>(op.getType()).getShape();
+  PadInfo result;
+  std::optional<int64_t> spatial;
+  for (auto [axis, zero] : *lookup(input)) {
+    if (axis == 0) {
+      result[0] = false;
+      continue;
+    }
+    if (axis == 1)
+      return refuse(op, "it sums over the padded axis 1 (its channels)");
+    int64_t s = axis - 2;
+    if (op.getStrides()[s] != 1 || out[axis] != in[axis])
+      return refuse(op, "it mixes positions along the padded axis " +
+                            Twine(axis) +
+                            " and changes its length (stride or padding "
+                            "other than 'same')");
+    if (spatial)
+      return refuse(op, "it mixes positions along two padded axes");
+    spatial = axis;
+    result[axis] = false;
+  }
+  if (spatial && exact && !lookup(input)->at(*spatial)) {
+    FailureOr<Value> zeroed = zeroPadded(op, input, *spatial);
+    if (failed(zeroed))
+      return failure();
+    op->setOperand(0, *zeroed);
+    markMasked(op, "convolution");
+  }
+  setResult(op, result);
+  return success();
+}
+
+/// Pools mix positions along their spatial axes; the batch axis (0) alone
+/// may be padded.
 LogicalResult PaddingAnalysis::visitBatchOnly(Operation *op) {
   PadInfo result;
   for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
@@ -750,7 +794,7 @@ LogicalResult PaddingAnalysis::visit(Operation *op) {
   if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, CompareOp, WhereOp,
           SqrtOp, ExpOp, ErfOp, TanhOp, SigmoidOp, ReluOp, NegOp, AbsOp,
           RoundOp, GeluOp, ClipOp, CastOp, ConvertOp, QuantizeOp, DequantizeOp,
-          RequantizeOp, ExpandOp>(op)) {
+          RequantizeOp, ExpandOp, BatchNormOp>(op)) {
     visitBroadcasting(op);
     return success();
   }
@@ -780,7 +824,9 @@ LogicalResult PaddingAnalysis::visit(Operation *op) {
     return visitMatMul(matmul);
   if (auto fc = dyn_cast<FullyConnectedOp>(op))
     return visitFullyConnected(fc);
-  if (isa<ConvOp, MaxPoolOp, AvgPoolOp, GlobalAvgPoolOp, BatchNormOp>(op))
+  if (auto conv = dyn_cast<ConvOp>(op))
+    return visitConv(conv);
+  if (isa<MaxPoolOp, AvgPoolOp, GlobalAvgPoolOp>(op))
     return visitBatchOnly(op);
   unsigned index = *firstPaddedOperand(op);
   return refuse(op, "it reads the padded axis " +

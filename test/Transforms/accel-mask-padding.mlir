@@ -118,14 +118,39 @@ func.func @per_position(%ids: tensor<1x6xi64> {accel.padded_axis = 1 : i64}) -> 
 
 // -----
 
-// Refused: a convolution along the padded axis mixes neighbouring
-// positions, which no mask of the input makes exact for every kernel.
+// Masked: a "same" convolution along the padded axis (stride 1, output as
+// long as the input) reads the padded neighbours of the last valid
+// positions, which at the true length would be its own zero padding: the
+// padded input is zeroed.
+// CHECK-LABEL: func.func @conv
+// CHECK: %[[M:.*]] = accel.clip
+// CHECK: %[[Z:.*]] = accel.mul %arg0, %[[M]] : (tensor<1x2x8xf32>, tensor<8xf32>) -> tensor<1x2x8xf32>
+// CHECK: accel.conv %[[Z]], %arg1 {accel.padded_axes = array<i64: 2>, accel.padding_mask = "convolution"
 // VALUE-LABEL: func.func @conv
 // VALUE-NOT: error
+// VALUE: accel.conv %arg0, %arg1 {accel.padded_axes = array<i64: 2>, dilations
 func.func @conv(%x: tensor<1x2x8xf32> {accel.padded_axis = 2 : i64}, %w: tensor<2x2x3xf32>) -> tensor<1x2x8xf32> {
-  // expected-error @below {{'accel.conv' op cannot be padded exactly: it mixes positions along the padded axis 2 of operand #0 (compile with --pad-mode=value:<v> to pad without exactness)}}
   %y = accel.conv %x, %w {strides = array<i64: 1>, pads = array<i64: 1, 1>, dilations = array<i64: 1>} : (tensor<1x2x8xf32>, tensor<2x2x3xf32>) -> tensor<1x2x8xf32>
   return %y : tensor<1x2x8xf32>
+}
+
+// -----
+
+// Refused: a strided convolution along the padded axis changes its length,
+// so padded positions would land among the outputs of a shorter sequence.
+func.func @strided_conv(%x: tensor<1x2x8xf32> {accel.padded_axis = 2 : i64}, %w: tensor<2x2x3xf32>) -> tensor<1x2x4xf32> {
+  // expected-error @below {{'accel.conv' op cannot be padded exactly: it mixes positions along the padded axis 2 and changes its length (stride or padding other than 'same') (compile with --pad-mode=value:<v> to pad without exactness)}}
+  %y = accel.conv %x, %w {strides = array<i64: 2>, pads = array<i64: 1, 1>, dilations = array<i64: 1>} : (tensor<1x2x8xf32>, tensor<2x2x3xf32>) -> tensor<1x2x4xf32>
+  return %y : tensor<1x2x4xf32>
+}
+
+// -----
+
+// Refused: max pooling along the padded axis.
+func.func @pool(%x: tensor<1x2x8xf32> {accel.padded_axis = 2 : i64}) -> tensor<1x2x4xf32> {
+  // expected-error @below {{'accel.max_pool' op cannot be padded exactly: it mixes positions along the padded axis 2 of operand #0}}
+  %y = accel.max_pool %x {dilations = array<i64: 1>, kernel_shape = array<i64: 2>, strides = array<i64: 2>, pads = array<i64: 0, 0>} : tensor<1x2x8xf32> -> tensor<1x2x4xf32>
+  return %y : tensor<1x2x4xf32>
 }
 
 // -----

@@ -342,8 +342,14 @@ def AccelMaskPadding : Pass<"accel-mask-padding", "func::FuncOp"> {
       the 0/1 mask (max: plus the -1e30 bias);
     * `reduce_mean` over the axis becomes a masked `reduce_sum` divided by
       the true count (the true length times the other reduced sizes);
-    * `matmul` / `fully_connected` contracting over the axis: every operand
-      whose padded positions are not already zero is multiplied by the mask.
+    * `layer_norm` normalising over the axis becomes its formula with
+      masked sums over the true count;
+    * `matmul` / `fully_connected` contracting over the axis: nothing when
+      one factor is already zero at the padded positions, else the first
+      padded factor is multiplied by the mask;
+    * `conv` along the axis with stride 1 and an output as long as the input
+      ("same" padding): the padded input is zeroed, which is the
+      convolution's own zero padding at the true length.
 
     The mask is `clip(length - iota(L), 0, 1)` (card ops only: sub, clip,
     reshape, mul, add), computed from one extra argument, `tensor<1xf32>
@@ -353,10 +359,10 @@ def AccelMaskPadding : Pass<"accel-mask-padding", "func::FuncOp"> {
     for zero-padded inputs unless an op divides by a padded value).
 
     Any other op reading a padded axis it cannot mask (a slice or concat
-    along it, a convolution, pooling, recurrence, layer_norm normalising
-    over it, an op with regions, ...) is an error naming the op: the model
-    cannot be padded exactly (`--pad-mode=value:<v>` compiles it without the
-    guarantee).
+    along it, a strided or length-changing convolution, pooling, a
+    recurrence, a reshape merging it with other axes, an op with regions,
+    ...) is an error naming the op: the model cannot be padded exactly
+    (`--pad-mode=value:<v>` compiles it without the guarantee).
 
     Decisions are attributes: `accel.padded_axes = array<i64: ...>` on every
     op whose first result holds padded positions and on the function
