@@ -348,13 +348,37 @@ package::Status SessionImpl::runCard(size_t variantIndex, size_t index,
     if (t.isNull())
       return fail(fmt::format("{}: cannot allocate output '{}'", where,
                               names[static_cast<size_t>(b.value)]));
-    if (b.bytes)
-      if (isa::Error e = emu->readMemory(part.card, isa::Space::Dram, b.address,
-                                         t.mutableData(), b.bytes))
+    auto read = [&](size_t offset, size_t bytes) -> package::Status {
+      if (isa::Error e = emu->readMemory(
+              part.card, isa::Space::Dram, b.address + offset,
+              static_cast<uint8_t *>(t.mutableData()) + offset, bytes))
         return fail(fmt::format("{}: reading value '{}' from DRAM: {}", where,
                                 names[static_cast<size_t>(b.value)],
                                 e.message()));
-    stats.bytesFromCard += b.bytes;
+      stats.bytesFromCard += bytes;
+      return package::Status::success();
+    };
+    // An output the runtime crops comes back with its valid rows only (the
+    // rest stays zero and is cropped away).
+    const std::vector<int64_t> &valid =
+        validShapes[static_cast<size_t>(b.value)];
+    size_t elementSize = getDTypeSize(t.getDType());
+    if (b.bytes && !valid.empty() && elementSize &&
+        t.getByteSize() == t.getNumElements() * elementSize) {
+      package::Status status = package::Status::success();
+      forEachPaddedRange(
+          t.getShape(), valid, elementSize,
+          [&](size_t offset, size_t bytes) {
+            if (status.ok())
+              status = read(offset, bytes);
+          },
+          [](size_t, size_t) {});
+      if (!status.ok())
+        return status;
+    } else if (b.bytes) {
+      if (package::Status s = read(0, b.bytes); !s.ok())
+        return s;
+    }
     values[static_cast<size_t>(b.value)] = std::move(t);
   }
   for (int32_t id : part.releaseAfter)
@@ -514,6 +538,36 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
       return fail("cannot make the length input '" + model.inputs[index].name +
                   "'");
     values[id] = std::move(t);
+  }
+
+  // Outputs the runtime crops come back from the card with their valid
+  // rows only, unless a later partition reads them whole.
+  for (size_t o = 0; o < variant.outputs.size(); ++o) {
+    auto id = static_cast<size_t>(variant.outputs[o]);
+    std::vector<int64_t> valid = variant.valueDescs[id].shape;
+    bool cropped = false;
+    for (size_t d = 0; d < state->outputBuckets[o].size() && d < valid.size();
+         ++d) {
+      int32_t b = state->outputBuckets[o][d];
+      if (b >= 0 && actual[static_cast<size_t>(b)] >= 0 &&
+          actual[static_cast<size_t>(b)] < valid[d]) {
+        valid[d] = actual[static_cast<size_t>(b)];
+        cropped = true;
+      }
+    }
+    auto readsIt = [&](const PreparedPartition &p) {
+      for (const PreparedBinding &b : p.inputs)
+        if (static_cast<size_t>(b.value) == id)
+          return true;
+      for (const PreparedHostOp &op : p.ops)
+        for (int32_t in : op.inputs)
+          if (in >= 0 && static_cast<size_t>(in) == id)
+            return true;
+      return false;
+    };
+    if (cropped && std::none_of(variant.partitions.begin(),
+                                variant.partitions.end(), readsIt))
+      validShapes[id] = std::move(valid);
   }
 
   RunStats stats;
