@@ -1094,13 +1094,18 @@ int main(int argc, char **argv) {
       llvm::errs() << "error: " << error << "\n";
       return 1;
     }
-    for (auto program : module->getOps<npu::ProgramOp>()) {
-      FailureOr<::nnaccel::isa::Program> isaProgram =
-          npu::toISAProgram(program);
-      if (failed(isaProgram))
-        return 1;
-      file->os() << "# " << program.getSymName() << "\n"
-                 << ::nnaccel::isa::printAsm(*isaProgram) << "\n";
+    for (auto [index, compiled] : llvm::enumerate(modules)) {
+      if (sizes[index])
+        file->os() << "# bucket " << bucketName << " = " << *sizes[index]
+                   << "\n";
+      for (auto program : compiled->getOps<npu::ProgramOp>()) {
+        FailureOr<::nnaccel::isa::Program> isaProgram =
+            npu::toISAProgram(program);
+        if (failed(isaProgram))
+          return 1;
+        file->os() << "# " << program.getSymName() << "\n"
+                   << ::nnaccel::isa::printAsm(*isaProgram) << "\n";
+      }
     }
     file->keep();
     return 0;
