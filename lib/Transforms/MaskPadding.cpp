@@ -43,9 +43,12 @@ constexpr StringLiteral kValidLengthAttr =
 constexpr StringLiteral kPaddingMaskAttr =
     AccelDialect::getPaddingMaskAttrName();
 
-/// Added to the logits of padded positions: exp(-1e30 - max) is exactly 0
-/// in f32, and unlike -inf it cannot meet +inf and make a NaN.
-constexpr float kMaskedLogit = -1.0e30f;
+/// Added to the logits of padded positions: exp(-65504 + x - max) is
+/// exactly 0 in f32 (and f16) whenever the padded logit x is within 65000
+/// of the row's maximum. It is the largest finite f16, so the bias survives
+/// --quantize=fp16/bf16 (1e30 would become inf there, and the valid
+/// positions' 0 * inf a NaN).
+constexpr float kMaskedLogit = -65504.0f;
 
 /// The padded axes of one value: axis -> whether its padded positions are
 /// known to be exactly zero (a masked operand, a masked softmax's weights).
@@ -251,7 +254,7 @@ FailureOr<Value> PaddingAnalysis::getBias(Operation *user, int64_t axis,
   builder.setInsertionPointAfter(maskInsertAfter);
   Location loc = func.getLoc();
   auto scalar = RankedTensorType::get({}, builder.getF32Type());
-  // (mask - 1) * 1e30: 0 on valid positions, -1e30 on padded ones.
+  // (mask - 1) * 65504: 0 on valid positions, -65504 on padded ones.
   Value one = builder.create<ConstantOp>(
       loc, DenseElementsAttr::get(scalar, ArrayRef<float>{1.0f}));
   Value big = builder.create<ConstantOp>(
@@ -437,7 +440,7 @@ LogicalResult PaddingAnalysis::visitSoftmax(Operation *op, int64_t axis) {
     Value masked = builder.create<AddOp>(op->getLoc(), input, *bias);
     op->setOperand(0, masked);
     markMasked(op, "softmax");
-    // exp(-1e30 - max) is exactly 0: padded positions get no weight.
+    // exp(-65504 + x - max) is exactly 0: padded positions get no weight.
     result[axis] = isa<SoftmaxOp>(op);
   }
   setResult(op, result);

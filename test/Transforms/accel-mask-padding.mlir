@@ -5,7 +5,7 @@
 // RUN:   | FileCheck %s --check-prefix=VALUE
 
 // Masked: self-attention over a padded sequence. The scores are padded
-// along both axes; softmax over the keys gets the -1e30 bias, so the
+// along both axes; softmax over the keys gets the -65504 bias, so the
 // product with the values, which contracts over the padded axis, needs no
 // mask of its own (the weights of padded keys are exactly zero); the mean
 // over the sequence becomes a masked sum over the true length.

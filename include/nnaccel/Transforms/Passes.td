@@ -336,10 +336,11 @@ def AccelMaskPadding : Pass<"accel-mask-padding", "func::FuncOp"> {
     positions along a padded axis get a mask built from the true length:
 
     * `softmax` / `log_softmax` along the axis: the input gets an additive
-      bias of 0 on valid positions and -1e30 on padded ones, so padded
+      bias of 0 on valid positions and -65504 (the largest finite f16, so
+      it survives f16/bf16) on padded ones, so padded
       positions get exactly zero weight;
     * `reduce_sum` / `reduce_max` over the axis: the input is multiplied by
-      the 0/1 mask (max: plus the -1e30 bias);
+      the 0/1 mask (max: plus the -65504 bias);
     * `reduce_mean` over the axis becomes a masked `reduce_sum` divided by
       the true count (the true length times the other reduced sizes);
     * `layer_norm` normalising over the axis becomes its formula with
@@ -378,7 +379,7 @@ def AccelMaskPadding : Pass<"accel-mask-padding", "func::FuncOp"> {
     func.func @f(%x: tensor<4x8xf32> {accel.padded_axis = 1 : i64},
                  %len: tensor<1xf32> {accel.valid_length, onnx.name = "valid_length"})
         -> (tensor<4x8xf32> {accel.padded_axes = array<i64: 1>}) {
-      %bias = ... (%m - 1) * 1e30
+      %bias = ... (%m - 1) * 65504
       %xm = accel.add %x, %bias : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
       %r = accel.softmax %xm {accel.padding_mask = "softmax", axis = 1 : i64, ...}
     ```
