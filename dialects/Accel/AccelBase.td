@@ -70,6 +70,13 @@ def Accel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getSharedAddressAttrName() {
       return ::llvm::StringLiteral("accel.shared_address");
     }
+    /// Name of the discardable integer attribute that places a card op's
+    /// (single) result in the card's SHARED memory at this byte address
+    /// instead of DRAM (set by the memory plan for intermediates that fit;
+    /// such an op has no `accel.dram_address`).
+    static constexpr ::llvm::StringLiteral getResultSharedAddressAttrName() {
+      return ::llvm::StringLiteral("accel.result_shared_address");
+    }
     /// Name of the discardable integer attribute that pins a card op's
     /// weight (fully_connected, matmul by a constant, an int8 1x1 conv's
     /// filter matrix) in the MRF of its core

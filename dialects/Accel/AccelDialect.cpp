@@ -167,6 +167,16 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                 "accel.card_partition";
     return success();
   }
+  if (attr.getName() == getResultSharedAddressAttrName()) {
+    auto address = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!address || address.getInt() < 0 || op->getNumResults() != 1 ||
+        !op->getParentOfType<CardPartitionOp>())
+      return op->emitOpError()
+             << "'" << getResultSharedAddressAttrName()
+             << "' must be a non-negative integer on a single-result op of an "
+                "accel.card_partition";
+    return success();
+  }
   if (attr.getName() == getSharedAddressAttrName()) {
     auto address = dyn_cast<IntegerAttr>(attr.getValue());
     if (!address || address.getInt() < 0 ||

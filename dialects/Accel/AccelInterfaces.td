@@ -58,6 +58,16 @@ def Accel_CardKernelOpInterface : OpInterface<"CardKernelOpInterface"> {
       (ins "const ::nnaccel::isa::TargetDesc &":$target), [{}],
       /*defaultImplementation=*/[{ return 1; }]>,
     InterfaceMethod<[{
+        True when every operand and the result are addressed by the
+        kernel's DMA operands (an address immediate, as the memory plan
+        gives it): the plan may then keep them in SHARED memory instead of
+        DRAM, and the program emitter moves those operands there. False
+        for kernels that put tensor addresses in scalar registers
+        (emb.gather's index, length and weight lists).
+      }],
+      "bool", "addressesOperandsDirectly", (ins), [{}],
+      /*defaultImplementation=*/[{ return true; }]>,
+    InterfaceMethod<[{
         True when the kernel can write the op's (single) result with a row
         pitch larger than its rows, a row being everything from `axis`
         inward (`accel.result_pitch`): the memory plan then makes a concat

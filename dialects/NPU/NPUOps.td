@@ -96,6 +96,23 @@ def NPU_DramTensorOp : NPU_Op<"dram_tensor", [Pure]> {
   let hasVerifier = 1;
 }
 
+def NPU_SharedTensorOp : NPU_Op<"shared_tensor", [Pure]> {
+  let summary = "a tensor that a card's programs leave in its SHARED memory";
+  let description = [{
+    Like `npu.dram_tensor`, for an intermediate the memory plan kept in the
+    card's SHARED memory (`accel.result_shared_address`): the partition's
+    programs write it, densely packed in row-major order, at byte `address`
+    of SHARED, and only the partition's own programs read it.
+
+    ```mlir
+    %t = npu.shared_tensor at 512 : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$address);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "`at` $address attr-dict `:` type($result)";
+}
+
 include "NPUInstructionOps.td"
 
 #endif // NNACCEL_DIALECT_NPU_NPUOPS_TD

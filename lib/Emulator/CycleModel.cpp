@@ -33,14 +33,16 @@ uint64_t CycleModel::dma(Space src, Space dst, uint64_t bytes) const {
     bw = std::min(s.bytesPerCycle, d.bytesPerCycle);
   else
     bw = std::max(s.bytesPerCycle, d.bytesPerCycle); // one side ideal
-  uint64_t c =
-      transferCycles(bytes, bw) + std::max(s.latencyCycles, d.latencyCycles);
-  return std::max(c, MinCycles);
+  return std::max(transferCycles(bytes, bw), MinCycles);
+}
+
+uint64_t CycleModel::dmaLatency(Space src, Space dst) const {
+  return std::max(t_.memory(src).latencyCycles, t_.memory(dst).latencyCycles);
 }
 
 uint64_t CycleModel::matrix(uint64_t m, uint64_t k, uint64_t n,
                             isa::DType wt) const {
-  uint64_t lanes = std::max<uint32_t>(t_.matrixLanes, 1);
+  uint64_t lanes = t_.matrixLanesFor(wt);
   uint64_t dim = std::max<uint32_t>(t_.nativeDim, 1);
   uint64_t passes = m * ceilDiv(k, lanes) * ceilDiv(n, dim);
   auto it = t_.macsPerCycle.find(wt);
@@ -73,7 +75,7 @@ uint64_t CycleModel::gather(Space table, uint64_t lookups, uint64_t rowbytes,
   uint64_t read = transferCycles(lookups * rowbytes, m.bytesPerCycle);
   uint64_t compute =
       ceilDiv(lookups * dim, std::max<uint32_t>(t_.vectorLanes, 1));
-  return std::max(m.latencyCycles + std::max(read, compute), MinCycles);
+  return std::max({read, compute, MinCycles});
 }
 
 uint64_t CycleModel::linkSend(uint64_t bytes, bool host) const {

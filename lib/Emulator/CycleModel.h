@@ -28,9 +28,13 @@ public:
 
   explicit CycleModel(const isa::TargetDesc &target) : t_(target) {}
 
-  /// DMA of `bytes`: ceil(bytes / min(bw(src), bw(dst))) + max(lat(src),
-  /// lat(dst)); a memory without a bandwidth figure is ideal.
+  /// Queue cycles of a DMA of `bytes`: ceil(bytes / min(bw(src), bw(dst)));
+  /// a memory without a bandwidth figure is ideal. The data lands
+  /// dmaLatency() later: the engine keeps requests in flight, so the next
+  /// DMA on the queue streams while this one's latency runs.
   uint64_t dma(isa::Space src, isa::Space dst, uint64_t bytes) const;
+  /// max(lat(src), lat(dst)).
+  uint64_t dmaLatency(isa::Space src, isa::Space dst) const;
   /// mm: max(m * ceil(k / L) * ceil(n / N), ceil(m * k * n / macs[wt])).
   uint64_t matrix(uint64_t m, uint64_t k, uint64_t n, isa::DType wt) const;
   /// MAC-equivalent peak cycles of an mm (macs / macs_per_cycle[wt]).
@@ -39,8 +43,9 @@ public:
   uint64_t vector(uint64_t rows, uint64_t cols) const;
   /// A chain of stages: max(stage) + (stages - 1) * ChainFillCycles.
   uint64_t chain(uint64_t slowestStage, uint64_t stages) const;
-  /// emb.gather: lat(table) + max(ceil(lookups * rowbytes / bw(table)),
-  /// ceil(lookups * dim / vector_lanes)).
+  /// Queue cycles of an emb.gather: max(ceil(lookups * rowbytes /
+  /// bw(table)), ceil(lookups * dim / vector_lanes)); the result lands
+  /// lat(table) later (as for dma).
   uint64_t gather(isa::Space table, uint64_t lookups, uint64_t rowbytes,
                   uint64_t dim) const;
   /// send: ceil(bytes / link bandwidth) (host link for the host).

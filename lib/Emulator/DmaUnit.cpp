@@ -70,6 +70,7 @@ Error dmaLoad(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   ctx.bytes->read[static_cast<unsigned>(ss)] += readBytes;
   ctx.bytes->written[static_cast<unsigned>(ds)] += written;
   res.cycles = ctx.cycles->dma(ss, ds, written);
+  res.latency = ctx.cycles->dmaLatency(ss, ds);
   return Error::success();
 }
 
@@ -97,6 +98,8 @@ Error dmaStore(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   ctx.bytes->read[static_cast<unsigned>(ss)] += bytes;
   ctx.bytes->written[static_cast<unsigned>(ds)] += bytes;
   res.cycles = ctx.cycles->dma(ss, ds, bytes);
+  res.latency = ctx.cycles->dmaLatency(ss, ds);
+  res.posted = true;
   return Error::success();
 }
 
@@ -230,6 +233,7 @@ Error gather(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   ctx.bytes->read[static_cast<unsigned>(ts)] += lookups * dataBytes;
   ctx.bytes->written[static_cast<unsigned>(ds)] += nseg * outRow;
   res.cycles = ctx.cycles->gather(ts, lookups, op.rowbytes, dim);
+  res.latency = ctx.cycles->dmaLatency(ts, ts);
   res.listEntries = lookups;
   return Error::success();
 }

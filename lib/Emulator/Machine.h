@@ -70,7 +70,10 @@ struct TokenFifo {
 
 struct QueueState {
   std::deque<QueueEntry> entries;
-  uint64_t freeAt = 0;
+  uint64_t freeAt = 0; ///< takes its next instruction
+  /// Its last instruction's result is visible (>= freeAt: a DMA's latency
+  /// runs after the queue is free). Results land in order.
+  uint64_t doneAt = 0;
   uint8_t pendingPush = 0; ///< push flags waiting for FIFO room
   uint64_t pendingSince = 0;
   uint32_t pendingPc = 0;
@@ -135,7 +138,7 @@ struct Core {
   uint64_t lastFree() const {
     uint64_t t = 0;
     for (const auto &q : queues)
-      t = std::max(t, q.freeAt);
+      t = std::max({t, q.freeAt, q.doneAt});
     return t;
   }
 };

@@ -159,7 +159,8 @@ void Card::queueStep(Core &c, unsigned q) {
   // Execute the instruction or chain.
   ExecContext &ctx = c.ctx;
   ctx.chain.valid = false;
-  uint64_t cycles = 0, slowest = 0, end = 0, recvWait = 0;
+  uint64_t cycles = 0, slowest = 0, end = 0, recvWait = 0, latency = 0;
+  bool posted = false;
   for (size_t i = 0; i < len; ++i) {
     const QueueEntry &e = qs.entries[i];
     const Op &op = c.ops[e.pc];
@@ -241,12 +242,19 @@ void Card::queueStep(Core &c, unsigned q) {
       return;
     cycles += r.cycles;
     slowest = std::max(slowest, r.cycles);
+    latency = std::max(latency, r.latency);
+    posted = r.posted;
     c.stats.macs += r.macs;
     c.stats.peakMacCycles += r.peakMacCycles;
   }
   if (len > 1)
     cycles = cm_.chain(slowest, len);
   end = start + cycles;
+  // Results land in order behind the queue's earlier ones. Tokens go out
+  // when the result has landed, or for a posted write when its source has
+  // been read (the buffer is free again).
+  const uint64_t done = std::max(qs.doneAt, end + latency);
+  const uint64_t tokenTime = posted ? end : done;
   st.instructions += len;
   st.busyCycles += cycles - recvWait;
   uint32_t headPc = qs.entries[0].pc;
@@ -267,17 +275,18 @@ void Card::queueStep(Core &c, unsigned q) {
   uint8_t pending = 0;
   for (int i : targets) {
     if (c.fifos[i].times.size() < t_.tokenFifoDepth) {
-      c.fifos[i].times.push_back(end);
+      c.fifos[i].times.push_back(tokenTime);
       if (checkRaces_)
         c.fifos[i].clocks.push_back(c.clocks[q]);
     } else
       pending |= (i == fifoIndex(q, q - 1)) ? FlagPushPrev : FlagPushNext;
   }
-  qs.freeAt = end;
-  st.lastEndCycle = end;
+  qs.freeAt = pending ? tokenTime : end;
+  qs.doneAt = done;
+  st.lastEndCycle = done;
   if (pending) {
     qs.pendingPush = pending;
-    qs.pendingSince = end;
+    qs.pendingSince = tokenTime;
     qs.pendingPc = headPc;
   }
   if (trace_)

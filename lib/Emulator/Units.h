@@ -73,7 +73,14 @@ struct ExecContext {
 
 /// Result of one instruction.
 struct ExecResult {
+  /// Cycles the queue (or chain) is busy.
   uint64_t cycles = 0;
+  /// Cycles after that until the result is visible (memory latency of a
+  /// DMA or gather); the queue takes its next instruction meanwhile.
+  uint64_t latency = 0;
+  /// A posted write (dma.st): its tokens go out once the source is read,
+  /// not when the data lands; the memory orders later reads behind it.
+  bool posted = false;
   uint64_t macs = 0;
   double peakMacCycles = 0;
   /// emb.gather: entries read from the index (and weight) list, the extent

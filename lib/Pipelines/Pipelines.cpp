@@ -105,7 +105,9 @@ void mlir::nnaccel::buildCoreSchedulePipeline(
 
 void mlir::nnaccel::buildCardCodegenPipeline(
     OpPassManager &pm, const LowerPipelineOptions &options) {
-  pm.addPass(createAccelPlanCardMemory());
+  AccelPlanCardMemoryOptions plan;
+  plan.sharedIntermediates = options.sharedIntermediates;
+  pm.addPass(createAccelPlanCardMemory(plan));
   AccelPinWeightsOptions pin;
   pin.enabled = options.pinWeights;
   pm.addPass(createAccelPinWeights(pin));

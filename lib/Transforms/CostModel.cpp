@@ -154,7 +154,7 @@ std::optional<double> CoreCostModel::getMatrixCycles(Operation *op,
     m = std::ceil(m * fraction);
   else
     n = std::ceil(n * fraction);
-  double lanes = std::max<uint32_t>(target.matrixLanes, 1);
+  double lanes = target.matrixLanesFor(getMatrixDType(op));
   double dim = std::max<uint32_t>(target.nativeDim, 1);
   double passes =
       shape->groups * m * std::ceil(shape->k / lanes) * std::ceil(n / dim);
@@ -248,7 +248,7 @@ double CoreCostModel::hostTransfer(uint64_t bytes) const {
          std::ceil(double(bytes) / target.hostBytesPerCycle);
 }
 
-double CoreCostModel::getMacRate(Operation *op) const {
+::nnaccel::DType CoreCostModel::getMatrixDType(Operation *op) const {
   // The matrix unit's rate is that of its weight type: a quantized
   // product's weight (i8) also for u8 activations, a block-float weight's
   // format for float activations.
@@ -261,9 +261,12 @@ double CoreCostModel::getMacRate(Operation *op) const {
       element = weight;
   }
   std::optional<::nnaccel::DType> dtype = getElementDType(element);
-  auto it =
-      dtype ? target.macsPerCycle.find(*dtype) : target.macsPerCycle.end();
-  if (it == target.macsPerCycle.end())
-    it = target.macsPerCycle.find(::nnaccel::DType::F32);
+  if (dtype && target.macsPerCycle.count(*dtype))
+    return *dtype;
+  return ::nnaccel::DType::F32;
+}
+
+double CoreCostModel::getMacRate(Operation *op) const {
+  auto it = target.macsPerCycle.find(getMatrixDType(op));
   return it == target.macsPerCycle.end() ? 1.0 : double(it->second);
 }

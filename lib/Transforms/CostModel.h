@@ -59,6 +59,9 @@ public:
   const ::nnaccel::isa::TargetDesc &getTarget() const { return target; }
 
 private:
+  /// The matrix unit's weight type for `op` (f32 when it has none the
+  /// target rates).
+  ::nnaccel::DType getMatrixDType(Operation *op) const;
   double getMacRate(Operation *op) const;
   /// Cycles of the matrix unit (or, for depthwise convolutions, the MFUs)
   /// for `fraction` of the op's result cut along `cutAxis`, as the

@@ -93,6 +93,11 @@ static cl::opt<bool> pinWeights(
              "across runs where they fit (default on; the package then has "
              "setup programs that load them once per session)"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> sharedIntermediates(
+    "shared-intermediates",
+    cl::desc("Keep intermediate tensors in the card's SHARED memory where "
+             "they fit, DRAM otherwise (default on)"),
+    cl::init(true), cl::cat(category));
 static cl::list<std::string>
     forceHost("force-host", cl::CommaSeparated,
               cl::desc("Op names to keep on the host (e.g. accel.softmax)"),
@@ -982,6 +987,7 @@ int main(int argc, char **argv) {
     pipeline.cores = cores.getValue();
     pipeline.placement = placementFile.getValue();
     pipeline.pinWeights = pinWeights.getValue();
+    pipeline.sharedIntermediates = sharedIntermediates.getValue();
     pipeline.quantize = *modes;
     if (quantizeScheme != "symmetric" && quantizeScheme != "asymmetric") {
       llvm::errs() << "error: --quantize-scheme must be symmetric or "

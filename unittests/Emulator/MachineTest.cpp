@@ -29,11 +29,12 @@ TEST_CASE("cycle model: dma then mm synchronised by a token", "[cycles]") {
        "mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, f32, m=1, k=64, n=64, "
        "dpitch=256, apitch=256 @pop_prev\nhalt\n"});
   auto s = runOk(*emu);
-  // dma.ld: dispatched at 0, starts at 1, 256 B / 32 + 200 = 208 -> ends 209.
+  // dma.ld: dispatched at 0, starts at 1, streams 256 B / 32 = 8 cycles,
+  // lands 200 later -> token at 209.
   // mm: waits for the token (209), max(1*ceil(64/16)*1, 4096/256) = 16.
   REQUIRE(s.totalCycles == 225);
   const auto &c = s.cores[0];
-  REQUIRE(c.queues[0].busyCycles == 208);
+  REQUIRE(c.queues[0].busyCycles == 8);
   REQUIRE(c.queues[1].busyCycles == 16);
   REQUIRE(c.queues[1].tokenStallCycles == 209 - 2);
   REQUIRE(c.dispatched == 3);
@@ -42,6 +43,42 @@ TEST_CASE("cycle model: dma then mm synchronised by a token", "[cycles]") {
   REQUIRE(c.bytes.read[0] == 256);
   REQUIRE(c.bytes.written[2] == 256);
   REQUIRE(s.summary().find("225 cycles") != std::string::npos);
+}
+
+TEST_CASE("cycle model: DMA latency overlaps the next transfer", "[cycles]") {
+  auto target = loadTarget(); // dram 32 B/cycle, latency 200
+  auto emu = makeEmu(
+      target,
+      {"dma.ld vrf[0x0], dram[0x0], f32, x=64, y=8, z=1, sy=256, dpitch=256\n"
+       "dma.ld vrf[0x800], dram[0x800], f32, x=64, y=1, z=1 @push_next\n"
+       "v.relu acc[0x0], vrf[0x800], f32, f32, rows=1, cols=64, dpitch=256, "
+       "apitch=256 @pop_prev\nhalt\n"});
+  auto s = runOk(*emu);
+  // First load: starts at 1, streams 2048 B in 64 cycles (free at 65),
+  // lands at 265. Second: streams 65..73, lands at max(265, 273) = 273.
+  // v.relu: token at 273, 1 cycle -> 274; halt drains at 274.
+  const auto &c = s.cores[0];
+  REQUIRE(c.queues[0].busyCycles == 64 + 8);
+  REQUIRE(c.queues[1].tokenStallCycles == 273 - 3);
+  REQUIRE(s.totalCycles == 274);
+}
+
+TEST_CASE("cycle model: a store frees its source before its data lands",
+          "[cycles]") {
+  auto target = loadTarget(); // dram 32 B/cycle, latency 200
+  auto emu = makeEmu(
+      target, {"v.fill acc[0x0], f32, rows=1, cols=64, dpitch=256 @push_next\n"
+               "dma.st dram[0x0], acc[0x0], f32, x=64, y=1, z=1 @pop_prev "
+               "@push_prev\n"
+               "v.fill acc[0x0], f32, rows=1, cols=64, dpitch=256, imm=1.0 "
+               "@pop_next\nhalt\n"});
+  auto s = runOk(*emu);
+  // fill 1..2; dma.st streams 256 B in 2..10 and pushes its token then (a
+  // posted write); the second fill runs 10..11. The store lands at 210,
+  // and halt waits for it.
+  const auto &c = s.cores[0];
+  REQUIRE(c.queues[1].tokenStallCycles == 10 - 3);
+  REQUIRE(s.totalCycles == 210);
 }
 
 TEST_CASE("cycle model: a chain costs its slowest stage plus fill",
@@ -57,6 +94,21 @@ TEST_CASE("cycle model: a chain costs its slowest stage plus fill",
   // chain = 16 + 1 * 2; it starts when its last member is queued (cycle 2).
   REQUIRE(s.totalCycles == 2 + 18);
   REQUIRE(s.cores[0].queues[1].busyCycles == 18);
+}
+
+TEST_CASE("cycle model: narrow weights take more lanes per pass", "[cycles]") {
+  auto target = loadTarget(); // N=64, L=16; macs i8 4096, f16 1024
+  REQUIRE(target.matrixLanesFor(DType::I8) == 64);
+  REQUIRE(target.matrixLanesFor(DType::F16) == 16);
+  REQUIRE(target.matrixLanesFor(DType::F32) == 16);
+  auto emu =
+      makeEmu(target, {"mm acc[0x0], vrf[0x0], mrf[0x0], i32, i8, i8, m=64, "
+                       "k=64, n=64, dpitch=256, apitch=64\nhalt\n"});
+  auto s = runOk(*emu);
+  // 64 lanes of i8: max(64*ceil(64/64)*1, 262144/4096) = 64 (with 16
+  // lanes the pass term would be 256, a quarter of the i8 rate).
+  REQUIRE(s.cores[0].queues[1].busyCycles == 64);
+  REQUIRE(s.cores[0].macUtilization == Approx(64.0 / s.totalCycles));
 }
 
 TEST_CASE("cycle model: barrier releases at the last arrival", "[cycles]") {

@@ -32,13 +32,25 @@ def AccelPlanCardMemory : Pass<"accel-plan-card-memory", "ModuleOp"> {
     side at the bottom of DRAM, below the work memory they share, so a
     runtime can keep them resident while the partitions take turns.
 
+    Intermediates (single results of card kernels that the partition does
+    not return, that share no buffer, and that only kernels addressing
+    tensors by DMA immediates touch) go to the card's SHARED memory instead
+    while it has room (`shared-intermediates`, default on), recorded as
+    `accel.result_shared_address`; the lowering moves their DMA operands
+    there.
+
     The plan is recorded in the IR: `input_addresses` / `output_addresses`,
-    `accel.dram_bytes` (the peak) and `accel.dram_work_begin` on the
-    partition, `accel.dram_address`
-    on every constant and every op of the body (an array for ops with
-    several results). A tensor that does not fit the target's DRAM is an
-    error at the op that produces it.
+    `accel.dram_bytes` (the peak), `accel.dram_work_begin` and
+    `accel.shared_bytes` on the partition, `accel.dram_address` (or
+    `accel.result_shared_address`) on every constant and every op of the
+    body (an array for ops with several results). A tensor that does not
+    fit the target's DRAM is an error at the op that produces it.
   }];
+  let options = [
+    Option<"sharedIntermediates", "shared-intermediates", "bool",
+           /*default=*/"true",
+           "Keep intermediates in the card's SHARED memory while it has room">
+  ];
   let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect"];
   let statistics = [
     Statistic<"dramBytes", "dram-bytes", "Card DRAM bytes planned">

@@ -13,6 +13,7 @@
 #include "nnaccel/ISA/Error.h"
 #include "nnaccel/ISA/Types.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -64,6 +65,19 @@ struct TargetDesc {
 
   const MemoryDesc &memory(Space s) const {
     return memories[static_cast<size_t>(s)];
+  }
+
+  /// Lanes per dot-product engine for weights of type `wt`. A narrow format
+  /// whose macs_per_cycle exceeds N x matrix_lanes packs that many more
+  /// products into each lane (as Brainwave's ms-fp lanes do), so its rate is
+  /// reachable by `mm`; at most N (one tile row per cycle).
+  uint32_t matrixLanesFor(DType wt) const {
+    uint64_t lanes = std::max<uint32_t>(matrixLanes, 1);
+    auto it = macsPerCycle.find(wt);
+    if (it != macsPerCycle.end() && nativeDim)
+      lanes = std::max<uint64_t>(lanes, it->second / nativeDim);
+    return static_cast<uint32_t>(
+        std::min<uint64_t>(lanes, std::max<uint32_t>(nativeDim, 1)));
   }
 };
 

@@ -58,6 +58,11 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
       llvm::cl::desc("Keep constant weights in the cores' matrix register "
                      "files across runs where they fit (accel-pin-weights)"),
       llvm::cl::init(true)};
+  Option<bool> sharedIntermediates{
+      *this, "shared-intermediates",
+      llvm::cl::desc("Keep intermediates in the card's SHARED memory where "
+                     "they fit (accel-plan-card-memory)"),
+      llvm::cl::init(true)};
 };
 
 /// Placement and partitioning: accel-set-target (when a target is given),

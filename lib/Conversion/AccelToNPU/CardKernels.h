@@ -98,13 +98,19 @@ using ResultPitchFn = bool (*)(Operation *op, int64_t axis);
 /// memory it stages through, `MaxCores` and `PreferredCores` (optional;
 /// else 1) say how many cores it can share the op among and how many are
 /// worth it, `ResultPitch` (optional; else never) whether it can write its
-/// result rows at a larger pitch when cut along an axis.
+/// result rows at a larger pitch when cut along an axis, `DirectAddresses`
+/// whether it addresses its tensors by DMA address immediates only
+/// (addressesOperandsDirectly).
 template <CheckFn Check, EmitFn Emit, SharedScratchFn SharedScratch = nullptr,
           CoresFn MaxCores = nullptr, CoresFn PreferredCores = nullptr,
-          ResultPitchFn ResultPitch = nullptr>
+          ResultPitchFn ResultPitch = nullptr, bool DirectAddresses = true>
 struct CardKernelModel
-    : accel::CardKernelOpInterface::FallbackModel<CardKernelModel<
-          Check, Emit, SharedScratch, MaxCores, PreferredCores, ResultPitch>> {
+    : accel::CardKernelOpInterface::FallbackModel<
+          CardKernelModel<Check, Emit, SharedScratch, MaxCores, PreferredCores,
+                          ResultPitch, DirectAddresses>> {
+  bool addressesOperandsDirectly(Operation *op) const {
+    return DirectAddresses;
+  }
   LogicalResult checkCardKernel(Operation *op,
                                 const ::nnaccel::isa::TargetDesc &target,
                                 std::string &reason) const {

@@ -35,17 +35,28 @@ bool canTransposeWeightAtCompileTime(Value weight);
 /// after their last user so later values reuse their space (partitions
 /// reuse each other's work memory). Records the plan as attributes,
 /// including `accel.dram_work_begin`, where the work memory starts.
+/// With `sharedIntermediates`, intermediates that only card kernels read go
+/// to the card's SHARED memory while it has room
+/// (`accel.result_shared_address`).
 LogicalResult planCardMemory(ArrayRef<accel::CardPartitionOp> partitions,
-                             const ::nnaccel::isa::TargetDesc &target);
+                             const ::nnaccel::isa::TargetDesc &target,
+                             bool sharedIntermediates = true);
+
+/// Where SHARED memory appears in the address space kernels see: a value
+/// the plan put at SHARED address `a` has the address getSharedWindow() + a
+/// in the plan, past the end of DRAM; the program emitter turns such
+/// DRAM operands into SHARED ones (ProgramEmitter).
+uint64_t getSharedWindow(const ::nnaccel::isa::TargetDesc &target);
 
 /// True when the partition carries a complete plan.
 bool hasCardMemoryPlan(accel::CardPartitionOp partition);
 
 /// The recorded plan: the DRAM address of every block argument, constant
-/// and op result of the partition. Fails (with a diagnostic) when a value
-/// has no address.
+/// and op result of the partition (a SHARED result's at its DRAM alias,
+/// getSharedWindow). Fails (with a diagnostic) when a value has no address.
 FailureOr<llvm::DenseMap<Value, uint64_t>>
-readCardMemoryPlan(accel::CardPartitionOp partition);
+readCardMemoryPlan(accel::CardPartitionOp partition,
+                   const ::nnaccel::isa::TargetDesc &target);
 
 /// The values of a planned partition written at a row pitch (the result of
 /// every op with accel.result_pitch), and the pitch.

@@ -533,7 +533,13 @@ LogicalResult emitGather(Operation *operation, KernelContext &context) {
 } // namespace
 
 void mlir::nnaccel::npu_lowering::attachEmbeddingKernels(MLIRContext *context) {
-  attachCardKernel<CardKernelModel<checkEmbeddingBag, emitEmbeddingBag>,
+  // emb.gather takes its index, length and weight lists through scalar
+  // registers: those tensors stay in DRAM.
+  attachCardKernel<CardKernelModel<checkEmbeddingBag, emitEmbeddingBag, nullptr,
+                                   nullptr, nullptr, nullptr,
+                                   /*DirectAddresses=*/false>,
                    EmbeddingBagOp>(context);
-  attachCardKernel<CardKernelModel<checkGather, emitGather>, GatherOp>(context);
+  attachCardKernel<CardKernelModel<checkGather, emitGather, nullptr, nullptr,
+                                   nullptr, nullptr, /*DirectAddresses=*/false>,
+                   GatherOp>(context);
 }

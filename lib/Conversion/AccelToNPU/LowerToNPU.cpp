@@ -150,13 +150,16 @@ struct PartitionLowering {
   std::map<uint32_t, CoreProgram> setupCores;
   std::map<uint32_t, SmallVector<int64_t>> pinnedRanges;
   std::vector<npu_lowering::MemRegion> dramTensors;
+  /// The DRAM alias of SHARED address 0 (npu_lowering::getSharedWindow).
+  uint64_t sharedWindow = 0;
 
   CoreProgram &getSetupProgram(uint32_t core) {
     auto it = setupCores.find(core);
     if (it == setupCores.end())
       it = setupCores
                .emplace(core, CoreProgram{ProgramEmitter(dramTensors,
-                                                         target.tokenFifoDepth),
+                                                         target.tokenFifoDepth,
+                                                         sharedWindow),
                                           {}})
                .first;
     return it->second;
@@ -320,10 +323,18 @@ public:
     }
 
     SmallVector<Value> results;
-    for (Value result : op->getResults())
-      results.push_back(rewriter.create<npu::DramTensorOp>(
-          op->getLoc(), result.getType(),
-          rewriter.getI64IntegerAttr(lowering.addresses.lookup(result))));
+    for (Value result : op->getResults()) {
+      uint64_t address = lowering.addresses.lookup(result);
+      if (address >= lowering.sharedWindow)
+        results.push_back(rewriter.create<npu::SharedTensorOp>(
+            op->getLoc(), result.getType(),
+            rewriter.getI64IntegerAttr(
+                int64_t(address - lowering.sharedWindow))));
+      else
+        results.push_back(rewriter.create<npu::DramTensorOp>(
+            op->getLoc(), result.getType(),
+            rewriter.getI64IntegerAttr(int64_t(address))));
+    }
     rewriter.replaceOp(op, results);
     return success();
   }
@@ -424,7 +435,7 @@ struct AccelLowerToNPUPass
         failed(npu_lowering::planCardMemory({partition}, desc)))
       return failure();
     FailureOr<llvm::DenseMap<Value, uint64_t>> plan =
-        npu_lowering::readCardMemoryPlan(partition);
+        npu_lowering::readCardMemoryPlan(partition, desc);
     // Kernels of a partition with pinned weights use the MRF below them.
     ::nnaccel::isa::TargetDesc working = desc;
     if (auto workBytes = partition->getAttrOfType<IntegerAttr>(
@@ -452,20 +463,29 @@ struct AccelLowerToNPUPass
     MLIRContext *context = partition.getContext();
     llvm::DenseMap<Value, uint64_t> rowPitches =
         npu_lowering::getRowPitches(body);
+    // Each planned tensor's memory, for the emitters' dependency tracking:
+    // in SHARED for the values the plan put there (at their DRAM alias).
+    const uint64_t sharedWindow = npu_lowering::getSharedWindow(desc);
     std::vector<npu_lowering::MemRegion> dramTensors;
     for (auto [value, address] : *plan) {
       uint64_t end = address + getDenseByteSize(value.getType());
       if (uint64_t pitch = rowPitches.lookup(value))
         end = getPitchedExtent(value, address, pitch).second;
-      dramTensors.push_back({::nnaccel::isa::Space::Dram, address, end});
+      if (address >= sharedWindow)
+        dramTensors.push_back({::nnaccel::isa::Space::Shared,
+                               address - sharedWindow, end - sharedWindow});
+      else
+        dramTensors.push_back({::nnaccel::isa::Space::Dram, address, end});
     }
     PartitionLowering lowering{
         {}, working, std::move(*plan), std::move(rowPitches)};
     lowering.dramTensors = dramTensors;
+    lowering.sharedWindow = sharedWindow;
     for (uint32_t core : used) {
       lowering.cores.emplace(
-          core,
-          CoreProgram{ProgramEmitter(dramTensors, desc.tokenFifoDepth), {}});
+          core, CoreProgram{ProgramEmitter(dramTensors, desc.tokenFifoDepth,
+                                           sharedWindow),
+                            {}});
       lowering.barrierMask |= 1u << core;
     }
     lowering.getBarrierId(lowering.barrierMask); // id 0

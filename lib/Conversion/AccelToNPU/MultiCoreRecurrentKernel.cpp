@@ -287,7 +287,8 @@ double estimateCycles(const TargetDesc &target, const RnnShape &s, int64_t hc,
   const double macs = double(target.macsPerCycle.at(f.dtype));
   auto ceilDiv = [](double a, double b) { return std::ceil(a / b); };
   auto mm = [&](int64_t m, int64_t k, int64_t n) {
-    return std::max(double(m) * ceilDiv(double(k), target.matrixLanes) *
+    return std::max(double(m) *
+                        ceilDiv(double(k), target.matrixLanesFor(f.dtype)) *
                         ceilDiv(double(n), target.nativeDim),
                     ceilDiv(double(m * k * n), macs));
   };

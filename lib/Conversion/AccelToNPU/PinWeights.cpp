@@ -121,7 +121,7 @@ struct AccelPinWeightsPass
   void pinPartition(CardPartitionOp partition, const TargetDesc &target) {
     Block &body = partition.getBody().front();
     FailureOr<llvm::DenseMap<Value, uint64_t>> addresses =
-        npu_lowering::readCardMemoryPlan(partition);
+        npu_lowering::readCardMemoryPlan(partition, target);
     if (failed(addresses))
       return;
     llvm::DenseMap<Value, uint64_t> pitches = npu_lowering::getRowPitches(body);

@@ -22,6 +22,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <functional>
 #include <map>
 
 namespace mlir::nnaccel {
@@ -443,7 +444,8 @@ struct AccelPlanCardMemoryPass
         byCard[int64_t(partition.getCard())].push_back(partition);
       });
       for (auto &[card, partitions] : byCard) {
-        if (failed(npu_lowering::planCardMemory(partitions, *desc)))
+        if (failed(npu_lowering::planCardMemory(partitions, *desc,
+                                                sharedIntermediates)))
           return signalPassFailure();
         for (CardPartitionOp partition : partitions)
           if (auto bytes = partition->getAttrOfType<IntegerAttr>(
@@ -469,18 +471,83 @@ static uint64_t getCoreMask(Operation *op,
   return mask;
 }
 
+/// The values of `body` that may live in SHARED instead of DRAM. Values
+/// that share memory (views and their sources, in-place concats and their
+/// parts) form one buffer, which may move when every value in it is the
+/// result of an op of the partition that is either address arithmetic
+/// (in place) or a single-result card kernel reaching its tensors by DMA
+/// immediates, and every reader is one of those too: not an input, weight
+/// or result of the partition, and nothing emb.gather addresses through
+/// scalar registers. Kernels that stage data through SHARED scratch keep
+/// their operands and results in DRAM, as there is no SHARED-to-SHARED DMA.
+static llvm::DenseSet<Value>
+findSharedCandidates(Block &body, const InPlacePlan &inPlace,
+                     const ::nnaccel::isa::TargetDesc &target) {
+  auto isDmaKernel = [&](Operation *op) {
+    auto kernel = dyn_cast<CardKernelOpInterface>(op);
+    return kernel && op->getNumResults() == 1 && !inPlace.ops.contains(op) &&
+           kernel.addressesOperandsDirectly() &&
+           kernel.getSharedScratchBytes(target) == 0;
+  };
+  auto isMovable = [&](Operation *op) {
+    return op && op->getBlock() == &body && !isa<ConstantOp>(op) &&
+           (inPlace.ops.contains(op) || isDmaKernel(op));
+  };
+  // The value whose buffer `value` lives in.
+  std::function<Value(Value)> rootOf = [&](Value value) -> Value {
+    if (auto view = inPlace.views.find(value); view != inPlace.views.end())
+      return rootOf(view->second.first);
+    if (auto part = inPlace.concatParts.find(value);
+        part != inPlace.concatParts.end())
+      return rootOf(part->second.first);
+    return value;
+  };
+  llvm::DenseMap<Value, bool> movableBuffer; // by root
+  auto note = [&](Value value) {
+    bool movable = isMovable(value.getDefiningOp()) &&
+                   llvm::all_of(value.getUsers(), [&](Operation *user) {
+                     return isMovable(user);
+                   });
+    auto [it, inserted] = movableBuffer.try_emplace(rootOf(value), movable);
+    if (!inserted)
+      it->second = it->second && movable;
+  };
+  for (BlockArgument arg : body.getArguments())
+    note(arg);
+  for (Operation &op : body)
+    for (Value result : op.getResults())
+      note(result);
+  llvm::DenseSet<Value> shared;
+  for (Operation &op : body)
+    for (Value result : op.getResults())
+      if (movableBuffer.lookup(rootOf(result)))
+        shared.insert(result);
+  return shared;
+}
+
 /// Plans one partition whose weights are already placed; `allocator` holds
 /// the card's weights and the partition's work memory starts at its top.
+/// With `sharedIntermediates`, intermediates go to the card's SHARED memory
+/// while it has room (findSharedCandidates), DRAM otherwise.
 static LogicalResult planPartition(CardPartitionOp partition,
                                    const ::nnaccel::isa::TargetDesc &target,
-                                   MemoryAllocator allocator) {
+                                   MemoryAllocator allocator,
+                                   bool sharedIntermediates) {
   Block &body = partition.getBody().front();
   const auto &dram = target.memory(::nnaccel::isa::Space::Dram);
   const auto &sharedDesc = target.memory(::nnaccel::isa::Space::Shared);
-  MemoryAllocator shared(sharedDesc.bytes,
-                         std::max<uint32_t>(sharedDesc.align, 1));
+  // SHARED blocks keep DRAM's alignment too: kernels align their accesses
+  // to DRAM's, and see a SHARED value at its DRAM alias
+  // (npu_lowering::getSharedWindow).
+  MemoryAllocator shared(
+      sharedDesc.bytes,
+      std::max<uint64_t>({sharedDesc.align, dram.align, uint64_t(1)}));
+  const uint64_t sharedWindow = npu_lowering::getSharedWindow(target);
   const uint64_t workBegin = allocator.getPeak();
   InPlacePlan inPlace = findInPlaceOps(body, dram.align);
+  llvm::DenseSet<Value> sharedCandidates;
+  if (sharedIntermediates && sharedDesc.bytes)
+    sharedCandidates = findSharedCandidates(body, inPlace, target);
 
   // Program position of every op, to find each buffer's last reader.
   llvm::DenseMap<Operation *, size_t> position;
@@ -494,16 +561,24 @@ static LogicalResult planPartition(CardPartitionOp partition,
     uint64_t address = 0, bytes = 0;
     bool pinned = false; // inputs, weights, results: live for the program
     bool released = false;
+    bool inShared = false; // address is the SHARED address's DRAM alias
     SmallVector<Value> values;
   };
   SmallVector<Buffer> buffers;
   llvm::DenseMap<Value, std::pair<unsigned, uint64_t>> where; // buffer, offset
-  auto allocate = [&](uint64_t bytes, Operation *user) -> FailureOr<unsigned> {
+  auto allocate = [&](uint64_t bytes, Operation *user,
+                      bool mayShare = false) -> FailureOr<unsigned> {
+    if (mayShare)
+      if (std::optional<uint64_t> at =
+              shared.allocate(bytes, getPlacedCore(user))) {
+        buffers.push_back({sharedWindow + *at, bytes, false, false, true, {}});
+        return buffers.size() - 1;
+      }
     std::optional<uint64_t> at = allocator.allocate(bytes, getPlacedCore(user));
     if (!at)
       return user->emitOpError()
              << "does not fit the card's " << dram.bytes << " bytes of DRAM";
-    buffers.push_back({*at, bytes, false, false, {}});
+    buffers.push_back({*at, bytes, false, false, false, {}});
     return buffers.size() - 1;
   };
   auto bind = [&](Value value, unsigned buffer, uint64_t offset) {
@@ -526,7 +601,8 @@ static LogicalResult planPartition(CardPartitionOp partition,
       auto [concat, offset] = part->second;
       if (!where.count(concat)) {
         FailureOr<unsigned> buffer =
-            allocate(getDenseByteSize(concat.getType()), user);
+            allocate(getDenseByteSize(concat.getType()), user,
+                     sharedCandidates.count(concat));
         if (failed(buffer))
           return failure();
         bind(concat, *buffer, 0);
@@ -536,8 +612,8 @@ static LogicalResult planPartition(CardPartitionOp partition,
     }
     if (where.count(value)) // an in-place concat, placed with its first part
       return success();
-    FailureOr<unsigned> buffer =
-        allocate(getDenseByteSize(value.getType()), user);
+    FailureOr<unsigned> buffer = allocate(getDenseByteSize(value.getType()),
+                                          user, sharedCandidates.count(value));
     if (failed(buffer))
       return failure();
     bind(value, *buffer, 0);
@@ -565,7 +641,10 @@ static LogicalResult planPartition(CardPartitionOp partition,
       for (Operation *reader : other.getUsers())
         users |= getCoreMask(reader, target);
     }
-    allocator.release(buffer.address, buffer.bytes, users);
+    if (buffer.inShared)
+      shared.release(buffer.address - sharedWindow, buffer.bytes, users);
+    else
+      allocator.release(buffer.address, buffer.bytes, users);
     buffer.released = true;
   };
 
@@ -580,6 +659,7 @@ static LogicalResult planPartition(CardPartitionOp partition,
       buffers.push_back({uint64_t(address.getInt()),
                          getDenseByteSize(constant.getType()),
                          true,
+                         false,
                          false,
                          {}});
       bind(constant, buffers.size() - 1, 0);
@@ -612,7 +692,12 @@ static LogicalResult planPartition(CardPartitionOp partition,
         pin(result);
       results.push_back(addressOf(result));
     }
-    setResultAddresses(&op, results);
+    if (buffers[where.lookup(op.getResult(0)).first].inShared)
+      op.setAttr(
+          AccelDialect::getResultSharedAddressAttrName(),
+          builder.getI64IntegerAttr(results.front() - int64_t(sharedWindow)));
+    else
+      setResultAddresses(&op, results);
     if (auto pitch = inPlace.rowPitches.find(op.getResult(0));
         pitch != inPlace.rowPitches.end())
       op.setAttr(AccelDialect::getResultPitchAttrName(),
@@ -659,9 +744,17 @@ static LogicalResult planPartition(CardPartitionOp partition,
   return success();
 }
 
+uint64_t mlir::nnaccel::npu_lowering::getSharedWindow(
+    const ::nnaccel::isa::TargetDesc &target) {
+  // Past the end of DRAM, at an address every alignment divides.
+  constexpr uint64_t granule = uint64_t(1) << 20;
+  return (target.memory(::nnaccel::isa::Space::Dram).bytes + granule - 1) /
+         granule * granule;
+}
+
 LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
     ArrayRef<CardPartitionOp> partitions,
-    const ::nnaccel::isa::TargetDesc &target) {
+    const ::nnaccel::isa::TargetDesc &target, bool sharedIntermediates) {
   const auto &dram = target.memory(::nnaccel::isa::Space::Dram);
   for (CardPartitionOp partition : partitions)
     for (auto fc : llvm::make_early_inc_range(
@@ -688,7 +781,8 @@ LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
   }
   // Then each partition's inputs, results and intermediates above them.
   for (CardPartitionOp partition : partitions)
-    if (failed(planPartition(partition, target, allocator)))
+    if (failed(
+            planPartition(partition, target, allocator, sharedIntermediates)))
       return failure();
   return success();
 }
@@ -773,12 +867,14 @@ bool mlir::nnaccel::npu_lowering::hasCardMemoryPlan(CardPartitionOp partition) {
     return false;
   return llvm::all_of(partition.getBody().front(), [](Operation &op) {
     return op.getNumResults() == 0 ||
-           op.hasAttr(AccelDialect::getDramAddressAttrName());
+           op.hasAttr(AccelDialect::getDramAddressAttrName()) ||
+           op.hasAttr(AccelDialect::getResultSharedAddressAttrName());
   });
 }
 
 FailureOr<llvm::DenseMap<Value, uint64_t>>
-mlir::nnaccel::npu_lowering::readCardMemoryPlan(CardPartitionOp partition) {
+mlir::nnaccel::npu_lowering::readCardMemoryPlan(
+    CardPartitionOp partition, const ::nnaccel::isa::TargetDesc &target) {
   llvm::DenseMap<Value, uint64_t> addresses;
   Block &body = partition.getBody().front();
   ArrayRef<int64_t> inputs = *partition.getInputAddresses();
@@ -787,6 +883,12 @@ mlir::nnaccel::npu_lowering::readCardMemoryPlan(CardPartitionOp partition) {
   for (Operation &op : body) {
     if (op.getNumResults() == 0)
       continue;
+    if (auto shared = op.getAttrOfType<IntegerAttr>(
+            AccelDialect::getResultSharedAddressAttrName())) {
+      addresses[op.getResult(0)] =
+          getSharedWindow(target) + uint64_t(shared.getInt());
+      continue;
+    }
     Attribute attr = op.getAttr(AccelDialect::getDramAddressAttrName());
     if (auto single = dyn_cast_or_null<IntegerAttr>(attr)) {
       addresses[op.getResult(0)] = single.getInt();

@@ -121,9 +121,9 @@ int fifoIndex(int from, int to) {
 } // namespace
 
 ProgramEmitter::ProgramEmitter(std::vector<MemRegion> tensors,
-                               uint32_t tokenFifoDepth)
+                               uint32_t tokenFifoDepth, uint64_t sharedWindow)
     : dramTensors(std::move(tensors)), tokenFifoDepth(tokenFifoDepth),
-      levels(std::make_unique<FifoLevels>()) {
+      sharedWindow(sharedWindow), levels(std::make_unique<FifoLevels>()) {
   llvm::stable_sort(dramTensors, [](const MemRegion &a, const MemRegion &b) {
     return a.end - a.begin < b.end - b.begin;
   });
@@ -137,7 +137,7 @@ MemRegion ProgramEmitter::trackedRegion(const MemAccess &access) const {
   MemRegion region{access.space, static_cast<uint64_t>(access.start),
                    access.exact ? static_cast<uint64_t>(access.end)
                                 : static_cast<uint64_t>(access.start) + 1};
-  if (access.space == Space::Dram) {
+  if (access.space == Space::Dram || access.space == Space::Shared) {
     // The smallest planned tensor holding the access stands for it.
     for (const MemRegion &tensor : dramTensors)
       if (tensor.contains(region))
@@ -215,7 +215,29 @@ bool ProgramEmitter::addToken(size_t producer, Queue queue,
   return true;
 }
 
-void ProgramEmitter::emit(const Instruction &inst) {
+Instruction ProgramEmitter::placeSharedOperands(Instruction inst) const {
+  if (!sharedWindow)
+    return inst;
+  const npu_isa::InstrDesc &desc = inst.desc();
+  for (unsigned i = 0; i + 1 < desc.numFields; ++i) {
+    if (desc.fields[i].kind != npu_isa::FieldKind::MemSpace ||
+        desc.fields[i + 1].kind != npu_isa::FieldKind::MemAddr ||
+        static_cast<Space>(inst.fields[i]) != Space::Dram)
+      continue;
+    int64_t address = inst.fields[i + 1];
+    if (i + 2 < desc.numFields &&
+        desc.fields[i + 2].kind == npu_isa::FieldKind::MemReg)
+      address += sregs[static_cast<unsigned>(inst.fields[i + 2]) & 31u];
+    if (address < int64_t(sharedWindow))
+      continue;
+    inst.fields[i] = static_cast<int64_t>(Space::Shared);
+    inst.fields[i + 1] -= int64_t(sharedWindow);
+  }
+  return inst;
+}
+
+void ProgramEmitter::emit(const Instruction &original) {
+  const Instruction inst = placeSharedOperands(original);
   DecodedInstruction decoded = npu_isa::decode(inst);
   if (decoded.queue == Queue::Ctl) {
     assert(chain.empty() && "control instruction inside a chain");

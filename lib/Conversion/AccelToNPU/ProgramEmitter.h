@@ -75,9 +75,14 @@ class ProgramEmitter {
 public:
   /// `dramTensors`: the DRAM ranges of the memory plan's tensors (any
   /// order; ranges may nest, e.g. views into a buffer). `tokenFifoDepth`:
-  /// the target's token FIFO depth (0: unbounded).
+  /// the target's token FIFO depth (0: unbounded). `sharedWindow`: when
+  /// non-zero, a DRAM operand at or above it is the memory plan's alias of
+  /// SHARED address (operand - sharedWindow), and is emitted as that SHARED
+  /// operand (npu_lowering::getSharedWindow); kernels need not know where
+  /// a value lives.
   explicit ProgramEmitter(std::vector<MemRegion> dramTensors = {},
-                          uint32_t tokenFifoDepth = 0);
+                          uint32_t tokenFifoDepth = 0,
+                          uint64_t sharedWindow = 0);
   ~ProgramEmitter();
   ProgramEmitter(ProgramEmitter &&);
 
@@ -136,6 +141,8 @@ private:
               const std::vector<MemRegion> &writes);
   /// Appends one instruction to the program.
   void push(const npu_isa::Instruction &inst);
+  /// `inst` with its DRAM operands in the SHARED window moved to SHARED.
+  npu_isa::Instruction placeSharedOperands(npu_isa::Instruction inst) const;
   /// The tracked region of one access (see the file comment).
   MemRegion trackedRegion(const npu_isa::MemAccess &access) const;
 
@@ -168,6 +175,7 @@ private:
   /// Tokens outstanding on each FIFO after each instruction, in program
   /// order (ProgramEmitter.cpp).
   uint32_t tokenFifoDepth;
+  uint64_t sharedWindow;
   struct FifoLevels;
   std::unique_ptr<FifoLevels> levels;
 };

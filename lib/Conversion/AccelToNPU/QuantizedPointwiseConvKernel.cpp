@@ -71,9 +71,11 @@ int64_t pixelsPerCore(const TargetDesc &target, const PointwiseSpec &spec) {
   return std::min(spec.hw, ceilDiv(pixels, align) * align);
 }
 
-/// Matrix-unit cycles of one row of mm over all K tiles of `c` channels.
+/// Matrix-unit cycles of one row of mm over all K tiles of `c` channels of
+/// i8 weights.
 int64_t kCycles(const TargetDesc &target, int64_t c) {
-  const int64_t tile = target.nativeDim, lanes = target.matrixLanes;
+  const int64_t tile = target.nativeDim,
+                lanes = target.matrixLanesFor(DType::I8);
   int64_t cycles = 0;
   for (int64_t c0 = 0; c0 < c; c0 += tile)
     cycles += (std::min(tile, c - c0) + lanes - 1) / lanes;

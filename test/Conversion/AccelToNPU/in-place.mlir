@@ -1,5 +1,6 @@
-// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory | FileCheck %s --check-prefix=PLAN
-// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory --accel-lower-to-npu | FileCheck %s --check-prefix=LOWER
+// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory=shared-intermediates=false | FileCheck %s --check-prefix=PLAN
+// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory=shared-intermediates=false --accel-lower-to-npu | FileCheck %s --check-prefix=LOWER
+// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory --accel-lower-to-npu | FileCheck %s --check-prefix=SHARED
 
 // Address arithmetic instead of copies. A reshape is a view of its operand;
 // a slice of one contiguous run at a 64-byte aligned offset is a view into
@@ -55,6 +56,19 @@ func.func @views(%x: tensor<4x64xf32>) -> (tensor<256xf32>, tensor<2x64xf32>, te
 // LOWER: npu.v.sigm
 // LOWER: npu.dma.st dram[0xa00]
 // LOWER-NEXT: npu.halt
+// With intermediates in SHARED (the default) the concat's buffer, parts
+// and all, moves there: the parts are stored into SHARED and the reader
+// loads the concat from it.
+// SHARED-LABEL: func.func @concat_parts
+// SHARED: npu.shared_tensor at 0 : tensor<2x64xf32>
+// SHARED: npu.shared_tensor at 512 : tensor<3x64xf32>
+// SHARED: npu.shared_tensor at 0 : tensor<5x64xf32>
+// SHARED: npu.dram_tensor at 1280 : tensor<5x64xf32>
+// SHARED-LABEL: npu.program @concat_parts_p0_card0_core0
+// SHARED: npu.dma.st shared[0x0]
+// SHARED: npu.dma.st shared[0x200]
+// SHARED: npu.dma.ld vrf[0x0], shared[0x0], f32 x = 320
+// SHARED: npu.dma.st dram[0x500]
 func.func @concat_parts(%x: tensor<2x64xf32>, %y: tensor<3x64xf32>) -> tensor<5x64xf32> {
   %0 = accel.card_partition(%x, %y) {card = 0 : i64} : (tensor<2x64xf32>, tensor<3x64xf32>) -> tensor<5x64xf32> {
   ^bb0(%a: tensor<2x64xf32>, %b: tensor<3x64xf32>):

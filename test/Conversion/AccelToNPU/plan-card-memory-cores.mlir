@@ -1,4 +1,4 @@
-// RUN: nnaccel-opt %s --accel-plan-card-memory | FileCheck %s
+// RUN: nnaccel-opt %s --accel-plan-card-memory=shared-intermediates=false | FileCheck %s
 
 // A freed buffer is reused only by a value the same core writes first:
 // %1 (core 1) dies at %2, but %3 is written by core 0, which could then

@@ -1,11 +1,40 @@
-// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory | FileCheck %s --check-prefix=PLAN
-// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory --accel-lower-to-npu | FileCheck %s --check-prefix=LOWER
-// RUN: nnaccel-opt %s -split-input-file --accel-lower-to-npu | FileCheck %s --check-prefix=LOWER
+// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory=shared-intermediates=false | FileCheck %s --check-prefix=PLAN
+// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory=shared-intermediates=false --accel-lower-to-npu | FileCheck %s --check-prefix=LOWER
+// RUN: nnaccel-opt %s -split-input-file --accel-plan-card-memory | FileCheck %s --check-prefix=SHARED
+// RUN: nnaccel-opt %s -split-input-file --accel-lower-to-npu | FileCheck %s --check-prefix=SHARED-LOWER
 
 // The DRAM plan of a partition, recorded in the IR: inputs first (64-byte
 // aligned), then every weight, then each result in program order. %1 is
 // freed after its last reader (%2), so %3 reuses its block; the yielded
 // value keeps its own. dram_bytes is the peak.
+
+// By default the intermediates go to the card's SHARED memory instead
+// (reused the same way); the input, the weight and the result stay in DRAM,
+// where the host reads and writes them. The lowering (which plans an
+// unplanned partition itself) turns their DMA operands into SHARED ones.
+// SHARED-LABEL: func.func @chain
+// SHARED: accel.card_partition
+// SHARED-SAME: accel.dram_bytes = 768 : i64
+// SHARED-SAME: accel.shared_bytes = 512 : i64
+// SHARED-SAME: output_addresses = array<i64: 512>
+// SHARED: accel.constant {accel.dram_address = 256 : i64}
+// SHARED: accel.relu %{{.*}} {accel.result_shared_address = 0 : i64}
+// SHARED: accel.tanh %{{.*}} {accel.result_shared_address = 256 : i64}
+// SHARED: accel.add %{{.*}} {accel.result_shared_address = 0 : i64}
+// SHARED: accel.mul %{{.*}} {accel.dram_address = 512 : i64}
+// SHARED-LOWER-LABEL: func.func @chain
+// SHARED-LOWER: npu.shared_tensor at 0 : tensor<64xf32>
+// SHARED-LOWER: npu.shared_tensor at 256 : tensor<64xf32>
+// SHARED-LOWER: npu.shared_tensor at 0 : tensor<64xf32>
+// SHARED-LOWER: npu.dram_tensor at 512 : tensor<64xf32>
+// SHARED-LOWER: npu.program @chain_p0_card0_core0
+// SHARED-LOWER: npu.v.relu
+// SHARED-LOWER: npu.dma.st shared[0x0]
+// SHARED-LOWER: npu.dma.ld vrf[0x0], shared[0x0]
+// SHARED-LOWER: npu.v.tanh
+// SHARED-LOWER: npu.dma.st shared[0x100]
+// SHARED-LOWER: npu.v.mul
+// SHARED-LOWER: npu.dma.st dram[0x200]
 // PLAN-LABEL: func.func @chain
 // PLAN: accel.card_partition
 // PLAN-SAME: accel.dram_bytes = 1280 : i64

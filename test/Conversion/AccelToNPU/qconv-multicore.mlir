@@ -57,7 +57,8 @@ func.func @pixel_rows4(%x: tensor<1x16x16x16x!quant.uniform<u8:f32, 0.1:3>>, %w:
 // Filters as rows (i8 input, zero point 0; 128 channels, 16 filters), 256
 // pixels on cores 0 and 1: the filter matrix in ACC, core i's X^T tiles of
 // pixels [128i, 128i + 128) in two groups of 64 (K tiles at input + 0 and
-// + 64 x 256), its rows of 64 pixels stored per plane (x = 64, y = 16).
+// + 64 x 256), its rows of 64 pixels stored per plane (x = 64, y = 16) in
+// SHARED, where the memory plan keeps the intermediate.
 // The next conv on core 0 reads what both wrote: a barrier of the two
 // cores in front of it (and core 1 meets it after its part).
 // CHECK-LABEL: npu.program @filter_rows2_p0_card0_core0
@@ -67,8 +68,8 @@ func.func @pixel_rows4(%x: tensor<1x16x16x16x!quant.uniform<u8:f32, 0.1:3>>, %w:
 // CHECK: npu.dma.ld mrf[0x2000], dram[0x40], i8 x = 1 y = 64 z = 64
 // CHECK-NEXT: npu.dma.ld mrf[0x3000], dram[0x4040], i8 x = 1 y = 64 z = 64
 // CHECK: npu.mm acc[0x800], acc[0x0], mrf[0x0], i32, i8, i8 m = 16 k = 64 n = 64
-// CHECK: npu.dma.st dram[0x8880], acc[0x2800], i8 x = 64 y = 16 z = 1 dy = 256 spitch = 64
-// CHECK: npu.dma.st dram[0x88c0], acc[0x2c00], i8 x = 64 y = 16 z = 1 dy = 256 spitch = 64
+// CHECK: npu.dma.st shared[0x0], acc[0x2800], i8 x = 64 y = 16 z = 1 dy = 256 spitch = 64
+// CHECK: npu.dma.st shared[0x40], acc[0x2c00], i8 x = 64 y = 16 z = 1 dy = 256 spitch = 64
 // CHECK-NEXT: npu.barrier mask = 3
 // CHECK-NEXT: npu.dma.ld acc[0x0], dram[0x8800], i8 x = 16 y = 8
 // CHECK: npu.halt
@@ -76,8 +77,8 @@ func.func @pixel_rows4(%x: tensor<1x16x16x16x!quant.uniform<u8:f32, 0.1:3>>, %w:
 // CHECK-NEXT: npu.dma.ld acc[0x0], dram[0x8000], i8 x = 128 y = 16
 // CHECK-NEXT: npu.dma.ld mrf[0x0], dram[0x80], i8 x = 1 y = 64 z = 64 sy = 256
 // CHECK-NEXT: npu.dma.ld mrf[0x1000], dram[0x4080], i8 x = 1 y = 64 z = 64 sy = 256
-// CHECK: npu.dma.st dram[0x8900], acc[0x2800], i8 x = 64 y = 16 z = 1 dy = 256 spitch = 64
-// CHECK: npu.dma.st dram[0x8940], acc[0x2c00], i8 x = 64 y = 16 z = 1 dy = 256 spitch = 64
+// CHECK: npu.dma.st shared[0x80], acc[0x2800], i8 x = 64 y = 16 z = 1 dy = 256 spitch = 64
+// CHECK: npu.dma.st shared[0xc0], acc[0x2c00], i8 x = 64 y = 16 z = 1 dy = 256 spitch = 64
 // CHECK-NEXT: npu.barrier mask = 3
 // CHECK-NEXT: npu.halt
 func.func @filter_rows2(%x: tensor<1x128x16x16x!quant.uniform<i8:f32, 0.1>>, %w: tensor<16x128x1x1x!quant.uniform<i8:f32, 0.01>>, %w2: tensor<8x16x1x1x!quant.uniform<i8:f32, 0.01>>) -> tensor<1x8x16x16xf32> {

@@ -1262,6 +1262,26 @@ func.func @shared_bytes_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+func.func @result_shared_address_outside_partition(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.result_shared_address' must be a non-negative integer on a single-result op of an accel.card_partition}}
+  %0 = accel.relu %x {accel.result_shared_address = 0 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @negative_result_shared_address(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    // expected-error @+1 {{'accel.result_shared_address' must be a non-negative integer on a single-result op of an accel.card_partition}}
+    %1 = accel.relu %a {accel.result_shared_address = -64 : i64} : tensor<4xf32>
+    accel.yield %1 : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 func.func @shared_address_outside_partition(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'accel.shared_address' must be a non-negative integer on an op of an accel.card_partition}}
   %0 = accel.relu %x {accel.shared_address = 0 : i64} : tensor<4xf32>
