@@ -29,6 +29,12 @@ def Accel_Dialect : Dialect {
     `accel.host_reason` (a string) says why an op was placed on the host;
     `accel.range` (`array<f64: lo, hi>`, on ops and function arguments) is
     a calibrated value range for post-training quantisation.
+    Padding buckets (accel-mask-padding): `accel.padded_axis` (an integer,
+    on function arguments) marks the axis a bucketed input is padded along;
+    `accel.valid_length` (unit, on an argument) the true length the runtime
+    feeds; `accel.padded_axes` (`array<i64: ...>`, on ops and function
+    results) the axes of a value that hold padded positions;
+    `accel.padding_mask` (a string, on ops) why an op was masked.
   }];
   let dependentDialects = ["::mlir::quant::QuantizationDialect"];
   let useDefaultAttributePrinterParser = 1;
@@ -36,6 +42,7 @@ def Accel_Dialect : Dialect {
   let hasConstantMaterializer = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Name of the discardable attribute that records an op's placement.
     static constexpr ::llvm::StringLiteral getPlacementAttrName() {
@@ -129,6 +136,24 @@ def Accel_Dialect : Dialect {
     /// calibration (nnaccel-compile --calibration / --load-profile).
     static constexpr ::llvm::StringLiteral getRangeAttrName() {
       return ::llvm::StringLiteral("accel.range");
+    }
+    /// Padding buckets (accel-mask-padding): the argument attribute naming
+    /// the padded axis of a bucketed input.
+    static constexpr ::llvm::StringLiteral getPaddedAxisAttrName() {
+      return ::llvm::StringLiteral("accel.padded_axis");
+    }
+    /// The unit argument attribute of the true-length input.
+    static constexpr ::llvm::StringLiteral getValidLengthAttrName() {
+      return ::llvm::StringLiteral("accel.valid_length");
+    }
+    /// `array<i64: ...>` on an op (its first result) or a function result:
+    /// the axes that hold padded positions.
+    static constexpr ::llvm::StringLiteral getPaddedAxesAttrName() {
+      return ::llvm::StringLiteral("accel.padded_axes");
+    }
+    /// A string on an op given a padding mask: which kind of mask.
+    static constexpr ::llvm::StringLiteral getPaddingMaskAttrName() {
+      return ::llvm::StringLiteral("accel.padding_mask");
     }
     /// Name of the discardable string attribute that says why an op runs on
     /// the host.

@@ -77,6 +77,24 @@ static LogicalResult verifyRange(Attribute value,
   return success();
 }
 
+/// Checks an `accel.padded_axes` value: distinct increasing axes of `type`
+/// (a ranked tensor).
+static LogicalResult
+verifyPaddedAxes(Attribute value, Type type,
+                 function_ref<InFlightDiagnostic()> emitError) {
+  auto axes = dyn_cast<DenseI64ArrayAttr>(value);
+  auto tensor = dyn_cast_if_present<RankedTensorType>(type);
+  bool ok = axes && tensor && !axes.empty();
+  for (int64_t i = 0; ok && i < axes.size(); ++i)
+    ok = axes[i] >= 0 && axes[i] < tensor.getRank() &&
+         (i == 0 || axes[i] > axes[i - 1]);
+  if (!ok)
+    return emitError() << "'" << AccelDialect::getPaddedAxesAttrName()
+                       << "' must be array<i64: ...> of increasing axes of a "
+                          "ranked tensor result";
+  return success();
+}
+
 LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attr) {
   if (attr.getName() == getPlacementAttrName()) {
@@ -236,8 +254,37 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
              << "' is for ops with a single float or quantized result";
     return success();
   }
+  if (attr.getName() == getPaddedAxesAttrName()) {
+    if (failed(verifyPaddedAxes(attr.getValue(),
+                                op->getNumResults() ? op->getResult(0).getType()
+                                                    : Type(),
+                                [&] { return op->emitOpError(); })))
+      return failure();
+    return success();
+  }
+  if (attr.getName() == getPaddingMaskAttrName()) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitOpError()
+             << "'" << getPaddingMaskAttrName() << "' must be a string";
+    return success();
+  }
   return op->emitOpError() << "unknown accel dialect attribute '"
                            << attr.getName().getValue() << "'";
+}
+
+LogicalResult AccelDialect::verifyRegionResultAttribute(Operation *op,
+                                                        unsigned regionIndex,
+                                                        unsigned resultIndex,
+                                                        NamedAttribute attr) {
+  auto emit = [&] {
+    return op->emitOpError() << "result " << resultIndex << ": ";
+  };
+  if (attr.getName() != getPaddedAxesAttrName())
+    return emit() << "unknown accel dialect result attribute '"
+                  << attr.getName().getValue() << "'";
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  Type type = function ? function.getResultTypes()[resultIndex] : Type();
+  return verifyPaddedAxes(attr.getValue(), type, emit);
 }
 
 LogicalResult AccelDialect::verifyRegionArgAttribute(Operation *op,
@@ -247,17 +294,35 @@ LogicalResult AccelDialect::verifyRegionArgAttribute(Operation *op,
   auto emit = [&] {
     return op->emitOpError() << "argument " << argIndex << ": ";
   };
+  // A function declaration has argument types but no block.
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  auto argType = [&] {
+    return function
+               ? function.getArgumentTypes()[argIndex]
+               : op->getRegion(regionIndex).getArgument(argIndex).getType();
+  };
+  if (attr.getName() == getPaddedAxisAttrName()) {
+    auto axis = dyn_cast<IntegerAttr>(attr.getValue());
+    auto type = dyn_cast<RankedTensorType>(argType());
+    if (!axis || !type || axis.getInt() < 0 || axis.getInt() >= type.getRank())
+      return emit() << "'" << getPaddedAxisAttrName()
+                    << "' must be an integer axis of a ranked tensor argument";
+    return success();
+  }
+  if (attr.getName() == getValidLengthAttrName()) {
+    auto type = dyn_cast<RankedTensorType>(argType());
+    if (!isa<UnitAttr>(attr.getValue()) || !type ||
+        type.getNumElements() != 1 || !type.getElementType().isF32())
+      return emit() << "'" << getValidLengthAttrName()
+                    << "' is a unit attribute of a one-element f32 argument";
+    return success();
+  }
   if (attr.getName() != getRangeAttrName())
     return emit() << "unknown accel dialect argument attribute '"
                   << attr.getName().getValue() << "'";
   if (failed(verifyRange(attr.getValue(), emit)))
     return failure();
-  // A function declaration has argument types but no block.
-  Region &region = op->getRegion(regionIndex);
-  auto function = dyn_cast<FunctionOpInterface>(op);
-  Type type = function ? function.getArgumentTypes()[argIndex]
-                       : region.getArgument(argIndex).getType();
-  if (!isRealTensor(type))
+  if (!isRealTensor(argType()))
     return emit() << "'" << getRangeAttrName()
                   << "' is for float or quantized tensor arguments";
   return success();

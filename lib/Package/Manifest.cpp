@@ -124,7 +124,8 @@ public:
       ir = fbb.CreateString(m.ir);
     return fb::CreateModel(fbb, FormatVersionMajor, FormatVersionMinor,
                            producer, producerVersion, name, target, inputs,
-                           outputs, bucketNames, variants, weightTable, ir);
+                           outputs, bucketNames, variants, weightTable, ir,
+                           m.padValue, m.exactPadding);
   }
 
 private:
@@ -156,7 +157,7 @@ private:
       fbs::Offset<fbs::Vector<int32_t>> bucketIndex;
       if (!p.bucketIndex.empty())
         bucketIndex = fbb.CreateVector(p.bucketIndex);
-      out.push_back(fb::CreatePort(fbb, name, type, bucketIndex));
+      out.push_back(fb::CreatePort(fbb, name, type, bucketIndex, p.lengthOf));
     }
     return fbb.CreateVector(out);
   }
@@ -347,6 +348,7 @@ decodePorts(const fbs::Vector<fbs::Offset<fb::Port>> *ports, const char *what) {
       return type.status();
     port.type = std::move(*type);
     port.bucketIndex = toVector(p->bucket_index());
+    port.lengthOf = p->length_of();
     out.push_back(std::move(port));
   }
   return out;
@@ -515,6 +517,8 @@ Expected<DecodedManifest> decodeManifest(const uint8_t *data, size_t size) {
   model.producerVersion = toString(m->producer_version());
   model.target = toString(m->target());
   model.ir = toString(m->ir());
+  model.padValue = m->pad_value();
+  model.exactPadding = m->exact_padding();
   Expected<std::vector<Port>> inputs = decodePorts(m->inputs(), "input");
   if (!inputs)
     return inputs.status().withContext("manifest");

@@ -66,7 +66,8 @@ bool TensorType::operator==(const TensorType &o) const {
 }
 
 bool Port::operator==(const Port &o) const {
-  return name == o.name && type == o.type && bucketIndex == o.bucketIndex;
+  return name == o.name && type == o.type && bucketIndex == o.bucketIndex &&
+         lengthOf == o.lengthOf;
 }
 
 bool ValueDesc::operator==(const ValueDesc &o) const {
@@ -121,7 +122,8 @@ bool ModelDesc::operator==(const ModelDesc &o) const {
   return name == o.name && producer == o.producer &&
          producerVersion == o.producerVersion && target == o.target &&
          inputs == o.inputs && outputs == o.outputs &&
-         bucketNames == o.bucketNames && variants == o.variants && ir == o.ir;
+         bucketNames == o.bucketNames && variants == o.variants && ir == o.ir &&
+         padValue == o.padValue && exactPadding == o.exactPadding;
 }
 
 SelectResult selectVariant(const ModelDesc &model,

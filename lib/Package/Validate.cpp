@@ -20,7 +20,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
+#include <string_view>
 
 namespace nnaccel::package {
 
@@ -133,6 +135,24 @@ Status checkPorts(const std::vector<Port> &ports, const char *what,
     }
     if (Status s = checkQuant(p.type, where); !s.ok())
       return s;
+    if (p.lengthOf != -1) {
+      std::optional<uint64_t> elements = p.type.numElements();
+      bool bucketed = false;
+      for (int32_t b : p.bucketIndex)
+        bucketed = bucketed || b >= 0;
+      if (std::string_view(what) != "input" || p.lengthOf < 0 ||
+          p.lengthOf >= static_cast<int64_t>(numBuckets))
+        return Status::error(fmt::format(
+            "{}: length_of {} is not a bucket index of an input port ({} "
+            "bucket dimensions)",
+            where, p.lengthOf, numBuckets));
+      if (!elements || *elements != 1 || bucketed || p.type.quant ||
+          (p.type.dtype != DType::F32 && p.type.dtype != DType::I32 &&
+           p.type.dtype != DType::I64))
+        return Status::error(fmt::format(
+            "{}: a length input must hold one static f32, i32 or i64 element",
+            where));
+    }
   }
   return Status::success();
 }
@@ -490,6 +510,9 @@ Status validateModel(const ModelDesc &model,
                                        "'{}'",
                                        i, model.bucketNames[i]));
   }
+  if (!std::isfinite(model.padValue))
+    return Status::error(
+        fmt::format("pad_value {} is not finite", model.padValue));
   if (Status s = checkPorts(model.inputs, "input", model.bucketNames.size());
       !s.ok())
     return s;

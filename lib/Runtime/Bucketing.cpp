@@ -14,12 +14,122 @@
 namespace nnaccel {
 namespace runtime {
 
-Tensor resizeBox(const Tensor &src, const std::vector<int64_t> &shape) {
+namespace {
+template <typename T> void fillAs(void *data, size_t count, double value) {
+  T v = static_cast<T>(value);
+  auto *out = static_cast<T *>(data);
+  std::fill(out, out + count, v);
+}
+} // namespace
+
+Tensor makeFilled(const TensorDesc &desc, double value) {
+  if (!desc.validate().ok())
+    return Tensor();
+  Tensor t = Tensor::allocate(desc);
+  if (t.isNull() || value == 0.0)
+    return t; // Allocation zero-fills.
+  size_t count = 1;
+  for (int64_t d : desc.shape)
+    count *= static_cast<size_t>(d);
+  void *data = t.mutableData();
+  switch (desc.dtype) {
+  case DType::F32:
+    fillAs<float>(data, count, value);
+    return t;
+  case DType::F64:
+    fillAs<double>(data, count, value);
+    return t;
+  case DType::I64:
+    fillAs<int64_t>(data, count, value);
+    return t;
+  case DType::I32:
+    fillAs<int32_t>(data, count, value);
+    return t;
+  case DType::I16:
+    fillAs<int16_t>(data, count, value);
+    return t;
+  case DType::I8:
+    fillAs<int8_t>(data, count, value);
+    return t;
+  case DType::U8:
+    fillAs<uint8_t>(data, count, value);
+    return t;
+  case DType::I1:
+    fillAs<uint8_t>(data, count, value != 0.0 ? 1.0 : 0.0);
+    return t;
+  default:
+    return Tensor();
+  }
+}
+
+void forEachPaddedRange(const std::vector<int64_t> &shape,
+                        const std::vector<int64_t> &valid, size_t elementSize,
+                        const std::function<void(size_t, size_t)> &onValid,
+                        const std::function<void(size_t, size_t)> &onPad) {
+  size_t rank = shape.size();
+  size_t total = elementSize;
+  for (int64_t d : shape)
+    total *= static_cast<size_t>(d);
+  bool empty = rank == 0 || valid.size() != rank;
+  for (size_t d = 0; !empty && d < rank; ++d)
+    empty = valid[d] <= 0;
+  if (empty || total == 0) {
+    if (total && rank == 0)
+      onValid(0, total); // A scalar is all valid.
+    else if (total)
+      onPad(0, total);
+    return;
+  }
+  std::vector<size_t> stride(rank, elementSize);
+  for (size_t d = rank - 1; d > 0; --d)
+    stride[d - 1] = stride[d] * static_cast<size_t>(shape[d]);
+  size_t rowBytes = static_cast<size_t>(valid[rank - 1]) * elementSize;
+  // Valid rows in order, merged while contiguous; the gaps are padding.
+  size_t runBegin = 0, runEnd = 0, covered = 0;
+  auto flush = [&]() {
+    if (runEnd == runBegin)
+      return;
+    if (runBegin > covered)
+      onPad(covered, runBegin - covered);
+    onValid(runBegin, runEnd - runBegin);
+    covered = runEnd;
+  };
+  std::vector<int64_t> index(rank, 0);
+  while (true) {
+    size_t offset = 0;
+    for (size_t d = 0; d + 1 < rank; ++d)
+      offset += static_cast<size_t>(index[d]) * stride[d];
+    if (offset != runEnd || runEnd == runBegin) {
+      flush();
+      runBegin = offset;
+      runEnd = offset;
+    }
+    runEnd += rowBytes;
+    // Advance the odometer over the outer dimensions of the valid box.
+    size_t d = rank - 1;
+    bool done = rank == 1;
+    while (!done && d > 0) {
+      --d;
+      if (++index[d] < valid[d])
+        break;
+      index[d] = 0;
+      done = d == 0;
+    }
+    if (done)
+      break;
+  }
+  flush();
+  if (covered < total)
+    onPad(covered, total - covered);
+}
+
+Tensor resizeBox(const Tensor &src, const std::vector<int64_t> &shape,
+                 double padValue) {
   const std::vector<int64_t> &from = src.getShape();
   TensorDesc desc(src.getDType(), shape);
   if (src.isNull() || from.size() != shape.size() || !desc.validate().ok())
     return Tensor();
-  Tensor dst = Tensor::allocate(desc);
+  Tensor dst = makeFilled(desc, padValue);
   if (dst.isNull())
     return dst;
   size_t rank = shape.size();

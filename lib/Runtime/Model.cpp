@@ -223,7 +223,18 @@ Expected<std::unique_ptr<ModelState>> prepare(package::Package package,
                       "description");
   }
 
-  preparePorts(model.inputs, state->inputs, state->inputBuckets);
+  // Length inputs (padding buckets) are the session's to fill, not the
+  // user's: they stay out of the user-facing signature.
+  std::vector<package::Port> userInputs;
+  for (size_t i = 0; i < model.inputs.size(); ++i) {
+    if (model.inputs[i].lengthOf >= 0) {
+      state->lengthInputs.emplace_back(i, model.inputs[i].lengthOf);
+      continue;
+    }
+    state->signatureIndex.push_back(i);
+    userInputs.push_back(model.inputs[i]);
+  }
+  preparePorts(userInputs, state->inputs, state->inputBuckets);
   preparePorts(model.outputs, state->outputs, state->outputBuckets);
 
   std::shared_ptr<const void> owner = state->package.owner();

@@ -76,9 +76,15 @@ struct ModelState {
 
   std::string sourceName;
   package::Package package;
+  /// The ports users supply (the signature's inputs without the length
+  /// inputs) and the outputs.
   std::vector<PortInfo> inputs, outputs;
   /// Per port: bucket index per dimension (-1 = static), padded to rank.
   std::vector<std::vector<int32_t>> inputBuckets, outputBuckets;
+  /// Per user input: its index in the signature.
+  std::vector<size_t> signatureIndex;
+  /// Length inputs the session fills: (signature index, bucket index).
+  std::vector<std::pair<size_t, int32_t>> lengthInputs;
   std::optional<isa::TargetDesc> target;
   bool hasCardPartitions = false;
   std::vector<PreparedVariant> variants;

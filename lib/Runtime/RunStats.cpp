@@ -40,8 +40,16 @@ std::string RunStats::summary() const {
                    deviceCycles, deviceMicros, hostMicros, emulationMicros,
                    wallMicros);
   s += fmt::format("  host -> card {} bytes (weights {}), card -> host {} "
-                   "bytes\n",
+                   "bytes",
                    bytesToCard, weightBytesToCard, bytesFromCard);
+  if (padBytesFilled)
+    s +=
+        fmt::format(", {} bytes of padding filled on the card", padBytesFilled);
+  if (transferCycles)
+    s += fmt::format("; transfers {} cycles ({:.3f} us modelled), not in "
+                     "the device time",
+                     transferCycles, transferMicros);
+  s += "\n";
   bool pinned = std::any_of(partitions.begin(), partitions.end(),
                             [](const PartitionStats &p) { return p.hasSetup; });
   if (pinned)

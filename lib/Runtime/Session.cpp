@@ -45,6 +45,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <mutex>
 #include <new>
@@ -125,6 +126,9 @@ struct SessionImpl {
 
   mutable std::mutex mutex;
   std::optional<PartitionKey> loadedPrograms;
+  /// Per value id of the current request: the unpadded shape of a padded
+  /// input (padding buckets), else empty.
+  std::vector<std::vector<int64_t>> validShapes;
   /// Per card: the partition whose weights its DRAM holds.
   /// A weight known to be in a card's DRAM.
   struct ResidentWeight {
@@ -236,11 +240,40 @@ package::Status SessionImpl::runCard(size_t variantIndex, size_t index,
                               names[static_cast<size_t>(b.value)]));
     if (b.bytes == 0)
       return package::Status::success();
-    if (isa::Error e = emu->writeMemory(part.card, isa::Space::Dram, b.address,
-                                        t.data(), b.bytes))
-      return fail(fmt::format("{}: writing value '{}' to DRAM: {}", where,
-                              names[static_cast<size_t>(b.value)],
-                              e.message()));
+    auto write = [&](size_t offset, size_t bytes) -> package::Status {
+      if (isa::Error e = emu->writeMemory(
+              part.card, isa::Space::Dram, b.address + offset,
+              static_cast<const uint8_t *>(t.data()) + offset, bytes))
+        return fail(fmt::format("{}: writing value '{}' to DRAM: {}", where,
+                                names[static_cast<size_t>(b.value)],
+                                e.message()));
+      return package::Status::success();
+    };
+    // A padded input (padding buckets) crosses the host link with its
+    // valid rows only; the card fills the padding itself (modelled as a
+    // DRAM fill, which the emulator performs with the same write).
+    const std::vector<int64_t> &valid =
+        validShapes[static_cast<size_t>(b.value)];
+    size_t elementSize = getDTypeSize(t.getDType());
+    if (!valid.empty() && elementSize &&
+        t.getByteSize() == t.getNumElements() * elementSize) {
+      package::Status status = package::Status::success();
+      forEachPaddedRange(
+          t.getShape(), valid, elementSize,
+          [&](size_t offset, size_t bytes) {
+            if (status.ok())
+              status = write(offset, bytes);
+            stats.bytesToCard += bytes;
+          },
+          [&](size_t offset, size_t bytes) {
+            if (status.ok())
+              status = write(offset, bytes);
+            stats.padBytesFilled += bytes;
+          });
+      return status;
+    }
+    if (package::Status s = write(0, b.bytes); !s.ok())
+      return s;
     stats.bytesToCard += b.bytes;
     return package::Status::success();
   };
@@ -315,19 +348,57 @@ package::Status SessionImpl::runCard(size_t variantIndex, size_t index,
     if (t.isNull())
       return fail(fmt::format("{}: cannot allocate output '{}'", where,
                               names[static_cast<size_t>(b.value)]));
-    if (b.bytes)
-      if (isa::Error e = emu->readMemory(part.card, isa::Space::Dram, b.address,
-                                         t.mutableData(), b.bytes))
+    auto read = [&](size_t offset, size_t bytes) -> package::Status {
+      if (isa::Error e = emu->readMemory(
+              part.card, isa::Space::Dram, b.address + offset,
+              static_cast<uint8_t *>(t.mutableData()) + offset, bytes))
         return fail(fmt::format("{}: reading value '{}' from DRAM: {}", where,
                                 names[static_cast<size_t>(b.value)],
                                 e.message()));
-    stats.bytesFromCard += b.bytes;
+      stats.bytesFromCard += bytes;
+      return package::Status::success();
+    };
+    // An output the runtime crops comes back with its valid rows only (the
+    // rest stays zero and is cropped away).
+    const std::vector<int64_t> &valid =
+        validShapes[static_cast<size_t>(b.value)];
+    size_t elementSize = getDTypeSize(t.getDType());
+    if (b.bytes && !valid.empty() && elementSize &&
+        t.getByteSize() == t.getNumElements() * elementSize) {
+      package::Status status = package::Status::success();
+      forEachPaddedRange(
+          t.getShape(), valid, elementSize,
+          [&](size_t offset, size_t bytes) {
+            if (status.ok())
+              status = read(offset, bytes);
+          },
+          [](size_t, size_t) {});
+      if (!status.ok())
+        return status;
+    } else if (b.bytes) {
+      if (package::Status s = read(0, b.bytes); !s.ok())
+        return s;
+    }
     values[static_cast<size_t>(b.value)] = std::move(t);
   }
   for (int32_t id : part.releaseAfter)
     values[static_cast<size_t>(id)] = Tensor();
 
   stats.cycles = run->totalCycles;
+  // The host link as nnaccel-compile's report models it: each transfer
+  // pays the latency, then the bytes at the link's bandwidth.
+  if (state->target && state->target->hostBytesPerCycle > 0) {
+    auto cost = [&](uint64_t bytes) -> uint64_t {
+      if (bytes == 0)
+        return 0;
+      return state->target->hostLatencyCycles +
+             static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) /
+                                             state->target->hostBytesPerCycle));
+    };
+    stats.transferCycles = cost(stats.weightBytesToCard) +
+                           cost(stats.bytesToCard - stats.weightBytesToCard) +
+                           cost(stats.bytesFromCard);
+  }
   stats.emulatorSummary = run->summary();
   stats.wallMicros = microsSince(start);
   if (options.trace)
@@ -400,7 +471,31 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
   }
 
   const package::ModelDesc &model = state->package.model();
-  package::SelectResult selected = package::selectVariant(model, shapes);
+  // Longer than the largest bucket: say which input and by how much.
+  for (size_t i = 0; i < ports.size(); ++i)
+    for (size_t d = 0; d < state->inputBuckets[i].size(); ++d) {
+      int32_t b = state->inputBuckets[i][d];
+      if (b < 0)
+        continue;
+      int64_t largest = 0;
+      for (const package::VariantDesc &v : model.variants)
+        largest = std::max(largest, v.bucket[static_cast<size_t>(b)]);
+      if (shapes[i][d] > largest)
+        return fail(fmt::format(
+            "input '{}': dimension {} is {}, longer than the largest bucket "
+            "of '{}' ({})",
+            ports[i].name, d, shapes[i][d],
+            model.bucketNames[static_cast<size_t>(b)], largest));
+    }
+  // The variant is chosen on the whole signature; length inputs have their
+  // one static shape.
+  std::vector<std::vector<int64_t>> signatureShapes(model.inputs.size());
+  for (size_t i = 0; i < ports.size(); ++i)
+    signatureShapes[state->signatureIndex[i]] = shapes[i];
+  for (auto [index, bucket] : state->lengthInputs)
+    signatureShapes[index] = model.inputs[index].type.shape;
+  package::SelectResult selected =
+      package::selectVariant(model, signatureShapes);
   if (selected.index < 0)
     return fail("no variant fits the inputs: " + selected.error);
   auto variantIndex = static_cast<size_t>(selected.index);
@@ -410,9 +505,10 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
   // a bucket should agree, and the largest one wins if they do not.
   std::vector<int64_t> actual(model.bucketNames.size(), -1);
   std::vector<Tensor> values = variant.constants;
+  validShapes.assign(values.size(), {});
   for (size_t i = 0; i < ports.size(); ++i) {
-    const TensorDesc &want =
-        variant.valueDescs[static_cast<size_t>(variant.inputs[i])];
+    auto id = static_cast<size_t>(variant.inputs[state->signatureIndex[i]]);
+    const TensorDesc &want = variant.valueDescs[id];
     for (size_t d = 0; d < state->inputBuckets[i].size(); ++d) {
       int32_t b = state->inputBuckets[i][d];
       if (b >= 0 && static_cast<size_t>(b) < actual.size())
@@ -421,14 +517,57 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
     }
     Tensor t = inputs[i];
     if (t.getShape() != want.shape) {
-      t = resizeBox(t, want.shape);
+      validShapes[id] = t.getShape();
+      t = resizeBox(t, want.shape, model.padValue);
       if (t.isNull())
         return fail(fmt::format("input '{}': cannot pad {} to variant '{}' "
                                 "shape {}",
                                 ports[i].name, inputs[i].getDesc().toString(),
                                 variant.name, want.toString()));
     }
-    values[static_cast<size_t>(variant.inputs[i])] = std::move(t);
+    values[id] = std::move(t);
+  }
+  // The true sizes of the buckets, for the masks that make padding exact.
+  for (auto [index, bucket] : state->lengthInputs) {
+    auto id = static_cast<size_t>(variant.inputs[index]);
+    int64_t size = actual[static_cast<size_t>(bucket)];
+    if (size < 0) // No input has this bucket: nothing is padded.
+      size = model.variants[variantIndex].bucket[static_cast<size_t>(bucket)];
+    Tensor t = makeFilled(variant.valueDescs[id], static_cast<double>(size));
+    if (t.isNull())
+      return fail("cannot make the length input '" + model.inputs[index].name +
+                  "'");
+    values[id] = std::move(t);
+  }
+
+  // Outputs the runtime crops come back from the card with their valid
+  // rows only, unless a later partition reads them whole.
+  for (size_t o = 0; o < variant.outputs.size(); ++o) {
+    auto id = static_cast<size_t>(variant.outputs[o]);
+    std::vector<int64_t> valid = variant.valueDescs[id].shape;
+    bool cropped = false;
+    for (size_t d = 0; d < state->outputBuckets[o].size() && d < valid.size();
+         ++d) {
+      int32_t b = state->outputBuckets[o][d];
+      if (b >= 0 && actual[static_cast<size_t>(b)] >= 0 &&
+          actual[static_cast<size_t>(b)] < valid[d]) {
+        valid[d] = actual[static_cast<size_t>(b)];
+        cropped = true;
+      }
+    }
+    auto readsIt = [&](const PreparedPartition &p) {
+      for (const PreparedBinding &b : p.inputs)
+        if (static_cast<size_t>(b.value) == id)
+          return true;
+      for (const PreparedHostOp &op : p.ops)
+        for (int32_t in : op.inputs)
+          if (in >= 0 && static_cast<size_t>(in) == id)
+            return true;
+      return false;
+    };
+    if (cropped && std::none_of(variant.partitions.begin(),
+                                variant.partitions.end(), readsIt))
+      validShapes[id] = std::move(valid);
   }
 
   RunStats stats;
@@ -469,6 +608,8 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
     stats.bytesToCard += ps.bytesToCard;
     stats.weightBytesToCard += ps.weightBytesToCard;
     stats.bytesFromCard += ps.bytesFromCard;
+    stats.padBytesFilled += ps.padBytesFilled;
+    stats.transferCycles += ps.transferCycles;
     stats.partitions.push_back(std::move(ps));
   }
 
@@ -501,6 +642,10 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
   stats.deviceMicros =
       stats.clockMHz > 0
           ? static_cast<double>(stats.deviceCycles) / stats.clockMHz
+          : 0;
+  stats.transferMicros =
+      stats.clockMHz > 0
+          ? static_cast<double>(stats.transferCycles) / stats.clockMHz
           : 0;
   stats.setupMicros =
       stats.clockMHz > 0

@@ -37,7 +37,9 @@ public:
   Writer(ModuleOp module, const PackageWriterOptions &options)
       : module(module), options(options) {}
 
-  LogicalResult run(func::FuncOp func, StringRef path);
+  /// Adds `func` as one variant; the first one defines the signature.
+  LogicalResult addVariant(func::FuncOp func, StringRef name, int64_t bucket);
+  LogicalResult write(Location loc, StringRef path);
 
 private:
   FailureOr<int32_t> addValue(Value value, StringRef name = {});
@@ -194,14 +196,56 @@ LogicalResult Writer::addCardPartition(CardPartitionOp op) {
   return success();
 }
 
-LogicalResult Writer::run(func::FuncOp func, StringRef path) {
+/// The signature port of a variant's value: bucketed dimensions (`axes`)
+/// become -1 with bucket index 0.
+static pkg::Port makePort(std::string name, const pkg::TensorType &type,
+                          ArrayRef<int64_t> axes) {
+  pkg::Port port{std::move(name), type, {}};
+  if (axes.empty())
+    return port;
+  port.bucketIndex.assign(type.shape.size(), -1);
+  for (int64_t axis : axes) {
+    port.type.shape[axis] = -1;
+    port.bucketIndex[axis] = 0;
+  }
+  return port;
+}
+
+LogicalResult Writer::addVariant(func::FuncOp func, StringRef name,
+                                 int64_t bucket) {
   pkg::ModelDesc &model = builder.model();
-  model.name = options.modelName;
-  model.producer = "nnaccel-compile";
-  model.producerVersion = "0.1.0";
-  model.target = options.targetJson;
-  model.ir = options.irText;
-  variant.name = "default";
+  bool first = model.variants.empty();
+  variant = pkg::VariantDesc();
+  ids.clear();
+  variant.name = name.str();
+  if (bucket >= 0)
+    variant.bucket = {bucket};
+  // Later variants must have the first one's signature; the package
+  // validation compares the shapes.
+  auto addPort = [&](std::vector<pkg::Port> &ports, size_t index,
+                     pkg::Port port) -> LogicalResult {
+    if (first) {
+      ports.push_back(std::move(port));
+      return success();
+    }
+    if (index >= ports.size() || ports[index].name != port.name ||
+        ports[index].bucketIndex != port.bucketIndex ||
+        ports[index].lengthOf != port.lengthOf)
+      return func.emitError() << "variant '" << name << "': port '" << port.name
+                              << "' differs from the first variant's";
+    // A dimension that changes with the bucket but holds no padded
+    // positions (e.g. a strided convolution's output) cannot be cropped.
+    const std::vector<int64_t> &want = ports[index].type.shape;
+    for (size_t d = 0; d < want.size() && d < port.type.shape.size(); ++d)
+      if (want[d] >= 0 && want[d] != port.type.shape[d])
+        return func.emitError()
+               << "variant '" << name << "': dimension " << d << " of '"
+               << port.name << "' is " << port.type.shape[d] << ", not "
+               << want[d]
+               << " as in the first variant: it changes with the bucket but "
+                  "is not a padded axis the runtime can crop";
+    return success();
+  };
 
   for (auto [index, arg] : llvm::enumerate(func.getArguments())) {
     auto name = func.getArgAttrOfType<StringAttr>(index, "onnx.name");
@@ -209,7 +253,15 @@ LogicalResult Writer::run(func::FuncOp func, StringRef path) {
     FailureOr<int32_t> id = addValue(arg, portName);
     if (failed(id))
       return failure();
-    model.inputs.push_back({portName, variant.values[*id].type, {}});
+    SmallVector<int64_t> axes;
+    if (auto axis = func.getArgAttrOfType<IntegerAttr>(
+            index, AccelDialect::getPaddedAxisAttrName()))
+      axes.push_back(axis.getInt());
+    pkg::Port port = makePort(portName, variant.values[*id].type, axes);
+    if (func.getArgAttr(index, AccelDialect::getValidLengthAttrName()))
+      port.lengthOf = 0;
+    if (failed(addPort(model.inputs, index, std::move(port))))
+      return failure();
     variant.inputs.push_back(*id);
   }
 
@@ -240,7 +292,13 @@ LogicalResult Writer::run(func::FuncOp func, StringRef path) {
         std::string portName =
             name ? name.str() : "output_" + std::to_string(index);
         int32_t id = idOf(value);
-        model.outputs.push_back({portName, variant.values[id].type, {}});
+        ArrayRef<int64_t> axes;
+        if (auto padded = func.getResultAttrOfType<DenseI64ArrayAttr>(
+                index, AccelDialect::getPaddedAxesAttrName()))
+          axes = padded.asArrayRef();
+        if (failed(addPort(model.outputs, index,
+                           makePort(portName, variant.values[id].type, axes))))
+          return failure();
         variant.outputs.push_back(id);
       }
     } else if (isa<AccelDialect>(op.getDialect())) {
@@ -253,15 +311,43 @@ LogicalResult Writer::run(func::FuncOp func, StringRef path) {
     }
   }
   model.variants.push_back(std::move(variant));
+  return success();
+}
+
+LogicalResult Writer::write(Location loc, StringRef path) {
+  pkg::ModelDesc &model = builder.model();
+  model.name = options.modelName;
+  model.producer = "nnaccel-compile";
+  model.producerVersion = "0.1.0";
+  model.target = options.targetJson;
+  model.ir = options.irText;
+  if (!options.bucketName.empty()) {
+    model.bucketNames = {options.bucketName};
+    model.padValue = options.padValue;
+    model.exactPadding = options.exactPadding;
+  }
   pkg::Status status = builder.write(path.str());
   if (!status.ok())
-    return func.emitError() << "cannot write package: " << status.message();
+    return emitError(loc) << "cannot write package: " << status.message();
   return success();
 }
 
 LogicalResult mlir::nnaccel::writePackage(ModuleOp module, func::FuncOp func,
                                           const PackageWriterOptions &options,
                                           StringRef path) {
-  Writer writer(module, options);
-  return writer.run(func, path);
+  return writePackage(PackageVariant{module, func, "default", -1}, options,
+                      path);
+}
+
+LogicalResult mlir::nnaccel::writePackage(ArrayRef<PackageVariant> variants,
+                                          const PackageWriterOptions &options,
+                                          StringRef path) {
+  if (variants.empty())
+    return failure();
+  Writer writer(variants.front().module, options);
+  for (const PackageVariant &v : variants)
+    if (failed(writer.addVariant(v.func, v.name, v.bucket)))
+      return failure();
+  func::FuncOp first = variants.front().func;
+  return writer.write(first.getLoc(), path);
 }

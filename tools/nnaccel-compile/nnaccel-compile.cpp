@@ -282,6 +282,19 @@ static cl::opt<std::string> loadProfile(
     cl::desc("Calibrate from statistics saved with --save-profile instead of "
              "samples"),
     cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string> bucketsOption(
+    "buckets",
+    cl::desc("Padding buckets: INPUT:AXIS[,INPUT:AXIS...]=SIZE,SIZE,... (e.g. "
+             "ids:1=32,64,128): one variant per size in one package, the "
+             "axis of every listed input padded to it; the runtime picks the "
+             "smallest that fits, pads and crops"),
+    cl::value_desc("spec"), cl::cat(category));
+static cl::opt<std::string> padMode(
+    "pad-mode",
+    cl::desc("With --buckets: exact (default: masks make the padding "
+             "harmless, or the model is refused) or value:<v> (pad with v, "
+             "no guarantee)"),
+    cl::init("exact"), cl::cat(category));
 static cl::opt<bool> noIR("no-ir",
                           cl::desc("Do not store the IR in the package"),
                           cl::cat(category));
@@ -526,9 +539,13 @@ void recordSchedule(MutableArrayRef<PartitionSummary> summaries) {
 }
 
 /// Prints / writes the report: the partitions summarised before lowering
-/// with what their lowered programs cost.
+/// with what their lowered programs cost. With padding buckets the JSON
+/// report of each variant goes into `variants` (written once all are
+/// compiled) instead of the file.
 LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
-                         const ::nnaccel::isa::TargetDesc &target) {
+                         const ::nnaccel::isa::TargetDesc &target,
+                         llvm::json::Array *variants = nullptr,
+                         int64_t bucketSize = -1) {
   std::vector<PlacedOp> ops;
   llvm::json::Array partitions;
   int index = 0;
@@ -655,6 +672,11 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
                             {"modeled_card_cycles", int64_t(totalCycles)},
                             {"transfer_cycles", int64_t(totalTransfer)},
                             {"partitions", std::move(partitions)}};
+    if (variants) {
+      root["bucket_size"] = bucketSize;
+      variants->push_back(std::move(root));
+      return success();
+    }
     std::string error;
     auto file = openOutputFile(reportJson, &error);
     if (!file)
@@ -667,6 +689,76 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
   return success();
 }
 } // namespace
+
+namespace {
+/// A parsed --buckets: the inputs sharing the bucketed dimension (name,
+/// axis) and the sizes, increasing.
+struct BucketSpec {
+  SmallVector<std::pair<std::string, int64_t>> inputs;
+  SmallVector<int64_t> sizes;
+};
+} // namespace
+
+/// Parses `ids:1[,mask:1]=32,64,128`; the error says what is wrong.
+static LogicalResult parseBuckets(StringRef text, BucketSpec &spec,
+                                  std::string &error) {
+  auto [dims, list] = text.split('=');
+  if (list.empty() || dims.empty()) {
+    error = "expected INPUT:AXIS[,INPUT:AXIS...]=SIZE,SIZE,..., got '" +
+            text.str() + "'";
+    return failure();
+  }
+  SmallVector<StringRef> parts;
+  dims.split(parts, ',');
+  for (StringRef part : parts) {
+    auto [name, axisText] = part.trim().rsplit(':');
+    int64_t axis;
+    if (name.empty() || axisText.getAsInteger(10, axis) || axis < 0) {
+      error = "'" + part.str() +
+              "' is not INPUT:AXIS with a non-negative integer axis";
+      return failure();
+    }
+    if (llvm::any_of(spec.inputs, [&](auto &e) { return e.first == name; })) {
+      error = "input '" + name.str() + "' is listed twice";
+      return failure();
+    }
+    spec.inputs.push_back({name.str(), axis});
+  }
+  parts.clear();
+  list.split(parts, ',');
+  for (StringRef part : parts) {
+    int64_t size;
+    if (part.trim().getAsInteger(10, size) || size < 1) {
+      error = "bucket size '" + part.str() + "' is not a positive integer";
+      return failure();
+    }
+    if (!spec.sizes.empty() && size <= spec.sizes.back()) {
+      error = llvm::formatv("bucket sizes must increase: {0} follows {1}", size,
+                            spec.sizes.back())
+                  .str();
+      return failure();
+    }
+    spec.sizes.push_back(size);
+  }
+  return success();
+}
+
+/// Parses --pad-mode: nullopt for exact, else the pad value.
+static LogicalResult parsePadMode(StringRef text, std::optional<double> &value,
+                                  std::string &error) {
+  if (text == "exact") {
+    value.reset();
+    return success();
+  }
+  double v;
+  if (!text.consume_front("value:") || text.getAsDouble(v) ||
+      !std::isfinite(v)) {
+    error = "expected exact or value:<finite number>";
+    return failure();
+  }
+  value = v;
+  return success();
+}
 
 /// Checks the calibration options; fails, with a message, on a combination
 /// that makes no sense.
@@ -787,113 +879,202 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  progress.stage("importing " + inputFile);
-  ONNXImportOptions importOptions;
-  std::string shapeError;
-  if (failed(parseInputShapes(inputShapes, importOptions.inputShapes,
-                              shapeError))) {
-    llvm::errs() << "error: --input-shape: " << shapeError << "\n";
+  BucketSpec bucketSpec;
+  std::optional<double> padValue;
+  std::string bucketName;
+  if (!bucketsOption.empty()) {
+    std::string bucketError;
+    if (failed(parseBuckets(bucketsOption, bucketSpec, bucketError))) {
+      llvm::errs() << "error: --buckets: " << bucketError << "\n";
+      return 1;
+    }
+    if (failed(parsePadMode(padMode, padValue, bucketError))) {
+      llvm::errs() << "error: --pad-mode: " << bucketError << "\n";
+      return 1;
+    }
+    // The bucket is named after its first input's axis, e.g. "ids:1".
+    bucketName = llvm::formatv("{0}:{1}", bucketSpec.inputs.front().first,
+                               bucketSpec.inputs.front().second)
+                     .str();
+    if (!calibrationDir.empty() || !loadProfile.empty() || autoPrecision) {
+      llvm::errs() << "error: --buckets does not combine with calibration "
+                      "(--calibration, --load-profile, --quantize=auto) yet\n";
+      return 1;
+    }
+  } else if (padMode.getNumOccurrences()) {
+    llvm::errs() << "error: --pad-mode needs --buckets\n";
     return 1;
   }
-  OwningOpRef<ModuleOp> module =
-      importONNXFile(inputFile, &context, importOptions);
-  if (!module)
-    return 1;
 
-  if (failed(runCalibration(*module, importOptions, context, progress)))
-    return 1;
+  // With buckets, --report-json holds one report per variant.
+  llvm::json::Array variantReports;
+  // One compile per bucket size (or one without buckets): import at that
+  // size, mask, place, lower. The modules stay alive until the package is
+  // written, which takes their weights without copying them.
+  auto compileOne =
+      [&](std::optional<int64_t> bucketSize) -> OwningOpRef<ModuleOp> {
+    progress.stage("importing " + inputFile);
+    ONNXImportOptions importOptions;
+    std::string shapeError;
+    if (failed(parseInputShapes(inputShapes, importOptions.inputShapes,
+                                shapeError))) {
+      llvm::errs() << "error: --input-shape: " << shapeError << "\n";
+      return OwningOpRef<ModuleOp>();
+    }
+    if (bucketSize)
+      for (const auto &[name, axis] : bucketSpec.inputs)
+        importOptions.paddedDims[name] = {axis, *bucketSize};
+    OwningOpRef<ModuleOp> module =
+        importONNXFile(inputFile, &context, importOptions);
+    if (!module)
+      return OwningOpRef<ModuleOp>();
 
-  std::optional<AutoPrecisionResult> autoResult;
-  if (autoPrecision) {
-    progress.stage("searching the precisions (--quantize=auto)");
-    LowerPipelineOptions searchPipeline;
-    searchPipeline.target = targetSpec.getValue();
-    searchPipeline.placement = placementFile.getValue();
-    searchPipeline.quantize = "auto";
-    searchPipeline.quantizeScheme = quantizeScheme.getValue();
-    AutoPrecisionOptions options;
-    options.budget = *budget;
-    options.sampleDir = calibrationDir;
-    options.functionName = importOptions.functionName;
-    options.maxEvaluations = autoMaxEvals;
-    options.target = npu::loadTarget(targetSpec, targetError);
-    options.pipeline = &searchPipeline;
-    options.progress = [&](StringRef message) { progress.stage(message); };
-    FailureOr<AutoPrecisionResult> result = searchPrecisions(*module, options);
-    if (failed(result))
-      return 1;
-    autoResult = std::move(*result);
-    applyPrecisions(*module, *autoResult, importOptions.functionName);
-    printPrecisionSummary(*autoResult, *budget, report,
-                          report ? llvm::outs() : llvm::errs());
-    if (!savePrecision.empty()) {
-      std::string error;
-      auto file = openOutputFile(savePrecision, &error);
-      if (!file) {
-        llvm::errs() << "error: cannot write precisions: " << error << "\n";
-        return 1;
+    if (failed(runCalibration(*module, importOptions, context, progress)))
+      return OwningOpRef<ModuleOp>();
+
+    std::optional<AutoPrecisionResult> autoResult;
+    if (autoPrecision) {
+      progress.stage("searching the precisions (--quantize=auto)");
+      LowerPipelineOptions searchPipeline;
+      searchPipeline.target = targetSpec.getValue();
+      searchPipeline.placement = placementFile.getValue();
+      searchPipeline.quantize = "auto";
+      searchPipeline.quantizeScheme = quantizeScheme.getValue();
+      AutoPrecisionOptions options;
+      options.budget = *budget;
+      options.sampleDir = calibrationDir;
+      options.functionName = importOptions.functionName;
+      options.maxEvaluations = autoMaxEvals;
+      options.target = npu::loadTarget(targetSpec, targetError);
+      options.pipeline = &searchPipeline;
+      options.progress = [&](StringRef message) { progress.stage(message); };
+      FailureOr<AutoPrecisionResult> result =
+          searchPrecisions(*module, options);
+      if (failed(result))
+        return OwningOpRef<ModuleOp>();
+      autoResult = std::move(*result);
+      applyPrecisions(*module, *autoResult, importOptions.functionName);
+      printPrecisionSummary(*autoResult, *budget, report,
+                            report ? llvm::outs() : llvm::errs());
+      if (!savePrecision.empty()) {
+        std::string error;
+        auto file = openOutputFile(savePrecision, &error);
+        if (!file) {
+          llvm::errs() << "error: cannot write precisions: " << error << "\n";
+          return OwningOpRef<ModuleOp>();
+        }
+        writePrecisionFile(*autoResult, file->os());
+        file->keep();
       }
-      writePrecisionFile(*autoResult, file->os());
+    }
+
+    if (bucketSize) {
+      // Exact mode masks what padding could change, or refuses the model;
+      // value mode only records which output dimensions to crop.
+      PassManager maskPM(&context);
+      AccelMaskPaddingOptions mask;
+      mask.exact = !padValue;
+      mask.lengthName = bucketName + ".length";
+      maskPM.addNestedPass<func::FuncOp>(createAccelMaskPadding(mask));
+      if (failed(maskPM.run(*module)))
+        return OwningOpRef<ModuleOp>();
+    }
+
+    progress.stage("placing, partitioning and lowering");
+    LowerPipelineOptions pipeline;
+    pipeline.target = targetSpec.getValue();
+    pipeline.forceHost = ArrayRef<std::string>(forceHost);
+    pipeline.cores = cores.getValue();
+    pipeline.placement = placementFile.getValue();
+    pipeline.pinWeights = pinWeights.getValue();
+    pipeline.sharedIntermediates = sharedIntermediates.getValue();
+    pipeline.quantize = *modes;
+    if (quantizeScheme != "symmetric" && quantizeScheme != "asymmetric") {
+      llvm::errs() << "error: --quantize-scheme must be symmetric or "
+                      "asymmetric, got '"
+                   << quantizeScheme << "'\n";
+      return OwningOpRef<ModuleOp>();
+    }
+    if (quantizeScheme.getNumOccurrences() &&
+        !llvm::is_contained(quantize, Quantize::Int8))
+      llvm::errs() << "warning: --quantize-scheme has no effect without "
+                      "--quantize=int8\n";
+    pipeline.quantizeScheme = quantizeScheme.getValue();
+    PassManager partitionPM(&context);
+    buildPartitionPipeline(partitionPM, pipeline);
+    if (failed(partitionPM.run(*module)))
+      return OwningOpRef<ModuleOp>();
+    auto func = module->lookupSymbol<func::FuncOp>("main");
+    if (!func) {
+      llvm::errs() << "error: the imported module has no @main\n";
+      return OwningOpRef<ModuleOp>();
+    }
+    // The report needs each partition's ops, which lowering replaces.
+    std::vector<PartitionSummary> summaries = summarizePartitions(func);
+    // Split and schedule on cores first, on their own, so the report can say
+    // where each op went.
+    PassManager schedulePM(&context);
+    buildCoreSchedulePipeline(schedulePM, pipeline);
+    if (failed(schedulePM.run(*module)))
+      return OwningOpRef<ModuleOp>();
+    recordSchedule(summaries);
+    if (!savePlacement.empty()) {
+      std::string error;
+      auto file = openOutputFile(savePlacement, &error);
+      if (!file) {
+        llvm::errs() << "error: cannot write placement: " << error << "\n";
+        return OwningOpRef<ModuleOp>();
+      }
+      writePlacementFile(*module, file->os());
       file->keep();
     }
-  }
+    PassManager codegenPM(&context);
+    buildCardCodegenPipeline(codegenPM, pipeline);
+    if (failed(codegenPM.run(*module)))
+      return OwningOpRef<ModuleOp>();
+    if (bucketSize && report)
+      llvm::outs() << "bucket " << bucketName << " = " << *bucketSize << ":\n";
+    if ((report || !reportJson.empty()) &&
+        failed(emitReport(
+            *module, summaries, *npu::loadTarget(targetSpec, targetError),
+            bucketSize ? &variantReports : nullptr, bucketSize.value_or(-1))))
+      return OwningOpRef<ModuleOp>();
 
-  progress.stage("placing, partitioning and lowering");
-  LowerPipelineOptions pipeline;
-  pipeline.target = targetSpec.getValue();
-  pipeline.forceHost = ArrayRef<std::string>(forceHost);
-  pipeline.cores = cores.getValue();
-  pipeline.placement = placementFile.getValue();
-  pipeline.pinWeights = pinWeights.getValue();
-  pipeline.sharedIntermediates = sharedIntermediates.getValue();
-  pipeline.quantize = *modes;
-  if (quantizeScheme != "symmetric" && quantizeScheme != "asymmetric") {
-    llvm::errs() << "error: --quantize-scheme must be symmetric or "
-                    "asymmetric, got '"
-                 << quantizeScheme << "'\n";
-    return 1;
+    return module;
+  };
+
+  std::vector<OwningOpRef<ModuleOp>> modules;
+  std::vector<std::optional<int64_t>> sizes;
+  if (bucketSpec.sizes.empty())
+    sizes.push_back(std::nullopt);
+  for (int64_t size : bucketSpec.sizes)
+    sizes.push_back(size);
+  for (std::optional<int64_t> size : sizes) {
+    if (size)
+      progress.stage(
+          llvm::formatv("bucket {0} = {1}", bucketName, *size).str());
+    OwningOpRef<ModuleOp> compiled = compileOne(size);
+    if (!compiled)
+      return 1;
+    modules.push_back(std::move(compiled));
   }
-  if (quantizeScheme.getNumOccurrences() &&
-      !llvm::is_contained(quantize, Quantize::Int8))
-    llvm::errs() << "warning: --quantize-scheme has no effect without "
-                    "--quantize=int8\n";
-  pipeline.quantizeScheme = quantizeScheme.getValue();
-  PassManager partitionPM(&context);
-  buildPartitionPipeline(partitionPM, pipeline);
-  if (failed(partitionPM.run(*module)))
-    return 1;
-  auto func = module->lookupSymbol<func::FuncOp>("main");
-  if (!func) {
-    llvm::errs() << "error: the imported module has no @main\n";
-    return 1;
-  }
-  // The report needs each partition's ops, which lowering replaces.
-  std::vector<PartitionSummary> summaries = summarizePartitions(func);
-  // Split and schedule on cores first, on their own, so the report can say
-  // where each op went.
-  PassManager schedulePM(&context);
-  buildCoreSchedulePipeline(schedulePM, pipeline);
-  if (failed(schedulePM.run(*module)))
-    return 1;
-  recordSchedule(summaries);
-  if (!savePlacement.empty()) {
+  if (!bucketSpec.sizes.empty() && !reportJson.empty()) {
+    llvm::json::Object root{{"model", inputFile.getValue()},
+                            {"target", targetSpec.getValue()},
+                            {"bucket", bucketName},
+                            {"variants", std::move(variantReports)}};
     std::string error;
-    auto file = openOutputFile(savePlacement, &error);
+    auto file = openOutputFile(reportJson, &error);
     if (!file) {
-      llvm::errs() << "error: cannot write placement: " << error << "\n";
+      llvm::errs() << "error: cannot write report: " << error << "\n";
       return 1;
     }
-    writePlacementFile(*module, file->os());
+    file->os() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
+               << "\n";
     file->keep();
   }
-  PassManager codegenPM(&context);
-  buildCardCodegenPipeline(codegenPM, pipeline);
-  if (failed(codegenPM.run(*module)))
-    return 1;
-  if ((report || !reportJson.empty()) &&
-      failed(emitReport(*module, summaries,
-                        *npu::loadTarget(targetSpec, targetError))))
-    return 1;
+  OwningOpRef<ModuleOp> &module = modules.front();
+  auto func = module->lookupSymbol<func::FuncOp>("main");
 
   std::string error;
   switch (emit) {
@@ -903,7 +1084,13 @@ int main(int argc, char **argv) {
       llvm::errs() << "error: " << error << "\n";
       return 1;
     }
-    module->print(file->os());
+    // With buckets, every variant's module in bucket order.
+    for (auto [index, compiled] : llvm::enumerate(modules)) {
+      if (sizes[index])
+        file->os() << "// bucket " << bucketName << " = " << *sizes[index]
+                   << "\n";
+      compiled->print(file->os());
+    }
     file->keep();
     return 0;
   }
@@ -913,13 +1100,18 @@ int main(int argc, char **argv) {
       llvm::errs() << "error: " << error << "\n";
       return 1;
     }
-    for (auto program : module->getOps<npu::ProgramOp>()) {
-      FailureOr<::nnaccel::isa::Program> isaProgram =
-          npu::toISAProgram(program);
-      if (failed(isaProgram))
-        return 1;
-      file->os() << "# " << program.getSymName() << "\n"
-                 << ::nnaccel::isa::printAsm(*isaProgram) << "\n";
+    for (auto [index, compiled] : llvm::enumerate(modules)) {
+      if (sizes[index])
+        file->os() << "# bucket " << bucketName << " = " << *sizes[index]
+                   << "\n";
+      for (auto program : compiled->getOps<npu::ProgramOp>()) {
+        FailureOr<::nnaccel::isa::Program> isaProgram =
+            npu::toISAProgram(program);
+        if (failed(isaProgram))
+          return 1;
+        file->os() << "# " << program.getSymName() << "\n"
+                   << ::nnaccel::isa::printAsm(*isaProgram) << "\n";
+      }
     }
     file->keep();
     return 0;
@@ -943,7 +1135,22 @@ int main(int argc, char **argv) {
       flags.elideLargeResourceString(64);
       module->print(os, flags);
     }
-    if (failed(writePackage(*module, func, options, outputFile)))
+    if (bucketSpec.sizes.empty()) {
+      if (failed(writePackage(*module, func, options, outputFile)))
+        return 1;
+      return 0;
+    }
+    // One variant per bucket; the stored IR is the smallest bucket's.
+    options.bucketName = bucketName;
+    options.padValue = padValue.value_or(0.0);
+    options.exactPadding = !padValue;
+    std::vector<PackageVariant> variants;
+    for (auto [index, compiled] : llvm::enumerate(modules))
+      variants.push_back(
+          {*compiled, compiled->lookupSymbol<func::FuncOp>("main"),
+           llvm::formatv("{0}={1}", bucketName, *sizes[index]).str(),
+           *sizes[index]});
+    if (failed(writePackage(variants, options, outputFile)))
       return 1;
     return 0;
   }

@@ -87,6 +87,10 @@ void printPorts(const char *title, const std::vector<Port> &ports,
             fmt::format("dim {} = {}", d, m.bucketNames[p.bucketIndex[d]]));
     if (!padded.empty())
       fmt::print("  [bucketed: {}]", fmt::join(padded, ", "));
+    if (p.lengthOf >= 0 &&
+        static_cast<size_t>(p.lengthOf) < m.bucketNames.size())
+      fmt::print("  [true length of {}, fed by the runtime]",
+                 m.bucketNames[p.lengthOf]);
     fmt::print("\n");
   }
 }
@@ -105,8 +109,20 @@ void printInfo(const Package &pkg, bool ops, bool ir) {
              m.ir.empty() ? std::string("(none)") : formatBytes(m.ir.size()));
   printPorts("inputs", m.inputs, m);
   printPorts("outputs", m.outputs, m);
-  if (!m.bucketNames.empty())
+  if (!m.bucketNames.empty()) {
+    // The bucket table: every bucketed dimension's sizes across variants.
     fmt::print("buckets:   {}\n", fmt::join(m.bucketNames, ", "));
+    for (size_t b = 0; b < m.bucketNames.size(); ++b) {
+      std::vector<int64_t> sizes;
+      for (const VariantDesc &v : m.variants)
+        if (b < v.bucket.size())
+          sizes.push_back(v.bucket[b]);
+      fmt::print("  {}: {}\n", m.bucketNames[b], fmt::join(sizes, ", "));
+    }
+    fmt::print("padding:   {}, pad value {}\n",
+               m.exactPadding ? "exact (masked)" : "by value, not exact",
+               m.padValue);
+  }
 
   uint64_t referenced = 0;
   for (const VariantDesc &v : m.variants)

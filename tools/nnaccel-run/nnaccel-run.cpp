@@ -733,6 +733,12 @@ int runTool(const Options &o) {
     fmt::print("modelled pinned-weight setup: {} cycles ({:.3f} us) in {} of "
                "{} run(s), not in the device latency\n",
                setupCycles, setupMicros, setupRuns, o.repeat);
+  // The last run's host-link transfers (weights only when it uploaded
+  // them; a padded input with its valid rows only).
+  if (stats.transferCycles)
+    fmt::print("modelled host-link transfers: {} cycles ({:.3f} us), not in "
+               "the device latency\n",
+               stats.transferCycles, stats.transferMicros);
   fmt::print("host wall time: {} (host kernels {}, emulation {})\n",
              formatMicros(stats.wallMicros), formatMicros(stats.hostMicros),
              formatMicros(stats.emulationMicros));

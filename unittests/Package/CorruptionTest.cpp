@@ -129,9 +129,10 @@ TEST_CASE("the forged baseline manifest is valid", "[package][corrupt]") {
 }
 
 TEST_CASE("packages of older minor versions still read", "[package]") {
-  // 2.0 and 2.1 manifests have no setup programs (added in 2.2); the
-  // fields a minor version appends are absent from older files.
-  for (uint16_t minor : {0, 1}) {
+  // 2.0 and 2.1 manifests have no setup programs (added in 2.2), 2.2 ones
+  // no length inputs or pad value (2.3); the fields a minor version appends
+  // are absent from older files.
+  for (uint16_t minor : {0, 1, 2}) {
     Forge forge;
     forge.minor = minor;
     std::vector<uint8_t> file = forge.build();
@@ -178,17 +179,17 @@ TEST_CASE("bad magic, version and flags", "[package][corrupt]") {
   SECTION("newer major") {
     putLE(file, 8, 3, 2);
     CHECK(loadError(file) ==
-          "unsupported format version 3.2 (this reader reads 2.0 to 2.2)");
+          "unsupported format version 3.3 (this reader reads 2.0 to 2.3)");
   }
   SECTION("older major (format 1 numbered element types differently)") {
     putLE(file, 8, 1, 2);
     CHECK(loadError(file) ==
-          "unsupported format version 1.2 (this reader reads 2.0 to 2.2)");
+          "unsupported format version 1.3 (this reader reads 2.0 to 2.3)");
   }
   SECTION("newer minor") {
-    putLE(file, 10, 3, 2);
+    putLE(file, 10, 4, 2);
     CHECK(loadError(file) ==
-          "unsupported format version 2.3 (this reader reads 2.0 to 2.2)");
+          "unsupported format version 2.4 (this reader reads 2.0 to 2.3)");
   }
   SECTION("unknown flags") {
     putLE(file, 12, 4, 4);
@@ -327,7 +328,7 @@ TEST_CASE("forged manifests are rejected by the semantic checks",
   SECTION("manifest version disagreeing with the header") {
     forge.major = 3;
     CHECK(loadError(forge.build()) ==
-          "manifest: format version 3.2 disagrees with the header's 2.2");
+          "manifest: format version 3.3 disagrees with the header's 2.3");
   }
 }
 

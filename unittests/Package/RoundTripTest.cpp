@@ -65,6 +65,31 @@ TEST_CASE("round trip through a file preserves the whole model", "[package]") {
   CHECK(logits.type.quant->zeroPoints == std::vector<int64_t>{3});
 }
 
+TEST_CASE("padding fields (2.3) round trip", "[package]") {
+  PackageBuilder builder;
+  buildTestModel(builder);
+  ModelDesc &m = builder.model();
+  // A length input of the sequence bucket, fed by the runtime.
+  Port length{"tokens.length", {DType::F32, {1}, std::nullopt}, {}};
+  length.lengthOf = 0;
+  m.inputs.push_back(length);
+  for (VariantDesc &v : m.variants)
+    v.inputs.push_back(v.addValue({"len", length.type, -1}));
+  m.padValue = -2.5;
+  m.exactPadding = true;
+  Expected<std::vector<uint8_t>> bytes = builder.toBuffer();
+  INFO(bytes.message());
+  REQUIRE(bytes.ok());
+  Expected<Package> pkg = Package::fromBuffer(bytes->data(), bytes->size());
+  INFO(pkg.message());
+  REQUIRE(pkg.ok());
+  CHECK(pkg->model() == m);
+  CHECK(pkg->model().inputs.back().lengthOf == 0);
+  CHECK(pkg->model().inputs.front().lengthOf == -1);
+  CHECK(pkg->model().padValue == -2.5);
+  CHECK(pkg->model().exactPadding);
+}
+
 TEST_CASE("identical weights are stored once and shared by variants",
           "[package]") {
   PackageBuilder builder;
@@ -162,7 +187,7 @@ TEST_CASE("file layout follows docs/package-format.md", "[package]") {
     return v;
   };
   CHECK(le(8, 2) == 2);  // major
-  CHECK(le(10, 2) == 2); // minor (2.2: setup programs)
+  CHECK(le(10, 2) == 3); // minor (2.3: padding buckets)
   CHECK(le(12, 4) == 0); // flags
   CHECK(le(16, 8) == file.size());
   uint64_t mOff = le(24, 8), mSize = le(32, 8), wOff = le(40, 8),

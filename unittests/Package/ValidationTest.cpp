@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 using namespace nnaccel::package;
 using namespace nnaccel::package::test;
 
@@ -215,6 +217,25 @@ TEST_CASE("signature and bucket rules", "[package][validate]") {
   SECTION("no variants") {
     b.model().variants.clear();
     CHECK(writeError(b) == "the model has no variants");
+  }
+  SECTION("length input of a bucket that does not exist") {
+    b.model().inputs[0].lengthOf = 3;
+    CHECK(writeError(b) == "input 0 ('tokens'): length_of 3 is not a bucket "
+                           "index of an input port (1 bucket dimensions)");
+  }
+  SECTION("length input with more than one element") {
+    b.model().inputs[0].lengthOf = 0;
+    CHECK(writeError(b) == "input 0 ('tokens'): a length input must hold one "
+                           "static f32, i32 or i64 element");
+  }
+  SECTION("length of an output") {
+    b.model().outputs[0].lengthOf = 0;
+    CHECK(writeError(b) == "output 0 ('logits'): length_of 0 is not a bucket "
+                           "index of an input port (1 bucket dimensions)");
+  }
+  SECTION("pad value not finite") {
+    b.model().padValue = std::numeric_limits<double>::infinity();
+    CHECK(writeError(b) == "pad_value inf is not finite");
   }
   SECTION("weight used as a variant input") {
     b.model().variants[0].inputs = {1};

@@ -74,6 +74,9 @@ struct Port {
   /// Empty (all static) or parallel to type.shape: -1, or an index into the
   /// variants' bucket key for a padded dimension.
   std::vector<int32_t> bucketIndex;
+  /// Inputs only (format 2.3): -1, or the bucket whose true size the
+  /// runtime feeds through this one-element input; users do not supply it.
+  int32_t lengthOf = -1;
 
   bool operator==(const Port &o) const;
   bool operator!=(const Port &o) const { return !(*this == o); }
@@ -199,6 +202,10 @@ struct ModelDesc {
   std::vector<std::string> bucketNames;
   std::vector<VariantDesc> variants;
   std::string ir; ///< final IR text, may be empty
+  /// Padding buckets (format 2.3): what bucketed input dimensions are
+  /// padded with, and whether the compiler made padding exact.
+  double padValue = 0.0;
+  bool exactPadding = false;
 
   /// The variant called `name`, or null.
   const VariantDesc *findVariant(std::string_view name) const;

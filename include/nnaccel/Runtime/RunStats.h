@@ -37,6 +37,13 @@ struct PartitionStats {
   uint64_t bytesToCard = 0;       ///< input bindings written this run
   uint64_t weightBytesToCard = 0; ///< of which weights (first run only)
   uint64_t bytesFromCard = 0;     ///< output bindings read back
+  /// Padding buckets: bytes of padded inputs the card filled itself (only
+  /// the valid rows cross the host link; not in bytesToCard).
+  uint64_t padBytesFilled = 0;
+  /// Modelled host-link cycles of this launch's transfers (the target's
+  /// host bandwidth and latency; weights, inputs and outputs each one
+  /// transfer). Not part of `cycles`.
+  uint64_t transferCycles = 0;
   /// Pinned weights: the partition has setup programs, and the modelled
   /// cycles of running them before this launch -- 0 when the card's MRFs
   /// already held its tiles. Not part of `cycles`.
@@ -60,6 +67,9 @@ struct RunStats {
   uint64_t bytesToCard = 0;
   uint64_t weightBytesToCard = 0;
   uint64_t bytesFromCard = 0;
+  uint64_t padBytesFilled = 0; ///< sum of the partitions'
+  uint64_t transferCycles = 0; ///< sum of the partitions' (not in device*)
+  double transferMicros = 0;   ///< transferCycles at clockMHz
   std::vector<PartitionStats> partitions;
 
   /// Multi-line human-readable report: totals, then one line per

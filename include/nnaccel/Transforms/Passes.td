@@ -318,6 +318,91 @@ def AccelQuantizeEmbeddings
   ];
 }
 
+def AccelMaskPadding : Pass<"accel-mask-padding", "func::FuncOp"> {
+  let summary = "Make a function padded along one axis exact: mask or refuse";
+  let description = [{
+    Padding buckets (`nnaccel-compile --buckets`) compile a model at a padded
+    size L of one input axis; the runtime fills positions past the true
+    length with a pad value and crops the outputs. This pass proves that the
+    padding does not change the valid part of the results, or makes it so.
+
+    The padded arguments carry `accel.padded_axis = <axis> : i64`. A forward
+    dataflow walk tracks, for every value, the axes along which it holds
+    padded positions (the "padded axes") and whether those positions are
+    known to be exactly zero. Ops that treat each position on its own
+    (elementwise ops, fully_connected and layer_norm over other axes,
+    reshape/transpose/gather that move the axis) carry the padded axes to
+    their results; the padded rows are cropped later. Ops that *mix*
+    positions along a padded axis get a mask built from the true length:
+
+    * `softmax` / `log_softmax` along the axis: the input gets an additive
+      bias of 0 on valid positions and -65504 (the largest finite f16, so
+      it survives f16/bf16) on padded ones, so padded
+      positions get exactly zero weight;
+    * `reduce_sum` / `reduce_max` over the axis: the input is multiplied by
+      the 0/1 mask (max: plus the -65504 bias);
+    * `reduce_mean` over the axis becomes a masked `reduce_sum` divided by
+      the true count (the true length times the other reduced sizes);
+    * `layer_norm` normalising over the axis becomes its formula with
+      masked sums over the true count;
+    * `matmul` / `fully_connected` contracting over the axis: nothing when
+      one factor is already zero at the padded positions, else the first
+      padded factor is multiplied by the mask;
+    * `conv` along the axis with stride 1 and an output as long as the input
+      ("same" padding): the padded input is zeroed, which is the
+      convolution's own zero padding at the true length.
+
+    The mask is `clip(length - iota(L), 0, 1)` (card ops only: sub, clip,
+    reshape, mul, add), computed from one extra argument, `tensor<1xf32>
+    {accel.valid_length, onnx.name = <length-name>}`, that the pass appends
+    when it inserts a mask; the runtime feeds it the true length. Masks
+    multiply, so they assume padded positions hold finite values (they do
+    for zero-padded inputs unless an op divides by a padded value).
+
+    Any other op reading a padded axis it cannot mask (a slice or concat
+    along it, a strided or length-changing convolution, pooling, a
+    recurrence, a reshape merging it with other axes, an op with regions,
+    ...) is an error naming the op: the model cannot be padded exactly
+    (`--pad-mode=value:<v>` compiles it without the guarantee).
+
+    Decisions are attributes: `accel.padded_axes = array<i64: ...>` on every
+    op whose first result holds padded positions and on the function
+    results that do (the package's bucketed output dimensions), and
+    `accel.padding_mask = "<why>"` on every op that was masked.
+
+    ```mlir
+    func.func @f(%x: tensor<4x8xf32> {accel.padded_axis = 1 : i64}) -> tensor<4x8xf32> {
+      %r = accel.softmax %x {axis = 1 : i64} : tensor<4x8xf32>
+      return %r : tensor<4x8xf32>
+    }
+    // becomes (mask %m = clip(%len - [0..7], 0, 1))
+    func.func @f(%x: tensor<4x8xf32> {accel.padded_axis = 1 : i64},
+                 %len: tensor<1xf32> {accel.valid_length, onnx.name = "valid_length"})
+        -> (tensor<4x8xf32> {accel.padded_axes = array<i64: 1>}) {
+      %bias = ... (%m - 1) * 65504
+      %xm = accel.add %x, %bias : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+      %r = accel.softmax %xm {accel.padding_mask = "softmax", axis = 1 : i64, ...}
+    ```
+
+    With `exact=false` (`--pad-mode=value:<v>`) the pass only tracks and
+    annotates the padded axes: no masks, no errors; an op it cannot follow
+    ends the tracking of its results.
+  }];
+  let options = [
+    Option<"exact", "exact", "bool", /*default=*/"true",
+           "Insert masks and refuse ops that cannot be masked (false: only "
+           "annotate the padded axes)">,
+    Option<"lengthName", "length-name", "std::string",
+           /*default=*/"\"valid_length\"",
+           "onnx.name of the appended true-length argument">
+  ];
+  let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect"];
+  let statistics = [
+    Statistic<"numMasked", "masked", "Ops given a padding mask">,
+    Statistic<"numTracked", "tracked", "Ops whose results hold padded positions">
+  ];
+}
+
 def AccelApplyPrecision : Pass<"accel-apply-precision", "func::FuncOp"> {
   let summary = "Run ops in the float precision their hint asks for";
   let description = [{

@@ -240,6 +240,15 @@ ModelImporter::getInputType(const onnx::ValueInfoProto &info) {
     return RankedTensorType::get(fixed->second, elementType);
   }
   const onnx::TensorShapeProto &shape = tensorType.shape();
+  auto padded = options.paddedDims.find(info.name());
+  std::optional<std::pair<int64_t, int64_t>> pad;
+  if (padded != options.paddedDims.end()) {
+    pad = padded->second;
+    if (pad->first < 0 || pad->first >= shape.dim_size())
+      return emitError(loc)
+             << "--buckets pads dimension " << pad->first << " of '"
+             << info.name() << "', which has rank " << shape.dim_size();
+  }
   if (fixed != options.inputShapes.end() &&
       static_cast<int64_t>(fixed->second.size()) != shape.dim_size())
     return emitError(loc) << "--input-shape gives " << fixed->second.size()
@@ -249,6 +258,16 @@ ModelImporter::getInputType(const onnx::ValueInfoProto &info) {
   for (int64_t i = 0; i < shape.dim_size(); ++i) {
     const onnx::TensorShapeProto::Dimension &dim = shape.dim(i);
     bool known = dim.has_dim_value() && dim.dim_value() >= 0;
+    if (pad && pad->first == i) {
+      // A bucketed dimension: symbolic in the model, or already the size.
+      if (known && dim.dim_value() != pad->second)
+        return emitError(loc)
+               << "--buckets pads dimension " << i << " of '" << info.name()
+               << "' to " << pad->second << " but the model fixes it to "
+               << dim.dim_value();
+      dims.push_back(pad->second);
+      continue;
+    }
     if (fixed != options.inputShapes.end()) {
       int64_t given = fixed->second[i];
       if (known && dim.dim_value() != given)
@@ -312,6 +331,16 @@ ModelImporter::import(std::shared_ptr<onnx::ModelProto> model) {
                   << "', which is not a graph input",
               nullptr);
   }
+  for (const auto &entry : options.paddedDims) {
+    bool found = llvm::any_of(graph.input(), [&](const auto &input) {
+      return input.name() == entry.getKey() &&
+             !initializers.count(input.name());
+    });
+    if (!found)
+      return (emitError(getFileLoc()) << "--buckets names '" << entry.getKey()
+                                      << "', which is not a graph input",
+              nullptr);
+  }
 
   // Graph inputs (initializers may be listed as inputs too, IR < 4).
   SmallVector<Type> inputTypes;
@@ -338,6 +367,10 @@ ModelImporter::import(std::shared_ptr<onnx::ModelProto> model) {
   for (auto [index, input] : llvm::enumerate(inputs)) {
     values[input->name()] = body->getArgument(index);
     func.setArgAttr(index, "onnx.name", builder.getStringAttr(input->name()));
+    if (auto padded = options.paddedDims.find(input->name());
+        padded != options.paddedDims.end())
+      func.setArgAttr(index, accel::AccelDialect::getPaddedAxisAttrName(),
+                      builder.getI64IntegerAttr(padded->second.first));
   }
   std::shared_ptr<const void> owner = model;
   for (const onnx::TensorProto &tensor : graph.initializer()) {

@@ -1614,3 +1614,56 @@ func.func @mrf_work_bytes_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = accel.relu %x {accel.mrf_work_bytes = 64 : i64} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Padding buckets (accel-mask-padding's attributes).
+func.func @padded_axes_out_of_range(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.relu' op 'accel.padded_axes' must be array<i64: ...> of increasing axes of a ranked tensor result}}
+  %0 = accel.relu %x {accel.padded_axes = array<i64: 1>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @padded_axes_not_increasing(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'accel.relu' op 'accel.padded_axes' must be array<i64: ...> of increasing axes of a ranked tensor result}}
+  %0 = accel.relu %x {accel.padded_axes = array<i64: 1, 0>} : tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @padding_mask_not_a_string(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.softmax' op 'accel.padding_mask' must be a string}}
+  %0 = accel.softmax %x {accel.padding_mask = 1 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument 0: 'accel.padded_axis' must be an integer axis of a ranked tensor argument}}
+func.func @padded_axis_out_of_range(%x: tensor<4xf32> {accel.padded_axis = 1 : i64}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument 0: 'accel.valid_length' is a unit attribute of a one-element f32 argument}}
+func.func @valid_length_not_one_element(%x: tensor<2xf32> {accel.valid_length}) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op result 0: 'accel.padded_axes' must be array<i64: ...> of increasing axes of a ranked tensor result}}
+func.func @padded_result_axes(%x: tensor<4xf32>) -> (tensor<4xf32> {accel.padded_axes = array<i64: 2>}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op result 0: unknown accel dialect result attribute 'accel.bogus'}}
+func.func @unknown_result_attr(%x: tensor<4xf32>) -> (tensor<4xf32> {accel.bogus}) {
+  return %x : tensor<4xf32>
+}

@@ -21,6 +21,10 @@ struct ONNXImportOptions {
   /// Static shapes for graph inputs, by input name; required for inputs
   /// with symbolic (dim_param) or unknown dimensions.
   llvm::StringMap<SmallVector<int64_t>> inputShapes;
+  /// Padding buckets: input name -> (axis, padded size). The axis gets the
+  /// size (it must be symbolic or already equal) and the function argument
+  /// `accel.padded_axis = axis`, for accel-mask-padding.
+  llvm::StringMap<std::pair<int64_t, int64_t>> paddedDims;
   /// Name of the generated function.
   std::string functionName = "main";
   /// Run the idiom recognisers (embedding bags, layer norm, GELU) and
