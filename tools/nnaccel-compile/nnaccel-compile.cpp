@@ -573,8 +573,8 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
     llvm::json::Object part{{"index", index},
                             {"kind", host ? "host" : "card"},
                             {"ops", std::move(opList)}};
-    uint64_t instructions = 0, cycles = 0, dramBytes = 0, numCores = 0,
-             setupCycles = 0;
+    uint64_t instructions = 0, cycles = 0, dramBytes = 0, sharedBytes = 0,
+             numCores = 0, setupCycles = 0;
     TransferCost transfer;
     const std::string &precision = summary.precision;
     part["precision"] = precision;
@@ -583,10 +583,15 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
       if (auto bytes = card->getAttrOfType<IntegerAttr>(
               accel::AccelDialect::getDramBytesAttrName()))
         dramBytes = bytes.getInt();
+      // SHARED: kernels' staging and the intermediates kept on chip.
+      if (auto bytes = card->getAttrOfType<IntegerAttr>(
+              accel::AccelDialect::getSharedBytesAttrName()))
+        sharedBytes = bytes.getInt();
       ModelledLatency latency = modelLatency(card, target);
       cycles = latency.run;
       setupCycles = latency.setup;
       part["dram_bytes"] = int64_t(dramBytes);
+      part["shared_bytes"] = int64_t(sharedBytes);
       part["modeled_cycles"] = int64_t(cycles);
       part["setup_cycles"] = int64_t(setupCycles);
       part["modeled_us"] =
@@ -621,6 +626,9 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
                      << ", " << instructions << " instructions, "
                      << llvm::format("%.1f", dramBytes / 1024.0)
                      << " KiB DRAM, ";
+        if (sharedBytes)
+          llvm::outs() << llvm::format("%.1f", sharedBytes / 1024.0)
+                       << " KiB SHARED, ";
         if (cycles)
           llvm::outs() << cycles << " cycles ("
                        << llvm::format("%.1f", cycles / target.clockMHz)
