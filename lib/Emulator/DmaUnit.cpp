@@ -61,10 +61,17 @@ Error dmaLoad(const Op &op, const EffAddrs &eff, ExecContext &ctx,
       uint64_t saddr = eff[OpSrc] + p * op.sz + (r - op.pt) * op.sy;
       if (!src.contains(saddr, sRow))
         return outside("dma.ld source row", ss, saddr, sRow, src);
-      std::memset(buf.data(), 0, left);
-      src.read(saddr, buf.data() + left, sRow);
-      std::memset(buf.data() + left + sRow, 0, right);
-      dst.write(daddr, buf.data(), dRow);
+      // Straight into the destination when its row is contiguous host
+      // memory (always for the core-local memories), else through `buf`.
+      uint8_t *row = dst.span(daddr, dRow);
+      uint8_t *out = row ? row : buf.data();
+      if (left)
+        std::memset(out, 0, left);
+      src.read(saddr, out + left, sRow);
+      if (right)
+        std::memset(out + left + sRow, 0, right);
+      if (!row)
+        dst.write(daddr, buf.data(), dRow);
     }
   uint64_t readBytes = op.z * op.y * sRow, written = op.z * padRows * dRow;
   ctx.bytes->read[static_cast<unsigned>(ss)] += readBytes;
@@ -91,8 +98,8 @@ Error dmaStore(const Op &op, const EffAddrs &eff, ExecContext &ctx,
         return outside("dma.st source row", ss, saddr, row, src);
       if (!dst.contains(daddr, row))
         return outside("dma.st destination row", ds, daddr, row, dst);
-      src.read(saddr, buf.data(), row);
-      dst.write(daddr, buf.data(), row);
+      // One copy when the source row is contiguous host memory.
+      dst.write(daddr, src.view(saddr, row, buf), row);
     }
   uint64_t bytes = op.z * op.y * row;
   ctx.bytes->read[static_cast<unsigned>(ss)] += bytes;
