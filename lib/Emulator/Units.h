@@ -46,14 +46,17 @@ struct Tile {
   uint64_t rows = 0, cols = 0;
   std::vector<float> f;
   std::vector<int32_t> i;
+  /// Shapes the tile for a new result. The elements are left as they are
+  /// (tiles are reused, instruction after instruction): every producer
+  /// writes all of them, so zeroing first would only cost time.
   void reset(bool flt, uint64_t r, uint64_t c) {
     isFloat = flt;
     rows = r;
     cols = c;
     if (flt)
-      f.assign(r * c, 0.0f);
+      f.resize(r * c);
     else
-      i.assign(r * c, 0);
+      i.resize(r * c);
   }
 };
 
