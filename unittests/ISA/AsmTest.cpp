@@ -147,7 +147,7 @@ TEST_CASE("assembler errors carry line:column", "[asm]") {
   CHECK(parseError("v.relu vrf[0x0], vrf[0x0], f33, f32") ==
         "1:28: unknown value 'f33' for 'dt' (expected one of: f32, f16, "
         "bf16, i32, i16, i8, u8, i4, u4, fp8e4m3, fp8e5m2, msfp8, msfp9, "
-        "mxint8, i64)");
+        "mxint8, i64, mxfp8e4m3)");
   CHECK(parseError("emb.gather vrf[0x0], dram[0x0], dram[0x10], dram[s1], "
                    "dram[s1], f32") ==
         "1:38: operand 'idx' is register-indirect: write dram[sN]");

@@ -54,14 +54,14 @@ TEST_CASE("verifier accepts a minimal program", "[verifier]") {
 
 TEST_CASE("verifier: field ranges and undefined enumerators", "[verifier]") {
   Instruction inst(Opcode::VRelu);
-  inst.with("rows", 1).with("cols", 1).with("dt", 15);
+  inst.with("rows", 1).with("cols", 1).with("dst.space", 7);
   Program p;
   p.instructions = {inst, Instruction(Opcode::Halt)};
   auto d = verifyProgram(p, target());
   REQUIRE(d.size() == 1);
   CHECK(d[0].index == 0);
   CHECK(d[0].message ==
-        "v.relu: field 'dt' value 15 is not a valid enumerator (0..14)");
+        "v.relu: field 'dst.space' value 7 is not a valid memory space (0..5)");
 }
 
 TEST_CASE("verifier: operand spaces and element types", "[verifier]") {
