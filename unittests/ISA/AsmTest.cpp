@@ -106,6 +106,19 @@ TEST_CASE("keyword operands may be reordered and positional ones named",
                                 "apitch=64");
 }
 
+TEST_CASE("mxfp8e4m3 (dtype 15) assembles, encodes and prints back", "[asm]") {
+  std::string src = "mm acc[0x0], vrf[0x0], mrf[0x40], f32, f32, mxfp8e4m3, "
+                    "m=1, k=64, n=64\nhalt\n";
+  auto prog = parseAsm(src);
+  REQUIRE(prog.ok());
+  auto bin = encodeProgram(*prog);
+  REQUIRE(bin.ok());
+  auto back = decodeProgram(*bin);
+  REQUIRE(back.ok());
+  CHECK(*back == *prog);
+  CHECK(printAsm(*back).find("mxfp8e4m3") != std::string::npos);
+}
+
 TEST_CASE("float immediates print exactly", "[asm]") {
   auto check = [](uint32_t bits) {
     Instruction inst(Opcode::VsAdd);
