@@ -46,6 +46,8 @@ std::optional<DType> mlir::nnaccel::accel::getElementDType(Type type) {
       return DType::MSFP9;
     case BlockFormat::mxint8:
       return DType::MXINT8;
+    case BlockFormat::mxfp8e4m3:
+      return DType::MXFP8E4M3;
     }
     return std::nullopt;
   }

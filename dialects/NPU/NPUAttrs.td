@@ -37,7 +37,7 @@ def NPU_DType : NPU_Enum<"DType", "element type", [
     I32EnumAttrCase<"u4", 8>, I32EnumAttrCase<"fp8e4m3", 9>,
     I32EnumAttrCase<"fp8e5m2", 10>, I32EnumAttrCase<"msfp8", 11>,
     I32EnumAttrCase<"msfp9", 12>, I32EnumAttrCase<"mxint8", 13>,
-    I32EnumAttrCase<"i64", 14>]>;
+    I32EnumAttrCase<"i64", 14>, I32EnumAttrCase<"mxfp8e4m3", 15>]>;
 def NPU_DTypeAttr : NPU_EnumAttr<NPU_DType, "dtype">;
 
 // Memory spaces; `chain` is the pseudo-space of a chained operand. Only used

@@ -31,6 +31,8 @@ static_assert(static_cast<unsigned>(DType::i64) ==
                   static_cast<unsigned>(isa::DType::I64) &&
               static_cast<unsigned>(DType::mxint8) ==
                   static_cast<unsigned>(isa::DType::MXINT8) &&
+              static_cast<unsigned>(DType::mxfp8e4m3) ==
+                  static_cast<unsigned>(isa::DType::MXFP8E4M3) &&
               getMaxEnumValForDType() + 1 == isa::NumDTypes);
 static_assert(static_cast<unsigned>(Space::chain) ==
                   static_cast<unsigned>(isa::Space::Chain) &&

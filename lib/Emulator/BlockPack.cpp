@@ -76,12 +76,12 @@ void packMxInt8Row(const uint8_t *scales, const uint8_t *elems, size_t n,
 }
 
 void encodeBlockRow(DType t, const float *x, size_t n, uint8_t *dst) {
-  if (t == DType::MXINT8) {
+  if (isMx(t)) {
     uint8_t elems[MxBlock];
     for (size_t b = 0, nb = n / MxBlock; b < nb; ++b) {
       uint8_t *blk = dst + b * MxBlockBytes;
-      blk[0] = num::encodeMxBlock(num::MxElemType::Int8,
-                                  {x + b * MxBlock, MxBlock}, elems);
+      blk[0] =
+          num::encodeMxBlock(mxElemType(t), {x + b * MxBlock, MxBlock}, elems);
       for (size_t i = 0; i < MxBlock; ++i)
         blk[1 + i] = elems[i];
     }
@@ -96,10 +96,10 @@ void encodeBlockRow(DType t, const float *x, size_t n, uint8_t *dst) {
 }
 
 void decodeBlockRow(DType t, const uint8_t *src, size_t n, float *out) {
-  if (t == DType::MXINT8) {
+  if (isMx(t)) {
     for (size_t b = 0, nb = n / MxBlock; b < nb; ++b) {
       const uint8_t *blk = src + b * MxBlockBytes;
-      num::decodeMxBlock(num::MxElemType::Int8, blk[0], {blk + 1, MxBlock},
+      num::decodeMxBlock(mxElemType(t), blk[0], {blk + 1, MxBlock},
                          {out + b * MxBlock, MxBlock});
     }
     return;

@@ -199,7 +199,8 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
       num::MsfpView xv{mt, Bs, xExp, xCodes};
       num::msfpMatVec(wv, xv, {d.f.data() + r * n, n}, acc);
     }
-  } else if (isFloatAct(at) && wt == DType::MXINT8) {
+  } else if (isFloatAct(at) && isMx(wt)) {
+    const num::MxElemType et = mxElemType(wt);
     size_t nb = k / num::kMxBlockSize;
     std::vector<uint8_t> wSc(n * nb), wEl(n * k), xSc(nb), xEl(k);
     for (uint64_t j = 0; j < n; ++j)
@@ -207,10 +208,13 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
     std::vector<float> af(k);
     for (uint64_t r = 0; r < m; ++r) {
       readRowF32(at, a.row(r), k, af.data());
-      num::encodeMx(num::MxElemType::Int8, af, xSc, xEl);
+      num::encodeMx(et, af, xSc, xEl);
       for (uint64_t j = 0; j < n; ++j) {
-        float v = num::mxInt8Dot({wSc.data() + j * nb, nb},
-                                 {wEl.data() + j * k, k}, xSc, xEl);
+        float v = et == num::MxElemType::Int8
+                      ? num::mxInt8Dot({wSc.data() + j * nb, nb},
+                                       {wEl.data() + j * k, k}, xSc, xEl)
+                      : num::mxFp8Dot(et, {wSc.data() + j * nb, nb},
+                                      {wEl.data() + j * k, k}, xSc, xEl);
         float &out = d.f[r * n + j];
         out = acc ? out + v : v;
       }

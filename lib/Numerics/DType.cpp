@@ -28,9 +28,9 @@ constexpr DTypeInfo Infos[] = {
     {DType::U4, "u4", 4},           {DType::FP8E4M3, "fp8e4m3", 8},
     {DType::FP8E5M2, "fp8e5m2", 8}, {DType::MSFP8, "msfp8", 5},
     {DType::MSFP9, "msfp9", 5},     {DType::MXINT8, "mxint8", 9},
-    {DType::I64, "i64", 64},        {DType::F64, "f64", 64},
-    {DType::I1, "i1", 8},           {DType::RW8, "rw8", 8},
-    {DType::RW4, "rw4", 4}};
+    {DType::I64, "i64", 64},        {DType::MXFP8E4M3, "mxfp8e4m3", 9},
+    {DType::F64, "f64", 64},        {DType::I1, "i1", 8},
+    {DType::RW8, "rw8", 8},         {DType::RW4, "rw4", 4}};
 
 const DTypeInfo *info(DType t) {
   for (const DTypeInfo &i : Infos)
@@ -65,6 +65,7 @@ unsigned blockElements(DType t) {
   case DType::MSFP9:
     return 16;
   case DType::MXINT8:
+  case DType::MXFP8E4M3:
     return 32;
   default:
     return 1;
@@ -77,7 +78,8 @@ unsigned blockBytes(DType t) {
   case DType::MSFP9:
     return 1 + 8; // exponent byte + 16 sign-magnitude nibbles
   case DType::MXINT8:
-    return 1 + 32; // E8M0 scale byte + 32 int8 elements
+  case DType::MXFP8E4M3:
+    return 1 + 32; // E8M0 scale byte + 32 int8 / fp8 elements
   default:
     return elementBytes(t);
   }
@@ -106,6 +108,7 @@ unsigned elementBytes(DType t) {
   case DType::MSFP8:
   case DType::MSFP9:
   case DType::MXINT8:
+  case DType::MXFP8E4M3:
   case DType::RW8:
   case DType::RW4:
     return 0;
@@ -174,7 +177,8 @@ bool isFloat(DType t) {
          t == DType::FP8E4M3 || t == DType::FP8E5M2 || t == DType::F64;
 }
 bool isBlock(DType t) {
-  return t == DType::MSFP8 || t == DType::MSFP9 || t == DType::MXINT8;
+  return t == DType::MSFP8 || t == DType::MSFP9 || t == DType::MXINT8 ||
+         t == DType::MXFP8E4M3;
 }
 bool isRowwise(DType t) { return t == DType::RW8 || t == DType::RW4; }
 bool isSubByte(DType t) { return t == DType::I4 || t == DType::U4; }

@@ -169,5 +169,78 @@ float mxInt8Dot(Span<const uint8_t> scalesA, Span<const uint8_t> elemsA,
   return acc;
 }
 
+namespace {
+
+__extension__ typedef __int128 Int128;
+
+/// Smallest subnormal exponent of an MXFP8 element type: every finite code is
+/// an integer multiple of 2^-minExp.
+int mxFp8MinExp(MxElemType t) { return t == MxElemType::Fp8E4M3 ? 9 : 16; }
+
+/// Integer value of every code in units of 2^-minExp (exact: E4M3 codes are
+/// at most 448 * 2^9 < 2^18, E5M2 57344 * 2^16 < 2^32); NaN and infinite
+/// codes are flagged.
+struct Fp8Units {
+  int64_t units[256];
+  bool special[256];
+  explicit Fp8Units(MxElemType t) {
+    for (unsigned c = 0; c < 256; ++c) {
+      float v = decodeMxElement(t, static_cast<uint8_t>(c));
+      special[c] = !std::isfinite(v);
+      units[c] =
+          special[c] ? 0 : static_cast<int64_t>(std::ldexp(v, mxFp8MinExp(t)));
+    }
+  }
+};
+
+const Fp8Units &fp8Units(MxElemType t) {
+  static const Fp8Units e4m3(MxElemType::Fp8E4M3), e5m2(MxElemType::Fp8E5M2);
+  return t == MxElemType::Fp8E4M3 ? e4m3 : e5m2;
+}
+
+} // namespace
+
+float mxFp8Dot(MxElemType t, Span<const uint8_t> scalesA,
+               Span<const uint8_t> elemsA, Span<const uint8_t> scalesB,
+               Span<const uint8_t> elemsB) {
+  assert(t == MxElemType::Fp8E4M3 || t == MxElemType::Fp8E5M2);
+  size_t n = elemsA.size();
+  assert(elemsB.size() == n && scalesA.size() == mxNumBlocks(n) &&
+         scalesB.size() == scalesA.size());
+  const int minExp = mxFp8MinExp(t);
+  const Fp8Units &tab = fp8Units(t);
+  const int64_t *units = tab.units;
+  const bool *special = tab.special;
+  float acc = 0.0f;
+  for (size_t blk = 0, nb = scalesA.size(); blk != nb; ++blk) {
+    size_t begin = blk * kMxBlockSize, end = std::min(n, begin + kMxBlockSize);
+    uint8_t sa = scalesA.data()[blk], sb = scalesB.data()[blk];
+    bool nan = sa == kE8M0NaN || sb == kE8M0NaN;
+    // |p| <= 32 * 2^32 * 2^32 = 2^69 for E5M2: exact in 128 bits.
+    Int128 p = 0;
+    for (size_t i = begin; i < end && !nan; ++i) {
+      uint8_t ca = elemsA.data()[i], cb = elemsB.data()[i];
+      if (special[ca] || special[cb])
+        nan = true;
+      else
+        p += static_cast<Int128>(units[ca]) * units[cb];
+    }
+    float v;
+    if (nan) {
+      v = std::numeric_limits<float>::quiet_NaN();
+    } else {
+      int e = (static_cast<int>(sa) - kE8M0Bias) +
+              (static_cast<int>(sb) - kE8M0Bias) - 2 * minExp;
+      // Int128 -> float is one round-to-nearest-even; the scaling by 2^e
+      // (e >= -290) is exact in double, so the final conversion rounds only
+      // when the result is an fp32 subnormal or overflows.
+      float pf = static_cast<float>(p);
+      v = static_cast<float>(std::ldexp(static_cast<double>(pf), e));
+    }
+    acc = acc + v;
+  }
+  return acc;
+}
+
 } // namespace numerics
 } // namespace nnaccel

@@ -34,7 +34,7 @@ namespace num = nnaccel::numerics;
 Status blockFullyConnectedKernel(KernelContext &ctx) {
   const Tensor *x = ctx.input(0), *w = ctx.input(1), *bias = ctx.input(2);
   const DType dtype = x->getDType(), wt = w->getDType();
-  if (wt != DType::MSFP8 && wt != DType::MSFP9 && wt != DType::MXINT8)
+  if (wt != DType::MSFP8 && wt != DType::MSFP9 && !emulator::isMx(wt))
     return ctx.unsupported(wt, "a block-float fully_connected weight");
   if (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::BF16)
     return ctx.unsupported(dtype, "the input of a block-float product");
@@ -90,7 +90,7 @@ Status blockFullyConnectedKernel(KernelContext &ctx) {
       wCodes(static_cast<size_t>(n * k));
   for (int64_t j = 0; j < n; ++j) {
     const uint8_t *src = wBytes + size_t(j) * rowBytes;
-    if (wt == DType::MXINT8)
+    if (emulator::isMx(wt))
       emulator::unpackMxInt8Row(src, size_t(k), wExp.data() + j * nb,
                                 wCodes.data() + j * k);
     else
@@ -118,8 +118,8 @@ Status blockFullyConnectedKernel(KernelContext &ctx) {
       num::Span<uint8_t> ex(xExp.data() + b0, tb),
           co(xCodes.data() + t0, size_t(kt));
       num::Span<const float> xs(row + t0, size_t(kt));
-      if (wt == DType::MXINT8)
-        num::encodeMx(num::MxElemType::Int8, xs, ex, co);
+      if (emulator::isMx(wt))
+        num::encodeMx(emulator::mxElemType(wt), xs, ex, co);
       else
         num::encodeMsfp(mt, size_t(block), xs, ex, co);
       for (int64_t j = 0; j < n; ++j) {
@@ -129,6 +129,11 @@ Status blockFullyConnectedKernel(KernelContext &ctx) {
                              {wCodes.data() + j * k + t0, size_t(kt)},
                              {xExp.data() + b0, tb},
                              {xCodes.data() + t0, size_t(kt)});
+        } else if (emulator::isMx(wt)) {
+          v = num::mxFp8Dot(
+              emulator::mxElemType(wt), {wExp.data() + j * nb + b0, tb},
+              {wCodes.data() + j * k + t0, size_t(kt)}, {xExp.data() + b0, tb},
+              {xCodes.data() + t0, size_t(kt)});
         } else {
           num::MsfpView wv{mt,
                            size_t(block),

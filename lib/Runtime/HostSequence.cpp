@@ -72,7 +72,7 @@ struct RnnSetup {
 };
 
 bool isBlockWeight(DType t) {
-  return t == DType::MSFP8 || t == DType::MSFP9 || t == DType::MXINT8;
+  return t == DType::MSFP8 || t == DType::MSFP9 || emulator::isMx(t);
 }
 
 /// W or R (D x rows x k) in a block format, unpacked once; products of one
@@ -91,7 +91,7 @@ public:
     codes.resize(size_t(rows * k));
     for (int64_t j = 0; j < rows; ++j) {
       const uint8_t *src = bytes + size_t(j) * rowBytes;
-      if (type == DType::MXINT8)
+      if (emulator::isMx(type))
         emulator::unpackMxInt8Row(src, size_t(k), exps.data() + j * nb,
                                   codes.data() + j * k);
       else
@@ -105,8 +105,8 @@ public:
   /// The activation vector (k values) of the following products.
   void setActivation(const float *x) {
     numerics::Span<const float> xs(x, size_t(k));
-    if (type == DType::MXINT8)
-      numerics::encodeMx(numerics::MxElemType::Int8, xs, xExp, xCodes);
+    if (emulator::isMx(type))
+      numerics::encodeMx(emulator::mxElemType(type), xs, xExp, xCodes);
     else
       numerics::encodeMsfp(msfpType(), size_t(block), xs, xExp, xCodes);
   }
@@ -126,6 +126,10 @@ public:
         p = numerics::mxInt8Dot({we, tb}, {wc, size_t(kt)},
                                 {xExp.data() + b0, tb},
                                 {xCodes.data() + t0, size_t(kt)});
+      } else if (emulator::isMx(type)) {
+        p = numerics::mxFp8Dot(emulator::mxElemType(type), {we, tb},
+                               {wc, size_t(kt)}, {xExp.data() + b0, tb},
+                               {xCodes.data() + t0, size_t(kt)});
       } else {
         numerics::MsfpView wv{
             msfpType(), size_t(block), {we, tb}, {wc, size_t(kt)}};

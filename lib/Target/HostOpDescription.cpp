@@ -222,6 +222,12 @@ FailureOr<pkg::HostOpDesc> mlir::nnaccel::describeHostOp(Operation *op) {
       desc.attrs.emplace_back(attr.getName().str(), std::move(*value));
     }
   }
+  // accel-quantize-block-float's k tile (a discardable attribute of
+  // fully_connected, lstm and gru): the host's block kernels sum the k
+  // tiles' partial products in the card's order only when they know it.
+  if (auto kTile = op->getAttrOfType<IntegerAttr>("k_tile"))
+    if (std::optional<pkg::AttrValue> value = convertAttribute(kTile))
+      desc.attrs.emplace_back("k_tile", std::move(*value));
   if (isa<QuantizeOp>(op))
     addQuantAttributes("", op->getResult(0).getType(), desc);
   else if (isa<DequantizeOp>(op))

@@ -44,12 +44,34 @@ namespace {
 /// ISA's storage of `format`: msfp blocks of 16 as 1 exponent byte + 8
 /// bytes of nibbles (element 2j in the low nibble of byte 1 + j), mxint8
 /// blocks of 32 as 1 E8M0 scale byte + 32 int8.
+/// The ISA element type of a block format.
+::nnaccel::DType blockDType(BlockFormat format) {
+  switch (format) {
+  case BlockFormat::msfp8:
+    return ::nnaccel::DType::MSFP8;
+  case BlockFormat::msfp9:
+    return ::nnaccel::DType::MSFP9;
+  case BlockFormat::mxint8:
+    return ::nnaccel::DType::MXINT8;
+  case BlockFormat::mxfp8e4m3:
+    return ::nnaccel::DType::MXFP8E4M3;
+  }
+  return ::nnaccel::DType::MXINT8;
+}
+
+/// True for the OCP MX formats (blocks of 32 with an E8M0 scale).
+bool isMxFormat(BlockFormat format) {
+  return format == BlockFormat::mxint8 || format == BlockFormat::mxfp8e4m3;
+}
+
 void packRow(BlockFormat format, const float *x, int64_t k, uint8_t *dst) {
-  if (format == BlockFormat::mxint8) {
+  if (isMxFormat(format)) {
+    const num::MxElemType elem = format == BlockFormat::mxint8
+                                     ? num::MxElemType::Int8
+                                     : num::MxElemType::Fp8E4M3;
     for (int64_t b = 0; b < k / 32; ++b) {
       uint8_t *blk = dst + b * 33;
-      blk[0] = num::encodeMxBlock(num::MxElemType::Int8, {x + b * 32, 32},
-                                  {blk + 1, 32});
+      blk[0] = num::encodeMxBlock(elem, {x + b * 32, 32}, {blk + 1, 32});
     }
     return;
   }
@@ -72,12 +94,12 @@ struct QuantizeBlockFloatPass
     std::optional<BlockFormat> parsed = symbolizeBlockFormat(format);
     if (!parsed) {
       getOperation().emitError()
-          << "accel-quantize-block-float: format must be msfp8, msfp9 or "
-             "mxint8, got '"
+          << "accel-quantize-block-float: format must be msfp8, msfp9, "
+             "mxint8 or mxfp8e4m3, got '"
           << format << "'"
-          << (format == "mxfp8" ? " (the ISA has no MX-FP8 block format for "
-                                  "mm weights)"
-                                : "");
+          << (format == "mxfp8e5m2" ? " (the ISA has no MXFP8 E5M2 block "
+                                      "format for mm weights)"
+                                    : "");
       return signalPassFailure();
     }
     blockFormat = *parsed;
@@ -122,10 +144,7 @@ struct QuantizeBlockFloatPass
       std::string reason;
       // Without a matrix-unit mode for the format the product could only
       // run on the host: it stays f32 on the card instead.
-      ::nnaccel::DType dtype =
-          blockFormat == BlockFormat::msfp8   ? ::nnaccel::DType::MSFP8
-          : blockFormat == BlockFormat::msfp9 ? ::nnaccel::DType::MSFP9
-                                              : ::nnaccel::DType::MXINT8;
+      ::nnaccel::DType dtype = blockDType(blockFormat);
       if (!target->macsPerCycle.count(dtype))
         reason = "the target's matrix unit has no " +
                  stringifyBlockFormat(blockFormat).str() +
@@ -135,7 +154,7 @@ struct QuantizeBlockFloatPass
       else if (!weight.getDefiningOp<ConstantOp>())
         reason = "its weight is not a constant";
       const int64_t k = type.getDimSize(op.getTransposeWeight() ? 1 : 0);
-      const int64_t block = blockFormat == BlockFormat::mxint8 ? 32 : 16;
+      const int64_t block = isMxFormat(blockFormat) ? 32 : 16;
       if (reason.empty() && k % block)
         reason = "K = " + std::to_string(k) + " is not a multiple of the " +
                  stringifyBlockFormat(blockFormat).str() + " block size " +
@@ -202,11 +221,8 @@ struct QuantizeBlockFloatPass
     if (hinted)
       dropHintPrecision(op);
     blockFormat = hinted ? hinted.getFormat() : defaultFormat;
-    const ::nnaccel::DType dtype =
-        blockFormat == BlockFormat::msfp8   ? ::nnaccel::DType::MSFP8
-        : blockFormat == BlockFormat::msfp9 ? ::nnaccel::DType::MSFP9
-                                            : ::nnaccel::DType::MXINT8;
-    const int64_t block = blockFormat == BlockFormat::mxint8 ? 32 : 16;
+    const ::nnaccel::DType dtype = blockDType(blockFormat);
+    const int64_t block = isMxFormat(blockFormat) ? 32 : 16;
     Value w = op->getOperand(1), r = op->getOperand(2);
     std::string reason;
     if (!target.macsPerCycle.count(dtype))

@@ -7,6 +7,9 @@
 // RUN: nnaccel-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize-block-float{format=mxint8}))' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=MX
+// RUN: nnaccel-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize-block-float{format=mxfp8e4m3}))' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=MXFP8
 // A target without the format's matrix-unit mode keeps W and R f32.
 // RUN: nnaccel-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(accel-set-target{target=brainwave-like},func.func(accel-quantize-block-float{format=mxint8}))' 2>&1 \
@@ -80,4 +83,33 @@ func.func @hinted(%x: tensor<1x1x16xf32>) -> tensor<1x1x16xf32> {
     : (tensor<1x1x16xf32>, tensor<1x64x16xf32>, tensor<1x64x16xf32>)
       -> (tensor<1x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>)
   return %h : tensor<1x1x16xf32>
+}
+
+// -----
+
+// MXFP8 E4M3 W and R (I = H = 32: one block of 32 a row). A row of 0.75 is
+// scale 2^-9 (0x76) and elements 384 = 1.5 * 2^8 (0x7C); a row of -0.5 is
+// scale 0x76 and elements -256 (0xF8). An mxfp8e4m3 hint converts the gru
+// in any run.
+// CHECK-LABEL: func.func @mxfp8
+// CHECK: accel.lstm {{.*}} : (tensor<1x1x32xf32>, tensor<1x128x32x!accel.bfp<msfp8>>, tensor<1x128x32x!accel.bfp<msfp8>>)
+// CHECK: accel.gru {{.*}} : (tensor<1x1x32xf32>, tensor<1x96x32x!accel.bfp<mxfp8e4m3>>, tensor<1x96x32x!accel.bfp<mxfp8e4m3>>)
+// MXFP8-LABEL: func.func @mxfp8
+// MXFP8-DAG: accel.constant dense_resource<[[W:weight_mxfp8e4m3[_0-9]*]]> : tensor<1x128x32x!accel.bfp<mxfp8e4m3>>
+// MXFP8-DAG: accel.constant dense_resource<[[R:weight_mxfp8e4m3[_0-9]*]]> : tensor<1x128x32x!accel.bfp<mxfp8e4m3>>
+// MXFP8: accel.lstm {{.*}} {hidden_size = 32 : i64, k_tile = 64 : i64} : (tensor<1x1x32xf32>, tensor<1x128x32x!accel.bfp<mxfp8e4m3>>, tensor<1x128x32x!accel.bfp<mxfp8e4m3>>)
+// MXFP8: accel.gru {{.*}} : (tensor<1x1x32xf32>, tensor<1x96x32x!accel.bfp<mxfp8e4m3>>, tensor<1x96x32x!accel.bfp<mxfp8e4m3>>)
+// MXFP8-DAG: "0x08000000767C7C7C7C
+// MXFP8-DAG: "0x0800000076F8F8F8F8
+func.func @mxfp8(%x: tensor<1x1x32xf32>) -> (tensor<1x1x32xf32>, tensor<1x1x32xf32>) {
+  %w = accel.constant dense<0.75> : tensor<1x128x32xf32>
+  %r = accel.constant dense<-0.5> : tensor<1x128x32xf32>
+  %y, %h, %c = accel.lstm %x, %w, %r {hidden_size = 32 : i64}
+    : (tensor<1x1x32xf32>, tensor<1x128x32xf32>, tensor<1x128x32xf32>)
+      -> (tensor<1x1x1x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>)
+  %gw = accel.constant dense<0.75> : tensor<1x96x32xf32>
+  %gy, %gh = accel.gru %x, %gw, %gw {hidden_size = 32 : i64, accel.hint = #accel.hint<precision = !accel.bfp<mxfp8e4m3>>}
+    : (tensor<1x1x32xf32>, tensor<1x96x32xf32>, tensor<1x96x32xf32>)
+      -> (tensor<1x1x1x32xf32>, tensor<1x1x32xf32>)
+  return %h, %gh : tensor<1x1x32xf32>, tensor<1x1x32xf32>
 }

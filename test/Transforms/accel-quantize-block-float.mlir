@@ -4,8 +4,11 @@
 // RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize-block-float{format=mxint8 keep-last=true}))' 2>/dev/null \
 // RUN:   | FileCheck %s --check-prefix=MX
 // RUN: not nnaccel-opt %s -split-input-file \
-// RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize-block-float{format=mxfp8}))' 2>&1 \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize-block-float{format=mxfp8e5m2}))' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=FMT
+// RUN: nnaccel-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize-block-float{format=mxfp8e4m3}))' 2>/dev/null \
+// RUN:   | FileCheck %s --check-prefix=MXFP8
 // A target whose matrix unit has no mxint8 mode (brainwave-like: f16,
 // msfp8, msfp9, i8) keeps the weights f32, saying why.
 // RUN: nnaccel-opt %s -split-input-file \
@@ -13,7 +16,7 @@
 // RUN:   | FileCheck %s --check-prefix=NOMODE
 // NOMODE: warning: accel.fully_connected: its weight stays f32, not mxint8: the target's matrix unit has no mxint8 mode (core.macs_per_cycle)
 
-// FMT: error: accel-quantize-block-float: format must be msfp8, msfp9 or mxint8, got 'mxfp8' (the ISA has no MX-FP8 block format for mm weights)
+// FMT: error: accel-quantize-block-float: format must be msfp8, msfp9, mxint8 or mxfp8e4m3, got 'mxfp8e5m2' (the ISA has no MXFP8 E5M2 block format for mm weights)
 
 // A K x N weight (K = 16, N = 2) becomes N x K ms-fp8 blocks along K:
 // column 0 is [1, 0.5, 0.25, 0, ..., 0, -1.5]: max 1.5 gives exponent 0
@@ -93,4 +96,20 @@ func.func @matmul(%x: tensor<2x3x32xf32>, %y: tensor<32x8xf32>) -> (tensor<2x3x8
   %r = accel.matmul %x, %w : (tensor<2x3x32xf32>, tensor<32x8xf32>) -> tensor<2x3x8xf32>
   %s = accel.matmul %x, %y : (tensor<2x3x32xf32>, tensor<32x8xf32>) -> tensor<2x3x8xf32>
   return %r, %s : tensor<2x3x8xf32>, tensor<2x3x8xf32>
+}
+
+// -----
+
+// MXFP8 E4M3 (OCP MX): K = 32, N = 1, one block of 32 with an E8M0 scale.
+// max |v| = 3.0: X = floor(log2 3) - 8 = -7 (scale byte 127 - 7 = 0x78);
+// elements v * 2^7: 384 = 1.5 * 2^8 -> 0x7C, -96 = -1.5 * 2^6 -> 0xEC,
+// 0.128 rounds to 2^-3 (1.024 -> 1.0) -> 0x20, the rest 0.
+// MXFP8-LABEL: func.func @mxfp8
+// MXFP8: %[[W:.*]] = accel.constant dense_resource<weight_mxfp8e4m3> : tensor<1x32x!accel.bfp<mxfp8e4m3>>
+// MXFP8: accel.fully_connected %arg0, %[[W]] {k_tile = 64 : i64, transpose_weight = true} : (tensor<1x32xf32>, tensor<1x32x!accel.bfp<mxfp8e4m3>>) -> tensor<1x1xf32>
+// MXFP8: weight_mxfp8e4m3: "0x08000000787CEC200000000000000000000000000000000000000000000000000000000000"
+func.func @mxfp8(%x: tensor<1x32xf32>) -> tensor<1x1xf32> {
+  %w = accel.constant dense<[[3.0], [-0.75], [0.001], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0]]> : tensor<32x1xf32>
+  %r = accel.fully_connected %x, %w : (tensor<1x32xf32>, tensor<32x1xf32>) -> tensor<1x1xf32>
+  return %r : tensor<1x1xf32>
 }

@@ -119,6 +119,8 @@ enum class Quantize {
   Msfp8,
   Msfp9,
   MxInt8,
+  MxFp8E4M3,
+  MxFp8E5M2,
   Auto
 };
 static cl::list<Quantize> quantize(
@@ -154,6 +156,14 @@ static cl::list<Quantize> quantize(
                clEnumValN(Quantize::MxInt8, "mxint8",
                           "fully_connected weights in OCP MX-INT8 blocks of "
                           "32"),
+               clEnumValN(Quantize::MxFp8E4M3, "mxfp8",
+                          "fully_connected weights in OCP MXFP8 blocks of "
+                          "32 with E4M3 elements (= mxfp8e4m3)"),
+               clEnumValN(Quantize::MxFp8E4M3, "mxfp8e4m3",
+                          "OCP MXFP8 with E4M3 elements"),
+               clEnumValN(Quantize::MxFp8E5M2, "mxfp8e5m2",
+                          "OCP MXFP8 with E5M2 elements: rejected, the "
+                          "ISA has no encoding for it yet"),
                clEnumValN(Quantize::Auto, "auto",
                           "a precision per product, the cheapest that keeps "
                           "--accuracy-budget on the calibration samples "
@@ -194,31 +204,38 @@ static std::optional<std::string> getQuantizeModes(std::string &error) {
   }
   // The block formats are whole modes: one of them, and nothing that
   // quantizes the products otherwise.
-  int blockModes =
-      has(Quantize::Msfp8) + has(Quantize::Msfp9) + has(Quantize::MxInt8);
+  if (has(Quantize::MxFp8E5M2)) {
+    error = "--quantize: mxfp8e5m2 has no ISA weight type (the 4-bit type "
+            "field is full, docs/isa.md section 3); use mxfp8 (E4M3 "
+            "elements)";
+    return std::nullopt;
+  }
+  int blockModes = has(Quantize::Msfp8) + has(Quantize::Msfp9) +
+                   has(Quantize::MxInt8) + has(Quantize::MxFp8E4M3);
   if (blockModes > 1) {
-    error = "--quantize: msfp8, msfp9 and mxint8 exclude each other";
+    error = "--quantize: msfp8, msfp9, mxint8 and mxfp8 exclude each other";
     return std::nullopt;
   }
   if (blockModes &&
       (has(Quantize::Int8) || has(Quantize::FP16) || has(Quantize::BF16))) {
-    error = "--quantize: the block formats (msfp8, msfp9, mxint8) exclude "
-            "int8, fp16 and bf16";
+    error = "--quantize: the block formats (msfp8, msfp9, mxint8, mxfp8) "
+            "exclude int8, fp16 and bf16";
     return std::nullopt;
   }
   std::vector<std::string> names;
   for (Quantize mode : quantize)
     if (mode != Quantize::None)
-      names.push_back(mode == Quantize::Int8      ? "int8"
-                      : mode == Quantize::FP16    ? "fp16"
-                      : mode == Quantize::Int4Emb ? "int4-emb"
-                      : mode == Quantize::Int8Emb ? "int8-emb"
-                      : mode == Quantize::Int4FC  ? "int4-fc"
-                      : mode == Quantize::Msfp8   ? "msfp8"
-                      : mode == Quantize::Msfp9   ? "msfp9"
-                      : mode == Quantize::MxInt8  ? "mxint8"
-                      : mode == Quantize::Auto    ? "auto"
-                                                  : "bf16");
+      names.push_back(mode == Quantize::Int8        ? "int8"
+                      : mode == Quantize::FP16      ? "fp16"
+                      : mode == Quantize::Int4Emb   ? "int4-emb"
+                      : mode == Quantize::Int8Emb   ? "int8-emb"
+                      : mode == Quantize::Int4FC    ? "int4-fc"
+                      : mode == Quantize::Msfp8     ? "msfp8"
+                      : mode == Quantize::Msfp9     ? "msfp9"
+                      : mode == Quantize::MxInt8    ? "mxint8"
+                      : mode == Quantize::MxFp8E4M3 ? "mxfp8e4m3"
+                      : mode == Quantize::Auto      ? "auto"
+                                                    : "bf16");
   return llvm::join(names, ",");
 }
 static cl::opt<std::string> accuracyBudget(

@@ -281,6 +281,39 @@ TEST_CASE("mm block floating point weights", "[mm]") {
                                     {wEl.data() + j * k, k})));
     }
   }
+  SECTION("mxfp8e4m3") {
+    std::vector<uint8_t> packed(n * 66), wSc(n * 2), wEl(n * k);
+    for (uint64_t j = 0; j < n; ++j) {
+      num::encodeMx(num::MxElemType::Fp8E4M3, {wf.data() + j * k, k},
+                    {wSc.data() + j * 2, 2}, {wEl.data() + j * k, k});
+      for (int b = 0; b < 2; ++b) {
+        packed[j * 66 + b * 33] = wSc[j * 2 + b];
+        std::memcpy(&packed[j * 66 + b * 33 + 1], &wEl[j * k + b * 32], 32);
+      }
+    }
+    auto d = as<float>(runMm(DType::F32, DType::MXFP8E4M3, DType::F32, m, k, n,
+                             bytesOf(af), packed));
+    for (uint64_t i = 0; i < m; ++i) {
+      std::vector<uint8_t> xs(2), xe(k);
+      num::encodeMx(num::MxElemType::Fp8E4M3, {af.data() + i * k, k}, xs, xe);
+      std::vector<float> xd(k);
+      num::decodeMx(num::MxElemType::Fp8E4M3, xs, xe, xd);
+      for (uint64_t j = 0; j < n; ++j) {
+        REQUIRE(bits(d[i * n + j]) ==
+                bits(num::mxFp8Dot(num::MxElemType::Fp8E4M3, xs, xe,
+                                   {wSc.data() + j * 2, 2},
+                                   {wEl.data() + j * k, k})));
+        // Against the decoded operands in double: one rounding per block.
+        std::vector<float> wd(k);
+        num::decodeMx(num::MxElemType::Fp8E4M3, {wSc.data() + j * 2, 2},
+                      {wEl.data() + j * k, k}, wd);
+        double ref = 0;
+        for (uint64_t t = 0; t < k; ++t)
+          ref += double(xd[t]) * double(wd[t]);
+        CHECK(std::fabs(d[i * n + j] - ref) <= 1e-5 * (1 + std::fabs(ref)));
+      }
+    }
+  }
 }
 
 namespace {
@@ -398,9 +431,10 @@ TEST_CASE("unary vector ops call the Numerics definitions", "[vector]") {
 TEST_CASE("v.cvt narrows to every type; v.mov copies bits", "[vector]") {
   std::mt19937 rng(23);
   auto a = randomFloats(rng, 64, -300, 300);
-  for (DType t : {DType::F16, DType::BF16, DType::FP8E4M3, DType::FP8E5M2,
-                  DType::I32, DType::I16, DType::I8, DType::U8, DType::I4,
-                  DType::U4, DType::MSFP8, DType::MSFP9, DType::MXINT8}) {
+  for (DType t :
+       {DType::F16, DType::BF16, DType::FP8E4M3, DType::FP8E5M2, DType::I32,
+        DType::I16, DType::I8, DType::U8, DType::I4, DType::U4, DType::MSFP8,
+        DType::MSFP9, DType::MXINT8, DType::MXFP8E4M3}) {
     uint64_t row = rb(t, 32);
     auto r = runVec(fmt::format("v.cvt acc[0x0], vrf[0x0], {}, f32, rows=2, "
                                 "cols=32, dpitch={}, apitch=128",
@@ -430,6 +464,7 @@ TEST_CASE("v.cvt narrows to every type; v.mov copies bits", "[vector]") {
       case DType::MSFP8:
       case DType::MSFP9:
       case DType::MXINT8:
+      case DType::MXFP8E4M3:
         emulator::encodeBlockRow(t, x, 32, ref.data());
         break;
       default: {

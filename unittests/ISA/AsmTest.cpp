@@ -106,6 +106,19 @@ TEST_CASE("keyword operands may be reordered and positional ones named",
                                 "apitch=64");
 }
 
+TEST_CASE("mxfp8e4m3 (dtype 15) assembles, encodes and prints back", "[asm]") {
+  std::string src = "mm acc[0x0], vrf[0x0], mrf[0x40], f32, f32, mxfp8e4m3, "
+                    "m=1, k=64, n=64\nhalt\n";
+  auto prog = parseAsm(src);
+  REQUIRE(prog.ok());
+  auto bin = encodeProgram(*prog);
+  REQUIRE(bin.ok());
+  auto back = decodeProgram(*bin);
+  REQUIRE(back.ok());
+  CHECK(*back == *prog);
+  CHECK(printAsm(*back).find("mxfp8e4m3") != std::string::npos);
+}
+
 TEST_CASE("float immediates print exactly", "[asm]") {
   auto check = [](uint32_t bits) {
     Instruction inst(Opcode::VsAdd);
@@ -147,7 +160,7 @@ TEST_CASE("assembler errors carry line:column", "[asm]") {
   CHECK(parseError("v.relu vrf[0x0], vrf[0x0], f33, f32") ==
         "1:28: unknown value 'f33' for 'dt' (expected one of: f32, f16, "
         "bf16, i32, i16, i8, u8, i4, u4, fp8e4m3, fp8e5m2, msfp8, msfp9, "
-        "mxint8, i64)");
+        "mxint8, i64, mxfp8e4m3)");
   CHECK(parseError("emb.gather vrf[0x0], dram[0x0], dram[0x10], dram[s1], "
                    "dram[s1], f32") ==
         "1:38: operand 'idx' is register-indirect: write dram[sN]");

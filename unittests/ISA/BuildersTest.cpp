@@ -198,8 +198,13 @@ TEST_CASE("footprints of decoded instructions", "[builders]") {
 }
 
 TEST_CASE("one element type enumeration", "[builders]") {
-  CHECK(NumDTypes == 15);
+  CHECK(NumDTypes == 16);
   CHECK(dtypeName(DType::MXINT8) == "mxint8");
+  CHECK(dtypeName(DType::MXFP8E4M3) == "mxfp8e4m3");
+  CHECK(enumName(EnumKind::DType, 15) == "mxfp8e4m3");
+  CHECK(::nnaccel::isBlock(DType::MXFP8E4M3));
+  CHECK(::nnaccel::blockElements(DType::MXFP8E4M3) == 32);
+  CHECK(::nnaccel::rowBytes(DType::MXFP8E4M3, 64) == 66);
   CHECK(enumName(EnumKind::DType, unsigned(DType::I4)) == "i4");
   // Host-only types have no ISA encoding.
   CHECK(!::nnaccel::isISADType(DType::F64));

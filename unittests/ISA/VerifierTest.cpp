@@ -54,14 +54,14 @@ TEST_CASE("verifier accepts a minimal program", "[verifier]") {
 
 TEST_CASE("verifier: field ranges and undefined enumerators", "[verifier]") {
   Instruction inst(Opcode::VRelu);
-  inst.with("rows", 1).with("cols", 1).with("dt", 15);
+  inst.with("rows", 1).with("cols", 1).with("dst.space", 7);
   Program p;
   p.instructions = {inst, Instruction(Opcode::Halt)};
   auto d = verifyProgram(p, target());
   REQUIRE(d.size() == 1);
   CHECK(d[0].index == 0);
   CHECK(d[0].message ==
-        "v.relu: field 'dt' value 15 is not a valid enumerator (0..14)");
+        "v.relu: field 'dst.space' value 7 is not a valid memory space (0..5)");
 }
 
 TEST_CASE("verifier: operand spaces and element types", "[verifier]") {
@@ -77,6 +77,14 @@ TEST_CASE("verifier: operand spaces and element types", "[verifier]") {
   CHECK(verify("mm acc[0x0], vrf[0x0], mrf[0x0], f32, f16, msfp8, m=1, "
                "k=40, n=64") ==
         err(0, "mm", "k 40 is not a multiple of the msfp8 block size 16"));
+  CHECK(verify("mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, mxfp8e4m3, m=1, "
+               "k=48, n=64") ==
+        err(0, "mm", "k 48 is not a multiple of the mxfp8e4m3 block size 32"));
+  CHECK(verify("mm acc[0x0], vrf[0x0], mrf[0x0], f32, fp8e4m3, mxfp8e4m3, "
+               "m=1, k=64, n=64") ==
+        err(0, "mm",
+            "unsupported matrix type combination fp8e4m3 x mxfp8e4m3 -> "
+            "f32"));
   CHECK(verify("v.exp vrf[0x0], vrf[0x0], f32, i32, rows=1, cols=4") ==
         err(0, "v.exp", "v.exp needs a floating-point input, got i32"));
   CHECK(verify("v.add vrf[0x0], vrf[0x0], vrf[0x0], f32, f32, i8, rows=1, "
@@ -346,4 +354,16 @@ TEST_CASE("verifyInstruction is usable on its own", "[verifier]") {
   REQUIRE(e);
   CHECK(e.message() == "target 'multicard-6x' has no matrix support for "
                        "msfp9 weights (core.macs_per_cycle)");
+  // mxfp8e4m3 weights: f32/f16/bf16 activations on default; brainwave-like
+  // lists no MX mode.
+  auto mx = parseInstruction("mm chain, vrf[0x0], mrf[0x0], f32, f16, "
+                             "mxfp8e4m3, m=1, k=64, n=64 @chain");
+  REQUIRE(mx.ok());
+  CHECK_FALSE(verifyInstruction(*mx, target()));
+  auto bwl = loadTarget(NNACCEL_TARGETS_DIR "/brainwave-like.json");
+  REQUIRE(bwl.ok());
+  auto e2 = verifyInstruction(*mx, *bwl);
+  REQUIRE(e2);
+  CHECK(e2.message().find("no matrix support for mxfp8e4m3 weights") !=
+        std::string::npos);
 }

@@ -156,3 +156,100 @@ TEST_CASE("MX spans: blocks of 32 with a partial tail", "[mx]") {
     }
   }
 }
+
+namespace {
+
+/// Reference for mxFp8Dot: per block the exact sum of the decoded products
+/// in double (exact: at most 2^69 / 2^-64 of range, 32 products of 8-bit
+/// significands fit in 53 bits only for E4M3, so E5M2 uses the same block
+/// data with a looser bound), scaled, accumulated in fp32 in block order.
+double refBlockSum(MxElemType t, uint8_t sa, Span<const uint8_t> ea, uint8_t sb,
+                   Span<const uint8_t> eb) {
+  double s = 0;
+  for (size_t i = 0; i < ea.size(); ++i)
+    s += double(decodeMxElement(t, ea.data()[i])) *
+         double(decodeMxElement(t, eb.data()[i]));
+  return std::ldexp(s, int(sa) - 127 + int(sb) - 127);
+}
+
+} // namespace
+
+TEST_CASE("MXFP8 dot product matches the decoded reference", "[mx]") {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  for (MxElemType t : {MxElemType::Fp8E4M3, MxElemType::Fp8E5M2}) {
+    for (int trial = 0; trial < 50; ++trial) {
+      size_t n = 96;
+      std::vector<float> a(n), b(n);
+      for (size_t i = 0; i < n; ++i) {
+        a[i] = dist(rng) * (i < 32 ? 1e-3f : 10.0f);
+        b[i] = dist(rng);
+      }
+      std::vector<uint8_t> sa(3), ea(n), sb(3), eb(n);
+      encodeMx(t, a, sa, ea);
+      encodeMx(t, b, sb, eb);
+      float got = mxFp8Dot(t, sa, ea, sb, eb);
+      float acc = 0.0f;
+      for (size_t blk = 0; blk < 3; ++blk) {
+        double v = refBlockSum(t, sa[blk], {ea.data() + blk * 32, 32}, sb[blk],
+                               {eb.data() + blk * 32, 32});
+        acc = acc + static_cast<float>(v);
+      }
+      if (t == MxElemType::Fp8E4M3) {
+        // Every block sum is exact in double, so the reference is bit-exact.
+        CHECK(got == acc);
+      } else {
+        CHECK(std::fabs(got - acc) <= 1e-6f * (1.0f + std::fabs(acc)));
+      }
+      // And close to the f32 dot product of the unquantised data.
+      double exact = 0;
+      for (size_t i = 0; i < n; ++i)
+        exact += double(a[i]) * double(b[i]);
+      double norm = 0;
+      for (size_t i = 0; i < n; ++i)
+        norm += std::fabs(double(a[i]) * double(b[i]));
+      CHECK(std::fabs(got - exact) <= 0.15 * norm);
+    }
+  }
+}
+
+TEST_CASE("MXFP8 dot product edge cases", "[mx]") {
+  for (MxElemType t : {MxElemType::Fp8E4M3, MxElemType::Fp8E5M2}) {
+    std::vector<float> ones(32, 1.0f), zeros(32, 0.0f);
+    std::vector<uint8_t> s1(1), e1(32), s0(1), e0(32);
+    encodeMx(t, ones, s1, e1);
+    encodeMx(t, zeros, s0, e0);
+    CHECK(mxFp8Dot(t, s1, e1, s1, e1) == 32.0f);
+    // Zero block: +0 (scale 2^-127, zero codes).
+    float z = mxFp8Dot(t, s0, e0, s1, e1);
+    CHECK(z == 0.0f);
+    CHECK(!std::signbit(z));
+    // NaN scale in either operand poisons the block.
+    std::vector<uint8_t> sn = {kE8M0NaN};
+    CHECK(std::isnan(mxFp8Dot(t, sn, e1, s1, e1)));
+    CHECK(std::isnan(mxFp8Dot(t, s1, e1, sn, e1)));
+    // A NaN element code (never produced by the encoder) poisons the block.
+    std::vector<uint8_t> en = e1;
+    en[3] = t == MxElemType::Fp8E4M3 ? 0x7F : 0x7E;
+    CHECK(std::isnan(mxFp8Dot(t, s1, en, s1, e1)));
+    // Saturation: the largest elements times the largest elements.
+    std::vector<float> big(32, 1e30f);
+    // 1.99 * 2^100 rounds above the element maximum after scaling: saturates.
+    big[0] = std::ldexp(1.99f, 100);
+    std::vector<uint8_t> sb(1), eb(32);
+    encodeMx(t, big, sb, eb);
+    CHECK(eb[0] == (t == MxElemType::Fp8E4M3 ? 0x7E : 0x7B));
+    std::vector<float> dec(32);
+    decodeMx(t, sb, eb, dec);
+    double ref = 0;
+    for (float v : dec)
+      ref += double(v) * double(v);
+    float got = mxFp8Dot(t, sb, eb, sb, eb);
+    CHECK(std::isinf(got)); // 32 * ~1e60 overflows fp32
+    CHECK(ref > 1e38);
+    // Scales that multiply to an fp32 subnormal.
+    std::vector<uint8_t> lo = {10};
+    float sub = mxFp8Dot(t, lo, e1, lo, e1);
+    CHECK(sub == static_cast<float>(std::ldexp(32.0, 2 * (10 - 127))));
+  }
+}

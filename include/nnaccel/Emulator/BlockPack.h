@@ -2,8 +2,9 @@
 //
 // The ISA stores block formats densely (docs/isa.md, "Element types"):
 // ms-fp8/ms-fp9 as 9-byte blocks of 16 (exponent byte + 16 sign-magnitude
-// nibbles, element 2j in the low nibble of byte 1+j) and mxint8 as 33-byte
-// blocks of 32 (E8M0 scale byte + 32 int8). lib/Numerics works on an
+// nibbles, element 2j in the low nibble of byte 1+j) and the OCP MX types
+// (mxint8, mxfp8e4m3) as 33-byte blocks of 32 (E8M0 scale byte + 32 int8 or
+// fp8 E4M3 element codes). lib/Numerics works on an
 // unpacked view instead (one code per byte, exponents in a separate array).
 // These helpers convert between the two so the emulator -- and the runtime
 // when it prepares weights -- can call the Numerics kernels on device data.
@@ -13,11 +14,23 @@
 #define NNACCEL_EMULATOR_BLOCKPACK_H
 
 #include "nnaccel/ISA/Types.h"
+#include "nnaccel/Numerics/Mx.h"
 
 #include <cstddef>
 #include <cstdint>
 
 namespace nnaccel::emulator {
+
+/// True for the OCP MX block types (mxint8, mxfp8e4m3): 33-byte blocks of 32
+/// with an E8M0 scale.
+inline bool isMx(isa::DType t) {
+  return t == isa::DType::MXINT8 || t == isa::DType::MXFP8E4M3;
+}
+/// The Numerics element type of an MX block type.
+inline numerics::MxElemType mxElemType(isa::DType t) {
+  return t == isa::DType::MXFP8E4M3 ? numerics::MxElemType::Fp8E4M3
+                                    : numerics::MxElemType::Int8;
+}
 
 /// Unpacks a row of `n` msfp8/msfp9 elements (n a multiple of 16) from ISA
 /// storage into n / 16 exponent fields and n one-per-byte codes. Reserved
@@ -28,7 +41,8 @@ void unpackMsfpRow(isa::DType t, const uint8_t *src, size_t n, uint8_t *exps,
 void packMsfpRow(isa::DType t, const uint8_t *exps, const uint8_t *codes,
                  size_t n, uint8_t *dst);
 /// Unpacks a row of `n` mxint8 elements (n a multiple of 32) into n / 32
-/// E8M0 scales and n int8 element bytes.
+/// E8M0 scales and n int8 element bytes. The layout is the same for every MX
+/// type, so this also unpacks mxfp8e4m3 rows (fp8 element codes).
 void unpackMxInt8Row(const uint8_t *src, size_t n, uint8_t *scales,
                      uint8_t *elems);
 /// Inverse of unpackMxInt8Row; writes rowBytes(MXINT8, n) bytes.

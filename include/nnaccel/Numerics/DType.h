@@ -4,7 +4,7 @@
 // type fields, the package format's tensor types and the runtime's tensors
 // all use it, so a type never changes name or number on its way from the
 // compiler to the card. The numbering is the ISA encoding for every type an
-// instruction can name (0-14); host-only types (f64, i1) and the rowwise
+// instruction can name (0-15); host-only types (f64, i1) and the rowwise
 // embedding-table formats (rw8, rw4) come after 16 and cannot appear in an
 // instruction's type field. The package schema's DType enum repeats
 // this numbering (Package.fbs).
@@ -27,7 +27,7 @@
 
 namespace nnaccel {
 
-/// Element types. Values 0-14 are the ISA encoding; do not renumber.
+/// Element types. Values 0-15 are the ISA encoding; do not renumber.
 enum class DType : uint8_t {
   F32 = 0,
   F16 = 1,
@@ -44,6 +44,7 @@ enum class DType : uint8_t {
   MSFP9 = 12,  ///< blocks of 16: shared 5-bit exponent, 1 sign + 3 mantissa
   MXINT8 = 13, ///< OCP MX: blocks of 32 int8 sharing an E8M0 scale
   I64 = 14,
+  MXFP8E4M3 = 15, ///< OCP MX: blocks of 32 fp8 E4M3 sharing an E8M0 scale
   // Host-only types: package and runtime tensors, never instruction fields.
   F64 = 16,
   I1 = 17, ///< one byte per element holding 0 or 1
@@ -56,13 +57,13 @@ enum class DType : uint8_t {
 
 /// Every element type, in numbering order.
 inline constexpr DType AllDTypes[] = {
-    DType::F32,     DType::F16,   DType::BF16,  DType::I32,    DType::I16,
-    DType::I8,      DType::U8,    DType::I4,    DType::U4,     DType::FP8E4M3,
-    DType::FP8E5M2, DType::MSFP8, DType::MSFP9, DType::MXINT8, DType::I64,
-    DType::F64,     DType::I1,    DType::RW8,   DType::RW4};
+    DType::F32,       DType::F16,   DType::BF16,  DType::I32,    DType::I16,
+    DType::I8,        DType::U8,    DType::I4,    DType::U4,     DType::FP8E4M3,
+    DType::FP8E5M2,   DType::MSFP8, DType::MSFP9, DType::MXINT8, DType::I64,
+    DType::MXFP8E4M3, DType::F64,   DType::I1,    DType::RW8,    DType::RW4};
 
 /// Number of types an instruction can name (values 0 .. NumISADTypes - 1).
-inline constexpr unsigned NumISADTypes = 15;
+inline constexpr unsigned NumISADTypes = 16;
 
 /// True for a value that names an element type.
 bool isValidDType(unsigned value);
@@ -100,7 +101,7 @@ unsigned elementAlign(DType t);
 std::optional<uint64_t> denseBytes(DType t, const std::vector<int64_t> &shape);
 
 bool isFloat(DType t);   ///< f32 f16 bf16 fp8* f64: element-wise floating point
-bool isBlock(DType t);   ///< msfp8 msfp9 mxint8
+bool isBlock(DType t);   ///< msfp8 msfp9 mxint8 mxfp8e4m3
 bool isRowwise(DType t); ///< rw8 rw4: rowwise-quantized embedding tables
 bool isInteger(DType t); ///< i64 i32 i16 i8 u8 i4 u4 i1
 bool isSubByte(DType t); ///< i4 u4

@@ -75,6 +75,21 @@ void fakeQuantMx(MxElemType t, Span<const float> x, Span<float> out);
 float mxInt8Dot(Span<const uint8_t> scalesA, Span<const uint8_t> elemsA,
                 Span<const uint8_t> scalesB, Span<const uint8_t> elemsB);
 
+/// MXFP8 dot product (the ISA's `mm` with mxfp8 weights), `t` Fp8E4M3 or
+/// Fp8E5M2; both operands are MXFP8 data of that element type and the same
+/// length. For each block, in block order, starting from acc = +0:
+///   p   = sum_i a_i * b_i    exact, in integer units of the square of the
+///         element's smallest subnormal (2^-18 for E4M3, 2^-32 for E5M2)
+///   v   = float(p) * 2^(Sa - 127) * 2^(Sb - 127)   one rounding (fp32 RNE
+///         of p), exact scaling unless the result is an fp32 subnormal or
+///         overflows
+///   acc = acc + v                                       fp32, rounded
+/// A NaN scale (0xFF) in either block, or an element code that is NaN or
+/// infinite (the encoder never produces one), makes v NaN.
+float mxFp8Dot(MxElemType t, Span<const uint8_t> scalesA,
+               Span<const uint8_t> elemsA, Span<const uint8_t> scalesB,
+               Span<const uint8_t> elemsB);
+
 } // namespace numerics
 } // namespace nnaccel
 

@@ -221,7 +221,7 @@ def AccelQuantizeBlockFloat
     input and result by an N x K block-float constant,
     `tensor<N x K x !accel.bfp<format>>` with `transpose_weight = true`:
     blocks run along K (16 elements sharing a 5-bit exponent for msfp8 /
-    msfp9, 32 int8 sharing an E8M0 scale for mxint8; docs/isa.md §3), the
+    msfp9, 32 int8 (mxint8) or fp8 E4M3 (mxfp8e4m3) sharing an E8M0 scale; docs/isa.md §3), the
     layout `mm` streams. Activations and results stay f32: the matrix unit
     (and the host kernel) converts each activation row to the weight's
     block format, multiplies each block pair exactly and sums the blocks
@@ -257,7 +257,7 @@ def AccelQuantizeBlockFloat
   }];
   let options = [
     Option<"format", "format", "std::string", /*default=*/"\"msfp8\"",
-           "Block format of the weights: msfp8, msfp9 or mxint8">,
+           "Block format of the weights: msfp8, msfp9, mxint8 or mxfp8e4m3">,
     Option<"keepLast", "keep-last", "bool", /*default=*/"false",
            "Keep the last fully_connected of the function in f32">,
     Option<"onlyHinted", "only-hinted", "bool", /*default=*/"false",
