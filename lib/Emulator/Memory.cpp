@@ -13,6 +13,31 @@
 
 namespace nnaccel::emulator {
 
+namespace {
+/// memcpy that inlines the element-sized copies of narrow DMA rows (a
+/// transposing load moves one element per row), which a library call
+/// would dominate.
+inline void copyBytes(void *dst, const void *src, size_t n) {
+  switch (n) {
+  case 1:
+    std::memcpy(dst, src, 1);
+    return;
+  case 2:
+    std::memcpy(dst, src, 2);
+    return;
+  case 4:
+    std::memcpy(dst, src, 4);
+    return;
+  case 8:
+    std::memcpy(dst, src, 8);
+    return;
+  default:
+    if (n)
+      std::memcpy(dst, src, n);
+  }
+}
+} // namespace
+
 Memory::Memory(uint64_t size) : size_(size), paged_(size > DenseLimit) {
   if (paged_)
     pages_.resize((size + PageSize - 1) >> PageBits);
@@ -29,8 +54,7 @@ uint8_t *Memory::page(uint64_t index) {
 
 void Memory::read(uint64_t addr, void *out, size_t n) const {
   if (!paged_) {
-    if (n)
-      std::memcpy(out, dense_.data() + addr, n);
+    copyBytes(out, dense_.data() + addr, n);
     return;
   }
   auto *dst = static_cast<uint8_t *>(out);
@@ -38,7 +62,7 @@ void Memory::read(uint64_t addr, void *out, size_t n) const {
     uint64_t idx = addr >> PageBits, off = addr & (PageSize - 1);
     size_t chunk = static_cast<size_t>(std::min<uint64_t>(n, PageSize - off));
     if (const auto &p = pages_[idx])
-      std::memcpy(dst, p.get() + off, chunk);
+      copyBytes(dst, p.get() + off, chunk);
     else
       std::memset(dst, 0, chunk);
     dst += chunk;
@@ -49,15 +73,14 @@ void Memory::read(uint64_t addr, void *out, size_t n) const {
 
 void Memory::write(uint64_t addr, const void *in, size_t n) {
   if (!paged_) {
-    if (n)
-      std::memcpy(dense_.data() + addr, in, n);
+    copyBytes(dense_.data() + addr, in, n);
     return;
   }
   const auto *src = static_cast<const uint8_t *>(in);
   while (n) {
     uint64_t idx = addr >> PageBits, off = addr & (PageSize - 1);
     size_t chunk = static_cast<size_t>(std::min<uint64_t>(n, PageSize - off));
-    std::memcpy(page(idx) + off, src, chunk);
+    copyBytes(page(idx) + off, src, chunk);
     src += chunk;
     addr += chunk;
     n -= chunk;
