@@ -21,10 +21,14 @@ import argparse
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+
+# The quantisation bench's helpers: run a tool (exit with its output on
+# failure) and link a model's calibration sets 1-3 into one directory.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from quantize import calibration_dir, run  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -37,25 +41,6 @@ MODEL_FLAGS = {
 WALL = re.compile(r"repeat \d+: emulation min [\d.]+ [mu]s / median ([\d.]+) (ms|us)")
 MACS = re.compile(r"(\d+) MACs, MAC utilisation")
 LATENCY = re.compile(r"modelled device latency: (\d+) cycles \(([\d.]+) us\)")
-
-
-def run(cmd):
-    result = subprocess.run(cmd, capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit("failed: %s\n%s%s" % (" ".join(cmd), result.stdout,
-                                       result.stderr))
-    return result.stdout
-
-
-def calibration_dir(tmp, model_dir, name):
-    path = os.path.join(tmp, "cal-" + name)
-    if not os.path.isdir(path):
-        os.makedirs(path)
-        for entry in sorted(os.listdir(model_dir)):
-            if entry.startswith("test_data_set_") and entry != "test_data_set_0":
-                os.symlink(os.path.join(model_dir, entry),
-                           os.path.join(path, entry))
-    return path
 
 
 def torch_status():
@@ -76,6 +61,9 @@ def main():
     parser.add_argument("--quantize", default="",
                         help="a --quantize mode (int8 calibrates on sets 1-3)")
     args = parser.parse_args()
+    if args.repeat < 2:
+        parser.error("--repeat must be at least 2 (nnaccel-run reports the "
+                     "median of repeated runs only)")
 
     names = sorted(d for d in os.listdir(args.models)
                    if os.path.isdir(os.path.join(args.models, d)))
