@@ -65,6 +65,14 @@ void unpackMxInt8Row(const uint8_t *src, size_t n, uint8_t *scales,
   }
 }
 
+void unpackBlockRow(DType t, const uint8_t *src, size_t n, uint8_t *exps,
+                    uint8_t *codes) {
+  if (isMx(t))
+    unpackMxInt8Row(src, n, exps, codes);
+  else
+    unpackMsfpRow(t, src, n, exps, codes);
+}
+
 void packMxInt8Row(const uint8_t *scales, const uint8_t *elems, size_t n,
                    uint8_t *dst) {
   for (size_t b = 0, nb = n / MxBlock; b < nb; ++b) {

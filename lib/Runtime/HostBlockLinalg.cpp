@@ -89,13 +89,8 @@ Status blockFullyConnectedKernel(KernelContext &ctx) {
   std::vector<uint8_t> wExp(static_cast<size_t>(n) * nb),
       wCodes(static_cast<size_t>(n * k));
   for (int64_t j = 0; j < n; ++j) {
-    const uint8_t *src = wBytes + size_t(j) * rowBytes;
-    if (emulator::isMx(wt))
-      emulator::unpackMxInt8Row(src, size_t(k), wExp.data() + j * nb,
-                                wCodes.data() + j * k);
-    else
-      emulator::unpackMsfpRow(wt, src, size_t(k), wExp.data() + j * nb,
-                              wCodes.data() + j * k);
+    emulator::unpackBlockRow(wt, wBytes + size_t(j) * rowBytes, size_t(k),
+                             wExp.data() + j * nb, wCodes.data() + j * k);
   }
   const num::MsfpType mt =
       wt == DType::MSFP8 ? num::MsfpType::Msfp8 : num::MsfpType::Msfp9;

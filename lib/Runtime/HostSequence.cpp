@@ -90,13 +90,8 @@ public:
     exps.resize(size_t(rows) * nb);
     codes.resize(size_t(rows * k));
     for (int64_t j = 0; j < rows; ++j) {
-      const uint8_t *src = bytes + size_t(j) * rowBytes;
-      if (emulator::isMx(type))
-        emulator::unpackMxInt8Row(src, size_t(k), exps.data() + j * nb,
-                                  codes.data() + j * k);
-      else
-        emulator::unpackMsfpRow(type, src, size_t(k), exps.data() + j * nb,
-                                codes.data() + j * k);
+      emulator::unpackBlockRow(type, bytes + size_t(j) * rowBytes, size_t(k),
+                               exps.data() + j * nb, codes.data() + j * k);
     }
     xExp.resize(nb);
     xCodes.resize(size_t(k));

@@ -49,6 +49,12 @@ void unpackMxInt8Row(const uint8_t *src, size_t n, uint8_t *scales,
 void packMxInt8Row(const uint8_t *scales, const uint8_t *elems, size_t n,
                    uint8_t *dst);
 
+/// Unpacks a row of `n` elements of any block type `t`: the shared
+/// exponents (msfp) or E8M0 scales (MX), one per block, into `exps`, and the
+/// element codes, one per byte, into `codes`.
+void unpackBlockRow(isa::DType t, const uint8_t *src, size_t n, uint8_t *exps,
+                    uint8_t *codes);
+
 /// Encodes `n` f32 values into ISA storage of block type `t` with the
 /// Numerics block encoders (encodeMsfpBlock with blockSize 16, encodeMxBlock).
 void encodeBlockRow(isa::DType t, const float *x, size_t n, uint8_t *dst);
