@@ -21,10 +21,11 @@ once-per-session setup that loads them is not in the run's cycles; pass
 core.macs_per_cycle, 32768 on brainwave-like, where a full N x N msfp8
 tile takes 2 cycles even at m = 1: docs/emulator.md). Next to it, where the
 cycles go: "mm" is the MAC cycles at that peak (MACs / macs_per_cycle),
-"ex busy" the cycles the ex queue (matrix unit and MFUs, which share it)
-is busy, so ex busy - mm is the MFU gate math and whatever the matrix unit
-loses; the rest of the cycles the ex queue waits (for the first X and the
-biases, the last stores).
+"ex busy" the cycles in which the ex queue's matrix unit or MFUs (which
+run side by side, docs/emulator.md section 4) are busy, so ex busy - mm is
+the gate math the matrix unit does not hide and whatever it loses; the
+rest of the cycles the ex queue waits (for the first X and the biases, the
+last stores, a step's h).
 
   python3 bench/rnn_utilisation.py [--build build] [--hidden 512,1024]
       [--steps 32] [--cells gru,lstm] [--format msfp8] [--target brainwave-like]

@@ -310,7 +310,8 @@ void Card::dispatchStep(Core &c) {
       setFault(c, pc, err.message());
       return;
     }
-    if (checkRaces_)
+    // The ex queue's hazard checks need the footprints too.
+    if (checkRaces_ || op.queue == Queue::Ex)
       e.accesses = std::move(accesses);
     auto q = static_cast<unsigned>(op.queue);
     if (c.blockedOnQueue == static_cast<int>(q))

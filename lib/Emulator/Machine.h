@@ -68,6 +68,13 @@ struct TokenFifo {
   uint64_t lastPop = 0;
 };
 
+/// An ex chain whose results have not all landed yet: a later chain that
+/// touches what it reads or writes waits for `landsAt`.
+struct InFlightChain {
+  uint64_t landsAt = 0;
+  std::vector<isa::MemAccess> accesses;
+};
+
 struct QueueState {
   std::deque<QueueEntry> entries;
   uint64_t freeAt = 0; ///< takes its next instruction
@@ -77,6 +84,12 @@ struct QueueState {
   uint8_t pendingPush = 0; ///< push flags waiting for FIFO room
   uint64_t pendingSince = 0;
   uint32_t pendingPc = 0;
+  // The ex queue only: its matrix unit and MFU pipeline are separate units
+  // (Queues.cpp), each free again at these times; the chains still in
+  // flight; the end of the busy time counted so far (busy is the union of
+  // the units' busy spans, so it never exceeds the elapsed time).
+  uint64_t mvuFreeAt = 0, mfuFreeAt = 0, busyUntil = 0;
+  std::vector<InFlightChain> inFlight;
 };
 
 /// One trace span: an instruction (or chain) on a queue, or a dispatcher wait.
@@ -194,6 +207,10 @@ private:
   void dispatchStep(Core &c);
   uint64_t queueTime(Core &c, unsigned q, size_t *groupLen = nullptr,
                      uint64_t *tokenTime = nullptr);
+  /// Earliest start (>= `from`) of the ex chain of `len` entries at the
+  /// head of the ex queue: when the units it uses are free and the chains
+  /// in flight it depends on have landed.
+  uint64_t exUnitsReady(const Core &c, size_t len, uint64_t from) const;
   void queueStep(Core &c, unsigned q);
   void setFault(const Core &c, uint32_t pc, const std::string &msg);
   Error checkAccesses(const Core &c,

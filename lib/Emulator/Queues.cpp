@@ -62,6 +62,34 @@ void pushTargets(unsigned q, uint8_t f, std::vector<int> &out) {
     out.push_back(fifoIndex(q, q + 1));
 }
 
+constexpr unsigned ExQueue = static_cast<unsigned>(Queue::Ex);
+
+/// The ex units a chain of `len` entries at the head of `qs` uses: the
+/// matrix unit for an `mm`, the MFU pipeline for vector members; `sync`
+/// waits for both and for everything in flight.
+struct ExUnits {
+  bool mvu = false, mfu = false, serial = false;
+};
+ExUnits exUnits(const Core &c, const QueueState &qs, size_t len) {
+  ExUnits u;
+  for (size_t i = 0; i < len; ++i) {
+    Opcode opcode = c.ops[qs.entries[i].pc].opcode;
+    if (opcode == Opcode::Mm)
+      u.mvu = true;
+    else if (opcode == Opcode::Sync)
+      u.serial = true;
+    else
+      u.mfu = true;
+  }
+  return u;
+}
+
+/// Whether two footprints conflict (same bytes, at least one writes).
+bool conflicts(const MemAccess &a, const MemAccess &b) {
+  return a.space == b.space && (a.write || b.write) && a.start < b.end &&
+         b.start < a.end;
+}
+
 } // namespace
 
 uint64_t Card::queueTime(Core &c, unsigned q, size_t *groupLen,
@@ -107,7 +135,38 @@ uint64_t Card::queueTime(Core &c, unsigned q, size_t *groupLen,
     *groupLen = len;
   if (tokenTime)
     *tokenTime = tok;
-  return std::max({qs.freeAt, qs.entries[len - 1].enqueueTime, tok});
+  uint64_t t = std::max({qs.freeAt, qs.entries[len - 1].enqueueTime, tok});
+  return q == ExQueue ? exUnitsReady(c, len, t) : t;
+}
+
+uint64_t Card::exUnitsReady(const Core &c, size_t len, uint64_t from) const {
+  const QueueState &qs = c.queues[ExQueue];
+  ExUnits units = exUnits(c, qs, len);
+  uint64_t t = from;
+  if (units.serial)
+    return std::max({t, qs.mvuFreeAt, qs.mfuFreeAt, qs.doneAt});
+  if (units.mvu)
+    t = std::max(t, qs.mvuFreeAt);
+  if (units.mfu)
+    t = std::max(t, qs.mfuFreeAt);
+  // Read-after-write, write-after-read and write-after-write on the bytes
+  // of a chain still in flight wait until it has landed.
+  for (const InFlightChain &f : qs.inFlight) {
+    if (f.landsAt <= t)
+      continue;
+    bool hazard = false;
+    for (size_t i = 0; i < len && !hazard; ++i)
+      for (const MemAccess &a : qs.entries[i].accesses) {
+        hazard =
+            std::any_of(f.accesses.begin(), f.accesses.end(),
+                        [&](const MemAccess &b) { return conflicts(a, b); });
+        if (hazard)
+          break;
+      }
+    if (hazard)
+      t = f.landsAt;
+  }
+  return t;
 }
 
 void Card::queueStep(Core &c, unsigned q) {
@@ -247,16 +306,50 @@ void Card::queueStep(Core &c, unsigned q) {
     c.stats.macs += r.macs;
     c.stats.peakMacCycles += r.peakMacCycles;
   }
-  if (len > 1)
-    cycles = cm_.chain(slowest, len);
-  end = start + cycles;
+  // The ex queue's matrix unit and MFU pipeline are separate units (as in
+  // Brainwave's and Intel's NPU, where a chain's MVU stage overlaps the
+  // previous chain's MFU stages): a chain occupies the units it uses for
+  // its slowest member; the pipeline fill is latency, after which its
+  // results land. The next chain issues a cycle later once its units are
+  // free and nothing it touches is still in flight (exUnitsReady).
+  bool exPipelined = false;
+  if (q == ExQueue) {
+    ExUnits units = exUnits(c, qs, len);
+    exPipelined = !units.serial;
+    cycles = std::max(slowest, CycleModel::MinCycles);
+    end = start + cycles;
+    if (units.mvu || units.serial)
+      qs.mvuFreeAt = end;
+    if (units.mfu || units.serial)
+      qs.mfuFreeAt = end;
+    latency = len > 1 ? cm_.chain(slowest, len) - cycles : 0;
+    // Busy time is the union of the units' busy spans.
+    st.busyCycles += end - std::min(end, std::max(start, qs.busyUntil));
+    qs.busyUntil = std::max(qs.busyUntil, end);
+    const uint64_t landsAt = end + latency;
+    qs.inFlight.erase(std::remove_if(qs.inFlight.begin(), qs.inFlight.end(),
+                                     [&](const InFlightChain &f) {
+                                       return f.landsAt <= start;
+                                     }),
+                      qs.inFlight.end());
+    if (exPipelined) {
+      InFlightChain f;
+      f.landsAt = landsAt;
+      for (size_t i = 0; i < len; ++i)
+        f.accesses.insert(f.accesses.end(), qs.entries[i].accesses.begin(),
+                          qs.entries[i].accesses.end());
+      qs.inFlight.push_back(std::move(f));
+    }
+  } else {
+    end = start + cycles;
+    st.busyCycles += cycles - recvWait;
+  }
   // Results land in order behind the queue's earlier ones. Tokens go out
   // when the result has landed, or for a posted write when its source has
   // been read (the buffer is free again).
   const uint64_t done = std::max(qs.doneAt, end + latency);
   const uint64_t tokenTime = posted ? end : done;
   st.instructions += len;
-  st.busyCycles += cycles - recvWait;
   uint32_t headPc = qs.entries[0].pc;
   qs.entries.erase(qs.entries.begin(), qs.entries.begin() + len);
 
@@ -281,7 +374,7 @@ void Card::queueStep(Core &c, unsigned q) {
     } else
       pending |= (i == fifoIndex(q, q - 1)) ? FlagPushPrev : FlagPushNext;
   }
-  qs.freeAt = pending ? tokenTime : end;
+  qs.freeAt = pending ? tokenTime : exPipelined ? start + 1 : end;
   qs.doneAt = done;
   st.lastEndCycle = done;
   if (pending) {

@@ -12,7 +12,7 @@
 //     XW phase: X[chunk] (Tc*B rows, resident in the VRF) times every N x N
 //       tile of W (streamed through two MRF slots) -> G[Tc*B x G*H] in ACC;
 //       with W pinned in the MRF (block-float W and R) it runs in pieces of
-//       steps, each piece's product just before its first step
+//       steps, each piece's products computed during the piece before it
 //     load R into the MRF (once per direction when it fits next to the W
 //       slots; after every XW phase when it only fits alone; when it does
 //       not fit at all, its tiles are streamed through the slots each step)
@@ -22,7 +22,9 @@
 //       vs.min), gates (v.sigm / v.tanh) and the cell update (below), in
 //       chains of two MFU operations for block-float W and R; h_t goes to
 //       the next of two ACC slots (four for block-float W and R) and
-//       Y[t, d] <- h_t (dma.st) overlaps the next steps
+//       Y[t, d] <- h_t (dma.st) overlaps the next steps; with W pinned,
+//       the next piece's XW products go between the step's MFU chains
+//       (xwSlot), so the matrix unit computes them beside the gate math
 //   Y_h[d] <- h (and Y_c[d] <- c for lstm)
 //
 // The gru's R is two tile groups (z/r rows, then h rows, whose product needs
@@ -70,6 +72,8 @@
 #include "Accel/AccelOps.h"
 
 #include <algorithm>
+#include <deque>
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::nnaccel;
@@ -91,6 +95,10 @@ constexpr int64_t kMaxStateSlots = 4;
 /// step, so more pieces start the recurrence sooner, at one mm per tile of
 /// W per piece.
 constexpr int64_t kXwPieces = 8;
+
+/// xwSlot calls per step of each cell (the MFU chains a step's pending XW
+/// products are spread between).
+constexpr int64_t kLstmXwSlots = 4, kGruXwSlots = 3;
 
 /// One N x N (or smaller) tile of R: rows [row, row + rows) of the G*H
 /// outputs, columns [col, col + cols) of the H inputs. `block` is the group
@@ -521,6 +529,11 @@ private:
   uint64_t rMrf;          // the current direction's resident R tiles
   int64_t streamed = 0;   // MRF slot alternation
   uint64_t groupSlot = 0; // block-float R streamed: the current row group
+  // The next XW piece's products (pinned W), emitted a few at a time at the
+  // current piece's xwSlots: the matrix unit computes them while the MFUs
+  // do the gate math (the ex queue's units overlap, docs/emulator.md §4).
+  std::deque<std::function<void()>> pendingXw;
+  int64_t xwPerSlot = 0;
 
   bool isF32() const { return s.format == kF32Format; }
   /// Bytes of `n` consecutive elements in the op's format.
@@ -560,9 +573,9 @@ private:
   /// block kernels add in that order (lib/Runtime/HostSequence.cpp).
   bool sumsBias() const { return s.blockWeights() && op.b; }
   /// Block-float recurrences chain pairs of a step's MFU operations
-  /// (docs/isa.md §5): a chain costs its slowest member plus 2 fill
-  /// cycles, the two one by one cost both, so a pair on H elements saves
-  /// H / vector_lanes - 2 cycles; the results are bit for bit the same.
+  /// (docs/isa.md §5): a chain occupies the MFUs for its slowest member,
+  /// the two one by one for both, so a pair on H elements saves
+  /// H / vector_lanes cycles; the results are bit for bit the same.
   /// Needs two MFU stages; clipping would put its own operations between.
   bool chainsGates() const {
     return s.blockWeights() && !op.clip && context.target.mfuCount >= 2 &&
@@ -583,6 +596,24 @@ private:
     clip(block, cols);
     emitUnary(emitter, act, block, block, s.batch, cols);
   }
+  /// A point in a step between two MFU chains where xwPerSlot of the
+  /// pending XW products go (see pendingXw).
+  void xwSlot() {
+    for (int64_t i = 0; i < xwPerSlot && !pendingXw.empty(); ++i) {
+      pendingXw.front()();
+      pendingXw.pop_front();
+    }
+  }
+  /// Emits the pending XW products that are left.
+  void drainXw() {
+    xwPerSlot = int64_t(pendingXw.size());
+    xwSlot();
+  }
+  /// xwSlot calls a step makes (lstmStep, gruStep).
+  int64_t xwSlotsPerStep() const {
+    return op.cell == Cell::Lstm ? kLstmXwSlots : kGruXwSlots;
+  }
+
   Operand2D peepholeRow(int64_t col) const {
     return denseOperand(Space::Acc, l.peep, 3 * s.hidden, s.format).at(0, col);
   }
@@ -798,15 +829,20 @@ private:
                       t0 = wide(l.tmp[0]), chain = chainOperand(H);
       if (sumsBias()) {
         biasThen(Opcode::VSigm, gi, biasSumRow(0), 3 * H);
+        xwSlot();
         biasThen(Opcode::VTanh, gc, biasSumRow(3 * H), H);
       } else {
         emitUnary(emitter, Opcode::VSigm, gi, gi, B, 3 * H);
+        xwSlot();
         emitUnary(emitter, Opcode::VTanh, gc, gc, B, H);
       }
+      xwSlot();
       // c = i*c~ + f*c; h = tanh(c) * o.
       emitBinary(emitter, Opcode::VMul, t0, gf, c, Bcast::None, B, H);
+      xwSlot();
       emitBinary(emitter, Opcode::VMul, chain, gi, gc, Bcast::None, B, H);
       emitBinary(emitter, Opcode::VAdd, c, chain, t0, Bcast::None, B, H);
+      xwSlot();
       emitUnary(emitter, Opcode::VTanh, chain, c, B, H);
       emitBinary(emitter, Opcode::VMul, narrow(h.qNext), chain, go, Bcast::None,
                  B, H);
@@ -844,11 +880,15 @@ private:
       clip(gate(g, 0), cols4);
       emitUnary(emitter, Opcode::VSigm, gi, gi, B, 3 * H); // i, o, f
     }
+    xwSlot();
     emitUnary(emitter, Opcode::VTanh, gc, gc, B, H);
+    xwSlot();
     // c = f*c + i*c~ (two rounded products, then the sum, as the host).
     emitBinary(emitter, Opcode::VMul, t0, gf, c, Bcast::None, B, H);
+    xwSlot();
     emitBinary(emitter, Opcode::VMul, t1, gi, gc, Bcast::None, B, H);
     emitBinary(emitter, Opcode::VAdd, c, t0, t1, Bcast::None, B, H);
+    xwSlot();
     if (op.peepholes) {
       addPeephole(go, H);
       clip(go, H);
@@ -892,6 +932,7 @@ private:
       clip(gz, 2 * H);
       emitUnary(emitter, Opcode::VSigm, gz, gz, B, 2 * H);
     }
+    xwSlot();
     // n's last bias addition, its clip and tanh (biasThen), unless it has
     // no bias.
     bool activated = false;
@@ -931,6 +972,7 @@ private:
       clip(gh, H);
       emitUnary(emitter, Opcode::VTanh, gh, gh, B, H);
     }
+    xwSlot();
     // h = (1 - z)*n + z*h: -z is exact, so 1 + (-z) rounds like 1 - z.
     const Operand2D t0 = wide(l.tmp[0]), t1 = wide(l.tmp[1]),
                     hNext = wide(h.wideNext);
@@ -940,6 +982,7 @@ private:
       emitBinary(emitter, Opcode::VSub, chain, wide(l.ones), gz, Bcast::None, B,
                  H);
       emitBinary(emitter, Opcode::VMul, t0, chain, gh, Bcast::None, B, H);
+      xwSlot();
       emitBinary(emitter, Opcode::VMul, chain, gz, hPrev, Bcast::None, B, H);
       emitBinary(emitter, Opcode::VAdd, hNext, chain, t0, Bcast::None, B, H);
       if (!isF32())
@@ -956,6 +999,7 @@ private:
       emitScalar(emitter, Opcode::VsAdd, t0, t0, 1.0f, B, H);
     }
     emitBinary(emitter, Opcode::VMul, t0, t0, gh, Bcast::None, B, H);
+    xwSlot();
     emitBinary(emitter, Opcode::VMul, t1, gz, hPrev, Bcast::None, B, H);
     emitBinary(emitter, Opcode::VAdd, hNext, t0, t1, Bcast::None, B, H);
     if (!isF32())
@@ -997,7 +1041,9 @@ private:
 
   /// XW phase rows [row0, row0 + rows) of the chunk: G[rows x G*H] =
   /// X[rows] . W^T, X in the VRF at xBase, G in ACC at l.gates.
-  void emitXw(int64_t d, uint64_t wBase, int64_t row0, int64_t rows) {
+  /// With `defer` (pinned W), the products go to pendingXw instead.
+  void emitXw(int64_t d, uint64_t wBase, int64_t row0, int64_t rows,
+              bool defer = false) {
     const int64_t G = s.gateCols();
     const Operand2D x =
         denseOperand(Space::Vrf, l.xBase, s.input, s.format).at(row0, 0);
@@ -1011,10 +1057,17 @@ private:
         if (!pinned)
           loadTile(wBase, s.input, j * l.tile, nt, 0, std::min(l.tile, s.input),
                    w, l.iTiles);
-        for (int64_t t = 0; t < l.iTiles; ++t)
-          mm(gates.at(0, j * l.tile), x.at(0, t * l.tile),
-             w + (t ? uint64_t(t) * planeBytes(nt) : 0), rows,
-             std::min(l.tile, s.input - t * l.tile), nt, t > 0);
+        for (int64_t t = 0; t < l.iTiles; ++t) {
+          auto product = [this, dst = gates.at(0, j * l.tile),
+                          a = x.at(0, t * l.tile),
+                          wt = w + (t ? uint64_t(t) * planeBytes(nt) : 0), rows,
+                          kt = std::min(l.tile, s.input - t * l.tile), nt,
+                          t] { mm(dst, a, wt, rows, kt, nt, t > 0); };
+          if (defer && pinned)
+            pendingXw.push_back(product);
+          else
+            product();
+        }
         continue;
       }
       for (int64_t t = 0; t < l.iTiles; ++t) {
@@ -1101,9 +1154,9 @@ private:
         if (pieces > 1 && first == 0 && piece == 0)
           loadBiases(d);
       }
-      auto xwPhase = [&](int64_t piece) {
+      auto xwPhase = [&](int64_t piece, bool defer = false) {
         auto [lo, n] = pieceTimes(piece);
-        emitXw(d, wBase, (lo - tLo) * s.batch, n * s.batch);
+        emitXw(d, wBase, (lo - tLo) * s.batch, n * s.batch, defer);
       };
       xwPhase(0);
       // After the first XW product, which need not wait for the biases.
@@ -1123,8 +1176,18 @@ private:
                                              rTileAddress(l.rTiles.size() - 1) +
                                                  l.tileBytes});
 
+      // The next piece's products run during this piece's steps, spread
+      // over their xwSlots (see pendingXw).
+      if (pieces > 1)
+        xwPhase(1, /*defer=*/true);
       for (int64_t step = first; step < first + steps; ++step) {
         const int64_t time = timeIndex(d, step);
+        const int64_t stepsLeftInPiece =
+            pieceSteps - (step - first) % pieceSteps;
+        const int64_t perStep =
+            (int64_t(pendingXw.size()) + stepsLeftInPiece - 1) /
+            stepsLeftInPiece;
+        xwPerSlot = (perStep + xwSlotsPerStep() - 1) / xwSlotsPerStep();
         const uint64_t g =
             l.gates + uint64_t((time - tLo) * s.batch * gatePitch());
         const uint64_t ySlice = uint64_t(time * s.dirs + d) * stateBytes();
@@ -1140,11 +1203,14 @@ private:
           store(op.y, ySlice, qNext);
         qPrev = qNext;
         current = next;
-        // The next piece's product just before its first step: its X has
-        // had the whole piece before to land.
+        // The next piece's products are complete before its first step;
+        // then the one after it is spread over the next piece.
         const int64_t done = step + 1 - first;
-        if (done % pieceSteps == 0 && done / pieceSteps < pieces)
-          xwPhase(done / pieceSteps);
+        if (done % pieceSteps == 0 && done / pieceSteps < pieces) {
+          drainXw();
+          if (done / pieceSteps + 1 < pieces)
+            xwPhase(done / pieceSteps + 1, /*defer=*/true);
+        }
       }
     }
     if (l.buffered) {
