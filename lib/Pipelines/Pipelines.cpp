@@ -90,6 +90,9 @@ void mlir::nnaccel::buildPartitionPipeline(
   placement.card = options.card;
   placement.forceHost = options.forceHost;
   pm.addNestedPass<func::FuncOp>(createAccelAssignPlacement(placement));
+  AccelPartitionCardsOptions partition;
+  partition.cards = options.cards;
+  pm.addNestedPass<func::FuncOp>(createAccelPartitionCards(partition));
   pm.addNestedPass<func::FuncOp>(createAccelOutlinePartitions());
 }
 

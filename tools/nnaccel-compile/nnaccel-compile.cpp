@@ -83,6 +83,11 @@ static cl::opt<Emit> emit(
                clEnumValN(Emit::Package, "package", "a model package")),
     cl::cat(category));
 static cl::opt<unsigned>
+    cards("cards",
+          cl::desc("Cards to spread a model over when it does not fit one "
+                   "card's DRAM (0: all of the target's)"),
+          cl::init(0), cl::cat(category));
+static cl::opt<unsigned>
     cores("cores",
           cl::desc("Cores per card to divide ops across (0: all of the "
                    "target's, 1: no splitting)"),
@@ -1009,6 +1014,7 @@ int main(int argc, char **argv) {
     LowerPipelineOptions pipeline;
     pipeline.target = targetSpec.getValue();
     pipeline.forceHost = ArrayRef<std::string>(forceHost);
+    pipeline.cards = cards.getValue();
     pipeline.cores = cores.getValue();
     pipeline.placement = placementFile.getValue();
     pipeline.pinWeights = pinWeights.getValue();

@@ -24,6 +24,12 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
   Option<int64_t> card{*this, "card",
                        llvm::cl::desc("Card that card-placed ops go to"),
                        llvm::cl::init(0)};
+  Option<unsigned> cards{
+      *this, "cards",
+      llvm::cl::desc("Cards that accel-partition-cards may spread a model "
+                     "over when it does not fit one (0: all of the "
+                     "target's)"),
+      llvm::cl::init(0)};
   Option<unsigned> cores{
       *this, "cores",
       llvm::cl::desc("Cores per card that accel-split-ops divides ops "

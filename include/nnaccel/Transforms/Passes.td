@@ -475,6 +475,35 @@ def AccelAssignPlacement : Pass<"accel-assign-placement", "func::FuncOp"> {
   ];
 }
 
+def AccelPartitionCards : Pass<"accel-partition-cards", "func::FuncOp"> {
+  let summary = "Spread a model that does not fit one card over several";
+  let description = [{
+    After accel-assign-placement: when the card ops' DRAM footprint (their
+    constant operands, each counted once per card, plus their results)
+    exceeds one card's `dram.bytes`, assigns them to up to `cards` cards
+    (0: the target's card count) so that each card's footprint fits.
+    Embedding tables (embedding_bag and gathers of a constant table) are
+    model-parallel: largest first, each to the least-filled card it fits
+    (balanced by bytes). The other ops stay in program order on one card
+    at a time (the roomiest when the current one is full), so dense chains
+    cross cards only where they must. The decision is each op's
+    `#accel.placement<card = c>`; accel-outline-partitions then forms one
+    partition per run of ops on a card. A model that fits one card, and
+    ops whose card a user hint names, keep their placement. A model that
+    fits no assignment is an error at the op that did not fit (or the
+    function) saying the bytes needed per card against a card's bytes,
+    with notes naming the largest tensors.
+  }];
+  let options = [
+    Option<"cards", "cards", "unsigned", /*default=*/"0",
+           "Cards to use at most (0: all of the target's)">
+  ];
+  let statistics = [
+    Statistic<"numMovedOps", "moved-ops", "Ops moved to another card">,
+    Statistic<"numCardsUsed", "cards-used", "Cards that hold card ops">
+  ];
+}
+
 def AccelOutlinePartitions
     : Pass<"accel-outline-partitions", "func::FuncOp"> {
   let summary = "Group placed ops into host and card partitions";

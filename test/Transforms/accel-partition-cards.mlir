@@ -1,0 +1,70 @@
+// accel-partition-cards on a target of 3 cards with 64 KiB of DRAM each.
+// RUN: nnaccel-opt %s -split-input-file --pass-pipeline='builtin.module(accel-set-target{target=%S/Inputs/tiny-dram-3x.json},func.func(accel-assign-placement,accel-partition-cards))' \
+// RUN:   | FileCheck %s
+// One card only: the model does not fit, the error says by how much and
+// names the largest tensors.
+// RUN: not nnaccel-opt %s -split-input-file --pass-pipeline='builtin.module(accel-set-target{target=%S/Inputs/tiny-dram-3x.json},func.func(accel-assign-placement,accel-partition-cards{cards=1}))' \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=ONE
+// RUN: not nnaccel-opt %s -split-input-file --pass-pipeline='builtin.module(accel-set-target{target=%S/Inputs/tiny-dram-3x.json},func.func(accel-assign-placement,accel-partition-cards{cards=4}))' \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=FOUR
+// FOUR: error: accel-partition-cards: 4 cards asked for, the target 'tiny-dram-3x' has 3
+
+// 64 KiB of tables: largest first, each to the least-filled card; the
+// dense product goes to the roomiest card and the ops are regrouped so that
+// each card's ops are adjacent (one partition per card run).
+// CHECK-LABEL: func.func @tables
+// CHECK:      accel.embedding_bag %cst, %arg0 {accel.placement = #accel.placement<card = 0>}
+// CHECK-NEXT: accel.embedding_bag %cst_0, %arg0 {accel.placement = #accel.placement<card = 1>}
+// CHECK-NEXT: accel.fully_connected %arg1, %cst_2 {accel.placement = #accel.placement<card = 1>}
+// CHECK-NEXT: accel.embedding_bag %cst_1, %arg0 {accel.placement = #accel.placement<card = 2>}
+// ONE: error: the model needs 67584 bytes of card DRAM (weights and activations), 67584 bytes per card on 1 card(s), but a card of 'tiny-dram-3x' has 65536 bytes; use more cards (--cards, at most 3), narrower weights (--quantize) or a target with more DRAM
+// ONE: note: 32768 bytes: a weight of accel.embedding_bag
+// ONE: note: 16384 bytes: a weight of accel.embedding_bag
+// ONE: note: 16384 bytes: a weight of accel.embedding_bag
+// ONE: note: 1024 bytes: a weight of accel.fully_connected
+// ONE: note: 256 bytes: the result of accel.embedding_bag
+func.func @tables(%ids: tensor<4x2xi64>, %x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
+  %t0 = accel.constant dense<1.0> : tensor<512x16xf32>
+  %t1 = accel.constant dense<2.0> : tensor<256x16xf32>
+  %t2 = accel.constant dense<3.0> : tensor<256x16xf32>
+  %w = accel.constant dense<0.5> : tensor<16x16xf32>
+  %b0 = accel.embedding_bag %t0, %ids : (tensor<512x16xf32>, tensor<4x2xi64>) -> tensor<4x16xf32>
+  %b1 = accel.embedding_bag %t1, %ids : (tensor<256x16xf32>, tensor<4x2xi64>) -> tensor<4x16xf32>
+  %b2 = accel.embedding_bag %t2, %ids : (tensor<256x16xf32>, tensor<4x2xi64>) -> tensor<4x16xf32>
+  %y = accel.fully_connected %x, %w : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
+  return %b0, %b1, %b2, %y : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// A model that fits one card stays where accel-assign-placement put it.
+// CHECK-LABEL: func.func @fits
+// CHECK: accel.embedding_bag %cst, %arg0 {accel.placement = #accel.placement<card = 0>}
+// CHECK: accel.embedding_bag %cst_0, %arg0 {accel.placement = #accel.placement<card = 0>}
+func.func @fits(%ids: tensor<4x2xi64>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %t0 = accel.constant dense<1.0> : tensor<256x16xf32>
+  %t1 = accel.constant dense<2.0> : tensor<256x16xf32>
+  %b0 = accel.embedding_bag %t0, %ids : (tensor<256x16xf32>, tensor<4x2xi64>) -> tensor<4x16xf32>
+  %b1 = accel.embedding_bag %t1, %ids : (tensor<256x16xf32>, tensor<4x2xi64>) -> tensor<4x16xf32>
+  return %b0, %b1 : tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// Ops whose card a hint names keep it and count first; a dense chain stays
+// on one card while it has room.
+// CHECK-LABEL: func.func @chain
+// CHECK:      accel.embedding_bag %cst, %arg0 {accel.hint = #accel.hint<card = 2>, accel.placement = #accel.placement<card = 2>}
+// CHECK:      accel.embedding_bag %cst_0, %arg0 {accel.placement = #accel.placement<card = 0>}
+// CHECK:      accel.fully_connected %arg1, %cst_1 {accel.placement = #accel.placement<card = 1>}
+// CHECK-NEXT: accel.fully_connected %{{.*}}, %cst_1 {accel.placement = #accel.placement<card = 1>}
+func.func @chain(%ids: tensor<4x2xi64>, %x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
+  %t0 = accel.constant dense<1.0> : tensor<768x16xf32>
+  %t1 = accel.constant dense<2.0> : tensor<768x16xf32>
+  %w = accel.constant dense<0.5> : tensor<16x16xf32>
+  %b0 = accel.embedding_bag %t0, %ids {accel.hint = #accel.hint<card = 2>} : (tensor<768x16xf32>, tensor<4x2xi64>) -> tensor<4x16xf32>
+  %b1 = accel.embedding_bag %t1, %ids : (tensor<768x16xf32>, tensor<4x2xi64>) -> tensor<4x16xf32>
+  %y0 = accel.fully_connected %x, %w : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
+  %y1 = accel.fully_connected %y0, %w : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
+  return %b0, %b1, %y1 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+}
