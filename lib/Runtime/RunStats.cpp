@@ -50,6 +50,11 @@ std::string RunStats::summary() const {
                      "the device time",
                      transferCycles, transferMicros);
   s += "\n";
+  if (concurrentLaunches)
+    s += fmt::format("  {} launch(es) ran several cards' partitions side by "
+                     "side (device and transfer cycles count the slowest "
+                     "card of each)\n",
+                     concurrentLaunches);
   bool pinned = std::any_of(partitions.begin(), partitions.end(),
                             [](const PartitionStats &p) { return p.hasSetup; });
   if (pinned)

@@ -50,6 +50,7 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <set>
 #include <utility>
 
 namespace nnaccel {
@@ -150,9 +151,14 @@ struct SessionImpl {
   package::Status runHost(const PreparedPartition &part, size_t index,
                           std::vector<Tensor> &values, PartitionStats &stats,
                           TraceBuilder &trace);
-  package::Status runCard(size_t variantIndex, size_t index,
-                          std::vector<Tensor> &values, PartitionStats &stats,
-                          TraceBuilder &trace);
+  /// Runs card partitions `indices` (of distinct cards, whose inputs are
+  /// all available) as one launch: the emulator runs their cards side by
+  /// side. stats[i] belongs to indices[i].
+  package::Status runCards(size_t variantIndex,
+                           const std::vector<size_t> &indices,
+                           std::vector<Tensor> &values,
+                           std::vector<PartitionStats> &stats,
+                           TraceBuilder &trace);
   package::Status runSetup(const PreparedPartition &part, PartitionKey key,
                            const std::string &where, PartitionStats &stats,
                            TraceBuilder &trace);
@@ -215,28 +221,31 @@ package::Status SessionImpl::runHost(const PreparedPartition &part,
   return package::Status::success();
 }
 
-package::Status SessionImpl::runCard(size_t variantIndex, size_t index,
-                                     std::vector<Tensor> &values,
-                                     PartitionStats &stats,
-                                     TraceBuilder &trace) {
-  const PreparedPartition &part =
-      state->variants[variantIndex].partitions[index];
-  const std::vector<TensorDesc> &descs =
-      state->variants[variantIndex].valueDescs;
-  const std::vector<std::string> &names =
-      state->variants[variantIndex].valueNames;
+package::Status SessionImpl::runCards(size_t variantIndex,
+                                      const std::vector<size_t> &indices,
+                                      std::vector<Tensor> &values,
+                                      std::vector<PartitionStats> &stats,
+                                      TraceBuilder &trace) {
+  const PreparedVariant &variant = state->variants[variantIndex];
+  const std::vector<TensorDesc> &descs = variant.valueDescs;
+  const std::vector<std::string> &names = variant.valueNames;
   Clock::time_point start = Clock::now();
-  PartitionKey key(variantIndex, index);
-  std::string where = fmt::format("partition {} (card {})", index, part.card);
   if (!emu)
-    return fail(where + ": the session has no emulator");
-  std::optional<PartitionKey> &pinned = pinnedBy[part.card];
-  stats.hasSetup = !part.setupPrograms.empty();
+    return fail("partition " + std::to_string(indices.front()) +
+                ": the session has no emulator");
+  auto where = [&](size_t i) {
+    return fmt::format("partition {} (card {})", indices[i],
+                       variant.partitions[indices[i]].card);
+  };
+  auto partOf = [&](size_t i) -> const PreparedPartition & {
+    return variant.partitions[indices[i]];
+  };
 
-  auto upload = [&](const PreparedBinding &b) -> package::Status {
+  auto upload = [&](size_t i, const PreparedBinding &b) -> package::Status {
+    const PreparedPartition &part = partOf(i);
     const Tensor &t = values[static_cast<size_t>(b.value)];
     if (t.isNull() || t.getByteSize() != b.bytes)
-      return fail(fmt::format("{}: input value '{}' is not available", where,
+      return fail(fmt::format("{}: input value '{}' is not available", where(i),
                               names[static_cast<size_t>(b.value)]));
     if (b.bytes == 0)
       return package::Status::success();
@@ -244,7 +253,7 @@ package::Status SessionImpl::runCard(size_t variantIndex, size_t index,
       if (isa::Error e = emu->writeMemory(
               part.card, isa::Space::Dram, b.address + offset,
               static_cast<const uint8_t *>(t.data()) + offset, bytes))
-        return fail(fmt::format("{}: writing value '{}' to DRAM: {}", where,
+        return fail(fmt::format("{}: writing value '{}' to DRAM: {}", where(i),
                                 names[static_cast<size_t>(b.value)],
                                 e.message()));
       return package::Status::success();
@@ -263,144 +272,186 @@ package::Status SessionImpl::runCard(size_t variantIndex, size_t index,
           [&](size_t offset, size_t bytes) {
             if (status.ok())
               status = write(offset, bytes);
-            stats.bytesToCard += bytes;
+            stats[i].bytesToCard += bytes;
           },
           [&](size_t offset, size_t bytes) {
             if (status.ok())
               status = write(offset, bytes);
-            stats.padBytesFilled += bytes;
+            stats[i].padBytesFilled += bytes;
           });
       return status;
     }
     if (package::Status s = write(0, b.bytes); !s.ok())
       return s;
-    stats.bytesToCard += b.bytes;
+    stats[i].bytesToCard += b.bytes;
     return package::Status::success();
   };
 
-  std::vector<ResidentWeight> &resident = residentWeights[part.card];
-  auto forget = [&](uint64_t begin, uint64_t end, auto keep) {
+  auto forget = [&](std::vector<ResidentWeight> &resident, uint64_t begin,
+                    uint64_t end, auto keep) {
     resident.erase(std::remove_if(resident.begin(), resident.end(),
                                   [&](const ResidentWeight &w) {
                                     return w.overlaps(begin, end) && !keep(w);
                                   }),
                    resident.end());
   };
-  auto isOwnWeight = [&](const ResidentWeight &w) {
-    return w.variant == variantIndex &&
-           std::any_of(part.weights.begin(), part.weights.end(),
-                       [&](const PreparedBinding &b) {
-                         return b.value == w.value && b.address == w.address;
-                       });
-  };
-  for (const PreparedBinding &b : part.weights) {
-    bool present = std::any_of(
-        resident.begin(), resident.end(), [&](const ResidentWeight &w) {
-          return w.variant == variantIndex && w.value == b.value &&
-                 w.address == b.address && w.bytes == b.bytes;
-        });
-    if (present)
-      continue;
-    forget(b.address, b.address + b.bytes,
-           [](const ResidentWeight &) { return false; });
-    // The pinned tiles came from what DRAM held before; the setup must load
-    // the weight now in DRAM.
-    pinned.reset();
-    package::Status s = upload(b);
-    if (!s.ok())
-      return s;
-    stats.weightBytesToCard += b.bytes;
-    resident.push_back({variantIndex, b.value, b.address, b.bytes});
+
+  // Weights the cards' DRAM does not hold yet, then setup programs (each
+  // runs alone, so all of them before the launch's programs are loaded).
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const PreparedPartition &part = partOf(i);
+    PartitionKey key(variantIndex, indices[i]);
+    std::optional<PartitionKey> &pinned = pinnedBy[part.card];
+    std::vector<ResidentWeight> &resident = residentWeights[part.card];
+    stats[i].hasSetup = !part.setupPrograms.empty();
+    for (const PreparedBinding &b : part.weights) {
+      bool present = std::any_of(
+          resident.begin(), resident.end(), [&](const ResidentWeight &w) {
+            return w.variant == variantIndex && w.value == b.value &&
+                   w.address == b.address && w.bytes == b.bytes;
+          });
+      if (present)
+        continue;
+      forget(resident, b.address, b.address + b.bytes,
+             [](const ResidentWeight &) { return false; });
+      // The pinned tiles came from what DRAM held before; the setup must
+      // load the weight now in DRAM.
+      pinned.reset();
+      package::Status s = upload(i, b);
+      if (!s.ok())
+        return s;
+      stats[i].weightBytesToCard += b.bytes;
+      resident.push_back({variantIndex, b.value, b.address, b.bytes});
+    }
+    if (stats[i].hasSetup && pinned != key)
+      if (package::Status s = runSetup(part, key, where(i), stats[i], trace);
+          !s.ok())
+        return s;
   }
 
-  if (stats.hasSetup && pinned != key)
-    if (package::Status s = runSetup(part, key, where, stats, trace); !s.ok())
-      return s;
-  if (loadedPrograms != key) {
+  // One launch: every partition's programs (on different cards) loaded
+  // together, so the emulator runs the cards side by side.
+  std::optional<PartitionKey> launchKey;
+  if (indices.size() == 1)
+    launchKey = PartitionKey(variantIndex, indices.front());
+  if (!launchKey || loadedPrograms != launchKey) {
     emu->clearPrograms();
     loadedPrograms.reset();
-    for (const isa::Program &program : part.programs)
-      if (isa::Error e = emu->loadProgram(program))
-        return fail(where + ": cannot load program: " + e.message());
-    loadedPrograms = key;
+    for (size_t i = 0; i < indices.size(); ++i)
+      for (const isa::Program &program : partOf(i).programs)
+        if (isa::Error e = emu->loadProgram(program))
+          return fail(where(i) + ": cannot load program: " + e.message());
+    loadedPrograms = launchKey;
   }
 
-  for (const PreparedBinding &b : part.inputs) {
-    package::Status s = upload(b);
-    if (!s.ok())
-      return s;
-  }
-
-  // The launch writes its work range (never its own weights), and any
-  // partition's programs but the pinning one's may use the MRFs.
-  forget(part.workBegin, part.workEnd, isOwnWeight);
-  if (pinned != key)
-    pinned.reset();
-  isa::Expected<emulator::Stats> run = emu->run();
-  if (!run) {
-    resident.clear(); // the card's memory is in an unknown state
-    pinned.reset();
-    return fail(where + ": " + run.message());
-  }
-
-  for (const PreparedBinding &b : part.outputs) {
-    Tensor t = Tensor::allocate(descs[static_cast<size_t>(b.value)]);
-    if (t.isNull())
-      return fail(fmt::format("{}: cannot allocate output '{}'", where,
-                              names[static_cast<size_t>(b.value)]));
-    auto read = [&](size_t offset, size_t bytes) -> package::Status {
-      if (isa::Error e = emu->readMemory(
-              part.card, isa::Space::Dram, b.address + offset,
-              static_cast<uint8_t *>(t.mutableData()) + offset, bytes))
-        return fail(fmt::format("{}: reading value '{}' from DRAM: {}", where,
-                                names[static_cast<size_t>(b.value)],
-                                e.message()));
-      stats.bytesFromCard += bytes;
-      return package::Status::success();
-    };
-    // An output the runtime crops comes back with its valid rows only (the
-    // rest stays zero and is cropped away).
-    const std::vector<int64_t> &valid =
-        validShapes[static_cast<size_t>(b.value)];
-    size_t elementSize = getDTypeSize(t.getDType());
-    if (b.bytes && !valid.empty() && elementSize &&
-        t.getByteSize() == t.getNumElements() * elementSize) {
-      package::Status status = package::Status::success();
-      forEachPaddedRange(
-          t.getShape(), valid, elementSize,
-          [&](size_t offset, size_t bytes) {
-            if (status.ok())
-              status = read(offset, bytes);
-          },
-          [](size_t, size_t) {});
-      if (!status.ok())
-        return status;
-    } else if (b.bytes) {
-      if (package::Status s = read(0, b.bytes); !s.ok())
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const PreparedPartition &part = partOf(i);
+    for (const PreparedBinding &b : part.inputs) {
+      package::Status s = upload(i, b);
+      if (!s.ok())
         return s;
     }
-    values[static_cast<size_t>(b.value)] = std::move(t);
-  }
-  for (int32_t id : part.releaseAfter)
-    values[static_cast<size_t>(id)] = Tensor();
-
-  stats.cycles = run->totalCycles;
-  // The host link as nnaccel-compile's report models it: each transfer
-  // pays the latency, then the bytes at the link's bandwidth.
-  if (state->target && state->target->hostBytesPerCycle > 0) {
-    auto cost = [&](uint64_t bytes) -> uint64_t {
-      if (bytes == 0)
-        return 0;
-      return state->target->hostLatencyCycles +
-             static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) /
-                                             state->target->hostBytesPerCycle));
+    // The launch writes its work range (never its own weights), and any
+    // partition's programs but the pinning one's may use the MRFs.
+    auto isOwnWeight = [&](const ResidentWeight &w) {
+      return w.variant == variantIndex &&
+             std::any_of(part.weights.begin(), part.weights.end(),
+                         [&](const PreparedBinding &b) {
+                           return b.value == w.value && b.address == w.address;
+                         });
     };
-    stats.transferCycles = cost(stats.weightBytesToCard) +
-                           cost(stats.bytesToCard - stats.weightBytesToCard) +
-                           cost(stats.bytesFromCard);
+    forget(residentWeights[part.card], part.workBegin, part.workEnd,
+           isOwnWeight);
+    std::optional<PartitionKey> &pinned = pinnedBy[part.card];
+    if (pinned != PartitionKey(variantIndex, indices[i]))
+      pinned.reset();
   }
-  stats.emulatorSummary = run->summary();
-  stats.wallMicros = microsSince(start);
+  isa::Expected<emulator::Stats> run = emu->run();
+  if (!run) {
+    for (size_t i = 0; i < indices.size(); ++i) {
+      residentWeights[partOf(i).card].clear(); // memory in an unknown state
+      pinnedBy[partOf(i).card].reset();
+    }
+    std::string who = where(0);
+    for (size_t i = 1; i < indices.size(); ++i)
+      who += ", " + where(i);
+    return fail(who + ": " + run.message());
+  }
+
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const PreparedPartition &part = partOf(i);
+    Clock::time_point readStart = Clock::now();
+    for (const PreparedBinding &b : part.outputs) {
+      Tensor t = Tensor::allocate(descs[static_cast<size_t>(b.value)]);
+      if (t.isNull())
+        return fail(fmt::format("{}: cannot allocate output '{}'", where(i),
+                                names[static_cast<size_t>(b.value)]));
+      auto read = [&](size_t offset, size_t bytes) -> package::Status {
+        if (isa::Error e = emu->readMemory(
+                part.card, isa::Space::Dram, b.address + offset,
+                static_cast<uint8_t *>(t.mutableData()) + offset, bytes))
+          return fail(fmt::format("{}: reading value '{}' from DRAM: {}",
+                                  where(i), names[static_cast<size_t>(b.value)],
+                                  e.message()));
+        stats[i].bytesFromCard += bytes;
+        return package::Status::success();
+      };
+      // An output the runtime crops comes back with its valid rows only
+      // (the rest stays zero and is cropped away).
+      const std::vector<int64_t> &valid =
+          validShapes[static_cast<size_t>(b.value)];
+      size_t elementSize = getDTypeSize(t.getDType());
+      if (b.bytes && !valid.empty() && elementSize &&
+          t.getByteSize() == t.getNumElements() * elementSize) {
+        package::Status status = package::Status::success();
+        forEachPaddedRange(
+            t.getShape(), valid, elementSize,
+            [&](size_t offset, size_t bytes) {
+              if (status.ok())
+                status = read(offset, bytes);
+            },
+            [](size_t, size_t) {});
+        if (!status.ok())
+          return status;
+      } else if (b.bytes) {
+        if (package::Status s = read(0, b.bytes); !s.ok())
+          return s;
+      }
+      values[static_cast<size_t>(b.value)] = std::move(t);
+    }
+    // The card's own cycles: its cores' last finish.
+    uint64_t cycles = 0;
+    for (const emulator::CoreStats &core : run->cores)
+      if (core.card == part.card)
+        cycles = std::max(cycles, core.finishCycle);
+    stats[i].cycles = indices.size() == 1 ? run->totalCycles : cycles;
+    // The host link as nnaccel-compile's report models it: each transfer
+    // pays the latency, then the bytes at the link's bandwidth.
+    if (state->target && state->target->hostBytesPerCycle > 0) {
+      auto cost = [&](uint64_t bytes) -> uint64_t {
+        if (bytes == 0)
+          return 0;
+        return state->target->hostLatencyCycles +
+               static_cast<uint64_t>(
+                   std::ceil(static_cast<double>(bytes) /
+                             state->target->hostBytesPerCycle));
+      };
+      stats[i].transferCycles =
+          cost(stats[i].weightBytesToCard) +
+          cost(stats[i].bytesToCard - stats[i].weightBytesToCard) +
+          cost(stats[i].bytesFromCard);
+    }
+    // One emulator run: its summary and wall time go with the first
+    // partition of the launch, each partition's read-back with its own.
+    if (i == 0) {
+      stats[i].emulatorSummary = run->summary();
+      stats[i].wallMicros = microsSince(start) - microsSince(readStart);
+    }
+    stats[i].wallMicros += microsSince(readStart);
+  }
+  for (size_t i = 0; i < indices.size(); ++i)
+    for (int32_t id : partOf(i).releaseAfter)
+      values[static_cast<size_t>(id)] = Tensor();
   if (options.trace)
     trace.addEmulatorTrace(emu->traceJson());
   return package::Status::success();
@@ -577,40 +628,78 @@ SessionImpl::runLocked(const std::vector<Tensor> &inputs) {
     stats.clockMHz = state->target->clockMHz;
   }
   TraceBuilder trace;
-  for (size_t p = 0; p < variant.partitions.size(); ++p) {
+  // Card partitions run in launches: a launch takes consecutive card
+  // partitions of distinct cards whose inputs are all available before it
+  // (accel-partition-cards puts independent partitions of different cards
+  // next to each other), and the emulator runs their cards side by side.
+  // A launch costs its slowest card and its slowest card's transfers (each
+  // card has its own host link).
+  auto inputsReady = [&](const PreparedPartition &part) {
+    return std::all_of(part.inputs.begin(), part.inputs.end(),
+                       [&](const PreparedBinding &b) {
+                         return !values[static_cast<size_t>(b.value)].isNull();
+                       });
+  };
+  for (size_t p = 0; p < variant.partitions.size();) {
     const PreparedPartition &part = variant.partitions[p];
-    PartitionStats ps;
-    ps.index = static_cast<unsigned>(p);
-    ps.onCard = part.onCard;
-    ps.card = part.card;
-    trace.beginPartition(
-        static_cast<unsigned>(p),
-        part.onCard ? fmt::format("partition {}: card {}", p, part.card)
-                    : fmt::format("partition {}: host", p));
-    package::Status s = part.onCard
-                            ? runCard(variantIndex, p, values, ps, trace)
-                            : runHost(part, p, values, ps, trace);
-    if (!s.ok())
-      return s;
-    if (part.onCard) {
-      double modelled = stats.clockMHz > 0
-                            ? static_cast<double>(ps.cycles) / stats.clockMHz
-                            : 0;
-      trace.endPartition(fmt::format("launch: {} cycles", ps.cycles), modelled);
-      stats.deviceCycles += ps.cycles;
-      stats.setupCycles += ps.setupCycles;
-      stats.emulationMicros += ps.wallMicros;
-    } else {
+    if (!part.onCard) {
+      PartitionStats ps;
+      ps.index = static_cast<unsigned>(p);
+      trace.beginPartition(static_cast<unsigned>(p),
+                           fmt::format("partition {}: host", p));
+      if (package::Status s = runHost(part, p, values, ps, trace); !s.ok())
+        return s;
       trace.endPartition(fmt::format("{} host op(s)", ps.hostOps),
                          ps.wallMicros);
       stats.hostMicros += ps.wallMicros;
+      stats.bytesToCard += ps.bytesToCard;
+      stats.partitions.push_back(std::move(ps));
+      ++p;
+      continue;
     }
-    stats.bytesToCard += ps.bytesToCard;
-    stats.weightBytesToCard += ps.weightBytesToCard;
-    stats.bytesFromCard += ps.bytesFromCard;
-    stats.padBytesFilled += ps.padBytesFilled;
-    stats.transferCycles += ps.transferCycles;
-    stats.partitions.push_back(std::move(ps));
+    std::vector<size_t> launch{p};
+    std::set<unsigned> cards{part.card};
+    for (size_t q = p + 1; q < variant.partitions.size(); ++q) {
+      const PreparedPartition &next = variant.partitions[q];
+      if (!next.onCard || cards.count(next.card) || !inputsReady(next))
+        break;
+      launch.push_back(q);
+      cards.insert(next.card);
+    }
+    std::vector<PartitionStats> launchStats(launch.size());
+    std::string label;
+    for (size_t i = 0; i < launch.size(); ++i) {
+      launchStats[i].index = static_cast<unsigned>(launch[i]);
+      launchStats[i].onCard = true;
+      launchStats[i].card = variant.partitions[launch[i]].card;
+      label += fmt::format("{}partition {}: card {}", i ? ", " : "", launch[i],
+                           launchStats[i].card);
+    }
+    trace.beginPartition(static_cast<unsigned>(p), label);
+    if (package::Status s =
+            runCards(variantIndex, launch, values, launchStats, trace);
+        !s.ok())
+      return s;
+    uint64_t cycles = 0, transfer = 0;
+    for (PartitionStats &ps : launchStats) {
+      cycles = std::max(cycles, ps.cycles);
+      transfer = std::max(transfer, ps.transferCycles);
+      stats.setupCycles += ps.setupCycles;
+      stats.emulationMicros += ps.wallMicros;
+      stats.bytesToCard += ps.bytesToCard;
+      stats.weightBytesToCard += ps.weightBytesToCard;
+      stats.bytesFromCard += ps.bytesFromCard;
+      stats.padBytesFilled += ps.padBytesFilled;
+      stats.partitions.push_back(std::move(ps));
+    }
+    double modelled =
+        stats.clockMHz > 0 ? static_cast<double>(cycles) / stats.clockMHz : 0;
+    trace.endPartition(fmt::format("launch: {} cycles", cycles), modelled);
+    stats.deviceCycles += cycles;
+    stats.transferCycles += transfer;
+    if (launch.size() > 1)
+      ++stats.concurrentLaunches;
+    p += launch.size();
   }
 
   std::vector<Tensor> outputs;

@@ -56,7 +56,7 @@ struct OpFootprint {
   Operation *op = nullptr;
   SmallVector<ConstantOp, 2> constants;
   uint64_t activationBytes = 0;
-  bool table = false; ///< an embedding table lookup
+  bool table = false;  ///< an embedding table lookup
   bool pinned = false; ///< the user asked for its card
   int64_t card = 0;
 };
@@ -104,8 +104,7 @@ struct AccelPartitionCardsPass
                        << "' has " << available;
       return signalPassFailure();
     }
-    const uint64_t capacity =
-        target->memory(::nnaccel::isa::Space::Dram).bytes;
+    const uint64_t capacity = target->memory(::nnaccel::isa::Space::Dram).bytes;
     StringRef placementName = AccelDialect::getPlacementAttrName();
 
     // The card ops, in program order.
@@ -119,7 +118,8 @@ struct AccelPartitionCardsPass
       OpFootprint fp;
       fp.op = &op;
       fp.card = placement.getCard();
-      if (auto hint = op.getAttrOfType<HintAttr>(AccelDialect::getHintAttrName()))
+      if (auto hint =
+              op.getAttrOfType<HintAttr>(AccelDialect::getHintAttrName()))
         fp.pinned = hint.getCard().has_value();
       fp.table = isTableLookup(&op);
       for (Value operand : op.getOperands())
@@ -160,7 +160,8 @@ struct AccelPartitionCardsPass
     for (OpFootprint *fp : tables) {
       std::optional<int64_t> best;
       for (int64_t card = 0; card < numCards; ++card)
-        if (fits(card, *fp) && (!best || loads[card].bytes < loads[*best].bytes))
+        if (fits(card, *fp) &&
+            (!best || loads[card].bytes < loads[*best].bytes))
           best = card;
       if (!best)
         return reportTooLarge(func, ops, total, capacity, numCards, fp->op);
@@ -199,9 +200,8 @@ struct AccelPartitionCardsPass
                                         placement.getMemory()));
       ++numMovedOps;
     }
-    numCardsUsed = llvm::count_if(loads, [](const CardLoad &load) {
-      return load.bytes > 0;
-    });
+    numCardsUsed = llvm::count_if(
+        loads, [](const CardLoad &load) { return load.bytes > 0; });
     groupByCard(func.getBody().front());
   }
 
@@ -298,11 +298,10 @@ struct AccelPartitionCardsPass
     llvm::stable_sort(tensors, [](const Tensor &a, const Tensor &b) {
       return a.bytes > b.bytes;
     });
-    for (const Tensor &tensor :
-         ArrayRef(tensors).take_front(kDominantTensors))
+    for (const Tensor &tensor : ArrayRef(tensors).take_front(kDominantTensors))
       diag.attachNote(tensor.user->getLoc())
-          << tensor.bytes << " bytes: "
-          << (tensor.constant ? "a weight of " : "the result of ")
+          << tensor.bytes
+          << " bytes: " << (tensor.constant ? "a weight of " : "the result of ")
           << describeNode(tensor.user);
     signalPassFailure();
   }

@@ -54,10 +54,14 @@ struct PartitionStats {
 };
 
 struct RunStats {
-  std::string variant;        ///< name of the variant that ran
-  std::string target;         ///< target name ("" for host-only packages)
-  double clockMHz = 0;        ///< the target's clock
-  uint64_t deviceCycles = 0;  ///< sum of the card partitions' cycles
+  std::string variant; ///< name of the variant that ran
+  std::string target;  ///< target name ("" for host-only packages)
+  double clockMHz = 0; ///< the target's clock
+  /// Modelled card cycles: per launch (card partitions of different cards
+  /// that run side by side) its slowest card's, summed over the launches.
+  uint64_t deviceCycles = 0;
+  /// Launches that ran several cards' partitions side by side.
+  unsigned concurrentLaunches = 0;
   double deviceMicros = 0;    ///< deviceCycles at clockMHz
   uint64_t setupCycles = 0;   ///< sum of their setupCycles (not in device*)
   double setupMicros = 0;     ///< setupCycles at clockMHz
@@ -68,8 +72,10 @@ struct RunStats {
   uint64_t weightBytesToCard = 0;
   uint64_t bytesFromCard = 0;
   uint64_t padBytesFilled = 0; ///< sum of the partitions'
-  uint64_t transferCycles = 0; ///< sum of the partitions' (not in device*)
-  double transferMicros = 0;   ///< transferCycles at clockMHz
+  /// Host-link cycles: per launch its slowest card's (each card has its own
+  /// link), summed over the launches; not in device*.
+  uint64_t transferCycles = 0;
+  double transferMicros = 0; ///< transferCycles at clockMHz
   std::vector<PartitionStats> partitions;
 
   /// Multi-line human-readable report: totals, then one line per
