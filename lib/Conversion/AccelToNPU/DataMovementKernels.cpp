@@ -23,8 +23,10 @@
 // uses the element-gather trick (`x=1`: every DMA "row" is one element, so
 // `y` elements with source stride `sy` land as one dense VRF row, and `z`
 // such rows), which is how transposes and strided slices are done. Leaves
-// alternate between two VRF slots so the load of one overlaps the store of
-// the previous; the ProgramEmitter derives the tokens from the instructions.
+// rotate through VRF staging slots (two halves of the VRF, or eight smaller
+// ones for small leaves) and each store is emitted only when its slot is
+// about to be reused, so as many loads as slots are in flight; the
+// ProgramEmitter derives the tokens from the instructions.
 //
 // The ISA requires every DRAM operand base to be 64-byte aligned (tensor
 // bases are). A leaf whose source offset is not aligned loads from the
@@ -57,6 +59,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 #include <numeric>
 
@@ -384,18 +387,64 @@ ElementFormat formatOf(Operation *op) {
   return *getStorageFormat(op->getResult(0).getType());
 }
 
-/// Emits the leaves of `copy`, alternating VRF slots; `slot` carries the
-/// alternation across the several copies of one op.
-void emitBoxCopy(KernelContext &context, const BoxCopy &copy, int &slot) {
-  const int64_t slotSize = slotBytes(context.target);
+/// Staging slots of small leaves: that many slots of a 1/kSmallSlots share
+/// of the VRF, used round robin, so that up to that many leaves are in
+/// flight instead of two (each waits the DRAM latency twice; a concat of
+/// many small parts is all latency).
+constexpr int64_t kSmallSlots = 8;
+
+/// The VRF staging of an op's copies: the slot rotation, and the stores
+/// not emitted yet. A leaf's store is emitted only when its slot is about
+/// to be reused (software pipelining): the ex queue relays tokens in
+/// program order, so a store emitted right after its load would hold up
+/// the next load's slot relay until that load has landed, leaving one
+/// load in flight.
+struct CopyStager {
+  explicit CopyStager(KernelContext &context, int firstSlot = 0)
+      : context(context), slot(firstSlot) {}
+  ~CopyStager() { flush(); }
+
+  /// Emits the loads of `copy`'s leaves and, lagging behind, their stores.
+  void emit(const BoxCopy &copy);
+  /// Emits every store still pending.
+  void flush(size_t keep = 0) {
+    while (pending.size() > keep) {
+      emitStore(context.emitter, pending.front());
+      pending.pop_front();
+    }
+  }
+
+  KernelContext &context;
+  int slot;
+  std::deque<DmaStore> pending;
+};
+
+void CopyStager::emit(const BoxCopy &copy) {
   std::string reason;
   const int64_t dram = dramAlign(context.target);
   const int64_t vrf = vrfAlign(context.target);
-  bool shifted = !planLeaves(copy, slotSize, dram, vrf, /*shifted=*/false,
-                             reason, [](const Leaf &) {});
+  auto countLeaves = [&](int64_t size, bool shifted) -> std::optional<int64_t> {
+    int64_t leaves = 0;
+    if (!planLeaves(copy, size, dram, vrf, shifted, reason,
+                    [&](const Leaf &) { ++leaves; }))
+      return std::nullopt;
+    return leaves;
+  };
+  int64_t slotSize = slotBytes(context.target);
+  int64_t slots = 2;
+  bool shifted = !countLeaves(slotSize, /*shifted=*/false);
+  const int64_t smallSize =
+      slotSize * 2 / kSmallSlots / vrf * vrf; // VRF-aligned
+  if (std::optional<int64_t> small = countLeaves(smallSize, shifted);
+      small && small == countLeaves(slotSize, shifted)) {
+    slotSize = smallSize;
+    slots = kSmallSlots;
+  }
   planLeaves(copy, slotSize, dram, vrf, shifted, reason, [&](const Leaf &leaf) {
-    uint64_t vrf = uint64_t(slot) * uint64_t(slotSize);
-    slot ^= 1;
+    // The slot's previous store first.
+    flush(size_t(slots - 1));
+    uint64_t vrf = uint64_t(slot % slots) * uint64_t(slotSize);
+    ++slot;
     DmaLoad load;
     load.dst = {Space::Vrf, vrf};
     load.src = {Space::Dram, copy.srcBase + uint64_t(leaf.srcOffset)};
@@ -418,7 +467,7 @@ void emitBoxCopy(KernelContext &context, const BoxCopy &copy, int &slot) {
     store.dy = leaf.dy;
     store.dz = leaf.dz;
     store.spitch = leaf.spitch;
-    emitStore(context.emitter, store);
+    pending.push_back(store);
   });
 }
 
@@ -717,9 +766,9 @@ LogicalResult checkCopies(Operation *operation, const TargetDesc &target,
 
 template <typename OpTy, CopiesFn<OpTy> copies>
 LogicalResult emitCopies(Operation *operation, KernelContext &context) {
-  int slot = 0;
+  CopyStager stager(context);
   for (const BoxCopy &copy : copies(cast<OpTy>(operation), &context))
-    emitBoxCopy(context, copy, slot);
+    stager.emit(copy);
   return success();
 }
 
@@ -768,8 +817,8 @@ LogicalResult emitPad(Operation *operation, KernelContext &context) {
     return success();
   }
   emitPadFill(op, context);
-  int slot = 1; // slot 0 held the fill row
-  emitBoxCopy(context, padInterior(op, &context), slot);
+  CopyStager stager(context, /*firstSlot=*/1); // slot 0 held the fill row
+  stager.emit(padInterior(op, &context));
   return success();
 }
 } // namespace
