@@ -6,7 +6,7 @@ from each (Gather + ReduceSum: accel.embedding_bag), the pooled vectors
 concatenated with a dense feature vector, then Gemm 1936 x 16 + ReLU and
 Gemm 16 x 1 + Sigmoid (a CTR probability).
 
-  many_tables_model.py DIR SEED
+  many_tables_model.py DIR SEED [TABLES]
 
 DIR/model.onnxtxt, DIR/in/input_0.pb (the dense features, f32 [B, 16]) and
 DIR/in/input_<1 + t>.pb (table t's int64 indices [B, LOOKUPS]).
@@ -34,9 +34,12 @@ def floats(values):
 
 
 def main(argv):
-    if len(argv) != 3:
+    if len(argv) not in (3, 4):
         sys.exit(__doc__)
     directory, seed = argv[1], int(argv[2])
+    global TABLES
+    if len(argv) == 4:
+        TABLES = int(argv[3])
     os.makedirs(os.path.join(directory, "in"), exist_ok=True)
     inits, body = [], []
     for t in range(TABLES):
