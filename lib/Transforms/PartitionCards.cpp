@@ -234,32 +234,45 @@ struct AccelPartitionCardsPass
       for (Operation *def : producers)
         users[def].push_back(op);
     }
-    // Ready ops by original position; take the first on the current card,
-    // else the first of all.
+    // Ready ops by original position; take the first on the current card;
+    // when it has none, the first on a card none of whose ops wait for
+    // others (so a card whose later ops consume the others' results comes
+    // last, and its own early ops join those in one partition); else the
+    // first of all.
     llvm::DenseMap<Operation *, unsigned> position;
     for (auto [index, op] : llvm::enumerate(work))
       position[op] = index;
     std::set<std::pair<unsigned, Operation *>> ready;
-    for (Operation *op : work)
+    llvm::DenseMap<int64_t, unsigned> waiting; // per card: ops not ready
+    for (Operation *op : work) {
       if (!pending[op])
         ready.insert({position[op], op});
+      else
+        ++waiting[cardOf(op)];
+    }
     std::optional<int64_t> current;
     Operation *terminator = block.getTerminator();
     while (!ready.empty()) {
-      auto pick = ready.begin();
+      auto pick = ready.end();
       if (current)
-        for (auto it = ready.begin(); it != ready.end(); ++it)
-          if (cardOf(it->second) == *current) {
-            pick = it;
-            break;
-          }
+        pick = llvm::find_if(ready, [&](const auto &entry) {
+          return cardOf(entry.second) == *current;
+        });
+      if (pick == ready.end())
+        pick = llvm::find_if(ready, [&](const auto &entry) {
+          return !waiting.lookup(cardOf(entry.second));
+        });
+      if (pick == ready.end())
+        pick = ready.begin();
       Operation *op = pick->second;
       ready.erase(pick);
       current = cardOf(op);
       op->moveBefore(terminator);
       for (Operation *user : users[op])
-        if (--pending[user] == 0)
+        if (--pending[user] == 0) {
           ready.insert({position[user], user});
+          --waiting[cardOf(user)];
+        }
     }
   }
 
