@@ -118,6 +118,27 @@ def Accel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getSplitAttrName() {
       return ::llvm::StringLiteral("accel.split");
     }
+    /// Name of the discardable integer attribute that numbers the launch a
+    /// card partition runs in: consecutive card partitions of distinct
+    /// cards that the runtime runs side by side in one emulator launch
+    /// (set by accel-plan-card-transfers).
+    static constexpr ::llvm::StringLiteral getLaunchAttrName() {
+      return ::llvm::StringLiteral("accel.launch");
+    }
+    /// Name of the discardable attribute `array<i64: result, peer, chan,
+    /// ...>` on a card partition: results it sends to the card partition of
+    /// card `peer` on channel `chan` at its end (`send`, card to card), in
+    /// the same launch.
+    static constexpr ::llvm::StringLiteral getSendsAttrName() {
+      return ::llvm::StringLiteral("accel.sends");
+    }
+    /// Name of the discardable attribute `array<i64: operand, peer, chan,
+    /// ...>` on a card partition: operands it receives from the card
+    /// partition of card `peer` on channel `chan` at its start (`recv`)
+    /// instead of from the host.
+    static constexpr ::llvm::StringLiteral getReceivesAttrName() {
+      return ::llvm::StringLiteral("accel.receives");
+    }
     /// Name of the discardable #accel.hint attribute: a user's request for
     /// where and how an op runs.
     static constexpr ::llvm::StringLiteral getHintAttrName() {

@@ -131,6 +131,38 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                 "accel.card_partition";
     return success();
   }
+  if (attr.getName() == getSendsAttrName() ||
+      attr.getName() == getReceivesAttrName()) {
+    auto partition = dyn_cast<CardPartitionOp>(op);
+    auto triples = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    bool sends = attr.getName() == getSendsAttrName();
+    auto inRange = [&](int64_t index) {
+      return index >= 0 && index < int64_t(sends ? op->getNumResults()
+                                                 : op->getNumOperands());
+    };
+    bool ok = partition && triples && triples.size() % 3 == 0;
+    for (int64_t i = 0; ok && i < triples.size(); i += 3)
+      ok = inRange(triples[i]) && triples[i + 1] >= 0 &&
+           triples[i + 1] != partition.getCard() && triples[i + 1] < 255 &&
+           triples[i + 2] >= 0 && triples[i + 2] <= 0xFFFF;
+    if (!ok)
+      return op->emitOpError()
+             << "'" << attr.getName().getValue()
+             << "' must be array<i64: " << (sends ? "result" : "operand")
+             << ", peer, chan, ...> on an accel.card_partition (an index of "
+                "its "
+             << (sends ? "results" : "operands")
+             << ", another card, a 16-bit channel)";
+    return success();
+  }
+  if (attr.getName() == getLaunchAttrName()) {
+    auto launch = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!launch || launch.getInt() < 0 || !isa<CardPartitionOp>(op))
+      return op->emitOpError() << "'" << getLaunchAttrName()
+                               << "' must be a non-negative integer on an "
+                                  "accel.card_partition";
+    return success();
+  }
   if (attr.getName() == getDramWorkBeginAttrName()) {
     auto begin = dyn_cast<IntegerAttr>(attr.getValue());
     if (!begin || begin.getInt() < 0 || !isa<CardPartitionOp>(op))

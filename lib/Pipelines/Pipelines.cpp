@@ -108,6 +108,9 @@ void mlir::nnaccel::buildCoreSchedulePipeline(
 
 void mlir::nnaccel::buildCardCodegenPipeline(
     OpPassManager &pm, const LowerPipelineOptions &options) {
+  AccelPlanCardTransfersOptions transfers;
+  transfers.p2p = options.p2p;
+  pm.addNestedPass<func::FuncOp>(createAccelPlanCardTransfers(transfers));
   AccelPlanCardMemoryOptions plan;
   plan.sharedIntermediates = options.sharedIntermediates;
   pm.addPass(createAccelPlanCardMemory(plan));

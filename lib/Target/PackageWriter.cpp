@@ -141,9 +141,36 @@ LogicalResult Writer::addCardPartition(CardPartitionOp op) {
   ArrayRef<int64_t> inputAddresses = *op.getInputAddresses();
   ArrayRef<int64_t> outputAddresses = *op.getOutputAddresses();
   ArrayAttr programs = *op.getPrograms();
-  for (auto [arg, input, address] :
-       llvm::zip(body.getArguments(), op.getInputs(), inputAddresses)) {
+  // Operands another card sends (accel.receives) and results only such
+  // partitions read (accel.sends) do not cross the host.
+  auto indicesOf = [&](StringRef name) {
+    llvm::SmallDenseSet<int64_t, 4> indices;
+    if (auto triples = op->getAttrOfType<DenseI64ArrayAttr>(name))
+      for (int64_t i = 0; i < triples.size(); i += 3)
+        indices.insert(triples[i]);
+    return indices;
+  };
+  llvm::SmallDenseSet<int64_t, 4> received =
+      indicesOf(AccelDialect::getReceivesAttrName());
+  llvm::SmallDenseSet<int64_t, 4> sent =
+      indicesOf(AccelDialect::getSendsAttrName());
+  auto onlyReceived = [&](OpResult result) {
+    return llvm::all_of(result.getUses(), [&](OpOperand &use) {
+      auto receives = use.getOwner()->getAttrOfType<DenseI64ArrayAttr>(
+          AccelDialect::getReceivesAttrName());
+      if (!receives)
+        return false;
+      for (int64_t i = 0; i < receives.size(); i += 3)
+        if (receives[i] == int64_t(use.getOperandNumber()))
+          return true;
+      return false;
+    });
+  };
+  for (auto [index, arg, input, address] :
+       llvm::enumerate(body.getArguments(), op.getInputs(), inputAddresses)) {
     ids[arg] = idOf(input);
+    if (received.contains(int64_t(index)))
+      continue;
     partition.bindings.push_back(
         {idOf(input), uint64_t(address), pkg::BindingRole::Input});
   }
@@ -162,6 +189,9 @@ LogicalResult Writer::addCardPartition(CardPartitionOp op) {
     FailureOr<int32_t> id = addValue(result);
     if (failed(id))
       return failure();
+    if (sent.contains(int64_t(result.getResultNumber())) &&
+        onlyReceived(cast<OpResult>(result)))
+      continue;
     partition.bindings.push_back(
         {*id, uint64_t(address), pkg::BindingRole::Output});
   }

@@ -87,6 +87,12 @@ static cl::opt<unsigned>
           cl::desc("Cards to spread a model over when it does not fit one "
                    "card's DRAM (0: all of the target's)"),
           cl::init(0), cl::cat(category));
+static cl::opt<bool>
+    p2p("p2p",
+        cl::desc("Pass values between card partitions that run side by side "
+                 "card to card (send/recv) instead of through the host "
+                 "(default on)"),
+        cl::init(true), cl::cat(category));
 static cl::opt<unsigned>
     cores("cores",
           cl::desc("Cores per card to divide ops across (0: all of the "
@@ -357,30 +363,74 @@ struct ModelledLatency {
 /// Runs a card partition's setup programs, then its programs, on the
 /// emulator (zeroed memory) for the modelled latency; 0 when emulation
 /// fails (reported as unknown).
-ModelledLatency modelLatency(accel::CardPartitionOp card,
-                             const ::nnaccel::isa::TargetDesc &target) {
+/// The modelled cycles of every lowered card partition. The partitions of
+/// one launch (accel.launch) run together, as the runtime runs them: their
+/// cards side by side, values passed card to card; a partition's cycles
+/// are its card's. Setup programs (pinned weights) run alone.
+llvm::DenseMap<Operation *, ModelledLatency>
+modelLatencies(MutableArrayRef<accel::CardPartitionOp> cards,
+               const ::nnaccel::isa::TargetDesc &target) {
   ::nnaccel::emulator::Emulator emulator(target);
-  auto runPrograms = [&](ArrayAttr programs) -> uint64_t {
-    emulator.clearPrograms();
+  llvm::DenseMap<Operation *, ModelledLatency> latencies;
+  auto load = [&](accel::CardPartitionOp card, ArrayAttr programs) {
     for (Attribute symbol : programs) {
       auto program = SymbolTable::lookupNearestSymbolFrom<npu::ProgramOp>(
           card, cast<FlatSymbolRefAttr>(symbol));
       if (!program)
-        return 0;
+        return false;
       FailureOr<::nnaccel::isa::Program> isaProgram =
           npu::toISAProgram(program);
       if (failed(isaProgram) || emulator.loadProgram(*isaProgram))
-        return 0;
+        return false;
     }
-    auto stats = emulator.run();
-    return stats.ok() ? stats->totalCycles : 0;
+    return true;
   };
-  ModelledLatency latency;
-  if (ArrayAttr setup = card.getSetupProgramsAttr())
-    latency.setup = runPrograms(setup);
-  if (ArrayAttr programs = card.getProgramsAttr())
-    latency.run = runPrograms(programs);
-  return latency;
+  auto launchOf = [](accel::CardPartitionOp card) -> int64_t {
+    auto launch = card->getAttrOfType<IntegerAttr>(
+        accel::AccelDialect::getLaunchAttrName());
+    return launch ? launch.getInt() : -1;
+  };
+  for (size_t i = 0; i < cards.size();) {
+    // The launch: consecutive partitions with the same accel.launch.
+    size_t end = i + 1;
+    while (end < cards.size() && launchOf(cards[i]) >= 0 &&
+           launchOf(cards[end]) == launchOf(cards[i]))
+      ++end;
+    for (size_t j = i; j < end; ++j)
+      if (ArrayAttr setup = cards[j].getSetupProgramsAttr()) {
+        emulator.clearPrograms();
+        if (load(cards[j], setup))
+          if (auto stats = emulator.run(); stats.ok())
+            latencies[cards[j]].setup = stats->totalCycles;
+      }
+    emulator.clearPrograms();
+    bool loaded = true;
+    for (size_t j = i; j < end; ++j)
+      if (ArrayAttr programs = cards[j].getProgramsAttr())
+        loaded = loaded && load(cards[j], programs);
+    if (loaded)
+      if (auto stats = emulator.run(); stats.ok())
+        for (size_t j = i; j < end; ++j) {
+          uint64_t cycles = 0;
+          for (const auto &core : stats->cores)
+            if (int64_t(core.card) == cards[j].getCard())
+              cycles = std::max(cycles, core.finishCycle);
+          latencies[cards[j]].run = cycles;
+        }
+    i = end;
+  }
+  return latencies;
+}
+
+/// Indices of a card partition's operands (`accel.receives`) or results
+/// (`accel.sends`) passed card to card.
+llvm::SmallDenseSet<int64_t, 4> getTransferIndices(accel::CardPartitionOp card,
+                                                   StringRef name) {
+  llvm::SmallDenseSet<int64_t, 4> indices;
+  if (auto triples = card->getAttrOfType<DenseI64ArrayAttr>(name))
+    for (int64_t i = 0; i < triples.size(); i += 3)
+      indices.insert(triples[i]);
+  return indices;
 }
 
 /// What moving a card partition's data over the host link costs in the
@@ -388,18 +438,45 @@ ModelledLatency modelLatency(accel::CardPartitionOp card,
 /// once per session (the runtime keeps them resident in card DRAM).
 struct TransferCost {
   uint64_t perRun = 0, weightsOnce = 0;
+  /// Bytes per run: over the host link in and out, received from another
+  /// card, and read back to the host no more because they go card to card.
+  uint64_t hostBytesIn = 0, hostBytesOut = 0, cardToCardBytes = 0,
+           avoidedReadBack = 0;
 };
 
 TransferCost modelTransfers(accel::CardPartitionOp card,
                             const ::nnaccel::isa::TargetDesc &target) {
+  // Bytes over the host link each run: inputs not received from another
+  // card, results some host-side reader needs (accel.sends results read
+  // only by the partitions they are sent to stay on the cards).
+  llvm::SmallDenseSet<int64_t, 4> received =
+      getTransferIndices(card, accel::AccelDialect::getReceivesAttrName());
+  llvm::SmallDenseSet<int64_t, 4> sent =
+      getTransferIndices(card, accel::AccelDialect::getSendsAttrName());
+  TransferCost transfer;
+  for (auto [index, input] : llvm::enumerate(card.getInputs())) {
+    uint64_t bytes = accel::getDenseByteSize(input.getType());
+    (received.contains(int64_t(index)) ? transfer.cardToCardBytes
+                                       : transfer.hostBytesIn) += bytes;
+  }
+  for (OpResult result : card->getResults()) {
+    bool onlyCards =
+        sent.contains(int64_t(result.getResultNumber())) &&
+        llvm::all_of(result.getUses(), [](OpOperand &use) {
+          auto consumer = dyn_cast<accel::CardPartitionOp>(use.getOwner());
+          return consumer &&
+                 getTransferIndices(consumer,
+                                    accel::AccelDialect::getReceivesAttrName())
+                     .contains(int64_t(use.getOperandNumber()));
+        });
+    uint64_t bytes = accel::getDenseByteSize(result.getType());
+    if (!onlyCards)
+      transfer.hostBytesOut += bytes;
+    else
+      transfer.avoidedReadBack += bytes;
+  }
   if (target.hostBytesPerCycle <= 0)
-    return {};
-  auto bytesOf = [](TypeRange types) {
-    uint64_t bytes = 0;
-    for (Type type : types)
-      bytes += accel::getDenseByteSize(type);
-    return bytes;
-  };
+    return transfer;
   auto cost = [&](uint64_t bytes) -> uint64_t {
     if (bytes == 0)
       return 0;
@@ -409,9 +486,9 @@ TransferCost modelTransfers(accel::CardPartitionOp card,
   uint64_t weights = 0;
   for (auto constant : card.getBody().front().getOps<accel::ConstantOp>())
     weights += accel::getDenseByteSize(constant.getType());
-  return {cost(bytesOf(card.getInputs().getTypes())) +
-              cost(bytesOf(card.getResultTypes())),
-          cost(weights)};
+  transfer.perRun = cost(transfer.hostBytesIn) + cost(transfer.hostBytesOut);
+  transfer.weightsOnce = cost(weights);
+  return transfer;
 }
 
 /// The element type name of `type`: a quantized type by its storage
@@ -571,7 +648,16 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
   std::vector<PlacedOp> ops;
   llvm::json::Array partitions;
   int index = 0;
-  uint64_t totalCycles = 0, totalTransfer = 0;
+  uint64_t totalCycles = 0, totalTransfer = 0, hostBytes = 0,
+           cardToCardBytes = 0, avoidedReadBack = 0;
+  SmallVector<accel::CardPartitionOp> cards;
+  for (const PartitionSummary &summary : summaries)
+    if (auto card = dyn_cast<accel::CardPartitionOp>(summary.partition))
+      cards.push_back(card);
+  llvm::DenseMap<Operation *, ModelledLatency> latencies =
+      modelLatencies(cards, target);
+  // A launch's cards run side by side: it costs its slowest card.
+  std::map<int64_t, uint64_t> launchCycles, launchTransfer;
   for (const PartitionSummary &summary : summaries) {
     auto host = dyn_cast<accel::HostPartitionOp>(summary.partition);
     auto card = dyn_cast<accel::CardPartitionOp>(summary.partition);
@@ -609,7 +695,7 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
       if (auto bytes = card->getAttrOfType<IntegerAttr>(
               accel::AccelDialect::getSharedBytesAttrName()))
         sharedBytes = bytes.getInt();
-      ModelledLatency latency = modelLatency(card, target);
+      ModelledLatency latency = latencies.lookup(card);
       cycles = latency.run;
       setupCycles = latency.setup;
       part["dram_bytes"] = int64_t(dramBytes);
@@ -618,11 +704,32 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
       part["setup_cycles"] = int64_t(setupCycles);
       part["modeled_us"] =
           target.clockMHz > 0 ? double(cycles) / target.clockMHz : 0.0;
-      totalCycles += cycles;
+      if (auto launch = card->getAttrOfType<IntegerAttr>(
+              accel::AccelDialect::getLaunchAttrName())) {
+        part["launch"] = launch.getInt();
+        uint64_t &slowest = launchCycles[launch.getInt()];
+        slowest = std::max(slowest, cycles);
+      } else {
+        totalCycles += cycles;
+      }
       transfer = modelTransfers(card, target);
+      hostBytes += transfer.hostBytesIn + transfer.hostBytesOut;
+      cardToCardBytes += transfer.cardToCardBytes;
+      avoidedReadBack += transfer.avoidedReadBack;
+      part["host_bytes"] =
+          int64_t(transfer.hostBytesIn + transfer.hostBytesOut);
+      part["card_to_card_bytes"] = int64_t(transfer.cardToCardBytes);
       part["transfer_cycles"] = int64_t(transfer.perRun);
       part["weight_upload_cycles"] = int64_t(transfer.weightsOnce);
-      totalTransfer += transfer.perRun;
+      // Each card has its own host link: a launch's transfers cost its
+      // slowest card's, as the runtime counts them.
+      if (auto launch = card->getAttrOfType<IntegerAttr>(
+              accel::AccelDialect::getLaunchAttrName())) {
+        uint64_t &slowest = launchTransfer[launch.getInt()];
+        slowest = std::max(slowest, transfer.perRun);
+      } else {
+        totalTransfer += transfer.perRun;
+      }
       if (ArrayAttr programs = card.getProgramsAttr())
         for (Attribute symbol : programs)
           if (auto program =
@@ -686,22 +793,40 @@ LogicalResult emitReport(ModuleOp module, ArrayRef<PartitionSummary> summaries,
     }
     ++index;
   }
+  for (auto &[launch, cycles] : launchCycles)
+    totalCycles += cycles;
+  for (auto &[launch, cycles] : launchTransfer)
+    totalTransfer += cycles;
   int64_t onCard = llvm::count_if(ops, [](auto &o) { return o.card >= 0; });
-  if (report)
+  // Without card-to-card transfers every such value would be read back and
+  // written again over the host link.
+  const uint64_t hostBytesWithoutP2P =
+      hostBytes + cardToCardBytes + avoidedReadBack;
+  if (report) {
     llvm::outs() << "summary: " << ops.size() << " ops, " << onCard
                  << " on cards, " << ops.size() - onCard
                  << " on the host; card partitions " << totalCycles
                  << " cycles modelled + " << totalTransfer
                  << " transfer cycles per run (host time not included)\n";
+    if (cardToCardBytes)
+      llvm::outs() << "host link per run: " << hostBytes << " bytes ("
+                   << hostBytesWithoutP2P
+                   << " without card-to-card transfers); card to card: "
+                   << cardToCardBytes << " bytes\n";
+  }
   if (!reportJson.empty()) {
-    llvm::json::Object root{{"model", inputFile.getValue()},
-                            {"target", targetSpec.getValue()},
-                            {"ops", int64_t(ops.size())},
-                            {"card_ops", onCard},
-                            {"host_ops", int64_t(ops.size()) - onCard},
-                            {"modeled_card_cycles", int64_t(totalCycles)},
-                            {"transfer_cycles", int64_t(totalTransfer)},
-                            {"partitions", std::move(partitions)}};
+    llvm::json::Object root{
+        {"model", inputFile.getValue()},
+        {"target", targetSpec.getValue()},
+        {"ops", int64_t(ops.size())},
+        {"card_ops", onCard},
+        {"host_ops", int64_t(ops.size()) - onCard},
+        {"modeled_card_cycles", int64_t(totalCycles)},
+        {"transfer_cycles", int64_t(totalTransfer)},
+        {"host_bytes_per_run", int64_t(hostBytes)},
+        {"host_bytes_per_run_without_p2p", int64_t(hostBytesWithoutP2P)},
+        {"card_to_card_bytes", int64_t(cardToCardBytes)},
+        {"partitions", std::move(partitions)}};
     if (variants) {
       root["bucket_size"] = bucketSize;
       variants->push_back(std::move(root));
@@ -1015,6 +1140,7 @@ int main(int argc, char **argv) {
     pipeline.target = targetSpec.getValue();
     pipeline.forceHost = ArrayRef<std::string>(forceHost);
     pipeline.cards = cards.getValue();
+    pipeline.p2p = p2p.getValue();
     pipeline.cores = cores.getValue();
     pipeline.placement = placementFile.getValue();
     pipeline.pinWeights = pinWeights.getValue();

@@ -57,6 +57,35 @@ def AccelPlanCardMemory : Pass<"accel-plan-card-memory", "ModuleOp"> {
   ];
 }
 
+def AccelPlanCardTransfers
+    : Pass<"accel-plan-card-transfers", "func::FuncOp"> {
+  let summary = "Group card partitions into launches and pass values card to card";
+  let description = [{
+    Numbers the launches the runtime runs: a launch is a run of consecutive
+    card partitions of distinct cards (a host partition or a second
+    partition of a card starts the next), each partition's inputs coming
+    from before the launch or, with `p2p` (default), from a partition of
+    the same launch. Such a value goes card to card: the producer `send`s
+    it at its end (after a barrier of its cores) and the consumer `recv`s
+    it at its start (before a barrier of its cores), on a channel of its
+    own, instead of the host reading it back and writing it again; the
+    package then binds it to neither (unless the host needs it too).
+    Records `accel.launch` on every card partition, `accel.sends` /
+    `accel.receives` (array<i64: index, peer, chan, ...>) on the partitions
+    that pass values; accel-lower-to-npu emits the instructions. Without
+    `p2p`, a partition that reads a value of the current launch starts the
+    next one.
+  }];
+  let options = [
+    Option<"p2p", "p2p", "bool", /*default=*/"true",
+           "Pass values between card partitions of one launch card to card">
+  ];
+  let statistics = [
+    Statistic<"numLaunches", "launches", "Launches of card partitions">,
+    Statistic<"numTransfers", "transfers", "Values passed card to card">
+  ];
+}
+
 def AccelPinWeights : Pass<"accel-pin-weights", "ModuleOp"> {
   let summary = "Keep constant weights in the cores' matrix register files "
                 "across runs";

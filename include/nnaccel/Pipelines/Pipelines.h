@@ -30,6 +30,12 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                      "over when it does not fit one (0: all of the "
                      "target's)"),
       llvm::cl::init(0)};
+  Option<bool> p2p{
+      *this, "p2p",
+      llvm::cl::desc("Pass values between card partitions that run side by "
+                     "side card to card (send/recv) instead of through the "
+                     "host"),
+      llvm::cl::init(true)};
   Option<unsigned> cores{
       *this, "cores",
       llvm::cl::desc("Cores per card that accel-split-ops divides ops "

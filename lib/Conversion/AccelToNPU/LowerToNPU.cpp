@@ -489,6 +489,32 @@ struct AccelLowerToNPUPass
       lowering.barrierMask |= 1u << core;
     }
     lowering.getBarrierId(lowering.barrierMask); // id 0
+    // Operands another card sends (accel-plan-card-transfers): received
+    // into their DRAM by core 0 before anything reads them; with several
+    // cores, a barrier makes the others wait for them too.
+    if (auto receives = partition->getAttrOfType<DenseI64ArrayAttr>(
+            AccelDialect::getReceivesAttrName());
+        receives && !receives.empty()) {
+      ArrayRef<int64_t> inputAddresses = *partition.getInputAddresses();
+      CoreProgram &first = lowering.cores.begin()->second;
+      for (int64_t i = 0; i < receives.size(); i += 3) {
+        Value operand = partition.getInputs()[receives[i]];
+        first.emitter.emit(
+            ::nnaccel::isa::build::Recv()
+                .dst(::nnaccel::isa::MemRef{
+                    Space::Dram, uint64_t(inputAddresses[receives[i]])})
+                .bytes(getDenseByteSize(operand.getType()))
+                .peer(receives[i + 1])
+                .chan(receives[i + 2]));
+        first.locations.push_back(partition.getLoc());
+      }
+      if (lowering.cores.size() > 1)
+        for (auto &[index, program] : lowering.cores) {
+          program.emitter.emit(::nnaccel::isa::build::Barrier().id(0).mask(
+              lowering.barrierMask));
+          program.locations.push_back(partition.getLoc());
+        }
+    }
     RewritePatternSet patterns(context);
     patterns.add<KernelPattern>(lowering, context);
     ConversionTarget legality(*context);
@@ -498,6 +524,32 @@ struct AccelLowerToNPUPass
     if (failed(applyPartialConversion(partition.getOperation(), legality,
                                       std::move(patterns))))
       return failure();
+
+    // Results this partition sends to another card of its launch: after
+    // every core has written them (a barrier), core 0 sends them.
+    if (auto sends = partition->getAttrOfType<DenseI64ArrayAttr>(
+            AccelDialect::getSendsAttrName());
+        sends && !sends.empty()) {
+      if (lowering.cores.size() > 1)
+        for (auto &[index, program] : lowering.cores) {
+          program.emitter.emit(::nnaccel::isa::build::Barrier().id(0).mask(
+              lowering.barrierMask));
+          program.locations.push_back(partition.getLoc());
+        }
+      ArrayRef<int64_t> outputAddresses = *partition.getOutputAddresses();
+      CoreProgram &first = lowering.cores.begin()->second;
+      for (int64_t i = 0; i < sends.size(); i += 3) {
+        Value result = partition->getResult(sends[i]);
+        first.emitter.emit(
+            ::nnaccel::isa::build::Send()
+                .src(::nnaccel::isa::MemRef{
+                    Space::Dram, uint64_t(outputAddresses[sends[i]])})
+                .bytes(getDenseByteSize(result.getType()))
+                .peer(sends[i + 1])
+                .chan(sends[i + 2]));
+        first.locations.push_back(partition.getLoc());
+      }
+    }
 
     OpBuilder builder(context);
     builder.setInsertionPointToEnd(getOperation().getBody());

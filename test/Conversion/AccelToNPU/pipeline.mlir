@@ -5,7 +5,7 @@
 // nnaccel-lower: placement, outlining, memory planning and lowering, from
 // plain accel IR to npu programs.
 // CHECK-LABEL: func.func @model
-// CHECK: accel.card_partition(%{{.*}}) {accel.dram_bytes = {{[0-9]+}} : i64, accel.dram_work_begin = 0 : i64, accel.shared_bytes = {{[0-9]+}} : i64, card = 0 : i64
+// CHECK: accel.card_partition(%{{.*}}) {accel.dram_bytes = {{[0-9]+}} : i64, accel.dram_work_begin = 0 : i64, accel.launch = 0 : i64, accel.shared_bytes = {{[0-9]+}} : i64, card = 0 : i64
 // CHECK-SAME: programs = [@model_p0_card0_core0]
 // CHECK: npu.shared_tensor
 // CHECK: npu.dram_tensor

@@ -1667,3 +1667,35 @@ func.func @padded_result_axes(%x: tensor<4xf32>) -> (tensor<4xf32> {accel.padded
 func.func @unknown_result_attr(%x: tensor<4xf32>) -> (tensor<4xf32> {accel.bogus}) {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+func.func @sends_not_triples(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.sends' must be array<i64: result, peer, chan, ...> on an accel.card_partition (an index of its results, another card, a 16-bit channel)}}
+  %0 = accel.card_partition(%x) {card = 0 : i64, accel.sends = array<i64: 0, 1>} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %1 = accel.relu %a : tensor<4xf32>
+    accel.yield %1 : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @receives_from_itself(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.receives' must be array<i64: operand, peer, chan, ...> on an accel.card_partition (an index of its operands, another card, a 16-bit channel)}}
+  %0 = accel.card_partition(%x) {card = 0 : i64, accel.receives = array<i64: 0, 0, 3>} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %1 = accel.relu %a : tensor<4xf32>
+    accel.yield %1 : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @launch_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.launch' must be a non-negative integer on an accel.card_partition}}
+  %0 = accel.relu %x {accel.launch = 0 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -1,0 +1,56 @@
+// accel-plan-card-transfers: launches and card-to-card values.
+// RUN: nnaccel-opt %s -split-input-file --pass-pipeline='builtin.module(accel-set-target{target=multicard-6x},func.func(accel-outline-partitions,accel-plan-card-transfers))' \
+// RUN:   | FileCheck %s
+// RUN: nnaccel-opt %s -split-input-file --pass-pipeline='builtin.module(accel-set-target{target=multicard-6x},func.func(accel-outline-partitions,accel-plan-card-transfers{p2p=false}))' \
+// RUN:   | FileCheck %s --check-prefix=HOST
+// The lowering: recv at the consumer's start, send at the producer's end.
+// RUN: nnaccel-opt %s -split-input-file --pass-pipeline='builtin.module(accel-set-target{target=multicard-6x},func.func(accel-outline-partitions,accel-plan-card-transfers),accel-plan-card-memory,accel-lower-to-npu)' \
+// RUN:   | FileCheck %s --check-prefix=LOWER
+
+// Two tables on cards 0 and 1, their sum on card 2: one launch, the bags
+// go card to card.
+// CHECK-LABEL: func.func @tables
+// CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, accel.sends = array<i64: 0, 2, 0>, card = 0 : i64}
+// CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, accel.sends = array<i64: 0, 2, 1>, card = 1 : i64}
+// CHECK: accel.card_partition(%{{.*}}, %{{.*}}) {accel.launch = 0 : i64, accel.receives = array<i64: 0, 0, 0, 1, 1, 1>, card = 2 : i64}
+// Without p2p the sum starts the next launch and the bags cross the host.
+// HOST-LABEL: func.func @tables
+// HOST: accel.card_partition(%arg0) {accel.launch = 0 : i64, card = 0 : i64}
+// HOST: accel.card_partition(%arg0) {accel.launch = 0 : i64, card = 1 : i64}
+// HOST: accel.card_partition(%{{.*}}, %{{.*}}) {accel.launch = 1 : i64, card = 2 : i64}
+// LOWER-LABEL: npu.program @tables_p0_card0_core0
+// LOWER: npu.dma.st dram[[[BAG0:0x[0-9a-f]+]]]
+// LOWER-NEXT: npu.send dram[[[BAG0]]] bytes = 256 peer = 2{{$}}
+// LOWER-NEXT: npu.halt
+// LOWER-LABEL: npu.program @tables_p1_card1_core0
+// LOWER: npu.send dram[{{.*}}] bytes = 256 peer = 2 chan = 1
+// LOWER-LABEL: npu.program @tables_p2_card2_core0
+// LOWER-NEXT: npu.recv dram[[[IN0:0x[0-9a-f]+]]] bytes = 256{{$}}
+// LOWER-NEXT: npu.recv dram[[[IN1:0x[0-9a-f]+]]] bytes = 256 peer = 1 chan = 1
+// LOWER: npu.dma.ld vrf[{{.*}}], dram[[[IN0]]]
+func.func @tables(%ids: tensor<4x2xi64>) -> tensor<4x16xf32> {
+  %t0 = accel.constant dense<1.0> : tensor<64x16xf32>
+  %t1 = accel.constant dense<2.0> : tensor<64x16xf32>
+  %b0 = accel.embedding_bag %t0, %ids {accel.placement = #accel.placement<card = 0>} : (tensor<64x16xf32>, tensor<4x2xi64>) -> tensor<4x16xf32>
+  %b1 = accel.embedding_bag %t1, %ids {accel.placement = #accel.placement<card = 1>} : (tensor<64x16xf32>, tensor<4x2xi64>) -> tensor<4x16xf32>
+  %s = accel.add %b0, %b1 {accel.placement = #accel.placement<card = 2>} : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %s : tensor<4x16xf32>
+}
+
+// -----
+
+// A second partition of a card and a host partition each start a launch.
+// CHECK-LABEL: func.func @breaks
+// CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, accel.sends = array<i64: 0, 1, 0>, card = 0 : i64}
+// CHECK: accel.card_partition(%{{.*}}) {accel.launch = 0 : i64, accel.receives = array<i64: 0, 0, 0>, card = 1 : i64}
+// CHECK: accel.card_partition(%{{.*}}) {accel.launch = 1 : i64, card = 0 : i64}
+// CHECK: accel.host_partition
+// CHECK: accel.card_partition(%{{.*}}) {accel.launch = 2 : i64, card = 1 : i64}
+func.func @breaks(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %a = accel.relu %x {accel.placement = #accel.placement<card = 0>} : tensor<4x16xf32>
+  %b = accel.relu %a {accel.placement = #accel.placement<card = 1>} : tensor<4x16xf32>
+  %c = accel.relu %b {accel.placement = #accel.placement<card = 0>} : tensor<4x16xf32>
+  %d = accel.relu %c {accel.placement = #accel.placement<card = -1>} : tensor<4x16xf32>
+  %e = accel.relu %d {accel.placement = #accel.placement<card = 1>} : tensor<4x16xf32>
+  return %e : tensor<4x16xf32>
+}
