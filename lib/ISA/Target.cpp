@@ -217,7 +217,7 @@ Expected<TargetDesc> parseJson(const json &root) {
             break;
           }
           uint64_t rate = m.getUInt(it.key(), 1, uint64_t(1) << 32);
-          t.macsPerCycle[static_cast<DType>(*dt)] = rate;
+          t.macsPerCycle[*dt] = rate;
           // An `mm` multiplies by one weight tile of at most N x N, so the
           // matrix unit cannot do more than N^2 MACs a cycle: a larger rate
           // would be a peak no instruction reaches, and every utilisation

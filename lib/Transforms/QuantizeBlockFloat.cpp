@@ -40,10 +40,6 @@ namespace num = ::nnaccel::numerics;
 
 namespace {
 
-/// Packs one row of `k` values (k a multiple of the block size) in the
-/// ISA's storage of `format`: msfp blocks of 16 as 1 exponent byte + 8
-/// bytes of nibbles (element 2j in the low nibble of byte 1 + j), MX
-/// blocks of 32 as 1 E8M0 scale byte + 32 int8 or fp8 codes.
 /// The ISA element type of a block format.
 ::nnaccel::DType blockDType(BlockFormat format) {
   switch (format) {
@@ -67,6 +63,10 @@ bool isMxFormat(BlockFormat format) {
          format == BlockFormat::mxfp8e5m2;
 }
 
+/// Packs one row of `k` values (k a multiple of the block size) in the
+/// ISA's storage of `format`: msfp blocks of 16 as 1 exponent byte + 8
+/// bytes of nibbles (element 2j in the low nibble of byte 1 + j), MX
+/// blocks of 32 as 1 E8M0 scale byte + 32 int8 or fp8 codes.
 void packRow(BlockFormat format, const float *x, int64_t k, uint8_t *dst) {
   if (isMxFormat(format)) {
     const num::MxElemType elem =
