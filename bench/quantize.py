@@ -14,7 +14,8 @@ output to the PyTorch fp32 reference and the package size.
                     [--compile-flags='--pin-weights=false']
 
 Modes are --quantize values (int8, fp16, bf16, int4-emb, int8-emb, the
-block floating-point formats msfp8, msfp9, mxint8 (no calibration), and
+block floating-point formats msfp8, msfp9, mxint8, mxfp8 (E4M3 elements) and
+mxfp8e5m2 (no calibration), and
 combinations such as int8,int4-fc or msfp8,int8-emb); --only keeps the cases whose label
 starts with one of the given names; --compile-flags are added to every
 nnaccel-compile (e.g. --pin-weights=false: weights streamed from DRAM on

@@ -51,7 +51,7 @@ def Accel_FullyConnectedOp : Accel_InferredOp<"fully_connected",
     real value (dequantized) or requantized to the result's quantized type.
 
     Block floating point (accel-quantize-block-float): the weight may be an
-    N x K `!accel.bfp<msfp8|msfp9|mxint8|mxfp8e4m3>` constant (`transpose_weight`,
+    N x K `!accel.bfp<msfp8|msfp9|mxint8|mxfp8e4m3|mxfp8e5m2>` constant (`transpose_weight`,
     blocks along K) multiplying a float input; the input rows are converted
     to the weight's blocks, each block pair multiplied exactly and the
     blocks summed in f32 (docs/isa.md, `mm`). The result is the input's

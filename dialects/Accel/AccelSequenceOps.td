@@ -49,7 +49,7 @@ def Accel_LSTMOp : Accel_InferredOp<"lstm",
     optional `B` is `D x 8H` (input then recurrence biases), the optional
     initial states are `D x B x H` and the optional peepholes `P` are
     `D x 3H`. Gate order in W, R and B is i, o, f, c. W and R may be
-    block floating-point constants (`!accel.bfp<msfp8|msfp9|mxint8|mxfp8e4m3>`,
+    block floating-point constants (`!accel.bfp<msfp8|msfp9|mxint8|mxfp8e4m3|mxfp8e5m2>`,
     accel-quantize-block-float, blocks along their last axis); `k_tile`
     then records the matrix unit's k tile, whose partial sums the kernels
     add in f32 in order. D is 2 for

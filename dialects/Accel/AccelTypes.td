@@ -15,7 +15,8 @@ def Accel_BlockFormat : I32EnumAttr<"BlockFormat",
   I32EnumAttrCase<"msfp8", 0>,
   I32EnumAttrCase<"msfp9", 1>,
   I32EnumAttrCase<"mxint8", 2>,
-  I32EnumAttrCase<"mxfp8e4m3", 3>
+  I32EnumAttrCase<"mxfp8e4m3", 3>,
+  I32EnumAttrCase<"mxfp8e5m2", 4>
 ]> {
   let cppNamespace = "::mlir::nnaccel::accel";
   let genSpecializedAttr = 0;
@@ -29,8 +30,8 @@ def Accel_BlockFloatType : TypeDef<Accel_Dialect, "BlockFloat"> {
     (Brainwave ms-fp: blocks of 16 elements with a 5-bit shared exponent and
     1 sign + 2 or 3 mantissa bits each, 9 bytes a block) and `mxint8` (OCP
     Microscaling: blocks of 32 int8 elements sharing an E8M0 scale, 33
-    bytes a block) and `mxfp8e4m3` (OCP MXFP8: the same blocks with fp8
-    E4M3 elements). A dense tensor pads its innermost dimension to whole
+    bytes a block), `mxfp8e4m3` and `mxfp8e5m2` (OCP MXFP8: the same blocks
+    with fp8 E4M3 or E5M2 elements). A dense tensor pads its innermost dimension to whole
     blocks; docs/numerics.md defines the encodings.
 
     ```mlir

@@ -48,6 +48,8 @@ std::optional<DType> mlir::nnaccel::accel::getElementDType(Type type) {
       return DType::MXINT8;
     case BlockFormat::mxfp8e4m3:
       return DType::MXFP8E4M3;
+    case BlockFormat::mxfp8e5m2:
+      return DType::MXFP8E5M2;
     }
     return std::nullopt;
   }

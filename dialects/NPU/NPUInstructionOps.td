@@ -1047,6 +1047,7 @@ def NPU_MmOp : NPU_InstructionOp<"mm"> {
     * apitch (16 bits, unsigned immediate)
     * acc (1 bits, unsigned immediate)
     * azp (9 bits, signed immediate)
+    * wvar (1 bits, unsigned immediate)
 
     Header flags are the unit attributes `pop_prev`, `pop_next`, `push_prev`,
     `push_next` and `chain`. The verifier applies the ISA's per-instruction
@@ -1073,6 +1074,7 @@ def NPU_MmOp : NPU_InstructionOp<"mm"> {
     DefaultValuedAttr<I64Attr, "0">:$apitch,
     DefaultValuedAttr<I64Attr, "0">:$acc,
     DefaultValuedAttr<I64Attr, "0">:$azp,
+    DefaultValuedAttr<I64Attr, "0">:$wvar,
     UnitAttr:$pop_prev,
     UnitAttr:$pop_next,
     UnitAttr:$push_prev,
@@ -1088,6 +1090,7 @@ def NPU_MmOp : NPU_InstructionOp<"mm"> {
     (`apitch` `=` $apitch^)?
     (`acc` `=` $acc^)?
     (`azp` `=` $azp^)?
+    (`wvar` `=` $wvar^)?
     (`pop_prev` $pop_prev^)?
     (`pop_next` $pop_next^)?
     (`push_prev` $push_prev^)?

@@ -128,6 +128,8 @@ const isa::TargetDesc &mlir::nnaccel::npu::getPermissiveTarget() {
     t.nativeDim = 4095; // the largest k and n an `mm` can encode
     for (unsigned d = 0; d < isa::NumDTypes; ++d)
       t.macsPerCycle[static_cast<isa::DType>(d)] = 1;
+    // Every mm weight type, including mxfp8e5m2 (code 15 + wvar).
+    t.macsPerCycle[isa::DType::MXFP8E5M2] = 1;
     return t;
   }();
   return target;

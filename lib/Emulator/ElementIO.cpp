@@ -119,6 +119,7 @@ void readRowF32(DType t, const uint8_t *src, size_t n, float *out) {
   case DType::MSFP9:
   case DType::MXINT8:
   case DType::MXFP8E4M3:
+  case DType::MXFP8E5M2:
     decodeBlockRow(t, src, n, out);
     return;
   case DType::I64:
@@ -222,6 +223,7 @@ void writeRowF32(DType t, const float *in, size_t n, uint8_t *dst) {
   case DType::MSFP9:
   case DType::MXINT8:
   case DType::MXFP8E4M3:
+  case DType::MXFP8E5M2:
     encodeBlockRow(t, in, n, dst);
     return;
   default: {

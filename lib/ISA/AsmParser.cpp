@@ -252,6 +252,12 @@ bool LineParser::parseValue(Instruction &inst, const Slot &slot,
     return true;
   }
   case FieldKind::Enum: {
+    // mm's wt also names mxfp8e5m2: code 15 (mxfp8e4m3) plus wvar = 1.
+    if (f.enumKind == EnumKind::DType && std::string_view(f.name) == "wt" &&
+        text == dtypeName(DType::MXFP8E5M2) && inst.set("wvar", 1)) {
+      inst.fields[slot.field] = static_cast<int64_t>(DType::MXFP8E4M3);
+      return true;
+    }
     auto v = enumValue(f.enumKind, text);
     if (!v) {
       std::string options;
@@ -498,6 +504,8 @@ Expected<Program> parseAsm(std::string_view text) {
   size_t lineNo = 0;
   size_t pos = 0;
   bool seenIsa = false, seenCore = false;
+  // Without a '.isa' line the text is read as this assembler's version.
+  int64_t declaredMinor = IsaVersionMinor;
   while (pos <= text.size()) {
     size_t nl = text.find('\n', pos);
     std::string_view raw = text.substr(
@@ -541,6 +549,9 @@ Expected<Program> parseAsm(std::string_view text) {
           ok = false;
         }
         seenIsa = true;
+        declaredMinor = minor;
+        if (ok)
+          program.isaMinor = static_cast<uint16_t>(minor);
       } else if (dir == ".core") {
         if (seenCore) {
           err = {1, "'.core' given twice"};
@@ -555,10 +566,22 @@ Expected<Program> parseAsm(std::string_view text) {
       }
     } else {
       LineParser p(line);
-      if (auto inst = p.parseInstruction(err))
-        program.instructions.push_back(*inst);
-      else
+      if (auto inst = p.parseInstruction(err)) {
+        // As in the binary header: a '.isa 1.0' program cannot use a 1.1
+        // field.
+        if (requiredMinor(*inst) > declaredMinor) {
+          err = {1, fmt::format("{}: wt=mxfp8e5m2 / wvar needs '.isa {}.{}' "
+                                "or later (declared {}.{})",
+                                inst->desc().mnemonic, IsaVersionMajor,
+                                requiredMinor(*inst), IsaVersionMajor,
+                                declaredMinor)};
+          ok = false;
+        } else {
+          program.instructions.push_back(*inst);
+        }
+      } else {
         ok = false;
+      }
     }
     if (!ok)
       return Error::make(

@@ -52,9 +52,21 @@ std::string printInstruction(const Instruction &inst) {
   const InstrDesc &d = inst.desc();
   std::string out = d.mnemonic;
   std::vector<std::string> ops;
+  // mm's E5M2 weights are printed as the type they are, wt=mxfp8e5m2, not as
+  // mxfp8e4m3 + wvar=1; wvar with another code (invalid, but encodable)
+  // stays a keyword so the text still parses back to the same fields.
+  const bool e5m2 = inst.opcode == Opcode::Mm &&
+                    mmWeightType(static_cast<DType>(inst.get("wt")),
+                                 inst.get("wvar")) == DType::MXFP8E5M2;
   for (unsigned i = 0; i < d.numFields; ++i) {
     const FieldDesc &f = d.fields[i];
     int64_t v = inst.fields[i];
+    if (e5m2 && std::string_view(f.name) == "wt") {
+      ops.push_back(std::string(dtypeName(DType::MXFP8E5M2)));
+      continue;
+    }
+    if (e5m2 && std::string_view(f.name) == "wvar")
+      continue;
     switch (f.kind) {
     case FieldKind::MemSpace: {
       bool hasAddr =
@@ -108,7 +120,7 @@ std::string printInstruction(const Instruction &inst) {
 std::string printAsm(const Program &program) {
   std::string out =
       fmt::format(".isa {}.{}\n.core card={}, core={}\n", IsaVersionMajor,
-                  IsaVersionMinor, program.card, program.core);
+                  program.versionMinor(), program.card, program.core);
   for (const Instruction &inst : program.instructions) {
     out += printInstruction(inst);
     out += '\n';

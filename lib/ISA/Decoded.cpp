@@ -49,6 +49,7 @@ DecodedInstruction decode(const Instruction &inst) {
 #include "nnaccel/ISA/Instructions.def"
 #undef NNACCEL_FIELD_TO_MEMBER
   }
+  d.wt = mmWeightType(d.wt, d.wvar);
   d.queue = inst.opcode == Opcode::Sync ? d.q : inst.desc().queue;
   return d;
 }

@@ -50,6 +50,10 @@ void writeLE(std::vector<uint8_t> &out, uint64_t v, unsigned bytes) {
 
 } // namespace
 
+uint16_t requiredMinor(const Instruction &inst) {
+  return inst.opcode == Opcode::Mm && inst.get("wvar") ? 1 : 0;
+}
+
 Error checkFieldRanges(const Instruction &inst) {
   const InstrDesc *d = lookupOpcode(static_cast<uint8_t>(inst.opcode));
   if (!d)
@@ -143,7 +147,7 @@ Expected<std::vector<uint8_t>> encodeProgram(const Program &program) {
     return Error::make("program has more than 2^32-1 instructions");
   out.insert(out.end(), BinaryHeader::Magic, BinaryHeader::Magic + 4);
   writeLE(out, IsaVersionMajor, 2);
-  writeLE(out, IsaVersionMinor, 2);
+  writeLE(out, program.versionMinor(), 2);
   writeLE(out, program.instructions.size(), 4);
   writeLE(out, WordBytes, 2);
   writeLE(out, 0, 2); // flags
@@ -203,11 +207,20 @@ Expected<Program> decodeProgram(const uint8_t *data, size_t size) {
   Program p;
   p.card = h.card;
   p.core = h.core;
+  p.isaMinor = h.versionMinor;
   p.instructions.reserve(h.count);
   for (uint32_t i = 0; i < h.count; ++i) {
     auto inst = decode(data, size, BinaryHeader::Size + size_t(i) * WordBytes);
     if (!inst)
       return Error::make(fmt::format("instruction {}: {}", i, inst.message()));
+    // A field added in a later minor is a reserved bit of an older one.
+    if (requiredMinor(*inst) > h.versionMinor)
+      return Error::make(fmt::format(
+          "instruction {}: at byte offset {}: {}: wvar (bit 254) is an ISA "
+          "{}.{} field but the header says {}.{}",
+          i, BinaryHeader::Size + size_t(i) * WordBytes + 254 / 8,
+          inst->desc().mnemonic, IsaVersionMajor, requiredMinor(*inst),
+          h.versionMajor, h.versionMinor));
     p.instructions.push_back(*inst);
   }
   return p;

@@ -151,9 +151,12 @@ Expected<TargetDesc> parseJson(const json &root) {
   t.name = r.getString("name");
   t.description = r.getString("description", false);
   std::string version = r.getString("isa_version");
-  if (r.ok() &&
-      version != fmt::format("{}.{}", IsaVersionMajor, IsaVersionMinor) &&
-      version != fmt::format("{}.0", IsaVersionMajor))
+  // Any minor up to this library's: minors only add encodings.
+  int versionMinor = -1;
+  for (int minor = 0; minor <= IsaVersionMinor; ++minor)
+    if (version == fmt::format("{}.{}", IsaVersionMajor, minor))
+      versionMinor = minor;
+  if (r.ok() && versionMinor < 0)
     r.fail("isa_version",
            fmt::format("target is for ISA '{}', this library implements "
                        "{}.{}",
@@ -200,13 +203,21 @@ Expected<TargetDesc> parseJson(const json &root) {
       ObjectReader m(*mj, "core.macs_per_cycle", error);
       if (m.ok()) {
         for (auto it = mj->begin(); it != mj->end(); ++it) {
-          auto dt = enumValue(EnumKind::DType, it.key());
-          if (!dt) {
+          auto dt = parseDType(it.key());
+          if (!dt || !isMmWeightType(*dt)) {
             m.fail(m.key(it.key()), "not an element type name");
             break;
           }
+          // E5M2 weights are mm's wvar bit, an ISA 1.1 field.
+          if (*dt == DType::MXFP8E5M2 && versionMinor == 0) {
+            m.fail(m.key(it.key()),
+                   fmt::format("needs isa_version {}.1 (mm's wvar bit), got "
+                               "'{}'",
+                               IsaVersionMajor, version));
+            break;
+          }
           uint64_t rate = m.getUInt(it.key(), 1, uint64_t(1) << 32);
-          t.macsPerCycle[static_cast<DType>(*dt)] = rate;
+          t.macsPerCycle[*dt] = rate;
           // An `mm` multiplies by one weight tile of at most N x N, so the
           // matrix unit cannot do more than N^2 MACs a cycle: a larger rate
           // would be a peak no instruction reaches, and every utilisation

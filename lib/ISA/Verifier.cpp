@@ -364,7 +364,16 @@ Error checkInstruction(const Instruction &inst, const TargetDesc &t,
                                      k, n, t.nativeDim));
     DType dt = static_cast<DType>(inst.get("dt"));
     DType at = static_cast<DType>(inst.get("at"));
-    DType wt = static_cast<DType>(inst.get("wt"));
+    DType wtField = static_cast<DType>(inst.get("wt"));
+    // wvar selects the E5M2 element variant of MXFP8 and means nothing for
+    // any other weight code: rejecting it keeps the bit free for other
+    // types' variants in later minor versions.
+    if (inst.get("wvar") && wtField != DType::MXFP8E4M3)
+      return Error::make(fmt::format(
+          "wvar=1 (E5M2 weight elements) is only defined with wt=mxfp8e4m3 "
+          "(code 15; assembly wt=mxfp8e5m2), not wt={}",
+          dtypeName(wtField)));
+    DType wt = mmWeightType(wtField, inst.get("wvar"));
     if (Error e = checkMatmulTypes(dt, at, wt, t))
       return e;
     if (Error e = checkCols(wt, k, "k"))

@@ -20,17 +20,27 @@ struct DTypeInfo {
   unsigned bits; ///< element bits; for block types the block's bits / size
 };
 
-constexpr DTypeInfo Infos[] = {
-    {DType::F32, "f32", 32},        {DType::F16, "f16", 16},
-    {DType::BF16, "bf16", 16},      {DType::I32, "i32", 32},
-    {DType::I16, "i16", 16},        {DType::I8, "i8", 8},
-    {DType::U8, "u8", 8},           {DType::I4, "i4", 4},
-    {DType::U4, "u4", 4},           {DType::FP8E4M3, "fp8e4m3", 8},
-    {DType::FP8E5M2, "fp8e5m2", 8}, {DType::MSFP8, "msfp8", 5},
-    {DType::MSFP9, "msfp9", 5},     {DType::MXINT8, "mxint8", 9},
-    {DType::I64, "i64", 64},        {DType::MXFP8E4M3, "mxfp8e4m3", 9},
-    {DType::F64, "f64", 64},        {DType::I1, "i1", 8},
-    {DType::RW8, "rw8", 8},         {DType::RW4, "rw4", 4}};
+constexpr DTypeInfo Infos[] = {{DType::F32, "f32", 32},
+                               {DType::F16, "f16", 16},
+                               {DType::BF16, "bf16", 16},
+                               {DType::I32, "i32", 32},
+                               {DType::I16, "i16", 16},
+                               {DType::I8, "i8", 8},
+                               {DType::U8, "u8", 8},
+                               {DType::I4, "i4", 4},
+                               {DType::U4, "u4", 4},
+                               {DType::FP8E4M3, "fp8e4m3", 8},
+                               {DType::FP8E5M2, "fp8e5m2", 8},
+                               {DType::MSFP8, "msfp8", 5},
+                               {DType::MSFP9, "msfp9", 5},
+                               {DType::MXINT8, "mxint8", 9},
+                               {DType::I64, "i64", 64},
+                               {DType::MXFP8E4M3, "mxfp8e4m3", 9},
+                               {DType::F64, "f64", 64},
+                               {DType::I1, "i1", 8},
+                               {DType::RW8, "rw8", 8},
+                               {DType::RW4, "rw4", 4},
+                               {DType::MXFP8E5M2, "mxfp8e5m2", 9}};
 
 const DTypeInfo *info(DType t) {
   for (const DTypeInfo &i : Infos)
@@ -66,6 +76,7 @@ unsigned blockElements(DType t) {
     return 16;
   case DType::MXINT8:
   case DType::MXFP8E4M3:
+  case DType::MXFP8E5M2:
     return 32;
   default:
     return 1;
@@ -79,6 +90,7 @@ unsigned blockBytes(DType t) {
     return 1 + 8; // exponent byte + 16 sign-magnitude nibbles
   case DType::MXINT8:
   case DType::MXFP8E4M3:
+  case DType::MXFP8E5M2:
     return 1 + 32; // E8M0 scale byte + 32 int8 / fp8 elements
   default:
     return elementBytes(t);
@@ -109,6 +121,7 @@ unsigned elementBytes(DType t) {
   case DType::MSFP9:
   case DType::MXINT8:
   case DType::MXFP8E4M3:
+  case DType::MXFP8E5M2:
   case DType::RW8:
   case DType::RW4:
     return 0;
@@ -178,7 +191,7 @@ bool isFloat(DType t) {
 }
 bool isBlock(DType t) {
   return t == DType::MSFP8 || t == DType::MSFP9 || t == DType::MXINT8 ||
-         t == DType::MXFP8E4M3;
+         t == DType::MXFP8E4M3 || t == DType::MXFP8E5M2;
 }
 bool isRowwise(DType t) { return t == DType::RW8 || t == DType::RW4; }
 bool isSubByte(DType t) { return t == DType::I4 || t == DType::U4; }

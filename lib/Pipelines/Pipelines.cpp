@@ -59,7 +59,8 @@ void mlir::nnaccel::buildPrecisionPipeline(
     pm.addNestedPass<func::FuncOp>(createAccelQuantize(products));
   }
   // Block floating point: weights only, no calibration.
-  for (StringRef format : {"msfp8", "msfp9", "mxint8", "mxfp8e4m3"})
+  for (StringRef format :
+       {"msfp8", "msfp9", "mxint8", "mxfp8e4m3", "mxfp8e5m2"})
     if (has(format)) {
       AccelQuantizeBlockFloatOptions block;
       block.format = format.str();

@@ -40,10 +40,6 @@ namespace num = ::nnaccel::numerics;
 
 namespace {
 
-/// Packs one row of `k` values (k a multiple of the block size) in the
-/// ISA's storage of `format`: msfp blocks of 16 as 1 exponent byte + 8
-/// bytes of nibbles (element 2j in the low nibble of byte 1 + j), mxint8
-/// blocks of 32 as 1 E8M0 scale byte + 32 int8.
 /// The ISA element type of a block format.
 ::nnaccel::DType blockDType(BlockFormat format) {
   switch (format) {
@@ -55,20 +51,28 @@ namespace {
     return ::nnaccel::DType::MXINT8;
   case BlockFormat::mxfp8e4m3:
     return ::nnaccel::DType::MXFP8E4M3;
+  case BlockFormat::mxfp8e5m2:
+    return ::nnaccel::DType::MXFP8E5M2;
   }
   return ::nnaccel::DType::MXINT8;
 }
 
 /// True for the OCP MX formats (blocks of 32 with an E8M0 scale).
 bool isMxFormat(BlockFormat format) {
-  return format == BlockFormat::mxint8 || format == BlockFormat::mxfp8e4m3;
+  return format == BlockFormat::mxint8 || format == BlockFormat::mxfp8e4m3 ||
+         format == BlockFormat::mxfp8e5m2;
 }
 
+/// Packs one row of `k` values (k a multiple of the block size) in the
+/// ISA's storage of `format`: msfp blocks of 16 as 1 exponent byte + 8
+/// bytes of nibbles (element 2j in the low nibble of byte 1 + j), MX
+/// blocks of 32 as 1 E8M0 scale byte + 32 int8 or fp8 codes.
 void packRow(BlockFormat format, const float *x, int64_t k, uint8_t *dst) {
   if (isMxFormat(format)) {
-    const num::MxElemType elem = format == BlockFormat::mxint8
-                                     ? num::MxElemType::Int8
-                                     : num::MxElemType::Fp8E4M3;
+    const num::MxElemType elem =
+        format == BlockFormat::mxint8      ? num::MxElemType::Int8
+        : format == BlockFormat::mxfp8e4m3 ? num::MxElemType::Fp8E4M3
+                                           : num::MxElemType::Fp8E5M2;
     for (int64_t b = 0; b < k / 32; ++b) {
       uint8_t *blk = dst + b * 33;
       blk[0] = num::encodeMxBlock(elem, {x + b * 32, 32}, {blk + 1, 32});
@@ -95,11 +99,8 @@ struct QuantizeBlockFloatPass
     if (!parsed) {
       getOperation().emitError()
           << "accel-quantize-block-float: format must be msfp8, msfp9, "
-             "mxint8 or mxfp8e4m3, got '"
-          << format << "'"
-          << (format == "mxfp8e5m2" ? " (the ISA has no MXFP8 E5M2 block "
-                                      "format for mm weights)"
-                                    : "");
+             "mxint8, mxfp8e4m3 or mxfp8e5m2, got '"
+          << format << "'";
       return signalPassFailure();
     }
     blockFormat = *parsed;

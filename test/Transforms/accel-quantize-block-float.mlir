@@ -4,8 +4,11 @@
 // RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize-block-float{format=mxint8 keep-last=true}))' 2>/dev/null \
 // RUN:   | FileCheck %s --check-prefix=MX
 // RUN: not nnaccel-opt %s -split-input-file \
-// RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize-block-float{format=mxfp8e5m2}))' 2>&1 \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize-block-float{format=mxfp8}))' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=FMT
+// RUN: nnaccel-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize-block-float{format=mxfp8e5m2}))' 2>/dev/null \
+// RUN:   | FileCheck %s --check-prefix=MXE5
 // RUN: nnaccel-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(func.func(accel-quantize-block-float{format=mxfp8e4m3}))' 2>/dev/null \
 // RUN:   | FileCheck %s --check-prefix=MXFP8
@@ -15,8 +18,13 @@
 // RUN:   --pass-pipeline='builtin.module(accel-set-target{target=brainwave-like},func.func(accel-quantize-block-float{format=mxint8}))' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOMODE
 // NOMODE: warning: accel.fully_connected: its weight stays f32, not mxint8: the target's matrix unit has no mxint8 mode (core.macs_per_cycle)
+// RUN: nnaccel-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(accel-set-target{target=brainwave-like},func.func(accel-quantize-block-float{format=mxfp8e5m2}))' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOMODE5
+// NOMODE5: warning: accel.fully_connected: its weight stays f32, not mxfp8e5m2: the target's matrix unit has no mxfp8e5m2 mode (core.macs_per_cycle)
 
-// FMT: error: accel-quantize-block-float: format must be msfp8, msfp9, mxint8 or mxfp8e4m3, got 'mxfp8e5m2' (the ISA has no MXFP8 E5M2 block format for mm weights)
+// MXFP8 is spelt with its element type.
+// FMT: error: accel-quantize-block-float: format must be msfp8, msfp9, mxint8, mxfp8e4m3 or mxfp8e5m2, got 'mxfp8'
 
 // A K x N weight (K = 16, N = 2) becomes N x K ms-fp8 blocks along K:
 // column 0 is [1, 0.5, 0.25, 0, ..., 0, -1.5]: max 1.5 gives exponent 0
@@ -110,6 +118,23 @@ func.func @matmul(%x: tensor<2x3x32xf32>, %y: tensor<32x8xf32>) -> (tensor<2x3x8
 // MXFP8: weight_mxfp8e4m3: "0x08000000787CEC200000000000000000000000000000000000000000000000000000000000"
 func.func @mxfp8(%x: tensor<1x32xf32>) -> tensor<1x1xf32> {
   %w = accel.constant dense<[[3.0], [-0.75], [0.001], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0]]> : tensor<32x1xf32>
+  %r = accel.fully_connected %x, %w : (tensor<1x32xf32>, tensor<32x1xf32>) -> tensor<1x1xf32>
+  return %r : tensor<1x1xf32>
+}
+
+// -----
+
+// MXFP8 E5M2: K = 32, N = 1. max |v| = 3.75: X = floor(log2 3.75) - 15 =
+// -14 (scale byte 127 - 14 = 0x71); elements v * 2^14: 61440 is beyond
+// E5M2's largest element 57344 (1.75 * 2^15) and saturates to it (0x7B),
+// -12288 = -1.5 * 2^13 -> 0xF2, 0.001 -> 16.384 = 1.024 * 2^4 -> 2^4 (0x4C),
+// 0.0001 -> 1.6384 -> 1.75 (two mantissa bits, 0x3F), the rest 0.
+// MXE5-LABEL: func.func @mxfp8e5m2
+// MXE5: %[[W:.*]] = accel.constant dense_resource<weight_mxfp8e5m2> : tensor<1x32x!accel.bfp<mxfp8e5m2>>
+// MXE5: accel.fully_connected %arg0, %[[W]] {k_tile = 64 : i64, transpose_weight = true} : (tensor<1x32xf32>, tensor<1x32x!accel.bfp<mxfp8e5m2>>) -> tensor<1x1xf32>
+// MXE5: weight_mxfp8e5m2: "0x08000000717BF24C3F00000000000000000000000000000000000000000000000000000000"
+func.func @mxfp8e5m2(%x: tensor<1x32xf32>) -> tensor<1x1xf32> {
+  %w = accel.constant dense<[[3.75], [-0.75], [0.001], [0.0001], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0]]> : tensor<32x1xf32>
   %r = accel.fully_connected %x, %w : (tensor<1x32xf32>, tensor<32x1xf32>) -> tensor<1x1xf32>
   return %r : tensor<1x1xf32>
 }

@@ -146,10 +146,10 @@ bool blocksFit(Operation *op, int64_t block) {
 
 /// The precisions `op` can take, cheapest first: the block formats the
 /// target's matrix unit has and the weight's K takes (msfp8, then mxint8),
-/// int8 (products and convs), f32. mxfp8e4m3 is left out on purpose: it
-/// costs what mxint8 costs (33 bytes per 32 weights, the same MACs per
-/// cycle on `default`) and was less accurate on every bundled model
-/// (docs/quantization.md), so it would never be the cheaper rung.
+/// int8 (products and convs), f32. mxfp8e4m3 and mxfp8e5m2 are left out on
+/// purpose: they cost what mxint8 costs (33 bytes per 32 weights, the same
+/// MACs per cycle on `default`) and were less accurate on every bundled
+/// model (docs/quantization.md), so they would never be the cheaper rung.
 std::vector<Type> getLadder(Operation *op,
                             const ::nnaccel::isa::TargetDesc &target) {
   MLIRContext *context = op->getContext();

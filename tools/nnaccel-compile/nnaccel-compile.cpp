@@ -173,8 +173,8 @@ static cl::list<Quantize> quantize(
                clEnumValN(Quantize::MxFp8E4M3, "mxfp8e4m3",
                           "OCP MXFP8 with E4M3 elements"),
                clEnumValN(Quantize::MxFp8E5M2, "mxfp8e5m2",
-                          "OCP MXFP8 with E5M2 elements: rejected, the "
-                          "ISA has no encoding for it yet"),
+                          "OCP MXFP8 with E5M2 elements (more range, less "
+                          "precision; mm's wvar bit, ISA 1.1)"),
                clEnumValN(Quantize::Auto, "auto",
                           "a precision per product, the cheapest that keeps "
                           "--accuracy-budget on the calibration samples "
@@ -215,22 +215,18 @@ static std::optional<std::string> getQuantizeModes(std::string &error) {
   }
   // The block formats are whole modes: one of them, and nothing that
   // quantizes the products otherwise.
-  if (has(Quantize::MxFp8E5M2)) {
-    error = "--quantize: mxfp8e5m2 has no ISA weight type (the 4-bit type "
-            "field is full, docs/isa.md section 3); use mxfp8 (E4M3 "
-            "elements)";
-    return std::nullopt;
-  }
   int blockModes = has(Quantize::Msfp8) + has(Quantize::Msfp9) +
-                   has(Quantize::MxInt8) + has(Quantize::MxFp8E4M3);
+                   has(Quantize::MxInt8) + has(Quantize::MxFp8E4M3) +
+                   has(Quantize::MxFp8E5M2);
   if (blockModes > 1) {
-    error = "--quantize: msfp8, msfp9, mxint8 and mxfp8 exclude each other";
+    error = "--quantize: msfp8, msfp9, mxint8, mxfp8 (mxfp8e4m3) and "
+            "mxfp8e5m2 exclude each other";
     return std::nullopt;
   }
   if (blockModes &&
       (has(Quantize::Int8) || has(Quantize::FP16) || has(Quantize::BF16))) {
-    error = "--quantize: the block formats (msfp8, msfp9, mxint8, mxfp8) "
-            "exclude int8, fp16 and bf16";
+    error = "--quantize: the block formats (msfp8, msfp9, mxint8, mxfp8, "
+            "mxfp8e5m2) exclude int8, fp16 and bf16";
     return std::nullopt;
   }
   std::vector<std::string> names;
@@ -245,6 +241,7 @@ static std::optional<std::string> getQuantizeModes(std::string &error) {
                       : mode == Quantize::Msfp9     ? "msfp9"
                       : mode == Quantize::MxInt8    ? "mxint8"
                       : mode == Quantize::MxFp8E4M3 ? "mxfp8e4m3"
+                      : mode == Quantize::MxFp8E5M2 ? "mxfp8e5m2"
                       : mode == Quantize::Auto      ? "auto"
                                                     : "bf16");
   return llvm::join(names, ",");

@@ -23,6 +23,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <limits>
+
 using namespace emutest;
 using nnaccel::isa::DType;
 namespace num = nnaccel::numerics;
@@ -313,6 +316,138 @@ TEST_CASE("mm block floating point weights", "[mm]") {
         CHECK(std::fabs(d[i * n + j] - ref) <= 1e-5 * (1 + std::fabs(ref)));
       }
     }
+  }
+}
+
+namespace {
+
+/// MX-encodes n rows of k floats: E8M0 scales, element codes and the ISA's
+/// packed rows (33-byte blocks of scale + 32 codes).
+struct MxRows {
+  std::vector<uint8_t> scales, elems, packed;
+};
+MxRows packMxRows(num::MxElemType t, const std::vector<float> &w, uint64_t n,
+                  uint64_t k) {
+  const uint64_t nb = k / 32;
+  MxRows r{std::vector<uint8_t>(n * nb), std::vector<uint8_t>(n * k),
+           std::vector<uint8_t>(n * nb * 33)};
+  for (uint64_t j = 0; j < n; ++j) {
+    num::encodeMx(t, {w.data() + j * k, k}, {r.scales.data() + j * nb, nb},
+                  {r.elems.data() + j * k, k});
+    emulator::packMxInt8Row(r.scales.data() + j * nb, r.elems.data() + j * k, k,
+                            r.packed.data() + j * nb * 33);
+  }
+  return r;
+}
+
+/// The reference of one output of an MX mm: the activation row encoded to
+/// the weight's element type, then mxFp8Dot (docs/isa.md §8.6).
+float mxFp8Ref(num::MxElemType t, const float *x, const MxRows &w, uint64_t j,
+               uint64_t k) {
+  const uint64_t nb = k / 32;
+  std::vector<uint8_t> xs(nb), xe(k);
+  num::encodeMx(t, {x, k}, xs, xe);
+  return num::mxFp8Dot(t, xs, xe, {w.scales.data() + j * nb, nb},
+                       {w.elems.data() + j * k, k});
+}
+
+} // namespace
+
+TEST_CASE("mm mxfp8e5m2 weights (wt code 15 + wvar) are bit-exact with "
+          "mxFp8Dot",
+          "[mm]") {
+  const auto E5 = num::MxElemType::Fp8E5M2, E4 = num::MxElemType::Fp8E4M3;
+  SECTION("random rows with a wide dynamic range") {
+    std::mt19937 rng(31);
+    const uint64_t m = 3, k = 64, n = 8;
+    auto af = randomFloats(rng, m * k, -4, 4),
+         wf = randomFloats(rng, n * k, -1, 1);
+    // Outliers: E5M2 keeps small elements of a block with a large one
+    // that E4M3 flushes.
+    af[5] = 3000.0f;
+    wf[70] = -900.0f;
+    MxRows w = packMxRows(E5, wf, n, k);
+    auto d = as<float>(runMm(DType::F32, DType::MXFP8E5M2, DType::F32, m, k, n,
+                             bytesOf(af), w.packed));
+    // The same bytes read as E4M3 (wvar = 0) compute E4M3's dot: the bit is
+    // what selects the element decoding.
+    auto d4 = as<float>(runMm(DType::F32, DType::MXFP8E4M3, DType::F32, m, k, n,
+                              bytesOf(af), w.packed));
+    size_t differ = 0;
+    for (uint64_t i = 0; i < m; ++i)
+      for (uint64_t j = 0; j < n; ++j) {
+        REQUIRE(bits(d[i * n + j]) ==
+                bits(mxFp8Ref(E5, af.data() + i * k, w, j, k)));
+        REQUIRE(bits(d4[i * n + j]) ==
+                bits(mxFp8Ref(E4, af.data() + i * k, w, j, k)));
+        differ += bits(d[i * n + j]) != bits(d4[i * n + j]);
+        // Close to the decoded operands' exact product.
+        std::vector<uint8_t> xs(k / 32), xe(k);
+        num::encodeMx(E5, {af.data() + i * k, k}, xs, xe);
+        std::vector<float> xd(k), wd(k);
+        num::decodeMx(E5, xs, xe, xd);
+        num::decodeMx(E5, {w.scales.data() + j * (k / 32), k / 32},
+                      {w.elems.data() + j * k, k}, wd);
+        double ref = 0;
+        for (uint64_t t = 0; t < k; ++t)
+          ref += double(xd[t]) * double(wd[t]);
+        CHECK(std::fabs(d[i * n + j] - ref) <= 1e-5 * (1 + std::fabs(ref)));
+      }
+    CHECK(differ == m * n);
+    // f16 and bf16 activations are widened, then encoded the same way.
+    std::vector<uint16_t> ah(m * k);
+    for (size_t i = 0; i < ah.size(); ++i)
+      ah[i] = num::fp32ToBf16(af[i]);
+    auto db = as<float>(runMm(DType::BF16, DType::MXFP8E5M2, DType::F32, m, k,
+                              n, bytesOf(ah), w.packed));
+    for (uint64_t i = 0; i < m; ++i) {
+      std::vector<float> x(k);
+      for (uint64_t t = 0; t < k; ++t)
+        x[t] = num::bf16ToFp32(ah[i * k + t]);
+      for (uint64_t j = 0; j < n; ++j)
+        REQUIRE(bits(db[i * n + j]) == bits(mxFp8Ref(E5, x.data(), w, j, k)));
+    }
+  }
+  SECTION("saturation and non-finite values") {
+    const uint64_t m = 2, k = 64, n = 4;
+    // Row 0: 61440 = 1.875 * 2^15 sets the block's scale to 2^0 and lies
+    // beyond E5M2's largest element, 57344 (1.75 * 2^15) times the scale:
+    // the encoder saturates it. Row 1 adds +inf in block 1, whose scale
+    // becomes NaN.
+    std::vector<float> af(m * k, 0.0f);
+    af[0] = af[k] = 61440.0f;
+    af[1] = af[k + 1] = 1.0f;
+    af[k + 40] = std::numeric_limits<float>::infinity();
+    // Weights 0 and 1 are exact in E5M2 (scales 2^-15 and 2^-14); 2 and 3
+    // repeat them with an infinite element code (0x7C) in block 1 and a NaN
+    // scale (0xFF) in block 0, which the encoder never writes.
+    std::vector<float> wf(n * k, 0.0f);
+    wf[0] = wf[1] = wf[2 * k] = wf[2 * k + 1] = 1.0f;
+    wf[k] = wf[3 * k] = 0.5f;
+    wf[k + 1] = wf[3 * k + 1] = -3.0f;
+    MxRows w = packMxRows(E5, wf, n, k);
+    w.elems[2 * k + 40] = 0x7C;
+    w.packed[2 * 66 + 33 + 1 + 8] = 0x7C;
+    w.scales[3 * 2] = 0xFF;
+    w.packed[3 * 66] = 0xFF;
+    auto d = as<float>(runMm(DType::F32, DType::MXFP8E5M2, DType::F32, m, k, n,
+                             bytesOf(af), w.packed));
+    // 57344 * 1 + 1 * 1 and 57344 * 0.5 + 1 * -3, exactly (f32 would give
+    // 61441 and 30717).
+    CHECK(d[0] == 57345.0f);
+    CHECK(d[1] == 28669.0f);
+    CHECK(std::isnan(d[2]));
+    CHECK(std::isnan(d[3]));
+    for (uint64_t j = 0; j < n; ++j)
+      CHECK(std::isnan(d[n + j]));
+    for (uint64_t i = 0; i < m; ++i)
+      for (uint64_t j = 0; j < n; ++j) {
+        float ref = mxFp8Ref(E5, af.data() + i * k, w, j, k);
+        if (std::isnan(ref))
+          CHECK(std::isnan(d[i * n + j]));
+        else
+          CHECK(bits(d[i * n + j]) == bits(ref));
+      }
   }
 }
 

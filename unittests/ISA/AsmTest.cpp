@@ -119,6 +119,60 @@ TEST_CASE("mxfp8e4m3 (dtype 15) assembles, encodes and prints back", "[asm]") {
   CHECK(printAsm(*back).find("mxfp8e4m3") != std::string::npos);
 }
 
+TEST_CASE("mxfp8e5m2 weights are wt=mxfp8e5m2 in assembly (code 15 + wvar)",
+          "[asm]") {
+  const std::string canonical =
+      ".isa 1.1\n.core card=0, core=0\n"
+      "mm acc[0x0], vrf[0x0], mrf[0x40], f32, f32, mxfp8e5m2, m=1, k=64, "
+      "n=64\nhalt\n";
+  auto prog = parseAsm(canonical);
+  REQUIRE(prog.ok());
+  const Instruction &mm = prog->instructions[0];
+  CHECK(mm.get("wt") == int64_t(DType::MXFP8E4M3));
+  CHECK(mm.get("wvar") == 1);
+  // asm -> binary -> asm is the identity, and the printer names the type
+  // rather than the bit.
+  auto bin = encodeProgram(*prog);
+  REQUIRE(bin.ok());
+  auto back = decodeProgram(*bin);
+  REQUIRE(back.ok());
+  CHECK(*back == *prog);
+  CHECK(printAsm(*back) == canonical);
+  // Other spellings of the same fields: the keyword form, and code 15 with
+  // the bit spelt out.
+  for (const char *text :
+       {"mm acc[0x0], vrf[0x0], mrf[0x40], f32, f32, m=1, k=64, n=64, "
+        "wt=mxfp8e5m2",
+        "mm acc[0x0], vrf[0x0], mrf[0x40], f32, f32, mxfp8e4m3, m=1, k=64, "
+        "n=64, wvar=1"}) {
+    INFO(text);
+    auto p = parseInstruction(text);
+    REQUIRE(p.ok());
+    CHECK(*p == mm);
+  }
+  // wvar on another weight code is kept as a keyword (the verifier rejects
+  // it), so the disassembler still shows what the word holds.
+  auto odd = parseInstruction("mm acc[0x0], vrf[0x0], mrf[0x40], f32, f32, "
+                              "mxint8, m=1, k=64, n=64, wvar=1");
+  REQUIRE(odd.ok());
+  CHECK(printInstruction(*odd) == "mm acc[0x0], vrf[0x0], mrf[0x40], f32, "
+                                  "f32, mxint8, m=1, k=64, n=64, wvar=1");
+  // Programs without the bit still print (and encode) as ISA 1.0.
+  auto e4 = parseAsm("mm acc[0x0], vrf[0x0], mrf[0x40], f32, f32, "
+                     "mxfp8e4m3, m=1, k=64, n=64\nhalt\n");
+  REQUIRE(e4.ok());
+  CHECK(printAsm(*e4).rfind(".isa 1.0\n", 0) == 0);
+  // A program that declares 1.0 cannot use the 1.1 bit; mxfp8e5m2 is not a
+  // type of any other field.
+  CHECK(parseError(".isa 1.0\nmm acc[0x0], vrf[0x0], mrf[0x40], f32, f32, "
+                   "mxfp8e5m2, m=1, k=64, n=64\n") ==
+        "2:1: mm: wt=mxfp8e5m2 / wvar needs '.isa 1.1' or later (declared "
+        "1.0)");
+  CHECK(parseError("v.cvt vrf[0x0], vrf[0x0], mxfp8e5m2, f32, rows=1, "
+                   "cols=32\n")
+            .find("unknown value 'mxfp8e5m2' for 'dt'") != std::string::npos);
+}
+
 TEST_CASE("float immediates print exactly", "[asm]") {
   auto check = [](uint32_t bits) {
     Instruction inst(Opcode::VsAdd);
@@ -167,7 +221,7 @@ TEST_CASE("assembler errors carry line:column", "[asm]") {
   CHECK(parseError("v.relu vrf[0x0 + s1 + s2], vrf[0x0], f32, f32") ==
         "1:23: memory operand has two offset registers");
   CHECK(parseError(".isa 2.0") == "1:6: unsupported ISA version 2.0 (this "
-                                  "assembler implements 1.0)");
+                                  "assembler implements 1.1)");
   CHECK(parseError(".core card=1, core=70000") ==
         "1:20: expected an integer in [0, 65535]");
   CHECK(parseError(".org 0") == "1:1: unknown directive '.org'");

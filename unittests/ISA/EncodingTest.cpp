@@ -8,6 +8,8 @@
 
 #include "nnaccel/ISA/Encoding.h"
 #include "nnaccel/ISA/Asm.h"
+#include "nnaccel/ISA/Builders.h"
+#include "nnaccel/ISA/Decoded.h"
 
 #include <catch2/catch.hpp>
 
@@ -221,4 +223,91 @@ TEST_CASE("field accessors", "[encoding]") {
   CHECK(rowBytes(DType::MXINT8, 64) == 66);
   CHECK(rowBytes(DType::I4, 7) == 4);
   CHECK(rowBytes(DType::BF16, 7) == 14);
+}
+
+TEST_CASE("mm's wvar bit: mxfp8e5m2 is code 15 plus bit 254, ISA 1.1",
+          "[encoding]") {
+  // The typed builder takes the weight type the unit computes with.
+  Instruction e5m2 = build::Mm()
+                         .dst(Space::Acc, 0)
+                         .a(Space::Vrf, 0)
+                         .w(Space::Mrf, 0x40)
+                         .dt(DType::F32)
+                         .at(DType::F32)
+                         .wt(DType::MXFP8E5M2)
+                         .m(1)
+                         .k(64)
+                         .n(64);
+  CHECK(e5m2.get("wt") == int64_t(DType::MXFP8E4M3));
+  CHECK(e5m2.get("wvar") == 1);
+  CHECK(decode(e5m2).wt == DType::MXFP8E5M2);
+  CHECK(decode(e5m2).wvar);
+  // The same word with wvar = 0 is mxfp8e4m3, the only difference bit 254
+  // (bit 6 of byte 31).
+  Instruction e4m3 = e5m2;
+  e4m3.set("wvar", 0);
+  CHECK(decode(e4m3).wt == DType::MXFP8E4M3);
+  auto w5 = encode(e5m2), w4 = encode(e4m3);
+  REQUIRE(w5.ok());
+  REQUIRE(w4.ok());
+  CHECK((*w5)[31] == 0x40);
+  CHECK((*w4)[31] == 0x00);
+  for (unsigned i = 0; i < 31; ++i)
+    CHECK((*w5)[i] == (*w4)[i]);
+  // wt (bits 168-171) holds code 15 in both.
+  CHECK(((*w5)[21] & 0x0F) == 15);
+  // Setting another weight type clears the bit again.
+  Instruction back = build::Mm().wt(DType::MXFP8E5M2).wt(DType::MXINT8);
+  CHECK(back.get("wvar") == 0);
+  CHECK(back.get("wt") == int64_t(DType::MXINT8));
+
+  // The header records the lowest minor the program needs: 1.1 with wvar,
+  // 1.0 (byte-identical to before the bit existed) without.
+  Program p5, p4;
+  p5.instructions = {e5m2, Instruction(Opcode::Halt)};
+  p4.instructions = {e4m3, Instruction(Opcode::Halt)};
+  CHECK(p5.requiredMinor() == 1);
+  CHECK(p4.requiredMinor() == 0);
+  auto b5 = encodeProgram(p5), b4 = encodeProgram(p4);
+  REQUIRE(b5.ok());
+  REQUIRE(b4.ok());
+  CHECK((*b5)[6] == 1);
+  CHECK((*b4)[6] == 0);
+  auto d5 = decodeProgram(*b5);
+  REQUIRE(d5.ok());
+  CHECK(*d5 == p5);
+  CHECK(decode(d5->instructions[0]).wt == DType::MXFP8E5M2);
+
+  // A 1.0 header cannot carry the bit: for a 1.0 decoder it is reserved.
+  std::vector<uint8_t> old = *b5;
+  old[6] = 0;
+  auto r = decodeProgram(old);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.message() == "instruction 0: at byte offset 63: mm: wvar (bit 254) "
+                       "is an ISA 1.1 field but the header says 1.0");
+  // A 1.1 header on a program that needs only 1.0 is kept: it decodes,
+  // re-encodes to the same bytes and says 1.1.
+  std::vector<uint8_t> declared = *b4;
+  declared[6] = 1;
+  auto d4 = decodeProgram(declared);
+  REQUIRE(d4.ok());
+  CHECK(d4->isaMinor == 1);
+  CHECK(d4->versionMinor() == 1);
+  auto again = encodeProgram(*d4);
+  REQUIRE(again.ok());
+  CHECK(*again == declared);
+  // Minors above this library's are still rejected.
+  old[6] = 2;
+  CHECK(decodeProgram(old).message() ==
+        "at byte offset 4: unsupported ISA version 1.2 (this decoder "
+        "implements 1.1)");
+
+  // mxfp8e5m2 has no 4-bit code: any other type field rejects it.
+  Instruction dma = build::DmaLd().dt(DType::MXFP8E5M2).x(32).y(1).z(1);
+  auto wd = encode(dma);
+  REQUIRE_FALSE(wd.ok());
+  CHECK(wd.message() == "dma.ld: field 'dt' value 20 is not a valid "
+                        "enumerator (0..15)");
+  CHECK(storageCode(DType::MXFP8E5M2) == DType::MXFP8E4M3);
+  CHECK(storageCode(DType::MXINT8) == DType::MXINT8);
 }

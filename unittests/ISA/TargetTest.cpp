@@ -49,6 +49,7 @@ TEST_CASE("shipped targets parse", "[target]") {
   CHECK(d->memory(Space::Vrf).bytes == 256u * 256u);
   CHECK(d->memory(Space::Dram).bytes == (uint64_t(1) << 32));
   CHECK(d->macsPerCycle.at(DType::I8) == 4096);
+  CHECK(d->macsPerCycle.at(DType::MXFP8E5M2) == 4096);
   auto m = loadTarget(NNACCEL_TARGETS_DIR "/multicard-6x.json");
   REQUIRE(m.ok());
   CHECK(m->cards == 6);
@@ -79,7 +80,22 @@ TEST_CASE("target errors name the key", "[target]") {
         "t.json: clock_mhz: expected a number, got \"fast\"");
   CHECK(errorAfter([](auto &j) { j["isa_version"] = "2.0"; }) ==
         "t.json: isa_version: target is for ISA '2.0', this library "
-        "implements 1.0");
+        "implements 1.1");
+  CHECK(errorAfter([](auto &j) { j["isa_version"] = "1.2"; }) ==
+        "t.json: isa_version: target is for ISA '1.2', this library "
+        "implements 1.1");
+  // mxfp8e5m2 weights are mm's wvar bit, new in 1.1: a 1.0 target cannot
+  // list them, and drops to 1.0 cleanly without them.
+  CHECK(errorAfter([](auto &j) { j["isa_version"] = "1.0"; }) ==
+        "t.json: core.macs_per_cycle.mxfp8e5m2: needs isa_version 1.1 (mm's "
+        "wvar bit), got '1.0'");
+  CHECK(errorAfter([](auto &j) {
+          j["isa_version"] = "1.0";
+          j["core"]["macs_per_cycle"].erase("mxfp8e5m2");
+        }) == "<ok>");
+  // Only types mm can name are rate keys.
+  CHECK(errorAfter([](auto &j) { j["core"]["macs_per_cycle"]["f64"] = 1; }) ==
+        "t.json: core.macs_per_cycle.f64: not an element type name");
   CHECK(errorAfter([](auto &j) { j["link"] = 3; }) ==
         "t.json: link: must be an object");
 }

@@ -85,6 +85,26 @@ TEST_CASE("verifier: operand spaces and element types", "[verifier]") {
         err(0, "mm",
             "unsupported matrix type combination fp8e4m3 x mxfp8e4m3 -> "
             "f32"));
+  // mxfp8e5m2 (wt code 15 + wvar): the mxfp8e4m3 rules, and wvar only
+  // with code 15.
+  CHECK(verify("mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, mxfp8e5m2, m=1, "
+               "k=48, n=64") ==
+        err(0, "mm", "k 48 is not a multiple of the mxfp8e5m2 block size 32"));
+  CHECK(verify("mm acc[0x0], vrf[0x0], mrf[0x0], f32, fp8e5m2, mxfp8e5m2, "
+               "m=1, k=64, n=64") ==
+        err(0, "mm",
+            "unsupported matrix type combination fp8e5m2 x mxfp8e5m2 -> "
+            "f32"));
+  CHECK(verify("mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, mxint8, m=1, "
+               "k=64, n=64, wvar=1") ==
+        err(0, "mm",
+            "wvar=1 (E5M2 weight elements) is only defined with "
+            "wt=mxfp8e4m3 (code 15; assembly wt=mxfp8e5m2), not wt=mxint8"));
+  CHECK(verify("mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, f32, m=1, k=64, "
+               "n=64, wvar=1") ==
+        err(0, "mm",
+            "wvar=1 (E5M2 weight elements) is only defined with "
+            "wt=mxfp8e4m3 (code 15; assembly wt=mxfp8e5m2), not wt=f32"));
   CHECK(verify("v.exp vrf[0x0], vrf[0x0], f32, i32, rows=1, cols=4") ==
         err(0, "v.exp", "v.exp needs a floating-point input, got i32"));
   CHECK(verify("v.add vrf[0x0], vrf[0x0], vrf[0x0], f32, f32, i8, rows=1, "
@@ -366,4 +386,13 @@ TEST_CASE("verifyInstruction is usable on its own", "[verifier]") {
   REQUIRE(e2);
   CHECK(e2.message().find("no matrix support for mxfp8e4m3 weights") !=
         std::string::npos);
+  // mxfp8e5m2 likewise: default lists it, brainwave-like does not.
+  auto mx5 = parseInstruction("mm chain, vrf[0x0], mrf[0x0], f32, bf16, "
+                              "mxfp8e5m2, m=1, k=64, n=64 @chain");
+  REQUIRE(mx5.ok());
+  CHECK_FALSE(verifyInstruction(*mx5, target()));
+  auto e3 = verifyInstruction(*mx5, *bwl);
+  REQUIRE(e3);
+  CHECK(e3.message() == "target 'brainwave-like' has no matrix support for "
+                        "mxfp8e5m2 weights (core.macs_per_cycle)");
 }

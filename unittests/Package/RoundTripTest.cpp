@@ -310,7 +310,8 @@ TEST_CASE("dtype names and sizes", "[package]") {
   CHECK(parseDType("u8") == DType::U8);
   CHECK_FALSE(parseDType("f8").has_value());
   CHECK(toString(static_cast<DType>(15)) == "mxfp8e4m3");
-  CHECK(toString(static_cast<DType>(20)) == "?");
+  CHECK(toString(static_cast<DType>(20)) == "mxfp8e5m2");
+  CHECK(toString(static_cast<DType>(21)) == "?");
   // The schema's enum is the toolchain-wide numbering, element for element.
   for (DType t : ::nnaccel::AllDTypes) {
     INFO(dtypeName(t));

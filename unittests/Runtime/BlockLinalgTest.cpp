@@ -56,8 +56,8 @@ std::vector<float> roundTrip(DType t, const float *x, int64_t n) {
 TEST_CASE("block fully_connected: the matrix unit's sums",
           "[runtime][linalg][block]") {
   const int64_t m = 3, k = 128, n = 5;
-  for (DType t :
-       {DType::MSFP8, DType::MSFP9, DType::MXINT8, DType::MXFP8E4M3}) {
+  for (DType t : {DType::MSFP8, DType::MSFP9, DType::MXINT8, DType::MXFP8E4M3,
+                  DType::MXFP8E5M2}) {
     for (int64_t kTile : {int64_t(0), int64_t(64), int64_t(32)}) {
       INFO(nnaccel::dtypeName(t) << " k_tile " << kTile);
       const int64_t block = int64_t(nnaccel::blockElements(t));

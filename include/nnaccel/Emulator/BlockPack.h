@@ -21,15 +21,22 @@
 
 namespace nnaccel::emulator {
 
-/// True for the OCP MX block types (mxint8, mxfp8e4m3): 33-byte blocks of 32
-/// with an E8M0 scale.
+/// True for the OCP MX block types (mxint8, mxfp8e4m3, mxfp8e5m2): 33-byte
+/// blocks of 32 with an E8M0 scale.
 inline bool isMx(isa::DType t) {
-  return t == isa::DType::MXINT8 || t == isa::DType::MXFP8E4M3;
+  return t == isa::DType::MXINT8 || t == isa::DType::MXFP8E4M3 ||
+         t == isa::DType::MXFP8E5M2;
 }
 /// The Numerics element type of an MX block type.
 inline numerics::MxElemType mxElemType(isa::DType t) {
-  return t == isa::DType::MXFP8E4M3 ? numerics::MxElemType::Fp8E4M3
-                                    : numerics::MxElemType::Int8;
+  switch (t) {
+  case isa::DType::MXFP8E4M3:
+    return numerics::MxElemType::Fp8E4M3;
+  case isa::DType::MXFP8E5M2:
+    return numerics::MxElemType::Fp8E5M2;
+  default:
+    return numerics::MxElemType::Int8;
+  }
 }
 
 /// Unpacks a row of `n` msfp8/msfp9 elements (n a multiple of 16) from ISA

@@ -33,6 +33,7 @@
 #include <cassert>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 namespace nnaccel::isa {
 
@@ -81,6 +82,18 @@ protected:
     inst.fields[regIndex] = static_cast<int64_t>(reg);
     return self();
   }
+  /// A type field. mm's `wt` also takes mxfp8e5m2, written as code 15
+  /// (mxfp8e4m3) plus wvar = 1 (docs/isa.md §8.6); any other wt clears
+  /// wvar. Elsewhere mxfp8e5m2 has no code and stays out of range, for the
+  /// encoder and the verifier to reject.
+  Derived &setType(unsigned index, std::string_view field, DType type) {
+    if (field == "wt" && inst.desc().fieldIndex("wvar")) {
+      inst.set("wvar", type == DType::MXFP8E5M2);
+      type = storageCode(type);
+    }
+    inst.fields[index] = static_cast<int64_t>(type);
+    return self();
+  }
   static int64_t floatBits(float value) {
     uint32_t bits;
     std::memcpy(&bits, &value, sizeof(bits));
@@ -122,7 +135,7 @@ protected:
 #define NNACCEL_SREG(n)                                                        \
   Self &n(unsigned reg_) { return set(F::n, static_cast<int64_t>(reg_)); }
 #define NNACCEL_DT(n)                                                          \
-  Self &n(DType type_) { return set(F::n, static_cast<int64_t>(type_)); }
+  Self &n(DType type_) { return setType(F::n, #n, type_); }
 #define NNACCEL_PE(n, w, E)                                                    \
   Self &n(E value_) { return set(F::n, static_cast<int64_t>(value_)); }
 #define NNACCEL_U(n, w)                                                        \

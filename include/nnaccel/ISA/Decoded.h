@@ -52,10 +52,12 @@ struct DecodedInstruction {
   int64_t imm = 0; ///< f32 bits (vector ops) or signed immediate (scalar)
   int64_t zp = 0;
   bool perch = false;
-  // mm.
+  // mm. `wt` is the weight type the unit computes with: mxfp8e5m2 when the
+  // word holds wt = mxfp8e4m3 and wvar = 1 (docs/isa.md §8.6).
   uint64_t m = 0, k = 0, n = 0;
   bool acc = false; ///< accumulate into dst
   int64_t azp = 0;
+  bool wvar = false; ///< the raw weight element variant bit
   // DMA.
   uint64_t x = 0, y = 0, z = 0, sy = 0, sz = 0, dy = 0, dz = 0, spitch = 0;
   uint64_t pt = 0, pb = 0, pl = 0, pr = 0;

@@ -20,10 +20,32 @@
 namespace nnaccel::isa {
 
 /// Element types: the toolchain-wide enumeration (Numerics/DType.h), whose
-/// values 0-14 are the 4-bit encoding of the type fields (15 is invalid;
-/// host-only types such as f64 cannot be encoded).
+/// values 0-15 are the 4-bit encoding of the type fields (host-only types
+/// such as f64 cannot be encoded).
 using ::nnaccel::DType;
 inline constexpr unsigned NumDTypes = ::nnaccel::NumISADTypes;
+
+/// `mm`'s weight element variant (the `wvar` bit, ISA 1.1). The 4-bit type
+/// field was full when MXFP8 with E5M2 elements was added, so `mm` names it
+/// as wt = mxfp8e4m3 (code 15: the same 33-byte blocks) with wvar = 1; the
+/// bit is defined for that code only (the verifier rejects it elsewhere).
+/// mmWeightType gives the type the matrix unit computes with; wvar = 1 with
+/// another code leaves that code (an invalid instruction).
+inline DType mmWeightType(DType wtField, bool wvar) {
+  return wvar && wtField == DType::MXFP8E4M3 ? DType::MXFP8E5M2 : wtField;
+}
+/// The 4-bit code that names `t`'s storage in a type field: `t` itself for
+/// the ISA types, mxfp8e4m3 for mxfp8e5m2 (same blocks; only mm's wvar tells
+/// them apart, so a DMA moves E5M2 blocks as mxfp8e4m3). Other types have no
+/// code and are returned unchanged (the encoder rejects them).
+inline DType storageCode(DType t) {
+  return t == DType::MXFP8E5M2 ? DType::MXFP8E4M3 : t;
+}
+/// True for the types `mm` accepts in `wt` (and core.macs_per_cycle lists):
+/// every 4-bit code and mxfp8e5m2.
+inline bool isMmWeightType(DType t) {
+  return static_cast<unsigned>(t) < NumDTypes || t == DType::MXFP8E5M2;
+}
 
 /// Memory spaces (3-bit field). `Chain` is the pseudo-space naming the chain
 /// pipeline register (see docs/isa.md, "Chains"). 6 and 7 are invalid.

@@ -6,7 +6,10 @@
 // compiler to the card. The numbering is the ISA encoding for every type an
 // instruction can name (0-15); host-only types (f64, i1) and the rowwise
 // embedding-table formats (rw8, rw4) come after 16 and cannot appear in an
-// instruction's type field. The package schema's DType enum repeats
+// instruction's type field. mxfp8e5m2 (20) is the one type above 15 that a
+// card computes with: the 4-bit field was full when it was added, so `mm`
+// names it as code 15 (mxfp8e4m3, the same storage) plus its `wvar` bit
+// (docs/isa.md §3, §8.6). The package schema's DType enum repeats
 // this numbering (Package.fbs).
 //
 // Storage rules live here too, next to the formats in lib/Numerics that
@@ -53,6 +56,9 @@ enum class DType : uint8_t {
   // Only a table operand of emb.gather (its `fmt` field) reads them.
   RW8 = 18, ///< row: [D x u8][f32 scale][f32 bias], D + 8 bytes
   RW4 = 19, ///< row: [ceil(D/2) bytes of u4][f16 scale][f16 bias]
+  /// OCP MX: blocks of 32 fp8 E5M2 sharing an E8M0 scale; mxfp8e4m3's
+  /// storage. Only `mm` names it (wt code 15 with wvar = 1).
+  MXFP8E5M2 = 20,
 };
 
 /// Every element type, in numbering order.
@@ -60,14 +66,15 @@ inline constexpr DType AllDTypes[] = {
     DType::F32,       DType::F16,   DType::BF16,  DType::I32,    DType::I16,
     DType::I8,        DType::U8,    DType::I4,    DType::U4,     DType::FP8E4M3,
     DType::FP8E5M2,   DType::MSFP8, DType::MSFP9, DType::MXINT8, DType::I64,
-    DType::MXFP8E4M3, DType::F64,   DType::I1,    DType::RW8,    DType::RW4};
+    DType::MXFP8E4M3, DType::F64,   DType::I1,    DType::RW8,    DType::RW4,
+    DType::MXFP8E5M2};
 
 /// Number of types an instruction can name (values 0 .. NumISADTypes - 1).
 inline constexpr unsigned NumISADTypes = 16;
 
 /// True for a value that names an element type.
 bool isValidDType(unsigned value);
-/// True for the types an instruction's type field can name.
+/// True for the types an instruction's 4-bit type field can name.
 bool isISADType(DType t);
 
 /// Lower-case name: "f32", "bf16", "i4", "msfp8", "f64", "i1", "rw4", ...;
@@ -101,7 +108,7 @@ unsigned elementAlign(DType t);
 std::optional<uint64_t> denseBytes(DType t, const std::vector<int64_t> &shape);
 
 bool isFloat(DType t);   ///< f32 f16 bf16 fp8* f64: element-wise floating point
-bool isBlock(DType t);   ///< msfp8 msfp9 mxint8 mxfp8e4m3
+bool isBlock(DType t);   ///< msfp8 msfp9 mxint8 mxfp8e4m3 mxfp8e5m2
 bool isRowwise(DType t); ///< rw8 rw4: rowwise-quantized embedding tables
 bool isInteger(DType t); ///< i64 i32 i16 i8 u8 i4 u4 i1
 bool isSubByte(DType t); ///< i4 u4

@@ -221,7 +221,8 @@ def AccelQuantizeBlockFloat
     input and result by an N x K block-float constant,
     `tensor<N x K x !accel.bfp<format>>` with `transpose_weight = true`:
     blocks run along K (16 elements sharing a 5-bit exponent for msfp8 /
-    msfp9, 32 int8 (mxint8) or fp8 E4M3 (mxfp8e4m3) sharing an E8M0 scale; docs/isa.md §3), the
+    msfp9, 32 int8 (mxint8), fp8 E4M3 (mxfp8e4m3) or fp8 E5M2 (mxfp8e5m2)
+    sharing an E8M0 scale; docs/isa.md §3), the
     layout `mm` streams. Activations and results stay f32: the matrix unit
     (and the host kernel) converts each activation row to the weight's
     block format, multiplies each block pair exactly and sums the blocks
@@ -243,8 +244,9 @@ def AccelQuantizeBlockFloat
     multiple of the block size, a weight that is not an f32 constant, a
     non-finite value, a target without a matrix-unit mode for the format)
     stays f32 with a warning naming the node and the
-    reason. `keep-last` keeps the model's last product f32. The ISA has
-    no MX-FP8 block format for `mm` weights, so `mxfp8` is rejected.
+    reason. `keep-last` keeps the model's last product f32. MXFP8 is
+    spelt with its element type (`mxfp8e4m3`, `mxfp8e5m2`); `mm` names
+    mxfp8e5m2 weights with its `wvar` bit (ISA 1.1).
 
     ```mlir
     %r = accel.fully_connected %x, %w {transpose_weight = true}
@@ -257,7 +259,8 @@ def AccelQuantizeBlockFloat
   }];
   let options = [
     Option<"format", "format", "std::string", /*default=*/"\"msfp8\"",
-           "Block format of the weights: msfp8, msfp9, mxint8 or mxfp8e4m3">,
+           "Block format of the weights: msfp8, msfp9, mxint8, mxfp8e4m3 or "
+           "mxfp8e5m2">,
     Option<"keepLast", "keep-last", "bool", /*default=*/"false",
            "Keep the last fully_connected of the function in f32">,
     Option<"onlyHinted", "only-hinted", "bool", /*default=*/"false",

@@ -212,7 +212,9 @@ void mlir::nnaccel::npu_lowering::emitLoad(ProgramEmitter &emitter,
       build::DmaLd()
           .dst(load.dst)
           .src(load.src)
-          .dt(f.dtype)
+          // mxfp8e5m2 blocks move as mxfp8e4m3 (same storage; only mm's
+          // wvar tells the elements apart).
+          .dt(::nnaccel::isa::storageCode(f.dtype))
           .x(load.x)
           .y(load.y)
           .z(load.z)
@@ -231,7 +233,7 @@ void mlir::nnaccel::npu_lowering::emitStore(ProgramEmitter &emitter,
   emitter.emit(build::DmaSt()
                    .dst(store.dst)
                    .src(store.src)
-                   .dt(f.dtype)
+                   .dt(::nnaccel::isa::storageCode(f.dtype))
                    .x(store.x)
                    .y(store.y)
                    .z(store.z)

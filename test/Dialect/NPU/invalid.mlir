@@ -164,6 +164,31 @@ npu.program @p card = 0 core = 0 {
 
 // -----
 
+// wvar (E5M2 weight elements) is defined for wt = mxfp8e4m3 only.
+npu.program @p card = 0 core = 0 {
+  // expected-error @below {{'npu.mm' op wvar=1 (E5M2 weight elements) is only defined with wt=mxfp8e4m3 (code 15; assembly wt=mxfp8e5m2), not wt=mxint8}}
+  npu.mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, mxint8 m = 1 k = 32 n = 1 wvar = 1
+}
+
+// -----
+
+// The bit is one bit wide.
+npu.program @p card = 0 core = 0 {
+  // expected-error @below {{'npu.mm' op mm: field 'wvar' value 2 out of range [0, 1] (1 bits)}}
+  npu.mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, mxfp8e4m3 m = 1 k = 32 n = 1 wvar = 2
+}
+
+// -----
+
+// brainwave-like has no MX mode, E5M2 included.
+npu.program @p card = 0 core = 0 target = "brainwave-like" {
+  // expected-error @below {{target 'brainwave-like' has no matrix support for mxfp8e5m2 weights (core.macs_per_cycle)}}
+  npu.mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, mxfp8e4m3 m = 1 k = 32 n = 1 wvar = 1
+  npu.halt
+}
+
+// -----
+
 npu.program @p card = 0 core = 0 {
   // expected-error @below {{'apitch' pitch 64 is smaller than one row (64 x f32 = 256 bytes)}}
   npu.v.relu vrf[0x0], vrf[0x100], f32, f32 rows = 2 cols = 64 dpitch = 256 apitch = 64

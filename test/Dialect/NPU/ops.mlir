@@ -59,8 +59,12 @@ npu.program @all card = 0 core = 0 {
   // CHECK-NEXT: npu.mm acc[0x0], vrf[s1], mrf[0x0], i32, i8, i4 m = 16 k = 80 n = 80 dpitch = 320 apitch = 80 acc = 1 azp = -3{{$}}
   npu.mm acc[0x0], vrf[s1], mrf[0x0], i32, i8, i4 m = 16 k = 80 n = 80 dpitch = 320 apitch = 80 acc = 1 azp = -3
   // CHECK-NEXT: npu.mm chain, vrf[0x0], mrf[0x0], f16, f16, f16 m = 8 k = 64 n = 64 apitch = 128 chain{{$}}
-  // GENERIC: "npu.mm"() <{a = #npu.mem<vrf[0x0]>, {{.*}}, chain, {{.*}}dst = #npu.mem<chain>, {{.*}}w = #npu.mem<mrf[0x0]>, wt = #npu<dtype f16>}>
+  // GENERIC: "npu.mm"() <{a = #npu.mem<vrf[0x0]>, {{.*}}, chain, {{.*}}dst = #npu.mem<chain>, {{.*}}w = #npu.mem<mrf[0x0]>, wt = #npu<dtype f16>, wvar = 0 : i64}>
   npu.mm chain, vrf[0x0], mrf[0x0], f16, f16, f16 m = 8 k = 64 n = 64 apitch = 128 chain
+  // MXFP8 with E5M2 weight elements: wt = mxfp8e4m3 (code 15) and the
+  // wvar bit, as in the instruction word (ISA 1.1).
+  // CHECK-NEXT: npu.mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, mxfp8e4m3 m = 1 k = 64 n = 64 wvar = 1{{$}}
+  npu.mm acc[0x0], vrf[0x0], mrf[0x0], f32, f32, mxfp8e4m3 m = 1 k = 64 n = 64 wvar = 1
   // CHECK-NEXT: npu.v.add chain, chain, vrf[0x8000], f16, f16, f16 rows = 8 cols = 64 bcast = row chain{{$}}
   npu.v.add chain, chain, vrf[0x8000], f16, f16, f16 rows = 8 cols = 64 bcast = row chain
   // CHECK-NEXT: npu.v.sub vrf[0x1000], vrf[0x0], vrf[0x2400], f32, f32, f32 rows = 16 cols = 64 dpitch = 256 apitch = 256 bpitch = 4 bcast = col{{$}}
