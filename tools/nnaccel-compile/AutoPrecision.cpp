@@ -141,6 +141,15 @@ bool blocksFit(Operation *op, int64_t block) {
   }
   if (isa<accel::LSTMOp, accel::GRUOp>(op))
     return fits(op->getOperand(1), 2) && fits(op->getOperand(2), 2);
+  // Convolutions as accel-quantize-block-float converts them: 1x1 with
+  // groups 1 (the card's block-float conv kernel), blocks along C.
+  if (auto conv = dyn_cast<accel::ConvOp>(op)) {
+    auto type = dyn_cast<RankedTensorType>(conv.getWeight().getType());
+    return type && conv.getGroups() == 1 && type.getRank() >= 3 &&
+           llvm::all_of(type.getShape().drop_front(2),
+                        [](int64_t k) { return k == 1; }) &&
+           fits(conv.getWeight(), 1);
+  }
   return false;
 }
 
@@ -155,7 +164,7 @@ std::vector<Type> getLadder(Operation *op,
   MLIRContext *context = op->getContext();
   std::vector<Type> ladder;
   bool blocks = isa<accel::FullyConnectedOp, accel::MatMulOp, accel::LSTMOp,
-                    accel::GRUOp>(op);
+                    accel::GRUOp, accel::ConvOp>(op);
   bool int8 = isa<accel::FullyConnectedOp, accel::MatMulOp, accel::ConvOp>(op);
   if (blocks && target.macsPerCycle.count(::nnaccel::DType::MSFP8) &&
       blocksFit(op, 16))

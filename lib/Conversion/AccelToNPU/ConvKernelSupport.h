@@ -141,6 +141,16 @@ struct PointwiseSpec {
   /// Quantized (int8): see QuantizedPointwiseConvKernel.cpp; unstrided
   /// only.
   std::optional<ConvQuantization> quantized;
+  /// A block-float weight (msfp8, msfp9, mxint8, mxfp8e4m3: F x C rows,
+  /// blocks along C) multiplied by f32 activations with pixels as the
+  /// matrix unit's rows, in k tiles of `kTile` channels (the op's
+  /// `k_tile`, a divisor of C): see PointwiseConvKernel.cpp.
+  std::optional<ElementFormat> blockWeight;
+  int64_t kTile = 0;
+  /// Block-float: SHARED bytes after the subsampled input where weight
+  /// tiles that cannot be loaded MRF-aligned from DRAM are laid out first
+  /// (getBlockPointwiseStageBytes).
+  uint64_t weightStageBytes = 0;
   /// Quantized: the cores that share the output pixels (each a contiguous,
   /// DRAM-aligned range of every filter's plane).
   int64_t cores = 1;
@@ -151,11 +161,17 @@ struct PointwiseSpec {
   ProgramEmitter *setup = nullptr;
 
   bool strided() const { return sh > 1 || sw > 1; }
-  /// SHARED bytes the subsampled input takes (0 unless strided).
+  /// SHARED bytes the subsampled input (0 unless strided) and the staged
+  /// block-float weight tiles take.
   uint64_t sharedBytes() const {
-    return strided() ? uint64_t(c * hw * kF32) : 0;
+    return (strided() ? uint64_t(c * hw * kF32) : 0) + weightStageBytes;
   }
 };
+
+/// The SHARED bytes a block-float `spec` stages weight tiles through (0
+/// when every group of filter rows loads MRF-aligned from DRAM).
+uint64_t getBlockPointwiseStageBytes(const TargetDesc &target,
+                                     const PointwiseSpec &spec);
 
 bool canEmitPointwise(const TargetDesc &target, const PointwiseSpec &spec,
                       std::string &reason);

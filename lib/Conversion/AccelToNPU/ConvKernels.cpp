@@ -302,6 +302,75 @@ std::optional<ConvPlan> planQuantizedConv(ConvOp op, const TargetDesc &target,
   return plan;
 }
 
+/// The kernel of a float `op` with a block-float weight
+/// (accel-quantize-block-float): the 1x1 kernel with pixels as the matrix
+/// unit's rows, or the reason it cannot run on the card.
+std::optional<ConvPlan> planBlockConv(ConvOp op, const TargetDesc &target,
+                                      std::string &reason) {
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  auto weightType = cast<RankedTensorType>(op.getWeight().getType());
+  auto resultType = cast<RankedTensorType>(op.getType());
+  SmallVector<Type> types{inputType, resultType};
+  if (Value b = op.getBias())
+    types.push_back(b.getType());
+  if (!allCardFloat(types, "conv", reason))
+    return std::nullopt;
+  if (!inputType.getElementType().isF32() ||
+      !resultType.getElementType().isF32() ||
+      (op.getBias() && !getElementTypeOrSelf(op.getBias().getType()).isF32())) {
+    reason = "a block-float conv runs on the card with an f32 input, bias "
+             "and result";
+    return std::nullopt;
+  }
+  if (!inputType.hasStaticShape() || !weightType.hasStaticShape() ||
+      !resultType.hasStaticShape()) {
+    reason = "only convolutions with static shapes are lowered to the card";
+    return std::nullopt;
+  }
+  SmallVector<int64_t> kernel = op.getKernelSpatialShape();
+  if (inputType.getRank() != 4 || op.getGroups() != 1 ||
+      llvm::any_of(kernel, [](int64_t k) { return k != 1; }) ||
+      llvm::any_of(op.getPads(), [](int64_t p) { return p != 0; })) {
+    reason = "block-float weights run on the card in 2-D 1x1 convolutions "
+             "with groups 1 and no padding only";
+    return std::nullopt;
+  }
+  auto kTile = op->getAttrOfType<IntegerAttr>("k_tile");
+  if (!kTile) {
+    reason = "a block-float conv needs its k_tile (accel-quantize-block-float "
+             "records it)";
+    return std::nullopt;
+  }
+  ArrayRef<int64_t> is = inputType.getShape(), rs = resultType.getShape();
+  ConvPlan plan;
+  PointwiseSpec &spec = plan.pointwise;
+  spec.batch = is[0];
+  spec.c = is[1];
+  spec.f = rs[1];
+  spec.h = is[2];
+  spec.w = is[3];
+  spec.sh = op.getStrides()[0];
+  spec.sw = op.getStrides()[1];
+  spec.ho = rs[2];
+  spec.wo = rs[3];
+  spec.hw = spec.ho * spec.wo;
+  spec.activation = getFusedActivation(op);
+  if (op.getBias())
+    spec.bias = 0;
+  std::optional<DType> weightDType = getElementDType(weightType);
+  if (!weightDType || !::nnaccel::isBlock(*weightDType)) {
+    reason = "the conv's block weight type has no ISA block format";
+    return std::nullopt;
+  }
+  spec.blockWeight = ElementFormat(*weightDType);
+  spec.kTile = kTile.getInt();
+  if (!canEmitPointwise(target, spec, reason))
+    return std::nullopt;
+  spec.weightStageBytes = getBlockPointwiseStageBytes(target, spec);
+  plan.kind = ConvKind::Pointwise;
+  return plan;
+}
+
 /// Chooses the kernel of `op` on `target`: one of the f32 2-D special
 /// kernels where it applies (they are faster or bit-exact), else the general
 /// implicit GEMM; the int8 kernels for a quantized `op`; or the reason none
@@ -310,6 +379,8 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
                                  std::string &reason) {
   if (isa<quant::QuantizedType>(getElementTypeOrSelf(op.getInput().getType())))
     return planQuantizedConv(op, target, reason);
+  if (op.hasBlockWeight())
+    return planBlockConv(op, target, reason);
   // A real conv that quantizes its result (its int8 consumer's input):
   // computed like a real result, requantized in the epilogue.
   auto quantizedResult =
