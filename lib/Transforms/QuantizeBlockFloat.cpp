@@ -1,7 +1,7 @@
 //===- QuantizeBlockFloat.cpp - accel-quantize-block-float pass -----------===//
 //
 // Stores the constant f32 weights of fully_connected ops (and W and R of
-// lstm / gru ops, and the weights of 1x1 convolutions) in a block
+// lstm / gru ops, and the weights of convolutions with groups 1) in a block
 // floating-point format (!accel.bfp<msfp8|msfp9|mxint8>, docs/isa.md §3):
 // N x K, blocks along K (the reduction axis), exactly the rows `mm` streams
 // through its dot-product engines. Activations stay f32: the matrix unit
@@ -322,18 +322,13 @@ struct QuantizeBlockFloatPass
     else if (groups != 1)
       // Depthwise convolutions run on the vector units (one weight per
       // channel and tap: no dot product to put in blocks), and the matrix
-      // unit's block kernels multiply one group.
+      // unit's block kernels (1x1 and implicit GEMM) multiply one group.
       reason =
           groups == inputType.getDimSize(1) && type.getDimSize(1) == 1
               ? "depthwise convolutions have no reduction over "
                 "channels for blocks"
               : "grouped convolutions (groups = " + std::to_string(groups) +
                     ") are not converted";
-    else if (llvm::any_of(type.getShape().drop_front(2),
-                          [](int64_t k) { return k != 1; }))
-      // The card's block-float conv kernel is the 1x1 one (pixels as the
-      // matrix unit's rows); a k x k conv would run on the host.
-      reason = "only 1x1 convolutions take block-float weights on the card";
     const int64_t k =
         type.getNumElements() / std::max<int64_t>(type.getDimSize(0), 1);
     if (reason.empty() && k % block)

@@ -9,9 +9,10 @@
 // RUN:   | FileCheck %s --check-prefix=NOMODE
 // NOMODE: warning: accel.conv: its weight stays f32, not mxint8: the target's matrix unit has no mxint8 mode (core.macs_per_cycle)
 
-// Convolutions in block floating point (accel-quantize-block-float): a 1x1
-// conv's F x C x 1 x 1 f32 weight becomes F x C rows with blocks along C
-// (K = C), `kernel_shape` keeps the kernel's size and `k_tile` the matrix
+// Convolutions in block floating point (accel-quantize-block-float): a
+// conv's F x C x K1 x K2 f32 weight becomes F x K rows with blocks along K
+// (K = C x K1 x K2; a 1x1 conv's K = C), `kernel_shape` keeps the kernel's
+// size and `k_tile` the matrix
 // unit's tile: the widest multiple of the block size up to native_dim (64)
 // that divides K. K = 32: one tile of 32 in msfp8 and mxint8. The codes:
 // filter 0 is [1.0, 0.5, 0.25, 0 x 12, -1.5] then 16 x 0.75, as the FC test
@@ -54,15 +55,15 @@ func.func @tiles(%x: tensor<1x96x8x8xf32>) -> (tensor<1x80x8x8xf32>, tensor<1x80
 // -----
 
 // What keeps f32, with a warning naming the node and the reason: K = 24
-// (not whole blocks), a depthwise conv, a
-// grouped one, a 3x3 one (the card's block-float conv kernel is the 1x1
-// one), a weight that is not a constant. A float precision hint keeps the
+// (not whole blocks), a depthwise conv, a grouped one, a weight that is not
+// a constant. A 3x3 conv converts: K = 32 x 9 = 288 in the f32 weight's
+// order (channel, then kernel row and column), tiles of 48. A float precision hint keeps the
 // weight without a warning; a block type hint converts to that format.
 // CHECK-LABEL: func.func @kept
 // CHECK: accel.conv %arg0, %{{.*}} {{.*}}: (tensor<1x24x6x6xf32>, tensor<16x24x1x1xf32>) -> tensor<1x16x6x6xf32>
 // CHECK: accel.conv %{{.*}}, %{{.*}} {{.*}}groups = 16 : i64{{.*}}: (tensor<1x16x6x6xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x6x6xf32>
 // CHECK: accel.conv %{{.*}}, %{{.*}} {{.*}}groups = 2 : i64{{.*}}: (tensor<1x16x6x6xf32>, tensor<32x8x1x1xf32>) -> tensor<1x32x6x6xf32>
-// CHECK: accel.conv %{{.*}}, %{{.*}} {{.*}}: (tensor<1x32x6x6xf32>, tensor<16x32x3x3xf32>) -> tensor<1x16x6x6xf32>
+// CHECK: accel.conv %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, k_tile = 48 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x32x6x6xf32>, tensor<16x288x!accel.bfp<msfp8>>) -> tensor<1x16x6x6xf32>
 // CHECK: accel.conv %{{.*}}, %arg1 {{.*}}: (tensor<1x16x6x6xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x6x6xf32>
 // CHECK: accel.conv %{{.*}}, %{{.*}} {accel.hint = #accel.hint<precision = f16>, {{.*}}: (tensor<1x16x6x6xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x6x6xf32>
 // CHECK: accel.conv %{{.*}}, %{{.*}} {{{.*}}k_tile = 16 : i64, kernel_shape = array<i64: 1, 1>{{.*}}: (tensor<1x16x6x6xf32>, tensor<16x16x!accel.bfp<msfp9>>) -> tensor<1x16x6x6xf32>
@@ -78,7 +79,6 @@ func.func @kept(%x: tensor<1x24x6x6xf32>, %v: tensor<16x16x1x1xf32>) -> tensor<1
   // expected-warning @+1 {{its weight stays f32, not msfp8: grouped convolutions (groups = 2) are not converted}}
   %c = accel.conv %b, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x16x6x6xf32>, tensor<32x8x1x1xf32>) -> tensor<1x32x6x6xf32>
   %w3 = accel.constant dense<0.5> : tensor<16x32x3x3xf32>
-  // expected-warning @+1 {{its weight stays f32, not msfp8: only 1x1 convolutions take block-float weights on the card}}
   %d = accel.conv %c, %w3 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x32x6x6xf32>, tensor<16x32x3x3xf32>) -> tensor<1x16x6x6xf32>
   // expected-warning @+1 {{its weight stays f32, not msfp8: its weight is not a constant}}
   %e = accel.conv %d, %v {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x16x6x6xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x6x6xf32>

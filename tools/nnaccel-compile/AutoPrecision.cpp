@@ -141,14 +141,16 @@ bool blocksFit(Operation *op, int64_t block) {
   }
   if (isa<accel::LSTMOp, accel::GRUOp>(op))
     return fits(op->getOperand(1), 2) && fits(op->getOperand(2), 2);
-  // Convolutions as accel-quantize-block-float converts them: 1x1 with
-  // groups 1 (the card's block-float conv kernel), blocks along C.
+  // Convolutions as accel-quantize-block-float converts them: groups 1,
+  // blocks along K = C x the kernel's taps.
   if (auto conv = dyn_cast<accel::ConvOp>(op)) {
     auto type = dyn_cast<RankedTensorType>(conv.getWeight().getType());
-    return type && conv.getGroups() == 1 && type.getRank() >= 3 &&
-           llvm::all_of(type.getShape().drop_front(2),
-                        [](int64_t k) { return k == 1; }) &&
-           fits(conv.getWeight(), 1);
+    if (!type || conv.getGroups() != 1 || type.getRank() < 3 ||
+        !type.hasStaticShape() || !type.getElementType().isF32() ||
+        !conv.getWeight().getDefiningOp<accel::ConstantOp>())
+      return false;
+    return type.getDimSize(0) > 0 &&
+           (type.getNumElements() / type.getDimSize(0)) % block == 0;
   }
   return false;
 }

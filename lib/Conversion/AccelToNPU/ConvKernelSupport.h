@@ -345,6 +345,15 @@ struct GemmSpec {
   uint64_t shared = 0;
   /// int8: the cores that share the output rows.
   int64_t cores = 1;
+  /// A block-float weight (groups 1; F x K rows, blocks along K) multiplied
+  /// by the f32 patch matrix, in k tiles of `kTile` taps (the op's
+  /// `k_tile`, a divisor of K). Every filter tile's k tiles are loaded once
+  /// and stay resident in the MRF; `weightStageBytes` of SHARED scratch
+  /// (at `shared`) lay out tiles that cannot be loaded MRF-aligned from
+  /// DRAM (getBlockGemmStageBytes).
+  std::optional<ElementFormat> blockWeight;
+  int64_t kTile = 0;
+  uint64_t weightStageBytes = 0;
 
   int64_t channels() const { return groups * cg; }
   int64_t filters() const { return groups * fg; }
@@ -359,6 +368,10 @@ struct GemmSpec {
 
 bool canEmitGemm(const TargetDesc &target, const GemmSpec &spec,
                  std::string &reason);
+
+/// The SHARED bytes a block-float `spec` stages weight tiles through (0
+/// when every filter tile loads MRF-aligned from DRAM).
+uint64_t getBlockGemmStageBytes(const TargetDesc &target, const GemmSpec &spec);
 
 /// Per (image, output depth slice, group, band of output rows, filter tile):
 /// for each K tile of the filters' weight rows (im2col order: channel, depth

@@ -134,9 +134,12 @@ void setGemmGeometry(ConvOp op, GemmSpec &spec) {
                     dilations = op.getDilations();
   const int64_t spatial = inputType.getRank() - 2;
   const int64_t groups = op.getGroups();
+  // The kernel's size: the weight's trailing dimensions, or kernel_shape
+  // for a block-float weight (F x K rows).
+  const SmallVector<int64_t> kernel = op.getKernelSpatialShape();
   spec.batch = is[0];
   spec.groups = groups;
-  spec.cg = ws[1];
+  spec.cg = is[1] / groups;
   spec.fg = ws[0] / groups;
   int64_t *inDims[3] = {&spec.d, &spec.h, &spec.w};
   int64_t *kDims[3] = {&spec.kd, &spec.kh, &spec.kw};
@@ -147,7 +150,7 @@ void setGemmGeometry(ConvOp op, GemmSpec &spec) {
   for (int64_t i = 0; i < spatial; ++i) {
     int64_t axis = 3 - spatial + i; // innermost axes are height, width
     *inDims[axis] = is[2 + i];
-    *kDims[axis] = ws[2 + i];
+    *kDims[axis] = kernel[size_t(i)];
     *sDims[axis] = strides[i];
     *dDims[axis] = dilations[i];
     *pDims[axis] = pads[i];
@@ -328,11 +331,10 @@ std::optional<ConvPlan> planBlockConv(ConvOp op, const TargetDesc &target,
     return std::nullopt;
   }
   SmallVector<int64_t> kernel = op.getKernelSpatialShape();
-  if (inputType.getRank() != 4 || op.getGroups() != 1 ||
-      llvm::any_of(kernel, [](int64_t k) { return k != 1; }) ||
-      llvm::any_of(op.getPads(), [](int64_t p) { return p != 0; })) {
-    reason = "block-float weights run on the card in 2-D 1x1 convolutions "
-             "with groups 1 and no padding only";
+  const int64_t spatial = inputType.getRank() - 2;
+  if (spatial < 1 || spatial > 3 || op.getGroups() != 1) {
+    reason = "block-float weights run on the card in 1-D, 2-D and 3-D "
+             "convolutions with groups 1 only";
     return std::nullopt;
   }
   auto kTile = op->getAttrOfType<IntegerAttr>("k_tile");
@@ -341,8 +343,34 @@ std::optional<ConvPlan> planBlockConv(ConvOp op, const TargetDesc &target,
              "records it)";
     return std::nullopt;
   }
-  ArrayRef<int64_t> is = inputType.getShape(), rs = resultType.getShape();
+  std::optional<DType> weightDType = getElementDType(weightType);
+  if (!weightDType || !::nnaccel::isBlock(*weightDType)) {
+    reason = "the conv's block weight type has no ISA block format";
+    return std::nullopt;
+  }
   ConvPlan plan;
+  const bool pointwise =
+      spatial == 2 && llvm::all_of(kernel, [](int64_t k) { return k == 1; }) &&
+      llvm::all_of(op.getPads(), [](int64_t p) { return p == 0; });
+  if (!pointwise) {
+    // Every other conv on the implicit GEMM, the patch matrix f32.
+    GemmSpec &spec = plan.gemm;
+    spec.in = kF32Format;
+    spec.out = kF32Format;
+    spec.bias = kF32Format;
+    if (op.getBias())
+      spec.biasAddr = 0;
+    spec.activation = getFusedActivation(op);
+    setGemmGeometry(op, spec);
+    spec.blockWeight = ElementFormat(*weightDType);
+    spec.kTile = kTile.getInt();
+    if (!canEmitGemm(target, spec, reason))
+      return std::nullopt;
+    spec.weightStageBytes = getBlockGemmStageBytes(target, spec);
+    plan.kind = ConvKind::Gemm;
+    return plan;
+  }
+  ArrayRef<int64_t> is = inputType.getShape(), rs = resultType.getShape();
   PointwiseSpec &spec = plan.pointwise;
   spec.batch = is[0];
   spec.c = is[1];
@@ -357,11 +385,6 @@ std::optional<ConvPlan> planBlockConv(ConvOp op, const TargetDesc &target,
   spec.activation = getFusedActivation(op);
   if (op.getBias())
     spec.bias = 0;
-  std::optional<DType> weightDType = getElementDType(weightType);
-  if (!weightDType || !::nnaccel::isBlock(*weightDType)) {
-    reason = "the conv's block weight type has no ISA block format";
-    return std::nullopt;
-  }
   spec.blockWeight = ElementFormat(*weightDType);
   spec.kTile = kTile.getInt();
   if (!canEmitPointwise(target, spec, reason))
@@ -629,6 +652,12 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
           context.target, plan->gemm);
       break;
     }
+    if (plan->gemm.weightStageBytes) {
+      if (!context.sharedScratch)
+        return op.emitOpError("needs SHARED scratch but the memory plan "
+                              "gives it none");
+      plan->gemm.shared = *context.sharedScratch;
+    }
     emitGemm(context.emitter, context.target, plan->gemm);
     break;
   }
@@ -647,7 +676,7 @@ uint64_t sharedScratchConv(Operation *operation, const TargetDesc &target) {
     return plan->stem.sharedBytes() * target.coresPerCard;
   if (plan->kind == ConvKind::Gemm) {
     if (!plan->gemm.quantized)
-      return 0;
+      return plan->gemm.weightStageBytes;
     plan->gemm.cores = int64_t(getKernelCores(operation, target).size());
     return quantizedGemmSharedBytes(target, plan->gemm);
   }

@@ -71,11 +71,37 @@ func.func @staged(%x: tensor<1x96x4x4xf32>) -> tensor<1x80x2x2xf32> {
 
 // -----
 
-// A block-float conv the card's kernels cannot run goes to the host with
-// the reason (here a 1x1 conv with padding, which the pass converts: the
-// host computes it the card's way).
+// A 3x3 conv on the implicit GEMM (GemmConvKernel.cpp): the patch matrix
+// gathered in f32 as for an f32 conv, the weight's k tiles (K = 16 x 9 =
+// 144: three tiles of 48, 27 bytes a row) resident in the MRF. 20 rows of
+// 27 bytes would put the second tile at an unaligned MRF byte, so the
+// tiles go through SHARED (one DMA, 64-byte rows) and one DMA each into
+// aligned MRF slots; mm with wt = msfp8 accumulates the tiles.
+// CHECK-LABEL: npu.program @gemm_p0_card0_core0
+// CHECK: npu.dma.ld shared[0x0], dram[{{0x[0-9a-f]+}}], msfp8 x = 48 y = 20 z = 3 sy = 81 sz = 27 dpitch = 64
+// CHECK-NEXT: npu.dma.ld mrf[0x0], shared[0x0], msfp8 x = 48 y = 20 z = 1 sy = 64 dpitch = 27
+// CHECK-NEXT: npu.dma.ld mrf[0x240], shared[0x500], msfp8 x = 48 y = 20 z = 1 sy = 64 dpitch = 27
+// CHECK-NEXT: npu.dma.ld mrf[0x480], shared[0xa00], msfp8 x = 48 y = 20 z = 1 sy = 64 dpitch = 27
+// CHECK: npu.mm acc[0x0], vrf[0x80], mrf[0x0], f32, f32, msfp8 m = 51 k = 48 n = 20 dpitch = 80 apitch = 256
+// CHECK: npu.mm acc[0x0], vrf[0x80], mrf[0x240], f32, f32, msfp8 m = 51 k = 48 n = 20 dpitch = 80 apitch = 256 acc = 1
+// CHECK: npu.mm acc[0x0], vrf[0x80], mrf[0x480], f32, f32, msfp8 m = 51 k = 48 n = 20 dpitch = 80 apitch = 256 acc = 1
+// CHECK: npu.halt
+// In mxint8 K = 144 is not whole blocks of 32: the conv stays f32.
+// MX-LABEL: npu.program @gemm_p0_card0_core0
+// MX: npu.mm {{.*}}, f32, f32, f32 m = 51 k = 64 n = 20
+// PLACE-LABEL: func.func @gemm
+// PLACE: accel.conv {{.*}}accel.placement = #accel.placement<card = 0>{{.*}}kernel_shape = array<i64: 3, 3>{{.*}}tensor<20x144x!accel.bfp<msfp8>>
+func.func @gemm(%x: tensor<1x16x6x6xf32>, %b: tensor<20xf32>) -> tensor<1x20x6x6xf32> {
+  %w = accel.constant dense<0.5> : tensor<20x16x3x3xf32>
+  %0 = accel.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x16x6x6xf32>, tensor<20x16x3x3xf32>, tensor<20xf32>) -> tensor<1x20x6x6xf32>
+  return %0 : tensor<1x20x6x6xf32>
+}
+
+// -----
+
+// A 1x1 conv with padding runs on the implicit GEMM too.
 // PLACE-LABEL: func.func @padded
-// PLACE: accel.conv {{.*}}accel.host_reason = "block-float weights run on the card in 2-D 1x1 convolutions with groups 1 and no padding only", accel.placement = #accel.placement<card = -1>
+// PLACE: accel.conv {{.*}}accel.placement = #accel.placement<card = 0>{{.*}}pads = array<i64: 1, 1, 1, 1>{{.*}}tensor<16x32x!accel.bfp<msfp8>>
 func.func @padded(%x: tensor<1x32x4x4xf32>) -> tensor<1x16x6x6xf32> {
   %w = accel.constant dense<0.5> : tensor<16x32x1x1xf32>
   %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x32x4x4xf32>, tensor<16x32x1x1xf32>) -> tensor<1x16x6x6xf32>

@@ -14,8 +14,10 @@
                                         through SHARED)
         s = Relu(Conv 1x1 s2 80->64)   (strided; K = 80: msfp8 tiles of 16,
                                         mxint8 keeps it f32)
-        e = Relu(Conv 3x3 64->32)      (k x k: stays f32)
-        q = Clip(Conv 1x1 32->128)     (two full groups)
+        e = Relu(Conv 3x3 64->40)      (implicit GEMM, K = 576: k tiles of
+                                        64; 40 filter rows of 36-byte msfp8
+                                        tiles go through SHARED)
+        q = Clip(Conv 1x1 40->128)     (K = 40: stays f32)
         Y = Gemm(GlobalAveragePool(q)) (the last product: stays f32)
       Outputs p and Y.
 
@@ -35,8 +37,8 @@ WEIGHTS = [
     ("Wd", [96, 1, 3, 3], 1.7 / 3, 203), ("Bd", [96], 0.2, 204),
     ("Wp", [80, 96, 1, 1], 1.7 / math.sqrt(96), 205), ("Bp", [80], 0.2, 206),
     ("Ws", [64, 80, 1, 1], 1.7 / math.sqrt(80), 207), ("Bs", [64], 0.2, 208),
-    ("We", [32, 64, 3, 3], 1.7 / math.sqrt(576), 209), ("Be", [32], 0.2, 210),
-    ("Wq", [128, 32, 1, 1], 1.7 / math.sqrt(32), 211), ("Bq", [128], 0.2, 212),
+    ("We", [40, 64, 3, 3], 1.7 / math.sqrt(576), 209), ("Be", [40], 0.2, 210),
+    ("Wq", [128, 40, 1, 1], 1.7 / math.sqrt(40), 211), ("Bq", [128], 0.2, 212),
     ("Wf", [10, 128], 1.7 / math.sqrt(128), 213), ("Bf", [10], 0.1, 214),
 ]
 
