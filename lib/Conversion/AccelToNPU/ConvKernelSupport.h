@@ -151,8 +151,8 @@ struct PointwiseSpec {
   /// tiles that cannot be loaded MRF-aligned from DRAM are laid out first
   /// (getBlockPointwiseStageBytes).
   uint64_t weightStageBytes = 0;
-  /// Quantized: the cores that share the output pixels (each a contiguous,
-  /// DRAM-aligned range of every filter's plane).
+  /// Quantized or block-float: the cores that share the output pixels
+  /// (each a contiguous, DRAM-aligned range of every filter's plane).
   int64_t cores = 1;
   /// Quantized, on one core, pixels as rows: the filter matrix is pinned
   /// in the MRF from this address on (accel-pin-weights), loaded once by
@@ -168,10 +168,22 @@ struct PointwiseSpec {
   }
 };
 
-/// The SHARED bytes a block-float `spec` stages weight tiles through (0
-/// when every group of filter rows loads MRF-aligned from DRAM).
+/// The SHARED bytes a block-float `spec` stages weight tiles through, a
+/// region per core of the card (0 when every group of filter rows loads
+/// MRF-aligned from DRAM).
 uint64_t getBlockPointwiseStageBytes(const TargetDesc &target,
                                      const PointwiseSpec &spec);
+/// Block-float: the cores worth sharing the output pixels of `spec` among
+/// (1: none), and the most the kernel can run on (each core a contiguous,
+/// DRAM-aligned range of every filter's plane, all the filters).
+unsigned getBlockPointwiseCores(const TargetDesc &target,
+                                const PointwiseSpec &spec);
+unsigned getBlockPointwiseMaxCores(const TargetDesc &target,
+                                   const PointwiseSpec &spec);
+/// Emits a block-float `spec` on the cores of `emitters` (one: the whole op
+/// on it), each a range of the output pixels with all the filters.
+void emitBlockPointwise(llvm::ArrayRef<ProgramEmitter *> emitters,
+                        const TargetDesc &target, const PointwiseSpec &spec);
 
 bool canEmitPointwise(const TargetDesc &target, const PointwiseSpec &spec,
                       std::string &reason);

@@ -613,6 +613,11 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
                              plan->pointwise);
       break;
     }
+    if (plan->pointwise.blockWeight && !context.cores.emitters.empty()) {
+      emitBlockPointwise(context.cores.emitters, context.target,
+                         plan->pointwise);
+      break;
+    }
     emitPointwise(context.emitter, context.target, plan->pointwise);
     break;
   case ConvKind::Depthwise:
@@ -699,6 +704,8 @@ unsigned maxCoresConv(Operation *operation, const TargetDesc &target) {
     return target.coresPerCard;
   if (plan->kind == ConvKind::Pointwise && plan->pointwise.quantized)
     return getQuantizedPointwiseMaxCores(target, plan->pointwise);
+  if (plan->kind == ConvKind::Pointwise && plan->pointwise.blockWeight)
+    return getBlockPointwiseMaxCores(target, plan->pointwise);
   return 1;
 }
 
@@ -714,6 +721,8 @@ unsigned preferredCoresConv(Operation *operation, const TargetDesc &target) {
     return getQuantizedGemmCores(target, plan->gemm);
   if (plan->kind == ConvKind::Pointwise && plan->pointwise.quantized)
     return getQuantizedPointwiseCores(target, plan->pointwise);
+  if (plan->kind == ConvKind::Pointwise && plan->pointwise.blockWeight)
+    return getBlockPointwiseCores(target, plan->pointwise);
   return 1;
 }
 } // namespace

@@ -129,6 +129,7 @@ struct BlockPointwiseLayout {
   uint64_t stageBytes = 0;                   // SHARED bytes of a stage
   uint64_t slotBytes = 0;                    // largest group
   bool resident = false;                     // every group fits the MRF
+  int64_t corePixels = 0;                    // pixels per core (spec.cores)
 
   int64_t groups(int64_t f) const { return (f + tile - 1) / tile; }
   int64_t groupRows(int64_t f, int64_t g) const {
@@ -227,11 +228,23 @@ blockPointwiseLayout(const TargetDesc &target, const PointwiseSpec &spec,
   }
   const uint64_t accBytes = target.memory(Space::Acc).bytes;
   const uint64_t accAlign = target.memory(Space::Acc).align;
-  // Pixel blocks other than the last start at aligned DRAM addresses.
+  // Pixel blocks other than the last start at aligned DRAM addresses, and
+  // so do the cores' pixel ranges.
   const int64_t step = alignedCount(kF32, dramAlign);
   const int64_t nf = std::min(n, f);
+  l.corePixels =
+      spec.cores > 1
+          ? std::min(spec.hw,
+                     ceilDiv(ceilDiv(spec.hw, spec.cores), step) * step)
+          : spec.hw;
+  // Cores sharing the pixels store interleaved into every plane: in blocks
+  // the race detector checks row by row (one row per element here).
+  const int64_t storeCap =
+      spec.cores > 1 ? std::max(step, kMaxCheckedStoreRows / nf / step * step)
+                     : kMaxCount;
   for (int64_t aSlots : {2, 1}) {
-    int64_t pixels = std::min<int64_t>({spec.hw, kMaxDmaYZ, kMaxCount});
+    int64_t pixels =
+        std::min<int64_t>({l.corePixels, kMaxDmaYZ, kMaxCount, storeCap});
     while (pixels >= 1) {
       if (pixels < spec.hw)
         pixels = pixels / step * step;
@@ -287,10 +300,12 @@ bool canEmitBlockPointwise(const TargetDesc &target, const PointwiseSpec &spec,
   return blockPointwiseLayout(target, spec, reason).has_value();
 }
 
-void emitBlockPointwise(ProgramEmitter &emitter, const TargetDesc &target,
-                        const PointwiseSpec &spec) {
-  std::string unused;
-  const BlockPointwiseLayout l = *blockPointwiseLayout(target, spec, unused);
+/// Pixels [begin, end) of every image of `spec` on `emitter`, with all the
+/// filters; `core` picks the core's SHARED staging region.
+void emitBlockPointwiseCore(ProgramEmitter &emitter, const TargetDesc &target,
+                            const PointwiseSpec &spec,
+                            const BlockPointwiseLayout &l, int64_t core,
+                            int64_t begin, int64_t end) {
   const ElementFormat wf = *spec.blockWeight;
   const int64_t c = spec.c, f = spec.f, hw = spec.hw, kTile = spec.kTile;
   const int64_t weightRow = wf.rowBytes(c), groups = l.groups(f);
@@ -326,8 +341,9 @@ void emitBlockPointwise(ProgramEmitter &emitter, const TargetDesc &target,
     }
     // Through SHARED: the tiles as planes of rows at an aligned pitch, then
     // each tile dense into its MRF slot.
-    const uint64_t stage =
-        spec.shared + (spec.strided() ? uint64_t(c * hw * kF32) : 0);
+    const uint64_t stage = spec.shared +
+                           (spec.strided() ? uint64_t(c * hw * kF32) : 0) +
+                           uint64_t(core) * l.stageBytes;
     DmaLoad load;
     load.dst = {Space::Shared, stage};
     load.src = {Space::Dram, src};
@@ -431,8 +447,8 @@ void emitBlockPointwise(ProgramEmitter &emitter, const TargetDesc &target,
     if (l.resident) {
       // Every group resident: each pixel block is loaded once and meets
       // all the filters.
-      for (int64_t p0 = 0; p0 < hw; p0 += l.pixels) {
-        const int64_t count = std::min(l.pixels, hw - p0);
+      for (int64_t p0 = begin; p0 < end; p0 += l.pixels) {
+        const int64_t count = std::min(l.pixels, end - p0);
         const uint64_t a = nextBlock();
         loadPixels(xSpace, x, p0, count, a);
         for (int64_t g = 0; g < groups; ++g)
@@ -443,8 +459,8 @@ void emitBlockPointwise(ProgramEmitter &emitter, const TargetDesc &target,
     // Groups through two slots: each group's weights are loaded once per
     // image and meet every pixel block.
     for (int64_t g = 0; g < groups; ++g)
-      for (int64_t p0 = 0; p0 < hw; p0 += l.pixels) {
-        const int64_t count = std::min(l.pixels, hw - p0);
+      for (int64_t p0 = begin; p0 < end; p0 += l.pixels) {
+        const int64_t count = std::min(l.pixels, end - p0);
         const uint64_t a = nextBlock();
         loadPixels(xSpace, x, p0, count, a);
         computeGroup(y, p0, count, a, g);
@@ -452,14 +468,93 @@ void emitBlockPointwise(ProgramEmitter &emitter, const TargetDesc &target,
   }
 }
 
+/// `spec` with the cores that get pixels (whole alignment steps each).
+PointwiseSpec withBlockCores(const TargetDesc &target,
+                             const PointwiseSpec &spec) {
+  PointwiseSpec usable = spec;
+  const int64_t step =
+      alignedCount(kF32, int64_t(target.memory(Space::Dram).align));
+  usable.cores = std::max<int64_t>(
+      1, std::min<int64_t>(spec.cores, ceilDiv(spec.hw, step)));
+  return usable;
+}
+
 } // namespace
+
+void emitBlockPointwise(llvm::ArrayRef<ProgramEmitter *> emitters,
+                        const TargetDesc &target, const PointwiseSpec &spec) {
+  PointwiseSpec requested = spec;
+  requested.cores = getBlockPointwiseMaxCores(target, spec) > 1
+                        ? int64_t(emitters.size())
+                        : 1;
+  PointwiseSpec shared = withBlockCores(target, requested);
+  std::string unused;
+  std::optional<BlockPointwiseLayout> l =
+      blockPointwiseLayout(target, shared, unused);
+  if (!l) {
+    // A placement naming more cores than the layout takes: the first one
+    // runs it all (canEmitPointwise checked the one-core layout).
+    shared.cores = 1;
+    l = blockPointwiseLayout(target, shared, unused);
+  }
+  for (int64_t core = 0; core < shared.cores; ++core) {
+    const int64_t begin = std::min(spec.hw, core * l->corePixels),
+                  end = std::min(spec.hw, begin + l->corePixels);
+    if (begin < end)
+      emitBlockPointwiseCore(*emitters[size_t(core)], target, shared, *l, core,
+                             begin, end);
+  }
+}
+
+unsigned getBlockPointwiseMaxCores(const TargetDesc &target,
+                                   const PointwiseSpec &spec) {
+  // Every core would subsample the input of a strided conv into the same
+  // SHARED buffer: those run on one core (accel-split-ops may cut their
+  // filters).
+  const int64_t step =
+      alignedCount(kF32, int64_t(target.memory(Space::Dram).align));
+  if (spec.strided() || ceilDiv(spec.hw, step) < 2)
+    return 1;
+  return unsigned(std::max<uint32_t>(target.coresPerCard, 1));
+}
+
+unsigned getBlockPointwiseCores(const TargetDesc &target,
+                                const PointwiseSpec &spec) {
+  // Sharing the pixels divides the pixel loads, the products and the
+  // stores, but every core loads all the weights; cutting the filters
+  // (accel-split-ops) makes every core load every pixel. So the pixels are
+  // shared when they outweigh the weights, with at least
+  // kMinPixelsPerCore per core (a block smaller than that leaves the
+  // matrix unit's row stream short next to its fixed costs).
+  constexpr int64_t kMinPixelsPerCore = 64;
+  if (getBlockPointwiseMaxCores(target, spec) < 2)
+    return 1;
+  const uint64_t pixelBytes = uint64_t(spec.batch * spec.c * spec.hw * kF32);
+  const uint64_t weightBytes =
+      uint64_t(spec.f * spec.blockWeight->rowBytes(spec.c));
+  if (pixelBytes <= weightBytes)
+    return 1;
+  const int64_t cores =
+      std::min<int64_t>(target.coresPerCard, spec.hw / kMinPixelsPerCore);
+  if (cores < 2)
+    return 1;
+  PointwiseSpec shared = spec;
+  shared.cores = cores;
+  std::string unused;
+  if (!blockPointwiseLayout(target, withBlockCores(target, shared), unused))
+    return 1;
+  return unsigned(cores);
+}
 
 uint64_t getBlockPointwiseStageBytes(const TargetDesc &target,
                                      const PointwiseSpec &spec) {
   std::string unused;
   std::optional<BlockPointwiseLayout> layout =
       blockPointwiseLayout(target, spec, unused);
-  return layout ? layout->stageBytes : 0;
+  // One staging region per core that may share the pixels.
+  return layout ? layout->stageBytes *
+                      uint64_t(std::max<uint32_t>(target.coresPerCard, 1))
+                : 0;
 }
 
 bool canEmitPointwise(const TargetDesc &target, const PointwiseSpec &spec,
@@ -505,7 +600,7 @@ void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
   if (spec.quantized)
     return emitQuantizedPointwise({&emitter}, target, spec);
   if (spec.blockWeight)
-    return emitBlockPointwise(emitter, target, spec);
+    return emitBlockPointwise({&emitter}, target, spec);
   std::string unused;
   PointwiseLayout layout = *pointwiseLayout(target, spec.c, spec.f, spec.hw,
                                             spec.bias.has_value(), unused);

@@ -20,6 +20,10 @@
         q = Clip(Conv 1x1 40->128)     (K = 40: stays f32)
         Y = Gemm(GlobalAveragePool(q)) (the last product: stays f32)
       Outputs p and Y.
+  bfp-conv-model.py wide FILE
+      One 1x1 conv, X [2, 64, 4, 4] -> Y [2, 192, 4, 4] with bias: three
+      groups of 64 filter rows, for a target whose MRF holds two of them
+      but not all three (the groups then take turns in two slots).
 
 Pure Python (no numpy), like the other input scripts.
 """
@@ -77,10 +81,23 @@ def model_text():
             (", ".join(initializers), NODES))
 
 
+def wide_text():
+    weights = ", ".join("%.6g" % v for v in
+                        random_values(192 * 64, 221, 1.7 / math.sqrt(64)))
+    bias = ", ".join("%.6g" % v for v in random_values(192, 222, 0.2))
+    return ("<\n  ir_version: 8,\n  opset_import: [\"\" : 13]\n>\n"
+            "wide (float[2, 64, 4, 4] X) => (float[2, 192, 4, 4] Y)\n"
+            "<float[192, 64, 1, 1] W = {%s}, float[192] B = {%s}>\n"
+            "{\n  Y = Conv (X, W, B)\n}\n" % (weights, bias))
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "model":
         with open(argv[2], "w") as f:
             f.write(model_text())
+    elif len(argv) == 3 and argv[1] == "wide":
+        with open(argv[2], "w") as f:
+            f.write(wide_text())
     else:
         sys.exit(__doc__)
 
