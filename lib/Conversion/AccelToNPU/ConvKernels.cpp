@@ -67,6 +67,15 @@
 //   and gathered in f32 (element offsets) and multiplied in the input type
 //   (products exact, f32 accumulation).
 //
+// * Block floating point (a block-float weight, accel-quantize-block-float,
+//   groups 1): the 1x1 kernel with the pixels as the matrix unit's rows
+//   (PointwiseConvKernel.cpp: `mm` takes a block type only as its weight),
+//   several cores sharing the pixels where that pays; everything else on
+//   the implicit GEMM with the f32 patch matrix and the block weight's k
+//   tiles resident in the MRF. Both load a filter group's k tiles with one
+//   DMA (a plane per tile) and stage them through SHARED when the planes
+//   would start MRF-unaligned.
+//
 // * int8 (a quantized accel.conv): the 1x1 kernel
 //   (QuantizedPointwiseConvKernel.cpp) and the depthwise one
 //   (QuantizedDepthwiseConvKernel.cpp) where they apply, every other conv
@@ -307,7 +316,8 @@ std::optional<ConvPlan> planQuantizedConv(ConvOp op, const TargetDesc &target,
 
 /// The kernel of a float `op` with a block-float weight
 /// (accel-quantize-block-float): the 1x1 kernel with pixels as the matrix
-/// unit's rows, or the reason it cannot run on the card.
+/// unit's rows where it applies, else the implicit GEMM, or the reason
+/// neither can run it.
 std::optional<ConvPlan> planBlockConv(ConvOp op, const TargetDesc &target,
                                       std::string &reason) {
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
@@ -349,48 +359,47 @@ std::optional<ConvPlan> planBlockConv(ConvOp op, const TargetDesc &target,
     return std::nullopt;
   }
   ConvPlan plan;
-  const bool pointwise =
-      spatial == 2 && llvm::all_of(kernel, [](int64_t k) { return k == 1; }) &&
-      llvm::all_of(op.getPads(), [](int64_t p) { return p == 0; });
-  if (!pointwise) {
-    // Every other conv on the implicit GEMM, the patch matrix f32.
-    GemmSpec &spec = plan.gemm;
-    spec.in = kF32Format;
-    spec.out = kF32Format;
-    spec.bias = kF32Format;
-    if (op.getBias())
-      spec.biasAddr = 0;
+  if (spatial == 2 && llvm::all_of(kernel, [](int64_t k) { return k == 1; }) &&
+      llvm::all_of(op.getPads(), [](int64_t p) { return p == 0; })) {
+    ArrayRef<int64_t> is = inputType.getShape(), rs = resultType.getShape();
+    PointwiseSpec &spec = plan.pointwise;
+    spec.batch = is[0];
+    spec.c = is[1];
+    spec.f = rs[1];
+    spec.h = is[2];
+    spec.w = is[3];
+    spec.sh = op.getStrides()[0];
+    spec.sw = op.getStrides()[1];
+    spec.ho = rs[2];
+    spec.wo = rs[3];
+    spec.hw = spec.ho * spec.wo;
     spec.activation = getFusedActivation(op);
-    setGemmGeometry(op, spec);
+    if (op.getBias())
+      spec.bias = 0;
     spec.blockWeight = ElementFormat(*weightDType);
     spec.kTile = kTile.getInt();
-    if (!canEmitGemm(target, spec, reason))
-      return std::nullopt;
-    spec.weightStageBytes = getBlockGemmStageBytes(target, spec);
-    plan.kind = ConvKind::Gemm;
-    return plan;
+    // Else (too large for it) the implicit GEMM below.
+    if (canEmitPointwise(target, spec, reason)) {
+      spec.weightStageBytes = getBlockPointwiseStageBytes(target, spec);
+      plan.kind = ConvKind::Pointwise;
+      return plan;
+    }
   }
-  ArrayRef<int64_t> is = inputType.getShape(), rs = resultType.getShape();
-  PointwiseSpec &spec = plan.pointwise;
-  spec.batch = is[0];
-  spec.c = is[1];
-  spec.f = rs[1];
-  spec.h = is[2];
-  spec.w = is[3];
-  spec.sh = op.getStrides()[0];
-  spec.sw = op.getStrides()[1];
-  spec.ho = rs[2];
-  spec.wo = rs[3];
-  spec.hw = spec.ho * spec.wo;
-  spec.activation = getFusedActivation(op);
+  // Every other conv on the implicit GEMM, the patch matrix f32.
+  GemmSpec &spec = plan.gemm;
+  spec.in = kF32Format;
+  spec.out = kF32Format;
+  spec.bias = kF32Format;
   if (op.getBias())
-    spec.bias = 0;
+    spec.biasAddr = 0;
+  spec.activation = getFusedActivation(op);
+  setGemmGeometry(op, spec);
   spec.blockWeight = ElementFormat(*weightDType);
   spec.kTile = kTile.getInt();
-  if (!canEmitPointwise(target, spec, reason))
+  if (!canEmitGemm(target, spec, reason))
     return std::nullopt;
-  spec.weightStageBytes = getBlockPointwiseStageBytes(target, spec);
-  plan.kind = ConvKind::Pointwise;
+  spec.weightStageBytes = getBlockGemmStageBytes(target, spec);
+  plan.kind = ConvKind::Gemm;
   return plan;
 }
 
