@@ -106,15 +106,40 @@ def Accel_ConvOp : Accel_InferredOp<"conv", [Accel_HeavyOp,
            : (tensor<1x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>)
              -> tensor<1x16x16x16xf32>
     ```
+
+    Block floating point (accel-quantize-block-float): a float convolution
+    may take its weight in a block format, as the matrix unit multiplies
+    it: `F x K` rows of K = C/groups x K1..Kk elements in the order of the
+    f32 weight (channel, then kernel taps), blocks along K. The kernel's
+    spatial size, which that shape no longer carries, is `kernel_shape`
+    (k entries; only with a block weight). The optional `k_tile`
+    (discardable) is the matrix unit's k tile: the products of each tile
+    of K are summed in f32 in tile order.
+
+    ```mlir
+    %r = accel.conv %x, %w {kernel_shape = array<i64: 1, 1>,
+             strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>,
+             dilations = array<i64: 1, 1>, k_tile = 64 : i64}
+           : (tensor<1x64x8x8xf32>, tensor<32x64x!accel.bfp<msfp8>>)
+             -> tensor<1x32x8x8xf32>
+    ```
   }];
-  let arguments = !con((ins Accel_Tensor:$input, Accel_Tensor:$weight,
+  let arguments = !con((ins Accel_Tensor:$input, Accel_StoredTensor:$weight,
       Optional<Accel_Tensor>:$bias, DenseI64ArrayAttr:$strides,
       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
-      DefaultValuedAttr<I64Attr, "1">:$groups), Accel_FusedActivationArgs);
+      DefaultValuedAttr<I64Attr, "1">:$groups), Accel_FusedActivationArgs,
+      (ins OptionalAttr<DenseI64ArrayAttr>:$kernel_shape));
   let results = (outs Accel_Tensor:$result);
   let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` "
                        "functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The kernel's spatial size: `kernel_shape` for a block-float weight
+    /// (F x K rows), else the weight's trailing dimensions.
+    ::llvm::SmallVector<int64_t> getKernelSpatialShape();
+    /// Whether the weight is stored in a block floating-point format.
+    bool hasBlockWeight();
+  }];
   // Defined in ComputeOps.cpp: a quantized product's real result may be
   // requantized instead.
   let extraClassDefinition = "";

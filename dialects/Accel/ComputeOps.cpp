@@ -263,35 +263,72 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
                              "input must be N x C x D1..Dk with k "
                              "in 1..3, got ",
                              formatShape(input.getShape()));
-  if (weight.getRank() != input.getRank())
-    return emitOptionalError(location, "weight rank ", weight.getRank(),
-                             " differs from input rank ", input.getRank());
-  if (!areCompatibleElementTypes(input.getElementType(),
-                                 weight.getElementType()))
-    return emitOptionalError(location,
-                             "input and weight element types "
-                             "differ: ",
-                             input.getElementType(), " vs ",
-                             weight.getElementType());
+  // A block-float weight (accel-quantize-block-float) is F x K rows, K =
+  // C/groups x the kernel's taps, blocks along K; `kernel_shape` keeps the
+  // kernel's spatial size.
+  const bool blockWeight = isa<BlockFloatType>(weight.getElementType());
+  std::optional<ArrayRef<int64_t>> kernelShape = adaptor.getKernelShape();
+  const int64_t spatial = input.getRank() - 2;
+  if (blockWeight) {
+    if (!isa<FloatType>(input.getElementType()))
+      return emitOptionalError(location,
+                               "a block-float weight multiplies a float "
+                               "input, got ",
+                               input.getElementType());
+    if (weight.getRank() != 2 || !kernelShape ||
+        int64_t(kernelShape->size()) != spatial)
+      return emitOptionalError(
+          location,
+          "a block-float weight must be F x K with a kernel_shape of ", spatial,
+          " entries, got ", formatShape(weight.getShape()));
+  } else {
+    if (kernelShape)
+      return emitOptionalError(location,
+                               "kernel_shape is only for a block-float "
+                               "weight (F x K); this weight's shape is the "
+                               "kernel's");
+    if (weight.getRank() != input.getRank())
+      return emitOptionalError(location, "weight rank ", weight.getRank(),
+                               " differs from input rank ", input.getRank());
+    if (!areCompatibleElementTypes(input.getElementType(),
+                                   weight.getElementType()))
+      return emitOptionalError(location,
+                               "input and weight element types "
+                               "differ: ",
+                               input.getElementType(), " vs ",
+                               weight.getElementType());
+  }
   int64_t groups = adaptor.getGroups();
   int64_t channels = input.getDimSize(1), filters = weight.getDimSize(0);
   if (groups < 1 || channels % groups != 0 || filters % groups != 0)
     return emitOptionalError(location, "groups = ", groups,
                              " must divide input channels (", channels,
                              ") and filters (", filters, ")");
-  if (weight.getDimSize(1) * groups != channels)
+  if (blockWeight) {
+    int64_t taps = 1;
+    for (int64_t k : *kernelShape)
+      taps *= k;
+    if (llvm::any_of(*kernelShape, [](int64_t k) { return k < 1; }) ||
+        weight.getDimSize(1) != channels / groups * taps)
+      return emitOptionalError(
+          location, "a block-float weight has K = ", weight.getDimSize(1),
+          ", expected ", channels / groups, " channels per group x ", taps,
+          " taps of kernel_shape ", formatShape(*kernelShape));
+  } else if (weight.getDimSize(1) * groups != channels) {
     return emitOptionalError(location, "weight has ", weight.getDimSize(1),
                              " channels per group, expected ",
                              channels / groups, " (", channels,
                              " input channels / ", groups, " groups)");
+  }
   if (Value bias = adaptor.getBias()) {
     auto biasType = cast<RankedTensorType>(bias.getType());
     if (biasType.getRank() != 1 || biasType.getDimSize(0) != filters)
       return emitOptionalError(location, "bias must have shape ", filters,
                                ", got ", formatShape(biasType.getShape()));
   }
-  WindowParams params{weight.getShape().drop_front(2), adaptor.getStrides(),
-                      adaptor.getPads(), adaptor.getDilations()};
+  WindowParams params{
+      blockWeight ? *kernelShape : weight.getShape().drop_front(2),
+      adaptor.getStrides(), adaptor.getPads(), adaptor.getDilations()};
   SmallVector<int64_t> shape{input.getDimSize(0), filters};
   if (failed(inferWindowOutput(location, input.getShape().drop_front(2), params,
                                shape)))
@@ -302,6 +339,17 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
     element = quantized.getExpressedType();
   inferred.push_back(RankedTensorType::get(shape, element));
   return success();
+}
+
+SmallVector<int64_t> ConvOp::getKernelSpatialShape() {
+  if (std::optional<ArrayRef<int64_t>> shape = getKernelShape())
+    return SmallVector<int64_t>(*shape);
+  return SmallVector<int64_t>(
+      cast<ShapedType>(getWeight().getType()).getShape().drop_front(2));
+}
+
+bool ConvOp::hasBlockWeight() {
+  return isa<BlockFloatType>(getElementTypeOrSelf(getWeight().getType()));
 }
 
 LogicalResult ConvOp::verify() {

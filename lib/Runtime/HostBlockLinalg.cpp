@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelSupport.h"
+#include "LinalgSupport.h"
 
 #include "nnaccel/Emulator/BlockPack.h"
 #include "nnaccel/Numerics/BlockFloat.h"
@@ -30,6 +31,63 @@ namespace runtime {
 namespace detail {
 
 namespace num = nnaccel::numerics;
+
+namespace {
+
+/// One `mm` block dot product of a k tile (kt elements, whole blocks):
+/// weight row blocks (`wExp`, `wCodes`) against the activation's blocks in
+/// the same format, the blocks' exact products summed in f32 in block order
+/// from +0 (the functions the emulator's matrix unit calls).
+float blockTileDot(DType wt, int64_t block, const uint8_t *wExp,
+                   const uint8_t *wCodes, const uint8_t *xExp,
+                   const uint8_t *xCodes, int64_t kt) {
+  const size_t tb = size_t(kt / block);
+  if (wt == DType::MXINT8)
+    return num::mxInt8Dot({wExp, tb}, {wCodes, size_t(kt)}, {xExp, tb},
+                          {xCodes, size_t(kt)});
+  if (emulator::isMx(wt))
+    return num::mxFp8Dot(emulator::mxElemType(wt), {wExp, tb},
+                         {wCodes, size_t(kt)}, {xExp, tb},
+                         {xCodes, size_t(kt)});
+  const num::MsfpType mt =
+      wt == DType::MSFP8 ? num::MsfpType::Msfp8 : num::MsfpType::Msfp9;
+  num::MsfpView wv{mt, size_t(block), {wExp, tb}, {wCodes, size_t(kt)}};
+  num::MsfpView xv{mt, size_t(block), {xExp, tb}, {xCodes, size_t(kt)}};
+  return num::msfpDot(wv, xv);
+}
+
+/// `kt` activations (whole blocks) in the blocks of `wt`, as the matrix
+/// unit converts its `a` rows.
+void encodeActivations(DType wt, int64_t block, const float *x, int64_t kt,
+                       uint8_t *ex, uint8_t *co) {
+  num::Span<uint8_t> exSpan(ex, size_t(kt / block)), coSpan(co, size_t(kt));
+  num::Span<const float> xs(x, size_t(kt));
+  if (emulator::isMx(wt))
+    num::encodeMx(emulator::mxElemType(wt), xs, exSpan, coSpan);
+  else
+    num::encodeMsfp(wt == DType::MSFP8 ? num::MsfpType::Msfp8
+                                       : num::MsfpType::Msfp9,
+                    size_t(block), xs, exSpan, coSpan);
+}
+
+/// A block-float weight of `n` rows of `k` elements unpacked once: per row,
+/// one exponent / scale per block and one code per element.
+struct UnpackedBlockRows {
+  std::vector<uint8_t> exp, codes;
+  UnpackedBlockRows(DType wt, const void *data, int64_t n, int64_t k) {
+    const size_t nb = size_t(k / int64_t(blockElements(wt)));
+    const size_t rowBytes = size_t(nnaccel::rowBytes(wt, uint64_t(k)));
+    const auto *bytes = static_cast<const uint8_t *>(data);
+    exp.resize(size_t(n) * nb);
+    codes.resize(size_t(n * k));
+    for (int64_t j = 0; j < n; ++j)
+      emulator::unpackBlockRow(wt, bytes + size_t(j) * rowBytes, size_t(k),
+                               exp.data() + size_t(j) * nb,
+                               codes.data() + j * k);
+  }
+};
+
+} // namespace
 
 Status blockFullyConnectedKernel(KernelContext &ctx) {
   const Tensor *x = ctx.input(0), *w = ctx.input(1), *bias = ctx.input(2);
@@ -81,19 +139,8 @@ Status blockFullyConnectedKernel(KernelContext &ctx) {
   if (out->getNumElements() == 0)
     return Status::success();
 
-  // The weight unpacked once: per row, one exponent / scale per block and
-  // one code per element.
   const size_t nb = size_t(k / block);
-  const size_t rowBytes = size_t(nnaccel::rowBytes(wt, uint64_t(k)));
-  const auto *wBytes = static_cast<const uint8_t *>(w->data());
-  std::vector<uint8_t> wExp(static_cast<size_t>(n) * nb),
-      wCodes(static_cast<size_t>(n * k));
-  for (int64_t j = 0; j < n; ++j) {
-    emulator::unpackBlockRow(wt, wBytes + size_t(j) * rowBytes, size_t(k),
-                             wExp.data() + j * nb, wCodes.data() + j * k);
-  }
-  const num::MsfpType mt =
-      wt == DType::MSFP8 ? num::MsfpType::Msfp8 : num::MsfpType::Msfp9;
+  const UnpackedBlockRows weight(wt, w->data(), n, k);
 
   F32Input fx(*x);
   std::unique_ptr<F32Input> fb;
@@ -102,44 +149,19 @@ Status blockFullyConnectedKernel(KernelContext &ctx) {
   F32Output fo(*out);
   const float alpha = float(attrs.alpha), beta = float(attrs.beta);
   std::vector<uint8_t> xExp(nb), xCodes(static_cast<size_t>(k));
-  std::vector<float> tileSum(static_cast<size_t>(n));
   for (int64_t i = 0; i < m; ++i) {
     const float *row = fx.data() + i * k;
     float *y = fo.data() + i * n;
     for (int64_t t0 = 0; t0 < k; t0 += kTile) {
       const int64_t kt = std::min(kTile, k - t0);
-      const size_t b0 = size_t(t0 / block), tb = size_t(kt / block);
+      const size_t b0 = size_t(t0 / block);
       // This tile of the activation row, in the weight's blocks.
-      num::Span<uint8_t> ex(xExp.data() + b0, tb),
-          co(xCodes.data() + t0, size_t(kt));
-      num::Span<const float> xs(row + t0, size_t(kt));
-      if (emulator::isMx(wt))
-        num::encodeMx(emulator::mxElemType(wt), xs, ex, co);
-      else
-        num::encodeMsfp(mt, size_t(block), xs, ex, co);
+      encodeActivations(wt, block, row + t0, kt, xExp.data() + b0,
+                        xCodes.data() + t0);
       for (int64_t j = 0; j < n; ++j) {
-        float v;
-        if (wt == DType::MXINT8) {
-          v = num::mxInt8Dot({wExp.data() + j * nb + b0, tb},
-                             {wCodes.data() + j * k + t0, size_t(kt)},
-                             {xExp.data() + b0, tb},
-                             {xCodes.data() + t0, size_t(kt)});
-        } else if (emulator::isMx(wt)) {
-          v = num::mxFp8Dot(
-              emulator::mxElemType(wt), {wExp.data() + j * nb + b0, tb},
-              {wCodes.data() + j * k + t0, size_t(kt)}, {xExp.data() + b0, tb},
-              {xCodes.data() + t0, size_t(kt)});
-        } else {
-          num::MsfpView wv{mt,
-                           size_t(block),
-                           {wExp.data() + j * nb + b0, tb},
-                           {wCodes.data() + j * k + t0, size_t(kt)}};
-          num::MsfpView xv{mt,
-                           size_t(block),
-                           {xExp.data() + b0, tb},
-                           {xCodes.data() + t0, size_t(kt)}};
-          v = num::msfpDot(wv, xv);
-        }
+        float v = blockTileDot(wt, block, weight.exp.data() + j * nb + b0,
+                               weight.codes.data() + j * k + t0,
+                               xExp.data() + b0, xCodes.data() + t0, kt);
         y[j] = t0 == 0 ? v : y[j] + v;
       }
     }
@@ -153,6 +175,85 @@ Status blockFullyConnectedKernel(KernelContext &ctx) {
     }
   }
   applyActivation(attrs.activation, fo.data(), size_t(m * n));
+  fo.commit();
+  return Status::success();
+}
+
+Status blockConvKernel(KernelContext &ctx) {
+  const Tensor *x = ctx.input(0), *w = ctx.input(1), *bias = ctx.input(2);
+  const DType dtype = x->getDType(), wt = w->getDType();
+  if (wt != DType::MSFP8 && wt != DType::MSFP9 && !emulator::isMx(wt))
+    return ctx.unsupported(wt, "a block-float conv weight");
+  if (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::BF16)
+    return ctx.unsupported(dtype, "the input of a block-float conv");
+  if (bias)
+    if (Status s = requireFloat(ctx, bias, dtype, "bias"); !s.ok())
+      return s;
+  FusedActivation act;
+  if (Status s = parseActivation(ctx.op, act); !s.ok())
+    return s;
+  ConvGeometry g;
+  if (Status s = getConvGeometry(ctx, *x, *w, bias, g); !s.ok())
+    return s;
+  int64_t kTile;
+  if (Status s = ctx.op.getIntOr("k_tile", 0, kTile); !s.ok())
+    return s;
+  const int64_t block = int64_t(blockElements(wt)), k = g.patch();
+  if (k % block)
+    return ctx.error("K = " + std::to_string(k) +
+                     " is not a multiple of the block size " +
+                     std::to_string(block));
+  if (kTile <= 0 || kTile > k)
+    kTile = k;
+  if (kTile % block)
+    return ctx.error("k_tile = " + std::to_string(kTile) +
+                     " is not a multiple of the block size " +
+                     std::to_string(block));
+  if (!ctx.outputDescs.empty() && ctx.outputDescs[0].dtype != dtype)
+    return ctx.unsupported(ctx.outputDescs[0].dtype,
+                           "the result of a block-float conv");
+  Tensor *out;
+  if (Status s = ctx.makeOutput(0, TensorDesc(dtype, g.shape), out); !s.ok())
+    return s;
+  if (out->getNumElements() == 0)
+    return Status::success();
+
+  const size_t nb = size_t(k / block);
+  const UnpackedBlockRows weight(wt, w->data(), g.filters, k);
+  F32Input fx(*x);
+  std::unique_ptr<F32Input> fb;
+  if (bias)
+    fb = std::make_unique<F32Input>(*bias);
+  F32Output fo(*out);
+  const int64_t fg = g.filtersPerGroup(), outPlane = g.outPlane();
+  std::vector<uint8_t> xExp(nb), xCodes(static_cast<size_t>(k));
+  // Per output pixel, the card's steps: the receptive field (a row of the
+  // matrix unit's `a`, in weight order) encoded per block, one block dot
+  // product per k tile, the tiles summed in f32 from the first (mm acc=1),
+  // then the bias and the activation in f32.
+  forEachReceptiveField(
+      g, fx.data(),
+      [&](int64_t nb0, int64_t grp, int64_t pos, const float *field) {
+        encodeActivations(wt, block, field, k, xExp.data(), xCodes.data());
+        float *og = fo.data() + (nb0 * g.filters + grp * fg) * outPlane;
+        for (int64_t fi = 0; fi < fg; ++fi) {
+          const int64_t row = grp * fg + fi;
+          float y = 0;
+          for (int64_t t0 = 0; t0 < k; t0 += kTile) {
+            const int64_t kt = std::min(kTile, k - t0);
+            const size_t b0 = size_t(t0 / block);
+            float v = blockTileDot(wt, block,
+                                   weight.exp.data() + size_t(row) * nb + b0,
+                                   weight.codes.data() + row * k + t0,
+                                   xExp.data() + b0, xCodes.data() + t0, kt);
+            y = t0 == 0 ? v : y + v;
+          }
+          if (fb)
+            y = y + (*fb)[size_t(row)];
+          og[fi * outPlane + pos] = y;
+        }
+      });
+  applyActivation(act, fo.data(), size_t(out->getNumElements()));
   fo.commit();
   return Status::success();
 }

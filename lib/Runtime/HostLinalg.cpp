@@ -174,6 +174,8 @@ Status convKernel(KernelContext &ctx) {
   if (isIntegerDType(dtype))
     return ctx.op.hasAttr("input_scale") ? quantizedConvKernel(ctx)
                                          : integerConvKernel(ctx);
+  if (isBlock(w->getDType()))
+    return blockConvKernel(ctx);
   if (Status s = requireFloatOperands(ctx, x, w, bias); !s.ok())
     return s;
   FusedActivation act;
@@ -263,10 +265,26 @@ Status getConvGeometry(const KernelContext &ctx, const Tensor &x,
     return ctx.error("input must have rank 3 to 5 (N x C x 1-3 spatial "
                      "dimensions), got " +
                      x.getDesc().toString());
-  if (w.getRank() != rank)
+  const size_t k = static_cast<size_t>(rank - 2);
+  // A block-float weight (accel-quantize-block-float) is F x K rows; the
+  // kernel's spatial size is the `kernel_shape` attribute.
+  const bool blockWeight = isBlock(w.getDType());
+  std::vector<int64_t> kernel;
+  if (blockWeight) {
+    if (Status s = ctx.op.getInts("kernel_shape", kernel); !s.ok())
+      return s;
+    if (w.getRank() != 2 || kernel.size() != k)
+      return ctx.error("a block-float weight must be F x K with a "
+                       "kernel_shape of " +
+                       std::to_string(k) + " entries, got [" +
+                       formatShape(w.getShape()) + "] and " +
+                       std::to_string(kernel.size()) + " entries");
+  } else if (w.getRank() != rank) {
     return ctx.error("weight rank " + std::to_string(w.getRank()) +
                      " differs from input rank " + std::to_string(rank));
-  const size_t k = static_cast<size_t>(rank - 2);
+  } else {
+    kernel.assign(w.getShape().begin() + 2, w.getShape().end());
+  }
   std::vector<int64_t> strides, pads, dilations;
   if (Status s = ctx.op.getInts("strides", strides); !s.ok())
     return s;
@@ -289,9 +307,19 @@ Status getConvGeometry(const KernelContext &ctx, const Tensor &x,
                      " input channels and " + std::to_string(g.filters) +
                      " filters");
   const int64_t cg = g.channelsPerGroup();
-  if (ws[1] != cg)
+  if (blockWeight) {
+    int64_t taps = 1;
+    for (int64_t kd : kernel)
+      taps *= kd;
+    if (ws[1] != cg * taps)
+      return ctx.error("a block-float weight has K = " + std::to_string(ws[1]) +
+                       ", expected " + std::to_string(cg) +
+                       " channels per group x " + std::to_string(taps) +
+                       " taps");
+  } else if (ws[1] != cg) {
     return ctx.error("weight has " + std::to_string(ws[1]) +
                      " channels per group, expected " + std::to_string(cg));
+  }
   if (bias && (bias->getRank() != 1 || bias->getShape()[0] != g.filters))
     return ctx.error("bias must have shape [" + std::to_string(g.filters) +
                      "], got [" + formatShape(bias->getShape()) + "]");
@@ -299,7 +327,7 @@ Status getConvGeometry(const KernelContext &ctx, const Tensor &x,
   for (size_t i = 0; i < k; ++i) {
     const size_t d = 3 - k + i;
     g.in[d] = xs[2 + i];
-    g.ker[d] = ws[2 + i];
+    g.ker[d] = kernel[i];
     g.st[d] = strides[i];
     g.dil[d] = dilations[i];
     g.pb[d] = pads[i];

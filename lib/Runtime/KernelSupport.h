@@ -318,6 +318,9 @@ Status quantizedFullyConnectedKernel(KernelContext &ctx);
 /// fully_connected with a block-float (msfp8, msfp9, mxint8) weight
 /// (HostBlockLinalg.cpp); fullyConnectedKernel dispatches to it.
 Status blockFullyConnectedKernel(KernelContext &ctx);
+/// conv with a block-float weight (F x K rows, `kernel_shape`)
+/// (HostBlockLinalg.cpp); convKernel dispatches to it.
+Status blockConvKernel(KernelContext &ctx);
 /// conv on quantized (integer-stored) operands (HostQuantizedLinalg.cpp);
 /// convKernel dispatches to it.
 Status quantizedConvKernel(KernelContext &ctx);

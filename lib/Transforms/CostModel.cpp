@@ -227,8 +227,9 @@ double CoreCostModel::estimate(Operation *op) const {
 double CoreCostModel::estimateOnCores(Operation *op, unsigned cores) const {
   auto conv = dyn_cast<ConvOp>(op);
   if (cores < 2 || !conv ||
-      !isa<quant::QuantizedType>(
-          getElementTypeOrSelf(conv.getInput().getType())))
+      (!isa<quant::QuantizedType>(
+           getElementTypeOrSelf(conv.getInput().getType())) &&
+       !conv.hasBlockWeight()))
     return estimate(op);
   // Each core: 1/k of the input and of the result, all the weights; the
   // output pixels are the matrix product's rows (m).

@@ -34,10 +34,11 @@ public:
   /// Cycles of the whole of `op` on one core.
   double estimate(Operation *op) const;
   /// Cycles of `op` run as one unit by a multi-core kernel on `cores`
-  /// cores (CardKernelOpInterface::getMaxKernelCores > 1): an int8 conv
-  /// shares its output pixels (each core reads its share of the input and
-  /// all the weights, computes its rows of the matrix product), plus the
-  /// barriers around it; other such ops (recurrences) as on one core.
+  /// cores (CardKernelOpInterface::getMaxKernelCores > 1): an int8 or a
+  /// block-float conv shares its output pixels (each core reads its share
+  /// of the input and all the weights, computes its rows of the matrix
+  /// product), plus the barriers around it; other such ops (recurrences)
+  /// as on one core.
   double estimateOnCores(Operation *op, unsigned cores) const;
 
   /// Cycles to stream `bytes` between DRAM and a core once.

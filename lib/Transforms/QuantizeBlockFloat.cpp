@@ -1,7 +1,7 @@
 //===- QuantizeBlockFloat.cpp - accel-quantize-block-float pass -----------===//
 //
 // Stores the constant f32 weights of fully_connected ops (and W and R of
-// lstm / gru ops) in a block
+// lstm / gru ops, and the weights of convolutions with groups 1) in a block
 // floating-point format (!accel.bfp<msfp8|msfp9|mxint8>, docs/isa.md §3):
 // N x K, blocks along K (the reduction axis), exactly the rows `mm` streams
 // through its dot-product engines. Activations stay f32: the matrix unit
@@ -199,6 +199,17 @@ struct QuantizeBlockFloatPass
     });
     for (Operation *op : recurrent)
       convertRecurrent(op, *parsed, *target, converted, replaced);
+    // Convolutions: the weight's rows of K = C/groups x taps, blocks along
+    // K, as the matrix unit streams them.
+    SmallVector<ConvOp> convs;
+    getOperation().walk([&](ConvOp op) {
+      if (isa<FloatType>(getElementTypeOrSelf(op.getInput().getType())) &&
+          isa<FloatType>(getElementTypeOrSelf(op.getType())) &&
+          !op.hasBlockWeight())
+        convs.push_back(op);
+    });
+    for (ConvOp op : convs)
+      convertConv(op, *parsed, *target, converted, replaced);
     for (Operation *constant : replaced)
       if (constant->use_empty())
         constant->erase();
@@ -273,6 +284,96 @@ struct QuantizeBlockFloatPass
     ++numProducts;
     replaced.push_back(w.getDefiningOp());
     replaced.push_back(r.getDefiningOp());
+  }
+
+  /// The weight of a float convolution in the block format: F x K rows (K
+  /// = C/groups x the kernel's taps, the f32 weight's own order), with the
+  /// kernel's size in `kernel_shape` and the matrix unit's k tile in
+  /// `k_tile`; a warning names the node and the reason when it stays f32.
+  void convertConv(ConvOp op, BlockFormat defaultFormat,
+                   const ::nnaccel::isa::TargetDesc &target,
+                   llvm::DenseMap<std::pair<Value, unsigned>, Value> &converted,
+                   SmallVectorImpl<Operation *> &replaced) {
+    auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
+    Type precision = hint ? hint.getPrecision() : Type();
+    auto hinted = dyn_cast_if_present<BlockFloatType>(precision);
+    if (precision && !hinted)
+      return;
+    if (!hinted && onlyHinted)
+      return;
+    if (hinted)
+      dropHintPrecision(op);
+    blockFormat = hinted ? hinted.getFormat() : defaultFormat;
+    const int64_t block = isMxFormat(blockFormat) ? 32 : 16;
+    Value weight = op.getWeight();
+    auto type = cast<RankedTensorType>(weight.getType());
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    const int64_t groups = op.getGroups();
+    std::string reason;
+    if (!target.macsPerCycle.count(blockDType(blockFormat)))
+      reason = "the target's matrix unit has no " +
+               stringifyBlockFormat(blockFormat).str() +
+               " mode (core.macs_per_cycle)";
+    else if (!type.getElementType().isF32())
+      reason = "its weight is not f32";
+    else if (!weight.getDefiningOp<ConstantOp>())
+      reason = "its weight is not a constant";
+    else if (!type.hasStaticShape() || !inputType.hasStaticShape())
+      reason = "its shapes are not static";
+    else if (groups != 1)
+      // Depthwise convolutions run on the vector units (one weight per
+      // channel and tap: no dot product to put in blocks), and the matrix
+      // unit's block kernels (1x1 and implicit GEMM) multiply one group.
+      reason =
+          groups == inputType.getDimSize(1) && type.getDimSize(1) == 1
+              ? "depthwise convolutions have no reduction over "
+                "channels for blocks"
+              : "grouped convolutions (groups = " + std::to_string(groups) +
+                    ") are not converted";
+    const int64_t k =
+        type.getNumElements() / std::max<int64_t>(type.getDimSize(0), 1);
+    if (reason.empty() && k % block)
+      reason = "K = " + std::to_string(k) + " is not a multiple of the " +
+               stringifyBlockFormat(blockFormat).str() + " block size " +
+               std::to_string(block);
+    // The k tile: the widest multiple of the block size that fits the
+    // matrix unit (native_dim) and divides K, so that every tile has the
+    // same width and one DMA loads all of a filter row group's tiles.
+    int64_t kTile = 0;
+    for (int64_t t = int64_t(target.nativeDim) / block * block; t >= block;
+         t -= block)
+      if (k % t == 0) {
+        kTile = t;
+        break;
+      }
+    if (reason.empty() && !kTile)
+      reason = "the matrix unit's native_dim " +
+               std::to_string(target.nativeDim) + " holds no whole " +
+               stringifyBlockFormat(blockFormat).str() + " block";
+    Value blockWeight;
+    if (reason.empty()) {
+      auto key = std::make_pair(weight, unsigned(blockFormat));
+      Value &cached = converted[key];
+      if (!cached)
+        cached = packConstant(weight, {type.getDimSize(0), k},
+                              /*fromKxN=*/false, reason);
+      blockWeight = cached;
+      if (!blockWeight)
+        converted.erase(key);
+    }
+    if (!blockWeight) {
+      ++numKept;
+      op->emitWarning() << describeNode(op) << ": its weight stays f32, not "
+                        << stringifyBlockFormat(blockFormat) << ": " << reason;
+      return;
+    }
+    SmallVector<int64_t> kernel = op.getKernelSpatialShape();
+    op.getWeightMutable().assign(blockWeight);
+    op.setKernelShape(kernel);
+    op->setAttr("k_tile",
+                IntegerAttr::get(IntegerType::get(&getContext(), 64), kTile));
+    ++numProducts;
+    replaced.push_back(weight.getDefiningOp());
   }
 
   /// A constant f32 tensor [... x K] as the same shape in the block format

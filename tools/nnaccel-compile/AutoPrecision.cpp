@@ -141,6 +141,17 @@ bool blocksFit(Operation *op, int64_t block) {
   }
   if (isa<accel::LSTMOp, accel::GRUOp>(op))
     return fits(op->getOperand(1), 2) && fits(op->getOperand(2), 2);
+  // Convolutions as accel-quantize-block-float converts them: groups 1,
+  // blocks along K = C x the kernel's taps.
+  if (auto conv = dyn_cast<accel::ConvOp>(op)) {
+    auto type = dyn_cast<RankedTensorType>(conv.getWeight().getType());
+    if (!type || conv.getGroups() != 1 || type.getRank() < 3 ||
+        !type.hasStaticShape() || !type.getElementType().isF32() ||
+        !conv.getWeight().getDefiningOp<accel::ConstantOp>())
+      return false;
+    return type.getDimSize(0) > 0 &&
+           (type.getNumElements() / type.getDimSize(0)) % block == 0;
+  }
   return false;
 }
 
@@ -155,7 +166,7 @@ std::vector<Type> getLadder(Operation *op,
   MLIRContext *context = op->getContext();
   std::vector<Type> ladder;
   bool blocks = isa<accel::FullyConnectedOp, accel::MatMulOp, accel::LSTMOp,
-                    accel::GRUOp>(op);
+                    accel::GRUOp, accel::ConvOp>(op);
   bool int8 = isa<accel::FullyConnectedOp, accel::MatMulOp, accel::ConvOp>(op);
   if (blocks && target.macsPerCycle.count(::nnaccel::DType::MSFP8) &&
       blocksFit(op, 16))

@@ -516,8 +516,8 @@ std::string getOpPrecision(Operation *op) {
     return getElementName(op->getOperand(0).getType()) + " -> " +
            getElementName(op->getResult(0).getType());
   // A product (or recurrence) by a block-float weight: the weight's format.
-  if (isa<accel::FullyConnectedOp, accel::MatMulOp, accel::LSTMOp,
-          accel::GRUOp>(op))
+  if (isa<accel::FullyConnectedOp, accel::MatMulOp, accel::LSTMOp, accel::GRUOp,
+          accel::ConvOp>(op))
     if (auto block = dyn_cast<accel::BlockFloatType>(
             getElementTypeOrSelf(op->getOperand(1).getType())))
       return accel::stringifyBlockFormat(block.getFormat()).str();

@@ -215,7 +215,8 @@ def AccelQuantize : Pass<"accel-quantize", "func::FuncOp"> {
 
 def AccelQuantizeBlockFloat
     : Pass<"accel-quantize-block-float", "func::FuncOp"> {
-  let summary = "Store constant fully_connected weights in a block floating-point format";
+  let summary = "Store constant fully_connected, lstm / gru and conv "
+                "weights in a block floating-point format";
   let description = [{
     Replaces the constant f32 weight of every fully_connected with a float
     input and result by an N x K block-float constant,
@@ -236,6 +237,17 @@ def AccelQuantizeBlockFloat
     must be multiples of the block size); the gate math stays in the op's
     float type, and `k_tile` records the matrix unit's tile for the host
     kernel. `keep-last` does not apply to them.
+
+    An `accel.conv` with groups 1 and a float input and result gets its
+    F x C x K1..Kk weight as F x K rows, K = C x K1..Kk in the f32 weight's
+    order (channel, then kernel taps), blocks along K, with `kernel_shape`
+    (the F x K shape no longer carries the kernel's size) and `k_tile` =
+    the widest multiple of the block size up to native_dim that divides K
+    (the card's conv kernels load all k tiles of a filter group with one
+    DMA, so they share one width; the host sums the tiles in the same
+    order). Depthwise and other grouped convs keep f32 weights with a
+    warning naming the node and the reason; `keep-last` does not apply to
+    convs.
 
     A `precision` hint decides per node: a block type
     (`!accel.bfp<mxint8>`) converts the node's weight to that format, even

@@ -141,8 +141,18 @@ struct PointwiseSpec {
   /// Quantized (int8): see QuantizedPointwiseConvKernel.cpp; unstrided
   /// only.
   std::optional<ConvQuantization> quantized;
-  /// Quantized: the cores that share the output pixels (each a contiguous,
-  /// DRAM-aligned range of every filter's plane).
+  /// A block-float weight (msfp8, msfp9, mxint8, mxfp8e4m3: F x C rows,
+  /// blocks along C) multiplied by f32 activations with pixels as the
+  /// matrix unit's rows, in k tiles of `kTile` channels (the op's
+  /// `k_tile`, a divisor of C): see PointwiseConvKernel.cpp.
+  std::optional<ElementFormat> blockWeight;
+  int64_t kTile = 0;
+  /// Block-float: SHARED bytes after the subsampled input where weight
+  /// tiles that cannot be loaded MRF-aligned from DRAM are laid out first
+  /// (getBlockPointwiseStageBytes).
+  uint64_t weightStageBytes = 0;
+  /// Quantized or block-float: the cores that share the output pixels
+  /// (each a contiguous, DRAM-aligned range of every filter's plane).
   int64_t cores = 1;
   /// Quantized, on one core, pixels as rows: the filter matrix is pinned
   /// in the MRF from this address on (accel-pin-weights), loaded once by
@@ -151,11 +161,29 @@ struct PointwiseSpec {
   ProgramEmitter *setup = nullptr;
 
   bool strided() const { return sh > 1 || sw > 1; }
-  /// SHARED bytes the subsampled input takes (0 unless strided).
+  /// SHARED bytes the subsampled input (0 unless strided) and the staged
+  /// block-float weight tiles take.
   uint64_t sharedBytes() const {
-    return strided() ? uint64_t(c * hw * kF32) : 0;
+    return (strided() ? uint64_t(c * hw * kF32) : 0) + weightStageBytes;
   }
 };
+
+/// The SHARED bytes a block-float `spec` stages weight tiles through, a
+/// region per core of the card (0 when every group of filter rows loads
+/// MRF-aligned from DRAM).
+uint64_t getBlockPointwiseStageBytes(const TargetDesc &target,
+                                     const PointwiseSpec &spec);
+/// Block-float: the cores worth sharing the output pixels of `spec` among
+/// (1: none), and the most the kernel can run on (each core a contiguous,
+/// DRAM-aligned range of every filter's plane, all the filters).
+unsigned getBlockPointwiseCores(const TargetDesc &target,
+                                const PointwiseSpec &spec);
+unsigned getBlockPointwiseMaxCores(const TargetDesc &target,
+                                   const PointwiseSpec &spec);
+/// Emits a block-float `spec` on the cores of `emitters` (one: the whole op
+/// on it), each a range of the output pixels with all the filters.
+void emitBlockPointwise(llvm::ArrayRef<ProgramEmitter *> emitters,
+                        const TargetDesc &target, const PointwiseSpec &spec);
 
 bool canEmitPointwise(const TargetDesc &target, const PointwiseSpec &spec,
                       std::string &reason);
@@ -329,6 +357,15 @@ struct GemmSpec {
   uint64_t shared = 0;
   /// int8: the cores that share the output rows.
   int64_t cores = 1;
+  /// A block-float weight (groups 1; F x K rows, blocks along K) multiplied
+  /// by the f32 patch matrix, in k tiles of `kTile` taps (the op's
+  /// `k_tile`, a divisor of K). Every filter tile's k tiles are loaded once
+  /// and stay resident in the MRF; `weightStageBytes` of SHARED scratch
+  /// (at `shared`) lay out tiles that cannot be loaded MRF-aligned from
+  /// DRAM (getBlockGemmStageBytes).
+  std::optional<ElementFormat> blockWeight;
+  int64_t kTile = 0;
+  uint64_t weightStageBytes = 0;
 
   int64_t channels() const { return groups * cg; }
   int64_t filters() const { return groups * fg; }
@@ -343,6 +380,10 @@ struct GemmSpec {
 
 bool canEmitGemm(const TargetDesc &target, const GemmSpec &spec,
                  std::string &reason);
+
+/// The SHARED bytes a block-float `spec` stages weight tiles through (0
+/// when every filter tile loads MRF-aligned from DRAM).
+uint64_t getBlockGemmStageBytes(const TargetDesc &target, const GemmSpec &spec);
 
 /// Per (image, output depth slice, group, band of output rows, filter tile):
 /// for each K tile of the filters' weight rows (im2col order: channel, depth

@@ -67,6 +67,15 @@
 //   and gathered in f32 (element offsets) and multiplied in the input type
 //   (products exact, f32 accumulation).
 //
+// * Block floating point (a block-float weight, accel-quantize-block-float,
+//   groups 1): the 1x1 kernel with the pixels as the matrix unit's rows
+//   (PointwiseConvKernel.cpp: `mm` takes a block type only as its weight),
+//   several cores sharing the pixels where that pays; everything else on
+//   the implicit GEMM with the f32 patch matrix and the block weight's k
+//   tiles resident in the MRF. Both load a filter group's k tiles with one
+//   DMA (a plane per tile) and stage them through SHARED when the planes
+//   would start MRF-unaligned.
+//
 // * int8 (a quantized accel.conv): the 1x1 kernel
 //   (QuantizedPointwiseConvKernel.cpp) and the depthwise one
 //   (QuantizedDepthwiseConvKernel.cpp) where they apply, every other conv
@@ -134,9 +143,12 @@ void setGemmGeometry(ConvOp op, GemmSpec &spec) {
                     dilations = op.getDilations();
   const int64_t spatial = inputType.getRank() - 2;
   const int64_t groups = op.getGroups();
+  // The kernel's size: the weight's trailing dimensions, or kernel_shape
+  // for a block-float weight (F x K rows).
+  const SmallVector<int64_t> kernel = op.getKernelSpatialShape();
   spec.batch = is[0];
   spec.groups = groups;
-  spec.cg = ws[1];
+  spec.cg = is[1] / groups;
   spec.fg = ws[0] / groups;
   int64_t *inDims[3] = {&spec.d, &spec.h, &spec.w};
   int64_t *kDims[3] = {&spec.kd, &spec.kh, &spec.kw};
@@ -147,7 +159,7 @@ void setGemmGeometry(ConvOp op, GemmSpec &spec) {
   for (int64_t i = 0; i < spatial; ++i) {
     int64_t axis = 3 - spatial + i; // innermost axes are height, width
     *inDims[axis] = is[2 + i];
-    *kDims[axis] = ws[2 + i];
+    *kDims[axis] = kernel[size_t(i)];
     *sDims[axis] = strides[i];
     *dDims[axis] = dilations[i];
     *pDims[axis] = pads[i];
@@ -302,6 +314,95 @@ std::optional<ConvPlan> planQuantizedConv(ConvOp op, const TargetDesc &target,
   return plan;
 }
 
+/// The kernel of a float `op` with a block-float weight
+/// (accel-quantize-block-float): the 1x1 kernel with pixels as the matrix
+/// unit's rows where it applies, else the implicit GEMM, or the reason
+/// neither can run it.
+std::optional<ConvPlan> planBlockConv(ConvOp op, const TargetDesc &target,
+                                      std::string &reason) {
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  auto weightType = cast<RankedTensorType>(op.getWeight().getType());
+  auto resultType = cast<RankedTensorType>(op.getType());
+  SmallVector<Type> types{inputType, resultType};
+  if (Value b = op.getBias())
+    types.push_back(b.getType());
+  if (!allCardFloat(types, "conv", reason))
+    return std::nullopt;
+  if (!inputType.getElementType().isF32() ||
+      !resultType.getElementType().isF32() ||
+      (op.getBias() && !getElementTypeOrSelf(op.getBias().getType()).isF32())) {
+    reason = "a block-float conv runs on the card with an f32 input, bias "
+             "and result";
+    return std::nullopt;
+  }
+  if (!inputType.hasStaticShape() || !weightType.hasStaticShape() ||
+      !resultType.hasStaticShape()) {
+    reason = "only convolutions with static shapes are lowered to the card";
+    return std::nullopt;
+  }
+  SmallVector<int64_t> kernel = op.getKernelSpatialShape();
+  const int64_t spatial = inputType.getRank() - 2;
+  if (spatial < 1 || spatial > 3 || op.getGroups() != 1) {
+    reason = "block-float weights run on the card in 1-D, 2-D and 3-D "
+             "convolutions with groups 1 only";
+    return std::nullopt;
+  }
+  auto kTile = op->getAttrOfType<IntegerAttr>("k_tile");
+  if (!kTile) {
+    reason = "a block-float conv needs its k_tile (accel-quantize-block-float "
+             "records it)";
+    return std::nullopt;
+  }
+  std::optional<DType> weightDType = getElementDType(weightType);
+  if (!weightDType || !::nnaccel::isBlock(*weightDType)) {
+    reason = "the conv's block weight type has no ISA block format";
+    return std::nullopt;
+  }
+  ConvPlan plan;
+  if (spatial == 2 && llvm::all_of(kernel, [](int64_t k) { return k == 1; }) &&
+      llvm::all_of(op.getPads(), [](int64_t p) { return p == 0; })) {
+    ArrayRef<int64_t> is = inputType.getShape(), rs = resultType.getShape();
+    PointwiseSpec &spec = plan.pointwise;
+    spec.batch = is[0];
+    spec.c = is[1];
+    spec.f = rs[1];
+    spec.h = is[2];
+    spec.w = is[3];
+    spec.sh = op.getStrides()[0];
+    spec.sw = op.getStrides()[1];
+    spec.ho = rs[2];
+    spec.wo = rs[3];
+    spec.hw = spec.ho * spec.wo;
+    spec.activation = getFusedActivation(op);
+    if (op.getBias())
+      spec.bias = 0;
+    spec.blockWeight = ElementFormat(*weightDType);
+    spec.kTile = kTile.getInt();
+    // Else (too large for it) the implicit GEMM below.
+    if (canEmitPointwise(target, spec, reason)) {
+      spec.weightStageBytes = getBlockPointwiseStageBytes(target, spec);
+      plan.kind = ConvKind::Pointwise;
+      return plan;
+    }
+  }
+  // Every other conv on the implicit GEMM, the patch matrix f32.
+  GemmSpec &spec = plan.gemm;
+  spec.in = kF32Format;
+  spec.out = kF32Format;
+  spec.bias = kF32Format;
+  if (op.getBias())
+    spec.biasAddr = 0;
+  spec.activation = getFusedActivation(op);
+  setGemmGeometry(op, spec);
+  spec.blockWeight = ElementFormat(*weightDType);
+  spec.kTile = kTile.getInt();
+  if (!canEmitGemm(target, spec, reason))
+    return std::nullopt;
+  spec.weightStageBytes = getBlockGemmStageBytes(target, spec);
+  plan.kind = ConvKind::Gemm;
+  return plan;
+}
+
 /// Chooses the kernel of `op` on `target`: one of the f32 2-D special
 /// kernels where it applies (they are faster or bit-exact), else the general
 /// implicit GEMM; the int8 kernels for a quantized `op`; or the reason none
@@ -310,6 +411,8 @@ std::optional<ConvPlan> planConv(ConvOp op, const TargetDesc &target,
                                  std::string &reason) {
   if (isa<quant::QuantizedType>(getElementTypeOrSelf(op.getInput().getType())))
     return planQuantizedConv(op, target, reason);
+  if (op.hasBlockWeight())
+    return planBlockConv(op, target, reason);
   // A real conv that quantizes its result (its int8 consumer's input):
   // computed like a real result, requantized in the epilogue.
   auto quantizedResult =
@@ -519,6 +622,11 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
                              plan->pointwise);
       break;
     }
+    if (plan->pointwise.blockWeight && !context.cores.emitters.empty()) {
+      emitBlockPointwise(context.cores.emitters, context.target,
+                         plan->pointwise);
+      break;
+    }
     emitPointwise(context.emitter, context.target, plan->pointwise);
     break;
   case ConvKind::Depthwise:
@@ -558,6 +666,12 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
           context.target, plan->gemm);
       break;
     }
+    if (plan->gemm.weightStageBytes) {
+      if (!context.sharedScratch)
+        return op.emitOpError("needs SHARED scratch but the memory plan "
+                              "gives it none");
+      plan->gemm.shared = *context.sharedScratch;
+    }
     emitGemm(context.emitter, context.target, plan->gemm);
     break;
   }
@@ -576,7 +690,7 @@ uint64_t sharedScratchConv(Operation *operation, const TargetDesc &target) {
     return plan->stem.sharedBytes() * target.coresPerCard;
   if (plan->kind == ConvKind::Gemm) {
     if (!plan->gemm.quantized)
-      return 0;
+      return plan->gemm.weightStageBytes;
     plan->gemm.cores = int64_t(getKernelCores(operation, target).size());
     return quantizedGemmSharedBytes(target, plan->gemm);
   }
@@ -599,6 +713,8 @@ unsigned maxCoresConv(Operation *operation, const TargetDesc &target) {
     return target.coresPerCard;
   if (plan->kind == ConvKind::Pointwise && plan->pointwise.quantized)
     return getQuantizedPointwiseMaxCores(target, plan->pointwise);
+  if (plan->kind == ConvKind::Pointwise && plan->pointwise.blockWeight)
+    return getBlockPointwiseMaxCores(target, plan->pointwise);
   return 1;
 }
 
@@ -614,6 +730,8 @@ unsigned preferredCoresConv(Operation *operation, const TargetDesc &target) {
     return getQuantizedGemmCores(target, plan->gemm);
   if (plan->kind == ConvKind::Pointwise && plan->pointwise.quantized)
     return getQuantizedPointwiseCores(target, plan->pointwise);
+  if (plan->kind == ConvKind::Pointwise && plan->pointwise.blockWeight)
+    return getBlockPointwiseCores(target, plan->pointwise);
   return 1;
 }
 } // namespace

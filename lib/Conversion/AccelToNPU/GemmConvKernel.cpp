@@ -56,6 +56,14 @@ struct GemmLayout {
   uint64_t biasRaw = 0, bias32 = 0; // vrf
   uint64_t mrfTileBytes = 0;
   int64_t mrfSlots = 0;
+  // A block-float weight, resident: per filter tile, the MRF base of its k
+  // tiles, their stride, and whether they go through SHARED (planes that
+  // would not start MRF-aligned), laid out there at `stagePitch` bytes a
+  // row.
+  int64_t blockRowBytes = 0, stagePitch = 0;
+  std::vector<uint64_t> blockBase, blockStride;
+  std::vector<bool> blockStaged;
+  uint64_t stageBytes = 0;
 
   int64_t bandRows(const GemmSpec &spec, int64_t r) const {
     return (r - 1) * spec.sh + (spec.kh - 1) * spec.dh + 1;
@@ -84,28 +92,83 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
   const int64_t accBytes =
       static_cast<int64_t>(target.memory(Space::Acc).bytes);
   l.tile = n;
-  // Weight tiles start at filter row g * fg + f0, tap t0. When some of
-  // those are not at aligned DRAM addresses, the tile's DMA starts up to
-  // wSkewAlign - 1 elements early (the patch matrix gets as many zero
-  // columns), so K tiles leave room for that skew.
-  l.wSkewAlign = alignedCount(e, dramAlign);
-  l.kTile = n;
-  for (int64_t g = 0; g < spec.groups; ++g)
-    for (int64_t f0 = 0; f0 < spec.fg; f0 += std::min(n, spec.fg))
-      if (((g * spec.fg + f0) * spec.rowTaps() * e) % dramAlign != 0 ||
-          (n * e) % dramAlign != 0)
-        l.kTile = n - (l.wSkewAlign - 1);
-  if (l.kTile < 1) {
-    reason = "the native dimension is too small for unaligned weight rows";
-    return std::nullopt;
+  if (spec.blockWeight) {
+    // Block-float: k tiles of the op's k_tile start at whole blocks, so no
+    // skew; each filter tile's k tiles are loaded by one DMA, a plane per
+    // tile, from its rows' aligned base (a single tile would start at an
+    // unaligned byte), and stay resident.
+    const ElementFormat wf = *spec.blockWeight;
+    const int64_t block = int64_t(::nnaccel::blockElements(wf.dtype));
+    const int64_t k = spec.rowTaps();
+    if (spec.groups != 1 || spec.kTile < block || spec.kTile > n ||
+        spec.kTile % block || k % spec.kTile) {
+      reason = "a block-float convolution needs groups 1 and a k_tile (" +
+               std::to_string(spec.kTile) + ") that is a multiple of the " +
+               "block size " + std::to_string(block) + ", at most native_dim " +
+               std::to_string(n) + " and divides K = " + std::to_string(k);
+      return std::nullopt;
+    }
+    l.kTile = spec.kTile;
+    l.wSkewAlign = 1;
+    l.nF = std::min(n, spec.fg);
+    l.blockRowBytes = wf.rowBytes(l.kTile);
+    l.stagePitch = int64_t(
+        alignUp(uint64_t(l.blockRowBytes), target.memory(Space::Shared).align));
+    const int64_t kTiles = k / l.kTile, weightRow = wf.rowBytes(k);
+    const uint64_t mrfAlign = target.memory(Space::Mrf).align;
+    uint64_t base = 0;
+    for (int64_t f0 = 0; f0 < spec.fg; f0 += l.nF) {
+      const int64_t nf = std::min(l.nF, spec.fg - f0);
+      if ((f0 * weightRow) % dramAlign != 0) {
+        reason = "the weight rows of filter " + std::to_string(f0) +
+                 " start at an unaligned DRAM address";
+        return std::nullopt;
+      }
+      const uint64_t tileBytes = uint64_t(nf * l.blockRowBytes);
+      const bool staged = kTiles > 1 && tileBytes % mrfAlign != 0;
+      l.blockBase.push_back(base);
+      l.blockStride.push_back(alignUp(tileBytes, mrfAlign));
+      l.blockStaged.push_back(staged);
+      base += uint64_t(kTiles) * l.blockStride.back();
+      if (staged)
+        l.stageBytes =
+            std::max(l.stageBytes, uint64_t(kTiles * nf * l.stagePitch));
+    }
+    if (base > target.memory(Space::Mrf).bytes) {
+      reason = "the block-float weight (" + std::to_string(base) +
+               " bytes in k tiles) does not fit the matrix register file";
+      return std::nullopt;
+    }
+    if (weightRow > 0xFFFFFFFFll || kTiles > kMaxDmaYZ ||
+        l.stageBytes > target.memory(Space::Shared).bytes) {
+      reason = "the block-float weight rows exceed the DMA counts or the "
+               "shared memory";
+      return std::nullopt;
+    }
+  } else {
+    // Weight tiles start at filter row g * fg + f0, tap t0. When some of
+    // those are not at aligned DRAM addresses, the tile's DMA starts up to
+    // wSkewAlign - 1 elements early (the patch matrix gets as many zero
+    // columns), so K tiles leave room for that skew.
+    l.wSkewAlign = alignedCount(e, dramAlign);
+    l.kTile = n;
+    for (int64_t g = 0; g < spec.groups; ++g)
+      for (int64_t f0 = 0; f0 < spec.fg; f0 += std::min(n, spec.fg))
+        if (((g * spec.fg + f0) * spec.rowTaps() * e) % dramAlign != 0 ||
+            (n * e) % dramAlign != 0)
+          l.kTile = n - (l.wSkewAlign - 1);
+    if (l.kTile < 1) {
+      reason = "the native dimension is too small for unaligned weight rows";
+      return std::nullopt;
+    }
+    l.nF = std::min(n, spec.fg);
+    // A skewed tile of weight rows shorter than N would read overlapping
+    // rows (the DMA row stride must cover a row): load such weights one
+    // filter at a time.
+    if (l.kTile < n && spec.rowTaps() < n)
+      l.nF = 1;
   }
   l.guard = alignedCount(spec.w * e, dramAlign) - 1;
-  l.nF = std::min(n, spec.fg);
-  // A skewed tile of weight rows shorter than N would read overlapping rows
-  // (the DMA row stride must cover a row): load such weights one filter at
-  // a time.
-  if (l.kTile < n && spec.rowTaps() < n)
-    l.nF = 1;
   // Groups of at most N filters are stored in runs (consecutive groups'
   // filters are consecutive planes): only run starts need aligned output
   // planes, so runs are multiples of `step` groups, as long as fit N
@@ -139,13 +202,15 @@ std::optional<GemmLayout> gemmLayout(const TargetDesc &target,
       break;
   }
   l.wv = spec.sh * l.wpitch / (l.phases * spec.sw);
-  l.mrfTileBytes =
-      alignUp(uint64_t(n * l.nF * e), target.memory(Space::Mrf).align);
-  l.mrfSlots =
-      static_cast<int64_t>(target.memory(Space::Mrf).bytes / l.mrfTileBytes);
-  if (l.mrfSlots < 2) {
-    reason = "the matrix register file holds fewer than two weight tiles";
-    return std::nullopt;
+  if (!spec.blockWeight) {
+    l.mrfTileBytes =
+        alignUp(uint64_t(n * l.nF * e), target.memory(Space::Mrf).align);
+    l.mrfSlots =
+        static_cast<int64_t>(target.memory(Space::Mrf).bytes / l.mrfTileBytes);
+    if (l.mrfSlots < 2) {
+      reason = "the matrix register file holds fewer than two weight tiles";
+      return std::nullopt;
+    }
   }
   int64_t biasBytes = 0;
   if (spec.biasAddr) {
@@ -220,7 +285,12 @@ bool canEmitGemm(const TargetDesc &target, const GemmSpec &spec,
   const int64_t eo = spec.out.elementBytes(), n = target.nativeDim;
   const int64_t dramAlign =
       static_cast<int64_t>(target.memory(Space::Dram).align);
-  DType dtype = spec.in.dtype;
+  DType dtype = spec.blockWeight ? spec.blockWeight->dtype : spec.in.dtype;
+  if (spec.blockWeight && !(spec.in == kF32Format)) {
+    reason = "a block-float convolution runs on the card with f32 "
+             "activations only";
+    return false;
+  }
   if (!target.macsPerCycle.count(dtype)) {
     reason = "the target's matrix unit has no " +
              std::string(::nnaccel::isa::dtypeName(dtype)) + " mode";
@@ -258,6 +328,13 @@ bool canEmitGemm(const TargetDesc &target, const GemmSpec &spec,
     return false;
   }
   return true;
+}
+
+uint64_t getBlockGemmStageBytes(const TargetDesc &target,
+                                const GemmSpec &spec) {
+  std::string unused;
+  std::optional<GemmLayout> layout = gemmLayout(target, spec, unused);
+  return layout && spec.blockWeight ? layout->stageBytes : 0;
 }
 
 void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
@@ -319,8 +396,48 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
   // (reusing a slot many tiles later would leave ex -> ld tokens
   // outstanding for consumers not yet dispatched).
   const int64_t totalTiles = spec.groups * fTiles * kTiles;
-  const int64_t wSlots = totalTiles <= l.mrfSlots ? l.mrfSlots : 2;
-  std::vector<int64_t> resident(wSlots, -1);
+  const int64_t wSlots =
+      spec.blockWeight || totalTiles <= l.mrfSlots ? l.mrfSlots : 2;
+  std::vector<int64_t> resident(size_t(std::max<int64_t>(wSlots, 0)), -1);
+  // A block-float weight: all k tiles of filter tile ft, loaded by its
+  // first use and resident from then on (see gemmLayout).
+  std::vector<bool> blockLoaded(size_t(fTiles), false);
+  auto loadBlockTiles = [&](int64_t ft) {
+    const ElementFormat wf = *spec.blockWeight;
+    const int64_t f0 = ft * l.nF, nf = std::min(l.nF, spec.fg - f0);
+    const int64_t weightRow = wf.rowBytes(k);
+    const uint64_t src = spec.weight + uint64_t(f0 * weightRow);
+    DmaLoad load;
+    load.src = {Space::Dram, src};
+    load.format = wf;
+    load.x = l.kTile;
+    load.y = nf;
+    load.z = kTiles;
+    load.sy = weightRow;
+    load.sz = kTiles > 1 ? l.blockRowBytes : 0;
+    if (!l.blockStaged[size_t(ft)]) {
+      load.dst = {Space::Mrf, l.blockBase[size_t(ft)]};
+      emitLoad(emitter, load);
+      return;
+    }
+    // Through SHARED: the tiles as planes of rows at an aligned pitch,
+    // then each tile dense into its aligned MRF slot.
+    load.dst = {Space::Shared, spec.shared};
+    load.dpitch = l.stagePitch;
+    emitLoad(emitter, load);
+    for (int64_t t = 0; t < kTiles; ++t) {
+      DmaLoad tileLoad;
+      tileLoad.dst = {Space::Mrf, l.blockBase[size_t(ft)] +
+                                      uint64_t(t) * l.blockStride[size_t(ft)]};
+      tileLoad.src = {Space::Shared,
+                      spec.shared + uint64_t(t * nf * l.stagePitch)};
+      tileLoad.format = wf;
+      tileLoad.x = l.kTile;
+      tileLoad.y = nf;
+      tileLoad.sy = l.stagePitch;
+      emitLoad(emitter, tileLoad);
+    }
+  };
   for (int64_t image = 0; image < spec.batch; ++image)
     for (int64_t o = 0; o < spec.od; ++o)
       for (int64_t g0 = 0; g0 < spec.groups; g0 += l.runGroups)
@@ -424,19 +541,28 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
               const int64_t wFlat = (g * spec.fg + f0) * k + t0;
               const int64_t skew = wFlat % l.wSkewAlign, kSkewed = kn + skew;
               int64_t tileId = (g * fTiles + ft) * kTiles + kt;
-              int64_t slot = tileId % wSlots;
-              uint64_t wAddr = uint64_t(slot) * l.mrfTileBytes;
-              if (resident[slot] != tileId) {
-                DmaLoad load;
-                load.dst = {Space::Mrf, wAddr};
-                load.src = {Space::Dram,
-                            spec.weight + uint64_t((wFlat - skew) * e)};
-                load.format = in;
-                load.x = kSkewed;
-                load.y = nf;
-                load.sy = k * e;
-                emitLoad(emitter, load);
-                resident[slot] = tileId;
+              uint64_t wAddr = 0;
+              if (spec.blockWeight) {
+                if (!blockLoaded[size_t(ft)])
+                  loadBlockTiles(ft);
+                blockLoaded[size_t(ft)] = true;
+                wAddr = l.blockBase[size_t(ft)] +
+                        uint64_t(kt) * l.blockStride[size_t(ft)];
+              } else {
+                int64_t slot = tileId % wSlots;
+                wAddr = uint64_t(slot) * l.mrfTileBytes;
+                if (resident[slot] != tileId) {
+                  DmaLoad load;
+                  load.dst = {Space::Mrf, wAddr};
+                  load.src = {Space::Dram,
+                              spec.weight + uint64_t((wFlat - skew) * e)};
+                  load.format = in;
+                  load.x = kSkewed;
+                  load.y = nf;
+                  load.sy = k * e;
+                  emitLoad(emitter, load);
+                  resident[slot] = tileId;
+                }
               }
               // Patch matrix: column skew + t - t0 is tap t's window.
               if (skew > 0)
@@ -477,8 +603,9 @@ void emitGemm(ProgramEmitter &emitter, const TargetDesc &target,
                 a = a16;
               }
               emitMm(emitter, acc, a,
-                     denseOperand(Space::Mrf, wAddr, kSkewed, in), m, kSkewed,
-                     nf, kt > 0);
+                     denseOperand(Space::Mrf, wAddr, kSkewed,
+                                  spec.blockWeight ? *spec.blockWeight : in),
+                     m, kSkewed, nf, kt > 0);
             }
           };
           // Bias, activation, compaction and the store of D's `cols`

@@ -431,6 +431,44 @@ func.func @conv_weight_rank(%x: tensor<1x3x8x8xf32>, %w: tensor<16x3x3xf32>) -> 
 
 // -----
 
+// A block-float conv weight is F x K rows with the kernel's size in
+// kernel_shape (accel-quantize-block-float).
+func.func @conv_block_no_kernel_shape(%x: tensor<1x32x8x8xf32>, %w: tensor<16x32x!accel.bfp<msfp8>>) -> tensor<1x16x8x8xf32> {
+  // expected-error @+2 {{a block-float weight must be F x K with a kernel_shape of 2 entries, got 16x32}}
+  // expected-error @+1 {{'accel.conv' op failed to infer returned types}}
+  %0 = accel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x32x8x8xf32>, tensor<16x32x!accel.bfp<msfp8>>) -> tensor<1x16x8x8xf32>
+  return %0 : tensor<1x16x8x8xf32>
+}
+
+// -----
+
+func.func @conv_block_k(%x: tensor<1x32x8x8xf32>, %w: tensor<16x32x!accel.bfp<msfp8>>) -> tensor<1x16x6x6xf32> {
+  // expected-error @+2 {{a block-float weight has K = 32, expected 32 channels per group x 9 taps of kernel_shape 3x3}}
+  // expected-error @+1 {{'accel.conv' op failed to infer returned types}}
+  %0 = accel.conv %x, %w {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x32x8x8xf32>, tensor<16x32x!accel.bfp<msfp8>>) -> tensor<1x16x6x6xf32>
+  return %0 : tensor<1x16x6x6xf32>
+}
+
+// -----
+
+func.func @conv_kernel_shape_f32(%x: tensor<1x3x8x8xf32>, %w: tensor<16x3x1x1xf32>) -> tensor<1x16x8x8xf32> {
+  // expected-error @+2 {{kernel_shape is only for a block-float weight (F x K); this weight's shape is the kernel's}}
+  // expected-error @+1 {{'accel.conv' op failed to infer returned types}}
+  %0 = accel.conv %x, %w {kernel_shape = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<16x3x1x1xf32>) -> tensor<1x16x8x8xf32>
+  return %0 : tensor<1x16x8x8xf32>
+}
+
+// -----
+
+func.func @conv_block_int_input(%x: tensor<1x32x8x8xi32>, %w: tensor<16x32x!accel.bfp<msfp8>>) -> tensor<1x16x8x8xi32> {
+  // expected-error @+2 {{a block-float weight multiplies a float input, got 'i32'}}
+  // expected-error @+1 {{'accel.conv' op failed to infer returned types}}
+  %0 = accel.conv %x, %w {kernel_shape = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x32x8x8xi32>, tensor<16x32x!accel.bfp<msfp8>>) -> tensor<1x16x8x8xi32>
+  return %0 : tensor<1x16x8x8xi32>
+}
+
+// -----
+
 func.func @conv_element_types(%x: tensor<1x3x8x8xf16>, %w: tensor<16x3x3x3xf32>) -> tensor<1x16x6x6xf16> {
   // expected-error @+2 {{input and weight element types differ: 'f16' vs 'f32'}}
   // expected-error @+1 {{'accel.conv' op failed to infer returned types}}
