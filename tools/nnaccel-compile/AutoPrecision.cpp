@@ -173,12 +173,11 @@ std::vector<Type> getLadder(Operation *op,
   MLIRContext *context = op->getContext();
   std::vector<Type> ladder;
   auto msfp8 = accel::BlockFloatType::get(context, accel::BlockFormat::msfp8);
-  auto mxint8 =
-      accel::BlockFloatType::get(context, accel::BlockFormat::mxint8);
-  bool hasMsfp8 = target.macsPerCycle.count(::nnaccel::DType::MSFP8) &&
-                  blocksFit(op, 16);
-  bool hasMxint8 = target.macsPerCycle.count(::nnaccel::DType::MXINT8) &&
-                   blocksFit(op, 32);
+  auto mxint8 = accel::BlockFloatType::get(context, accel::BlockFormat::mxint8);
+  bool hasMsfp8 =
+      target.macsPerCycle.count(::nnaccel::DType::MSFP8) && blocksFit(op, 16);
+  bool hasMxint8 =
+      target.macsPerCycle.count(::nnaccel::DType::MXINT8) && blocksFit(op, 32);
   if (isa<accel::ConvOp>(op)) {
     ladder.push_back(IntegerType::get(context, 8));
     if (hasMxint8)
