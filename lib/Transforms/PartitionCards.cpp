@@ -6,12 +6,16 @@
 // within the target's dram.bytes:
 //
 // * embedding tables (embedding_bag and row gathers of a constant table)
-//   are model-parallel: largest first, each to the card with the fewest
-//   bytes so far, which balances the tables' bytes across the cards, as
-//   Facebook's platform and ETH's cluster place tables by size;
+//   are model-parallel, balanced by bytes as Facebook's platform and ETH's
+//   cluster place tables by size: in program order in contiguous runs of
+//   about equal bytes per card (largest first to the least-filled card
+//   when a run does not fit);
 // * the other ops keep program order on one card at a time (the card with
 //   the most room when they start), so a dense chain crosses cards only
-//   where it must.
+//   where it must;
+// * a product summing over a concat of several cards' parts is split by
+//   card along its reduction (shardReductions), as ETH splits FC layers
+//   across nodes: only partial sums cross cards.
 //
 // A model that fits one card keeps the placement accel-assign-placement
 // gave it; so do ops whose card a user asked for. A model that does not fit
@@ -23,7 +27,9 @@
 #include "nnaccel/Transforms/Passes.h"
 
 #include "Accel/AccelOps.h"
+#include "Accel/ConstantUtils.h"
 #include "Accel/ElementTypes.h"
+#include "Accel/SplitRule.h"
 #include "NPU/NPUTarget.h"
 
 #include "nnaccel/ISA/Target.h"
@@ -149,24 +155,52 @@ struct AccelPartitionCardsPass
     auto fits = [&](int64_t card, const OpFootprint &fp) {
       return loads[card].bytes + loads[card].cost(fp) <= capacity;
     };
-    // Tables: largest first, each to the least-filled card it fits.
+    // Tables: in program order, in contiguous runs of about equal bytes per
+    // card (a model's pooled tables usually feed one concat in that order,
+    // so each card's parts stay one run, which shardReductions needs);
+    // when a run does not fit its card, largest first, each to the
+    // least-filled card it fits.
     SmallVector<OpFootprint *> tables;
+    uint64_t tableBytes = 0;
     for (OpFootprint &fp : ops)
-      if (fp.table && !fp.pinned)
+      if (fp.table && !fp.pinned) {
         tables.push_back(&fp);
-    llvm::stable_sort(tables, [&](OpFootprint *a, OpFootprint *b) {
-      return CardLoad().cost(*a) > CardLoad().cost(*b);
-    });
+        tableBytes += CardLoad().cost(fp);
+      }
+    SmallVector<CardLoad> contiguous(loads.begin(), loads.end());
+    bool contiguousFits = true;
+    uint64_t before = 0;
     for (OpFootprint *fp : tables) {
-      std::optional<int64_t> best;
-      for (int64_t card = 0; card < numCards; ++card)
-        if (fits(card, *fp) &&
-            (!best || loads[card].bytes < loads[*best].bytes))
-          best = card;
-      if (!best)
-        return reportTooLarge(func, ops, total, capacity, numCards, fp->op);
-      fp->card = *best;
-      loads[*best].add(*fp);
+      uint64_t bytes = CardLoad().cost(*fp);
+      // The card whose share holds the table's middle byte.
+      int64_t card = std::min<int64_t>(
+          numCards - 1, int64_t((before + bytes / 2) * uint64_t(numCards) /
+                                std::max<uint64_t>(tableBytes, 1)));
+      before += bytes;
+      if (contiguous[card].bytes + contiguous[card].cost(*fp) > capacity) {
+        contiguousFits = false;
+        break;
+      }
+      fp->card = card;
+      contiguous[card].add(*fp);
+    }
+    if (contiguousFits) {
+      loads = std::move(contiguous);
+    } else {
+      llvm::stable_sort(tables, [&](OpFootprint *a, OpFootprint *b) {
+        return CardLoad().cost(*a) > CardLoad().cost(*b);
+      });
+      for (OpFootprint *fp : tables) {
+        std::optional<int64_t> best;
+        for (int64_t card = 0; card < numCards; ++card)
+          if (fits(card, *fp) &&
+              (!best || loads[card].bytes < loads[*best].bytes))
+            best = card;
+        if (!best)
+          return reportTooLarge(func, ops, total, capacity, numCards, fp->op);
+        fp->card = *best;
+        loads[*best].add(*fp);
+      }
     }
     // The rest in program order: stay on the current card while it has
     // room, else move to the card with the most room.
@@ -202,7 +236,155 @@ struct AccelPartitionCardsPass
     }
     numCardsUsed = llvm::count_if(
         loads, [](const CardLoad &load) { return load.bytes > 0; });
+    shardReductions(func, loads, capacity);
     groupByCard(func.getBody().front());
+  }
+
+  /// Splits a product that sums over a concat of parts made on several
+  /// cards (a recommender's first dense layer over its pooled tables) by
+  /// its reduction rule: each card multiplies its own parts by their rows
+  /// of the weight, and the product's card adds the partial results. Only
+  /// the partials then cross cards (M x N values per card instead of every
+  /// part), and the parts never leave their card. Each run of consecutive
+  /// parts on one card becomes one piece, so the weight rows stay one
+  /// slice each; a product whose parts fragment into more runs than twice
+  /// the cards, or whose slices would not fit their cards, stays whole.
+  /// The sum's order differs from the whole product's (within f32
+  /// rounding).
+  void shardReductions(func::FuncOp func, MutableArrayRef<CardLoad> loads,
+                       uint64_t capacity) {
+    StringRef placementName = AccelDialect::getPlacementAttrName();
+    auto cardOf = [&](Operation *op) -> std::optional<int64_t> {
+      auto placement =
+          op ? op->getAttrOfType<PlacementAttr>(placementName) : nullptr;
+      if (!placement || placement.getCard() < 0)
+        return std::nullopt;
+      return placement.getCard();
+    };
+    MLIRContext *context = &getContext();
+    SmallVector<Operation *> candidates;
+    func.walk([&](SplitOpInterface op) { candidates.push_back(op); });
+    for (Operation *op : candidates) {
+      auto splittable = cast<SplitOpInterface>(op);
+      std::optional<int64_t> card = cardOf(op);
+      if (!card || op->getNumOperands() < 2 ||
+          op->hasAttr(AccelDialect::getHintAttrName()))
+        continue;
+      auto concat = op->getOperand(0).getDefiningOp<ConcatOp>();
+      if (!concat || !concat->hasOneUse())
+        continue;
+      SmallVector<SplitRule> rules = splittable.getSplitRules();
+      const SplitRule *rule = nullptr;
+      for (const SplitRule &candidate : rules)
+        if (candidate.reduction && !candidate.operandAxes.empty() &&
+            candidate.operandAxes[0] == int64_t(concat.getAxis()))
+          rule = &candidate;
+      if (!rule)
+        continue;
+      // Runs of consecutive parts made on one card, with their range
+      // along the summed axis.
+      struct Run {
+        int64_t card, begin, end;
+        SmallVector<Value> parts;
+      };
+      SmallVector<Run> runs;
+      int64_t offset = 0;
+      for (Value part : concat.getInputs()) {
+        int64_t extent =
+            cast<RankedTensorType>(part.getType()).getDimSize(concat.getAxis());
+        int64_t partCard = cardOf(part.getDefiningOp()).value_or(*card);
+        if (runs.empty() || runs.back().card != partCard)
+          runs.push_back({partCard, offset, offset, {}});
+        runs.back().end = offset + extent;
+        runs.back().parts.push_back(part);
+        offset += extent;
+      }
+      if (runs.size() < 2 || runs.size() > 2 * loads.size() ||
+          llvm::all_of(runs, [&](const Run &run) { return run.card == *card; }))
+        continue;
+      // The other operands' slices, before anything changes.
+      SmallVector<SmallVector<ElementsAttr>> slices(runs.size());
+      bool ok = true;
+      for (auto [index, run] : llvm::enumerate(runs)) {
+        uint64_t bytes = 0;
+        for (auto [position, operand, axis] :
+             llvm::enumerate(op->getOperands(), rule->operandAxes)) {
+          if (axis < 0 || position == 0) {
+            slices[index].push_back({});
+            continue;
+          }
+          auto constant = operand.getDefiningOp<ConstantOp>();
+          ElementsAttr sliced =
+              constant ? sliceConstantAlongAxis(constant.getValue(), axis,
+                                                run.begin, run.end)
+                       : ElementsAttr();
+          if (!sliced) {
+            ok = false;
+            break;
+          }
+          bytes += getDenseByteSize(sliced.getType());
+          slices[index].push_back(sliced);
+        }
+        bytes += getDenseByteSize(op->getResult(0).getType());
+        if (!ok ||
+            (run.card != *card && loads[run.card].bytes + bytes > capacity)) {
+          ok = false;
+          break;
+        }
+      }
+      if (!ok)
+        continue;
+
+      OpBuilder builder(op);
+      Location loc = op->getLoc();
+      auto placedOn = [&](int64_t c) {
+        return PlacementAttr::get(context, c, {}, {}, {});
+      };
+      SmallVector<Value> partials;
+      for (auto [index, run] : llvm::enumerate(runs)) {
+        Value input = run.parts.front();
+        if (run.parts.size() > 1) {
+          auto part = builder.create<ConcatOp>(
+              concat.getLoc(), run.parts,
+              builder.getI64IntegerAttr(concat.getAxis()));
+          part->setAttr(placementName, placedOn(run.card));
+          input = part.getResult();
+        }
+        SmallVector<Value> operands;
+        for (auto [position, operand, axis] :
+             llvm::enumerate(op->getOperands(), rule->operandAxes)) {
+          if (position == 0)
+            operands.push_back(input);
+          else if (axis == kFirstPieceOnly) {
+            if (index == 0)
+              operands.push_back(operand);
+          } else if (axis < 0)
+            operands.push_back(operand);
+          else
+            operands.push_back(
+                builder.create<ConstantOp>(loc, slices[index][position])
+                    .getResult());
+        }
+        Operation *piece = splittable.buildSplitPiece(
+            builder, *rule, operands, op->getResult(0).getType());
+        piece->setAttr(placementName, placedOn(run.card));
+        partials.push_back(piece->getResult(0));
+        if (run.card != *card)
+          loads[run.card].bytes +=
+              getDenseByteSize(piece->getResult(0).getType());
+      }
+      // The sum (and the op's activation) on the product's card.
+      Operation *last = op->getPrevNode();
+      Value joined = splittable.buildReductionJoin(builder, *rule, partials);
+      for (Operation *added = last->getNextNode(); added != op;
+           added = added->getNextNode())
+        if (!isa<ConstantOp>(added))
+          added->setAttr(placementName, placedOn(*card));
+      op->getResult(0).replaceAllUsesWith(joined);
+      op->erase();
+      concat->erase();
+      ++numShardedOps;
+    }
   }
 
   /// Reorders the block's ops (a topological order, as close to the
@@ -235,20 +417,22 @@ struct AccelPartitionCardsPass
         users[def].push_back(op);
     }
     // Ready ops by original position; take the first on the current card;
-    // when it has none, the first on a card none of whose ops wait for
-    // others (so a card whose later ops consume the others' results comes
+    // when it has none, the first on a card none of whose ops read another
+    // card's results (so a card that consumes the others' results comes
     // last, and its own early ops join those in one partition); else the
     // first of all.
     llvm::DenseMap<Operation *, unsigned> position;
     for (auto [index, op] : llvm::enumerate(work))
       position[op] = index;
     std::set<std::pair<unsigned, Operation *>> ready;
-    llvm::DenseMap<int64_t, unsigned> waiting; // per card: ops not ready
+    llvm::DenseSet<int64_t> consumers;
     for (Operation *op : work) {
       if (!pending[op])
         ready.insert({position[op], op});
-      else
-        ++waiting[cardOf(op)];
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && inWork.contains(def) && cardOf(def) != cardOf(op))
+          consumers.insert(cardOf(op));
     }
     std::optional<int64_t> current;
     Operation *terminator = block.getTerminator();
@@ -260,7 +444,7 @@ struct AccelPartitionCardsPass
         });
       if (pick == ready.end())
         pick = llvm::find_if(ready, [&](const auto &entry) {
-          return !waiting.lookup(cardOf(entry.second));
+          return !consumers.contains(cardOf(entry.second));
         });
       if (pick == ready.end())
         pick = ready.begin();
@@ -269,10 +453,8 @@ struct AccelPartitionCardsPass
       current = cardOf(op);
       op->moveBefore(terminator);
       for (Operation *user : users[op])
-        if (--pending[user] == 0) {
+        if (--pending[user] == 0)
           ready.insert({position[user], user});
-          --waiting[cardOf(user)];
-        }
     }
   }
 

@@ -9,9 +9,10 @@
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=FOUR
 // FOUR: error: accel-partition-cards: 4 cards asked for, the target 'tiny-dram-3x' has 3
 
-// 64 KiB of tables: largest first, each to the least-filled card; the
-// dense product goes to the roomiest card and the ops are regrouped so that
-// each card's ops are adjacent (one partition per card run).
+// 64 KiB of tables: in program order, in runs of about a third of their
+// bytes per card; the dense product goes to the roomiest card and the ops
+// are regrouped so that each card's ops are adjacent (one partition per
+// card run).
 // CHECK-LABEL: func.func @tables
 // CHECK:      accel.embedding_bag %cst, %arg0 {accel.placement = #accel.placement<card = 0>}
 // CHECK-NEXT: accel.embedding_bag %cst_0, %arg0 {accel.placement = #accel.placement<card = 1>}
@@ -51,13 +52,14 @@ func.func @fits(%ids: tensor<4x2xi64>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
 
 // -----
 
-// Ops whose card a hint names keep it and count first; a dense chain stays
-// on one card while it has room.
+// Ops whose card a hint names keep it and count first; the other table
+// takes the middle card's share; a dense chain stays on one card while it
+// has room.
 // CHECK-LABEL: func.func @chain
 // CHECK:      accel.embedding_bag %cst, %arg0 {accel.hint = #accel.hint<card = 2>, accel.placement = #accel.placement<card = 2>}
-// CHECK:      accel.embedding_bag %cst_0, %arg0 {accel.placement = #accel.placement<card = 0>}
-// CHECK:      accel.fully_connected %arg1, %cst_1 {accel.placement = #accel.placement<card = 1>}
-// CHECK-NEXT: accel.fully_connected %{{.*}}, %cst_1 {accel.placement = #accel.placement<card = 1>}
+// CHECK:      accel.embedding_bag %cst_0, %arg0 {accel.placement = #accel.placement<card = 1>}
+// CHECK:      accel.fully_connected %arg1, %cst_1 {accel.placement = #accel.placement<card = 0>}
+// CHECK-NEXT: accel.fully_connected %{{.*}}, %cst_1 {accel.placement = #accel.placement<card = 0>}
 func.func @chain(%ids: tensor<4x2xi64>, %x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
   %t0 = accel.constant dense<1.0> : tensor<768x16xf32>
   %t1 = accel.constant dense<2.0> : tensor<768x16xf32>
@@ -67,4 +69,31 @@ func.func @chain(%ids: tensor<4x2xi64>, %x: tensor<4x16xf32>) -> (tensor<4x16xf3
   %y0 = accel.fully_connected %x, %w : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
   %y1 = accel.fully_connected %y0, %w : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
   return %b0, %b1, %y1 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// A product over a concat of two cards' bags is split by its reduction:
+// each card multiplies its own bag by its rows of the weight (the bias with
+// the first), the product's card adds the partials and applies the ReLU.
+// CHECK-LABEL: func.func @sharded
+// CHECK-DAG:  %[[W0:.*]] = accel.constant dense<5.000000e-01> : tensor<16x8xf32>
+// CHECK-DAG:  %[[W1:.*]] = accel.constant dense<5.000000e-01> : tensor<16x8xf32>
+// CHECK:      %[[B0:.*]] = accel.embedding_bag %cst, %arg0 {accel.placement = #accel.placement<card = 0>}
+// CHECK-NEXT: %[[P0:.*]] = accel.fully_connected %[[B0]], %[[W0]], %cst_2 {accel.placement = #accel.placement<card = 0>}
+// CHECK-NEXT: %[[B1:.*]] = accel.embedding_bag %cst_0, %arg0 {accel.placement = #accel.placement<card = 2>}
+// CHECK-NEXT: %[[P1:.*]] = accel.fully_connected %[[B1]], %[[W1]] {accel.placement = #accel.placement<card = 2>}
+// CHECK-NEXT: %[[S:.*]] = accel.add %[[P0]], %[[P1]] {accel.placement = #accel.placement<card = 1>}
+// CHECK-NEXT: %[[R:.*]] = accel.relu %[[S]] {accel.placement = #accel.placement<card = 1>}
+// CHECK-NEXT: return %[[R]]
+func.func @sharded(%ids: tensor<4x2xi64>) -> tensor<4x8xf32> {
+  %t0 = accel.constant dense<1.0> : tensor<512x16xf32>
+  %t1 = accel.constant dense<2.0> : tensor<512x16xf32>
+  %w = accel.constant dense<0.5> : tensor<32x8xf32>
+  %b = accel.constant dense<0.25> : tensor<8xf32>
+  %b0 = accel.embedding_bag %t0, %ids : (tensor<512x16xf32>, tensor<4x2xi64>) -> tensor<4x16xf32>
+  %b1 = accel.embedding_bag %t1, %ids : (tensor<512x16xf32>, tensor<4x2xi64>) -> tensor<4x16xf32>
+  %c = accel.concat %b0, %b1 {axis = 1 : i64} : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x32xf32>
+  %y = accel.fully_connected %c, %w, %b {activation = #accel.act<relu>} : (tensor<4x32xf32>, tensor<32x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
 }

@@ -498,10 +498,14 @@ def AccelPartitionCards : Pass<"accel-partition-cards", "func::FuncOp"> {
     exceeds one card's `dram.bytes`, assigns them to up to `cards` cards
     (0: the target's card count) so that each card's footprint fits.
     Embedding tables (embedding_bag and gathers of a constant table) are
-    model-parallel: largest first, each to the least-filled card it fits
-    (balanced by bytes). The other ops stay in program order on one card
-    at a time (the roomiest when the current one is full), so dense chains
-    cross cards only where they must. The decision is each op's
+    model-parallel: in program order in contiguous runs of about equal
+    bytes per card (largest first to the least-filled card when a run does
+    not fit). The other ops stay in program order on one card at a time
+    (the roomiest when the current one is full), so dense chains cross
+    cards only where they must. A product whose reduction rule sums over a
+    concat of parts made on several cards is split by card: each card
+    multiplies its parts by their rows of the weight (sliced at compile
+    time) and the product's card adds the partial sums. The decision is each op's
     `#accel.placement<card = c>`; accel-outline-partitions then forms one
     partition per run of ops on a card. A model that fits one card, and
     ops whose card a user hint names, keep their placement. A model that
@@ -515,6 +519,8 @@ def AccelPartitionCards : Pass<"accel-partition-cards", "func::FuncOp"> {
   ];
   let statistics = [
     Statistic<"numMovedOps", "moved-ops", "Ops moved to another card">,
+    Statistic<"numShardedOps", "sharded-ops",
+              "Products summed over several cards' parts, split by card">,
     Statistic<"numCardsUsed", "cards-used", "Cards that hold card ops">
   ];
 }
