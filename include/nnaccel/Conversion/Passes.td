@@ -67,7 +67,8 @@ def AccelPlanCardTransfers
     from before the launch or, with `p2p` (default), from a partition of
     the same launch. Such a value goes card to card: the producer `send`s
     it at its end (after a barrier of its cores) and the consumer `recv`s
-    it at its start (before a barrier of its cores), on a channel of its
+    it before its first op that depends on it (then a barrier of its
+    cores), on a channel of its
     own, instead of the host reading it back and writing it again; the
     package then binds it to neither (unless the host needs it too).
     Records `accel.launch` on every card partition, `accel.sends` /

@@ -142,6 +142,34 @@ struct PartitionLowering {
   CoreSync sync;
   uint32_t barrierMask = 0;
   unsigned barriers = 0;
+  /// Operands another card sends (accel.receives): `recv`s core 0 issues
+  /// right before the first op that depends on any of them, so that the
+  /// partition's other work overlaps the wait; with several cores a
+  /// barrier then makes the others wait for the data too.
+  std::vector<::nnaccel::isa::Instruction> receives;
+  llvm::DenseSet<Operation *> needsReceived;
+  Location receiveLoc = UnknownLoc();
+
+  /// Emits the pending receives if `op` depends on a received operand.
+  void receiveBefore(Operation *op) {
+    if (receives.empty() || !needsReceived.contains(op))
+      return;
+    CoreProgram &first = cores.begin()->second;
+    for (const ::nnaccel::isa::Instruction &recv : receives) {
+      first.emitter.emit(recv);
+      first.locations.push_back(receiveLoc);
+    }
+    receives.clear();
+    if (cores.size() > 1) {
+      for (auto &[index, program] : cores) {
+        program.emitter.emit(
+            ::nnaccel::isa::build::Barrier().id(0).mask(barrierMask));
+        program.locations.push_back(receiveLoc);
+      }
+      sync.barrier();
+      ++barriers;
+    }
+  }
   /// Barrier id of each mask: 0 for all the partition's cores, then one per
   /// subset a multi-core kernel synchronises.
   std::map<uint32_t, uint32_t> barrierIds;
@@ -270,6 +298,7 @@ public:
     if (!op->hasAttr(AccelDialect::getInPlaceAttrName())) {
       SmallVector<uint32_t, 4> opCores =
           npu_lowering::getKernelCores(op, lowering.target);
+      lowering.receiveBefore(op);
       lowering.synchronize(kernel, opCores);
       npu_lowering::KernelCores kernelCores;
       SmallVector<size_t, 4> before;
@@ -490,30 +519,33 @@ struct AccelLowerToNPUPass
     }
     lowering.getBarrierId(lowering.barrierMask); // id 0
     // Operands another card sends (accel-plan-card-transfers): received
-    // into their DRAM by core 0 before anything reads them; with several
-    // cores, a barrier makes the others wait for them too.
+    // into their DRAM by core 0 before the first op that depends on them
+    // (PartitionLowering::receiveBefore).
     if (auto receives = partition->getAttrOfType<DenseI64ArrayAttr>(
             AccelDialect::getReceivesAttrName());
         receives && !receives.empty()) {
       ArrayRef<int64_t> inputAddresses = *partition.getInputAddresses();
-      CoreProgram &first = lowering.cores.begin()->second;
+      llvm::DenseSet<Value> received;
       for (int64_t i = 0; i < receives.size(); i += 3) {
         Value operand = partition.getInputs()[receives[i]];
-        first.emitter.emit(
+        received.insert(body.getArgument(receives[i]));
+        lowering.receives.push_back(
             ::nnaccel::isa::build::Recv()
                 .dst(::nnaccel::isa::MemRef{
                     Space::Dram, uint64_t(inputAddresses[receives[i]])})
                 .bytes(getDenseByteSize(operand.getType()))
                 .peer(receives[i + 1])
                 .chan(receives[i + 2]));
-        first.locations.push_back(partition.getLoc());
       }
-      if (lowering.cores.size() > 1)
-        for (auto &[index, program] : lowering.cores) {
-          program.emitter.emit(::nnaccel::isa::build::Barrier().id(0).mask(
-              lowering.barrierMask));
-          program.locations.push_back(partition.getLoc());
-        }
+      lowering.receiveLoc = partition.getLoc();
+      // Ops that read a received value, directly or through others.
+      for (Operation &op : body)
+        if (llvm::any_of(op.getOperands(), [&](Value operand) {
+              Operation *def = operand.getDefiningOp();
+              return received.contains(operand) ||
+                     (def && lowering.needsReceived.contains(def));
+            }))
+          lowering.needsReceived.insert(&op);
     }
     RewritePatternSet patterns(context);
     patterns.add<KernelPattern>(lowering, context);
@@ -525,6 +557,13 @@ struct AccelLowerToNPUPass
                                       std::move(patterns))))
       return failure();
 
+    // Received values nothing read (a result passed through): receive them
+    // at the end all the same, so that every send is matched.
+    if (!lowering.receives.empty()) {
+      for (Operation &op : body)
+        lowering.needsReceived.insert(&op);
+      lowering.receiveBefore(&body.back());
+    }
     // Results this partition sends to another card of its launch: after
     // every core has written them (a barrier), core 0 sends them.
     if (auto sends = partition->getAttrOfType<DenseI64ArrayAttr>(

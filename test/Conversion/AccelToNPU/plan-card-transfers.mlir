@@ -54,3 +54,18 @@ func.func @breaks(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
   %e = accel.relu %d {accel.placement = #accel.placement<card = 1>} : tensor<4x16xf32>
   return %e : tensor<4x16xf32>
 }
+
+// -----
+
+// The consumer's own work comes before the `recv`: only the first op that
+// reads the received value waits for it.
+// LOWER-LABEL: npu.program @overlap_p1_card1_core0
+// LOWER-NEXT: npu.dma.ld vrf[{{.*}}], dram[0x0]
+// LOWER: npu.recv dram[[[A:0x[0-9a-f]+]]] bytes = 256{{$}}
+// LOWER: npu.dma.ld vrf[{{.*}}], dram[[[A]]]
+func.func @overlap(%x: tensor<4x16xf32>, %y: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %a = accel.relu %x {accel.placement = #accel.placement<card = 0>} : tensor<4x16xf32>
+  %b = accel.relu %y {accel.placement = #accel.placement<card = 1>} : tensor<4x16xf32>
+  %c = accel.add %a, %b {accel.placement = #accel.placement<card = 1>} : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %c : tensor<4x16xf32>
+}
