@@ -12,7 +12,8 @@
 //   when a run does not fit);
 // * the other ops keep program order on one card at a time (the card with
 //   the most room when they start), so a dense chain crosses cards only
-//   where it must;
+//   where it must; an op filling more than half a card is first cut along
+//   its output columns into pieces (shardOversized);
 // * a product summing over a concat of several cards' parts is split by
 //   card along its reduction (shardReductions), as ETH splits FC layers
 //   across nodes: only partial sums cross cards.
@@ -37,6 +38,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <set>
 
@@ -115,37 +117,44 @@ struct AccelPartitionCardsPass
 
     // The card ops, in program order.
     SmallVector<OpFootprint> ops;
-    llvm::DenseSet<Operation *> allConstants;
     uint64_t total = 0;
-    for (Operation &op : func.getBody().front()) {
-      auto placement = op.getAttrOfType<PlacementAttr>(placementName);
-      if (isa<ConstantOp>(op) || !placement || placement.getCard() < 0)
-        continue;
-      OpFootprint fp;
-      fp.op = &op;
-      fp.card = placement.getCard();
-      if (auto hint =
-              op.getAttrOfType<HintAttr>(AccelDialect::getHintAttrName()))
-        fp.pinned = hint.getCard().has_value();
-      fp.table = isTableLookup(&op);
-      for (Value operand : op.getOperands())
-        if (auto constant = operand.getDefiningOp<ConstantOp>())
-          if (!llvm::is_contained(fp.constants, constant)) {
-            fp.constants.push_back(constant);
-            if (allConstants.insert(constant).second)
-              total += getDenseByteSize(constant.getType());
-          }
-      for (Type type : op.getResultTypes())
-        fp.activationBytes += getDenseByteSize(type);
-      total += fp.activationBytes;
-      ops.push_back(std::move(fp));
-    }
+    auto collect = [&]() {
+      ops.clear();
+      total = 0;
+      llvm::DenseSet<Operation *> allConstants;
+      for (Operation &op : func.getBody().front()) {
+        auto placement = op.getAttrOfType<PlacementAttr>(placementName);
+        if (isa<ConstantOp>(op) || !placement || placement.getCard() < 0)
+          continue;
+        OpFootprint fp;
+        fp.op = &op;
+        fp.card = placement.getCard();
+        if (auto hint =
+                op.getAttrOfType<HintAttr>(AccelDialect::getHintAttrName()))
+          fp.pinned = hint.getCard().has_value();
+        fp.table = isTableLookup(&op);
+        for (Value operand : op.getOperands())
+          if (auto constant = operand.getDefiningOp<ConstantOp>())
+            if (!llvm::is_contained(fp.constants, constant)) {
+              fp.constants.push_back(constant);
+              if (allConstants.insert(constant).second)
+                total += getDenseByteSize(constant.getType());
+            }
+        for (Type type : op.getResultTypes())
+          fp.activationBytes += getDenseByteSize(type);
+        total += fp.activationBytes;
+        ops.push_back(std::move(fp));
+      }
+    };
+    collect();
     if (ops.empty() || total <= capacity) {
       numCardsUsed = ops.empty() ? 0 : 1;
       return;
     }
     if (numCards < 2)
       return reportTooLarge(func, ops, total, capacity, numCards);
+    if (shardOversized(ops, capacity))
+      collect();
 
     SmallVector<CardLoad> loads(numCards);
     // Ops on the card the user asked for go first.
@@ -238,6 +247,140 @@ struct AccelPartitionCardsPass
         loads, [](const CardLoad &load) { return load.bytes > 0; });
     shardReductions(func, loads, capacity);
     groupByCard(func.getBody().front());
+  }
+
+  /// Erases `op` and the constants only it read (their slices replace
+  /// them).
+  static void eraseWithDeadConstants(Operation *op) {
+    llvm::SmallSetVector<Operation *, 4> constants;
+    for (Value operand : op->getOperands())
+      if (auto constant = operand.getDefiningOp<ConstantOp>())
+        constants.insert(constant);
+    op->erase();
+    for (Operation *constant : constants)
+      if (constant->use_empty())
+        constant->erase();
+  }
+
+  /// Splits an op that would fill more than half a card (weights and
+  /// result) along its model-parallel split rule (a fully_connected's or
+  /// conv's output columns or channels) into pieces of at most half a card,
+  /// re-joined by a concat: the row-block split Intel uses to spread FC
+  /// layers over FPGAs, so that a weight larger than a card still places.
+  /// The pieces are placed like any other op afterwards. Ops a hint pins
+  /// stay whole. Returns true when it split any.
+  bool shardOversized(ArrayRef<OpFootprint> ops, uint64_t capacity) {
+    StringRef placementName = AccelDialect::getPlacementAttrName();
+    const uint64_t limit = capacity / 2;
+    bool changed = false;
+    for (const OpFootprint &fp : ops) {
+      auto splittable = dyn_cast<SplitOpInterface>(fp.op);
+      if (!splittable || fp.pinned || fp.op->getNumResults() != 1)
+        continue;
+      uint64_t bytes = fp.activationBytes;
+      for (ConstantOp constant : fp.constants)
+        bytes += getDenseByteSize(constant.getType());
+      if (bytes <= limit)
+        continue;
+      // The model-parallel rule that cuts a constant operand.
+      SmallVector<SplitRule> rules = splittable.getSplitRules();
+      const SplitRule *rule = nullptr;
+      for (const SplitRule &candidate : rules)
+        if (!candidate.reduction &&
+            candidate.kind == SplitKind::ModelParallel &&
+            candidate.resultAxis >= 0 &&
+            llvm::any_of(llvm::zip(fp.op->getOperands(), candidate.operandAxes),
+                         [](auto entry) {
+                           return std::get<1>(entry) >= 0 &&
+                                  std::get<0>(entry)
+                                      .template getDefiningOp<ConstantOp>();
+                         })) {
+          rule = &candidate;
+          break;
+        }
+      if (!rule)
+        continue;
+      auto resultType = cast<RankedTensorType>(fp.op->getResult(0).getType());
+      int64_t extent = resultType.getDimSize(rule->resultAxis);
+      int64_t pieces = int64_t((bytes + limit - 1) / limit);
+      // Whole native tiles where the extent allows it.
+      int64_t unit = std::max<int64_t>(rule->alignment, 1);
+      if (extent >= 64 * pieces && 64 % unit == 0)
+        unit = 64;
+      int64_t units = extent / unit;
+      if (pieces < 2 || units < pieces)
+        continue;
+      SmallVector<int64_t> bounds{0};
+      for (int64_t i = 0; i < pieces; ++i)
+        bounds.push_back(bounds.back() +
+                         (units / pieces + (i < units % pieces ? 1 : 0)) *
+                             unit);
+      bounds.back() = extent;
+      // Slice every cut constant first: a constant that cannot be sliced
+      // leaves the op whole.
+      SmallVector<SmallVector<ElementsAttr>> slices(pieces);
+      bool ok = true;
+      for (int64_t i = 0; i < pieces && ok; ++i)
+        for (auto [operand, axis] :
+             llvm::zip(fp.op->getOperands(), rule->operandAxes)) {
+          auto constant = operand.getDefiningOp<ConstantOp>();
+          if (axis < 0 || !constant) {
+            slices[i].push_back({});
+            continue;
+          }
+          ElementsAttr sliced = sliceConstantAlongAxis(
+              constant.getValue(), axis, bounds[i], bounds[i + 1]);
+          ok = bool(sliced);
+          slices[i].push_back(sliced);
+          if (!ok)
+            break;
+        }
+      if (!ok)
+        continue;
+      Operation *op = fp.op;
+      Attribute placement = op->getAttr(placementName);
+      OpBuilder builder(op);
+      Location loc = op->getLoc();
+      SmallVector<Value> results;
+      for (int64_t i = 0; i < pieces; ++i) {
+        SmallVector<Value> operands;
+        for (auto [position, operand, axis] :
+             llvm::enumerate(op->getOperands(), rule->operandAxes)) {
+          if (axis < 0) {
+            operands.push_back(operand);
+          } else if (slices[i][position]) {
+            operands.push_back(
+                builder.create<ConstantOp>(loc, slices[i][position])
+                    .getResult());
+          } else {
+            auto type = cast<RankedTensorType>(operand.getType());
+            SmallVector<int64_t> starts(type.getRank(), 0),
+                ends(type.getShape()), steps(type.getRank(), 1);
+            starts[axis] = bounds[i];
+            ends[axis] = bounds[i + 1];
+            auto slice =
+                builder.create<SliceOp>(loc, operand, starts, ends, steps);
+            slice->setAttr(placementName, placement);
+            operands.push_back(slice.getResult());
+          }
+        }
+        SmallVector<int64_t> shape(resultType.getShape());
+        shape[rule->resultAxis] = bounds[i + 1] - bounds[i];
+        Operation *piece = splittable.buildSplitPiece(
+            builder, *rule, operands,
+            RankedTensorType::get(shape, resultType.getElementType()));
+        piece->setAttr(placementName, placement);
+        results.push_back(piece->getResult(0));
+      }
+      auto concat = builder.create<ConcatOp>(
+          loc, results, builder.getI64IntegerAttr(rule->resultAxis));
+      concat->setAttr(placementName, placement);
+      op->getResult(0).replaceAllUsesWith(concat.getResult());
+      eraseWithDeadConstants(op);
+      ++numShardedOps;
+      changed = true;
+    }
+    return changed;
   }
 
   /// Splits a product that sums over a concat of parts made on several
@@ -381,7 +524,7 @@ struct AccelPartitionCardsPass
         if (!isa<ConstantOp>(added))
           added->setAttr(placementName, placedOn(*card));
       op->getResult(0).replaceAllUsesWith(joined);
-      op->erase();
+      eraseWithDeadConstants(op);
       concat->erase();
       ++numShardedOps;
     }

@@ -77,10 +77,12 @@ func.func @chain(%ids: tensor<4x2xi64>, %x: tensor<4x16xf32>) -> (tensor<4x16xf3
 // each card multiplies its own bag by its rows of the weight (the bias with
 // the first), the product's card adds the partials and applies the ReLU.
 // CHECK-LABEL: func.func @sharded
-// CHECK-DAG:  %[[W0:.*]] = accel.constant dense<5.000000e-01> : tensor<16x8xf32>
-// CHECK-DAG:  %[[W1:.*]] = accel.constant dense<5.000000e-01> : tensor<16x8xf32>
+// CHECK-NOT:  tensor<32x8xf32>
+// CHECK:      %[[BIAS:.*]] = accel.constant dense<2.500000e-01> : tensor<8xf32>
+// CHECK-NEXT: %[[W0:.*]] = accel.constant dense<5.000000e-01> : tensor<16x8xf32>
+// CHECK-NEXT: %[[W1:.*]] = accel.constant dense<5.000000e-01> : tensor<16x8xf32>
 // CHECK:      %[[B0:.*]] = accel.embedding_bag %cst, %arg0 {accel.placement = #accel.placement<card = 0>}
-// CHECK-NEXT: %[[P0:.*]] = accel.fully_connected %[[B0]], %[[W0]], %cst_2 {accel.placement = #accel.placement<card = 0>}
+// CHECK-NEXT: %[[P0:.*]] = accel.fully_connected %[[B0]], %[[W0]], %[[BIAS]] {accel.placement = #accel.placement<card = 0>}
 // CHECK-NEXT: %[[B1:.*]] = accel.embedding_bag %cst_0, %arg0 {accel.placement = #accel.placement<card = 2>}
 // CHECK-NEXT: %[[P1:.*]] = accel.fully_connected %[[B1]], %[[W1]] {accel.placement = #accel.placement<card = 2>}
 // CHECK-NEXT: %[[S:.*]] = accel.add %[[P0]], %[[P1]] {accel.placement = #accel.placement<card = 1>}
@@ -96,4 +98,22 @@ func.func @sharded(%ids: tensor<4x2xi64>) -> tensor<4x8xf32> {
   %c = accel.concat %b0, %b1 {axis = 1 : i64} : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x32xf32>
   %y = accel.fully_connected %c, %w, %b {activation = #accel.act<relu>} : (tensor<4x32xf32>, tensor<32x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// A product of more than half a card (64 KiB of weight on 64 KiB cards) is
+// cut along its output columns into pieces of at most half a card (whole
+// 64-column tiles), re-joined by a concat, and the pieces placed like any
+// other ops; the whole weight is gone.
+// CHECK-LABEL: func.func @oversized
+// CHECK-NOT:  tensor<64x256xf32> =
+// CHECK:      accel.fully_connected %arg0, %{{.*}} {accel.placement = #accel.placement<card = 0>} : (tensor<4x64xf32>, tensor<64x128xf32>) -> tensor<4x128xf32>
+// CHECK-NEXT: accel.fully_connected %arg0, %{{.*}} {accel.placement = #accel.placement<card = 0>} : (tensor<4x64xf32>, tensor<64x64xf32>) -> tensor<4x64xf32>
+// CHECK-NEXT: accel.fully_connected %arg0, %{{.*}} {accel.placement = #accel.placement<card = 1>} : (tensor<4x64xf32>, tensor<64x64xf32>) -> tensor<4x64xf32>
+// CHECK-NEXT: accel.concat %{{.*}}, %{{.*}}, %{{.*}} {accel.placement = #accel.placement<card = 1>, axis = 1 : i64}
+func.func @oversized(%x: tensor<4x64xf32>) -> tensor<4x256xf32> {
+  %w = accel.constant dense<0.5> : tensor<64x256xf32>
+  %y = accel.fully_connected %x, %w : (tensor<4x64xf32>, tensor<64x256xf32>) -> tensor<4x256xf32>
+  return %y : tensor<4x256xf32>
 }

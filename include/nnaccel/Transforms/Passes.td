@@ -505,7 +505,10 @@ def AccelPartitionCards : Pass<"accel-partition-cards", "func::FuncOp"> {
     cards only where they must. A product whose reduction rule sums over a
     concat of parts made on several cards is split by card: each card
     multiplies its parts by their rows of the weight (sliced at compile
-    time) and the product's card adds the partial sums. The decision is each op's
+    time) and the product's card adds the partial sums. An op filling more
+    than half a card is first cut along its model-parallel rule (output
+    columns or filters) into pieces of at most half a card, re-joined by a
+    concat, so that a weight larger than a card still places. The decision is each op's
     `#accel.placement<card = c>`; accel-outline-partitions then forms one
     partition per run of ops on a card. A model that fits one card, and
     ops whose card a user hint names, keep their placement. A model that
