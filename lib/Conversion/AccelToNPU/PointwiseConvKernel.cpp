@@ -88,6 +88,29 @@ int64_t subsampleChannels(const TargetDesc &target, const PointwiseSpec &spec) {
   return channels;
 }
 
+/// A strided conv's input `x` subsampled into SHARED at spec.shared: every
+/// sw-th element of every sh-th row, one element per DMA row, densely (the
+/// X^T tile loads need a DMA source; gathering the odd elements straight
+/// from DRAM would start at unaligned addresses). The ld queue runs in
+/// order, so the next image's subsampling waits for this image's tile
+/// loads by itself.
+void subsampleIntoShared(ProgramEmitter &emitter, const TargetDesc &target,
+                         const PointwiseSpec &spec, uint64_t x) {
+  const int64_t chunk = subsampleChannels(target, spec);
+  for (int64_t c0 = 0; c0 < spec.c; c0 += chunk) {
+    int64_t cc = std::min(chunk, spec.c - c0);
+    DmaLoad load;
+    load.dst = {Space::Shared, spec.shared + uint64_t(c0 * spec.hw * kF32)};
+    load.src = {Space::Dram, x + uint64_t(c0 * spec.h * spec.w * kF32)};
+    load.x = 1;
+    load.y = spec.wo;
+    load.z = cc * spec.ho;
+    load.sy = spec.sw * kF32;
+    load.sz = spec.sh * spec.w * kF32;
+    emitLoad(emitter, load);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Block-float weights
 //===----------------------------------------------------------------------===//
@@ -423,21 +446,7 @@ void emitBlockPointwiseCore(ProgramEmitter &emitter, const TargetDesc &target,
     uint64_t y = spec.output + uint64_t(image * f * hw * kF32);
     Space xSpace = Space::Dram;
     if (spec.strided()) {
-      // As the f32 kernel: every sw-th element of every sh-th row, densely
-      // into SHARED, read from there.
-      const int64_t chunk = subsampleChannels(target, spec);
-      for (int64_t c0 = 0; c0 < c; c0 += chunk) {
-        int64_t cc = std::min(chunk, c - c0);
-        DmaLoad load;
-        load.dst = {Space::Shared, spec.shared + uint64_t(c0 * hw * kF32)};
-        load.src = {Space::Dram, x + uint64_t(c0 * spec.h * spec.w * kF32)};
-        load.x = 1;
-        load.y = spec.wo;
-        load.z = cc * spec.ho;
-        load.sy = spec.sw * kF32;
-        load.sz = spec.sh * spec.w * kF32;
-        emitLoad(emitter, load);
-      }
+      subsampleIntoShared(emitter, target, spec, x);
       x = spec.shared;
       xSpace = Space::Shared;
     }
@@ -622,24 +631,7 @@ void emitPointwise(ProgramEmitter &emitter, const TargetDesc &target,
     uint64_t y = spec.output + uint64_t(image * f * hw * kF32);
     Space xSpace = Space::Dram;
     if (spec.strided()) {
-      // Every sw-th element of every sh-th row, one element per DMA row,
-      // densely into SHARED (the X^T tile loads below need a DMA source;
-      // gathering the odd elements straight from DRAM would start at
-      // unaligned addresses). The ld queue runs in order, so the next
-      // image's subsampling waits for this image's tile loads by itself.
-      const int64_t chunk = subsampleChannels(target, spec);
-      for (int64_t c0 = 0; c0 < c; c0 += chunk) {
-        int64_t cc = std::min(chunk, c - c0);
-        DmaLoad load;
-        load.dst = {Space::Shared, spec.shared + uint64_t(c0 * hw * kF32)};
-        load.src = {Space::Dram, x + uint64_t(c0 * spec.h * spec.w * kF32)};
-        load.x = 1;
-        load.y = spec.wo;
-        load.z = cc * spec.ho;
-        load.sy = spec.sw * kF32;
-        load.sz = spec.sh * spec.w * kF32;
-        emitLoad(emitter, load);
-      }
+      subsampleIntoShared(emitter, target, spec, x);
       x = spec.shared;
       xSpace = Space::Shared;
     }
