@@ -150,6 +150,18 @@ struct PartitionLowering {
   llvm::DenseSet<Operation *> needsReceived;
   Location receiveLoc = UnknownLoc();
 
+  /// A barrier of all the partition's cores (id 0), attributed to `loc`.
+  void barrierAllCores(Location loc) {
+    uint32_t id = getBarrierId(barrierMask);
+    for (auto &[index, program] : cores) {
+      program.emitter.emit(
+          ::nnaccel::isa::build::Barrier().id(id).mask(barrierMask));
+      program.locations.push_back(loc);
+    }
+    sync.barrier();
+    ++barriers;
+  }
+
   /// Emits the pending receives if `op` depends on a received operand.
   void receiveBefore(Operation *op) {
     if (receives.empty() || !needsReceived.contains(op))
@@ -160,15 +172,8 @@ struct PartitionLowering {
       first.locations.push_back(receiveLoc);
     }
     receives.clear();
-    if (cores.size() > 1) {
-      for (auto &[index, program] : cores) {
-        program.emitter.emit(
-            ::nnaccel::isa::build::Barrier().id(0).mask(barrierMask));
-        program.locations.push_back(receiveLoc);
-      }
-      sync.barrier();
-      ++barriers;
-    }
+    if (cores.size() > 1)
+      barrierAllCores(receiveLoc);
   }
   /// Barrier id of each mask: 0 for all the partition's cores, then one per
   /// subset a multi-core kernel synchronises.
@@ -268,14 +273,7 @@ struct PartitionLowering {
                !mine.needsBarrier(nextCores, nextAccesses);
     }
     if (needed) {
-      uint32_t id = getBarrierId(barrierMask);
-      for (auto &[index, program] : cores) {
-        program.emitter.emit(
-            ::nnaccel::isa::build::Barrier().id(id).mask(barrierMask));
-        program.locations.push_back(op->getLoc());
-      }
-      sync.barrier();
-      ++barriers;
+      barrierAllCores(op->getLoc());
     }
     sync.record(opCores, accesses);
   }
@@ -570,11 +568,7 @@ struct AccelLowerToNPUPass
             AccelDialect::getSendsAttrName());
         sends && !sends.empty()) {
       if (lowering.cores.size() > 1)
-        for (auto &[index, program] : lowering.cores) {
-          program.emitter.emit(::nnaccel::isa::build::Barrier().id(0).mask(
-              lowering.barrierMask));
-          program.locations.push_back(partition.getLoc());
-        }
+        lowering.barrierAllCores(partition.getLoc());
       ArrayRef<int64_t> outputAddresses = *partition.getOutputAddresses();
       CoreProgram &first = lowering.cores.begin()->second;
       for (int64_t i = 0; i < sends.size(); i += 3) {
