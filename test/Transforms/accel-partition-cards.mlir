@@ -9,8 +9,8 @@
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=FOUR
 // FOUR: error: accel-partition-cards: 4 cards asked for, the target 'tiny-dram-3x' has 3
 
-// 64 KiB of tables: in program order, in runs of about a third of their
-// bytes per card; the dense product goes to the roomiest card and the ops
+// 64 KiB of tables, equally used: in program order, in runs of about a
+// third of their lookup traffic per card; the dense product goes to the roomiest card and the ops
 // are regrouped so that each card's ops are adjacent (one partition per
 // card run).
 // CHECK-LABEL: func.func @tables
@@ -116,4 +116,27 @@ func.func @oversized(%x: tensor<4x64xf32>) -> tensor<4x256xf32> {
   %w = accel.constant dense<0.5> : tensor<64x256xf32>
   %y = accel.fully_connected %x, %w : (tensor<4x64xf32>, tensor<64x256xf32>) -> tensor<4x256xf32>
   return %y : tensor<4x256xf32>
+}
+
+// -----
+
+// Tables balance the rows they gather per run (indices x row bytes), not
+// their size: the two hot tables (512 lookups each) go to different cards,
+// the cold ones (8 each) join the second; a split by bytes would have put
+// both hot tables on one card.
+// CHECK-LABEL: func.func @lookups
+// CHECK:      accel.embedding_bag %cst, %arg0 {accel.placement = #accel.placement<card = 0>}
+// CHECK-NEXT: accel.embedding_bag %cst_0, %arg0 {accel.placement = #accel.placement<card = 2>}
+// CHECK-NEXT: accel.embedding_bag %cst_1, %arg1 {accel.placement = #accel.placement<card = 2>}
+// CHECK-NEXT: accel.embedding_bag %cst_2, %arg1 {accel.placement = #accel.placement<card = 2>}
+func.func @lookups(%hot: tensor<64x8xi64>, %cold: tensor<4x2xi64>) -> (tensor<64x16xf32>, tensor<64x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
+  %t0 = accel.constant dense<1.0> : tensor<256x16xf32>
+  %t1 = accel.constant dense<2.0> : tensor<256x16xf32>
+  %t2 = accel.constant dense<3.0> : tensor<256x16xf32>
+  %t3 = accel.constant dense<4.0> : tensor<256x16xf32>
+  %b0 = accel.embedding_bag %t0, %hot : (tensor<256x16xf32>, tensor<64x8xi64>) -> tensor<64x16xf32>
+  %b1 = accel.embedding_bag %t1, %hot : (tensor<256x16xf32>, tensor<64x8xi64>) -> tensor<64x16xf32>
+  %b2 = accel.embedding_bag %t2, %cold : (tensor<256x16xf32>, tensor<4x2xi64>) -> tensor<4x16xf32>
+  %b3 = accel.embedding_bag %t3, %cold : (tensor<256x16xf32>, tensor<4x2xi64>) -> tensor<4x16xf32>
+  return %b0, %b1, %b2, %b3 : tensor<64x16xf32>, tensor<64x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
 }

@@ -499,8 +499,8 @@ def AccelPartitionCards : Pass<"accel-partition-cards", "func::FuncOp"> {
     (0: the target's card count) so that each card's footprint fits.
     Embedding tables (embedding_bag and gathers of a constant table) are
     model-parallel: in program order in contiguous runs of about equal
-    bytes per card (largest first to the least-filled card when a run does
-    not fit). The other ops stay in program order on one card at a time
+    lookup traffic per card (index count x row bytes), else of equal bytes
+    (largest first to the least-filled card when neither fits). The other ops stay in program order on one card at a time
     (the roomiest when the current one is full), so dense chains cross
     cards only where they must. A product whose reduction rule sums over a
     concat of parts made on several cards is split by card: each card
