@@ -176,6 +176,14 @@ struct AccelPartitionCardsPass
     auto fits = [&](int64_t card, const OpFootprint &fp) {
       return loads[card].bytes + loads[card].cost(fp) <= capacity;
     };
+    // The least-filled card `fp` fits, if any.
+    auto roomiest = [&](const OpFootprint &fp) -> std::optional<int64_t> {
+      std::optional<int64_t> best;
+      for (int64_t card = 0; card < numCards; ++card)
+        if (fits(card, fp) && (!best || loads[card].bytes < loads[*best].bytes))
+          best = card;
+      return best;
+    };
     // Tables: in program order, in contiguous runs of about equal lookup
     // traffic per card (a model's pooled tables usually feed one concat in
     // that order, so each card's parts stay one run, which shardReductions
@@ -221,11 +229,7 @@ struct AccelPartitionCardsPass
         return CardLoad().cost(*a) > CardLoad().cost(*b);
       });
       for (OpFootprint *fp : tables) {
-        std::optional<int64_t> best;
-        for (int64_t card = 0; card < numCards; ++card)
-          if (fits(card, *fp) &&
-              (!best || loads[card].bytes < loads[*best].bytes))
-            best = card;
+        std::optional<int64_t> best = roomiest(*fp);
         if (!best)
           return reportTooLarge(func, ops, total, capacity, numCards, fp->op);
         fp->card = *best;
@@ -234,13 +238,6 @@ struct AccelPartitionCardsPass
     }
     // The rest in program order: stay on the current card while it has
     // room, else move to the card with the most room.
-    auto roomiest = [&](const OpFootprint &fp) -> std::optional<int64_t> {
-      std::optional<int64_t> best;
-      for (int64_t card = 0; card < numCards; ++card)
-        if (fits(card, fp) && (!best || loads[card].bytes < loads[*best].bytes))
-          best = card;
-      return best;
-    };
     std::optional<int64_t> current;
     for (OpFootprint &fp : ops) {
       if (fp.table || fp.pinned)
