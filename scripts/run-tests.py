@@ -3,8 +3,11 @@
 
 Suites: lit (FileCheck tests) and ctest (Catch2 unit tests) in the full
 build, and ctest in the runtime-only build (NNACCEL_BUILD_COMPILER=OFF),
-which proves the runtime half needs no LLVM/MLIR. Each suite writes JUnit
-XML that this script sums, so the total is exact rather than scraped.
+which proves the runtime half needs no LLVM/MLIR, and the downstream suite
+(scripts/test-downstream.py): the full build installed into a staging
+prefix and used by examples/downstream through find_package(NNAccel). Each
+suite writes JUnit XML that this script sums, so the total is exact rather
+than scraped.
 """
 import argparse
 import os
@@ -66,6 +69,16 @@ def main():
             f"ctest ({build})",
             ["ctest", "--test-dir", build, "-j", jobs, "--output-on-failure",
              "--output-junit", xml], xml))
+
+    # The downstream project compiles models, so it needs the full build.
+    if os.path.exists(os.path.join(args.build, "bin", "nnaccel-compile")):
+        xml = os.path.abspath(os.path.join(args.build,
+                                           "downstream-results.xml"))
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                              "test-downstream.py")
+        suites.append(run_suite(
+            "downstream", [sys.executable, script, "--build", args.build,
+                           "--junit", xml], xml))
 
     passed = sum(s[0] for s in suites)
     failed = sum(s[1] for s in suites)
