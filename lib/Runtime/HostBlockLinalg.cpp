@@ -87,18 +87,30 @@ struct UnpackedBlockRows {
   }
 };
 
+/// A block-float product's operands: a block weight (operand 1), a float
+/// input (operand 0) and, if given, a bias (operand 2) of the input's type.
+Status checkBlockOperands(KernelContext &ctx, const char *weightRole,
+                          const char *inputRole) {
+  const Tensor *x = ctx.input(0), *w = ctx.input(1), *bias = ctx.input(2);
+  const DType dtype = x->getDType(), wt = w->getDType();
+  if (wt != DType::MSFP8 && wt != DType::MSFP9 && !emulator::isMx(wt))
+    return ctx.unsupported(wt, weightRole);
+  if (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::BF16)
+    return ctx.unsupported(dtype, inputRole);
+  if (bias)
+    return requireFloat(ctx, bias, dtype, "bias");
+  return Status::success();
+}
+
 } // namespace
 
 Status blockFullyConnectedKernel(KernelContext &ctx) {
   const Tensor *x = ctx.input(0), *w = ctx.input(1), *bias = ctx.input(2);
   const DType dtype = x->getDType(), wt = w->getDType();
-  if (wt != DType::MSFP8 && wt != DType::MSFP9 && !emulator::isMx(wt))
-    return ctx.unsupported(wt, "a block-float fully_connected weight");
-  if (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::BF16)
-    return ctx.unsupported(dtype, "the input of a block-float product");
-  if (bias)
-    if (Status s = requireFloat(ctx, bias, dtype, "bias"); !s.ok())
-      return s;
+  if (Status s = checkBlockOperands(ctx, "a block-float fully_connected weight",
+                                    "the input of a block-float product");
+      !s.ok())
+    return s;
   FullyConnectedAttrs attrs;
   if (Status s = parseFullyConnectedAttrs(ctx.op, attrs); !s.ok())
     return s;
@@ -182,13 +194,10 @@ Status blockFullyConnectedKernel(KernelContext &ctx) {
 Status blockConvKernel(KernelContext &ctx) {
   const Tensor *x = ctx.input(0), *w = ctx.input(1), *bias = ctx.input(2);
   const DType dtype = x->getDType(), wt = w->getDType();
-  if (wt != DType::MSFP8 && wt != DType::MSFP9 && !emulator::isMx(wt))
-    return ctx.unsupported(wt, "a block-float conv weight");
-  if (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::BF16)
-    return ctx.unsupported(dtype, "the input of a block-float conv");
-  if (bias)
-    if (Status s = requireFloat(ctx, bias, dtype, "bias"); !s.ok())
-      return s;
+  if (Status s = checkBlockOperands(ctx, "a block-float conv weight",
+                                    "the input of a block-float conv");
+      !s.ok())
+    return s;
   FusedActivation act;
   if (Status s = parseActivation(ctx.op, act); !s.ok())
     return s;

@@ -123,23 +123,15 @@ struct QuantizeBlockFloatPass
     llvm::DenseMap<std::pair<Value, unsigned>, Value> converted;
     SmallVector<Operation *> replaced;
     for (auto [index, op] : llvm::enumerate(products)) {
-      // A precision hint decides: a block type converts the node to that
-      // format (even the last), a float type keeps it (the hint is
-      // accel-apply-precision's).
-      auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
-      Type precision = hint ? hint.getPrecision() : Type();
-      auto hinted = dyn_cast_if_present<BlockFloatType>(precision);
-      if (precision && !hinted)
+      // A block-type hint converts the node even when it is the last.
+      std::optional<FormatChoice> choice = chooseFormat(op, *parsed);
+      if (!choice)
         continue;
-      if (!hinted && onlyHinted)
-        continue;
-      if (hinted)
-        dropHintPrecision(op);
-      if (!hinted && keepLast && index + 1 == products.size()) {
+      if (!choice->hinted && keepLast && index + 1 == products.size()) {
         ++numKept;
         continue;
       }
-      blockFormat = hinted ? hinted.getFormat() : *parsed;
+      blockFormat = choice->format;
       Value weight = op.getWeight();
       auto type = cast<RankedTensorType>(weight.getType());
       std::string reason;
@@ -215,6 +207,30 @@ struct QuantizeBlockFloatPass
         constant->erase();
   }
 
+  /// The block format a node takes and whether a hint chose it.
+  struct FormatChoice {
+    BlockFormat format;
+    bool hinted;
+  };
+  /// A precision hint decides: a block type converts the node to that
+  /// format (the hint's precision is consumed), a float type keeps the
+  /// node as it is (the hint is accel-apply-precision's); without one the
+  /// node takes `defaultFormat`, unless only hinted nodes convert.
+  std::optional<FormatChoice> chooseFormat(Operation *op,
+                                           BlockFormat defaultFormat) {
+    auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
+    Type precision = hint ? hint.getPrecision() : Type();
+    auto hinted = dyn_cast_if_present<BlockFloatType>(precision);
+    if (precision && !hinted)
+      return std::nullopt;
+    if (!hinted && onlyHinted)
+      return std::nullopt;
+    if (!hinted)
+      return FormatChoice{defaultFormat, false};
+    dropHintPrecision(op);
+    return FormatChoice{hinted.getFormat(), true};
+  }
+
   /// W and R of an lstm or gru in the block format, both or neither (the
   /// kernels take one weight format for the two); a warning names the node
   /// and the reason when they stay f32.
@@ -223,16 +239,10 @@ struct QuantizeBlockFloatPass
                    const ::nnaccel::isa::TargetDesc &target,
                    llvm::DenseMap<std::pair<Value, unsigned>, Value> &converted,
                    SmallVectorImpl<Operation *> &replaced) {
-    auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
-    Type precision = hint ? hint.getPrecision() : Type();
-    auto hinted = dyn_cast_if_present<BlockFloatType>(precision);
-    if (precision && !hinted)
+    std::optional<FormatChoice> choice = chooseFormat(op, defaultFormat);
+    if (!choice)
       return;
-    if (!hinted && onlyHinted)
-      return;
-    if (hinted)
-      dropHintPrecision(op);
-    blockFormat = hinted ? hinted.getFormat() : defaultFormat;
+    blockFormat = choice->format;
     const ::nnaccel::DType dtype = blockDType(blockFormat);
     const int64_t block = isMxFormat(blockFormat) ? 32 : 16;
     Value w = op->getOperand(1), r = op->getOperand(2);
@@ -294,16 +304,10 @@ struct QuantizeBlockFloatPass
                    const ::nnaccel::isa::TargetDesc &target,
                    llvm::DenseMap<std::pair<Value, unsigned>, Value> &converted,
                    SmallVectorImpl<Operation *> &replaced) {
-    auto hint = op->getAttrOfType<HintAttr>(AccelDialect::getHintAttrName());
-    Type precision = hint ? hint.getPrecision() : Type();
-    auto hinted = dyn_cast_if_present<BlockFloatType>(precision);
-    if (precision && !hinted)
+    std::optional<FormatChoice> choice = chooseFormat(op, defaultFormat);
+    if (!choice)
       return;
-    if (!hinted && onlyHinted)
-      return;
-    if (hinted)
-      dropHintPrecision(op);
-    blockFormat = hinted ? hinted.getFormat() : defaultFormat;
+    blockFormat = choice->format;
     const int64_t block = isMxFormat(blockFormat) ? 32 : 16;
     Value weight = op.getWeight();
     auto type = cast<RankedTensorType>(weight.getType());

@@ -88,6 +88,25 @@ int64_t subsampleChannels(const TargetDesc &target, const PointwiseSpec &spec) {
   return channels;
 }
 
+/// Whether a strided conv's input can be subsampled into SHARED
+/// (subsampleIntoShared): it fits, and the DMAs keep their counts and
+/// aligned starts.
+bool canSubsample(const TargetDesc &target, const PointwiseSpec &spec,
+                  std::string &reason) {
+  if (uint64_t(spec.c * spec.hw * kF32) > target.memory(Space::Shared).bytes) {
+    reason = "the subsampled input of a strided 1x1 convolution does not "
+             "fit the shared memory";
+    return false;
+  }
+  if (spec.wo > kMaxDmaYZ || spec.ho > kMaxDmaYZ ||
+      subsampleChannels(target, spec) < 1) {
+    reason = "the subsampling DMAs of a strided 1x1 convolution would "
+             "exceed the DMA counts or start at unaligned DRAM addresses";
+    return false;
+  }
+  return true;
+}
+
 /// A strided conv's input `x` subsampled into SHARED at spec.shared: every
 /// sw-th element of every sh-th row, one element per DMA row, densely (the
 /// X^T tile loads need a DMA source; gathering the odd elements straight
@@ -306,20 +325,8 @@ bool canEmitBlockPointwise(const TargetDesc &target, const PointwiseSpec &spec,
              " pixels exceed the 64 KiB store pitch";
     return false;
   }
-  if (spec.strided()) {
-    if (uint64_t(spec.c * spec.hw * kF32) >
-        target.memory(Space::Shared).bytes) {
-      reason = "the subsampled input of a strided 1x1 convolution does not "
-               "fit the shared memory";
-      return false;
-    }
-    if (spec.wo > kMaxDmaYZ || spec.ho > kMaxDmaYZ ||
-        subsampleChannels(target, spec) < 1) {
-      reason = "the subsampling DMAs of a strided 1x1 convolution would "
-               "exceed the DMA counts or start at unaligned DRAM addresses";
-      return false;
-    }
-  }
+  if (spec.strided() && !canSubsample(target, spec, reason))
+    return false;
   return blockPointwiseLayout(target, spec, reason).has_value();
 }
 
@@ -585,20 +592,8 @@ bool canEmitPointwise(const TargetDesc &target, const PointwiseSpec &spec,
              "addresses";
     return false;
   }
-  if (spec.strided()) {
-    if (uint64_t(spec.c * spec.hw * kF32) >
-        target.memory(Space::Shared).bytes) {
-      reason = "the subsampled input of a strided 1x1 convolution does not "
-               "fit the shared memory";
-      return false;
-    }
-    if (spec.wo > kMaxDmaYZ || spec.ho > kMaxDmaYZ ||
-        subsampleChannels(target, spec) < 1) {
-      reason = "the subsampling DMAs of a strided 1x1 convolution would "
-               "exceed the DMA counts or start at unaligned DRAM addresses";
-      return false;
-    }
-  }
+  if (spec.strided() && !canSubsample(target, spec, reason))
+    return false;
   return pointwiseLayout(target, spec.c, spec.f, spec.hw, spec.bias.has_value(),
                          reason)
       .has_value();
