@@ -143,8 +143,9 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
     bool ok = partition && triples && triples.size() % 3 == 0;
     for (int64_t i = 0; ok && i < triples.size(); i += 3)
       ok = inRange(triples[i]) && triples[i + 1] >= 0 &&
-           triples[i + 1] != partition.getCard() && triples[i + 1] < 255 &&
-           triples[i + 2] >= 0 && triples[i + 2] <= 0xFFFF;
+           triples[i + 1] != int64_t(partition.getCard()) &&
+           triples[i + 1] < 255 && triples[i + 2] >= 0 &&
+           triples[i + 2] <= 0xFFFF;
     if (!ok)
       return op->emitOpError()
              << "'" << attr.getName().getValue()

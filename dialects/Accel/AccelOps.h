@@ -18,6 +18,7 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <string>
 
@@ -88,6 +89,15 @@ void dropHintPrecision(Operation *op);
 /// checks the rank and size), since only compile-time tables have that
 /// layout. Success for other types.
 LogicalResult verifyRowwiseTableOperand(Operation *op, Value table);
+
+/// The operand (`accel.receives`) or result (`accel.sends`) indices of a
+/// card partition that are passed card to card, per `attrName`.
+llvm::SmallDenseSet<int64_t, 4> getCardTransferIndices(Operation *partition,
+                                                       StringRef attrName);
+
+/// True when every reader of `result` (a card partition's) is a card
+/// partition that receives it card to card: the host never needs it.
+bool isPassedOnlyCardToCard(OpResult result);
 
 } // namespace mlir::nnaccel::accel
 

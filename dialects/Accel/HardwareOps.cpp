@@ -103,3 +103,26 @@ LogicalResult CardPartitionOp::verifyRegions() {
   return verifyPartitionBody(*this, getBody().front(), getInputs(),
                              getResultTypes());
 }
+
+llvm::SmallDenseSet<int64_t, 4>
+mlir::nnaccel::accel::getCardTransferIndices(Operation *partition,
+                                             StringRef attrName) {
+  llvm::SmallDenseSet<int64_t, 4> indices;
+  if (auto triples = partition->getAttrOfType<DenseI64ArrayAttr>(attrName))
+    for (int64_t i = 0; i < triples.size(); i += 3)
+      indices.insert(triples[i]);
+  return indices;
+}
+
+bool mlir::nnaccel::accel::isPassedOnlyCardToCard(OpResult result) {
+  if (!getCardTransferIndices(result.getOwner(),
+                              AccelDialect::getSendsAttrName())
+           .contains(int64_t(result.getResultNumber())))
+    return false;
+  return llvm::all_of(result.getUses(), [](OpOperand &use) {
+    return isa<CardPartitionOp>(use.getOwner()) &&
+           getCardTransferIndices(use.getOwner(),
+                                  AccelDialect::getReceivesAttrName())
+               .contains(int64_t(use.getOperandNumber()));
+  });
+}

@@ -64,11 +64,6 @@ uint64_t CycleModel::vector(uint64_t rows, uint64_t cols) const {
   return std::max(rows * ceilDiv(cols, lanes), MinCycles);
 }
 
-uint64_t CycleModel::chain(uint64_t slowestStage, uint64_t stages) const {
-  return std::max(slowestStage + (stages ? stages - 1 : 0) * ChainFillCycles,
-                  MinCycles);
-}
-
 uint64_t CycleModel::gather(Space table, uint64_t lookups, uint64_t rowbytes,
                             uint64_t dim) const {
   const auto &m = t_.memory(table);

@@ -41,8 +41,12 @@ public:
   double peakMacCycles(uint64_t macs, isa::DType wt) const;
   /// One MFU stage: rows * ceil(cols / vector_lanes).
   uint64_t vector(uint64_t rows, uint64_t cols) const;
-  /// A chain of stages: max(stage) + (stages - 1) * ChainFillCycles.
-  uint64_t chain(uint64_t slowestStage, uint64_t stages) const;
+  /// The pipeline fill of a chain of `stages` members, (stages - 1) *
+  /// ChainFillCycles: the latency after its slowest member's cycles until
+  /// its results land.
+  static uint64_t chainFill(uint64_t stages) {
+    return (stages ? stages - 1 : 0) * ChainFillCycles;
+  }
   /// Queue cycles of an emb.gather: max(ceil(lookups * rowbytes /
   /// bw(table)), ceil(lookups * dim / vector_lanes)); the result lands
   /// lat(table) later (as for dma).

@@ -322,7 +322,7 @@ void Card::queueStep(Core &c, unsigned q) {
       qs.mvuFreeAt = end;
     if (units.mfu || units.serial)
       qs.mfuFreeAt = end;
-    latency = len > 1 ? cm_.chain(slowest, len) - cycles : 0;
+    latency = CycleModel::chainFill(len);
     // Busy time is the union of the units' busy spans.
     st.busyCycles += end - std::min(end, std::max(start, qs.busyUntil));
     qs.busyUntil = std::max(qs.busyUntil, end);
@@ -335,9 +335,12 @@ void Card::queueStep(Core &c, unsigned q) {
     if (exPipelined) {
       InFlightChain f;
       f.landsAt = landsAt;
+      // The entries are done with their footprints (erased below).
       for (size_t i = 0; i < len; ++i)
-        f.accesses.insert(f.accesses.end(), qs.entries[i].accesses.begin(),
-                          qs.entries[i].accesses.end());
+        f.accesses.insert(
+            f.accesses.end(),
+            std::make_move_iterator(qs.entries[i].accesses.begin()),
+            std::make_move_iterator(qs.entries[i].accesses.end()));
       qs.inFlight.push_back(std::move(f));
     }
   } else {

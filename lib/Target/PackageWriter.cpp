@@ -143,29 +143,8 @@ LogicalResult Writer::addCardPartition(CardPartitionOp op) {
   ArrayAttr programs = *op.getPrograms();
   // Operands another card sends (accel.receives) and results only such
   // partitions read (accel.sends) do not cross the host.
-  auto indicesOf = [&](StringRef name) {
-    llvm::SmallDenseSet<int64_t, 4> indices;
-    if (auto triples = op->getAttrOfType<DenseI64ArrayAttr>(name))
-      for (int64_t i = 0; i < triples.size(); i += 3)
-        indices.insert(triples[i]);
-    return indices;
-  };
   llvm::SmallDenseSet<int64_t, 4> received =
-      indicesOf(AccelDialect::getReceivesAttrName());
-  llvm::SmallDenseSet<int64_t, 4> sent =
-      indicesOf(AccelDialect::getSendsAttrName());
-  auto onlyReceived = [&](OpResult result) {
-    return llvm::all_of(result.getUses(), [&](OpOperand &use) {
-      auto receives = use.getOwner()->getAttrOfType<DenseI64ArrayAttr>(
-          AccelDialect::getReceivesAttrName());
-      if (!receives)
-        return false;
-      for (int64_t i = 0; i < receives.size(); i += 3)
-        if (receives[i] == int64_t(use.getOperandNumber()))
-          return true;
-      return false;
-    });
-  };
+      getCardTransferIndices(op, AccelDialect::getReceivesAttrName());
   for (auto [index, arg, input, address] :
        llvm::enumerate(body.getArguments(), op.getInputs(), inputAddresses)) {
     ids[arg] = idOf(input);
@@ -189,8 +168,7 @@ LogicalResult Writer::addCardPartition(CardPartitionOp op) {
     FailureOr<int32_t> id = addValue(result);
     if (failed(id))
       return failure();
-    if (sent.contains(int64_t(result.getResultNumber())) &&
-        onlyReceived(cast<OpResult>(result)))
+    if (isPassedOnlyCardToCard(cast<OpResult>(result)))
       continue;
     partition.bindings.push_back(
         {*id, uint64_t(address), pkg::BindingRole::Output});

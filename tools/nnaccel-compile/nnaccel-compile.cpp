@@ -419,17 +419,6 @@ modelLatencies(MutableArrayRef<accel::CardPartitionOp> cards,
   return latencies;
 }
 
-/// Indices of a card partition's operands (`accel.receives`) or results
-/// (`accel.sends`) passed card to card.
-llvm::SmallDenseSet<int64_t, 4> getTransferIndices(accel::CardPartitionOp card,
-                                                   StringRef name) {
-  llvm::SmallDenseSet<int64_t, 4> indices;
-  if (auto triples = card->getAttrOfType<DenseI64ArrayAttr>(name))
-    for (int64_t i = 0; i < triples.size(); i += 3)
-      indices.insert(triples[i]);
-  return indices;
-}
-
 /// What moving a card partition's data over the host link costs in the
 /// target's cycle model: inputs in and results out on every run, weights
 /// once per session (the runtime keeps them resident in card DRAM).
@@ -446,10 +435,8 @@ TransferCost modelTransfers(accel::CardPartitionOp card,
   // Bytes over the host link each run: inputs not received from another
   // card, results some host-side reader needs (accel.sends results read
   // only by the partitions they are sent to stay on the cards).
-  llvm::SmallDenseSet<int64_t, 4> received =
-      getTransferIndices(card, accel::AccelDialect::getReceivesAttrName());
-  llvm::SmallDenseSet<int64_t, 4> sent =
-      getTransferIndices(card, accel::AccelDialect::getSendsAttrName());
+  llvm::SmallDenseSet<int64_t, 4> received = accel::getCardTransferIndices(
+      card, accel::AccelDialect::getReceivesAttrName());
   TransferCost transfer;
   for (auto [index, input] : llvm::enumerate(card.getInputs())) {
     uint64_t bytes = accel::getDenseByteSize(input.getType());
@@ -457,15 +444,7 @@ TransferCost modelTransfers(accel::CardPartitionOp card,
                                        : transfer.hostBytesIn) += bytes;
   }
   for (OpResult result : card->getResults()) {
-    bool onlyCards =
-        sent.contains(int64_t(result.getResultNumber())) &&
-        llvm::all_of(result.getUses(), [](OpOperand &use) {
-          auto consumer = dyn_cast<accel::CardPartitionOp>(use.getOwner());
-          return consumer &&
-                 getTransferIndices(consumer,
-                                    accel::AccelDialect::getReceivesAttrName())
-                     .contains(int64_t(use.getOperandNumber()));
-        });
+    bool onlyCards = accel::isPassedOnlyCardToCard(result);
     uint64_t bytes = accel::getDenseByteSize(result.getType());
     if (!onlyCards)
       transfer.hostBytesOut += bytes;

@@ -164,8 +164,13 @@ struct PartitionLowering {
 
   /// Emits the pending receives if `op` depends on a received operand.
   void receiveBefore(Operation *op) {
-    if (receives.empty() || !needsReceived.contains(op))
-      return;
+    if (!receives.empty() && needsReceived.contains(op))
+      emitReceives();
+  }
+
+  /// Emits the pending receives: core 0 receives, then (with several
+  /// cores) a barrier makes the others wait for the data too.
+  void emitReceives() {
     CoreProgram &first = cores.begin()->second;
     for (const ::nnaccel::isa::Instruction &recv : receives) {
       first.emitter.emit(recv);
@@ -557,11 +562,8 @@ struct AccelLowerToNPUPass
 
     // Received values nothing read (a result passed through): receive them
     // at the end all the same, so that every send is matched.
-    if (!lowering.receives.empty()) {
-      for (Operation &op : body)
-        lowering.needsReceived.insert(&op);
-      lowering.receiveBefore(&body.back());
-    }
+    if (!lowering.receives.empty())
+      lowering.emitReceives();
     // Results this partition sends to another card of its launch: after
     // every core has written them (a barrier), core 0 sends them.
     if (auto sends = partition->getAttrOfType<DenseI64ArrayAttr>(

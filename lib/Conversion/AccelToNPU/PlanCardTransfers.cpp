@@ -80,9 +80,10 @@ struct AccelPlanCardTransfersPass
           op.emitError() << "more than 65536 values passed card to card";
           return signalPassFailure();
         }
-        sends[producer].append(
-            {int64_t(result.getResultNumber()), partition.getCard(), channel});
-        receives[&op].append({int64_t(operand), producer.getCard(), channel});
+        sends[producer].append({int64_t(result.getResultNumber()),
+                                int64_t(partition.getCard()), channel});
+        receives[&op].append(
+            {int64_t(operand), int64_t(producer.getCard()), channel});
         ++numTransfers;
       }
     }
