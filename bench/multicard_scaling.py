@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import re
-import struct
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INPUTS = os.path.join(ROOT, "test", "e2e", "Inputs")
 sys.path.insert(0, INPUTS)
-from tensorfiles import random_values, write_pb  # noqa: E402
+from stacked_lstm_model import write_encoder  # noqa: E402
 
 
 def run(cmd):
@@ -52,30 +51,6 @@ def small_target(work, name, dram_bytes):
     with open(path, "w") as f:
         json.dump(target, f)
     return path
-
-
-def encoder_model(layers, hidden=256, steps=16):
-    inits, body, prev = [], [], "X"
-    for l in range(layers):
-        for name, dims, scale, seed in [
-                ("W%d" % l, [1, 4 * hidden, hidden], 0.5 / hidden ** 0.5, 11 + l),
-                ("R%d" % l, [1, 4 * hidden, hidden], 0.5 / hidden ** 0.5, 31 + l),
-                ("B%d" % l, [1, 8 * hidden], 0.1, 51 + l)]:
-            count = 1
-            for d in dims:
-                count *= d
-            inits.append("float[%s] %s = {%s}" % (
-                ", ".join(map(str, dims)), name,
-                ",".join("%.4g" % v for v in random_values(count, seed, scale))))
-        out = "Y" if l == layers - 1 else "S%d" % l
-        body.append("  Y%d = LSTM <hidden_size = %d> (%s, W%d, R%d, B%d)" %
-                    (l, hidden, prev, l, l, l))
-        body.append("  %s = Squeeze (Y%d, one)" % (out, l))
-        prev = out
-    inits.append("int64[1] one = {1}")
-    return ("<\n  ir_version: 8,\n  opset_import: [\"\" : 17]\n>\n"
-            "enc (float[%d, 1, %d] X) => (float[%d, 1, %d] Y)\n<%s>\n{\n%s\n}\n"
-            % (steps, hidden, steps, hidden, ", ".join(inits), "\n".join(body)))
 
 
 def measure(bindir, model, inputs, target, flags, work):
@@ -144,16 +119,11 @@ def main():
                    error, base)
 
     # The encoder.
-    enc_in = os.path.join(work, "enc-in")
-    os.makedirs(enc_in, exist_ok=True)
-    values = random_values(16 * 256, 7, 1.0)
-    write_pb(os.path.join(enc_in, "input_0.pb"), [16, 1, 256],
-             struct.pack("<%df" % len(values), *values))
     for layers in (1, 4):
-        with open(os.path.join(work, "enc%d.onnxtxt" % layers), "w") as f:
-            f.write(encoder_model(layers))
+        write_encoder(os.path.join(work, "enc%d" % layers), layers)
+    enc_in = os.path.join(work, "enc1", "in")
     medium = small_target(work, "dram-3m-6x", 3 << 20)
-    enc = lambda n: os.path.join(work, "enc%d.onnxtxt" % n)  # noqa: E731
+    enc = lambda n: os.path.join(work, "enc%d" % n, "model.onnxtxt")  # noqa
     quarter, error = measure(bindir, enc(1), enc_in, medium, ["--cards=1"],
                              work)
     report("LSTM encoder, 1 layer", "3 MiB", 1, "", quarter, error, None)

@@ -126,16 +126,18 @@ def Accel_Dialect : Dialect {
       return ::llvm::StringLiteral("accel.launch");
     }
     /// Name of the discardable attribute `array<i64: result, peer, chan,
-    /// ...>` on a card partition: results it sends to the card partition of
-    /// card `peer` on channel `chan` at its end (`send`, card to card), in
-    /// the same launch.
+    /// pieces, ...>` on a card partition: results it sends to the card
+    /// partition of card `peer` on channel `chan` (`send`, card to card), in
+    /// the same launch: at its end, or, in `pieces` > 1 messages along the
+    /// leading dimension, each piece as soon as a kernel has made it.
     static constexpr ::llvm::StringLiteral getSendsAttrName() {
       return ::llvm::StringLiteral("accel.sends");
     }
     /// Name of the discardable attribute `array<i64: operand, peer, chan,
-    /// ...>` on a card partition: operands it receives from the card
-    /// partition of card `peer` on channel `chan` at its start (`recv`)
-    /// instead of from the host.
+    /// pieces, ...>` on a card partition: operands it receives from the card
+    /// partition of card `peer` on channel `chan` (`recv`) instead of from
+    /// the host: before the first op that reads them, or, in `pieces` > 1
+    /// messages, each piece right before the reading kernel needs it.
     static constexpr ::llvm::StringLiteral getReceivesAttrName() {
       return ::llvm::StringLiteral("accel.receives");
     }

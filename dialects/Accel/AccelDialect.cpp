@@ -134,26 +134,40 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == getSendsAttrName() ||
       attr.getName() == getReceivesAttrName()) {
     auto partition = dyn_cast<CardPartitionOp>(op);
-    auto triples = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    auto entries = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
     bool sends = attr.getName() == getSendsAttrName();
-    auto inRange = [&](int64_t index) {
-      return index >= 0 && index < int64_t(sends ? op->getNumResults()
-                                                 : op->getNumOperands());
+    auto getValue = [&](int64_t index) -> Value {
+      if (index < 0 ||
+          index >= int64_t(sends ? op->getNumResults() : op->getNumOperands()))
+        return {};
+      return sends ? op->getResult(unsigned(index))
+                   : op->getOperand(unsigned(index));
     };
-    bool ok = partition && triples && triples.size() % 3 == 0;
-    for (int64_t i = 0; ok && i < triples.size(); i += 3)
-      ok = inRange(triples[i]) && triples[i + 1] >= 0 &&
-           triples[i + 1] != int64_t(partition.getCard()) &&
-           triples[i + 1] < 255 && triples[i + 2] >= 0 &&
-           triples[i + 2] <= 0xFFFF;
+    // Pieces cut the value along its leading dimension.
+    auto piecesFit = [](Value value, int64_t pieces) {
+      auto type = dyn_cast<RankedTensorType>(value.getType());
+      if (pieces == 1)
+        return true;
+      return pieces > 1 && type && type.hasStaticShape() &&
+             type.getRank() > 0 && type.getDimSize(0) % pieces == 0;
+    };
+    bool ok = partition && entries && entries.size() % 4 == 0;
+    for (int64_t i = 0; ok && i < entries.size(); i += 4) {
+      Value value = getValue(entries[i]);
+      ok = value && entries[i + 1] >= 0 &&
+           entries[i + 1] != int64_t(partition.getCard()) &&
+           entries[i + 1] < 255 && entries[i + 2] >= 0 &&
+           entries[i + 2] <= 0xFFFF && piecesFit(value, entries[i + 3]);
+    }
     if (!ok)
       return op->emitOpError()
              << "'" << attr.getName().getValue()
              << "' must be array<i64: " << (sends ? "result" : "operand")
-             << ", peer, chan, ...> on an accel.card_partition (an index of "
-                "its "
+             << ", peer, chan, pieces, ...> on an accel.card_partition (an "
+                "index of its "
              << (sends ? "results" : "operands")
-             << ", another card, a 16-bit channel)";
+             << ", another card, a 16-bit channel, and 1 or a divisor of the "
+                "value's leading dimension)";
     return success();
   }
   if (attr.getName() == getLaunchAttrName()) {

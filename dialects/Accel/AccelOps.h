@@ -90,6 +90,18 @@ void dropHintPrecision(Operation *op);
 /// layout. Success for other types.
 LogicalResult verifyRowwiseTableOperand(Operation *op, Value table);
 
+/// One entry of a card partition's `accel.sends` or `accel.receives`: the
+/// result or operand index, the other card, the channel and the number of
+/// messages the value is cut into along its leading dimension.
+struct CardTransfer {
+  int64_t index, peer, channel, pieces;
+};
+
+/// The entries of `attrName` (`accel.sends` or `accel.receives`) on a card
+/// partition, in order; none when it has no such attribute.
+SmallVector<CardTransfer> getCardTransfers(Operation *partition,
+                                           StringRef attrName);
+
 /// The operand (`accel.receives`) or result (`accel.sends`) indices of a
 /// card partition that are passed card to card, per `attrName`.
 llvm::SmallDenseSet<int64_t, 4> getCardTransferIndices(Operation *partition,

@@ -104,13 +104,23 @@ LogicalResult CardPartitionOp::verifyRegions() {
                              getResultTypes());
 }
 
+SmallVector<CardTransfer>
+mlir::nnaccel::accel::getCardTransfers(Operation *partition,
+                                       StringRef attrName) {
+  SmallVector<CardTransfer> transfers;
+  if (auto entries = partition->getAttrOfType<DenseI64ArrayAttr>(attrName))
+    for (int64_t i = 0; i + 3 < entries.size(); i += 4)
+      transfers.push_back(
+          {entries[i], entries[i + 1], entries[i + 2], entries[i + 3]});
+  return transfers;
+}
+
 llvm::SmallDenseSet<int64_t, 4>
 mlir::nnaccel::accel::getCardTransferIndices(Operation *partition,
                                              StringRef attrName) {
   llvm::SmallDenseSet<int64_t, 4> indices;
-  if (auto triples = partition->getAttrOfType<DenseI64ArrayAttr>(attrName))
-    for (int64_t i = 0; i < triples.size(); i += 3)
-      indices.insert(triples[i]);
+  for (const CardTransfer &transfer : getCardTransfers(partition, attrName))
+    indices.insert(transfer.index);
   return indices;
 }
 

@@ -72,8 +72,14 @@ def AccelPlanCardTransfers
     own, instead of the host reading it back and writing it again; the
     package then binds it to neither (unless the host needs it too).
     Records `accel.launch` on every card partition, `accel.sends` /
-    `accel.receives` (array<i64: index, peer, chan, ...>) on the partitions
-    that pass values; accel-lower-to-npu emits the instructions. Without
+    `accel.receives` (array<i64: index, peer, chan, pieces, ...>) on the
+    partitions that pass values; accel-lower-to-npu emits the instructions.
+    A value a forward lstm/gru makes (its Y, through reshapes) and another
+    card's lstm/gru alone reads as its input sequence goes in `pieces` = one
+    message per time step: the producing kernel sends each h_t as it makes
+    it and the consuming kernel receives each chunk of steps right before
+    it multiplies it, so stacked recurrent layers on several cards run as a
+    pipeline. Without
     `p2p`, a partition that reads a value of the current launch starts the
     next one.
   }];
@@ -83,7 +89,9 @@ def AccelPlanCardTransfers
   ];
   let statistics = [
     Statistic<"numLaunches", "launches", "Launches of card partitions">,
-    Statistic<"numTransfers", "transfers", "Values passed card to card">
+    Statistic<"numTransfers", "transfers", "Values passed card to card">,
+    Statistic<"numStreamed", "streamed",
+              "Values passed card to card a time step at a time">
   ];
 }
 

@@ -36,6 +36,32 @@ void KernelCores::barrier() const {
     emitter->emit(::nnaccel::isa::build::Barrier().id(barrierId).mask(mask));
 }
 
+void StreamedTransfer::sendNext(ProgramEmitter &emitter,
+                                ::nnaccel::isa::MemRef src) {
+  assert(done < pieces && "every piece is sent already");
+  emitter.emit(::nnaccel::isa::build::Send()
+                   .src(src)
+                   .bytes(pieceBytes)
+                   .peer(peer)
+                   .chan(channel));
+  ++done;
+}
+
+bool StreamedTransfer::receiveThrough(ProgramEmitter &emitter, int64_t end) {
+  end = std::min(end, pieces);
+  if (done >= end)
+    return false;
+  for (; done < end; ++done)
+    emitter.emit(
+        ::nnaccel::isa::build::Recv()
+            .dst(::nnaccel::isa::MemRef{::nnaccel::isa::Space::Dram,
+                                        address + uint64_t(done) * pieceBytes})
+            .bytes(pieceBytes)
+            .peer(peer)
+            .chan(channel));
+  return true;
+}
+
 SmallVector<uint32_t, 4> mlir::nnaccel::npu_lowering::getKernelCores(
     Operation *op, const ::nnaccel::isa::TargetDesc &target) {
   auto placement = op->getAttrOfType<accel::PlacementAttr>(

@@ -49,6 +49,41 @@ struct KernelCores {
   void barrier() const;
 };
 
+/// A value passed to or from another card of the launch in `pieces` equal
+/// messages along its leading dimension (accel.sends / accel.receives,
+/// accel-plan-card-transfers): the kernel that makes it sends each piece as
+/// soon as it has it, the kernel that reads it receives each piece right
+/// before it needs it, so that both cards work at the same time. The
+/// lowering sends at the partition's end whatever the making kernel did
+/// not.
+struct StreamedTransfer {
+  uint32_t peer = 0;
+  uint32_t channel = 0;
+  int64_t pieces = 1;
+  uint64_t pieceBytes = 0;
+  /// The value's DRAM address on this card.
+  uint64_t address = 0;
+  /// Pieces sent or received so far.
+  int64_t done = 0;
+
+  /// Sends the next piece, `pieceBytes` at `src`.
+  void sendNext(ProgramEmitter &emitter, ::nnaccel::isa::MemRef src);
+  /// Receives pieces [done, end) into the value's DRAM; false when there
+  /// were none left to receive.
+  bool receiveThrough(ProgramEmitter &emitter, int64_t end);
+};
+
+/// The partition's values that cross cards in pieces, by the value the
+/// kernels see: the making op's result (sends) or the reading op's operand
+/// (receives), past layout-preserving reshapes.
+struct CardStreams {
+  // Not an aggregate: PartitionLowering's aggregate initialisation leaves
+  // it out, which would copy-list-initialise the maps' explicit
+  // constructors.
+  CardStreams() {}
+  llvm::DenseMap<Value, StreamedTransfer> sends, receives;
+};
+
 /// What an emitter gets: where to append, the target, and the DRAM address
 /// of every operand and result of the op (row-major, densely packed unless
 /// the value has a row pitch, below).
@@ -74,11 +109,29 @@ struct KernelContext {
   /// the core's setup program.
   std::optional<uint64_t> pinnedWeight = std::nullopt;
   ProgramEmitter *setup = nullptr;
+  /// Values of the partition passed card to card in pieces.
+  CardStreams *streams = nullptr;
 
   uint64_t addressOf(Value value) const { return addresses.lookup(value); }
   /// The row pitch of `value` in bytes, or 0 when it is densely packed.
   uint64_t rowPitchOf(Value value) const {
     return rowPitches ? rowPitches->lookup(value) : 0;
+  }
+  /// The transfer that sends (receives) `value` in pieces, if any.
+  StreamedTransfer *getStreamedSend(Value value) const {
+    return find(streams ? &streams->sends : nullptr, value);
+  }
+  StreamedTransfer *getStreamedReceive(Value value) const {
+    return find(streams ? &streams->receives : nullptr, value);
+  }
+
+private:
+  static StreamedTransfer *
+  find(llvm::DenseMap<Value, StreamedTransfer> *transfers, Value value) {
+    if (!transfers || !value)
+      return nullptr;
+    auto it = transfers->find(value);
+    return it == transfers->end() ? nullptr : &it->second;
   }
 };
 

@@ -149,6 +149,8 @@ struct PartitionLowering {
   std::vector<::nnaccel::isa::Instruction> receives;
   llvm::DenseSet<Operation *> needsReceived;
   Location receiveLoc = UnknownLoc();
+  /// Values passed card to card in pieces, which their kernels transfer.
+  npu_lowering::CardStreams streams;
 
   /// A barrier of all the partition's cores (id 0), attributed to `loc`.
   void barrierAllCores(Location loc) {
@@ -317,6 +319,7 @@ public:
                                           lowering.target, lowering.addresses};
       context.cores = std::move(kernelCores);
       context.rowPitches = &lowering.rowPitches;
+      context.streams = &lowering.streams;
       if (auto shared = op->getAttrOfType<IntegerAttr>(
               AccelDialect::getSharedAddressAttrName()))
         context.sharedScratch = uint64_t(shared.getInt());
@@ -524,22 +527,34 @@ struct AccelLowerToNPUPass
     // Operands another card sends (accel-plan-card-transfers): received
     // into their DRAM by core 0 before the first op that depends on them
     // (PartitionLowering::receiveBefore).
-    if (auto receives = partition->getAttrOfType<DenseI64ArrayAttr>(
-            AccelDialect::getReceivesAttrName());
-        receives && !receives.empty()) {
-      ArrayRef<int64_t> inputAddresses = *partition.getInputAddresses();
-      llvm::DenseSet<Value> received;
-      for (int64_t i = 0; i < receives.size(); i += 3) {
-        Value operand = partition.getInputs()[receives[i]];
-        received.insert(body.getArgument(receives[i]));
-        lowering.receives.push_back(
-            ::nnaccel::isa::build::Recv()
-                .dst(::nnaccel::isa::MemRef{
-                    Space::Dram, uint64_t(inputAddresses[receives[i]])})
-                .bytes(getDenseByteSize(operand.getType()))
-                .peer(receives[i + 1])
-                .chan(receives[i + 2]));
+    // An operand received in pieces goes to the kernel that reads it
+    // (past reshapes, which keep its bytes), which receives each piece when
+    // it needs it.
+    ArrayRef<int64_t> inputAddresses = *partition.getInputAddresses();
+    llvm::DenseSet<Value> received;
+    for (const accel::CardTransfer &transfer : accel::getCardTransfers(
+             partition, AccelDialect::getReceivesAttrName())) {
+      Value operand = partition.getInputs()[transfer.index];
+      const uint64_t bytes = getDenseByteSize(operand.getType());
+      const uint64_t address = uint64_t(inputAddresses[transfer.index]);
+      if (transfer.pieces > 1) {
+        Value read = body.getArgument(unsigned(transfer.index));
+        while (read.hasOneUse() && isa<ReshapeOp>(*read.getUsers().begin()))
+          read = read.getUsers().begin()->getResult(0);
+        lowering.streams.receives[read] = {
+            uint32_t(transfer.peer), uint32_t(transfer.channel),
+            transfer.pieces, bytes / uint64_t(transfer.pieces), address};
+        continue;
       }
+      received.insert(body.getArgument(unsigned(transfer.index)));
+      lowering.receives.push_back(
+          ::nnaccel::isa::build::Recv()
+              .dst(::nnaccel::isa::MemRef{Space::Dram, address})
+              .bytes(bytes)
+              .peer(transfer.peer)
+              .chan(transfer.channel));
+    }
+    if (!received.empty()) {
       lowering.receiveLoc = partition.getLoc();
       // Ops that read a received value, directly or through others.
       for (Operation &op : body)
@@ -549,6 +564,25 @@ struct AccelLowerToNPUPass
                      (def && lowering.needsReceived.contains(def));
             }))
           lowering.needsReceived.insert(&op);
+    }
+    // A result sent in pieces: its making kernel sends them.
+    ArrayRef<int64_t> outputAddresses = *partition.getOutputAddresses();
+    auto yield = cast<YieldOp>(body.getTerminator());
+    SmallVector<std::pair<accel::CardTransfer, Value>> sendsAtEnd;
+    for (const accel::CardTransfer &transfer :
+         accel::getCardTransfers(partition, AccelDialect::getSendsAttrName())) {
+      Value result = partition->getResult(unsigned(transfer.index));
+      Value made = yield.getOperand(unsigned(transfer.index));
+      if (transfer.pieces > 1) {
+        while (auto reshape = made.getDefiningOp<ReshapeOp>())
+          made = reshape.getInput();
+        lowering.streams.sends[made] = {
+            uint32_t(transfer.peer), uint32_t(transfer.channel),
+            transfer.pieces,
+            getDenseByteSize(result.getType()) / uint64_t(transfer.pieces),
+            uint64_t(outputAddresses[transfer.index])};
+      }
+      sendsAtEnd.push_back({transfer, made});
     }
     RewritePatternSet patterns(context);
     patterns.add<KernelPattern>(lowering, context);
@@ -564,25 +598,49 @@ struct AccelLowerToNPUPass
     // at the end all the same, so that every send is matched.
     if (!lowering.receives.empty())
       lowering.emitReceives();
-    // Results this partition sends to another card of its launch: after
-    // every core has written them (a barrier), core 0 sends them.
-    if (auto sends = partition->getAttrOfType<DenseI64ArrayAttr>(
-            AccelDialect::getSendsAttrName());
-        sends && !sends.empty()) {
+    for (auto &[read, stream] : lowering.streams.receives)
+      if (stream.done != stream.pieces)
+        return partition.emitOpError()
+               << "received " << stream.done << " of the " << stream.pieces
+               << " pieces of an operand on channel " << stream.channel
+               << ": its reader's kernel does not receive them";
+    // Results this partition sends to another card of its launch (what a
+    // kernel has not sent in pieces): after every core has written them (a
+    // barrier), core 0 sends them.
+    auto unsent = [&](const std::pair<accel::CardTransfer, Value> &entry) {
+      if (entry.first.pieces == 1)
+        return true;
+      const npu_lowering::StreamedTransfer &stream =
+          lowering.streams.sends.find(entry.second)->second;
+      return stream.done < stream.pieces;
+    };
+    if (llvm::any_of(sendsAtEnd, unsent)) {
       if (lowering.cores.size() > 1)
         lowering.barrierAllCores(partition.getLoc());
-      ArrayRef<int64_t> outputAddresses = *partition.getOutputAddresses();
       CoreProgram &first = lowering.cores.begin()->second;
-      for (int64_t i = 0; i < sends.size(); i += 3) {
-        Value result = partition->getResult(sends[i]);
-        first.emitter.emit(
-            ::nnaccel::isa::build::Send()
-                .src(::nnaccel::isa::MemRef{
-                    Space::Dram, uint64_t(outputAddresses[sends[i]])})
-                .bytes(getDenseByteSize(result.getType()))
-                .peer(sends[i + 1])
-                .chan(sends[i + 2]));
-        first.locations.push_back(partition.getLoc());
+      for (const auto &entry : sendsAtEnd) {
+        const accel::CardTransfer &transfer = entry.first;
+        const uint64_t address = uint64_t(outputAddresses[transfer.index]);
+        size_t before = first.emitter.size();
+        if (transfer.pieces == 1) {
+          first.emitter.emit(
+              ::nnaccel::isa::build::Send()
+                  .src(::nnaccel::isa::MemRef{Space::Dram, address})
+                  .bytes(getDenseByteSize(
+                      partition->getResult(unsigned(transfer.index)).getType()))
+                  .peer(transfer.peer)
+                  .chan(transfer.channel));
+        } else {
+          npu_lowering::StreamedTransfer &stream =
+              lowering.streams.sends.find(entry.second)->second;
+          while (stream.done < stream.pieces)
+            stream.sendNext(
+                first.emitter,
+                {Space::Dram,
+                 stream.address + uint64_t(stream.done) * stream.pieceBytes});
+        }
+        first.locations.append(first.emitter.size() - before,
+                               partition.getLoc());
       }
     }
 

@@ -42,6 +42,14 @@
 // results are bit-identical to it in every format; test/e2e/
 // recurrent-multicore.test checks that.
 //
+// Pipelined across cards: when the input sequence comes from another
+// card's recurrent layer step by step (accel-plan-card-transfers' pieces),
+// the chunks shrink to kStreamedChunkSteps steps, the first core receives
+// each chunk's steps right before its XW phase (then a barrier), and W
+// stays resident next to R when the MRF holds both, so that a chunk costs
+// no W reload. When the next card reads Y step by step, the first core
+// sends each h_t from the exchanged copy as soon as it has it.
+//
 // Cost: the bulk of a batch-1 step, the h . R^T matrix-vector product,
 // divides by k; each step adds one SHARED store, a barrier (which drains
 // every queue) and one SHARED load. getRnnPreferredCores weighs the two
@@ -327,12 +335,45 @@ double estimateCycles(const TargetDesc &target, const RnnShape &s, int64_t hc,
   return double(s.dirs) * (double(s.seq) * step + xw) + yStore;
 }
 
+/// Steps per chunk when the input sequence arrives from another card a step
+/// at a time, or Y leaves for one: a chunk's XW phase waits for its last
+/// step, and a layer sends its first step only after its first chunk's XW
+/// phase, so shorter chunks start each layer earlier behind the one before
+/// it; but with W resident each chunk costs an X load and a barrier more.
+/// Measured on a 4-layer H = 256 f32 encoder on 4 cards of dram-3m-6x
+/// (bench/multicard_scaling.py): 1 step 35.2k, 2 steps 33.7k, 4 steps
+/// 36.8k device cycles.
+constexpr int64_t kStreamedChunkSteps = 2;
+
 class MultiCoreRnnEmitter {
 public:
   MultiCoreRnnEmitter(Operation *operation, KernelContext &context)
       : op(getRnnOp(operation)), context(context), s(getShape(op)),
         l(*computeLayout(context.target, op, s, int64_t(context.cores.size()))),
-        streamed(l.cores, 0) {}
+        streamed(l.cores, 0) {
+    in = context.getStreamedReceive(op.x);
+    out = context.getStreamedSend(op.y);
+    // h_t leaves from the exchanged copy, whose rows are Hp apart: one
+    // message per step needs them dense (or one row) and the steps in
+    // order; otherwise the lowering sends Y at the end.
+    if (out && !(s.dirs == 1 && !s.reverseOnly && out->pieces == s.seq &&
+                 out->pieceBytes == sliceBytes() &&
+                 (s.batch == 1 || l.padded == s.hidden)))
+      out = nullptr;
+    if (in && in->pieces != s.seq)
+      in = nullptr; // received whole before the first chunk
+    const auto &dramAlign = context.target.memory(Space::Dram).align;
+    // Short chunks also let a layer that sends its steps start sending
+    // them after one short XW phase instead of the whole sequence's.
+    if ((in || out) && l.stepsPerChunk > kStreamedChunkSteps &&
+        uint64_t(s.batch * bytes(s.input)) % std::max<uint64_t>(dramAlign, 1) ==
+            0)
+      l.stepsPerChunk = kStreamedChunkSteps;
+    // Several chunks reload W each; keep it resident when it fits.
+    const uint64_t wBytes = uint64_t(share(0).wTiles.size()) * l.tileBytes;
+    residentW = l.stepsPerChunk < s.seq &&
+                l.slot[0] + wBytes <= context.target.memory(Space::Mrf).bytes;
+  }
 
   void emit() {
     for (int64_t d = 0; d < s.dirs; ++d)
@@ -364,6 +405,10 @@ private:
   McLayout l;
   SmallVector<int64_t> streamed; // per core: MRF slot alternation
   int64_t exchanges = 0;         // exchange buffer alternation
+  /// The input sequence received step by step, Y sent step by step.
+  StreamedTransfer *in = nullptr, *out = nullptr;
+  /// W's tiles stay in the MRF from l.slot[0] on (several chunks).
+  bool residentW = false;
 
   bool isF32() const { return s.format == kF32Format; }
   int64_t bytes(int64_t n) const { return s.format.rowBytes(n); }
@@ -531,7 +576,7 @@ private:
 
   /// Per direction: biases and peepholes (the core's columns gathered into
   /// local rows), initial states, the resident R tiles.
-  void setUp(int64_t i, int64_t d, uint64_t rBase) {
+  void setUp(int64_t i, int64_t d, uint64_t rBase, uint64_t wBase) {
     ProgramEmitter &e = emitter(i);
     const int64_t G = s.gates, H = s.hidden, hc = share(i).hc, c0 = share(i).c0;
     if (op.b) {
@@ -573,14 +618,18 @@ private:
         emitFill(e, wide(l.cState, hc), s.batch, hc);
       }
     }
-    loadResidentR(i, rBase);
+    loadResident(i, rBase, s.hidden, share(i).rTiles, 0);
+    if (residentW)
+      loadResident(i, wBase, s.input, share(i).wTiles, l.slot[0]);
   }
 
-  /// Loads core i's R tiles into the MRF. The full N x N k tiles of one
-  /// row block sit side by side in R and one after the other in the MRF:
-  /// one DMA (a plane per tile) loads them, paying the DRAM latency once.
-  void loadResidentR(int64_t i, uint64_t rBase) {
-    const ArrayRef<Tile> tiles = share(i).rTiles;
+  /// Loads `tiles` of core i's rows of a [G*H x kDim] matrix (direction
+  /// slice at `base`) into the MRF one after the other from `mrf` on. The
+  /// full N x N k tiles of one row block sit side by side in the matrix and
+  /// one after the other in the MRF: one DMA (a plane per tile) loads them,
+  /// paying the DRAM latency once.
+  void loadResident(int64_t i, uint64_t base, int64_t kDim,
+                    ArrayRef<Tile> tiles, uint64_t mrf) {
     const int64_t n = l.tile;
     auto full = [&](const Tile &t) { return t.rows == n && t.cols == n; };
     const bool planesAreTiles = l.tileBytes == uint64_t(n * bytes(n));
@@ -595,12 +644,12 @@ private:
       const Tile &t = tiles[first];
       const int64_t row = t.gate * s.hidden + share(i).c0 + t.row;
       DmaLoad load;
-      load.dst = {Space::Mrf, rTileAddress(first)};
-      load.src = {Space::Dram, rBase + uint64_t(bytes(row * s.hidden + t.col))};
+      load.dst = {Space::Mrf, mrf + rTileAddress(first)};
+      load.src = {Space::Dram, base + uint64_t(bytes(row * kDim + t.col))};
       load.format = s.format;
       load.x = t.cols;
       load.y = t.rows;
-      load.sy = bytes(s.hidden);
+      load.sy = bytes(kDim);
       load.z = int64_t(end - first);
       load.sz = bytes(n);
       emitLoad(emitter(i), load);
@@ -620,9 +669,12 @@ private:
     loadX.y = rows;
     emitLoad(emitter(i), loadX);
     const Operand2D x = denseOperand(Space::Vrf, 0, s.input, s.format);
-    for (const Tile &t : share(i).wTiles) {
-      const uint64_t w = l.slot[streamed[size_t(i)]++ % 2];
-      loadTile(i, wBase, s.input, t, w);
+    for (auto [index, t] : llvm::enumerate(share(i).wTiles)) {
+      uint64_t w = l.slot[0] + rTileAddress(index);
+      if (!residentW) {
+        w = l.slot[streamed[size_t(i)]++ % 2];
+        loadTile(i, wBase, s.input, t, w);
+      }
       mm(i, gate(i, l.gates, t.dstCol), x.at(0, t.col), w, rows, t.cols, t.rows,
          t.col > 0);
     }
@@ -763,14 +815,27 @@ private:
     const uint64_t rBase =
         context.addressOf(op.r) + uint64_t(d * G * bytes(s.hidden));
     for (int64_t i = 0; i < l.cores; ++i)
-      setUp(i, d, rBase);
+      setUp(i, d, rBase, wBase);
 
     for (int64_t first = 0; first < s.seq; first += l.stepsPerChunk) {
       const int64_t steps = std::min(l.stepsPerChunk, s.seq - first);
       const int64_t tLo =
           std::min(timeIndex(d, first), timeIndex(d, first + steps - 1));
+      // The chunk's steps from the card before, then every core may load
+      // them.
+      if (in && in->receiveThrough(emitter(0), tLo + steps))
+        context.cores.barrier();
+      SmallVector<std::unique_ptr<ProgramEmitter::Group>> residentWGroup;
+      if (residentW)
+        for (int64_t i = 0; i < l.cores; ++i)
+          residentWGroup.push_back(std::make_unique<ProgramEmitter::Group>(
+              emitter(i),
+              MemRegion{Space::Mrf, l.slot[0],
+                        l.slot[0] + rTileAddress(share(i).wTiles.size() - 1) +
+                            l.tileBytes}));
       for (int64_t i = 0; i < l.cores; ++i)
         inputProduct(i, wBase, tLo, steps);
+      residentWGroup.clear();
 
       // The resident R tiles are one buffer during the recurrence (see the
       // single-core kernel).
@@ -801,6 +866,8 @@ private:
         }
         exchange(l.hq, l.hFull);
         keepRow(time, d, last);
+        if (out)
+          out->sendNext(emitter(0), {Space::Acc, l.hFull});
       }
     }
   }

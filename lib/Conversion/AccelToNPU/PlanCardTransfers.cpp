@@ -7,6 +7,13 @@
 // rule lives in both places so that a package needs no launch table; the
 // runtime reads no value it does not bind.
 //
+// A value one recurrent layer makes step by step and the next card's
+// recurrent layer reads step by step goes in pieces, one per time step, so
+// that the layers pipeline across the cards (Brainwave's and Intel's
+// multi-FPGA LSTMs): the producing kernel sends h_t as soon as it has it,
+// and the consuming kernel receives a chunk of steps right before its
+// input product needs them.
+//
 //===----------------------------------------------------------------------===//
 
 #include "nnaccel/Conversion/Passes.h"
@@ -29,6 +36,56 @@ using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::accel;
 
 namespace {
+
+/// `value` through the layout-preserving reshapes that make it: row-major
+/// bytes are the same, so a piece of one is a piece of the other.
+Value getBeforeReshapes(Value value) {
+  while (auto reshape = value.getDefiningOp<ReshapeOp>())
+    value = reshape.getInput();
+  return value;
+}
+
+/// The op that reads `value`, through reshapes, when it is the only reader.
+Operation *getOnlyReader(Value value) {
+  while (value.hasOneUse()) {
+    Operation *user = *value.getUsers().begin();
+    auto reshape = dyn_cast<ReshapeOp>(user);
+    if (!reshape)
+      return user;
+    value = reshape.getResult();
+  }
+  return nullptr;
+}
+
+/// True when `op` is a one-direction forward lstm/gru and `value` its Y:
+/// it makes the steps in order.
+bool makesStepsInOrder(Operation *op, Value value) {
+  auto inOrder = [&](auto rnn) {
+    return rnn.getY() == value && rnn.getDirection() == RNNDirection::forward;
+  };
+  if (auto lstm = dyn_cast_or_null<LSTMOp>(op))
+    return inOrder(lstm);
+  if (auto gru = dyn_cast_or_null<GRUOp>(op))
+    return inOrder(gru);
+  return false;
+}
+
+/// The messages a value `producer` yields as result `resultIndex`, and
+/// `consumer` reads as operand `operandIndex`, is cut into: a time step
+/// each when an lstm/gru makes it in step order and another lstm/gru is its
+/// only reader, as its input sequence; else 1.
+int64_t getTransferPieces(CardPartitionOp producer, unsigned resultIndex,
+                          CardPartitionOp consumer, unsigned operandIndex) {
+  auto yield = cast<YieldOp>(producer.getBody().front().getTerminator());
+  Value made = getBeforeReshapes(yield.getOperand(resultIndex));
+  if (!makesStepsInOrder(made.getDefiningOp(), made))
+    return 1;
+  Operation *reader =
+      getOnlyReader(consumer.getBody().front().getArgument(operandIndex));
+  if (!isa_and_nonnull<LSTMOp, GRUOp>(reader))
+    return 1;
+  return cast<RankedTensorType>(made.getType()).getDimSize(0);
+}
 
 struct AccelPlanCardTransfersPass
     : mlir::nnaccel::impl::AccelPlanCardTransfersBase<
@@ -80,19 +137,22 @@ struct AccelPlanCardTransfersPass
           op.emitError() << "more than 65536 values passed card to card";
           return signalPassFailure();
         }
+        int64_t pieces = getTransferPieces(producer, result.getResultNumber(),
+                                           partition, operand);
         sends[producer].append({int64_t(result.getResultNumber()),
-                                int64_t(partition.getCard()), channel});
+                                int64_t(partition.getCard()), channel, pieces});
         receives[&op].append(
-            {int64_t(operand), int64_t(producer.getCard()), channel});
+            {int64_t(operand), int64_t(producer.getCard()), channel, pieces});
+        numStreamed += pieces > 1;
         ++numTransfers;
       }
     }
-    for (auto &[op, triples] : sends)
+    for (auto &[op, entries] : sends)
       op->setAttr(AccelDialect::getSendsAttrName(),
-                  builder.getDenseI64ArrayAttr(triples));
-    for (auto &[op, triples] : receives)
+                  builder.getDenseI64ArrayAttr(entries));
+    for (auto &[op, entries] : receives)
       op->setAttr(AccelDialect::getReceivesAttrName(),
-                  builder.getDenseI64ArrayAttr(triples));
+                  builder.getDenseI64ArrayAttr(entries));
   }
 };
 

@@ -1249,6 +1249,11 @@ namespace {
 LogicalResult emitRnn(Operation *operation, KernelContext &context) {
   if (context.cores.size() > 1)
     return emitMultiCoreRnn(operation, context);
+  // On one core an input sequence another card sends step by step is
+  // received whole before the kernel starts, and Y is sent at the
+  // partition's end (LowerToNPU): only the multi-core kernel pipelines.
+  if (StreamedTransfer *in = context.getStreamedReceive(getRnnOp(operation).x))
+    in->receiveThrough(context.emitter, in->pieces);
   RnnEmitter(operation, context).emit();
   return success();
 }

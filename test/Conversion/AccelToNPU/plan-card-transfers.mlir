@@ -10,9 +10,9 @@
 // Two tables on cards 0 and 1, their sum on card 2: one launch, the bags
 // go card to card.
 // CHECK-LABEL: func.func @tables
-// CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, accel.sends = array<i64: 0, 2, 0>, card = 0 : i64}
-// CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, accel.sends = array<i64: 0, 2, 1>, card = 1 : i64}
-// CHECK: accel.card_partition(%{{.*}}, %{{.*}}) {accel.launch = 0 : i64, accel.receives = array<i64: 0, 0, 0, 1, 1, 1>, card = 2 : i64}
+// CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, accel.sends = array<i64: 0, 2, 0, 1>, card = 0 : i64}
+// CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, accel.sends = array<i64: 0, 2, 1, 1>, card = 1 : i64}
+// CHECK: accel.card_partition(%{{.*}}, %{{.*}}) {accel.launch = 0 : i64, accel.receives = array<i64: 0, 0, 0, 1, 1, 1, 1, 1>, card = 2 : i64}
 // Without p2p the sum starts the next launch and the bags cross the host.
 // HOST-LABEL: func.func @tables
 // HOST: accel.card_partition(%arg0) {accel.launch = 0 : i64, card = 0 : i64}
@@ -41,8 +41,8 @@ func.func @tables(%ids: tensor<4x2xi64>) -> tensor<4x16xf32> {
 
 // A second partition of a card and a host partition each start a launch.
 // CHECK-LABEL: func.func @breaks
-// CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, accel.sends = array<i64: 0, 1, 0>, card = 0 : i64}
-// CHECK: accel.card_partition(%{{.*}}) {accel.launch = 0 : i64, accel.receives = array<i64: 0, 0, 0>, card = 1 : i64}
+// CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, accel.sends = array<i64: 0, 1, 0, 1>, card = 0 : i64}
+// CHECK: accel.card_partition(%{{.*}}) {accel.launch = 0 : i64, accel.receives = array<i64: 0, 0, 0, 1>, card = 1 : i64}
 // CHECK: accel.card_partition(%{{.*}}) {accel.launch = 1 : i64, card = 0 : i64}
 // CHECK: accel.host_partition
 // CHECK: accel.card_partition(%{{.*}}) {accel.launch = 2 : i64, card = 1 : i64}
@@ -68,4 +68,40 @@ func.func @overlap(%x: tensor<4x16xf32>, %y: tensor<4x16xf32>) -> tensor<4x16xf3
   %b = accel.relu %y {accel.placement = #accel.placement<card = 1>} : tensor<4x16xf32>
   %c = accel.add %a, %b {accel.placement = #accel.placement<card = 1>} : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
   return %c : tensor<4x16xf32>
+}
+
+// -----
+
+// Stacked lstm layers on two cards pipeline: card 0's Y goes a time step at
+// a time (pieces = 4 steps), its first core sending each h_t from the
+// exchanged copy in ACC as soon as it has it; card 1 receives two steps
+// (its chunk) right before each XW phase, then a barrier lets every core
+// load them.
+// CHECK-LABEL: func.func @stacked
+// CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, accel.sends = array<i64: 0, 1, 0, 4>, card = 0 : i64}
+// CHECK: accel.card_partition(%{{.*}}) {accel.launch = 0 : i64, accel.receives = array<i64: 0, 0, 0, 4>, card = 1 : i64}
+// HOST-LABEL: func.func @stacked
+// HOST-NOT: accel.sends
+// LOWER-LABEL: npu.program @stacked_p0_card0_core0
+// LOWER-COUNT-4: npu.send acc[{{.*}}] bytes = 256 peer = 1 
+// LOWER-NOT: npu.send
+// LOWER: npu.halt
+// LOWER-LABEL: npu.program @stacked_p1_card1_core0
+// LOWER: npu.recv dram[[[X0:0x[0-9a-f]+]]] bytes = 256{{$}}
+// LOWER-NEXT: npu.recv dram[{{.*}}] bytes = 256{{$}}
+// LOWER-NEXT: npu.barrier
+// LOWER: npu.dma.ld vrf[0x0], dram[[[X0]]]
+// LOWER: npu.recv dram[{{.*}}] bytes = 256{{$}}
+// LOWER-NEXT: npu.recv dram[{{.*}}] bytes = 256{{$}}
+// LOWER-NEXT: npu.barrier
+// LOWER-NOT: npu.recv
+// LOWER: npu.halt
+func.func @stacked(%x: tensor<4x1x64xf32>) -> tensor<4x1x1x64xf32> {
+  %w = accel.constant dense<0.01> : tensor<1x256x64xf32>
+  %r = accel.constant dense<0.02> : tensor<1x256x64xf32>
+  %b = accel.constant dense<0.1> : tensor<1x512xf32>
+  %y0, %h0, %c0 = accel.lstm %x, %w, %r, %b {hidden_size = 64 : i64, accel.placement = #accel.placement<card = 0, cores = [0, 1, 2, 3]>} : (tensor<4x1x64xf32>, tensor<1x256x64xf32>, tensor<1x256x64xf32>, tensor<1x512xf32>) -> (tensor<4x1x1x64xf32>, tensor<1x1x64xf32>, tensor<1x1x64xf32>)
+  %x1 = accel.reshape %y0 {accel.placement = #accel.placement<card = 0>} : tensor<4x1x1x64xf32> -> tensor<4x1x64xf32>
+  %y1, %h1, %c1 = accel.lstm %x1, %w, %r, %b {hidden_size = 64 : i64, accel.placement = #accel.placement<card = 1, cores = [0, 1, 2, 3]>} : (tensor<4x1x64xf32>, tensor<1x256x64xf32>, tensor<1x256x64xf32>, tensor<1x512xf32>) -> (tensor<4x1x1x64xf32>, tensor<1x1x64xf32>, tensor<1x1x64xf32>)
+  return %y1 : tensor<4x1x1x64xf32>
 }

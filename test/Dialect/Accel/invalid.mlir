@@ -1708,9 +1708,9 @@ func.func @unknown_result_attr(%x: tensor<4xf32>) -> (tensor<4xf32> {accel.bogus
 
 // -----
 
-func.func @sends_not_triples(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'accel.sends' must be array<i64: result, peer, chan, ...> on an accel.card_partition (an index of its results, another card, a 16-bit channel)}}
-  %0 = accel.card_partition(%x) {card = 0 : i64, accel.sends = array<i64: 0, 1>} : (tensor<4xf32>) -> tensor<4xf32> {
+func.func @sends_not_quadruples(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.sends' must be array<i64: result, peer, chan, pieces, ...> on an accel.card_partition (an index of its results, another card, a 16-bit channel, and 1 or a divisor of the value's leading dimension)}}
+  %0 = accel.card_partition(%x) {card = 0 : i64, accel.sends = array<i64: 0, 1, 0>} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     %1 = accel.relu %a : tensor<4xf32>
     accel.yield %1 : tensor<4xf32>
@@ -1721,13 +1721,25 @@ func.func @sends_not_triples(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @receives_from_itself(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'accel.receives' must be array<i64: operand, peer, chan, ...> on an accel.card_partition (an index of its operands, another card, a 16-bit channel)}}
-  %0 = accel.card_partition(%x) {card = 0 : i64, accel.receives = array<i64: 0, 0, 3>} : (tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.receives' must be array<i64: operand, peer, chan, pieces, ...> on an accel.card_partition (an index of its operands, another card, a 16-bit channel, and 1 or a divisor of the value's leading dimension)}}
+  %0 = accel.card_partition(%x) {card = 0 : i64, accel.receives = array<i64: 0, 0, 3, 1>} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     %1 = accel.relu %a : tensor<4xf32>
     accel.yield %1 : tensor<4xf32>
   }
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @pieces_not_dividing(%x: tensor<6x4xf32>) -> tensor<6x4xf32> {
+  // expected-error @+1 {{'accel.sends' must be array<i64: result, peer, chan, pieces, ...>}}
+  %0 = accel.card_partition(%x) {card = 0 : i64, accel.sends = array<i64: 0, 1, 0, 4>} : (tensor<6x4xf32>) -> tensor<6x4xf32> {
+  ^bb0(%a: tensor<6x4xf32>):
+    %1 = accel.relu %a : tensor<6x4xf32>
+    accel.yield %1 : tensor<6x4xf32>
+  }
+  return %0 : tensor<6x4xf32>
 }
 
 // -----
