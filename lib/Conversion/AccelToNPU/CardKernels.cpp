@@ -47,18 +47,20 @@ void StreamedTransfer::sendNext(ProgramEmitter &emitter,
   ++done;
 }
 
-bool StreamedTransfer::receiveThrough(ProgramEmitter &emitter, int64_t end) {
+bool StreamedTransfer::receiveThrough(
+    ProgramEmitter &emitter, int64_t end,
+    std::optional<::nnaccel::isa::MemRef> at) {
   end = std::min(end, pieces);
   if (done >= end)
     return false;
-  for (; done < end; ++done)
-    emitter.emit(
-        ::nnaccel::isa::build::Recv()
-            .dst(::nnaccel::isa::MemRef{::nnaccel::isa::Space::Dram,
-                                        address + uint64_t(done) * pieceBytes})
-            .bytes(pieceBytes)
-            .peer(peer)
-            .chan(channel));
+  ::nnaccel::isa::MemRef dst = at.value_or(::nnaccel::isa::MemRef{
+      ::nnaccel::isa::Space::Dram, address + uint64_t(done) * pieceBytes});
+  for (; done < end; ++done, dst.addr += pieceBytes)
+    emitter.emit(::nnaccel::isa::build::Recv()
+                     .dst(dst)
+                     .bytes(pieceBytes)
+                     .peer(peer)
+                     .chan(channel));
   return true;
 }
 

@@ -68,9 +68,10 @@ struct StreamedTransfer {
 
   /// Sends the next piece, `pieceBytes` at `src`.
   void sendNext(ProgramEmitter &emitter, ::nnaccel::isa::MemRef src);
-  /// Receives pieces [done, end) into the value's DRAM; false when there
-  /// were none left to receive.
-  bool receiveThrough(ProgramEmitter &emitter, int64_t end);
+  /// Receives pieces [done, end) into the value's DRAM, or one after the
+  /// other from `at` on; false when there were none left to receive.
+  bool receiveThrough(ProgramEmitter &emitter, int64_t end,
+                      std::optional<::nnaccel::isa::MemRef> at = std::nullopt);
 };
 
 /// The partition's values that cross cards in pieces, by the value the

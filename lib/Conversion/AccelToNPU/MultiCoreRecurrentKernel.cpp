@@ -71,11 +71,23 @@ using namespace mlir;
 using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::npu_lowering;
 using ::nnaccel::isa::Bcast;
+using ::nnaccel::isa::MemRef;
 using ::nnaccel::isa::Opcode;
 using ::nnaccel::isa::Space;
 using ::nnaccel::isa::TargetDesc;
 
 namespace {
+
+/// Steps per chunk when the input sequence arrives from another card a step
+/// at a time, or Y leaves for one: a chunk's XW phase waits for its last
+/// step, and a layer sends its first step only after its first chunk's XW
+/// phase, so shorter chunks start each layer earlier behind the one before
+/// it. With W resident and the next chunk received and loaded while the
+/// current one runs, a chunk costs little more than its mm's. Measured on a
+/// 4-layer H = 256 f32 encoder on 4 cards of dram-3m-6x
+/// (bench/multicard_scaling.py): 1 step 26.6k, 2 steps 29.2k, 3 steps
+/// 31.7k, 4 steps 34.3k device cycles.
+constexpr int64_t kStreamedChunkSteps = 1;
 
 /// One tile of a core's rows of W or R: `rows` rows of gate `gate` from
 /// the core's column `row` on, times the columns [col, col + cols) of the
@@ -116,6 +128,9 @@ struct McLayout {
   // SHARED (offsets from the op's scratch): two exchange buffers of
   // `cores` slots and lstm's final c slices (D x cores slots).
   uint64_t slotBytes = 0, exchange[2] = {0, 0}, cArea = 0, sharedBytes = 0;
+  // SHARED: two chunks of kStreamedChunkSteps input steps, for an input
+  // sequence another card sends step by step.
+  uint64_t xStage[2] = {0, 0};
   int64_t exchangesPerStep = 1;
   /// Who stores Y_h and Y_c.
   int64_t finalCore = 0;
@@ -278,6 +293,11 @@ std::optional<McLayout> computeLayout(const TargetDesc &target, const RnnOp &op,
   l.exchange[1] = buffer;
   l.cArea = 2 * buffer;
   l.sharedBytes = l.cArea + (s.gates == 4 ? uint64_t(s.dirs) * buffer : 0);
+  const uint64_t stage = alignUp(
+      uint64_t(kStreamedChunkSteps * B * f.rowBytes(s.input)), sharedAlign);
+  l.xStage[0] = l.sharedBytes;
+  l.xStage[1] = l.sharedBytes + stage;
+  l.sharedBytes += 2 * stage;
   if (l.sharedBytes > target.memory(Space::Shared).bytes)
     return std::nullopt;
   return l;
@@ -335,16 +355,6 @@ double estimateCycles(const TargetDesc &target, const RnnShape &s, int64_t hc,
   return double(s.dirs) * (double(s.seq) * step + xw) + yStore;
 }
 
-/// Steps per chunk when the input sequence arrives from another card a step
-/// at a time, or Y leaves for one: a chunk's XW phase waits for its last
-/// step, and a layer sends its first step only after its first chunk's XW
-/// phase, so shorter chunks start each layer earlier behind the one before
-/// it; but with W resident each chunk costs an X load and a barrier more.
-/// Measured on a 4-layer H = 256 f32 encoder on 4 cards of dram-3m-6x
-/// (bench/multicard_scaling.py): 1 step 35.2k, 2 steps 33.7k, 4 steps
-/// 36.8k device cycles.
-constexpr int64_t kStreamedChunkSteps = 2;
-
 class MultiCoreRnnEmitter {
 public:
   MultiCoreRnnEmitter(Operation *operation, KernelContext &context)
@@ -365,13 +375,24 @@ public:
     const auto &dramAlign = context.target.memory(Space::Dram).align;
     // Short chunks also let a layer that sends its steps start sending
     // them after one short XW phase instead of the whole sequence's.
-    if ((in || out) && l.stepsPerChunk > kStreamedChunkSteps &&
+    if ((in || out) && l.stepsPerChunk > 1 &&
         uint64_t(s.batch * bytes(s.input)) % std::max<uint64_t>(dramAlign, 1) ==
-            0)
-      l.stepsPerChunk = kStreamedChunkSteps;
+            0) {
+      streamChunk = std::min(kStreamedChunkSteps, l.stepsPerChunk);
+      // Two chunks' gates fit the accumulator: the next chunk's steps can
+      // be received and multiplied while this one's last step runs.
+      staged = in && s.dirs == 1 && !s.reverseOnly &&
+               l.stepsPerChunk >= 2 * kStreamedChunkSteps;
+      // Input already in DRAM: the next chunk's steps load while this
+      // chunk's run, into the other half of a VRF double buffer.
+      const uint64_t vrfBytes = uint64_t(context.target.vrfRegisters) *
+                                uint64_t(context.target.vrfRegisterBytes);
+      early = !in && l.stepsPerChunk >= 2 * kStreamedChunkSteps &&
+              2 * inputBytes(streamChunk) <= vrfBytes;
+    }
     // Several chunks reload W each; keep it resident when it fits.
     const uint64_t wBytes = uint64_t(share(0).wTiles.size()) * l.tileBytes;
-    residentW = l.stepsPerChunk < s.seq &&
+    residentW = (streamChunk || l.stepsPerChunk < s.seq) &&
                 l.slot[0] + wBytes <= context.target.memory(Space::Mrf).bytes;
   }
 
@@ -409,6 +430,38 @@ private:
   StreamedTransfer *in = nullptr, *out = nullptr;
   /// W's tiles stay in the MRF from l.slot[0] on (several chunks).
   bool residentW = false;
+  /// When the steps stream, the steps of a chunk (0: the accumulator's
+  /// l.stepsPerChunk). A direction's first chunk is a single step, so that
+  /// its first h leaves (or its first step starts) as early as possible,
+  /// the ones after it streamChunk steps (a layer that only sends too: one
+  /// long XW phase would hold its second h back from the next card), and
+  /// the last ones single steps again, so that the last step the card
+  /// before sends is the only one left when it arrives.
+  int64_t streamChunk = 0;
+  /// Streamed input steps land in SHARED (l.xStage, alternating per chunk),
+  /// and a chunk's steps are received before the previous chunk's last
+  /// exchange, whose barrier then orders them for every core; the gates of
+  /// two chunks alternate in ACC.
+  bool staged = false;
+  /// The next chunk's steps are loaded before this chunk's steps run (the
+  /// input is in DRAM from the start), alternating between two VRF halves;
+  /// the gates of two chunks alternate in ACC.
+  bool early = false;
+
+  /// Bytes of `steps` input steps in the VRF, aligned for the next buffer.
+  uint64_t inputBytes(int64_t steps) const {
+    return alignUp(uint64_t(steps * s.batch * bytes(s.input)),
+                   std::max<uint64_t>(context.target.vrfRegisterBytes, 1));
+  }
+
+  int64_t chunkSteps(int64_t first) const {
+    const int64_t left = s.seq - first;
+    if (!streamChunk)
+      return std::min(l.stepsPerChunk, left);
+    if (first == 0 || left <= streamChunk)
+      return 1;
+    return std::min(streamChunk, left);
+  }
 
   bool isF32() const { return s.format == kF32Format; }
   int64_t bytes(int64_t n) const { return s.format.rowBytes(n); }
@@ -657,25 +710,30 @@ private:
     }
   }
 
-  /// G_i[rows x G*hc] = X[chunk] . W_i^T on core i.
-  void inputProduct(int64_t i, uint64_t wBase, int64_t tLo, int64_t steps) {
-    const int64_t rows = steps * s.batch;
+  /// A chunk's `steps` input steps at `x` into the VRF at `vrf` on core i.
+  void loadInput(int64_t i, MemRef x, int64_t steps, uint64_t vrf) {
     DmaLoad loadX;
-    loadX.dst = {Space::Vrf, 0};
-    loadX.src = {Space::Dram, context.addressOf(op.x) +
-                                  uint64_t(tLo * s.batch * bytes(s.input))};
+    loadX.dst = {Space::Vrf, vrf};
+    loadX.src = x;
     loadX.format = s.format;
     loadX.x = s.input;
-    loadX.y = rows;
+    loadX.y = steps * s.batch;
     emitLoad(emitter(i), loadX);
-    const Operand2D x = denseOperand(Space::Vrf, 0, s.input, s.format);
+  }
+
+  /// G_i[rows x G*hc] at `gates` = X[chunk] . W_i^T on core i, the chunk's
+  /// steps in the VRF at `vrf`.
+  void inputProduct(int64_t i, uint64_t wBase, uint64_t vrf, int64_t steps,
+                    uint64_t gates) {
+    const int64_t rows = steps * s.batch;
+    const Operand2D xv = denseOperand(Space::Vrf, vrf, s.input, s.format);
     for (auto [index, t] : llvm::enumerate(share(i).wTiles)) {
       uint64_t w = l.slot[0] + rTileAddress(index);
       if (!residentW) {
         w = l.slot[streamed[size_t(i)]++ % 2];
         loadTile(i, wBase, s.input, t, w);
       }
-      mm(i, gate(i, l.gates, t.dstCol), x.at(0, t.col), w, rows, t.cols, t.rows,
+      mm(i, gate(i, gates, t.dstCol), xv.at(0, t.col), w, rows, t.cols, t.rows,
          t.col > 0);
     }
   }
@@ -817,14 +875,48 @@ private:
     for (int64_t i = 0; i < l.cores; ++i)
       setUp(i, d, rBase, wBase);
 
-    for (int64_t first = 0; first < s.seq; first += l.stepsPerChunk) {
-      const int64_t steps = std::min(l.stepsPerChunk, s.seq - first);
-      const int64_t tLo =
-          std::min(timeIndex(d, first), timeIndex(d, first + steps - 1));
-      // The chunk's steps from the card before, then every core may load
-      // them.
-      if (in && in->receiveThrough(emitter(0), tLo + steps))
-        context.cores.barrier();
+    struct Chunk {
+      int64_t first, steps, tLo;
+    };
+    SmallVector<Chunk> chunks;
+    for (int64_t first = 0, steps = 0; first < s.seq; first += steps) {
+      steps = chunkSteps(first);
+      chunks.push_back(
+          {first, steps,
+           std::min(timeIndex(d, first), timeIndex(d, first + steps - 1))});
+    }
+    // Chunk c's gates in ACC and its steps (from the card before: in SHARED
+    // when staged).
+    const uint64_t chunkGates =
+        uint64_t(streamChunk * s.batch * s.gates * l.block * kF32);
+    auto gatesOf = [&](size_t c) {
+      return l.gates + (staged || early ? uint64_t(c % 2) * chunkGates : 0);
+    };
+    auto vrfOf = [&](size_t c) {
+      return early ? uint64_t(c % 2) * inputBytes(streamChunk) : 0;
+    };
+    auto inputOf = [&](size_t c) -> MemRef {
+      if (staged)
+        return {Space::Shared, shared(l.xStage[c % 2])};
+      return {Space::Dram,
+              context.addressOf(op.x) +
+                  uint64_t(chunks[c].tLo * s.batch * bytes(s.input))};
+    };
+    // Receives chunk c's steps from the card before (none left: false).
+    auto receive = [&](size_t c) {
+      if (!in)
+        return false;
+      std::optional<MemRef> at;
+      if (staged)
+        at = inputOf(c);
+      return in->receiveThrough(emitter(0), chunks[c].tLo + chunks[c].steps,
+                                at);
+    };
+    auto loadInputs = [&](size_t c) {
+      for (int64_t i = 0; i < l.cores; ++i)
+        loadInput(i, inputOf(c), chunks[c].steps, vrfOf(c));
+    };
+    auto inputProducts = [&](size_t c) {
       SmallVector<std::unique_ptr<ProgramEmitter::Group>> residentWGroup;
       if (residentW)
         for (int64_t i = 0; i < l.cores; ++i)
@@ -834,40 +926,68 @@ private:
                         l.slot[0] + rTileAddress(share(i).wTiles.size() - 1) +
                             l.tileBytes}));
       for (int64_t i = 0; i < l.cores; ++i)
-        inputProduct(i, wBase, tLo, steps);
-      residentWGroup.clear();
+        inputProduct(i, wBase, vrfOf(c), chunks[c].steps, gatesOf(c));
+    };
 
-      // The resident R tiles are one buffer during the recurrence (see the
-      // single-core kernel).
-      SmallVector<std::unique_ptr<ProgramEmitter::Group>> residentR;
-      for (int64_t i = 0; i < l.cores; ++i)
-        residentR.push_back(std::make_unique<ProgramEmitter::Group>(
-            emitter(i),
-            MemRegion{Space::Mrf, 0,
-                      rTileAddress(share(i).rTiles.size() - 1) + l.tileBytes}));
+    // The chunk's steps from the card before, then every core may load
+    // them.
+    if (receive(0))
+      context.cores.barrier();
+    loadInputs(0);
+    inputProducts(0);
+    if (early && chunks.size() > 1)
+      loadInputs(1);
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      const auto [first, steps, tLo] = chunks[c];
+      const bool hasNext = c + 1 < chunks.size();
+      bool nextReceived = false;
+      {
+        // The resident R tiles are one buffer during the recurrence (see
+        // the single-core kernel).
+        SmallVector<std::unique_ptr<ProgramEmitter::Group>> residentR;
+        for (int64_t i = 0; i < l.cores; ++i)
+          residentR.push_back(std::make_unique<ProgramEmitter::Group>(
+              emitter(i), MemRegion{Space::Mrf, 0,
+                                    rTileAddress(share(i).rTiles.size() - 1) +
+                                        l.tileBytes}));
 
-      for (int64_t step = first; step < first + steps; ++step) {
-        const int64_t time = timeIndex(d, step);
-        const bool last = step == s.seq - 1;
-        auto stepGates = [&](int64_t i) {
-          return l.gates + uint64_t((time - tLo) * s.batch * s.gates *
-                                    share(i).hc * kF32);
-        };
-        if (s.gates == 4) {
-          for (int64_t i = 0; i < l.cores; ++i)
-            lstmStep(i, stepGates(i), last, d);
-        } else {
-          for (int64_t i = 0; i < l.cores; ++i)
-            gruGates(i, stepGates(i));
-          if (!op.linearBeforeReset)
-            exchange(l.aux, l.rhFull);
-          for (int64_t i = 0; i < l.cores; ++i)
-            gruUpdate(i, stepGates(i));
+        for (int64_t step = first; step < first + steps; ++step) {
+          const int64_t time = timeIndex(d, step);
+          const bool last = step == s.seq - 1;
+          auto stepGates = [&](int64_t i) {
+            return gatesOf(c) + uint64_t((time - tLo) * s.batch * s.gates *
+                                         share(i).hc * kF32);
+          };
+          if (s.gates == 4) {
+            for (int64_t i = 0; i < l.cores; ++i)
+              lstmStep(i, stepGates(i), last, d);
+          } else {
+            for (int64_t i = 0; i < l.cores; ++i)
+              gruGates(i, stepGates(i));
+            if (!op.linearBeforeReset)
+              exchange(l.aux, l.rhFull);
+            for (int64_t i = 0; i < l.cores; ++i)
+              gruUpdate(i, stepGates(i));
+          }
+          // Staged: the next chunk's steps before the chunk's last
+          // exchange, whose barrier orders them before every core's load.
+          if (staged && hasNext && step == first + steps - 1)
+            nextReceived = receive(c + 1);
+          exchange(l.hq, l.hFull);
+          keepRow(time, d, last);
+          if (out)
+            out->sendNext(emitter(0), {Space::Acc, l.hFull});
         }
-        exchange(l.hq, l.hFull);
-        keepRow(time, d, last);
-        if (out)
-          out->sendNext(emitter(0), {Space::Acc, l.hFull});
+      }
+      if (hasNext) {
+        if (!early) {
+          if (!nextReceived && receive(c + 1))
+            context.cores.barrier();
+          loadInputs(c + 1);
+        }
+        inputProducts(c + 1);
+        if (early && c + 2 < chunks.size())
+          loadInputs(c + 2);
       }
     }
   }

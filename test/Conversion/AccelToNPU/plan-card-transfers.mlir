@@ -74,9 +74,9 @@ func.func @overlap(%x: tensor<4x16xf32>, %y: tensor<4x16xf32>) -> tensor<4x16xf3
 
 // Stacked lstm layers on two cards pipeline: card 0's Y goes a time step at
 // a time (pieces = 4 steps), its first core sending each h_t from the
-// exchanged copy in ACC as soon as it has it; card 1 receives two steps
-// (its chunk) right before each XW phase, then a barrier lets every core
-// load them.
+// exchanged copy in ACC as soon as it has it; card 1 receives each step
+// into one of two SHARED stages before the previous step's exchange, whose
+// barrier then lets every core load it (the first step: its own barrier).
 // CHECK-LABEL: func.func @stacked
 // CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, accel.sends = array<i64: 0, 1, 0, 4>, card = 0 : i64}
 // CHECK: accel.card_partition(%{{.*}}) {accel.launch = 0 : i64, accel.receives = array<i64: 0, 0, 0, 4>, card = 1 : i64}
@@ -87,13 +87,14 @@ func.func @overlap(%x: tensor<4x16xf32>, %y: tensor<4x16xf32>) -> tensor<4x16xf3
 // LOWER-NOT: npu.send
 // LOWER: npu.halt
 // LOWER-LABEL: npu.program @stacked_p1_card1_core0
-// LOWER: npu.recv dram[[[X0:0x[0-9a-f]+]]] bytes = 256{{$}}
-// LOWER-NEXT: npu.recv dram[{{.*}}] bytes = 256{{$}}
+// LOWER: npu.recv shared[[[S0:0x[0-9a-f]+]]] bytes = 256{{$}}
 // LOWER-NEXT: npu.barrier
-// LOWER: npu.dma.ld vrf[0x0], dram[[[X0]]]
-// LOWER: npu.recv dram[{{.*}}] bytes = 256{{$}}
-// LOWER-NEXT: npu.recv dram[{{.*}}] bytes = 256{{$}}
+// LOWER: npu.dma.ld vrf[0x0], shared[[[S0]]]
+// LOWER: npu.recv shared[[[S1:0x[0-9a-f]+]]] bytes = 256{{$}}
+// LOWER-NEXT: npu.dma.st shared
 // LOWER-NEXT: npu.barrier
+// LOWER: npu.dma.ld vrf[0x0], shared[[[S1]]]
+// LOWER-COUNT-2: npu.recv shared
 // LOWER-NOT: npu.recv
 // LOWER: npu.halt
 func.func @stacked(%x: tensor<4x1x64xf32>) -> tensor<4x1x1x64xf32> {
