@@ -95,7 +95,8 @@ struct QueueState {
 /// One trace span: an instruction (or chain) on a queue, or a dispatcher wait.
 struct TraceEvent {
   uint16_t core = 0;
-  uint8_t track = 0; ///< 0 ld, 1 ex, 2 st, 3 dispatcher
+  uint8_t track = 0; ///< 0 ld, 1 ex, 2 st, 3 dispatcher, 4 link (a
+                     ///< message from its send to its arrival)
   uint16_t members = 1;
   uint32_t pc = 0;
   uint64_t start = 0, end = 0;

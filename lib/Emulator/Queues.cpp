@@ -260,6 +260,9 @@ void Card::queueStep(Core &c, unsigned q) {
       if (checkRaces_)
         msg.clock = c.clocks[q];
       (host ? hostBytesSent : linkBytesSent) += op.bytes;
+      if (trace_)
+        events.push_back(
+            {static_cast<uint16_t>(c.index), 4, 1, e.pc, start, msg.arrival});
       outbox.push_back(std::move(msg));
       break;
     }

@@ -3,7 +3,9 @@
 // Writes the recorded instruction spans in the Chrome trace-event format
 // (loadable in chrome://tracing and ui.perfetto.dev): one process per card,
 // one thread (track) per core and queue -- "core N ld/ex/st" plus
-// "core N dispatch" for barrier waits. Timestamps are microseconds of
+// "core N dispatch" for barrier waits and "core N link" for the messages the
+// core sends, each from its `send` until it arrives at the other card (or
+// the host), so a launch's link traffic shows. Timestamps are microseconds of
 // modelled time (cycles / clock_mhz); each event carries its cycle range, pc
 // and disassembly in `args`.
 //
@@ -21,7 +23,9 @@ using namespace isa;
 
 std::string buildTraceJson(const TargetDesc &target,
                            const std::vector<std::unique_ptr<Card>> &cards) {
-  static const char *const Tracks[4] = {"ld", "ex", "st", "dispatch"};
+  constexpr unsigned NumTracks = 5;
+  static const char *const Tracks[NumTracks] = {"ld", "ex", "st", "dispatch",
+                                                "link"};
   double mhz = target.clockMHz > 0 ? target.clockMHz : 1.0;
   nlohmann::json events = nlohmann::json::array();
   for (const auto &cp : cards) {
@@ -34,8 +38,8 @@ std::string buildTraceJson(const TargetDesc &target,
     for (const Core &c : card.cores) {
       if (!c.loaded)
         continue;
-      for (unsigned t = 0; t < 4; ++t) {
-        unsigned tid = c.index * 4 + t;
+      for (unsigned t = 0; t < NumTracks; ++t) {
+        unsigned tid = c.index * NumTracks + t;
         events.push_back({{"name", "thread_name"},
                           {"ph", "M"},
                           {"pid", card.index},
@@ -60,20 +64,30 @@ std::string buildTraceJson(const TargetDesc &target,
         name += (i ? "+" : "") + std::string(inst.desc().mnemonic);
         text += (i ? "\n" : "") + printInstruction(inst);
       }
+      nlohmann::json args = {{"pc", e.pc},
+                             {"start_cycle", e.start},
+                             {"end_cycle", e.end},
+                             {"asm", text}};
       if (e.track == 3)
         name = "barrier wait";
+      if (e.track == 4 && e.pc < c.ops.size()) {
+        const Op &send = c.ops[e.pc];
+        name =
+            (send.peer == HostPeer ? std::string("to host")
+                                   : "to card " + std::to_string(send.peer)) +
+            ", " + std::to_string(send.bytes) + " bytes";
+        args["peer"] = send.peer;
+        args["bytes"] = send.bytes;
+        args["chan"] = send.chan;
+      }
       events.push_back({{"name", name},
                         {"cat", Tracks[e.track]},
                         {"ph", "X"},
                         {"pid", card.index},
-                        {"tid", e.core * 4u + e.track},
+                        {"tid", e.core * NumTracks + e.track},
                         {"ts", static_cast<double>(e.start) / mhz},
                         {"dur", static_cast<double>(e.end - e.start) / mhz},
-                        {"args",
-                         {{"pc", e.pc},
-                          {"start_cycle", e.start},
-                          {"end_cycle", e.end},
-                          {"asm", text}}}});
+                        {"args", std::move(args)}});
     }
   }
   nlohmann::json doc = {

@@ -3,8 +3,11 @@
 // Track layout per partition process: tid 0 "partition" carries one summary
 // span for the whole partition (preceded by a "setup" span when the launch
 // ran setup programs first); host ops go on tid 1 "host ops"; emulator
-// tracks keep their own tids (core * 4 + queue, always >= 0), shifted by 2 so
-// they never collide with the two above.
+// tracks keep their own tids (core * 5 + track, always >= 0), shifted by 2 so
+// they never collide with the two above, and by a block per card, since a
+// launch runs several cards' partitions in one process: "card C core N
+// ld/ex/st/dispatch/link" -- each card's timeline and the messages it
+// sends.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +24,8 @@ namespace {
 constexpr int64_t SummaryTid = 0;
 constexpr int64_t HostOpsTid = 1;
 constexpr int64_t EmulatorTidBase = 2;
+/// Tids per card: more than any card's cores times their tracks.
+constexpr int64_t TidsPerCard = 1 << 12;
 
 json threadName(unsigned pid, int64_t tid, const std::string &name) {
   return {{"name", "thread_name"},
@@ -82,12 +87,22 @@ void TraceBuilder::addEmulatorTrace(const std::string &text) {
     if (!e.is_object())
       continue;
     // The emulator names one process per card; the partition's process
-    // replaces it.
+    // replaces it, and the card moves into the track.
     if (e.value("name", "") == "process_name")
       continue;
+    const int64_t card = e.contains("pid") && e["pid"].is_number_integer()
+                             ? e["pid"].get<int64_t>()
+                             : 0;
     e["pid"] = pid;
     if (e.contains("tid") && e["tid"].is_number_integer())
-      e["tid"] = e["tid"].get<int64_t>() + EmulatorTidBase;
+      e["tid"] = e["tid"].get<int64_t>() + EmulatorTidBase + card * TidsPerCard;
+    if (e.value("name", "") == "thread_name" && e.contains("args") &&
+        e["args"].is_object() && e["args"].contains("name") &&
+        e["args"]["name"].is_string())
+      e["args"]["name"] = "card " + std::to_string(card) + " " +
+                          e["args"]["name"].get<std::string>();
+    if (e.value("name", "") == "thread_sort_index" && e.contains("tid"))
+      e["args"] = {{"sort_index", e["tid"]}};
     if (e.contains("ts") && e["ts"].is_number())
       e["ts"] = e["ts"].get<double>() + events->partitionStart;
     events->list.push_back(std::move(e));

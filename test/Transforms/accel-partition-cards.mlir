@@ -140,3 +140,27 @@ func.func @lookups(%hot: tensor<64x8xi64>, %cold: tensor<4x2xi64>) -> (tensor<64
   %b3 = accel.embedding_bag %t3, %cold : (tensor<256x16xf32>, tensor<4x2xi64>) -> tensor<4x16xf32>
   return %b0, %b1, %b2, %b3 : tensor<64x16xf32>, tensor<64x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
 }
+
+// -----
+
+// A wide-input, narrow-output product of more than half a card (K = 1024,
+// N = 16: 64 KiB of weight) is cut along its reduction instead: each piece
+// gets a slice of the input and its rows of the weight, the first the
+// bias, and sums join the partial results. Far fewer bytes cross cards (a
+// 4 x 16 partial from each piece against the whole 4 x 1024 input to each).
+// CHECK-LABEL: func.func @oversized_reduction
+// CHECK-NOT:  tensor<1024x16xf32> =
+// CHECK:      %[[X0:.*]] = accel.slice %arg0 {{.*}} : tensor<4x1024xf32> -> tensor<4x384xf32>
+// CHECK:      %[[P0:.*]] = accel.fully_connected %[[X0]], %{{.*}}, %{{.*}} {accel.placement = #accel.placement<card = 0>} : (tensor<4x384xf32>, tensor<384x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+// CHECK:      %[[X1:.*]] = accel.slice %arg0 {{.*}} : tensor<4x1024xf32> -> tensor<4x320xf32>
+// CHECK:      %[[P1:.*]] = accel.fully_connected %[[X1]], %{{.*}} {accel.placement = #accel.placement<card = {{[0-2]}}>} : (tensor<4x320xf32>, tensor<320x16xf32>) -> tensor<4x16xf32>
+// CHECK:      accel.fully_connected {{.*}} : (tensor<4x320xf32>, tensor<320x16xf32>) -> tensor<4x16xf32>
+// CHECK:      accel.add %[[P0]], %[[P1]]
+// CHECK:      accel.add
+// CHECK-NOT:  accel.concat
+func.func @oversized_reduction(%x: tensor<4x1024xf32>) -> tensor<4x16xf32> {
+  %w = accel.constant dense<0.5> : tensor<1024x16xf32>
+  %b = accel.constant dense<0.25> : tensor<16xf32>
+  %y = accel.fully_connected %x, %w, %b : (tensor<4x1024xf32>, tensor<1024x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}

@@ -484,8 +484,36 @@ TEST_CASE("trace JSON has one track per card/core/queue", "[trace]") {
       REQUIRE(e["dur"].get<double>() > 0);
     }
   }
-  for (const char *t :
-       {"core 1 ld", "core 1 ex", "core 1 st", "core 1 dispatch"})
+  for (const char *t : {"core 1 ld", "core 1 ex", "core 1 st",
+                        "core 1 dispatch", "core 1 link"})
     REQUIRE(threads.count(t));
   REQUIRE(spans == std::set<std::string>{"dma.ld", "mm", "dma.st"});
+}
+
+TEST_CASE("trace JSON shows each card's link traffic", "[trace][cards]") {
+  auto target = loadTarget("multicard-6x"); // link 5 B/cycle, 2000 latency
+  emulator::EmulatorOptions o;
+  o.trace = true;
+  auto emu = makeEmu(target,
+                     {".core card=0, core=0\n"
+                      "send vrf[0x0], bytes=100, peer=1, chan=3\nhalt\n",
+                      ".core card=1, core=0\n"
+                      "recv vrf[0x40], bytes=100, peer=0, chan=3\nhalt\n"},
+                     o);
+  runOk(*emu);
+  auto doc = nlohmann::json::parse(emu->traceJson());
+  int messages = 0;
+  for (const auto &e : doc["traceEvents"]) {
+    if (e["ph"] != "X" || e["cat"] != "link")
+      continue;
+    ++messages;
+    // The message is in flight from its send (cycle 1) until it arrives
+    // (20 cycles of sending, then the link's latency).
+    REQUIRE(e["pid"] == 0);
+    REQUIRE(e["name"] == "to card 1, 100 bytes");
+    REQUIRE(e["args"]["start_cycle"] == 1);
+    REQUIRE(e["args"]["end_cycle"] == 2021);
+    REQUIRE(e["args"]["chan"] == 3);
+  }
+  REQUIRE(messages == 1);
 }
