@@ -125,22 +125,6 @@ def Accel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getLaunchAttrName() {
       return ::llvm::StringLiteral("accel.launch");
     }
-    /// Name of the discardable attribute `array<i64: result, peer, chan,
-    /// pieces, ...>` on a card partition: results it sends to the card
-    /// partition of card `peer` on channel `chan` (`send`, card to card), in
-    /// the same launch: at its end, or, in `pieces` > 1 messages along the
-    /// leading dimension, each piece as soon as a kernel has made it.
-    static constexpr ::llvm::StringLiteral getSendsAttrName() {
-      return ::llvm::StringLiteral("accel.sends");
-    }
-    /// Name of the discardable attribute `array<i64: operand, peer, chan,
-    /// pieces, ...>` on a card partition: operands it receives from the card
-    /// partition of card `peer` on channel `chan` (`recv`) instead of from
-    /// the host: before the first op that reads them, or, in `pieces` > 1
-    /// messages, each piece right before the reading kernel needs it.
-    static constexpr ::llvm::StringLiteral getReceivesAttrName() {
-      return ::llvm::StringLiteral("accel.receives");
-    }
     /// Name of the discardable #accel.hint attribute: a user's request for
     /// where and how an op runs.
     static constexpr ::llvm::StringLiteral getHintAttrName() {

@@ -131,45 +131,6 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                 "accel.card_partition";
     return success();
   }
-  if (attr.getName() == getSendsAttrName() ||
-      attr.getName() == getReceivesAttrName()) {
-    auto partition = dyn_cast<CardPartitionOp>(op);
-    auto entries = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
-    bool sends = attr.getName() == getSendsAttrName();
-    auto getValue = [&](int64_t index) -> Value {
-      if (index < 0 ||
-          index >= int64_t(sends ? op->getNumResults() : op->getNumOperands()))
-        return {};
-      return sends ? op->getResult(unsigned(index))
-                   : op->getOperand(unsigned(index));
-    };
-    // Pieces cut the value along its leading dimension.
-    auto piecesFit = [](Value value, int64_t pieces) {
-      auto type = dyn_cast<RankedTensorType>(value.getType());
-      if (pieces == 1)
-        return true;
-      return pieces > 1 && type && type.hasStaticShape() &&
-             type.getRank() > 0 && type.getDimSize(0) % pieces == 0;
-    };
-    bool ok = partition && entries && entries.size() % 4 == 0;
-    for (int64_t i = 0; ok && i < entries.size(); i += 4) {
-      Value value = getValue(entries[i]);
-      ok = value && entries[i + 1] >= 0 &&
-           entries[i + 1] != int64_t(partition.getCard()) &&
-           entries[i + 1] < 255 && entries[i + 2] >= 0 &&
-           entries[i + 2] <= 0xFFFF && piecesFit(value, entries[i + 3]);
-    }
-    if (!ok)
-      return op->emitOpError()
-             << "'" << attr.getName().getValue()
-             << "' must be array<i64: " << (sends ? "result" : "operand")
-             << ", peer, chan, pieces, ...> on an accel.card_partition (an "
-                "index of its "
-             << (sends ? "results" : "operands")
-             << ", another card, a 16-bit channel, and 1 or a divisor of the "
-                "value's leading dimension)";
-    return success();
-  }
   if (attr.getName() == getLaunchAttrName()) {
     auto launch = dyn_cast<IntegerAttr>(attr.getValue());
     if (!launch || launch.getInt() < 0 || !isa<CardPartitionOp>(op))

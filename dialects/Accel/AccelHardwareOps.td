@@ -92,16 +92,30 @@ def Accel_TransferOp : Accel_Op<"transfer", [Pure,
   let summary = "move a tensor between cards or between a card and the host";
   let description = [{
     Copies `input` from card `source` to card `destination` over the card
-    link; card -1 is the host. Inserted by the partitioner at partition
-    boundaries.
+    link; card -1 is the host.
+
+    accel-plan-card-transfers inserts one between two card partitions of a
+    launch for each value that goes card to card, with the `channel` it
+    travels on (the producing partition's programs `send` it, the reading
+    partition's programs `recv` it; the package binds it to neither) and
+    `pieces`: 1 (the whole value, sent at the producer's end), or the number
+    of equal messages along the leading dimension the value is cut into,
+    which the making and reading kernels send and receive one at a time as
+    they make and need them (a recurrent layer's Y, a time step a message,
+    so that stacked layers on several cards pipeline).
 
     ```mlir
     %r = accel.transfer %x {source = 0 : i64, destination = 1 : i64}
            : tensor<1x256xf32>
+    %s = accel.transfer %y {channel = 3 : i64, destination = 2 : i64,
+                            pieces = 16 : i64, source = 1 : i64}
+           : tensor<16x1x256xf32>
     ```
   }];
   let arguments = (ins Accel_Tensor:$input, I64Attr:$source,
-                       I64Attr:$destination);
+                       I64Attr:$destination,
+                       OptionalAttr<I64Attr>:$channel,
+                       DefaultValuedAttr<I64Attr, "1">:$pieces);
   let results = (outs Accel_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
   let hasVerifier = 1;

@@ -90,30 +90,34 @@ void dropHintPrecision(Operation *op);
 /// layout. Success for other types.
 LogicalResult verifyRowwiseTableOperand(Operation *op, Value table);
 
-/// One entry of a card partition's `accel.sends` or `accel.receives`: the
-/// result or operand index, the other card, the channel and the number of
-/// messages the value is cut into along its leading dimension.
-struct CardTransfer {
-  int64_t index, peer, channel, pieces;
-};
-
-/// The entries of `attrName` (`accel.sends` or `accel.receives`) on a card
-/// partition, in order; none when it has no such attribute.
-SmallVector<CardTransfer> getCardTransfers(Operation *partition,
-                                           StringRef attrName);
-
-/// The operand (`accel.receives`) or result (`accel.sends`) indices of a
-/// card partition that are passed card to card, per `attrName`.
-llvm::SmallDenseSet<int64_t, 4> getCardTransferIndices(Operation *partition,
-                                                       StringRef attrName);
-
-/// True when every reader of `result` (a card partition's) is a card
-/// partition that receives it card to card: the host never needs it.
-bool isPassedOnlyCardToCard(OpResult result);
-
 } // namespace mlir::nnaccel::accel
 
 #define GET_OP_CLASSES
 #include "Accel/AccelOps.h.inc"
+
+namespace mlir::nnaccel::accel {
+
+/// One value a card partition passes to or takes from another card's
+/// partition through a planned accel.transfer: the result or operand
+/// index, the other card, the channel and the number of messages the value
+/// is cut into along its leading dimension.
+struct CardTransfer {
+  int64_t index, peer, channel, pieces;
+};
+
+/// The operands of `partition` another card sends it (through an
+/// accel.transfer with a channel), in operand order.
+SmallVector<CardTransfer> getCardReceives(CardPartitionOp partition);
+/// The results `partition` sends to other cards, one entry per transfer,
+/// in result order.
+SmallVector<CardTransfer> getCardSends(CardPartitionOp partition);
+/// The indices of getCardReceives: operands that do not cross the host.
+llvm::SmallDenseSet<int64_t, 4> getReceivedOperands(CardPartitionOp partition);
+
+/// True when every reader of `result` (a card partition's) is an
+/// accel.transfer to another card's partition: the host never needs it.
+bool isPassedOnlyCardToCard(OpResult result);
+
+} // namespace mlir::nnaccel::accel
 
 #endif // NNACCEL_DIALECT_ACCEL_ACCELOPS_H

@@ -54,6 +54,36 @@ LogicalResult TransferOp::verify() {
                          << source << " -> " << destination;
   if (source == destination)
     return emitOpError() << "source and destination are both card " << source;
+  int64_t pieces = static_cast<int64_t>(getPieces());
+  auto type = cast<RankedTensorType>(getInput().getType());
+  if (pieces < 1 ||
+      (pieces > 1 && (!type.hasStaticShape() || type.getRank() == 0 ||
+                      type.getDimSize(0) % pieces != 0)))
+    return emitOpError() << "pieces must be 1 or divide the leading "
+                            "dimension, got "
+                         << pieces << " for " << type;
+  std::optional<uint64_t> channel = getChannel();
+  if (!channel)
+    return pieces == 1 ? success()
+                       : emitOpError("is cut into pieces but has no channel");
+  // A planned card-to-card transfer: between two cards' partitions.
+  if (*channel > 0xFFFF || source < 0 || destination < 0)
+    return emitOpError() << "a card-to-card transfer needs two cards and a "
+                            "16-bit channel, got "
+                         << source << " -> " << destination << " on channel "
+                         << *channel;
+  auto producer = getInput().getDefiningOp<CardPartitionOp>();
+  if (!producer || int64_t(producer.getCard()) != source)
+    return emitOpError() << "on a channel must take a result of a card "
+                            "partition on card "
+                         << source;
+  for (Operation *user : getResult().getUsers()) {
+    auto consumer = dyn_cast<CardPartitionOp>(user);
+    if (!consumer || int64_t(consumer.getCard()) != destination)
+      return emitOpError() << "on a channel must be read only by card "
+                              "partitions on card "
+                           << destination;
+  }
   return success();
 }
 
@@ -104,35 +134,46 @@ LogicalResult CardPartitionOp::verifyRegions() {
                              getResultTypes());
 }
 
+/// The planned card-to-card transfer `op` is, if it is one.
+static TransferOp asCardToCard(Operation *op) {
+  auto transfer = dyn_cast_or_null<TransferOp>(op);
+  return transfer && transfer.getChannel() ? transfer : TransferOp();
+}
+
 SmallVector<CardTransfer>
-mlir::nnaccel::accel::getCardTransfers(Operation *partition,
-                                       StringRef attrName) {
+mlir::nnaccel::accel::getCardReceives(CardPartitionOp partition) {
   SmallVector<CardTransfer> transfers;
-  if (auto entries = partition->getAttrOfType<DenseI64ArrayAttr>(attrName))
-    for (int64_t i = 0; i + 3 < entries.size(); i += 4)
-      transfers.push_back(
-          {entries[i], entries[i + 1], entries[i + 2], entries[i + 3]});
+  for (auto [index, input] : llvm::enumerate(partition.getInputs()))
+    if (TransferOp transfer = asCardToCard(input.getDefiningOp()))
+      transfers.push_back({int64_t(index), int64_t(transfer.getSource()),
+                           int64_t(*transfer.getChannel()),
+                           int64_t(transfer.getPieces())});
+  return transfers;
+}
+
+SmallVector<CardTransfer>
+mlir::nnaccel::accel::getCardSends(CardPartitionOp partition) {
+  SmallVector<CardTransfer> transfers;
+  for (OpResult result : partition->getResults())
+    for (Operation *user : result.getUsers())
+      if (TransferOp transfer = asCardToCard(user))
+        transfers.push_back({int64_t(result.getResultNumber()),
+                             int64_t(transfer.getDestination()),
+                             int64_t(*transfer.getChannel()),
+                             int64_t(transfer.getPieces())});
   return transfers;
 }
 
 llvm::SmallDenseSet<int64_t, 4>
-mlir::nnaccel::accel::getCardTransferIndices(Operation *partition,
-                                             StringRef attrName) {
+mlir::nnaccel::accel::getReceivedOperands(CardPartitionOp partition) {
   llvm::SmallDenseSet<int64_t, 4> indices;
-  for (const CardTransfer &transfer : getCardTransfers(partition, attrName))
+  for (const CardTransfer &transfer : getCardReceives(partition))
     indices.insert(transfer.index);
   return indices;
 }
 
 bool mlir::nnaccel::accel::isPassedOnlyCardToCard(OpResult result) {
-  if (!getCardTransferIndices(result.getOwner(),
-                              AccelDialect::getSendsAttrName())
-           .contains(int64_t(result.getResultNumber())))
-    return false;
-  return llvm::all_of(result.getUses(), [](OpOperand &use) {
-    return isa<CardPartitionOp>(use.getOwner()) &&
-           getCardTransferIndices(use.getOwner(),
-                                  AccelDialect::getReceivesAttrName())
-               .contains(int64_t(use.getOperandNumber()));
-  });
+  return !result.use_empty() &&
+         llvm::all_of(result.getUsers(),
+                      [](Operation *user) { return bool(asCardToCard(user)); });
 }

@@ -141,10 +141,9 @@ LogicalResult Writer::addCardPartition(CardPartitionOp op) {
   ArrayRef<int64_t> inputAddresses = *op.getInputAddresses();
   ArrayRef<int64_t> outputAddresses = *op.getOutputAddresses();
   ArrayAttr programs = *op.getPrograms();
-  // Operands another card sends (accel.receives) and results only such
-  // partitions read (accel.sends) do not cross the host.
-  llvm::SmallDenseSet<int64_t, 4> received =
-      getCardTransferIndices(op, AccelDialect::getReceivesAttrName());
+  // Operands another card sends (through an accel.transfer) and results
+  // only such transfers read do not cross the host.
+  llvm::SmallDenseSet<int64_t, 4> received = getReceivedOperands(op);
   for (auto [index, arg, input, address] :
        llvm::enumerate(body.getArguments(), op.getInputs(), inputAddresses)) {
     ids[arg] = idOf(input);
@@ -293,6 +292,10 @@ LogicalResult Writer::addVariant(func::FuncOp func, StringRef name,
       flushLoose();
       if (failed(addCardPartition(card)))
         return failure();
+    } else if (auto transfer = dyn_cast<TransferOp>(op);
+               transfer && transfer.getChannel()) {
+      // Card to card: the value the reading partition binds to nothing.
+      ids[transfer.getResult()] = idOf(transfer.getInput());
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       flushLoose();
       for (auto [index, value] : llvm::enumerate(ret.getOperands())) {

@@ -433,10 +433,9 @@ struct TransferCost {
 TransferCost modelTransfers(accel::CardPartitionOp card,
                             const ::nnaccel::isa::TargetDesc &target) {
   // Bytes over the host link each run: inputs not received from another
-  // card, results some host-side reader needs (accel.sends results read
-  // only by the partitions they are sent to stay on the cards).
-  llvm::SmallDenseSet<int64_t, 4> received = accel::getCardTransferIndices(
-      card, accel::AccelDialect::getReceivesAttrName());
+  // card, results some host-side reader needs (results only card-to-card
+  // accel.transfer ops read stay on the cards).
+  llvm::SmallDenseSet<int64_t, 4> received = accel::getReceivedOperands(card);
   TransferCost transfer;
   for (auto [index, input] : llvm::enumerate(card.getInputs())) {
     uint64_t bytes = accel::getDenseByteSize(input.getType());

@@ -71,9 +71,10 @@ def AccelPlanCardTransfers
     cores), on a channel of its
     own, instead of the host reading it back and writing it again; the
     package then binds it to neither (unless the host needs it too).
-    Records `accel.launch` on every card partition, `accel.sends` /
-    `accel.receives` (array<i64: index, peer, chan, pieces, ...>) on the
-    partitions that pass values; accel-lower-to-npu emits the instructions.
+    Records `accel.launch` on every card partition and inserts an
+    `accel.transfer` (source and destination card, `channel`, `pieces`)
+    between the partitions for each value passed card to card;
+    accel-lower-to-npu emits the instructions.
     A value a forward lstm/gru makes (its Y, through reshapes) and another
     card's lstm/gru alone reads as its input sequence goes in `pieces` = one
     message per time step: the producing kernel sends each h_t as it makes

@@ -50,7 +50,7 @@ struct KernelCores {
 };
 
 /// A value passed to or from another card of the launch in `pieces` equal
-/// messages along its leading dimension (accel.sends / accel.receives,
+/// messages along its leading dimension (an accel.transfer's pieces,
 /// accel-plan-card-transfers): the kernel that makes it sends each piece as
 /// soon as it has it, the kernel that reads it receives each piece right
 /// before it needs it, so that both cards work at the same time. The

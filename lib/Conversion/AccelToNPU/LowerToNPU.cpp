@@ -142,8 +142,8 @@ struct PartitionLowering {
   CoreSync sync;
   uint32_t barrierMask = 0;
   unsigned barriers = 0;
-  /// Operands another card sends (accel.receives): `recv`s core 0 issues
-  /// right before the first op that depends on any of them, so that the
+  /// Operands another card sends (through an accel.transfer): `recv`s core 0
+  /// issues right before the first op that depends on any of them, so that the
   /// partition's other work overlaps the wait; with several cores a
   /// barrier then makes the others wait for the data too.
   std::vector<::nnaccel::isa::Instruction> receives;
@@ -532,8 +532,8 @@ struct AccelLowerToNPUPass
     // it needs it.
     ArrayRef<int64_t> inputAddresses = *partition.getInputAddresses();
     llvm::DenseSet<Value> received;
-    for (const accel::CardTransfer &transfer : accel::getCardTransfers(
-             partition, AccelDialect::getReceivesAttrName())) {
+    for (const accel::CardTransfer &transfer :
+         accel::getCardReceives(partition)) {
       Value operand = partition.getInputs()[transfer.index];
       const uint64_t bytes = getDenseByteSize(operand.getType());
       const uint64_t address = uint64_t(inputAddresses[transfer.index]);
@@ -569,8 +569,7 @@ struct AccelLowerToNPUPass
     ArrayRef<int64_t> outputAddresses = *partition.getOutputAddresses();
     auto yield = cast<YieldOp>(body.getTerminator());
     SmallVector<std::pair<accel::CardTransfer, Value>> sendsAtEnd;
-    for (const accel::CardTransfer &transfer :
-         accel::getCardTransfers(partition, AccelDialect::getSendsAttrName())) {
+    for (const accel::CardTransfer &transfer : accel::getCardSends(partition)) {
       Value result = partition->getResult(unsigned(transfer.index));
       Value made = yield.getOperand(unsigned(transfer.index));
       if (transfer.pieces > 1) {

@@ -7,6 +7,9 @@
 // rule lives in both places so that a package needs no launch table; the
 // runtime reads no value it does not bind.
 //
+// Each value that goes card to card gets an accel.transfer (with its
+// channel) between the two partitions.
+//
 // A value one recurrent layer makes step by step and the next card's
 // recurrent layer reads step by step goes in pieces, one per time step, so
 // that the layers pipeline across the cards (Brainwave's and Intel's
@@ -94,14 +97,12 @@ struct AccelPlanCardTransfersPass
 
   void runOnOperation() override {
     Block &block = getOperation().getBody().front();
-    MLIRContext *context = &getContext();
-    Builder builder(context);
+    OpBuilder builder(&getContext());
     // The current launch: its partitions and their cards.
     llvm::DenseSet<Operation *> launch;
     std::set<int64_t> cards;
     int64_t launchIndex = -1;
     int64_t nextChannel = 0;
-    llvm::DenseMap<Operation *, SmallVector<int64_t>> sends, receives;
     for (Operation &op : block) {
       if (isa<HostPartitionOp>(op)) {
         launch.clear();
@@ -139,20 +140,18 @@ struct AccelPlanCardTransfersPass
         }
         int64_t pieces = getTransferPieces(producer, result.getResultNumber(),
                                            partition, operand);
-        sends[producer].append({int64_t(result.getResultNumber()),
-                                int64_t(partition.getCard()), channel, pieces});
-        receives[&op].append(
-            {int64_t(operand), int64_t(producer.getCard()), channel, pieces});
+        builder.setInsertionPoint(&op);
+        auto transfer = builder.create<TransferOp>(
+            op.getLoc(), result.getType(), result,
+            builder.getI64IntegerAttr(producer.getCard()),
+            builder.getI64IntegerAttr(partition.getCard()),
+            builder.getI64IntegerAttr(channel),
+            builder.getI64IntegerAttr(pieces));
+        op.setOperand(operand, transfer.getResult());
         numStreamed += pieces > 1;
         ++numTransfers;
       }
     }
-    for (auto &[op, entries] : sends)
-      op->setAttr(AccelDialect::getSendsAttrName(),
-                  builder.getDenseI64ArrayAttr(entries));
-    for (auto &[op, entries] : receives)
-      op->setAttr(AccelDialect::getReceivesAttrName(),
-                  builder.getDenseI64ArrayAttr(entries));
   }
 };
 

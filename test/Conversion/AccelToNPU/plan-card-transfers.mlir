@@ -10,13 +10,16 @@
 // Two tables on cards 0 and 1, their sum on card 2: one launch, the bags
 // go card to card.
 // CHECK-LABEL: func.func @tables
-// CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, accel.sends = array<i64: 0, 2, 0, 1>, card = 0 : i64}
-// CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, accel.sends = array<i64: 0, 2, 1, 1>, card = 1 : i64}
-// CHECK: accel.card_partition(%{{.*}}, %{{.*}}) {accel.launch = 0 : i64, accel.receives = array<i64: 0, 0, 0, 1, 1, 1, 1, 1>, card = 2 : i64}
+// CHECK: %[[B0:.*]] = accel.card_partition(%arg0) {accel.launch = 0 : i64, card = 0 : i64}
+// CHECK: %[[B1:.*]] = accel.card_partition(%arg0) {accel.launch = 0 : i64, card = 1 : i64}
+// CHECK: %[[T0:.*]] = accel.transfer %[[B0]] {channel = 0 : i64, destination = 2 : i64, source = 0 : i64}
+// CHECK: %[[T1:.*]] = accel.transfer %[[B1]] {channel = 1 : i64, destination = 2 : i64, source = 1 : i64}
+// CHECK: accel.card_partition(%[[T0]], %[[T1]]) {accel.launch = 0 : i64, card = 2 : i64}
 // Without p2p the sum starts the next launch and the bags cross the host.
 // HOST-LABEL: func.func @tables
 // HOST: accel.card_partition(%arg0) {accel.launch = 0 : i64, card = 0 : i64}
 // HOST: accel.card_partition(%arg0) {accel.launch = 0 : i64, card = 1 : i64}
+// HOST-NOT: accel.transfer
 // HOST: accel.card_partition(%{{.*}}, %{{.*}}) {accel.launch = 1 : i64, card = 2 : i64}
 // LOWER-LABEL: npu.program @tables_p0_card0_core0
 // LOWER: npu.dma.st dram[[[BAG0:0x[0-9a-f]+]]]
@@ -41,8 +44,10 @@ func.func @tables(%ids: tensor<4x2xi64>) -> tensor<4x16xf32> {
 
 // A second partition of a card and a host partition each start a launch.
 // CHECK-LABEL: func.func @breaks
-// CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, accel.sends = array<i64: 0, 1, 0, 1>, card = 0 : i64}
-// CHECK: accel.card_partition(%{{.*}}) {accel.launch = 0 : i64, accel.receives = array<i64: 0, 0, 0, 1>, card = 1 : i64}
+// CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, card = 0 : i64}
+// CHECK: accel.transfer %{{.*}} {channel = 0 : i64, destination = 1 : i64, source = 0 : i64}
+// CHECK: accel.card_partition(%{{.*}}) {accel.launch = 0 : i64, card = 1 : i64}
+// CHECK-NOT: accel.transfer
 // CHECK: accel.card_partition(%{{.*}}) {accel.launch = 1 : i64, card = 0 : i64}
 // CHECK: accel.host_partition
 // CHECK: accel.card_partition(%{{.*}}) {accel.launch = 2 : i64, card = 1 : i64}
@@ -78,10 +83,11 @@ func.func @overlap(%x: tensor<4x16xf32>, %y: tensor<4x16xf32>) -> tensor<4x16xf3
 // into one of two SHARED stages before the previous step's exchange, whose
 // barrier then lets every core load it (the first step: its own barrier).
 // CHECK-LABEL: func.func @stacked
-// CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, accel.sends = array<i64: 0, 1, 0, 4>, card = 0 : i64}
-// CHECK: accel.card_partition(%{{.*}}) {accel.launch = 0 : i64, accel.receives = array<i64: 0, 0, 0, 4>, card = 1 : i64}
+// CHECK: accel.card_partition(%arg0) {accel.launch = 0 : i64, card = 0 : i64}
+// CHECK: accel.transfer %{{.*}} {channel = 0 : i64, destination = 1 : i64, pieces = 4 : i64, source = 0 : i64} : tensor<4x1x64xf32>
+// CHECK: accel.card_partition(%{{.*}}) {accel.launch = 0 : i64, card = 1 : i64}
 // HOST-LABEL: func.func @stacked
-// HOST-NOT: accel.sends
+// HOST-NOT: accel.transfer
 // LOWER-LABEL: npu.program @stacked_p0_card0_core0
 // LOWER-COUNT-4: npu.send acc[{{.*}}] bytes = 256 peer = 1 
 // LOWER-NOT: npu.send

@@ -1708,38 +1708,58 @@ func.func @unknown_result_attr(%x: tensor<4xf32>) -> (tensor<4xf32> {accel.bogus
 
 // -----
 
-func.func @sends_not_quadruples(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'accel.sends' must be array<i64: result, peer, chan, pieces, ...> on an accel.card_partition (an index of its results, another card, a 16-bit channel, and 1 or a divisor of the value's leading dimension)}}
-  %0 = accel.card_partition(%x) {card = 0 : i64, accel.sends = array<i64: 0, 1, 0>} : (tensor<4xf32>) -> tensor<4xf32> {
-  ^bb0(%a: tensor<4xf32>):
-    %1 = accel.relu %a : tensor<4xf32>
-    accel.yield %1 : tensor<4xf32>
-  }
-  return %0 : tensor<4xf32>
-}
-
-// -----
-
-func.func @receives_from_itself(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'accel.receives' must be array<i64: operand, peer, chan, pieces, ...> on an accel.card_partition (an index of its operands, another card, a 16-bit channel, and 1 or a divisor of the value's leading dimension)}}
-  %0 = accel.card_partition(%x) {card = 0 : i64, accel.receives = array<i64: 0, 0, 3, 1>} : (tensor<4xf32>) -> tensor<4xf32> {
-  ^bb0(%a: tensor<4xf32>):
-    %1 = accel.relu %a : tensor<4xf32>
-    accel.yield %1 : tensor<4xf32>
-  }
-  return %0 : tensor<4xf32>
-}
-
-// -----
-
-func.func @pieces_not_dividing(%x: tensor<6x4xf32>) -> tensor<6x4xf32> {
-  // expected-error @+1 {{'accel.sends' must be array<i64: result, peer, chan, pieces, ...>}}
-  %0 = accel.card_partition(%x) {card = 0 : i64, accel.sends = array<i64: 0, 1, 0, 4>} : (tensor<6x4xf32>) -> tensor<6x4xf32> {
+func.func @transfer_pieces_not_dividing(%x: tensor<6x4xf32>) -> tensor<6x4xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<6x4xf32>) -> tensor<6x4xf32> {
   ^bb0(%a: tensor<6x4xf32>):
-    %1 = accel.relu %a : tensor<6x4xf32>
-    accel.yield %1 : tensor<6x4xf32>
+    accel.yield %a : tensor<6x4xf32>
   }
+  // expected-error @+1 {{'accel.transfer' op pieces must be 1 or divide the leading dimension, got 4 for 'tensor<6x4xf32>'}}
+  %1 = accel.transfer %0 {channel = 0 : i64, source = 0 : i64, destination = 1 : i64, pieces = 4 : i64} : tensor<6x4xf32>
+  return %1 : tensor<6x4xf32>
+}
+
+// -----
+
+func.func @transfer_pieces_without_channel(%x: tensor<6x4xf32>) -> tensor<6x4xf32> {
+  // expected-error @+1 {{'accel.transfer' op is cut into pieces but has no channel}}
+  %0 = accel.transfer %x {source = 0 : i64, destination = 1 : i64, pieces = 2 : i64} : tensor<6x4xf32>
   return %0 : tensor<6x4xf32>
+}
+
+// -----
+
+func.func @transfer_channel_to_host(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    accel.yield %a : tensor<4xf32>
+  }
+  // expected-error @+1 {{'accel.transfer' op a card-to-card transfer needs two cards and a 16-bit channel, got 0 -> -1 on channel 3}}
+  %1 = accel.transfer %0 {channel = 3 : i64, source = 0 : i64, destination = -1 : i64} : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+func.func @transfer_from_other_card(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = accel.card_partition(%x) {card = 2 : i64} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    accel.yield %a : tensor<4xf32>
+  }
+  // expected-error @+1 {{'accel.transfer' op on a channel must take a result of a card partition on card 0}}
+  %1 = accel.transfer %0 {channel = 0 : i64, source = 0 : i64, destination = 1 : i64} : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+func.func @transfer_read_by_host(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    accel.yield %a : tensor<4xf32>
+  }
+  // expected-error @+1 {{'accel.transfer' op on a channel must be read only by card partitions on card 1}}
+  %1 = accel.transfer %0 {channel = 0 : i64, source = 0 : i64, destination = 1 : i64} : tensor<4xf32>
+  return %1 : tensor<4xf32>
 }
 
 // -----
