@@ -26,7 +26,6 @@ python3-torch and python3-onnx (run with /usr/bin/python3).
 """
 import argparse
 import glob
-import operator
 import os
 import statistics
 import sys
