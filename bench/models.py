@@ -141,11 +141,17 @@ def main():
                    if os.path.isdir(os.path.join(args.models, d)))
     print("target %s, %d repeats, mode %s; PyTorch CPU: %s" %
           (args.target, args.repeat, args.quantize or "f32", torch_note))
-    rows = []
+    if os.path.exists("/proc/loadavg"):
+        # Every time below is wall time: a busy machine inflates them, and
+        # PyTorch's 2-thread times most (its threads wait for each other).
+        with open("/proc/loadavg") as f:
+            print("host: %d CPUs, load average %s" %
+                  (os.cpu_count(), " ".join(f.read().split()[:3])))
+    print("%-20s %10s %10s %12s %12s %12s %11s %7s %11s %7s" %
+          ("model", "compile s", "pkg KiB", "emu ms/inf", "emu MAC/s",
+           "modelled us", "PyTorch ms", "ratio", "PT 1thr ms", "ratio1"))
+    notes = []
     with tempfile.TemporaryDirectory() as tmp:
-        # The emulator side of every model first: PyTorch's thread pool,
-        # once started, must not compete with the compiles and emulator
-        # runs being timed.
         for name in names:
             model_dir = os.path.join(args.models, name)
             model = os.path.join(model_dir, "model.onnx")
@@ -179,44 +185,28 @@ def main():
                          (name, out))
             wall_ms = float(wall.group(1)) / (1000.0 if wall.group(2) == "us"
                                               else 1.0)
-            rows.append({
-                "name": name, "model": model, "data": data,
-                "compile": statistics.median(times),
-                "kib": os.path.getsize(package) / 1024.0, "wall": wall_ms,
-                "macs": macs / (wall_ms / 1000.0) if wall_ms else 0.0,
-                "latency": float(latency.group(2))})
-            print("measured %s on the emulator" % name, file=sys.stderr)
-
-    for row in rows:
-        row["torch2"] = row["torch1"] = None
-        row["note"] = torch_note if not use_torch else ""
-        if use_torch:
-            torch2, torch1, note = measure_torch(row["model"], row["data"],
-                                                 args.torch_repeat)
-            row["note"] = note
-            row["torch2"] = None if torch2 is None else torch2 * 1e3
-            row["torch1"] = None if torch1 is None else torch1 * 1e3
-
-    print("%-20s %10s %10s %12s %12s %12s %11s %7s %11s %7s" %
-          ("model", "compile s", "pkg KiB", "emu ms/inf", "emu MAC/s",
-           "modelled us", "PyTorch ms", "ratio", "PT 1thr ms", "ratio1"))
-    for row in rows:
-        if row["torch2"] is None:
+            # PyTorch right after the emulator on the same model, so that
+            # both see the same machine load; torch's worker threads are
+            # idle by the time the next model compiles.
             torch_cols = "%11s %7s %11s %7s" % ("n/a", "n/a", "n/a", "n/a")
-        else:
-            torch_cols = "%11.3f %6.2fx %11.3f %6.2fx" % (
-                row["torch2"], row["wall"] / row["torch2"], row["torch1"],
-                row["wall"] / row["torch1"])
-        print("%-20s %10.2f %10.0f %12.2f %12.3g %12.1f %s" %
-              (row["name"], row["compile"], row["kib"], row["wall"],
-               row["macs"], row["latency"], torch_cols))
+            if use_torch:
+                torch2, torch1, note = measure_torch(model, data,
+                                                     args.torch_repeat)
+                notes.append("  %s: %s" % (name, note))
+                if torch2 is not None:
+                    torch_cols = "%11.3f %6.2fx %11.3f %6.2fx" % (
+                        torch2 * 1e3, wall_ms / (torch2 * 1e3), torch1 * 1e3,
+                        wall_ms / (torch1 * 1e3))
+            print("%-20s %10.2f %10.0f %12.2f %12.3g %12.1f %s" %
+                  (name, statistics.median(times),
+                   os.path.getsize(package) / 1024.0, wall_ms,
+                   macs / (wall_ms / 1000.0) if wall_ms else 0.0,
+                   float(latency.group(2)), torch_cols), flush=True)
     if use_torch:
         print("PyTorch ms: 2 threads; ratio: emulator wall / PyTorch 2 "
               "threads (issue 17's yardstick); ratio1: against 1 thread%s" %
               (" (PyTorch in f32)" if args.quantize else ""))
-        for row in rows:
-            print("  %s: %s" % (row["name"], row["note"]))
-
+        print("\n".join(notes))
 
 if __name__ == "__main__":
     main()
