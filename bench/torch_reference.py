@@ -21,11 +21,16 @@ does not know raises Unsupported naming the op.
                            [--threads 2]
 
 checks the converted model against MODEL_DIR/test_data_set_K/output_*.pb
-(cosine, max abs error) and prints the median forward time. Needs Debian's
-python3-torch and python3-onnx (run with /usr/bin/python3).
+(cosine, max abs error) and prints the median forward time;
+
+  bench/torch_reference.py --node-tests [/usr/share/libonnx-testdata/data]
+
+checks the converter on the ONNX backend tests of libonnx-testdata. Needs
+Debian's python3-torch and python3-onnx (run with /usr/bin/python3).
 """
 import argparse
 import glob
+import keyword
 import os
 import statistics
 import sys
@@ -230,8 +235,19 @@ def _variadic(ctx, attrs, *xs):
     return out
 
 
-@op("Identity", "Dropout")
-def _identity(ctx, attrs, x, *rest):
+@op("Identity")
+def _identity(ctx, attrs, x):
+    return x
+
+
+@op("Dropout")
+def _dropout(ctx, attrs, x, ratio=None, training_mode=None):
+    if training_mode is not None and bool(ctx.const(training_mode,
+                                                    "training_mode")):
+        raise Unsupported("Dropout in training mode")
+    if len(ctx.node.output) > 1 and ctx.node.output[1]:
+        # Inference keeps every element: the mask is all true.
+        return x, torch.ones(ctx.shape(x), dtype=torch.bool)
     return x
 
 
@@ -251,13 +267,6 @@ def _hard_sigmoid(ctx, attrs, x):
                        0.0, 1.0)
 
 
-@op("Gelu")
-def _gelu(ctx, attrs, x):
-    return F.gelu(x, approximate=attrs.get("approximate", b"none").decode()
-                  if isinstance(attrs.get("approximate"), bytes)
-                  else attrs.get("approximate", "none"))
-
-
 @op("Clip")
 def _clip(ctx, attrs, x, lo=None, hi=None):
     if ctx.opset < 11:
@@ -265,6 +274,8 @@ def _clip(ctx, attrs, x, lo=None, hi=None):
     else:
         lo = None if lo is None else float(ctx.const(lo, "min"))
         hi = None if hi is None else float(ctx.const(hi, "max"))
+    if lo is None and hi is None:
+        return x
     if lo == 0.0 and hi == 6.0:
         return F.relu6(x)
     return torch.clamp(x, lo, hi)
@@ -401,16 +412,30 @@ def _pool(ctx, attrs, x):
     strides = attrs.get("strides", [1] * rank)
     dilations = attrs.get("dilations", [1] * rank)
     pads = _pads(ctx, attrs, ctx.shape(x)[2:], kernel, strides, dilations)
-    if pads[:rank] != pads[rank:]:
-        raise Unsupported("%s with asymmetric pads" % ctx.node.op_type)
     ceil = bool(attrs.get("ceil_mode", 0))
     if ctx.node.op_type == "MaxPool":
         if len(ctx.node.output) > 1 and ctx.node.output[1]:
             raise Unsupported("MaxPool with an Indices output")
+        if pads[:rank] != pads[rank:] or \
+                any(p > k // 2 for p, k in zip(pads, kernel + kernel)):
+            # torch pools pad symmetrically, by at most half the kernel:
+            # pad with -inf explicitly instead.
+            x = F.pad(x, [p for i in reversed(range(rank))
+                          for p in (pads[i], pads[i + rank])],
+                      value=float("-inf"))
+            pads = [0] * (2 * rank)
         pool = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}[rank]
         return pool(x, kernel, strides, pads[:rank], dilations, ceil)
     if dilations != [1] * rank:
         raise Unsupported("AveragePool with dilations")
+    if pads[:rank] != pads[rank:] or \
+            any(p > k // 2 for p, k in zip(pads, kernel + kernel)):
+        if not attrs.get("count_include_pad", 0):
+            raise Unsupported("AveragePool with asymmetric or large pads "
+                              "excluded from the count")
+        x = F.pad(x, [p for i in reversed(range(rank))
+                      for p in (pads[i], pads[i + rank])])
+        pads = [0] * (2 * rank)
     pool = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}[rank]
     return pool(x, kernel, strides, pads[:rank], ceil,
                 bool(attrs.get("count_include_pad", 0)))
@@ -436,13 +461,22 @@ def _batch_norm(ctx, attrs, x, scale, bias, mean, var):
 
 @op("LayerNormalization")
 def _layer_norm(ctx, attrs, x, scale, bias=None):
-    if len([o for o in ctx.node.output if o]) > 1:
-        raise Unsupported("LayerNormalization with Mean/InvStdDev outputs")
     shape = ctx.shape(x)
     axis = _axis(attrs.get("axis", -1), len(shape))
-    return F.layer_norm(x, shape[axis:], ctx.t(scale),
-                        None if bias is None else ctx.t(bias),
-                        attrs.get("epsilon", 1e-5))
+    eps = attrs.get("epsilon", 1e-5)
+    if len([o for o in ctx.node.output if o]) == 1:
+        return F.layer_norm(x, shape[axis:], ctx.t(scale),
+                            None if bias is None else ctx.t(bias), eps)
+    # The Mean and InvStdDev outputs too: spelt out.
+    dims = list(range(axis, len(shape)))
+    mean = torch.mean(x, dims, keepdim=True)
+    centred = x - mean
+    inv_std = torch.rsqrt(torch.mean(centred * centred, dims, keepdim=True) +
+                          eps)
+    y = centred * inv_std * ctx.t(scale)
+    if bias is not None:
+        y = y + ctx.t(bias)
+    return y, mean, inv_std
 
 
 @op("Softmax", "LogSoftmax")
@@ -510,7 +544,7 @@ def _arg(ctx, attrs, x):
 def _flatten(ctx, attrs, x):
     shape = ctx.shape(x)
     axis = _axis(attrs.get("axis", 1), len(shape))
-    if axis == 1:
+    if axis == 1 and len(shape) >= 2:
         return torch.flatten(x, 1)
     return x.reshape(int(np.prod(shape[:axis])), int(np.prod(shape[axis:])))
 
@@ -758,6 +792,15 @@ def _rnn(ctx, attrs, x, w, r, b=None, sequence_lens=None, initial_h=None,
 # ---------------------------------------------------------------------------
 
 
+def _identifier(name):
+    """An ONNX value name as a Python identifier (names like "0" are
+    common)."""
+    name = "".join(c if c.isalnum() else "_" for c in name)
+    if not name or name[0].isdigit() or keyword.iskeyword(name):
+        name = "v_" + name
+    return name
+
+
 class Converter:
     """Converts one ONNX model for one set of concrete inputs."""
 
@@ -784,7 +827,7 @@ class Converter:
         return entry[1]
 
     def call_module(self, name, module, args):
-        name = "m_" + "".join(c if c.isalnum() else "_" for c in name)
+        name = "m_" + _identifier(name)
         self.root.add_module(name, module)
         node = self.graph.call_module(
             name, tuple(a.node if isinstance(a, torch.fx.Proxy) else
@@ -801,8 +844,7 @@ class Converter:
         for init in graph.initializer:
             concrete[init.name] = to_torch(numpy_helper.to_array(init))
         for name, value in zip(graph_inputs(self.model), inputs):
-            node = self.graph.placeholder(
-                "".join(c if c.isalnum() else "_" for c in name))
+            node = self.graph.placeholder(_identifier(name))
             proxy = torch.fx.Proxy(node, self.tracer)
             self.concrete[node] = value
             concrete[name] = value
@@ -921,15 +963,94 @@ class Reference:
         return time_forward(self.module, self.inputs, threads, repeat)
 
 
+NODE_TESTS = "/usr/share/libonnx-testdata/data"
+
+
+def run_node_tests(root):
+    """Converts every ONNX backend test under root (libonnx-testdata's
+    node, pytorch-converted, pytorch-operator and simple suites) whose ops
+    the converter knows, and checks it on test set 0; prints the counts and
+    each test that did not match. Backend tests often feed shapes, axes or
+    clip bounds as graph inputs where exported models have constants; such
+    inputs (integer or 0-d, after the first) become initializers."""
+    import collections
+    counts, failures = collections.Counter(), []
+    for suite in ("node", "pytorch-converted", "pytorch-operator", "simple"):
+        suite_dir = os.path.join(root, suite)
+        for test in sorted(os.listdir(suite_dir)):
+            path = os.path.join(suite_dir, test)
+            try:
+                model = onnx.load(os.path.join(path, "model.onnx"))
+                arrays, expected = load_test_set(
+                    model, os.path.join(path, "test_data_set_0"))
+            except Exception:  # sequences, strings, files not there
+                counts["not loadable"] += 1
+                continue
+            if not {n.op_type for n in model.graph.node} <= set(HANDLERS):
+                counts["unknown op"] += 1
+                continue
+            try:
+                for bake in (False, True):
+                    inputs = []
+                    for i, (name, array) in enumerate(
+                            zip(graph_inputs(model), arrays)):
+                        if bake and i > 0 and (array.dtype.kind in "iu" or
+                                               array.ndim == 0):
+                            model.graph.initializer.append(
+                                numpy_helper.from_array(array, name))
+                        else:
+                            inputs.append(to_torch(array))
+                    try:
+                        module = convert(model, inputs)
+                        break
+                    except Unsupported as e:
+                        if bake or "data-dependent" not in str(e):
+                            raise
+                with torch.inference_mode():
+                    outputs = module(*inputs)
+                worst = min(compare(a.numpy(), e)[0]
+                            for a, e in zip(outputs, expected))
+                # Some tests hold uninitialised data (NaN, 1e-310, 1e223)
+                # where a cosine means nothing: then equal, NaN for NaN.
+                if worst >= MIN_COSINE or all(
+                        a.shape == e.shape and
+                        np.allclose(a.numpy(), e, equal_nan=True)
+                        for a, e in zip(outputs, expected)):
+                    counts["match"] += 1
+                else:
+                    counts["mismatch"] += 1
+                    failures.append("%s/%s: cosine %.6f" %
+                                    (suite, test, worst))
+            except Unsupported as e:
+                counts["unsupported"] += 1
+                failures.append("%s/%s: unsupported: %s" % (suite, test, e))
+            except Exception as e:
+                counts["error"] += 1
+                failures.append("%s/%s: %s: %s" % (
+                    suite, test, type(e).__name__,
+                    str(e).split("\n")[0][:100]))
+    print("\n".join(failures))
+    print(", ".join("%d %s" % (n, k) for k, n in sorted(counts.items())))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model_dir")
+    parser.add_argument("model_dir", nargs="?")
+    parser.add_argument("--node-tests", nargs="?", const=NODE_TESTS,
+                        metavar="DIR",
+                        help="check the converter on libonnx-testdata's "
+                             "backend tests instead")
     parser.add_argument("--test-set", type=int, default=0)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--print-code", action="store_true",
                         help="print the generated forward")
     args = parser.parse_args()
+    if args.node_tests:
+        run_node_tests(args.node_tests)
+        return
+    if not args.model_dir:
+        parser.error("a model directory or --node-tests is needed")
     model = os.path.join(args.model_dir, "model.onnx")
     if not os.path.exists(model):
         model += "txt"
