@@ -120,8 +120,9 @@ class _Context:
     shape-like inputs) and static shapes.
     """
 
-    def __init__(self, converter, symbolic):
+    def __init__(self, converter, node, symbolic):
         self.converter = converter
+        self.node = node
         self.symbolic = symbolic
         self.opset = converter.opset
 
@@ -858,8 +859,7 @@ class Converter:
             attrs = {a.name: helper.get_attribute_value(a)
                      for a in node.attribute}
             args = [concrete[n] if n else None for n in node.input]
-            ctx = _Context(self, symbolic=False)
-            ctx.node = node
+            ctx = _Context(self, node, symbolic=False)
             outs = handler(ctx, attrs, *args)
             outs = outs if isinstance(outs, tuple) else (outs,)
             for name, value in zip(node.output, outs):
@@ -870,8 +870,7 @@ class Converter:
             dynamic = [n for n in node.input if n in symbolic]
             if not dynamic or node.op_type in ("Shape", "Size"):
                 continue
-            ctx = _Context(self, symbolic=True)
-            ctx.node = node
+            ctx = _Context(self, node, symbolic=True)
             args = [symbolic.get(n, concrete.get(n)) if n else None
                     for n in node.input]
             outs = handler(ctx, attrs, *args)
