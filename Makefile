@@ -37,8 +37,8 @@ demo: build
 	@bash scripts/demo.sh $(BUILD_DIR)
 
 # Per-model compile time, package size, emulator speed and the PyTorch CPU
-# yardstick of issue 17, f32 and int8. Installs python3-torch and
-# python3-onnx if missing (not part of `make check`).
+# yardstick of issue 17, f32 and int8. Installs python3-torch, python3-onnx
+# and OpenBLAS if missing (not part of `make check`).
 BENCH_FLAGS ?= --repeat 5
 bench: build
 	@bash scripts/setup.sh --bench

@@ -134,8 +134,10 @@ def main():
                       "bash scripts/setup.sh --bench)")
     else:
         import torch
-        torch_note = "torch %s f32, median of %d forwards, 2 and 1 threads" % (
-            torch.__version__, args.torch_repeat)
+        import torch_reference
+        torch_note = ("torch %s f32, median of %d forwards, 2 and 1 threads, "
+                      "BLAS %s" % (torch.__version__, args.torch_repeat,
+                                   torch_reference.blas_library()))
 
     names = sorted(d for d in os.listdir(args.models)
                    if os.path.isdir(os.path.join(args.models, d)))

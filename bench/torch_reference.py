@@ -915,11 +915,38 @@ def compare(actual, expected):
     return cosine, float(np.max(np.abs(a - e))) if a.size else 0.0
 
 
+def blas_library():
+    """Path of the BLAS library torch uses for Linear and MatMul.
+
+    Debian's torch is built against the generic libblas.so.3, which is the
+    netlib reference implementation unless an optimised one (OpenBLAS:
+    libopenblas0-pthread) is installed and selected by update-alternatives
+    or found first on LD_LIBRARY_PATH; the reference one is several times
+    slower on the transformer and the LSTM, so the bench says which."""
+    with open("/proc/self/maps") as f:
+        for line in f:
+            path = line.split()[-1]
+            if "/libblas.so" in path or "/libopenblas" in path:
+                return os.path.realpath(path)
+    return "unknown"
+
+
+def _set_blas_threads(threads):
+    """OpenBLAS keeps its own thread pool, which torch.set_num_threads does
+    not size when torch was built against the generic BLAS."""
+    import ctypes
+    try:
+        ctypes.CDLL(blas_library()).openblas_set_num_threads(threads)
+    except (OSError, AttributeError):
+        pass  # the reference BLAS is single-threaded
+
+
 def time_forward(module, inputs, threads, repeat, warmup=5):
     """Median wall time (seconds) of module(*inputs) over repeat runs on
-    threads intra-op threads, after warmup runs."""
+    threads intra-op threads (and BLAS threads), after warmup runs."""
     previous = torch.get_num_threads()
     torch.set_num_threads(threads)
+    _set_blas_threads(threads)
     try:
         with torch.inference_mode():
             for _ in range(warmup):
@@ -931,6 +958,7 @@ def time_forward(module, inputs, threads, repeat, warmup=5):
                 times.append(time.perf_counter() - start)
     finally:
         torch.set_num_threads(previous)
+        _set_blas_threads(previous)
     return statistics.median(times)
 
 
@@ -1063,9 +1091,10 @@ def main():
     print("cosine %.6f, max abs error %.3g%s" %
           (ref.cosine, ref.max_error, "" if ref.matches else " (MISMATCH)"))
     if ref.matches:
-        print("PyTorch CPU %d threads: median %.3f ms over %d runs" %
-              (args.threads, ref.time(args.threads, args.repeat) * 1e3,
-               args.repeat))
+        print("PyTorch CPU %d threads (BLAS %s): median %.3f ms over %d "
+              "runs" % (args.threads, blas_library(),
+                        ref.time(args.threads, args.repeat) * 1e3,
+                        args.repeat))
 
 
 if __name__ == "__main__":
