@@ -920,9 +920,9 @@ def blas_library():
 
     Debian's torch is built against the generic libblas.so.3, which is the
     netlib reference implementation unless an optimised one (OpenBLAS:
-    libopenblas0-pthread) is installed and selected by update-alternatives
-    or found first on LD_LIBRARY_PATH; the reference one is several times
-    slower on the transformer and the LSTM, so the bench says which."""
+    libopenblas0-openmp) is installed and selected by update-alternatives
+    or found first on LD_LIBRARY_PATH; the reference one is 5-15x slower
+    on the transformer and the LSTM, so the bench says which."""
     with open("/proc/self/maps") as f:
         for line in f:
             path = line.split()[-1]
@@ -932,8 +932,8 @@ def blas_library():
 
 
 def _set_blas_threads(threads):
-    """OpenBLAS keeps its own thread pool, which torch.set_num_threads does
-    not size when torch was built against the generic BLAS."""
+    """torch.set_num_threads does not size OpenBLAS's threads when torch
+    was built against the generic BLAS: do it here too."""
     import ctypes
     try:
         ctypes.CDLL(blas_library()).openblas_set_num_threads(threads)

@@ -24,11 +24,13 @@ packages=(
 # bench/models.py's PyTorch yardstick (issue 17): the bundled ONNX models
 # converted to PyTorch by bench/torch_reference.py, which runs on Debian's
 # /usr/bin/python3. Debian's torch calls the generic libblas.so.3 for
-# Linear and MatMul, which is the netlib reference BLAS (several times
-# slower) unless OpenBLAS is installed; libopenblas0-pthread becomes the
-# system's libblas.so.3 through update-alternatives. Large, and needed by
-# no build or test, so only on request.
-bench_packages=(python3-torch python3-onnx libopenblas0-pthread)
+# Linear and MatMul, which is the netlib reference BLAS (up to 15x slower)
+# unless OpenBLAS is installed; it becomes the system's libblas.so.3
+# through update-alternatives. The OpenMP build shares libgomp's thread
+# pool with torch's own ops (the pthread build adds a second pool competing
+# for the same cores). Large, and needed by no build or test, so only on
+# request.
+bench_packages=(python3-torch python3-onnx libopenblas0-openmp)
 
 case "${1:-}" in
   "") ;;
