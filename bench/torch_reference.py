@@ -921,7 +921,7 @@ def blas_library():
     Debian's torch is built against the generic libblas.so.3, which is the
     netlib reference implementation unless an optimised one (OpenBLAS:
     libopenblas0-openmp) is installed and selected by update-alternatives
-    or found first on LD_LIBRARY_PATH; the reference one is 5-15x slower
+    or found first on LD_LIBRARY_PATH; the reference one is 4-15x slower
     on the transformer and the LSTM, so the bench says which."""
     with open("/proc/self/maps") as f:
         for line in f:
