@@ -100,6 +100,9 @@ def measure_torch(model, data, repeat):
         ref = torch_reference.Reference(model, data)
     except torch_reference.Unsupported as e:
         return None, None, "not converted: %s" % e
+    except Exception as e:  # torch rejecting a converted op, a bad file...
+        return None, None, "conversion failed: %s: %s" % (
+            type(e).__name__, str(e).split("\n")[0])
     check = "cosine %.6f, max abs error %.3g vs %s/output_0.pb" % (
         ref.cosine, ref.max_error, os.path.basename(data))
     if not ref.matches:

@@ -853,9 +853,9 @@ class Converter:
         for node in graph.node:
             handler = HANDLERS.get(node.op_type)
             if handler is None or node.domain not in ("", "ai.onnx"):
-                raise Unsupported("ONNX op %s%s (node %s)" % (
+                raise Unsupported("ONNX op %s%s%s" % (
                     node.domain + "." if node.domain else "", node.op_type,
-                    node.name))
+                    " (node %s)" % node.name if node.name else ""))
             attrs = {a.name: helper.get_attribute_value(a)
                      for a in node.attribute}
             args = [concrete[n] if n else None for n in node.input]
