@@ -198,7 +198,9 @@ def main():
                 torch2, torch1, note = measure_torch(model, data,
                                                      args.torch_repeat)
                 notes.append("  %s: %s" % (name, note))
-                if torch2 is not None:
+                if torch2 is None:
+                    torch_cols += "  " + note
+                else:
                     torch_cols = "%11.3f %6.2fx %11.3f %6.2fx" % (
                         torch2 * 1e3, wall_ms / (torch2 * 1e3), torch1 * 1e3,
                         wall_ms / (torch1 * 1e3))
