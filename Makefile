@@ -10,7 +10,7 @@ WERROR      := $(if $(filter true,$(CI)),ON,OFF)
 CONFIGURE = $(CMAKE) -G Ninja -S . -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
             -DNNACCEL_WERROR=$(WERROR) -Wno-dev
 
-.PHONY: all setup build build-runtime check demo docs format format-check clean
+.PHONY: all setup build build-runtime check demo bench docs format format-check clean
 
 all: build
 
@@ -35,6 +35,15 @@ check: build build-runtime
 
 demo: build
 	@bash scripts/demo.sh $(BUILD_DIR)
+
+# Per-model compile time, package size, emulator speed and the PyTorch CPU
+# yardstick of issue 17, f32 and int8. Installs python3-torch, python3-onnx
+# and OpenBLAS if missing (not part of `make check`).
+BENCH_FLAGS ?= --repeat 5
+bench: build
+	@bash scripts/setup.sh --bench
+	@/usr/bin/python3 bench/models.py --bin $(BUILD_DIR)/bin $(BENCH_FLAGS)
+	@/usr/bin/python3 bench/models.py --bin $(BUILD_DIR)/bin $(BENCH_FLAGS) --quantize int8
 
 docs: build
 	@$(CMAKE) --build $(BUILD_DIR) --target nnaccel-docs

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # setup.sh - install the Debian 12 packages nnaccel needs, if any are missing.
 #
+#   bash scripts/setup.sh           build and test packages (make build/check)
+#   bash scripts/setup.sh --bench   also the optional benchmark packages
+#
 # Idempotent and silent when everything is present. Runs apt-get as root, or
 # through sudo otherwise.
 set -euo pipefail
@@ -17,6 +20,23 @@ packages=(
   # Tests and formatting.
   catch2 clang-format-19
 )
+
+# bench/models.py's PyTorch yardstick (issue 17): the bundled ONNX models
+# converted to PyTorch by bench/torch_reference.py, which runs on Debian's
+# /usr/bin/python3. Debian's torch calls the generic libblas.so.3 for
+# Linear and MatMul, which is the netlib reference BLAS (up to 15x slower)
+# unless OpenBLAS is installed; it becomes the system's libblas.so.3
+# through update-alternatives. The OpenMP build shares libgomp's thread
+# pool with torch's own ops (the pthread build adds a second pool competing
+# for the same cores). Large, and needed by no build or test, so only on
+# request.
+bench_packages=(python3-torch python3-onnx libopenblas0-openmp)
+
+case "${1:-}" in
+  "") ;;
+  --bench) packages+=("${bench_packages[@]}") ;;
+  *) echo "usage: $0 [--bench]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
