@@ -12,6 +12,7 @@
 
 #include "nnaccel/Numerics/Affine.h"
 #include "nnaccel/Numerics/Float16.h"
+#include "nnaccel/Numerics/Simd.h"
 
 #include <algorithm>
 
@@ -176,10 +177,7 @@ int32_t dotI4I8(Span<const uint8_t> aPacked, Span<const int8_t> b) {
 
 void matVecF32(Span<const float> w, Span<const float> x, Span<float> y,
                bool accumulate) {
-  size_t k = x.size();
-  assert(w.size() == y.size() * k);
-  for (size_t r = 0; r < y.size(); ++r)
-    storeF(y.data() + r, dotF32(w.subspan(r * k, k), x), accumulate);
+  matVecF32At(getHostSimdLevel(), w, x, y, accumulate);
 }
 
 namespace {

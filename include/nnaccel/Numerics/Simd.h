@@ -1,0 +1,37 @@
+//===- Simd.h - Vectorised paths of the reference kernels -------*- C++ -*-===//
+//
+// The emulator spends most of its arithmetic in f32 matrix-vector products.
+// These are the same products as Kernels.h's, in the same documented
+// 16-lane order, computed with AVX-512 or AVX2 when the CPU has them: the
+// 16 lanes of a dot product are one 512-bit register (two 256-bit ones),
+// products are rounded before they are added (no FMA), a row's tail only
+// adds to the lanes it reaches, and the lanes are reduced by the same tree.
+// Every level therefore gives the same bits as the scalar reference (NaN
+// payloads aside, which no kernel specifies).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNACCEL_NUMERICS_SIMD_H
+#define NNACCEL_NUMERICS_SIMD_H
+
+#include "nnaccel/Numerics/Common.h"
+
+namespace nnaccel {
+namespace numerics {
+
+/// Instruction-set levels of the vectorised kernels.
+enum class SimdLevel { Scalar, Avx2, Avx512 };
+
+/// The best level this CPU runs (detected once).
+SimdLevel getHostSimdLevel();
+
+/// y (+)= W x (W: y.size() rows of x.size()) in the documented lane order at
+/// `level`, which must not exceed getHostSimdLevel(). matVecF32 calls it at
+/// the host's level; tests compare the levels.
+void matVecF32At(SimdLevel level, Span<const float> w, Span<const float> x,
+                 Span<float> y, bool accumulate);
+
+} // namespace numerics
+} // namespace nnaccel
+
+#endif // NNACCEL_NUMERICS_SIMD_H

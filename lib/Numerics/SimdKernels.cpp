@@ -1,0 +1,187 @@
+//===- SimdKernels.cpp - AVX-512 / AVX2 paths of the f32 matVec -----------===//
+//
+// See Simd.h. Each function below is compiled for its instruction set with a
+// target attribute (the library itself stays baseline x86-64) and is only
+// called when the CPU reports that set. Rows go in blocks of four, so x is
+// loaded once per block and the four rows' lanes stay in registers; the
+// operand order of every multiply and add is the scalar code's (w * x,
+// lane + product, lane[l] + lane[l + w]).
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnaccel/Numerics/Simd.h"
+
+#include "nnaccel/Numerics/Kernels.h"
+
+#include <cassert>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define NNACCEL_X86_SIMD 1
+// GCC 12's AVX-512 intrinsics pass an undefined vector as the unused
+// merge operand (_mm512_undefined_*), which -Wmaybe-uninitialized reports
+// at every use once they are inlined; nothing here reads such a value.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#endif
+
+namespace nnaccel {
+namespace numerics {
+
+namespace {
+
+/// The scalar reference: one dotF32 per row.
+void matVecScalar(const float *w, const float *x, float *y, size_t rows,
+                  size_t k, bool accumulate) {
+  for (size_t r = 0; r < rows; ++r) {
+    float v = dotF32({w + r * k, k}, {x, k});
+    y[r] = accumulate ? y[r] + v : v;
+  }
+}
+
+#ifdef NNACCEL_X86_SIMD
+
+/// The tree t[l] + t[l + w] for w = 2, 1 over the four lanes of `s4`.
+__attribute__((target("sse2"))) inline float reduce4(__m128 s4) {
+  __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+  __m128 s1 = _mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1));
+  return _mm_cvtss_f32(s1);
+}
+
+/// The tree over 16 lanes held as lanes 0-7 (`lo`) and 8-15 (`hi`).
+__attribute__((target("avx2"))) inline float reduce16(__m256 lo, __m256 hi) {
+  __m256 s8 = _mm256_add_ps(lo, hi);
+  return reduce4(
+      _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1)));
+}
+
+__attribute__((target("avx512f"))) inline float reduce512(__m512 v) {
+  __m256 lo = _mm512_castps512_ps256(v);
+  __m256 hi =
+      _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+  __m256 s8 = _mm256_add_ps(lo, hi);
+  return reduce4(
+      _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1)));
+}
+
+__attribute__((target("avx512f"))) void
+matVecAvx512(const float *w, const float *x, float *y, size_t rows, size_t k,
+             bool accumulate) {
+  constexpr size_t B = 4;
+  const size_t full = k - k % kAccumLanes;
+  const __mmask16 tail = __mmask16((1u << (k - full)) - 1u);
+  size_t r = 0;
+  for (; r < rows; r += B) {
+    const size_t block = rows - r < B ? rows - r : B;
+    const float *row = w + r * k;
+    __m512 acc[B];
+    for (size_t b = 0; b < B; ++b)
+      acc[b] = _mm512_setzero_ps();
+    for (size_t i = 0; i < full; i += kAccumLanes) {
+      const __m512 xv = _mm512_loadu_ps(x + i);
+      for (size_t b = 0; b < block; ++b)
+        acc[b] = _mm512_add_ps(
+            acc[b], _mm512_mul_ps(_mm512_loadu_ps(row + b * k + i), xv));
+    }
+    if (tail) {
+      const __m512 xv = _mm512_maskz_loadu_ps(tail, x + full);
+      for (size_t b = 0; b < block; ++b) {
+        const __m512 p =
+            _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, row + b * k + full), xv);
+        acc[b] = _mm512_mask_add_ps(acc[b], tail, acc[b], p);
+      }
+    }
+    for (size_t b = 0; b < block; ++b) {
+      const float v = reduce512(acc[b]);
+      y[r + b] = accumulate ? y[r + b] + v : v;
+    }
+  }
+}
+
+__attribute__((target("avx2"))) void matVecAvx2(const float *w, const float *x,
+                                                float *y, size_t rows,
+                                                size_t k, bool accumulate) {
+  constexpr size_t B = 4;
+  const size_t full = k - k % kAccumLanes;
+  const size_t left = k - full;
+  // Lanes the tail reaches: all bits set in those of lo (0-7) and hi (8-15).
+  alignas(32) int32_t maskBits[kAccumLanes];
+  for (size_t l = 0; l < kAccumLanes; ++l)
+    maskBits[l] = l < left ? -1 : 0;
+  const __m256i maskLo =
+      _mm256_load_si256(reinterpret_cast<const __m256i *>(maskBits));
+  const __m256i maskHi =
+      _mm256_load_si256(reinterpret_cast<const __m256i *>(maskBits + 8));
+  for (size_t r = 0; r < rows; r += B) {
+    const size_t block = rows - r < B ? rows - r : B;
+    const float *row = w + r * k;
+    __m256 lo[B], hi[B];
+    for (size_t b = 0; b < B; ++b)
+      lo[b] = hi[b] = _mm256_setzero_ps();
+    for (size_t i = 0; i < full; i += kAccumLanes) {
+      const __m256 xl = _mm256_loadu_ps(x + i), xh = _mm256_loadu_ps(x + i + 8);
+      for (size_t b = 0; b < block; ++b) {
+        const float *wr = row + b * k + i;
+        lo[b] = _mm256_add_ps(lo[b], _mm256_mul_ps(_mm256_loadu_ps(wr), xl));
+        hi[b] =
+            _mm256_add_ps(hi[b], _mm256_mul_ps(_mm256_loadu_ps(wr + 8), xh));
+      }
+    }
+    if (left) {
+      const __m256 xl = _mm256_maskload_ps(x + full, maskLo);
+      const __m256 xh = _mm256_maskload_ps(x + full + 8, maskHi);
+      for (size_t b = 0; b < block; ++b) {
+        const float *wr = row + b * k + full;
+        const __m256 pl = _mm256_mul_ps(_mm256_maskload_ps(wr, maskLo), xl);
+        const __m256 ph = _mm256_mul_ps(_mm256_maskload_ps(wr + 8, maskHi), xh);
+        // Lanes the tail does not reach keep their bits (-0 + 0 is +0).
+        lo[b] = _mm256_blendv_ps(lo[b], _mm256_add_ps(lo[b], pl),
+                                 _mm256_castsi256_ps(maskLo));
+        hi[b] = _mm256_blendv_ps(hi[b], _mm256_add_ps(hi[b], ph),
+                                 _mm256_castsi256_ps(maskHi));
+      }
+    }
+    for (size_t b = 0; b < block; ++b) {
+      const float v = reduce16(lo[b], hi[b]);
+      y[r + b] = accumulate ? y[r + b] + v : v;
+    }
+  }
+}
+
+#endif // NNACCEL_X86_SIMD
+
+SimdLevel detectSimdLevel() {
+#ifdef NNACCEL_X86_SIMD
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f"))
+    return SimdLevel::Avx512;
+  if (__builtin_cpu_supports("avx2"))
+    return SimdLevel::Avx2;
+#endif
+  return SimdLevel::Scalar;
+}
+
+} // namespace
+
+SimdLevel getHostSimdLevel() {
+  static const SimdLevel level = detectSimdLevel();
+  return level;
+}
+
+void matVecF32At(SimdLevel level, Span<const float> w, Span<const float> x,
+                 Span<float> y, bool accumulate) {
+  const size_t k = x.size(), rows = y.size();
+  assert(w.size() == rows * k);
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512 && k)
+    return matVecAvx512(w.data(), x.data(), y.data(), rows, k, accumulate);
+  if (level == SimdLevel::Avx2 && k)
+    return matVecAvx2(w.data(), x.data(), y.data(), rows, k, accumulate);
+#endif
+  matVecScalar(w.data(), x.data(), y.data(), rows, k, accumulate);
+}
+
+} // namespace numerics
+} // namespace nnaccel
