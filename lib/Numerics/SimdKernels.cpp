@@ -58,16 +58,16 @@ __attribute__((target("avx2"))) inline float reduce16(__m256 lo, __m256 hi) {
 
 __attribute__((target("avx512f"))) inline float reduce512(__m512 v) {
   __m256 lo = _mm512_castps512_ps256(v);
-  __m256 hi =
-      _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+  __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
   __m256 s8 = _mm256_add_ps(lo, hi);
   return reduce4(
       _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1)));
 }
 
-__attribute__((target("avx512f"))) void
-matVecAvx512(const float *w, const float *x, float *y, size_t rows, size_t k,
-             bool accumulate) {
+__attribute__((target("avx512f"))) void matVecAvx512(const float *w,
+                                                     const float *x, float *y,
+                                                     size_t rows, size_t k,
+                                                     bool accumulate) {
   constexpr size_t B = 4;
   const size_t full = k - k % kAccumLanes;
   const __mmask16 tail = __mmask16((1u << (k - full)) - 1u);
@@ -100,8 +100,8 @@ matVecAvx512(const float *w, const float *x, float *y, size_t rows, size_t k,
 }
 
 __attribute__((target("avx2"))) void matVecAvx2(const float *w, const float *x,
-                                                float *y, size_t rows,
-                                                size_t k, bool accumulate) {
+                                                float *y, size_t rows, size_t k,
+                                                bool accumulate) {
   constexpr size_t B = 4;
   const size_t full = k - k % kAccumLanes;
   const size_t left = k - full;

@@ -164,3 +164,40 @@ TEST_CASE("fixed and float requantisation agree within one step",
   CHECK(multiplyByQuantizedMultiplier(INT32_MAX / 2, big) ==
         saturatingRoundingDoublingHighMul(INT32_MAX, 1 << 30));
 }
+
+TEST_CASE("requantizeFloat's fast rounding equals roundHalfEven",
+          "[requantize]") {
+  // The reference: the documented formula with the general rounding.
+  auto reference = [](int32_t acc, float multiplier, int32_t zeroPoint,
+                      QuantRange range) {
+    float t = static_cast<float>(acc) * multiplier;
+    return saturateToInt(roundHalfEven(t), range.min - zeroPoint,
+                         range.max - zeroPoint) +
+           zeroPoint;
+  };
+  const QuantRange wide{std::numeric_limits<int32_t>::min() / 2,
+                        std::numeric_limits<int32_t>::max() / 2};
+  std::mt19937 rng(99);
+  std::uniform_int_distribution<int32_t> anyAcc(
+      std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
+  const float multipliers[] = {0.5f,    0.25f, 1.0f,   0.0078125f,
+                               3.0f,    1e-3f, 0.37f,  1.0f / 3,
+                               2.5e-5f, -0.5f, 1e-30f, 1e9f};
+  for (float m : multipliers)
+    for (int i = 0; i < 20000; ++i) {
+      int32_t acc = i < 10000 ? anyAcc(rng) : int32_t(rng() % 40001) - 20000;
+      for (QuantRange range : {kInt8Range, kUInt8Range, wide}) {
+        INFO("acc " << acc << " multiplier " << m);
+        REQUIRE(requantizeFloat(acc, m, 3, range) ==
+                reference(acc, m, 3, range));
+      }
+    }
+  // Ties and the edge of the fast path (|t| just below and above 2^23).
+  for (int32_t n : {0, 1, 2, 3, -1, -2, -3, 4194303, 4194304, -4194304, 8388607,
+                    8388608, -8388607, -8388608, 16777215})
+    for (float m : {0.5f, 1.0f, 2.0f})
+      for (int32_t acc : {2 * n + 1, 2 * n, n, -n})
+        REQUIRE(requantizeFloat(acc, m, 0, wide) == reference(acc, m, 0, wide));
+  REQUIRE(requantizeFloat(100, std::numeric_limits<float>::quiet_NaN(), 5,
+                          kInt8Range) == 5);
+}

@@ -71,8 +71,7 @@ std::vector<SimdLevel> hostLevels() {
 
 } // namespace
 
-TEST_CASE("SIMD matVecF32 equals the scalar lane order bit for bit",
-          "[simd]") {
+TEST_CASE("SIMD matVecF32 equals the scalar lane order bit for bit", "[simd]") {
   std::vector<SimdLevel> levels = hostLevels();
   if (levels.empty())
     WARN("this CPU has neither AVX2 nor AVX-512: only the scalar path runs");
