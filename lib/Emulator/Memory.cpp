@@ -13,31 +13,6 @@
 
 namespace nnaccel::emulator {
 
-namespace {
-/// memcpy that inlines the element-sized copies of narrow DMA rows (a
-/// transposing load moves one element per row), which a library call
-/// would dominate.
-inline void copyBytes(void *dst, const void *src, size_t n) {
-  switch (n) {
-  case 1:
-    std::memcpy(dst, src, 1);
-    return;
-  case 2:
-    std::memcpy(dst, src, 2);
-    return;
-  case 4:
-    std::memcpy(dst, src, 4);
-    return;
-  case 8:
-    std::memcpy(dst, src, 8);
-    return;
-  default:
-    if (n)
-      std::memcpy(dst, src, n);
-  }
-}
-} // namespace
-
 Memory::Memory(uint64_t size) : size_(size), paged_(size > DenseLimit) {
   if (paged_)
     pages_.resize((size + PageSize - 1) >> PageBits);
@@ -52,11 +27,7 @@ uint8_t *Memory::page(uint64_t index) {
   return p.get();
 }
 
-void Memory::read(uint64_t addr, void *out, size_t n) const {
-  if (!paged_) {
-    copyBytes(out, dense_.data() + addr, n);
-    return;
-  }
+void Memory::readPaged(uint64_t addr, void *out, size_t n) const {
   auto *dst = static_cast<uint8_t *>(out);
   while (n) {
     uint64_t idx = addr >> PageBits, off = addr & (PageSize - 1);
@@ -71,11 +42,7 @@ void Memory::read(uint64_t addr, void *out, size_t n) const {
   }
 }
 
-void Memory::write(uint64_t addr, const void *in, size_t n) {
-  if (!paged_) {
-    copyBytes(dense_.data() + addr, in, n);
-    return;
-  }
+void Memory::writePaged(uint64_t addr, const void *in, size_t n) {
   const auto *src = static_cast<const uint8_t *>(in);
   while (n) {
     uint64_t idx = addr >> PageBits, off = addr & (PageSize - 1);
@@ -104,25 +71,21 @@ void Memory::fill(uint64_t addr, uint8_t value, size_t n) {
   }
 }
 
-uint8_t *Memory::span(uint64_t addr, size_t n) {
-  if (!paged_)
-    return dense_.data() + addr;
+uint8_t *Memory::spanPaged(uint64_t addr, size_t n) {
   uint64_t off = addr & (PageSize - 1);
   if (off + n > PageSize)
     return nullptr;
   return page(addr >> PageBits) + off;
 }
 
-const uint8_t *Memory::view(uint64_t addr, size_t n,
-                            std::vector<uint8_t> &scratch) const {
-  if (!paged_)
-    return dense_.data() + addr;
+const uint8_t *Memory::viewPaged(uint64_t addr, size_t n,
+                                 std::vector<uint8_t> &scratch) const {
   uint64_t off = addr & (PageSize - 1);
   if (off + n <= PageSize)
     if (const auto &p = pages_[addr >> PageBits])
       return p.get() + off;
   scratch.resize(n);
-  read(addr, scratch.data(), n);
+  readPaged(addr, scratch.data(), n);
   return scratch.data();
 }
 

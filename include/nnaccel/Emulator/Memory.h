@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -35,24 +36,64 @@ public:
     return addr <= size_ && n <= size_ - addr;
   }
 
-  /// Copies bytes out / in. Preconditions: contains(addr, n).
-  void read(uint64_t addr, void *out, size_t n) const;
-  void write(uint64_t addr, const void *in, size_t n);
+  /// Copies bytes out / in. Preconditions: contains(addr, n). (Dense
+  /// memories inline: the execution units call these per DMA row, and a
+  /// transposing DMA moves one element per row.)
+  void read(uint64_t addr, void *out, size_t n) const {
+    if (!paged_)
+      return copyBytes(out, dense_.data() + addr, n);
+    readPaged(addr, out, n);
+  }
+  void write(uint64_t addr, const void *in, size_t n) {
+    if (!paged_)
+      return copyBytes(dense_.data() + addr, in, n);
+    writePaged(addr, in, n);
+  }
   void fill(uint64_t addr, uint8_t value, size_t n);
 
   /// Direct pointer to [addr, addr + n) when it is contiguous in host memory
   /// (always for dense memories, within one page for paged ones, allocating
   /// the page); null otherwise.
-  uint8_t *span(uint64_t addr, size_t n);
+  uint8_t *span(uint64_t addr, size_t n) {
+    return paged_ ? spanPaged(addr, n) : dense_.data() + addr;
+  }
   /// Read-only view: a direct pointer when contiguous, else the bytes are
   /// copied into `scratch` and its data is returned.
   const uint8_t *view(uint64_t addr, size_t n,
-                      std::vector<uint8_t> &scratch) const;
+                      std::vector<uint8_t> &scratch) const {
+    return paged_ ? viewPaged(addr, n, scratch) : dense_.data() + addr;
+  }
 
   /// Zeroes the whole memory (releases the pages of a paged memory).
   void clear();
 
 private:
+  /// memcpy that inlines the element-sized copies of narrow DMA rows, which
+  /// a library call would dominate.
+  static void copyBytes(void *dst, const void *src, size_t n) {
+    switch (n) {
+    case 1:
+      std::memcpy(dst, src, 1);
+      return;
+    case 2:
+      std::memcpy(dst, src, 2);
+      return;
+    case 4:
+      std::memcpy(dst, src, 4);
+      return;
+    case 8:
+      std::memcpy(dst, src, 8);
+      return;
+    default:
+      if (n)
+        std::memcpy(dst, src, n);
+    }
+  }
+  void readPaged(uint64_t addr, void *out, size_t n) const;
+  void writePaged(uint64_t addr, const void *in, size_t n);
+  uint8_t *spanPaged(uint64_t addr, size_t n);
+  const uint8_t *viewPaged(uint64_t addr, size_t n,
+                           std::vector<uint8_t> &scratch) const;
   uint8_t *page(uint64_t index);
 
   uint64_t size_ = 0;
