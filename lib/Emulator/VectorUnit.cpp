@@ -14,6 +14,7 @@
 #include "nnaccel/Emulator/ElementIO.h"
 #include "nnaccel/Numerics/Common.h"
 #include "nnaccel/Numerics/Requantize.h"
+#include "nnaccel/Numerics/Simd.h"
 #include "nnaccel/Numerics/VectorOps.h"
 
 #include <fmt/format.h>
@@ -474,18 +475,21 @@ Error quant(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
     bool viaNumerics =
         !flt && op.dt != DType::I32 && op.zp >= range.min && op.zp <= range.max;
     d.reset(false, rows, cols);
-    for (uint64_t r = 0; r < rows; ++r)
+    for (uint64_t r = 0; r < rows; ++r) {
+      if (viaNumerics) {
+        num::requantizeFloatRow(num::getHostSimdLevel(), a.i.data() + r * cols,
+                                s.f.data(), op.perch,
+                                static_cast<int32_t>(op.zp), range,
+                                d.i.data() + r * cols, cols);
+        continue;
+      }
       for (uint64_t c = 0; c < cols; ++c) {
         float scale = s.f[op.perch ? c : 0];
         uint64_t i = r * cols + c;
-        if (viaNumerics)
-          d.i[i] = num::requantizeFloat(a.i[i], scale,
-                                        static_cast<int32_t>(op.zp), range);
-        else
-          d.i[i] =
-              requantScaled((flt ? a.f[i] : static_cast<float>(a.i[i])) * scale,
-                            op.zp, range);
+        d.i[i] = requantScaled(
+            (flt ? a.f[i] : static_cast<float>(a.i[i])) * scale, op.zp, range);
       }
+    }
   } else {
     if (flt)
       return Error::make(fmt::format("v.dqnt needs an integer input, got {}",

@@ -12,6 +12,7 @@
 #include "nnaccel/Numerics/Simd.h"
 
 #include "nnaccel/Numerics/Kernels.h"
+#include "nnaccel/Numerics/Requantize.h"
 
 #include <cassert>
 
@@ -149,6 +150,37 @@ __attribute__((target("avx2"))) void matVecAvx2(const float *w, const float *x,
   }
 }
 
+/// requantizeFloat on 16 lanes: float(acc) and the product round to
+/// nearest even like the scalar conversions, roundscale rounds half to even
+/// (NaN stays NaN), then the scalar saturation in its order: NaN first,
+/// then at or below the low bound, then at or above the high one.
+__attribute__((target("avx512f"))) void
+requantizeRowAvx512(const int32_t *acc, const float *scales, bool perChannel,
+                    int32_t zeroPoint, QuantRange range, int32_t *out,
+                    size_t n) {
+  const int32_t lo = range.min - zeroPoint, hi = range.max - zeroPoint;
+  const int32_t ifNan = 0 < lo ? lo : (0 > hi ? hi : 0);
+  const __m512 loF = _mm512_set1_ps(static_cast<float>(lo));
+  const __m512 hiF = _mm512_set1_ps(static_cast<float>(hi));
+  const __m512i loI = _mm512_set1_epi32(lo), hiI = _mm512_set1_epi32(hi);
+  const __m512i nanI = _mm512_set1_epi32(ifNan);
+  const __m512i zp = _mm512_set1_epi32(zeroPoint);
+  const __m512 scalar = _mm512_set1_ps(scales[0]);
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m =
+        n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - i)) - 1u);
+    const __m512 a = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, acc + i));
+    const __m512 s = perChannel ? _mm512_maskz_loadu_ps(m, scales + i) : scalar;
+    const __m512 r = _mm512_roundscale_ps(
+        _mm512_mul_ps(a, s), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512i q = _mm512_cvttps_epi32(r);
+    q = _mm512_mask_mov_epi32(q, _mm512_cmp_ps_mask(r, hiF, _CMP_GE_OQ), hiI);
+    q = _mm512_mask_mov_epi32(q, _mm512_cmp_ps_mask(r, loF, _CMP_LE_OQ), loI);
+    q = _mm512_mask_mov_epi32(q, _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), nanI);
+    _mm512_mask_storeu_epi32(out + i, m, _mm512_add_epi32(q, zp));
+  }
+}
+
 #endif // NNACCEL_X86_SIMD
 
 SimdLevel detectSimdLevel() {
@@ -181,6 +213,20 @@ void matVecF32At(SimdLevel level, Span<const float> w, Span<const float> x,
     return matVecAvx2(w.data(), x.data(), y.data(), rows, k, accumulate);
 #endif
   matVecScalar(w.data(), x.data(), y.data(), rows, k, accumulate);
+}
+
+void requantizeFloatRow(SimdLevel level, const int32_t *acc,
+                        const float *scales, bool perChannel, int32_t zeroPoint,
+                        QuantRange range, int32_t *out, size_t n) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512)
+    return requantizeRowAvx512(acc, scales, perChannel, zeroPoint, range, out,
+                               n);
+#endif
+  for (size_t i = 0; i < n; ++i)
+    out[i] =
+        requantizeFloat(acc[i], scales[perChannel ? i : 0], zeroPoint, range);
 }
 
 } // namespace numerics

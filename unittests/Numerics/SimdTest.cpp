@@ -116,3 +116,49 @@ TEST_CASE("a row that only reaches some lanes keeps -0 in the others",
     REQUIRE(bitsOf(y[0]) == bitsOf(ref[0]));
   }
 }
+
+TEST_CASE("SIMD requantizeFloatRow equals requantizeFloat", "[simd]") {
+  std::vector<SimdLevel> levels = hostLevels();
+  std::mt19937 rng(77);
+  std::uniform_int_distribution<int32_t> anyAcc(
+      std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
+  std::uniform_int_distribution<int32_t> smallAcc(-40000, 40000);
+  const float specialScales[] = {0.5f,
+                                 1.0f,
+                                 2.0f,
+                                 1e-30f,
+                                 1e30f,
+                                 -0.25f,
+                                 0.0f,
+                                 std::numeric_limits<float>::infinity(),
+                                 std::numeric_limits<float>::quiet_NaN(),
+                                 std::numeric_limits<float>::denorm_min()};
+  const QuantRange wide{std::numeric_limits<int32_t>::min() / 2,
+                        std::numeric_limits<int32_t>::max() / 2};
+  for (size_t n = 1; n <= 40; ++n)
+    for (bool perChannel : {false, true})
+      for (QuantRange range : {kInt8Range, kUInt8Range, wide})
+        for (int32_t zeroPoint : {0, 3, -128, 255})
+          for (int trial = 0; trial < 4; ++trial) {
+            std::vector<int32_t> acc(n), expected(n), got(n);
+            std::vector<float> scales(perChannel ? n : 1);
+            for (size_t i = 0; i < n; ++i)
+              acc[i] = trial % 2 ? anyAcc(rng) : smallAcc(rng);
+            for (float &s : scales)
+              s = rng() % 4 == 0 ? specialScales[rng() % 10]
+                                 : std::ldexp(float(rng() % 1000 + 1), -9);
+            // Exact ties: acc * 0.5 lands on n + 0.5.
+            if (trial == 3)
+              std::fill(scales.begin(), scales.end(), 0.5f);
+            requantizeFloatRow(SimdLevel::Scalar, acc.data(), scales.data(),
+                               perChannel, zeroPoint, range, expected.data(),
+                               n);
+            for (SimdLevel level : levels) {
+              requantizeFloatRow(level, acc.data(), scales.data(), perChannel,
+                                 zeroPoint, range, got.data(), n);
+              INFO("level " << int(level) << " n " << n << " zero point "
+                            << zeroPoint);
+              REQUIRE(got == expected);
+            }
+          }
+}

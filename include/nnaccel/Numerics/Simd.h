@@ -14,6 +14,7 @@
 #ifndef NNACCEL_NUMERICS_SIMD_H
 #define NNACCEL_NUMERICS_SIMD_H
 
+#include "nnaccel/Numerics/Affine.h"
 #include "nnaccel/Numerics/Common.h"
 
 namespace nnaccel {
@@ -30,6 +31,14 @@ SimdLevel getHostSimdLevel();
 /// the host's level; tests compare the levels.
 void matVecF32At(SimdLevel level, Span<const float> w, Span<const float> x,
                  Span<float> y, bool accumulate);
+
+/// out[i] = requantizeFloat(acc[i], scales[perChannel ? i : 0], zeroPoint,
+/// range) for i < n, at `level` (AVX-512: 16 at a time, the conversion,
+/// product and round-half-even of each lane the scalar ones, the same
+/// saturation order). AVX2 runs the scalar loop.
+void requantizeFloatRow(SimdLevel level, const int32_t *acc,
+                        const float *scales, bool perChannel, int32_t zeroPoint,
+                        QuantRange range, int32_t *out, size_t n);
 
 } // namespace numerics
 } // namespace nnaccel
