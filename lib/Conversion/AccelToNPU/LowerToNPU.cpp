@@ -104,22 +104,27 @@ public:
   /// each of them access everything, so any earlier core conflicts with
   /// one of them.
   bool needsBarrier(ArrayRef<uint32_t> cores, ArrayRef<Access> accesses) const {
-    for (const Access &mine : accesses)
-      for (const auto &[other, theirs] : since)
-        if ((cores.size() > 1 || other != cores.front()) &&
-            (mine.write || theirs.write) && mine.overlaps(theirs))
-          return true;
+    for (const auto &[other, theirs] : since) {
+      if (cores.size() == 1 && other == cores.front())
+        continue;
+      for (const Access &mine : accesses)
+        for (const Access &access : theirs)
+          if ((mine.write || access.write) && mine.overlaps(access))
+            return true;
+    }
     return false;
   }
   void record(ArrayRef<uint32_t> cores, ArrayRef<Access> accesses) {
     for (uint32_t core : cores)
-      for (const Access &access : accesses)
-        since.push_back({core, access});
+      llvm::append_range(since[core], accesses);
   }
   void barrier() { since.clear(); }
 
 private:
-  std::vector<std::pair<uint32_t, Access>> since;
+  /// Per core, so that an op on one core skips its own core's accesses
+  /// without scanning them (a long single-core chain never needs a barrier
+  /// and would otherwise scan every earlier access: quadratic).
+  std::map<uint32_t, std::vector<Access>> since;
 };
 
 /// The program of one core: its emitter and the source location of every
