@@ -12,6 +12,7 @@
 
 #include "Composer.h"
 
+#include <cmath>
 #include <numeric>
 
 using namespace mlir;
@@ -55,6 +56,15 @@ LogicalResult convertPRelu(NodeContext &ctx) {
     return failure();
   Composer c(ctx);
   Value x = ctx.getInput(0), slope = ctx.getInput(1);
+  // Before opset 7 a 1-D slope of C values applies per channel (axis 1).
+  RankedTensorType xType = ctx.getInputType(0), slopeType = ctx.getInputType(1);
+  if (ctx.getOpset() < 7 && slopeType.getRank() == 1 && xType.getRank() > 2 &&
+      slopeType.getDimSize(0) == xType.getDimSize(1) &&
+      slopeType.getDimSize(0) != 1) {
+    SmallVector<int64_t> shape(xType.getRank() - 1, 1);
+    shape[0] = slopeType.getDimSize(0);
+    slope = ctx.reshape(slope, shape);
+  }
   Value negative = c.compare(CompareKind::lt, x, c.scalarLike(0.0, x));
   return c.finish(c.where(negative, c.binary<MulOp>(x, slope), x));
 }
@@ -148,6 +158,83 @@ LogicalResult convertSoftsign(NodeContext &ctx) {
   Value x = ctx.getInput(0);
   return c.finish(c.binary<DivOp>(
       x, c.binary<AddOp>(c.scalarLike(1.0, x), c.unary<AbsOp>(x))));
+}
+
+/// Softplus = log(exp(x) + 1), its ONNX function body.
+LogicalResult convertSoftplus(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  return c.finish(
+      c.unary<LogOp>(c.binary<AddOp>(c.unary<ExpOp>(x), c.scalarLike(1.0, x))));
+}
+
+/// IsNaN = x != x.
+LogicalResult convertIsNaN(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  return c.finish(c.compare(CompareKind::ne, x, x));
+}
+
+/// IsInf: |x| == inf, or x == +inf (only detect_positive) or x == -inf
+/// (only detect_negative).
+LogicalResult convertIsInf(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  bool positive = ctx.getIntAttr("detect_positive", 1);
+  bool negative = ctx.getIntAttr("detect_negative", 1);
+  Value inf = c.scalarLike(INFINITY, x);
+  if (positive && negative)
+    return c.finish(c.compare(CompareKind::eq, c.unary<AbsOp>(x), inf));
+  if (positive)
+    return c.finish(c.compare(CompareKind::eq, x, inf));
+  if (negative)
+    return c.finish(c.compare(CompareKind::eq, x, c.scalarLike(-INFINITY, x)));
+  // Neither: all false (|x| > inf never holds, NaN included).
+  return c.finish(c.compare(CompareKind::gt, c.unary<AbsOp>(x), inf));
+}
+
+/// InstanceNormalization: (x - mean) / sqrt(var + epsilon) * scale + bias
+/// over the spatial dimensions of each (n, c).
+LogicalResult convertInstanceNorm(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  RankedTensorType type = ctx.getInputType(0);
+  int64_t rank = type.getRank();
+  if (rank < 3)
+    return ctx.emitError() << "expects N x C x D... input";
+  SmallVector<int64_t> axes;
+  for (int64_t i = 2; i < rank; ++i)
+    axes.push_back(i);
+  Builder &b = ctx.getBuilder();
+  SmallVector<NamedAttribute> attrs{
+      b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes)),
+      b.getNamedAttr("keepdims", b.getBoolAttr(true))};
+  Value x = ctx.getInput(0);
+  FailureOr<Value> mean = ctx.createInferred1<ReduceMeanOp>({x}, attrs);
+  if (failed(mean))
+    return failure();
+  Composer c(ctx);
+  Value centered = c.binary<SubOp>(x, *mean);
+  if (failed(c.status))
+    return failure();
+  FailureOr<Value> var = ctx.createInferred1<ReduceMeanOp>(
+      {c.binary<MulOp>(centered, centered)}, attrs);
+  if (failed(var))
+    return failure();
+  Value denom = c.unary<SqrtOp>(c.binary<AddOp>(
+      *var, c.scalarLike(ctx.getFloatAttr("epsilon", 1e-5f), x)));
+  SmallVector<int64_t> channelShape(rank, 1);
+  channelShape[1] = type.getDimSize(1);
+  Value scale = ctx.reshape(ctx.getInput(1), channelShape);
+  Value bias = ctx.reshape(ctx.getInput(2), channelShape);
+  return c.finish(c.binary<AddOp>(
+      c.binary<MulOp>(c.binary<DivOp>(centered, denom), scale), bias));
 }
 
 LogicalResult convertSign(NodeContext &ctx) {
@@ -296,9 +383,13 @@ LogicalResult convertDerivedReduce(NodeContext &ctx, StringRef kind) {
   }
   Composer c(ctx);
   Value x = ctx.getInput(0);
-  Value mapped = kind == "l1"    ? c.unary<AbsOp>(x)
-                 : kind == "min" ? c.unary<NegOp>(x)
-                                 : c.binary<MulOp>(x, x);
+  if ((kind == "logsum" || kind == "logsumexp") && !hasFloatInput(ctx))
+    return ctx.emitError() << "expects a floating point input";
+  Value mapped = kind == "l1"          ? c.unary<AbsOp>(x)
+                 : kind == "min"       ? c.unary<NegOp>(x)
+                 : kind == "logsum"    ? x
+                 : kind == "logsumexp" ? c.unary<ExpOp>(x)
+                                       : c.binary<MulOp>(x, x);
   if (failed(c.status))
     return failure();
   Builder &b = ctx.getBuilder();
@@ -312,6 +403,8 @@ LogicalResult convertDerivedReduce(NodeContext &ctx, StringRef kind) {
     return failure();
   if (kind == "min")
     return c.finish(c.unary<NegOp>(*reduced));
+  if (kind == "logsum" || kind == "logsumexp")
+    return c.finish(c.unary<LogOp>(*reduced));
   if (kind == "l2") {
     if (!hasFloatInput(ctx))
       return ctx.emitError() << "ReduceL2 needs a floating point input";
@@ -328,7 +421,7 @@ void mlir::nnaccel::onnx_import::registerDecomposedConverters(
   };
   add("Reciprocal", 6, convertReciprocal);
   add("LeakyRelu", 6, convertLeakyRelu);
-  add("PRelu", 7, convertPRelu);
+  add("PRelu", 6, convertPRelu);
   add("Elu", 6, convertElu);
   add("Selu", 6, convertSelu);
   add("Celu", 12, convertCelu);
@@ -351,6 +444,14 @@ void mlir::nnaccel::onnx_import::registerDecomposedConverters(
       [](NodeContext &c) { return convertDerivedReduce(c, "l2"); });
   add("ReduceSumSquare", 1,
       [](NodeContext &c) { return convertDerivedReduce(c, "sumsquare"); });
+  add("ReduceLogSum", 1,
+      [](NodeContext &c) { return convertDerivedReduce(c, "logsum"); });
+  add("ReduceLogSumExp", 1,
+      [](NodeContext &c) { return convertDerivedReduce(c, "logsumexp"); });
+  add("Softplus", 1, convertSoftplus);
+  add("IsNaN", 9, convertIsNaN);
+  add("IsInf", 10, convertIsInf);
+  add("InstanceNormalization", 6, convertInstanceNorm);
   add("ReduceMin", 1,
       [](NodeContext &c) { return convertDerivedReduce(c, "min"); });
 }

@@ -310,4 +310,6 @@ void mlir::nnaccel::onnx_import::registerNNConverters(ConverterTable &table) {
       [](NodeContext &c) { return convertReduce<ReduceMeanOp>(c, 18); });
   add("ReduceMax", 1,
       [](NodeContext &c) { return convertReduce<ReduceMaxOp>(c, 18); });
+  add("ReduceProd", 1,
+      [](NodeContext &c) { return convertReduce<ReduceProdOp>(c, 18); });
 }
