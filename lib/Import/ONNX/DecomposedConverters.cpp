@@ -237,6 +237,93 @@ LogicalResult convertInstanceNorm(NodeContext &ctx) {
       c.binary<MulOp>(c.binary<DivOp>(centered, denom), scale), bias));
 }
 
+/// Shrink: x + bias below -lambd, x - bias above lambd, else 0.
+LogicalResult convertShrink(NodeContext &ctx) {
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  double lambd = ctx.getFloatAttr("lambd", 0.5f);
+  double bias = ctx.getFloatAttr("bias", 0.0f);
+  Value zero = c.scalarLike(0.0, x);
+  Value below = c.compare(CompareKind::lt, x, c.scalarLike(-lambd, x));
+  Value above = c.compare(CompareKind::gt, x, c.scalarLike(lambd, x));
+  Value biasValue = c.scalarLike(bias, x);
+  return c.finish(c.where(below, c.binary<AddOp>(x, biasValue),
+                          c.where(above, c.binary<SubOp>(x, biasValue), zero)));
+}
+
+/// MeanVarianceNormalization: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9)
+/// over `axes` (default N, H, W), as the ONNX reference computes it.
+LogicalResult convertMeanVarianceNormalization(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  SmallVector<int64_t> axes =
+      ctx.getIntsAttr("axes").value_or(SmallVector<int64_t>{0, 2, 3});
+  Builder &b = ctx.getBuilder();
+  SmallVector<NamedAttribute> attrs{
+      b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes)),
+      b.getNamedAttr("keepdims", b.getBoolAttr(true))};
+  Value x = ctx.getInput(0);
+  Composer c(ctx);
+  FailureOr<Value> mean = ctx.createInferred1<ReduceMeanOp>({x}, attrs);
+  if (failed(mean))
+    return failure();
+  FailureOr<Value> meanOfSquares =
+      ctx.createInferred1<ReduceMeanOp>({c.binary<MulOp>(x, x)}, attrs);
+  if (failed(meanOfSquares))
+    return failure();
+  Value variance =
+      c.binary<SubOp>(*meanOfSquares, c.binary<MulOp>(*mean, *mean));
+  Value stddev = c.unary<SqrtOp>(variance);
+  return c.finish(
+      c.binary<DivOp>(c.binary<SubOp>(x, *mean),
+                      c.binary<AddOp>(stddev, c.scalarLike(1e-9, x))));
+}
+
+/// LRN: x / (bias + alpha / size * sum of x^2 over `size` channels)^beta;
+/// the channel window sums size slices of the zero-padded squares.
+LogicalResult convertLRN(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  RankedTensorType type = ctx.getInputType(0);
+  int64_t rank = type.getRank(), size = ctx.getIntAttr("size", 0);
+  if (rank < 3 || size < 1)
+    return ctx.emitError() << "expects N x C x D... input and size >= 1";
+  double alpha = ctx.getFloatAttr("alpha", 1e-4f);
+  double beta = ctx.getFloatAttr("beta", 0.75f);
+  double bias = ctx.getFloatAttr("bias", 1.0f);
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  Value squares = c.binary<MulOp>(x, x);
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  SmallVector<int64_t> pads(2 * rank, 0);
+  pads[1] = before;
+  pads[rank + 1] = after;
+  Builder &b = ctx.getBuilder();
+  FailureOr<Value> padded = ctx.createInferred1<PadOp>(
+      {squares}, {ctx.named("pads", b.getDenseI64ArrayAttr(pads))});
+  if (failed(padded))
+    return failure();
+  int64_t channels = type.getDimSize(1);
+  Value sum;
+  for (int64_t i = 0; i < size; ++i) {
+    SmallVector<int64_t> starts(rank, 0), ends(type.getShape()), steps(rank, 1);
+    starts[1] = i;
+    ends[1] = i + channels;
+    FailureOr<Value> slice = ctx.createInferred1<SliceOp>(
+        {*padded}, {ctx.named("starts", b.getDenseI64ArrayAttr(starts)),
+                    ctx.named("ends", b.getDenseI64ArrayAttr(ends)),
+                    ctx.named("steps", b.getDenseI64ArrayAttr(steps))});
+    if (failed(slice))
+      return failure();
+    sum = sum ? c.binary<AddOp>(sum, *slice) : *slice;
+  }
+  Value scaled = c.binary<AddOp>(
+      c.scalarLike(bias, x),
+      c.binary<MulOp>(c.scalarLike(alpha / double(size), x), sum));
+  return c.finish(
+      c.binary<DivOp>(x, c.binary<PowOp>(scaled, c.scalarLike(beta, x))));
+}
+
 LogicalResult convertSign(NodeContext &ctx) {
   Composer c(ctx);
   Value x = ctx.getInput(0);
@@ -449,6 +536,9 @@ void mlir::nnaccel::onnx_import::registerDecomposedConverters(
   add("ReduceLogSumExp", 1,
       [](NodeContext &c) { return convertDerivedReduce(c, "logsumexp"); });
   add("Softplus", 1, convertSoftplus);
+  add("Shrink", 9, convertShrink);
+  add("MeanVarianceNormalization", 9, convertMeanVarianceNormalization);
+  add("LRN", 1, convertLRN);
   add("IsNaN", 9, convertIsNaN);
   add("IsInf", 10, convertIsInf);
   add("InstanceNormalization", 6, convertInstanceNorm);

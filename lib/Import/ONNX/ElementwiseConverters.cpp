@@ -230,9 +230,20 @@ LogicalResult convertDropout(NodeContext &ctx) {
         ctx.getConstantInts(2, "training_mode");
     if (failed(training))
       return failure();
-    if (!training->empty() && (*training)[0] != 0)
-      return ctx.emitError() << "training_mode = true is not supported for "
-                                "inference";
+    // Training mode drops elements at random, except with ratio 0.
+    if (!training->empty() && (*training)[0] != 0) {
+      SmallVector<double> ratio{0.5};
+      if (ctx.hasInput(1)) {
+        FailureOr<SmallVector<double>> given =
+            ctx.getConstantValues(1, "ratio");
+        if (failed(given))
+          return failure();
+        ratio = *given;
+      }
+      if (ratio.size() != 1 || ratio.front() != 0)
+        return ctx.emitError() << "training_mode = true drops elements at "
+                                  "random; only ratio = 0 is supported";
+    }
   }
   Value input = ctx.getInput(0);
   ctx.setOutput(0, input);

@@ -304,6 +304,78 @@ LogicalResult convertNonZero(NodeContext &ctx) {
   ctx.setOutput(0, ctx.createI64Constant(values, {{rank, count}}));
   return success();
 }
+/// A float32 constant tensor (or another float type) of `values`.
+Value createFloatConstant(NodeContext &ctx, ArrayRef<double> values,
+                          ArrayRef<int64_t> shape, Type element) {
+  auto type = RankedTensorType::get(shape, element);
+  Attribute attr;
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    SmallVector<APFloat> data;
+    for (double v : values) {
+      APFloat f(v);
+      bool lost;
+      f.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                &lost);
+      data.push_back(f);
+    }
+    attr = DenseElementsAttr::get(type, data);
+  } else {
+    SmallVector<APInt> data;
+    for (double v : values)
+      data.push_back(APInt(element.getIntOrFloatBitWidth(), int64_t(v),
+                           /*isSigned=*/true));
+    attr = DenseElementsAttr::get(type, data);
+  }
+  return ctx.getBuilder().create<ConstantOp>(ctx.getLoc(),
+                                             cast<ElementsAttr>(attr));
+}
+
+/// HannWindow, HammingWindow, BlackmanWindow of a constant size: the
+/// generalized cosine windows of their function bodies, folded.
+LogicalResult convertWindow(NodeContext &ctx, ArrayRef<double> coefficients) {
+  FailureOr<SmallVector<double>> size = ctx.getConstantValues(0, "size");
+  if (failed(size))
+    return failure();
+  if (size->size() != 1 || size->front() < 0)
+    return ctx.emitError() << "size must be a non-negative scalar";
+  int64_t n = int64_t(size->front());
+  Type element = convertElementType(ctx.getIntAttr("output_datatype", 1),
+                                    ctx.getContext());
+  if (!element)
+    return ctx.emitError() << "unsupported output_datatype";
+  double denominator = ctx.getIntAttr("periodic", 1) ? n : n - 1;
+  SmallVector<double> values;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = 0;
+    for (auto [k, a] : llvm::enumerate(coefficients))
+      v += (k % 2 ? -a : a) *
+           std::cos(2.0 * M_PI * double(k) * double(i) / denominator);
+    values.push_back(v);
+  }
+  ctx.setOutput(0, createFloatConstant(ctx, values, {n}, element));
+  return success();
+}
+
+/// EyeLike of a static 2-D shape: ones on diagonal k, as a constant.
+LogicalResult convertEyeLike(NodeContext &ctx) {
+  RankedTensorType type = ctx.getInputType(0);
+  if (type.getRank() != 2)
+    return ctx.emitError() << "expects a 2-D input";
+  Type element = type.getElementType();
+  if (const onnx::AttributeProto *dtype = ctx.getAttr("dtype")) {
+    element = convertElementType(dtype->i(), ctx.getContext());
+    if (!element)
+      return ctx.emitError() << "unsupported dtype";
+  }
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  int64_t k = ctx.getIntAttr("k", 0);
+  SmallVector<double> values(rows * cols, 0.0);
+  for (int64_t r = 0; r < rows; ++r)
+    if (r + k >= 0 && r + k < cols)
+      values[r * cols + r + k] = 1.0;
+  ctx.setOutput(0, createFloatConstant(ctx, values, {rows, cols}, element));
+  return success();
+}
 } // namespace
 
 void mlir::nnaccel::onnx_import::registerIndexingConverters(
@@ -323,4 +395,12 @@ void mlir::nnaccel::onnx_import::registerIndexingConverters(
   add("Range", 11, convertRange);
   add("Tile", 6, convertTile);
   add("NonZero", 9, convertNonZero);
+  add("EyeLike", 9, convertEyeLike);
+  add("HannWindow", 17,
+      [](NodeContext &c) { return convertWindow(c, {0.5, 0.5}); });
+  add("HammingWindow", 17, [](NodeContext &c) {
+    return convertWindow(c, {25.0 / 46.0, 21.0 / 46.0});
+  });
+  add("BlackmanWindow", 17,
+      [](NodeContext &c) { return convertWindow(c, {0.42, 0.5, 0.08}); });
 }

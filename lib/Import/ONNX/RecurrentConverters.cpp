@@ -1,8 +1,9 @@
 //===- RecurrentConverters.cpp - ONNX LSTM and GRU ------------------------===//
 //
 // LSTM and GRU map one to one onto accel.lstm / accel.gru. Variants the
-// accel ops do not model (custom activations, layout 1, input_forget,
-// ragged sequence_lens) are rejected with the reason.
+// accel ops do not model (custom activations, input_forget, ragged
+// sequence_lens) are rejected with the reason. Layout 1 (batch first) is
+// layout 0 between transposes of the inputs and results.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,9 +19,9 @@ namespace {
 /// direction.
 FailureOr<RNNDirection> checkCommon(NodeContext &ctx,
                                     ArrayRef<StringRef> defaultActivations) {
-  if (ctx.getIntAttr("layout", 0) != 0)
-    return (ctx.emitError() << "layout = 1 (batch first) is not supported",
-            failure());
+  int64_t layout = ctx.getIntAttr("layout", 0);
+  if (layout != 0 && layout != 1)
+    return (ctx.emitError() << "unknown layout " << layout, failure());
   std::string direction = ctx.getStringAttr("direction", "forward");
   RNNDirection kind;
   if (direction == "forward")
@@ -51,7 +52,7 @@ FailureOr<RNNDirection> checkCommon(NodeContext &ctx,
         ctx.getConstantInts(4, "sequence_lens");
     if (failed(lengths))
       return failure();
-    int64_t seq = ctx.getInputType(0).getDimSize(0);
+    int64_t seq = ctx.getInputType(0).getDimSize(layout);
     if (llvm::any_of(*lengths, [&](int64_t l) { return l != seq; }))
       return (ctx.emitError() << "ragged sequence_lens are not supported",
               failure());
@@ -59,12 +60,38 @@ FailureOr<RNNDirection> checkCommon(NodeContext &ctx,
   return kind;
 }
 
+Value transposeValue(NodeContext &ctx, Value value, ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  return ctx.create<TransposeOp>(type.clone(shape), value,
+                                 ctx.getBuilder().getDenseI64ArrayAttr(perm));
+}
+
+bool isBatchFirst(NodeContext &ctx) { return ctx.getIntAttr("layout", 0); }
+
+/// Operand `index` of the node; batch-first X and initial states become
+/// sequence-first.
+Value getLayoutInput(NodeContext &ctx, int64_t index) {
+  Value value = ctx.getInput(index);
+  if (!isBatchFirst(ctx) || (index != 0 && index != 5 && index != 6))
+    return value;
+  return transposeValue(ctx, value, {1, 0, 2});
+}
+
 LogicalResult setResults(NodeContext &ctx,
                          FailureOr<SmallVector<Value>> results) {
   if (failed(results))
     return failure();
-  for (auto [i, value] : llvm::enumerate(*results))
+  for (auto [i, value] : llvm::enumerate(*results)) {
+    // Batch first: Y is [B, S, D, H], the final states [B, D, H].
+    if (isBatchFirst(ctx))
+      value = transposeValue(ctx, value,
+                             i == 0 ? ArrayRef<int64_t>{2, 0, 1, 3}
+                                    : ArrayRef<int64_t>{1, 0, 2});
     ctx.setOutput(i, value);
+  }
   return success();
 }
 
@@ -76,13 +103,13 @@ LogicalResult convertLSTM(NodeContext &ctx) {
   if (ctx.getIntAttr("input_forget", 0) != 0)
     return ctx.emitError() << "input_forget = 1 is not supported";
   Builder &b = ctx.getBuilder();
-  SmallVector<Value> operands{ctx.getInput(0), ctx.getInput(1),
+  SmallVector<Value> operands{getLayoutInput(ctx, 0), ctx.getInput(1),
                               ctx.getInput(2)};
   SmallVector<int32_t> segments{1, 1, 1};
   for (int64_t index : {3, 5, 6, 7}) {
     segments.push_back(ctx.hasInput(index) ? 1 : 0);
     if (ctx.hasInput(index))
-      operands.push_back(ctx.getInput(index));
+      operands.push_back(getLayoutInput(ctx, index));
   }
   SmallVector<NamedAttribute> attrs{
       b.getNamedAttr("hidden_size",
@@ -101,13 +128,13 @@ LogicalResult convertGRU(NodeContext &ctx) {
   if (failed(direction))
     return failure();
   Builder &b = ctx.getBuilder();
-  SmallVector<Value> operands{ctx.getInput(0), ctx.getInput(1),
+  SmallVector<Value> operands{getLayoutInput(ctx, 0), ctx.getInput(1),
                               ctx.getInput(2)};
   SmallVector<int32_t> segments{1, 1, 1};
   for (int64_t index : {3, 5}) {
     segments.push_back(ctx.hasInput(index) ? 1 : 0);
     if (ctx.hasInput(index))
-      operands.push_back(ctx.getInput(index));
+      operands.push_back(getLayoutInput(ctx, index));
   }
   SmallVector<NamedAttribute> attrs{
       b.getNamedAttr("hidden_size",
