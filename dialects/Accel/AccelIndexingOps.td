@@ -1,7 +1,8 @@
 //===- AccelIndexingOps.td - ops built around indices -----*- tablegen -*-===//
 //
 // Operations whose results are, or are addressed by, element indices:
-// arg_max/arg_min, top_k, gather_elements, scatter_elements and cumsum.
+// arg_max/arg_min, top_k, gather_elements, scatter_elements, cumsum,
+// gather_nd, scatter_nd and grid_sample.
 // None of them has a card kernel yet; the host kernels implement the ONNX
 // semantics exactly, for every computable element type.
 //
@@ -116,4 +117,69 @@ def Accel_CumSumOp : Accel_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
   let results = (outs Accel_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
   let hasVerifier = 1;
+}
+
+def Accel_GatherNDOp : Accel_InferredOp<"gather_nd"> {
+  let summary = "gather slices by multi-dimensional indices";
+  let description = [{
+    ONNX `GatherND`: the last dimension of `indices` (k entries) indexes
+    dimensions `batch_dims .. batch_dims + k - 1` of `data` (the first
+    `batch_dims` dimensions are shared batch dimensions); the result shape
+    is `indices.shape[:-1] ++ data.shape[batch_dims + k:]`. Negative
+    indices count from the end; out of range is a runtime fault.
+
+    ```mlir
+    %r = accel.gather_nd %x, %idx : (tensor<2x2xf32>, tensor<2x2xi64>) -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Accel_Tensor:$data, Accel_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs Accel_Tensor:$result);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` "
+                       "functional-type(operands, results)";
+}
+
+def Accel_ScatterNDOp : Accel_InferredOp<"scatter_nd"> {
+  let summary = "scatter slices by multi-dimensional indices";
+  let description = [{
+    ONNX `ScatterND`: a copy of `data` where the slice each index row of
+    `indices` names takes (or is combined by `reduction`: `none`, `add`,
+    `mul`, `max`, `min` with) the corresponding slice of `updates`
+    (`indices.shape[:-1] ++ data.shape[k:]`), in row-major order.
+
+    ```mlir
+    %r = accel.scatter_nd %x, %idx, %u {reduction = "add"}
+           : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Accel_Tensor:$data, Accel_IndexTensor:$indices,
+                       Accel_Tensor:$updates,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+  let results = (outs Accel_Tensor:$result);
+  let assemblyFormat = "$data `,` $indices `,` $updates attr-dict `:` "
+                       "functional-type(operands, results)";
+}
+
+def Accel_GridSampleOp : Accel_InferredOp<"grid_sample"> {
+  let summary = "sample an image at grid locations";
+  let description = [{
+    ONNX `GridSample` (opset 16, 2-D): `input` is `N x C x H x W`, `grid`
+    `N x Hout x Wout x 2` holds normalised (x, y) locations in [-1, 1];
+    the result `N x C x Hout x Wout` interpolates `input` there by `mode`
+    (`bilinear`, `nearest`, `bicubic`) with `padding_mode` (`zeros`,
+    `border`, `reflection`) for locations outside, as PyTorch's
+    grid_sample does.
+
+    ```mlir
+    %r = accel.grid_sample %x, %g {mode = "nearest"}
+           : (tensor<1x1x4x4xf32>, tensor<1x2x2x2xf32>) -> tensor<1x1x2x2xf32>
+    ```
+  }];
+  let arguments = (ins Accel_RealTensor:$input, Accel_RealTensor:$grid,
+                       DefaultValuedAttr<StrAttr, "\"bilinear\"">:$mode,
+                       DefaultValuedAttr<StrAttr, "\"zeros\"">:$padding_mode,
+                       UnitAttr:$align_corners);
+  let results = (outs Accel_RealTensor:$result);
+  let assemblyFormat = "$input `,` $grid attr-dict `:` "
+                       "functional-type(operands, results)";
 }

@@ -171,3 +171,59 @@ LogicalResult ResizeOp::verify() {
     return emitOpError("roi needs 2 x rank entries");
   return success();
 }
+
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *context,
+                                           std::optional<Location> location,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &inferred) {
+  auto data = cast<RankedTensorType>(adaptor.getData().getType());
+  auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
+  int64_t batch = adaptor.getBatchDims();
+  if (indices.getRank() < 1)
+    return emitOptionalError(location, "indices need rank >= 1");
+  int64_t k = indices.getShape().back();
+  if (batch < 0 || batch >= std::min(data.getRank(), indices.getRank()) ||
+      batch + k > data.getRank())
+    return emitOptionalError(location, "indices of depth ", k,
+                             " with batch_dims ", batch, " do not fit rank ",
+                             data.getRank());
+  SmallVector<int64_t> shape(indices.getShape().drop_back());
+  llvm::append_range(shape, data.getShape().drop_front(batch + k));
+  inferred.push_back(RankedTensorType::get(shape, data.getElementType()));
+  return success();
+}
+
+LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto data = cast<RankedTensorType>(adaptor.getData().getType());
+  auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
+  auto updates = cast<RankedTensorType>(adaptor.getUpdates().getType());
+  if (indices.getRank() < 1 || indices.getShape().back() > data.getRank())
+    return emitOptionalError(location, "indices do not fit the data rank");
+  SmallVector<int64_t> expected(indices.getShape().drop_back());
+  llvm::append_range(expected,
+                     data.getShape().drop_front(indices.getShape().back()));
+  if (updates.getShape() != ArrayRef<int64_t>(expected))
+    return emitOptionalError(location, "updates have the wrong shape");
+  inferred.push_back(data);
+  return success();
+}
+
+LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *context,
+                                             std::optional<Location> location,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &inferred) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  auto grid = cast<RankedTensorType>(adaptor.getGrid().getType());
+  if (input.getRank() != 4 || grid.getRank() != 4 || grid.getDimSize(3) != 2 ||
+      grid.getDimSize(0) != input.getDimSize(0))
+    return emitOptionalError(location, "expects an N x C x H x W input and "
+                                       "an N x Hout x Wout x 2 grid");
+  inferred.push_back(
+      RankedTensorType::get({input.getDimSize(0), input.getDimSize(1),
+                             grid.getDimSize(1), grid.getDimSize(2)},
+                            input.getElementType()));
+  return success();
+}

@@ -1,6 +1,7 @@
-//===- HostIndexing.cpp - arg_max, top_k, gather/scatter_elements, cumsum -===//
+//===- HostIndexing.cpp - arg_max, top_k, gather/scatter, cumsum ---------===//
 //
-// Host kernels of the ops in AccelIndexingOps.td, with ONNX semantics for
+// Host kernels of the ops in AccelIndexingOps.td (but grid_sample, in
+// HostMath.cpp), with ONNX semantics for
 // every computable element type. Values are compared and combined as
 // doubles for float tensors (f16/bf16 widened exactly, results rounded
 // once) and as int64 for integer tensors (results wrap to the element
@@ -325,6 +326,125 @@ Status cumsumKernel(KernelContext &ctx) {
     run(readIndexTensor(*in));
   else
     return ctx.unsupported(in->getDType());
+  return Status::success();
+}
+
+namespace {
+/// The element offsets of the data slices GatherND / ScatterND address:
+/// one per index row, with the slice size.
+Status indexRows(KernelContext &ctx, const Tensor &data, const Tensor &indicesT,
+                 int64_t batchDims, std::vector<int64_t> &offsets,
+                 int64_t &sliceSize) {
+  const auto &ds = data.getShape(), &is = indicesT.getShape();
+  if (is.empty())
+    return ctx.error("indices need rank >= 1");
+  const int64_t k = is.back();
+  if (batchDims < 0 || batchDims + k > data.getRank())
+    return ctx.error("indices do not fit the data rank");
+  const std::vector<int64_t> indices = readIndexTensor(indicesT);
+  const std::vector<int64_t> strides = contiguousStrides(ds);
+  sliceSize = product(ds, static_cast<size_t>(batchDims + k), ds.size());
+  const int64_t rows = product(is, 0, is.size() - 1);
+  const int64_t batchCount = product(ds, 0, static_cast<size_t>(batchDims));
+  const int64_t rowsPerBatch = batchCount ? rows / batchCount : 0;
+  offsets.resize(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t batch = rowsPerBatch ? r / rowsPerBatch : 0;
+    int64_t offset = 0;
+    // The batch index spans the first batch_dims dimensions.
+    int64_t rest = batch;
+    for (int64_t d = batchDims - 1; d >= 0; --d) {
+      offset +=
+          (rest % ds[static_cast<size_t>(d)]) * strides[static_cast<size_t>(d)];
+      rest /= ds[static_cast<size_t>(d)];
+    }
+    for (int64_t j = 0; j < k; ++j) {
+      const size_t d = static_cast<size_t>(batchDims + j);
+      int64_t index;
+      if (Status s = wrapIndex(ctx, indices[static_cast<size_t>(r * k + j)],
+                               ds[d], index);
+          !s.ok())
+        return s;
+      offset += index * strides[d];
+    }
+    offsets[static_cast<size_t>(r)] = offset;
+  }
+  return Status::success();
+}
+} // namespace
+
+Status gatherNDKernel(KernelContext &ctx) {
+  const Tensor *data = ctx.input(0), *indicesT = ctx.input(1);
+  int64_t batchDims;
+  if (Status s = ctx.op.getIntOr("batch_dims", 0, batchDims); !s.ok())
+    return s;
+  std::vector<int64_t> offsets;
+  int64_t slice;
+  if (Status s = indexRows(ctx, *data, *indicesT, batchDims, offsets, slice);
+      !s.ok())
+    return s;
+  std::vector<int64_t> shape(indicesT->getShape().begin(),
+                             indicesT->getShape().end() - 1);
+  shape.insert(shape.end(),
+               data->getShape().begin() + batchDims +
+                   indicesT->getShape().back(),
+               data->getShape().end());
+  Tensor *out;
+  if (Status s = ctx.makeOutput(0, TensorDesc(data->getDType(), shape), out);
+      !s.ok())
+    return s;
+  const size_t bytes = getDTypeSize(data->getDType());
+  const char *src = static_cast<const char *>(data->data());
+  char *dst = static_cast<char *>(out->mutableData());
+  for (size_t r = 0; r < offsets.size(); ++r)
+    std::copy_n(src + offsets[r] * static_cast<int64_t>(bytes),
+                slice * static_cast<int64_t>(bytes),
+                dst + static_cast<int64_t>(r) * slice *
+                          static_cast<int64_t>(bytes));
+  return Status::success();
+}
+
+Status scatterNDKernel(KernelContext &ctx) {
+  const Tensor *data = ctx.input(0), *indicesT = ctx.input(1),
+               *updates = ctx.input(2);
+  std::string reduction;
+  if (Status s = ctx.op.getStringOr("reduction", "none", reduction); !s.ok())
+    return s;
+  if (updates->getDType() != data->getDType())
+    return ctx.error("updates and data differ in element type");
+  std::vector<int64_t> offsets;
+  int64_t slice;
+  if (Status s = indexRows(ctx, *data, *indicesT, 0, offsets, slice); !s.ok())
+    return s;
+  if (static_cast<int64_t>(offsets.size()) * slice != updates->getNumElements())
+    return ctx.error("updates have the wrong number of elements");
+  Tensor *out;
+  if (Status s = ctx.makeOutput(0, data->getDesc(), out); !s.ok())
+    return s;
+  auto run = [&](auto values, auto upd) {
+    for (size_t r = 0; r < offsets.size(); ++r)
+      for (int64_t i = 0; i < slice; ++i) {
+        auto &target = values[static_cast<size_t>(offsets[r] + i)];
+        auto u = upd[r * static_cast<size_t>(slice) + static_cast<size_t>(i)];
+        if (reduction == "add")
+          target = target + u;
+        else if (reduction == "mul")
+          target = target * u;
+        else if (reduction == "max")
+          target = std::max(target, u);
+        else if (reduction == "min")
+          target = std::min(target, u);
+        else
+          target = u;
+      }
+    writeValues(values, *out);
+  };
+  if (isFloatDType(data->getDType()))
+    run(readReal(*data), readReal(*updates));
+  else if (isIntegerDType(data->getDType()))
+    run(readIndexTensor(*data), readIndexTensor(*updates));
+  else
+    return ctx.unsupported(data->getDType());
   return Status::success();
 }
 

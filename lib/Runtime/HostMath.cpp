@@ -531,6 +531,135 @@ Status convTransposeKernel(KernelContext &ctx) {
   return Status::success();
 }
 
+namespace {
+/// PyTorch's grid_sample coordinate rules (grid_sampler_compute_source_index
+/// and its padding helpers).
+struct GridSampler {
+  bool alignCorners;
+  std::string padding;
+
+  double unnormalize(double g, int64_t size) const {
+    return alignCorners ? (g + 1) / 2 * double(size - 1)
+                        : ((g + 1) * double(size) - 1) / 2;
+  }
+  static double reflect(double x, double twiceLow, double twiceHigh) {
+    if (twiceLow == twiceHigh)
+      return 0;
+    double low = twiceLow / 2, span = (twiceHigh - twiceLow) / 2;
+    x = std::fabs(x - low);
+    double extra = std::fmod(x, span);
+    int64_t flips = int64_t(std::floor(x / span));
+    return flips % 2 == 0 ? extra + low : span - extra + low;
+  }
+  double pad(double x, int64_t size) const {
+    if (padding == "border")
+      return std::clamp(x, 0.0, double(size - 1));
+    if (padding == "reflection") {
+      x = alignCorners ? reflect(x, 0, 2.0 * double(size - 1))
+                       : reflect(x, -1, 2.0 * double(size) - 1);
+      return std::clamp(x, 0.0, double(size - 1));
+    }
+    return x;
+  }
+};
+
+double cubicWeight(double t, int which) {
+  const double a = -0.75;
+  auto outer = [&](double x) {
+    return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  };
+  auto inner = [&](double x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };
+  switch (which) {
+  case 0:
+    return outer(t + 1);
+  case 1:
+    return inner(t);
+  case 2:
+    return inner(1 - t);
+  default:
+    return outer(2 - t);
+  }
+}
+} // namespace
+
+Status gridSampleKernel(KernelContext &ctx) {
+  const Tensor *x = ctx.input(0), *grid = ctx.input(1);
+  if (!isFloatDType(x->getDType()) || grid->getDType() != x->getDType())
+    return ctx.unsupported(x->getDType());
+  std::string mode;
+  int64_t align;
+  GridSampler sampler;
+  if (Status s = ctx.op.getStringOr("mode", "bilinear", mode); !s.ok())
+    return s;
+  if (Status s = ctx.op.getStringOr("padding_mode", "zeros", sampler.padding);
+      !s.ok())
+    return s;
+  if (Status s = ctx.op.getIntOr("align_corners", 0, align); !s.ok())
+    return s;
+  sampler.alignCorners = align != 0;
+  const auto &xs = x->getShape(), &gs = grid->getShape();
+  if (xs.size() != 4 || gs.size() != 4 || gs[3] != 2 || gs[0] != xs[0])
+    return ctx.error("expects N x C x H x W input and N x Ho x Wo x 2 grid");
+  const int64_t n = xs[0], c = xs[1], h = xs[2], w = xs[3], ho = gs[1],
+                wo = gs[2];
+  Tensor *out;
+  if (Status s =
+          ctx.makeOutput(0, TensorDesc(x->getDType(), {n, c, ho, wo}), out);
+      !s.ok())
+    return s;
+  const std::vector<double> xv = readReal(*x), gv = readReal(*grid);
+  std::vector<double> result(static_cast<size_t>(out->getNumElements()));
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const double *plane = xv.data() + (b * c + ch) * h * w;
+      // Pixel (iy, ix) or 0 outside the image.
+      auto at = [&](int64_t iy, int64_t ix) {
+        return iy < 0 || iy >= h || ix < 0 || ix >= w ? 0.0
+                                                      : plane[iy * w + ix];
+      };
+      for (int64_t oy = 0; oy < ho; ++oy)
+        for (int64_t ox = 0; ox < wo; ++ox) {
+          const double *g = gv.data() + ((b * ho + oy) * wo + ox) * 2;
+          double fx = sampler.unnormalize(g[0], w);
+          double fy = sampler.unnormalize(g[1], h);
+          double value = 0;
+          if (mode == "bicubic") {
+            double x0 = std::floor(fx), y0 = std::floor(fy);
+            double tx = fx - x0, ty = fy - y0;
+            for (int j = 0; j < 4; ++j) {
+              double row = 0;
+              for (int i = 0; i < 4; ++i) {
+                double sx = sampler.pad(x0 - 1 + i, w);
+                double sy = sampler.pad(y0 - 1 + j, h);
+                row += cubicWeight(tx, i) *
+                       at(int64_t(std::floor(sy)), int64_t(std::floor(sx)));
+              }
+              value += cubicWeight(ty, j) * row;
+            }
+          } else {
+            fx = sampler.pad(fx, w);
+            fy = sampler.pad(fy, h);
+            if (mode == "nearest") {
+              value =
+                  at(int64_t(std::nearbyint(fy)), int64_t(std::nearbyint(fx)));
+            } else {
+              double x0 = std::floor(fx), y0 = std::floor(fy);
+              double tx = fx - x0, ty = fy - y0;
+              int64_t ix = int64_t(x0), iy = int64_t(y0);
+              value = at(iy, ix) * (1 - tx) * (1 - ty) +
+                      at(iy, ix + 1) * tx * (1 - ty) +
+                      at(iy + 1, ix) * (1 - tx) * ty +
+                      at(iy + 1, ix + 1) * tx * ty;
+            }
+          }
+          result[static_cast<size_t>(((b * c + ch) * ho + oy) * wo + ox)] =
+              value;
+        }
+    }
+  writeValues(result, *out);
+  return Status::success();
+}
+
 } // namespace detail
 } // namespace runtime
 } // namespace nnaccel

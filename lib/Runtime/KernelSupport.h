@@ -308,7 +308,8 @@ void applyActivation(const FusedActivation &act, float *data, size_t n);
   X(slice) X(gather) X(expand) X(pad) X(embeddingBag) X(lstm) X(gru)           \
   X(quantize) X(dequantize) X(requantize) X(convert) X(transfer)               \
   X(argMax) X(argMin) X(topK) X(gatherElements) X(scatterElements)             \
-  X(cumsum) X(mod) X(einsum) X(resize) X(convTranspose) X(math)
+  X(cumsum) X(mod) X(einsum) X(resize) X(convTranspose) X(math)               \
+  X(gatherND) X(scatterND) X(gridSample)
 // clang-format on
 
 #define NNACCEL_DECLARE_KERNEL(name) Status name##Kernel(KernelContext &ctx);

@@ -105,6 +105,32 @@ Value createIota(NodeContext &ctx, int64_t size, int64_t axis, int64_t rank) {
   return ctx.createI64Constant(values, shape);
 }
 
+LogicalResult convertGatherND(NodeContext &ctx) {
+  return ctx.setSingleOutput(ctx.createInferred1<GatherNDOp>(
+      {ctx.getInput(0), ctx.getInput(1)},
+      {ctx.named("batch_dims", ctx.getBuilder().getI64IntegerAttr(
+                                   ctx.getIntAttr("batch_dims", 0)))}));
+}
+
+LogicalResult convertScatterND(NodeContext &ctx) {
+  return ctx.setSingleOutput(ctx.createInferred1<ScatterNDOp>(
+      {ctx.getInput(0), ctx.getInput(1), ctx.getInput(2)},
+      {ctx.named("reduction", ctx.getBuilder().getStringAttr(
+                                  ctx.getStringAttr("reduction", "none")))}));
+}
+
+LogicalResult convertGridSample(NodeContext &ctx) {
+  Builder &b = ctx.getBuilder();
+  SmallVector<NamedAttribute> attrs{
+      ctx.named("mode", b.getStringAttr(ctx.getStringAttr("mode", "bilinear"))),
+      ctx.named("padding_mode",
+                b.getStringAttr(ctx.getStringAttr("padding_mode", "zeros")))};
+  if (ctx.getIntAttr("align_corners", 0))
+    attrs.push_back(ctx.named("align_corners", b.getUnitAttr()));
+  return ctx.setSingleOutput(ctx.createInferred1<GridSampleOp>(
+      {ctx.getInput(0), ctx.getInput(1)}, attrs));
+}
+
 /// Hardmax: 1 where the first maximum along the axis is, else 0. Before
 /// opset 13 the input is coerced to 2-D at `axis`.
 LogicalResult convertHardmax(NodeContext &ctx) {
@@ -390,6 +416,9 @@ void mlir::nnaccel::onnx_import::registerIndexingConverters(
   add("ScatterElements", 11, convertScatterElements);
   add("Scatter", 9, convertScatterElements);
   add("CumSum", 11, convertCumSum);
+  add("GatherND", 11, convertGatherND);
+  add("ScatterND", 11, convertScatterND);
+  add("GridSample", 16, convertGridSample);
   add("Hardmax", 1, convertHardmax);
   add("OneHot", 9, convertOneHot);
   add("Range", 11, convertRange);
