@@ -131,6 +131,49 @@ LogicalResult convertGridSample(NodeContext &ctx) {
       {ctx.getInput(0), ctx.getInput(1)}, attrs));
 }
 
+/// ReverseSequence with constant sequence_lens: a gather_elements along
+/// the time axis by the constant index t' = t < len[b] ? len[b] - 1 - t : t.
+LogicalResult convertReverseSequence(NodeContext &ctx) {
+  RankedTensorType type = ctx.getInputType(0);
+  int64_t rank = type.getRank();
+  FailureOr<int64_t> timeAxis =
+      normalizeAxis(ctx, ctx.getIntAttr("time_axis", 0), rank, "time_axis");
+  FailureOr<int64_t> batchAxis =
+      normalizeAxis(ctx, ctx.getIntAttr("batch_axis", 1), rank, "batch_axis");
+  if (failed(timeAxis) || failed(batchAxis))
+    return failure();
+  if (*timeAxis == *batchAxis)
+    return ctx.emitError() << "time_axis and batch_axis must differ";
+  FailureOr<SmallVector<int64_t>> lengths =
+      ctx.getConstantInts(1, "sequence_lens");
+  if (failed(lengths))
+    return failure();
+  int64_t steps = type.getDimSize(*timeAxis);
+  int64_t batch = type.getDimSize(*batchAxis);
+  if (int64_t(lengths->size()) != batch)
+    return ctx.emitError() << "sequence_lens needs " << batch << " values";
+  SmallVector<int64_t> shape(rank, 1);
+  shape[*timeAxis] = steps;
+  shape[*batchAxis] = batch;
+  SmallVector<int64_t> indices(steps * batch);
+  for (int64_t t = 0; t < steps; ++t)
+    for (int64_t b = 0; b < batch; ++b) {
+      int64_t len = std::clamp<int64_t>((*lengths)[b], 0, steps);
+      int64_t source = t < len ? len - 1 - t : t;
+      // Row-major over the two axes in their order in the shape.
+      int64_t at = *timeAxis < *batchAxis ? t * batch + b : b * steps + t;
+      indices[at] = source;
+    }
+  Value index = ctx.createI64Constant(indices, shape);
+  auto indexType =
+      RankedTensorType::get(type.getShape(), ctx.getBuilder().getI64Type());
+  if (indexType.getShape() != ArrayRef<int64_t>(shape))
+    index = ctx.create<ExpandOp>(indexType, index);
+  return ctx.setSingleOutput(ctx.createInferred1<GatherElementsOp>(
+      {ctx.getInput(0), index},
+      {ctx.named("axis", ctx.getBuilder().getI64IntegerAttr(*timeAxis))}));
+}
+
 /// Hardmax: 1 where the first maximum along the axis is, else 0. Before
 /// opset 13 the input is coerced to 2-D at `axis`.
 LogicalResult convertHardmax(NodeContext &ctx) {
@@ -417,6 +460,7 @@ void mlir::nnaccel::onnx_import::registerIndexingConverters(
   add("Scatter", 9, convertScatterElements);
   add("CumSum", 11, convertCumSum);
   add("GatherND", 11, convertGatherND);
+  add("ReverseSequence", 10, convertReverseSequence);
   add("ScatterND", 11, convertScatterND);
   add("GridSample", 16, convertGridSample);
   add("Hardmax", 1, convertHardmax);
