@@ -2,7 +2,7 @@
 //
 // Operations whose results are, or are addressed by, element indices:
 // arg_max/arg_min, top_k, gather_elements, scatter_elements, cumsum,
-// gather_nd, scatter_nd and grid_sample.
+// gather_nd, scatter_nd, grid_sample, max_unpool and det.
 // None of them has a card kernel yet; the host kernels implement the ONNX
 // semantics exactly, for every computable element type.
 //
@@ -182,4 +182,37 @@ def Accel_GridSampleOp : Accel_InferredOp<"grid_sample"> {
   let results = (outs Accel_RealTensor:$result);
   let assemblyFormat = "$input `,` $grid attr-dict `:` "
                        "functional-type(operands, results)";
+}
+
+def Accel_MaxUnpoolOp : Accel_Op<"max_unpool", [Pure]> {
+  let summary = "scatter pooled maxima back to their positions";
+  let description = [{
+    ONNX `MaxUnpool`: a zero tensor of the result type where each element
+    of `input` is written at the flat position (over the whole result)
+    its `indices` element names, as MaxPool's Indices output gives them.
+
+    ```mlir
+    %r = accel.max_unpool %x, %i
+           : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>) -> tensor<1x1x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Accel_Tensor:$input, Accel_IndexTensor:$indices);
+  let results = (outs Accel_Tensor:$result);
+  let assemblyFormat = "$input `,` $indices attr-dict `:` "
+                       "functional-type(operands, results)";
+}
+
+def Accel_DetOp : Accel_InferredOp<"det"> {
+  let summary = "determinants of square matrices";
+  let description = [{
+    ONNX `Det`: the determinant of each trailing M x M matrix (LU
+    factorisation with partial pivoting, in double).
+
+    ```mlir
+    %d = accel.det %x : (tensor<3x2x2xf32>) -> tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Accel_RealTensor:$input);
+  let results = (outs Accel_RealTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }

@@ -227,3 +227,16 @@ LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *context,
                             input.getElementType()));
   return success();
 }
+
+LogicalResult DetOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> location,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &inferred) {
+  auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+  int64_t rank = type.getRank();
+  if (rank < 2 || type.getDimSize(rank - 1) != type.getDimSize(rank - 2))
+    return emitOptionalError(location, "expects ... x M x M matrices");
+  inferred.push_back(RankedTensorType::get(type.getShape().drop_back(2),
+                                           type.getElementType()));
+  return success();
+}

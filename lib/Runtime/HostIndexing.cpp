@@ -13,6 +13,7 @@
 #include "HostValues.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace nnaccel {
@@ -445,6 +446,78 @@ Status scatterNDKernel(KernelContext &ctx) {
     run(readIndexTensor(*data), readIndexTensor(*updates));
   else
     return ctx.unsupported(data->getDType());
+  return Status::success();
+}
+
+Status maxUnpoolKernel(KernelContext &ctx) {
+  const Tensor *x = ctx.input(0), *indicesT = ctx.input(1);
+  if (indicesT->getShape() != x->getShape())
+    return ctx.error("indices and input differ in shape");
+  const TensorDesc &desc = ctx.outputDescs[0];
+  if (desc.dtype != x->getDType())
+    return ctx.error("the result must have the input's element type");
+  Tensor *out;
+  if (Status s = ctx.makeOutput(0, desc, out); !s.ok())
+    return s;
+  const std::vector<int64_t> indices = readIndexTensor(*indicesT);
+  const int64_t total = out->getNumElements();
+  const size_t bytes = getDTypeSize(x->getDType());
+  char *dst = static_cast<char *>(out->mutableData());
+  std::fill_n(dst, static_cast<size_t>(total) * bytes, char(0));
+  const char *src = static_cast<const char *>(x->data());
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] < 0 || indices[i] >= total)
+      return ctx.error("index " + std::to_string(indices[i]) +
+                       " is outside the result");
+    std::copy_n(src + i * bytes, bytes,
+                dst + static_cast<size_t>(indices[i]) * bytes);
+  }
+  return Status::success();
+}
+
+Status detKernel(KernelContext &ctx) {
+  const Tensor *x = ctx.input(0);
+  if (!isFloatDType(x->getDType()))
+    return ctx.unsupported(x->getDType());
+  const auto &shape = x->getShape();
+  if (shape.size() < 2 || shape[shape.size() - 1] != shape[shape.size() - 2])
+    return ctx.error("expects ... x M x M matrices");
+  const int64_t m = shape.back();
+  std::vector<int64_t> outShape(shape.begin(), shape.end() - 2);
+  Tensor *out;
+  if (Status s = ctx.makeOutput(0, TensorDesc(x->getDType(), outShape), out);
+      !s.ok())
+    return s;
+  const std::vector<double> values = readReal(*x);
+  std::vector<double> result(static_cast<size_t>(out->getNumElements()));
+  for (size_t b = 0; b < result.size(); ++b) {
+    std::vector<double> a(values.begin() + static_cast<int64_t>(b) * m * m,
+                          values.begin() + static_cast<int64_t>(b + 1) * m * m);
+    double det = 1;
+    for (int64_t col = 0; col < m && det != 0; ++col) {
+      int64_t pivot = col;
+      for (int64_t r = col + 1; r < m; ++r)
+        if (std::fabs(a[r * m + col]) > std::fabs(a[pivot * m + col]))
+          pivot = r;
+      if (a[pivot * m + col] == 0) {
+        det = 0;
+        break;
+      }
+      if (pivot != col) {
+        for (int64_t k = 0; k < m; ++k)
+          std::swap(a[pivot * m + k], a[col * m + k]);
+        det = -det;
+      }
+      det *= a[col * m + col];
+      for (int64_t r = col + 1; r < m; ++r) {
+        double f = a[r * m + col] / a[col * m + col];
+        for (int64_t k = col; k < m; ++k)
+          a[r * m + k] -= f * a[col * m + k];
+      }
+    }
+    result[b] = det;
+  }
+  writeValues(result, *out);
   return Status::success();
 }
 

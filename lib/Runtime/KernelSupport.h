@@ -309,7 +309,7 @@ void applyActivation(const FusedActivation &act, float *data, size_t n);
   X(quantize) X(dequantize) X(requantize) X(convert) X(transfer)               \
   X(argMax) X(argMin) X(topK) X(gatherElements) X(scatterElements)             \
   X(cumsum) X(mod) X(einsum) X(resize) X(convTranspose) X(math)               \
-  X(gatherND) X(scatterND) X(gridSample)
+  X(gatherND) X(scatterND) X(gridSample) X(maxUnpool) X(det)
 // clang-format on
 
 #define NNACCEL_DECLARE_KERNEL(name) Status name##Kernel(KernelContext &ctx);

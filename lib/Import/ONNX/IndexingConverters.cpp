@@ -174,6 +174,69 @@ LogicalResult convertReverseSequence(NodeContext &ctx) {
       {ctx.named("axis", ctx.getBuilder().getI64IntegerAttr(*timeAxis))}));
 }
 
+/// MaxUnpool: the result shape is output_shape (constant) or the pooling
+/// window's inverse, (in - 1) * stride + kernel - pads.
+LogicalResult convertMaxUnpool(NodeContext &ctx) {
+  RankedTensorType type = ctx.getInputType(0);
+  int64_t k = type.getRank() - 2;
+  std::optional<SmallVector<int64_t>> kernel = ctx.getIntsAttr("kernel_shape");
+  if (k < 1 || !kernel || int64_t(kernel->size()) != k)
+    return ctx.emitError() << "expects N x C x D... input and kernel_shape";
+  auto strides =
+      ctx.getIntsAttr("strides").value_or(SmallVector<int64_t>(k, 1));
+  auto pads = ctx.getIntsAttr("pads").value_or(SmallVector<int64_t>(2 * k, 0));
+  if (int64_t(strides.size()) != k || int64_t(pads.size()) != 2 * k)
+    return ctx.emitError() << "strides/pads do not match the kernel";
+  SmallVector<int64_t> shape, unpooled{type.getDimSize(0), type.getDimSize(1)};
+  for (int64_t i = 0; i < k; ++i)
+    unpooled.push_back((type.getDimSize(i + 2) - 1) * strides[i] +
+                       (*kernel)[i] - pads[i] - pads[i + k]);
+  Value indices = ctx.getInput(1);
+  if (ctx.hasInput(2)) {
+    FailureOr<SmallVector<int64_t>> given =
+        ctx.getConstantInts(2, "output_shape");
+    if (failed(given))
+      return failure();
+    shape = *given;
+    if (int64_t(shape.size()) != type.getRank())
+      return ctx.emitError()
+             << "output_shape needs " << type.getRank() << " values";
+    // The indices address the unpooled shape; place each position at the
+    // same coordinates of the larger output_shape.
+    if (shape != unpooled) {
+      Composer c(ctx);
+      Type i64 = ctx.getBuilder().getI64Type();
+      Value flat = c.cast(indices, i64), moved;
+      int64_t from = 1, to = 1;
+      for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+        Value coordinate = c.binary<DivOp>(flat, c.scalar(double(from), i64));
+        coordinate =
+            ctx.create<ModOp>(coordinate.getType(), coordinate,
+                              c.scalar(double(unpooled[d]), i64), UnitAttr());
+        Value term = c.binary<MulOp>(coordinate, c.scalar(double(to), i64));
+        moved = moved ? c.binary<AddOp>(moved, term) : term;
+        from *= unpooled[d];
+        to *= shape[d];
+      }
+      if (failed(c.status))
+        return failure();
+      indices = moved;
+    }
+  } else {
+    shape = unpooled;
+  }
+  ctx.setOutput(
+      0, ctx.getBuilder().create<MaxUnpoolOp>(ctx.getLoc(), type.clone(shape),
+                                              ctx.getInput(0), indices));
+  return success();
+}
+
+LogicalResult convertDet(NodeContext &ctx) {
+  if (!isa<FloatType>(ctx.getInputType(0).getElementType()))
+    return ctx.emitError() << "expects a floating point input";
+  return ctx.setSingleOutput(ctx.createInferred1<DetOp>({ctx.getInput(0)}, {}));
+}
+
 /// Hardmax: 1 where the first maximum along the axis is, else 0. Before
 /// opset 13 the input is coerced to 2-D at `axis`.
 LogicalResult convertHardmax(NodeContext &ctx) {
@@ -460,6 +523,8 @@ void mlir::nnaccel::onnx_import::registerIndexingConverters(
   add("Scatter", 9, convertScatterElements);
   add("CumSum", 11, convertCumSum);
   add("GatherND", 11, convertGatherND);
+  add("MaxUnpool", 9, convertMaxUnpool);
+  add("Det", 11, convertDet);
   add("ReverseSequence", 10, convertReverseSequence);
   add("ScatterND", 11, convertScatterND);
   add("GridSample", 16, convertGridSample);

@@ -106,12 +106,12 @@ def build(kind, outdir):
     files = {}
     if kind == "named_unsupported":
         # Three unsupported op types; Unique appears four times (only the
-        # first three names are listed), Det twice; Relu is supported.
+        # first three names are listed), Compress twice; Relu is supported.
         nodes = [node("Unique", ["X"], ["n%d" % i], "nz_%d" % i)
                  for i in range(4)]
-        nodes.insert(1, node("Det", ["X"], ["s0"], "split_a"))
+        nodes.insert(1, node("Compress", ["X"], ["s0"], "split_a"))
         nodes.append(node("Relu", ["X"], ["Y"], "relu"))
-        nodes.append(node("Det", ["X"], ["s1"], "split_b"))
+        nodes.append(node("Compress", ["X"], ["s1"], "split_b"))
         nodes.append(node("Attention", ["X"], ["a"], "attn",
                           domain="com.microsoft"))
         files[kind + ".onnx"] = model(
