@@ -292,3 +292,80 @@ class Accel_ReduceOp<string mnemonic, string what>
 def Accel_ReduceSumOp : Accel_ReduceOp<"reduce_sum", "sum">;
 def Accel_ReduceMeanOp : Accel_ReduceOp<"reduce_mean", "mean">;
 def Accel_ReduceMaxOp : Accel_ReduceOp<"reduce_max", "maximum">;
+def Accel_ReduceProdOp : Accel_ReduceOp<"reduce_prod", "product">;
+
+def Accel_ConvTransposeOp : Accel_Op<"conv_transpose", [Pure, Accel_HeavyOp]> {
+  let summary = "1-D/2-D/3-D transposed convolution";
+  let description = [{
+    ONNX `ConvTranspose` in NCHW layout: `input` is `N x C x D1..Dk`,
+    `weight` is `C x F/groups x K1..Kk`, the optional `bias` is `F`. Each
+    input element scatters `input * weight` to output position
+    `i * stride - pad_begin + k * dilation`. `pads` has 2k entries (all
+    begins, then all ends); the importer resolves `auto_pad`,
+    `output_padding` and `output_shape` into them and the result shape.
+
+    ```mlir
+    %r = accel.conv_transpose %x, %w {strides = array<i64: 2, 2>,
+             pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>,
+             groups = 1 : i64}
+           : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x7x7xf32>
+    ```
+  }];
+  let arguments = (ins Accel_RealTensor:$input, Accel_RealTensor:$weight,
+                       Optional<Accel_RealTensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Accel_RealTensor:$result);
+  let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` "
+                       "functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Accel_EinsumOp : Accel_Op<"einsum", [Pure]> {
+  let summary = "Einstein summation";
+  let description = [{
+    ONNX `Einsum` with an explicit or implicit output (`->`), without
+    ellipses: the product of the operands summed over every label that is
+    not in the output, accumulated in the element type.
+
+    ```mlir
+    %r = accel.einsum %a, %b {equation = "ij,jk->ik"}
+           : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Accel_Tensor>:$inputs, StrAttr:$equation);
+  let results = (outs Accel_Tensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
+}
+
+def Accel_ResizeOp : Accel_Op<"resize", [Pure]> {
+  let summary = "resize by nearest, linear or cubic interpolation";
+  let description = [{
+    ONNX `Resize` (and `Upsample`) with constant scales or sizes, as the
+    ONNX reference computes it: each output coordinate maps to an input
+    coordinate by `coordinate_transformation_mode` with the per-dimension
+    `scales` (output / input, after `keep_aspect_ratio_policy`), and the
+    value is interpolated in every resized dimension by `mode` (`nearest`
+    with `nearest_mode`, `linear`, `cubic` with `cubic_coeff_a` and
+    `exclude_outside`). `roi` (2 x rank, `tf_crop_and_resize` only) and
+    `extrapolation_value` are that mode's.
+
+    ```mlir
+    %r = accel.resize %x {mode = "nearest", scales = array<f64: 1.0, 1.0, 2.0, 2.0>,
+             coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"}
+           : tensor<1x1x2x2xf32> -> tensor<1x1x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Accel_RealTensor:$input, StrAttr:$mode,
+      DenseF64ArrayAttr:$scales,
+      DefaultValuedAttr<StrAttr, "\"half_pixel\"">:$coordinate_transformation_mode,
+      DefaultValuedAttr<StrAttr, "\"round_prefer_floor\"">:$nearest_mode,
+      DefaultValuedAttr<F32Attr, "-0.75f">:$cubic_coeff_a,
+      UnitAttr:$exclude_outside,
+      DefaultValuedAttr<F32Attr, "0.0f">:$extrapolation_value,
+      OptionalAttr<DenseF64ArrayAttr>:$roi);
+  let results = (outs Accel_RealTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}

@@ -49,6 +49,34 @@ def Accel_PowOp : Accel_BinaryOp<"pow", "lhs ^ rhs">;
 def Accel_MaxOp : Accel_BinaryOp<"max", "max(lhs, rhs)", [Commutative]>;
 def Accel_MinOp : Accel_BinaryOp<"min", "min(lhs, rhs)", [Commutative]>;
 
+def Accel_ModOp : Accel_InferredOp<"mod"> {
+  let summary = "elementwise remainder with numpy broadcasting";
+  let description = [{
+    ONNX `Mod`. Without `fmod` (integers only) the remainder takes the sign
+    of the divisor, as Python's `%`; with `fmod` it takes the sign of the
+    dividend, as C's `fmod` (floats and integers). A zero integer divisor is
+    a runtime fault.
+
+    ```mlir
+    %r = accel.mod %a, %b {fmod} : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+    ```
+  }];
+  let arguments = (ins Accel_Tensor:$lhs, Accel_Tensor:$rhs, UnitAttr:$fmod);
+  let results = (outs Accel_Tensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let extraClassDefinition = compatDefinition # [{
+    ::mlir::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return ::mlir::nnaccel::accel::inferBroadcastResult(
+          location, {adaptor.getLhs().getType(), adaptor.getRhs().getType()},
+          /*resultElementType=*/nullptr, inferred);
+    }
+  }];
+}
+
 def Accel_CompareOp : Accel_InferredOp<"compare"> {
   let summary = "elementwise comparison with numpy broadcasting";
   let description = [{
@@ -135,6 +163,39 @@ def Accel_RoundOp : Accel_UnaryOp<"round", "round(x)", Accel_RealTensor> {
   }];
   let hasFolder = 1;
 }
+
+// Transcendental and rounding functions without card kernels: the host
+// computes them in double and rounds once to the element type.
+class Accel_MathOp<string mnemonic, string desc>
+    : Accel_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise " # desc;
+  let description = [{
+    Computes `}] # desc # [{` elementwise (float tensors only, ONNX
+    semantics: NaN for arguments outside the domain).
+
+    ```mlir
+    %r = accel.}] # mnemonic # [{ %x : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Accel_RealTensor:$input);
+  let results = (outs Accel_RealTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Accel_LogOp : Accel_MathOp<"log", "log(x)">;
+def Accel_SinOp : Accel_MathOp<"sin", "sin(x)">;
+def Accel_CosOp : Accel_MathOp<"cos", "cos(x)">;
+def Accel_TanOp : Accel_MathOp<"tan", "tan(x)">;
+def Accel_AsinOp : Accel_MathOp<"asin", "asin(x)">;
+def Accel_AcosOp : Accel_MathOp<"acos", "acos(x)">;
+def Accel_AtanOp : Accel_MathOp<"atan", "atan(x)">;
+def Accel_SinhOp : Accel_MathOp<"sinh", "sinh(x)">;
+def Accel_CoshOp : Accel_MathOp<"cosh", "cosh(x)">;
+def Accel_AsinhOp : Accel_MathOp<"asinh", "asinh(x)">;
+def Accel_AcoshOp : Accel_MathOp<"acosh", "acosh(x)">;
+def Accel_AtanhOp : Accel_MathOp<"atanh", "atanh(x)">;
+def Accel_CeilOp : Accel_MathOp<"ceil", "ceil(x)">;
+def Accel_FloorOp : Accel_MathOp<"floor", "floor(x)">;
 
 def Accel_GeluOp : Accel_UnaryOp<"gelu", "x * Phi(x)", Accel_FloatTensor> {
   let description = [{

@@ -36,6 +36,7 @@ class Accel_InferredOp<string mnemonic, list<Trait> traits = []>
 include "AccelElementwiseOps.td"
 include "AccelComputeOps.td"
 include "AccelDataMovementOps.td"
+include "AccelIndexingOps.td"
 include "AccelSequenceOps.td"
 include "AccelHardwareOps.td"
 

@@ -539,4 +539,5 @@ static LogicalResult inferReduce(std::optional<Location> location, Value input,
 NNACCEL_REDUCE_INFERENCE(ReduceSumOp)
 NNACCEL_REDUCE_INFERENCE(ReduceMeanOp)
 NNACCEL_REDUCE_INFERENCE(ReduceMaxOp)
+NNACCEL_REDUCE_INFERENCE(ReduceProdOp)
 #undef NNACCEL_REDUCE_INFERENCE

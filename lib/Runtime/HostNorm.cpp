@@ -98,9 +98,15 @@ Status runSoftmax(KernelContext &ctx, bool log) {
   return Status::success();
 }
 
-enum class ReduceKind { Sum, Mean, Max };
+enum class ReduceKind { Sum, Mean, Max, Prod };
 
 template <typename T> T reduceIntRow(ReduceKind kind, const T *v, size_t n) {
+  if (kind == ReduceKind::Prod) {
+    T p = 1;
+    for (size_t i = 0; i < n; ++i)
+      p = wrapMul(p, v[i]);
+    return p;
+  }
   if (kind == ReduceKind::Max) {
     T m = std::numeric_limits<T>::lowest();
     for (size_t i = 0; i < n; ++i)
@@ -124,6 +130,13 @@ float reduceFloatRow(ReduceKind kind, const float *v, size_t n) {
     return numerics::reduceMeanF32(s);
   case ReduceKind::Max:
     return numerics::reduceMaxF32(s);
+  case ReduceKind::Prod: {
+    // No device definition: sequential fp32 products, as numpy's prod.
+    float p = 1.0f;
+    for (float x : s)
+      p *= x;
+    return p;
+  }
   }
   return 0.0f;
 }
@@ -352,6 +365,9 @@ Status reduceMeanKernel(KernelContext &ctx) {
 }
 Status reduceMaxKernel(KernelContext &ctx) {
   return runReduce(ctx, ReduceKind::Max);
+}
+Status reduceProdKernel(KernelContext &ctx) {
+  return runReduce(ctx, ReduceKind::Prod);
 }
 
 } // namespace detail

@@ -299,13 +299,17 @@ void applyActivation(const FusedActivation &act, float *data, size_t n);
 // clang-format off
 #define NNACCEL_HOST_KERNELS(X)                                                \
   X(add) X(sub) X(mul) X(div) X(pow) X(max) X(min) X(compare) X(where)         \
-  X(sqrt) X(exp) X(erf) X(tanh) X(sigmoid) X(relu) X(neg) X(abs) X(round)     \
+  X(sqrt) X(exp) X(erf) X(tanh) X(sigmoid) X(relu) X(neg) X(abs) X(round)      \
   X(gelu) X(clip) X(cast) X(matmul) X(fullyConnected) X(conv) X(maxPool)       \
   X(avgPool)                                                                   \
   X(globalAvgPool) X(batchNorm) X(layerNorm) X(softmax) X(logSoftmax)          \
-  X(reduceSum) X(reduceMean) X(reduceMax) X(reshape) X(transpose) X(concat)    \
+  X(reduceSum) X(reduceMean) X(reduceMax) X(reduceProd) X(reshape)            \
+  X(transpose) X(concat)                                                       \
   X(slice) X(gather) X(expand) X(pad) X(embeddingBag) X(lstm) X(gru)           \
-  X(quantize) X(dequantize) X(requantize) X(convert) X(transfer)
+  X(quantize) X(dequantize) X(requantize) X(convert) X(transfer)               \
+  X(argMax) X(argMin) X(topK) X(gatherElements) X(scatterElements)             \
+  X(cumsum) X(mod) X(einsum) X(resize) X(convTranspose) X(math)               \
+  X(gatherND) X(scatterND) X(gridSample) X(maxUnpool) X(det)
 // clang-format on
 
 #define NNACCEL_DECLARE_KERNEL(name) Status name##Kernel(KernelContext &ctx);

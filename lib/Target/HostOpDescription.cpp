@@ -138,6 +138,9 @@ static std::optional<pkg::AttrValue> convertAttribute(Attribute attr) {
   if (auto array = dyn_cast<DenseI64ArrayAttr>(attr))
     return pkg::AttrValue(std::vector<int64_t>(array.asArrayRef().begin(),
                                                array.asArrayRef().end()));
+  if (auto array = dyn_cast<DenseF64ArrayAttr>(attr))
+    return pkg::AttrValue(std::vector<double>(array.asArrayRef().begin(),
+                                              array.asArrayRef().end()));
   if (auto string = dyn_cast<StringAttr>(attr))
     return pkg::AttrValue(string.str());
   if (auto e = dyn_cast<ActivationAttr>(attr))

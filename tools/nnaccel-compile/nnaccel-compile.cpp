@@ -75,6 +75,11 @@ static cl::opt<std::string>
     inputShapes("input-shape",
                 cl::desc("Static shapes of graph inputs: name:1x37,..."),
                 cl::cat(category));
+static cl::opt<std::string> boundInputs(
+    "bind-input",
+    cl::desc("Bind graph inputs to constant tensors (ONNX .pb files): "
+             "name=file.pb,...; the package is specialised to them"),
+    cl::cat(category));
 enum class Emit { MLIR, Asm, Package };
 static cl::opt<Emit> emit(
     "emit", cl::desc("What to write"), cl::init(Emit::Package),
@@ -1049,6 +1054,11 @@ int main(int argc, char **argv) {
     if (failed(parseInputShapes(inputShapes, importOptions.inputShapes,
                                 shapeError))) {
       llvm::errs() << "error: --input-shape: " << shapeError << "\n";
+      return OwningOpRef<ModuleOp>();
+    }
+    if (failed(parseBoundInputs(boundInputs, importOptions.boundInputs,
+                                shapeError))) {
+      llvm::errs() << "error: --bind-input: " << shapeError << "\n";
       return OwningOpRef<ModuleOp>();
     }
     if (bucketSize)

@@ -372,6 +372,61 @@ std::optional<Tensor> convertTensor(const Tensor &t, DType dtype,
   return out;
 }
 
+/// Reads a TensorProto for a port of type `expected`. numpy has no
+/// bfloat16, so the ONNX backend tests store bf16 data as UINT16 tensors of
+/// the bit patterns (in int32_data or raw_data, as BFLOAT16 stores them):
+/// for a bf16 port such a file is read as BFLOAT16.
+tensorio::Expected<tensorio::NamedTensor>
+readTensorProtoFor(const std::string &path, DType expected) {
+  if (expected != DType::BF16)
+    return tensorio::readTensorProto(path);
+  auto bytes = tensorio::readFileBytes(path);
+  if (!bytes)
+    return tensorio::readTensorProto(path);
+  std::vector<uint8_t> &b = bytes.value();
+  // Walk the top-level fields for data_type (field 2, varint).
+  size_t pos = 0;
+  auto varint = [&](uint64_t &v) {
+    v = 0;
+    for (int shift = 0; pos < b.size() && shift < 64; shift += 7) {
+      uint8_t byte = b[pos++];
+      v |= uint64_t(byte & 0x7F) << shift;
+      if (!(byte & 0x80))
+        return true;
+    }
+    return false;
+  };
+  while (pos < b.size()) {
+    uint64_t key, value;
+    if (!varint(key))
+      break;
+    uint64_t field = key >> 3, wire = key & 7;
+    if (field == 2 && wire == 0) {
+      size_t at = pos;
+      if (!varint(value))
+        break;
+      if (value == 4 && pos == at + 1) // UINT16 -> BFLOAT16 (16), one byte
+        b[at] = 16;
+      break;
+    }
+    if (wire == 0) {
+      if (!varint(value))
+        break;
+    } else if (wire == 1) {
+      pos += 8;
+    } else if (wire == 5) {
+      pos += 4;
+    } else if (wire == 2) {
+      if (!varint(value))
+        break;
+      pos += value;
+    } else {
+      break;
+    }
+  }
+  return tensorio::parseTensorProto(b.data(), b.size(), path);
+}
+
 std::optional<Failure> loadInputs(const Options &o, const runtime::Model &model,
                                   std::map<std::string, Tensor> &inputs,
                                   std::vector<std::string> &sources) {
@@ -389,7 +444,7 @@ std::optional<Failure> loadInputs(const Options &o, const runtime::Model &model,
       if (!fs::exists(path, ec))
         return io(fmt::format("{}: missing for model input {} '{}'", path, i,
                               ports[i].name));
-      auto t = tensorio::readTensorProto(path);
+      auto t = readTensorProtoFor(path, ports[i].dtype);
       if (!t)
         return io(t.message());
       byIndex[i] = std::move(t.value());
@@ -673,7 +728,7 @@ int runTool(const Options &o) {
     for (size_t i = 0; i < m.getOutputs().size(); ++i) {
       std::string path =
           (fs::path(o.expect) / fmt::format("output_{}.pb", i)).string();
-      auto t = tensorio::readTensorProto(path);
+      auto t = readTensorProtoFor(path, m.getOutputs()[i].dtype);
       if (!t) {
         fmt::print(stderr, "error: {}\n", t.message());
         return ExitUsage;

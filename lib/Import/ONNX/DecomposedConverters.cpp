@@ -12,6 +12,7 @@
 
 #include "Composer.h"
 
+#include <cmath>
 #include <numeric>
 
 using namespace mlir;
@@ -55,6 +56,15 @@ LogicalResult convertPRelu(NodeContext &ctx) {
     return failure();
   Composer c(ctx);
   Value x = ctx.getInput(0), slope = ctx.getInput(1);
+  // Before opset 7 a 1-D slope of C values applies per channel (axis 1).
+  RankedTensorType xType = ctx.getInputType(0), slopeType = ctx.getInputType(1);
+  if (ctx.getOpset() < 7 && slopeType.getRank() == 1 && xType.getRank() > 2 &&
+      slopeType.getDimSize(0) == xType.getDimSize(1) &&
+      slopeType.getDimSize(0) != 1) {
+    SmallVector<int64_t> shape(xType.getRank() - 1, 1);
+    shape[0] = slopeType.getDimSize(0);
+    slope = ctx.reshape(slope, shape);
+  }
   Value negative = c.compare(CompareKind::lt, x, c.scalarLike(0.0, x));
   return c.finish(c.where(negative, c.binary<MulOp>(x, slope), x));
 }
@@ -148,6 +158,170 @@ LogicalResult convertSoftsign(NodeContext &ctx) {
   Value x = ctx.getInput(0);
   return c.finish(c.binary<DivOp>(
       x, c.binary<AddOp>(c.scalarLike(1.0, x), c.unary<AbsOp>(x))));
+}
+
+/// Softplus = log(exp(x) + 1), its ONNX function body.
+LogicalResult convertSoftplus(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  return c.finish(
+      c.unary<LogOp>(c.binary<AddOp>(c.unary<ExpOp>(x), c.scalarLike(1.0, x))));
+}
+
+/// IsNaN = x != x.
+LogicalResult convertIsNaN(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  return c.finish(c.compare(CompareKind::ne, x, x));
+}
+
+/// IsInf: |x| == inf, or x == +inf (only detect_positive) or x == -inf
+/// (only detect_negative).
+LogicalResult convertIsInf(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  bool positive = ctx.getIntAttr("detect_positive", 1);
+  bool negative = ctx.getIntAttr("detect_negative", 1);
+  Value inf = c.scalarLike(INFINITY, x);
+  if (positive && negative)
+    return c.finish(c.compare(CompareKind::eq, c.unary<AbsOp>(x), inf));
+  if (positive)
+    return c.finish(c.compare(CompareKind::eq, x, inf));
+  if (negative)
+    return c.finish(c.compare(CompareKind::eq, x, c.scalarLike(-INFINITY, x)));
+  // Neither: all false (|x| > inf never holds, NaN included).
+  return c.finish(c.compare(CompareKind::gt, c.unary<AbsOp>(x), inf));
+}
+
+/// InstanceNormalization: (x - mean) / sqrt(var + epsilon) * scale + bias
+/// over the spatial dimensions of each (n, c).
+LogicalResult convertInstanceNorm(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  RankedTensorType type = ctx.getInputType(0);
+  int64_t rank = type.getRank();
+  if (rank < 3)
+    return ctx.emitError() << "expects N x C x D... input";
+  SmallVector<int64_t> axes;
+  for (int64_t i = 2; i < rank; ++i)
+    axes.push_back(i);
+  Builder &b = ctx.getBuilder();
+  SmallVector<NamedAttribute> attrs{
+      b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes)),
+      b.getNamedAttr("keepdims", b.getBoolAttr(true))};
+  Value x = ctx.getInput(0);
+  FailureOr<Value> mean = ctx.createInferred1<ReduceMeanOp>({x}, attrs);
+  if (failed(mean))
+    return failure();
+  Composer c(ctx);
+  Value centered = c.binary<SubOp>(x, *mean);
+  if (failed(c.status))
+    return failure();
+  FailureOr<Value> var = ctx.createInferred1<ReduceMeanOp>(
+      {c.binary<MulOp>(centered, centered)}, attrs);
+  if (failed(var))
+    return failure();
+  Value denom = c.unary<SqrtOp>(c.binary<AddOp>(
+      *var, c.scalarLike(ctx.getFloatAttr("epsilon", 1e-5f), x)));
+  SmallVector<int64_t> channelShape(rank, 1);
+  channelShape[1] = type.getDimSize(1);
+  Value scale = ctx.reshape(ctx.getInput(1), channelShape);
+  Value bias = ctx.reshape(ctx.getInput(2), channelShape);
+  return c.finish(c.binary<AddOp>(
+      c.binary<MulOp>(c.binary<DivOp>(centered, denom), scale), bias));
+}
+
+/// Shrink: x + bias below -lambd, x - bias above lambd, else 0.
+LogicalResult convertShrink(NodeContext &ctx) {
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  double lambd = ctx.getFloatAttr("lambd", 0.5f);
+  double bias = ctx.getFloatAttr("bias", 0.0f);
+  Value zero = c.scalarLike(0.0, x);
+  Value below = c.compare(CompareKind::lt, x, c.scalarLike(-lambd, x));
+  Value above = c.compare(CompareKind::gt, x, c.scalarLike(lambd, x));
+  Value biasValue = c.scalarLike(bias, x);
+  return c.finish(c.where(below, c.binary<AddOp>(x, biasValue),
+                          c.where(above, c.binary<SubOp>(x, biasValue), zero)));
+}
+
+/// MeanVarianceNormalization: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9)
+/// over `axes` (default N, H, W), as the ONNX reference computes it.
+LogicalResult convertMeanVarianceNormalization(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  SmallVector<int64_t> axes =
+      ctx.getIntsAttr("axes").value_or(SmallVector<int64_t>{0, 2, 3});
+  Builder &b = ctx.getBuilder();
+  SmallVector<NamedAttribute> attrs{
+      b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes)),
+      b.getNamedAttr("keepdims", b.getBoolAttr(true))};
+  Value x = ctx.getInput(0);
+  Composer c(ctx);
+  FailureOr<Value> mean = ctx.createInferred1<ReduceMeanOp>({x}, attrs);
+  if (failed(mean))
+    return failure();
+  FailureOr<Value> meanOfSquares =
+      ctx.createInferred1<ReduceMeanOp>({c.binary<MulOp>(x, x)}, attrs);
+  if (failed(meanOfSquares))
+    return failure();
+  Value variance =
+      c.binary<SubOp>(*meanOfSquares, c.binary<MulOp>(*mean, *mean));
+  Value stddev = c.unary<SqrtOp>(variance);
+  return c.finish(
+      c.binary<DivOp>(c.binary<SubOp>(x, *mean),
+                      c.binary<AddOp>(stddev, c.scalarLike(1e-9, x))));
+}
+
+/// LRN: x / (bias + alpha / size * sum of x^2 over `size` channels)^beta;
+/// the channel window sums size slices of the zero-padded squares.
+LogicalResult convertLRN(NodeContext &ctx) {
+  if (failed(requireFloat(ctx)))
+    return failure();
+  RankedTensorType type = ctx.getInputType(0);
+  int64_t rank = type.getRank(), size = ctx.getIntAttr("size", 0);
+  if (rank < 3 || size < 1)
+    return ctx.emitError() << "expects N x C x D... input and size >= 1";
+  double alpha = ctx.getFloatAttr("alpha", 1e-4f);
+  double beta = ctx.getFloatAttr("beta", 0.75f);
+  double bias = ctx.getFloatAttr("bias", 1.0f);
+  Composer c(ctx);
+  Value x = ctx.getInput(0);
+  Value squares = c.binary<MulOp>(x, x);
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  SmallVector<int64_t> pads(2 * rank, 0);
+  pads[1] = before;
+  pads[rank + 1] = after;
+  Builder &b = ctx.getBuilder();
+  FailureOr<Value> padded = ctx.createInferred1<PadOp>(
+      {squares}, {ctx.named("pads", b.getDenseI64ArrayAttr(pads))});
+  if (failed(padded))
+    return failure();
+  int64_t channels = type.getDimSize(1);
+  Value sum;
+  for (int64_t i = 0; i < size; ++i) {
+    SmallVector<int64_t> starts(rank, 0), ends(type.getShape()), steps(rank, 1);
+    starts[1] = i;
+    ends[1] = i + channels;
+    FailureOr<Value> slice = ctx.createInferred1<SliceOp>(
+        {*padded}, {ctx.named("starts", b.getDenseI64ArrayAttr(starts)),
+                    ctx.named("ends", b.getDenseI64ArrayAttr(ends)),
+                    ctx.named("steps", b.getDenseI64ArrayAttr(steps))});
+    if (failed(slice))
+      return failure();
+    sum = sum ? c.binary<AddOp>(sum, *slice) : *slice;
+  }
+  Value scaled = c.binary<AddOp>(
+      c.scalarLike(bias, x),
+      c.binary<MulOp>(c.scalarLike(alpha / double(size), x), sum));
+  return c.finish(
+      c.binary<DivOp>(x, c.binary<PowOp>(scaled, c.scalarLike(beta, x))));
 }
 
 LogicalResult convertSign(NodeContext &ctx) {
@@ -296,9 +470,13 @@ LogicalResult convertDerivedReduce(NodeContext &ctx, StringRef kind) {
   }
   Composer c(ctx);
   Value x = ctx.getInput(0);
-  Value mapped = kind == "l1"    ? c.unary<AbsOp>(x)
-                 : kind == "min" ? c.unary<NegOp>(x)
-                                 : c.binary<MulOp>(x, x);
+  if ((kind == "logsum" || kind == "logsumexp") && !hasFloatInput(ctx))
+    return ctx.emitError() << "expects a floating point input";
+  Value mapped = kind == "l1"          ? c.unary<AbsOp>(x)
+                 : kind == "min"       ? c.unary<NegOp>(x)
+                 : kind == "logsum"    ? x
+                 : kind == "logsumexp" ? c.unary<ExpOp>(x)
+                                       : c.binary<MulOp>(x, x);
   if (failed(c.status))
     return failure();
   Builder &b = ctx.getBuilder();
@@ -312,6 +490,8 @@ LogicalResult convertDerivedReduce(NodeContext &ctx, StringRef kind) {
     return failure();
   if (kind == "min")
     return c.finish(c.unary<NegOp>(*reduced));
+  if (kind == "logsum" || kind == "logsumexp")
+    return c.finish(c.unary<LogOp>(*reduced));
   if (kind == "l2") {
     if (!hasFloatInput(ctx))
       return ctx.emitError() << "ReduceL2 needs a floating point input";
@@ -328,7 +508,7 @@ void mlir::nnaccel::onnx_import::registerDecomposedConverters(
   };
   add("Reciprocal", 6, convertReciprocal);
   add("LeakyRelu", 6, convertLeakyRelu);
-  add("PRelu", 7, convertPRelu);
+  add("PRelu", 6, convertPRelu);
   add("Elu", 6, convertElu);
   add("Selu", 6, convertSelu);
   add("Celu", 12, convertCelu);
@@ -351,6 +531,17 @@ void mlir::nnaccel::onnx_import::registerDecomposedConverters(
       [](NodeContext &c) { return convertDerivedReduce(c, "l2"); });
   add("ReduceSumSquare", 1,
       [](NodeContext &c) { return convertDerivedReduce(c, "sumsquare"); });
+  add("ReduceLogSum", 1,
+      [](NodeContext &c) { return convertDerivedReduce(c, "logsum"); });
+  add("ReduceLogSumExp", 1,
+      [](NodeContext &c) { return convertDerivedReduce(c, "logsumexp"); });
+  add("Softplus", 1, convertSoftplus);
+  add("Shrink", 9, convertShrink);
+  add("MeanVarianceNormalization", 9, convertMeanVarianceNormalization);
+  add("LRN", 1, convertLRN);
+  add("IsNaN", 9, convertIsNaN);
+  add("IsInf", 10, convertIsInf);
+  add("InstanceNormalization", 6, convertInstanceNorm);
   add("ReduceMin", 1,
       [](NodeContext &c) { return convertDerivedReduce(c, "min"); });
 }

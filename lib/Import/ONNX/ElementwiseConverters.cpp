@@ -30,9 +30,45 @@ template <typename OpTy> LogicalResult convertVariadic(NodeContext &ctx) {
   return success();
 }
 
+/// Arithmetic on uint8 (a storage type for accel) computes in i32 and
+/// casts back: the casts wrap, as uint8 arithmetic does; ops whose result
+/// stays in [0, 255] (division, max, min) are exact.
+template <typename OpTy> LogicalResult convertUnsignedByte(NodeContext &ctx) {
+  Type i32 = ctx.getBuilder().getI32Type();
+  Type resultElement;
+  Value result;
+  for (int64_t i = 0; i < ctx.getNumInputs(); ++i) {
+    RankedTensorType type = ctx.getInputType(i);
+    resultElement = type.getElementType();
+    Value operand = ctx.create<CastOp>(type.clone(i32), ctx.getInput(i));
+    if (!result) {
+      result = operand;
+      continue;
+    }
+    SmallVector<Type> inferred;
+    if (failed(inferBroadcastResult(
+            ctx.getLoc(), {result.getType(), operand.getType()}, {}, inferred)))
+      return failure();
+    result = ctx.create<OpTy>(inferred.front(), result, operand);
+  }
+  auto type = cast<RankedTensorType>(result.getType());
+  ctx.setOutput(0, ctx.create<CastOp>(type.clone(resultElement), result));
+  return success();
+}
+
+bool hasUnsignedByteInput(NodeContext &ctx) {
+  for (int64_t i = 0; i < ctx.getNumInputs(); ++i)
+    if (ctx.getInput(i) &&
+        ctx.getInputType(i).getElementType().isUnsignedInteger(8))
+      return true;
+  return false;
+}
+
 template <typename OpTy> LogicalResult convertBinary(NodeContext &ctx) {
   if (ctx.getNumInputs() != 2)
     return ctx.emitError() << "expects 2 inputs, got " << ctx.getNumInputs();
+  if (hasUnsignedByteInput(ctx))
+    return convertUnsignedByte<OpTy>(ctx);
   // Before opset 7, `broadcast = 1` aligned B with A starting at `axis`
   // (default: trailing alignment). Reshape B so numpy rules give the same.
   if (ctx.getOpset() < 7 && ctx.getIntAttr("broadcast", 0)) {
@@ -84,6 +120,51 @@ template <typename OpTy> LogicalResult convertFloatUnary(NodeContext &ctx) {
   if (!ctx.getInput(0) || !isFloatInput(ctx))
     return ctx.emitError() << "expects one floating point input";
   return convertUnary<OpTy>(ctx);
+}
+
+/// Pow with differing base and exponent types (opset 12+): the result has
+/// the base's type. An integer exponent of a float base is cast to the base
+/// type; an integer base with a float exponent is raised in the exponent's
+/// type and truncated back, as the ONNX reference does.
+LogicalResult convertPow(NodeContext &ctx) {
+  if (ctx.getNumInputs() != 2)
+    return ctx.emitError() << "expects 2 inputs";
+  Type base = ctx.getInputType(0).getElementType();
+  Type exponent = ctx.getInputType(1).getElementType();
+  if (base == exponent || ctx.getOpset() < 7)
+    return convertBinary<PowOp>(ctx);
+  auto castTo = [&](Value v, Type element) -> Value {
+    auto type = cast<RankedTensorType>(v.getType());
+    return ctx.create<CastOp>(type.clone(element), v);
+  };
+  Value lhs = ctx.getInput(0), rhs = ctx.getInput(1);
+  Type compute = isa<FloatType>(base) ? base : exponent;
+  if (!isa<FloatType>(compute))
+    compute = base;
+  lhs = base == compute ? lhs : castTo(lhs, compute);
+  rhs = exponent == compute ? rhs : castTo(rhs, compute);
+  SmallVector<Type> inferred;
+  if (failed(inferBroadcastResult(ctx.getLoc(), {lhs.getType(), rhs.getType()},
+                                  {}, inferred)))
+    return failure();
+  Value result = ctx.create<PowOp>(inferred.front(), lhs, rhs);
+  ctx.setOutput(0, compute == base ? result : castTo(result, base));
+  return success();
+}
+
+/// Mod: fmod = 1 is C fmod, else the sign of the divisor (integers).
+LogicalResult convertMod(NodeContext &ctx) {
+  bool fmod = ctx.getIntAttr("fmod", 0);
+  if (hasUnsignedByteInput(ctx))
+    return convertUnsignedByte<ModOp>(ctx); // both remainders agree on >= 0
+  if (!fmod && isa<FloatType>(ctx.getInputType(0).getElementType()))
+    return ctx.emitError() << "a floating point Mod needs fmod = 1";
+  Builder &b = ctx.getBuilder();
+  SmallVector<NamedAttribute> attrs;
+  if (fmod)
+    attrs.push_back(ctx.named("fmod", b.getUnitAttr()));
+  return ctx.setSingleOutput(
+      ctx.createInferred1<ModOp>({ctx.getInput(0), ctx.getInput(1)}, attrs));
 }
 
 LogicalResult convertClip(NodeContext &ctx) {
@@ -149,9 +230,20 @@ LogicalResult convertDropout(NodeContext &ctx) {
         ctx.getConstantInts(2, "training_mode");
     if (failed(training))
       return failure();
-    if (!training->empty() && (*training)[0] != 0)
-      return ctx.emitError() << "training_mode = true is not supported for "
-                                "inference";
+    // Training mode drops elements at random, except with ratio 0.
+    if (!training->empty() && (*training)[0] != 0) {
+      SmallVector<double> ratio{0.5};
+      if (ctx.hasInput(1)) {
+        FailureOr<SmallVector<double>> given =
+            ctx.getConstantValues(1, "ratio");
+        if (failed(given))
+          return failure();
+        ratio = *given;
+      }
+      if (ratio.size() != 1 || ratio.front() != 0)
+        return ctx.emitError() << "training_mode = true drops elements at "
+                                  "random; only ratio = 0 is supported";
+    }
   }
   Value input = ctx.getInput(0);
   ctx.setOutput(0, input);
@@ -174,9 +266,16 @@ void mlir::nnaccel::onnx_import::registerElementwiseConverters(
   add("Sub", 1, convertBinary<SubOp>);
   add("Mul", 1, convertBinary<MulOp>);
   add("Div", 1, convertBinary<DivOp>);
-  add("Pow", 1, convertBinary<PowOp>);
-  add("Max", 6, convertVariadic<MaxOp>);
-  add("Min", 6, convertVariadic<MinOp>);
+  add("Pow", 1, convertPow);
+  add("Mod", 10, convertMod);
+  add("Max", 6, [](NodeContext &c) {
+    return hasUnsignedByteInput(c) ? convertUnsignedByte<MaxOp>(c)
+                                   : convertVariadic<MaxOp>(c);
+  });
+  add("Min", 6, [](NodeContext &c) {
+    return hasUnsignedByteInput(c) ? convertUnsignedByte<MinOp>(c)
+                                   : convertVariadic<MinOp>(c);
+  });
   add("Sum", 6, convertVariadic<AddOp>);
   add("Equal", 7,
       [](NodeContext &c) { return convertCompare(c, CompareKind::eq); });
@@ -197,6 +296,20 @@ void mlir::nnaccel::onnx_import::registerElementwiseConverters(
   add("Erf", 9, convertFloatUnary<ErfOp>);
   add("Round", 11, convertFloatUnary<RoundOp>);
   add("Tanh", 6, convertFloatUnary<TanhOp>);
+  add("Log", 6, convertFloatUnary<LogOp>);
+  add("Ceil", 6, convertFloatUnary<CeilOp>);
+  add("Floor", 6, convertFloatUnary<FloorOp>);
+  add("Sin", 7, convertFloatUnary<SinOp>);
+  add("Cos", 7, convertFloatUnary<CosOp>);
+  add("Tan", 7, convertFloatUnary<TanOp>);
+  add("Asin", 7, convertFloatUnary<AsinOp>);
+  add("Acos", 7, convertFloatUnary<AcosOp>);
+  add("Atan", 7, convertFloatUnary<AtanOp>);
+  add("Sinh", 9, convertFloatUnary<SinhOp>);
+  add("Cosh", 9, convertFloatUnary<CoshOp>);
+  add("Asinh", 9, convertFloatUnary<AsinhOp>);
+  add("Acosh", 9, convertFloatUnary<AcoshOp>);
+  add("Atanh", 9, convertFloatUnary<AtanhOp>);
   add("Sigmoid", 6, convertFloatUnary<SigmoidOp>);
   add("Clip", 6, convertClip);
   add("Cast", 6, convertCast);

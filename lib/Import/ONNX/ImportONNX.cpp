@@ -26,12 +26,13 @@
 #include <onnx/defs/schema.h>
 
 #include <climits>
+#include <fstream>
 
 using namespace mlir;
 using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::onnx_import;
 
-static constexpr int64_t kMinOpset = 6;
+static constexpr int64_t kMinOpset = 1;
 static constexpr int64_t kMaxOpset = 18;
 
 static const ConverterTable &getConverterTable() {
@@ -43,6 +44,9 @@ static const ConverterTable &getConverterTable() {
     registerRecurrentConverters(t);
     registerDecomposedConverters(t);
     registerQuantConverters(t);
+    registerIndexingConverters(t);
+    registerSpatialConverters(t);
+    registerLossConverters(t);
     return t;
   }();
   return table;
@@ -88,6 +92,21 @@ mlir::nnaccel::parseInputShapes(StringRef text,
       shape.push_back(dim);
     }
     shapes[name] = shape;
+  }
+  return success();
+}
+
+LogicalResult mlir::nnaccel::parseBoundInputs(
+    StringRef text, llvm::StringMap<std::string> &bound, std::string &error) {
+  SmallVector<StringRef> entries;
+  text.split(entries, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef entry : entries) {
+    auto [name, path] = entry.split('=');
+    if (name.empty() || path.empty()) {
+      error = ("expected name=file.pb, got '" + entry + "'").str();
+      return failure();
+    }
+    bound[name] = path.str();
   }
   return success();
 }
@@ -342,6 +361,30 @@ ModelImporter::import(std::shared_ptr<onnx::ModelProto> model) {
               nullptr);
   }
 
+  // Bound inputs (--bind-input) become constants, like initializers.
+  std::vector<std::unique_ptr<onnx::TensorProto>> boundTensors;
+  for (const auto &entry : options.boundInputs) {
+    StringRef name = entry.getKey();
+    bool found = llvm::any_of(graph.input(), [&](const auto &input) {
+      return input.name() == name && !initializers.count(input.name());
+    });
+    if (!found)
+      return (emitError(getFileLoc()) << "--bind-input names '" << name
+                                      << "', which is not a graph input",
+              nullptr);
+    auto tensor = std::make_unique<onnx::TensorProto>();
+    std::ifstream file(entry.getValue(), std::ios::binary);
+    if (!file || !tensor->ParseFromIstream(&file))
+      return (emitError(getFileLoc())
+                  << "--bind-input " << name << ": cannot read an ONNX "
+                  << "TensorProto from '" << entry.getValue() << "'",
+              nullptr);
+    tensor->set_name(name.str());
+    boundTensors.push_back(std::move(tensor));
+  }
+  for (const auto &tensor : boundTensors)
+    initializers[tensor->name()] = tensor.get();
+
   // Graph inputs (initializers may be listed as inputs too, IR < 4).
   SmallVector<Type> inputTypes;
   SmallVector<const onnx::ValueInfoProto *> inputs;
@@ -381,6 +424,15 @@ ModelImporter::import(std::shared_ptr<onnx::ModelProto> model) {
     if (failed(attr))
       return {};
     values[tensor.name()] = builder.create<accel::ConstantOp>(loc, *attr);
+  }
+  for (const auto &tensor : boundTensors) {
+    Location loc =
+        NameLoc::get(builder.getStringAttr(tensor->name()), getFileLoc());
+    FailureOr<ElementsAttr> attr =
+        importTensor(*tensor, baseDir, nullptr, context, loc);
+    if (failed(attr))
+      return {};
+    values[tensor->name()] = builder.create<accel::ConstantOp>(loc, *attr);
   }
 
   // Diagnostics emitted at a node location by shared code (accel shape

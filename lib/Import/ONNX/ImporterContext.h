@@ -43,6 +43,9 @@ void registerTensorConverters(ConverterTable &table);
 void registerRecurrentConverters(ConverterTable &table);
 void registerDecomposedConverters(ConverterTable &table);
 void registerQuantConverters(ConverterTable &table);
+void registerIndexingConverters(ConverterTable &table);
+void registerSpatialConverters(ConverterTable &table);
+void registerLossConverters(ConverterTable &table);
 
 /// The placement hint of a node's NodeOpt_NNACCEL_* attributes (null when
 /// it has none); malformed values are errors at `loc`.
@@ -96,6 +99,10 @@ public:
   /// naming `what` when the input is not a compile-time constant.
   FailureOr<SmallVector<int64_t>> getConstantInts(int64_t index,
                                                   StringRef what);
+  /// Reads a constant integer or float input as doubles (Range bounds,
+  /// OneHot depth, Resize scales).
+  FailureOr<SmallVector<double>> getConstantValues(int64_t index,
+                                                   StringRef what);
   /// Reads a constant float scalar input (e.g. Clip bounds).
   FailureOr<float> getConstantFloat(int64_t index, StringRef what);
 

@@ -111,8 +111,21 @@ template <typename OpTy> LogicalResult convertPool(NodeContext &ctx) {
         ctx.named("count_include_pad",
                   b.getBoolAttr(ctx.getIntAttr("count_include_pad", 0))));
   }
-  return ctx.setSingleOutput(
-      ctx.createInferred1<OpTy>({ctx.getInput(0)}, attrs));
+  // uint8 max pooling (a storage type for accel) pools in i32: exact.
+  Value x = ctx.getInput(0);
+  if (std::is_same_v<OpTy, MaxPoolOp> &&
+      input.getElementType().isUnsignedInteger(8)) {
+    Type i32 = ctx.getBuilder().getI32Type();
+    FailureOr<Value> pooled = ctx.createInferred1<OpTy>(
+        {ctx.create<CastOp>(input.clone(i32), x)}, attrs);
+    if (failed(pooled))
+      return failure();
+    auto type = cast<RankedTensorType>(pooled->getType());
+    ctx.setOutput(
+        0, ctx.create<CastOp>(type.clone(input.getElementType()), *pooled));
+    return success();
+  }
+  return ctx.setSingleOutput(ctx.createInferred1<OpTy>({x}, attrs));
 }
 
 LogicalResult convertGlobalAveragePool(NodeContext &ctx) {
@@ -310,4 +323,6 @@ void mlir::nnaccel::onnx_import::registerNNConverters(ConverterTable &table) {
       [](NodeContext &c) { return convertReduce<ReduceMeanOp>(c, 18); });
   add("ReduceMax", 1,
       [](NodeContext &c) { return convertReduce<ReduceMaxOp>(c, 18); });
+  add("ReduceProd", 1,
+      [](NodeContext &c) { return convertReduce<ReduceProdOp>(c, 18); });
 }

@@ -6,7 +6,9 @@
 
 #include "ImporterContext.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace mlir::nnaccel;
@@ -28,14 +30,67 @@ RankedTensorType NodeContext::getInputType(int64_t index) const {
   return value ? cast<RankedTensorType>(value.getType()) : RankedTensorType();
 }
 
+/// The ONNX name of `value` when it is a graph input (a function argument).
+static std::optional<std::string> getGraphInputName(Value value) {
+  auto arg = dyn_cast_if_present<BlockArgument>(value);
+  if (!arg)
+    return std::nullopt;
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  if (!func)
+    return std::nullopt;
+  auto name =
+      func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "onnx.name");
+  if (!name)
+    return std::nullopt;
+  return name.str();
+}
+
+/// The graph inputs `value` is computed from (a backward slice; the ops
+/// on the way are all evaluated by the folders once those are constant).
+static void collectGraphInputs(Value value, SmallVectorImpl<Value> &inputs,
+                               llvm::SmallPtrSetImpl<Operation *> &seen) {
+  if (isa<BlockArgument>(value)) {
+    if (!llvm::is_contained(inputs, value))
+      inputs.push_back(value);
+    return;
+  }
+  Operation *op = value.getDefiningOp();
+  if (!op || !seen.insert(op).second)
+    return;
+  for (Value operand : op->getOperands())
+    collectGraphInputs(operand, inputs, seen);
+}
+
+/// Names the graph input a non-constant operand comes from, and how to
+/// bind it (conformance tests feed shape operands as graph inputs).
+static void noteGraphInput(InFlightDiagnostic &diag, Value value) {
+  if (!value)
+    return;
+  if (std::optional<std::string> name = getGraphInputName(value)) {
+    diag << "; it is graph input '" << *name << "' (bind it to a value with "
+         << "--bind-input " << *name << "=FILE.pb)";
+    return;
+  }
+  SmallVector<Value> inputs;
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  collectGraphInputs(value, inputs, seen);
+  if (inputs.size() != 1)
+    return;
+  if (std::optional<std::string> name = getGraphInputName(inputs.front()))
+    diag << "; it is computed from graph input '" << *name
+         << "' (bind it to a value with --bind-input " << *name << "=FILE.pb)";
+}
+
 FailureOr<SmallVector<int64_t>> NodeContext::getConstantInts(int64_t index,
                                                              StringRef what) {
   Value value = getInput(index);
   DenseIntElementsAttr attr;
   if (!value || !matchPattern(value, m_Constant(&attr))) {
-    emitError() << what << " (input " << index
-                << ") must be a compile-time constant; the importer needs "
-                   "static shapes (fix symbolic inputs with --input-shape)";
+    InFlightDiagnostic diag = emitError();
+    diag << what << " (input " << index
+         << ") must be a compile-time constant; the importer needs "
+            "static shapes (fix symbolic inputs with --input-shape)";
+    noteGraphInput(diag, value);
     return failure();
   }
   SmallVector<int64_t> result;
@@ -44,14 +99,44 @@ FailureOr<SmallVector<int64_t>> NodeContext::getConstantInts(int64_t index,
   return result;
 }
 
-FailureOr<float> NodeContext::getConstantFloat(int64_t index, StringRef what) {
-  DenseFPElementsAttr attr;
-  if (!matchPattern(getInput(index), m_Constant(&attr)) ||
-      attr.getNumElements() != 1) {
-    emitError() << what << " (input " << index << ") must be a constant scalar";
+FailureOr<SmallVector<double>> NodeContext::getConstantValues(int64_t index,
+                                                              StringRef what) {
+  Value value = getInput(index);
+  DenseElementsAttr attr;
+  if (!value || !matchPattern(value, m_Constant(&attr))) {
+    InFlightDiagnostic diag = emitError();
+    diag << what << " (input " << index << ") must be a compile-time constant";
+    noteGraphInput(diag, value);
     return failure();
   }
-  return (*attr.getValues<APFloat>().begin()).convertToFloat();
+  SmallVector<double> result;
+  if (isa<FloatType>(attr.getElementType())) {
+    for (const APFloat &v : attr.getValues<APFloat>())
+      result.push_back(v.convertToDouble());
+  } else {
+    bool isUnsigned = attr.getElementType().isUnsignedInteger();
+    for (const APInt &v : attr.getValues<APInt>())
+      result.push_back(isUnsigned ? double(v.getZExtValue())
+                                  : double(v.getSExtValue()));
+  }
+  return result;
+}
+
+FailureOr<float> NodeContext::getConstantFloat(int64_t index, StringRef what) {
+  // Integer bounds (Clip on integer tensors) are read as their values.
+  Value value = getInput(index);
+  DenseElementsAttr attr;
+  if (!value || !matchPattern(value, m_Constant(&attr)) ||
+      attr.getNumElements() != 1) {
+    InFlightDiagnostic diag = emitError();
+    diag << what << " (input " << index << ") must be a constant scalar";
+    noteGraphInput(diag, value);
+    return failure();
+  }
+  FailureOr<SmallVector<double>> values = getConstantValues(index, what);
+  if (failed(values))
+    return failure();
+  return float(values->front());
 }
 
 const onnx::AttributeProto *NodeContext::getAttr(StringRef name) const {

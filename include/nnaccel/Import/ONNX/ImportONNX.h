@@ -25,12 +25,23 @@ struct ONNXImportOptions {
   /// size (it must be symbolic or already equal) and the function argument
   /// `accel.padded_axis = axis`, for accel-mask-padding.
   llvm::StringMap<std::pair<int64_t, int64_t>> paddedDims;
+  /// Graph inputs bound to constants: input name -> ONNX TensorProto file
+  /// (`.pb`). A bound input is no longer an input of the function; the
+  /// importer sees its value, so it may feed operands that must be
+  /// compile-time constants (shapes, axes, pads, ...). The package is
+  /// specialised to that value.
+  llvm::StringMap<std::string> boundInputs;
   /// Name of the generated function.
   std::string functionName = "main";
   /// Run the idiom recognisers (embedding bags, layer norm, GELU) and
   /// canonicalisation after import.
   bool recognizeIdioms = true;
 };
+
+/// Parses `--bind-input` syntax: `name=path.pb,other=path2.pb`.
+LogicalResult parseBoundInputs(StringRef spec,
+                               llvm::StringMap<std::string> &bound,
+                               std::string &error);
 
 /// Parses `--input-shape` syntax: `name:1x37,other:4x8`. Reports errors
 /// through `error`.

@@ -105,13 +105,13 @@ def external_model(location, offset=None, length=None, rows=20):
 def build(kind, outdir):
     files = {}
     if kind == "named_unsupported":
-        # Three unsupported op types; NonZero appears four times (only the
-        # first three names are listed), TopK twice; Relu is supported.
-        nodes = [node("NonZero", ["X"], ["n%d" % i], "nz_%d" % i)
+        # Three unsupported op types; Unique appears four times (only the
+        # first three names are listed), Compress twice; Relu is supported.
+        nodes = [node("Unique", ["X"], ["n%d" % i], "nz_%d" % i)
                  for i in range(4)]
-        nodes.insert(1, node("TopK", ["X"], ["s0"], "split_a"))
+        nodes.insert(1, node("Compress", ["X"], ["s0"], "split_a"))
         nodes.append(node("Relu", ["X"], ["Y"], "relu"))
-        nodes.append(node("TopK", ["X"], ["s1"], "split_b"))
+        nodes.append(node("Compress", ["X"], ["s1"], "split_b"))
         nodes.append(node("Attention", ["X"], ["a"], "attn",
                           domain="com.microsoft"))
         files[kind + ".onnx"] = model(
