@@ -17,6 +17,11 @@ packages=(
   # Tests and formatting.
   catch2 clang-format-19
 )
+# `make check-sanitize` and `make fuzz` (setup.sh --sanitize) also need clang
+# with its sanitizer runtimes and libFuzzer; `make check` does not.
+if [[ "${1:-}" == "--sanitize" ]]; then
+  packages+=(clang-19 libclang-rt-19-dev libfuzzer-19-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -44,6 +44,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
@@ -1257,10 +1258,16 @@ int main(int argc, char **argv) {
     progress.stage("writing " + outputFile);
     PackageWriterOptions options;
     options.modelName = llvm::sys::path::stem(inputFile).str();
-    if (options.modelName == "model")
+    if (options.modelName == "model") {
+      // Named after its directory (examples/models/<name>/model.onnx). The
+      // directory comes from the absolute path, so that `model.onnx` run
+      // from inside it names the package as the full path does.
+      SmallString<256> path(inputFile.getValue());
+      if (!llvm::sys::fs::make_absolute(path))
+        llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
       options.modelName =
-          llvm::sys::path::filename(llvm::sys::path::parent_path(inputFile))
-              .str();
+          llvm::sys::path::filename(llvm::sys::path::parent_path(path)).str();
+    }
     options.targetJson = (*targetText)->getBuffer().str();
     if (!noIR) {
       llvm::raw_string_ostream os(options.irText);
