@@ -134,7 +134,8 @@ def run(target, args):
     os.makedirs(corpus, exist_ok=True)
     os.makedirs(artifacts, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
-        seed(target, corpus, os.path.join(args.build, "bin"), scratch)
+        seed(target, corpus, args.seed_tools or
+             os.path.join(args.build, "bin"), scratch)
     log = os.path.join(work, "fuzz.log")
     cmd = [exe, corpus, f"-max_total_time={args.seconds}",
            "-rss_limit_mb=2048", f"-max_len={TARGETS[target]}",
@@ -167,6 +168,10 @@ def main():
     parser.add_argument("--build", default="build-sanitize")
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--seed-tools", default=None,
+                        help="bin/ directory whose nnaccel-translate and "
+                             "nnaccel-compile build the seed programs and "
+                             "packages (default: the build's own)")
     parser.add_argument("targets", nargs="*")
     args = parser.parse_args()
     targets = args.targets or [t for t in TARGETS if os.path.exists(
