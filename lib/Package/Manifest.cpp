@@ -20,6 +20,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace nnaccel::package {
@@ -290,8 +292,28 @@ encodeManifest(const ModelDesc &model, const std::vector<WeightInfo> &weights) {
 
 namespace {
 
+// FlatBuffers' verifier (2.0) checks only the 4-byte alignment of a
+// vector's length field, so a crafted manifest can place a vector of 8-byte
+// elements 4 bytes off; reading it through the accessors would then be a
+// misaligned load. Scalar vectors are copied bytewise (the format is
+// little-endian, like every host nnaccel supports); vectors of structs are
+// refused when misaligned (checkAligned), which a real writer never does.
+static_assert(FLATBUFFERS_LITTLEENDIAN, "the manifest is little-endian");
+
 template <typename T> std::vector<T> toVector(const fbs::Vector<T> *v) {
-  return v ? std::vector<T>(v->begin(), v->end()) : std::vector<T>();
+  std::vector<T> out(v ? v->size() : 0);
+  if (!out.empty())
+    std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  return out;
+}
+
+template <typename T>
+Status checkAligned(const fbs::Vector<const T *> *v, const std::string &what) {
+  if (v && reinterpret_cast<uintptr_t>(v->Data()) % alignof(T) != 0)
+    return Status::error(fmt::format(
+        "{}: the vector is not {}-byte aligned (a corrupt manifest)", what,
+        alignof(T)));
+  return Status::success();
 }
 
 std::string toString(const fbs::String *s) {
@@ -436,6 +458,8 @@ Expected<PartitionDesc> decodePartition(const fb::Partition *p,
       for (const fb::CoreProgram *prog : *programs)
         card.setupPrograms.push_back({prog->core(), toVector(prog->code())});
     if (const auto *bindings = cp->bindings()) {
+      if (Status s = checkAligned(bindings, what + ": bindings"); !s.ok())
+        return s;
       for (fbs::uoffset_t i = 0; i < bindings->size(); ++i) {
         const fb::DramBinding *b = bindings->Get(i);
         unsigned role = static_cast<unsigned>(b->role());
@@ -538,9 +562,12 @@ Expected<DecodedManifest> decodeManifest(const uint8_t *data, size_t size) {
       model.variants.push_back(std::move(*v));
     }
   }
-  if (const auto *weights = m->weights())
+  if (const auto *weights = m->weights()) {
+    if (Status s = checkAligned(weights, "manifest: weights"); !s.ok())
+      return s;
     for (const fb::Weight *w : *weights)
       out.weights.push_back({w->offset(), w->size(), w->hash()});
+  }
   return out;
 }
 

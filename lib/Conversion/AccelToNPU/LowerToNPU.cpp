@@ -41,6 +41,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #define DEBUG_TYPE "accel-lower-to-npu"
@@ -148,7 +149,8 @@ struct PartitionLowering {
   /// barrier then makes the others wait for the data too.
   std::vector<::nnaccel::isa::Instruction> receives;
   llvm::DenseSet<Operation *> needsReceived;
-  Location receiveLoc = UnknownLoc();
+  /// Set together with `receives` (a default Location would be null).
+  std::optional<Location> receiveLoc;
 
   /// A barrier of all the partition's cores (id 0), attributed to `loc`.
   void barrierAllCores(Location loc) {
@@ -174,11 +176,11 @@ struct PartitionLowering {
     CoreProgram &first = cores.begin()->second;
     for (const ::nnaccel::isa::Instruction &recv : receives) {
       first.emitter.emit(recv);
-      first.locations.push_back(receiveLoc);
+      first.locations.push_back(*receiveLoc);
     }
     receives.clear();
     if (cores.size() > 1)
-      barrierAllCores(receiveLoc);
+      barrierAllCores(*receiveLoc);
   }
   /// Barrier id of each mask: 0 for all the partition's cores, then one per
   /// subset a multi-core kernel synchronises.
