@@ -68,8 +68,7 @@ struct LoadedModel {
 /// Inputs for `port` with bucketed dimensions set to `dynamicSize`. Floats
 /// are uniform in [-1, 1); integers are 0 or 1, valid as indices, lengths
 /// and booleans alike.
-Tensor makeInput(const PortInfo &port, int64_t dynamicSize,
-                 std::mt19937 &rng) {
+Tensor makeInput(const PortInfo &port, int64_t dynamicSize, std::mt19937 &rng) {
   std::vector<int64_t> shape = port.shape;
   for (int64_t &d : shape)
     if (d < 0)
@@ -257,7 +256,8 @@ int main(int argc, char **argv) {
   uint64_t total = all.size();
   std::printf("soak: %u threads x %llu requests = %llu requests on %zu "
               "models x %u shared sessions, %zu input sets\n",
-              options.threads, static_cast<unsigned long long>(options.requests),
+              options.threads,
+              static_cast<unsigned long long>(options.requests),
               static_cast<unsigned long long>(total), models.size(),
               options.sessions, cases.size());
   std::printf("latency us: p50 %.1f  p90 %.1f  p99 %.1f  max %.1f\n",
@@ -267,8 +267,7 @@ int main(int argc, char **argv) {
               seconds);
   std::printf("errors: %llu\n", static_cast<unsigned long long>(failures));
   if (failures) {
-    std::fprintf(stderr, "nnaccel-soak: first error: %s\n",
-                 firstError.c_str());
+    std::fprintf(stderr, "nnaccel-soak: first error: %s\n", firstError.c_str());
     return 1;
   }
   return 0;

@@ -1,4 +1,5 @@
-//===- ONNXFuzzSupport.h - Shared body of the two ONNX fuzz targets -*- C++ -*-//
+//===- ONNXFuzzSupport.h - Shared body of the two ONNX fuzz targets -*- C++
+//-*-//
 //
 // Imports the input with importONNXBuffer (idiom recognition and
 // canonicalisation included, as nnaccel-compile runs it) and verifies the

@@ -1,8 +1,8 @@
 //===- fuzz-onnx-text.cpp - Fuzz the ONNX text importer -------------------===//
 //
-// Input: ONNX text format (onnx::OnnxParser syntax, as in test/Import/*.onnxtxt).
-// Inputs that would be read as binary protobuf are skipped; the binary
-// target covers them.
+// Input: ONNX text format (onnx::OnnxParser syntax, as in
+// test/Import/*.onnxtxt). Inputs that would be read as binary protobuf are
+// skipped; the binary target covers them.
 //
 //===----------------------------------------------------------------------===//
 

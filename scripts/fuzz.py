@@ -141,7 +141,10 @@ def run(target, args):
            "-rss_limit_mb=2048", f"-max_len={TARGETS[target]}",
            "-timeout=25", "-print_final_stats=1",
            f"-artifact_prefix={artifacts}"]
-    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:halt_on_error=1",
+    # allow_user_poisoning=0: see sanitizer_environment() in run-tests.py.
+    env = dict(os.environ,
+               ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:"
+                            "allow_user_poisoning=0",
                LSAN_OPTIONS=f"suppressions={ROOT}/scripts/lsan.supp",
                UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
     with open(log, "w") as f:

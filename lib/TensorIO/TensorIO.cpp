@@ -226,8 +226,7 @@ Expected<NamedTensor> parseTensorProto(const void *data, size_t size,
   if (proto.has_raw_data()) {
     if (proto.raw_data().size() != bytes)
       return fail(fmt::format("{}raw_data has {} bytes, {} needs {}", what,
-                              proto.raw_data().size(), desc.toString(),
-                              bytes));
+                              proto.raw_data().size(), desc.toString(), bytes));
   } else if (TypedField field = getTypedField(proto, desc.dtype);
              field.name && field.size != n) {
     return fail(fmt::format("{}{} holds {} element(s), the dims need {}", what,

@@ -196,9 +196,10 @@ getTensorBytes(const onnx::TensorProto &tensor, Type elementType, int64_t count,
   return TensorBytes{ArrayRef<char>(scratch.data(), scratch.size()), nullptr};
 }
 
-LogicalResult mlir::nnaccel::onnx_import::checkTensorSize(
-    ArrayRef<int64_t> shape, Type elementType, const Twine &what,
-    Location loc) {
+LogicalResult
+mlir::nnaccel::onnx_import::checkTensorSize(ArrayRef<int64_t> shape,
+                                            Type elementType, const Twine &what,
+                                            Location loc) {
   int64_t bytes = std::max<int64_t>(getStorageBytes(elementType), 1);
   bool tooLarge = false;
   for (int64_t dim : shape) {
@@ -206,8 +207,8 @@ LogicalResult mlir::nnaccel::onnx_import::checkTensorSize(
       return emitError(loc) << what << " has negative dimension " << dim;
     // Sub-byte types are stored a byte per element here, so this bounds
     // their packed size too.
-    if (!tooLarge && (llvm::MulOverflow(bytes, dim, bytes) ||
-                      bytes > kMaxTensorBytes))
+    if (!tooLarge &&
+        (llvm::MulOverflow(bytes, dim, bytes) || bytes > kMaxTensorBytes))
       tooLarge = true;
   }
   if (tooLarge) {
