@@ -293,11 +293,11 @@ encodeManifest(const ModelDesc &model, const std::vector<WeightInfo> &weights) {
 namespace {
 
 // FlatBuffers' verifier (2.0) checks only the 4-byte alignment of a
-// vector's length field, so a crafted manifest can place a vector of 8-byte
-// elements 4 bytes off; reading it through the accessors would then be a
-// misaligned load. Scalar vectors are copied bytewise (the format is
-// little-endian, like every host nnaccel supports); vectors of structs are
-// refused when misaligned (checkAligned), which a real writer never does.
+// vector's length field, and the writer's manifests do put vectors of 8-byte
+// elements 4 bytes off (as can any crafted one); reading those through the
+// generated accessors is a misaligned load. So vectors of 8-byte scalars
+// and of structs are copied bytewise. The format is little-endian, like
+// every host nnaccel supports.
 static_assert(FLATBUFFERS_LITTLEENDIAN, "the manifest is little-endian");
 
 template <typename T> std::vector<T> toVector(const fbs::Vector<T> *v) {
@@ -307,13 +307,14 @@ template <typename T> std::vector<T> toVector(const fbs::Vector<T> *v) {
   return out;
 }
 
+/// Element `i` of a vector of structs, copied out (see toVector).
 template <typename T>
-Status checkAligned(const fbs::Vector<const T *> *v, const std::string &what) {
-  if (v && reinterpret_cast<uintptr_t>(v->Data()) % alignof(T) != 0)
-    return Status::error(fmt::format(
-        "{}: the vector is not {}-byte aligned (a corrupt manifest)", what,
-        alignof(T)));
-  return Status::success();
+T getStruct(const fbs::Vector<const T *> *v, fbs::uoffset_t i) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  T value;
+  std::memcpy(static_cast<void *>(&value), v->Data() + size_t(i) * sizeof(T),
+              sizeof(T));
+  return value;
 }
 
 std::string toString(const fbs::String *s) {
@@ -458,16 +459,14 @@ Expected<PartitionDesc> decodePartition(const fb::Partition *p,
       for (const fb::CoreProgram *prog : *programs)
         card.setupPrograms.push_back({prog->core(), toVector(prog->code())});
     if (const auto *bindings = cp->bindings()) {
-      if (Status s = checkAligned(bindings, what + ": bindings"); !s.ok())
-        return s;
       for (fbs::uoffset_t i = 0; i < bindings->size(); ++i) {
-        const fb::DramBinding *b = bindings->Get(i);
-        unsigned role = static_cast<unsigned>(b->role());
+        const fb::DramBinding b = getStruct(bindings, i);
+        unsigned role = static_cast<unsigned>(b.role());
         if (role > static_cast<unsigned>(BindingRole::Output))
           return Status::error(fmt::format(
               "{}: binding {}: unknown binding role {}", what, i, role));
         card.bindings.push_back(
-            {b->value(), b->address(), static_cast<BindingRole>(role)});
+            {b.value(), b.address(), static_cast<BindingRole>(role)});
       }
     }
     return PartitionDesc(std::move(card));
@@ -562,12 +561,11 @@ Expected<DecodedManifest> decodeManifest(const uint8_t *data, size_t size) {
       model.variants.push_back(std::move(*v));
     }
   }
-  if (const auto *weights = m->weights()) {
-    if (Status s = checkAligned(weights, "manifest: weights"); !s.ok())
-      return s;
-    for (const fb::Weight *w : *weights)
-      out.weights.push_back({w->offset(), w->size(), w->hash()});
-  }
+  if (const auto *weights = m->weights())
+    for (fbs::uoffset_t i = 0; i < weights->size(); ++i) {
+      const fb::Weight w = getStruct(weights, i);
+      out.weights.push_back({w.offset(), w.size(), w.hash()});
+    }
   return out;
 }
 
