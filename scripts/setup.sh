@@ -20,6 +20,11 @@ packages=(
   # Tests and formatting.
   catch2 clang-format-19
 )
+# `make check-sanitize` and `make fuzz` (setup.sh --sanitize) also need clang
+# with its sanitizer runtimes and libFuzzer; `make check` does not.
+if [[ "${1:-}" == "--sanitize" ]]; then
+  packages+=(clang-19 libclang-rt-19-dev libfuzzer-19-dev)
+fi
 
 # bench/models.py's PyTorch yardstick (issue 17): the bundled ONNX models
 # converted to PyTorch by bench/torch_reference.py, which runs on Debian's

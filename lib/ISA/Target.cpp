@@ -144,6 +144,34 @@ void readMemory(ObjectReader &parent, std::string_view k, MemoryDesc &m,
   r.rejectUnknown();
 }
 
+/// The emulator backs every memory of the machine: on-chip memories up
+/// front, DRAM through a page table sized by its capacity. Each memory is
+/// bounded on its own, but cards x cores x memories can still multiply to
+/// terabytes; a target (one embedded in a package, say) must not make the
+/// host allocate that, so the totals are refused here, before anything is
+/// allocated.
+Expected<TargetDesc> checkMachineSize(TargetDesc t) {
+  constexpr uint64_t MaxOnChipBytes = uint64_t(4) << 30;
+  constexpr uint64_t MaxDramBytes = uint64_t(1) << 40;
+  // No overflow: cards <= 254, cores <= 32, every memory <= 2^40 bytes.
+  uint64_t perCore = t.memory(Space::Vrf).bytes + t.memory(Space::Mrf).bytes +
+                     t.memory(Space::Acc).bytes;
+  uint64_t onChip =
+      t.cards * (t.memory(Space::Shared).bytes + t.coresPerCard * perCore);
+  if (onChip > MaxOnChipBytes)
+    return Error::make(fmt::format(
+        "the on-chip memories total {} bytes over {} card(s) x {} core(s), "
+        "more than the {} bytes the emulator can back",
+        onChip, t.cards, t.coresPerCard, MaxOnChipBytes));
+  uint64_t dram = t.cards * t.memory(Space::Dram).bytes;
+  if (dram > MaxDramBytes)
+    return Error::make(
+        fmt::format("dram totals {} bytes over {} card(s), more than the {} "
+                    "bytes the emulator can back",
+                    dram, t.cards, MaxDramBytes));
+  return t;
+}
+
 Expected<TargetDesc> parseJson(const json &root) {
   std::string error;
   TargetDesc t;
@@ -254,7 +282,7 @@ Expected<TargetDesc> parseJson(const json &root) {
   r.rejectUnknown();
   if (!error.empty())
     return Error::make(error);
-  return t;
+  return checkMachineSize(t);
 }
 
 } // namespace

@@ -20,6 +20,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace nnaccel::package {
@@ -290,8 +292,29 @@ encodeManifest(const ModelDesc &model, const std::vector<WeightInfo> &weights) {
 
 namespace {
 
+// FlatBuffers' verifier (2.0) checks only the 4-byte alignment of a
+// vector's length field, and the writer's manifests do put vectors of 8-byte
+// elements 4 bytes off (as can any crafted one); reading those through the
+// generated accessors is a misaligned load. So vectors of 8-byte scalars
+// and of structs are copied bytewise. The format is little-endian, like
+// every host nnaccel supports.
+static_assert(FLATBUFFERS_LITTLEENDIAN, "the manifest is little-endian");
+
 template <typename T> std::vector<T> toVector(const fbs::Vector<T> *v) {
-  return v ? std::vector<T>(v->begin(), v->end()) : std::vector<T>();
+  std::vector<T> out(v ? v->size() : 0);
+  if (!out.empty())
+    std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  return out;
+}
+
+/// Element `i` of a vector of structs, copied out (see toVector).
+template <typename T>
+T getStruct(const fbs::Vector<const T *> *v, fbs::uoffset_t i) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  T value;
+  std::memcpy(static_cast<void *>(&value), v->Data() + size_t(i) * sizeof(T),
+              sizeof(T));
+  return value;
 }
 
 std::string toString(const fbs::String *s) {
@@ -437,13 +460,13 @@ Expected<PartitionDesc> decodePartition(const fb::Partition *p,
         card.setupPrograms.push_back({prog->core(), toVector(prog->code())});
     if (const auto *bindings = cp->bindings()) {
       for (fbs::uoffset_t i = 0; i < bindings->size(); ++i) {
-        const fb::DramBinding *b = bindings->Get(i);
-        unsigned role = static_cast<unsigned>(b->role());
+        const fb::DramBinding b = getStruct(bindings, i);
+        unsigned role = static_cast<unsigned>(b.role());
         if (role > static_cast<unsigned>(BindingRole::Output))
           return Status::error(fmt::format(
               "{}: binding {}: unknown binding role {}", what, i, role));
         card.bindings.push_back(
-            {b->value(), b->address(), static_cast<BindingRole>(role)});
+            {b.value(), b.address(), static_cast<BindingRole>(role)});
       }
     }
     return PartitionDesc(std::move(card));
@@ -539,8 +562,10 @@ Expected<DecodedManifest> decodeManifest(const uint8_t *data, size_t size) {
     }
   }
   if (const auto *weights = m->weights())
-    for (const fb::Weight *w : *weights)
-      out.weights.push_back({w->offset(), w->size(), w->hash()});
+    for (fbs::uoffset_t i = 0; i < weights->size(); ++i) {
+      const fb::Weight w = getStruct(weights, i);
+      out.weights.push_back({w.offset(), w.size(), w.hash()});
+    }
   return out;
 }
 

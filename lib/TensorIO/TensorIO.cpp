@@ -82,6 +82,33 @@ Status fillTyped(const Field &field, Tensor &t, const std::string &what,
   return Status::success();
 }
 
+/// The typed TensorProto field that holds elements of `dtype` when there
+/// is no raw_data (name null for a type read from no typed field).
+struct TypedField {
+  const char *name = nullptr;
+  int64_t size = 0;
+};
+TypedField getTypedField(const onnx::TensorProto &proto, DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return {"float_data", proto.float_data_size()};
+  case DType::F64:
+    return {"double_data", proto.double_data_size()};
+  case DType::I64:
+    return {"int64_data", proto.int64_data_size()};
+  case DType::I32:
+  case DType::I16:
+  case DType::I8:
+  case DType::U8:
+  case DType::I1:
+  case DType::F16:
+  case DType::BF16:
+    return {"int32_data", proto.int32_data_size()};
+  default:
+    return {};
+  }
+}
+
 template <typename T> void store(Tensor &t, int64_t i, T v) {
   std::memcpy(static_cast<uint8_t *>(t.mutableData()) + i * sizeof(T), &v,
               sizeof(T));
@@ -190,17 +217,27 @@ Expected<NamedTensor> parseTensorProto(const void *data, size_t size,
   if (runtime::Status s = desc.validate(); !s.ok())
     return fail(source + ": bad dims: " + s.message());
 
-  Tensor t = Tensor::allocate(desc);
-  if (t.isNull())
-    return fail(source + ": cannot allocate " + desc.toString());
   int64_t n = desc.getNumElements();
   size_t bytes = desc.getByteSize();
   std::string what = source + ": ";
+  // Every element comes from the message, so dims cannot ask for more than
+  // the file holds: checked before allocating, so that dims claiming 2^60
+  // elements are an error rather than an allocation.
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != bytes)
+      return fail(fmt::format("{}raw_data has {} bytes, {} needs {}", what,
+                              proto.raw_data().size(), desc.toString(), bytes));
+  } else if (TypedField field = getTypedField(proto, desc.dtype);
+             field.name && field.size != n) {
+    return fail(fmt::format("{}{} holds {} element(s), the dims need {}", what,
+                            field.name, field.size, n));
+  }
+
+  Tensor t = Tensor::allocate(desc);
+  if (t.isNull())
+    return fail(source + ": cannot allocate " + desc.toString());
   if (proto.has_raw_data()) {
     const std::string &raw = proto.raw_data();
-    if (raw.size() != bytes)
-      return fail(fmt::format("{}raw_data has {} bytes, {} needs {}", what,
-                              raw.size(), desc.toString(), bytes));
     if (bytes)
       std::memcpy(t.mutableData(), raw.data(), bytes);
     if (desc.dtype == DType::I1)

@@ -21,6 +21,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <cmath>
 #include <cstring>
@@ -788,12 +789,16 @@ struct QuantizePass
     replaced->getResult(0).replaceAllUsesWith(result);
     SmallVector<Operation *> dead{op};
     llvm::append_range(dead, absorbed);
-    SmallVector<Operation *> constants{weight.getDefiningOp(),
-                                       bias ? bias.getDefiningOp() : nullptr};
+    // A set: the same constant can be the bias and an operand of an
+    // absorbed op, and must be erased once.
+    llvm::SetVector<Operation *> constants;
+    constants.insert(weight.getDefiningOp());
+    if (bias)
+      constants.insert(bias.getDefiningOp());
     for (Operation *erased : llvm::reverse(dead)) {
       for (Value operand : erased->getOperands())
         if (operand.getDefiningOp<ConstantOp>())
-          constants.push_back(operand.getDefiningOp());
+          constants.insert(operand.getDefiningOp());
       erased->erase();
     }
     // The f32 weight and bias would otherwise take package space too.
@@ -877,6 +882,8 @@ struct QuantizePass
     Operation *weightOp = weight.getDefiningOp();
     Operation *biasOp = bias ? bias.getDefiningOp() : nullptr;
     op->erase();
+    if (biasOp == weightOp)
+      biasOp = nullptr; // Erased once.
     for (Operation *constant : {weightOp, biasOp})
       if (constant && constant->use_empty())
         constant->erase();

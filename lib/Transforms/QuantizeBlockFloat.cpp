@@ -27,6 +27,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::nnaccel {
 #define GEN_PASS_DEF_ACCELQUANTIZEBLOCKFLOAT
@@ -202,8 +203,11 @@ struct QuantizeBlockFloatPass
     });
     for (ConvOp op : convs)
       convertConv(op, *parsed, *target, converted, replaced);
+    // A constant shared by several converted ops is listed once per op and
+    // must be erased once.
+    llvm::SmallPtrSet<Operation *, 8> seen;
     for (Operation *constant : replaced)
-      if (constant->use_empty())
+      if (seen.insert(constant).second && constant->use_empty())
         constant->erase();
   }
 

@@ -23,6 +23,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::nnaccel {
 #define GEN_PASS_DEF_ACCELQUANTIZEEMBEDDINGS
@@ -106,8 +107,11 @@ struct QuantizeEmbeddingsPass
       replaced.push_back(table.getDefiningOp());
     }
     // The f32 table would otherwise take package and DRAM space too.
+    // A constant shared by several converted ops is listed once per op and
+    // must be erased once.
+    llvm::SmallPtrSet<Operation *, 8> seen;
     for (Operation *constant : replaced)
-      if (constant->use_empty())
+      if (seen.insert(constant).second && constant->use_empty())
         constant->erase();
   }
 

@@ -39,6 +39,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -1266,10 +1267,16 @@ int main(int argc, char **argv) {
     progress.stage("writing " + outputFile);
     PackageWriterOptions options;
     options.modelName = llvm::sys::path::stem(inputFile).str();
-    if (options.modelName == "model")
+    if (options.modelName == "model") {
+      // Named after its directory (examples/models/<name>/model.onnx). The
+      // directory comes from the absolute path, so that `model.onnx` run
+      // from inside it names the package as the full path does.
+      SmallString<256> path(inputFile.getValue());
+      if (!llvm::sys::fs::make_absolute(path))
+        llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
       options.modelName =
-          llvm::sys::path::filename(llvm::sys::path::parent_path(inputFile))
-              .str();
+          llvm::sys::path::filename(llvm::sys::path::parent_path(path)).str();
+    }
     options.targetJson = (*targetText)->getBuffer().str();
     if (!noIR) {
       llvm::raw_string_ostream os(options.irText);

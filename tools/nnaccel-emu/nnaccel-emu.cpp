@@ -36,12 +36,14 @@ void usage() {
       "usage: nnaccel-emu --target <target.json> [--card C] [--core N] "
       "<prog> ...\n"
       "                   [--stats] [--trace out.json] [--threads N]\n"
-      "                   [--check-races]\n"
+      "                   [--check-races] [--max-steps N]\n"
       "  <prog> is assembly text or an NNPU binary; --card/--core apply to\n"
       "  the next program (default: the program's own header).\n"
       "  --check-races fails the run on a data race: overlapping accesses\n"
       "  (one a write) of two queues or cores not ordered by tokens,\n"
-      "  barriers or send/recv.\n",
+      "  barriers or send/recv.\n"
+      "  --max-steps fails the run after N dispatched instructions (default\n"
+      "  2^36), a bound on runaway loop counts.\n",
       stderr);
 }
 
@@ -69,6 +71,7 @@ int main(int argc, char **argv) {
   std::string targetPath, tracePath;
   bool printStats = false;
   bool checkRaces = false;
+  std::optional<uint64_t> maxSteps;
   unsigned threads = 0;
   std::vector<ProgramArg> programs;
   std::optional<unsigned> nextCard, nextCore;
@@ -98,6 +101,17 @@ int main(int argc, char **argv) {
       printStats = true;
     } else if (a == "--check-races") {
       checkRaces = true;
+    } else if (a == "--max-steps") {
+      auto v = value("--max-steps");
+      if (!v)
+        return 1;
+      char *end = nullptr;
+      unsigned long long n = std::strtoull(v->c_str(), &end, 0);
+      if (v->empty() || *end || n == 0 || (*v)[0] == '-')
+        return fail(fmt::format("--max-steps expects a positive number, got "
+                                "'{}'",
+                                *v));
+      maxSteps = n;
     } else if (a == "--threads" || a == "--core" || a == "--card") {
       auto v = value(a.c_str());
       if (!v)
@@ -132,6 +146,8 @@ int main(int argc, char **argv) {
   opts.threads = threads;
   opts.trace = !tracePath.empty();
   opts.checkRaces = checkRaces;
+  if (maxSteps)
+    opts.maxSteps = *maxSteps;
   emulator::Emulator emu(*target, opts);
   for (const ProgramArg &p : programs) {
     std::ifstream in(p.path, std::ios::binary);

@@ -40,7 +40,11 @@ LogicalResult makeQuantizedSpec(FullyConnectedOp op, FullyConnectedSpec &spec,
     return failure();
   }
   spec.inFormat = ElementFormat(*inType);
-  FullyConnectedSpec::Quantized &quantized = spec.quantized.emplace();
+  // Not emplace(): clang decides optional<Quantized>'s default
+  // constructibility inside FullyConnectedSpec, before Quantized's member
+  // initialisers are parsed, and rejects the call.
+  spec.quantized = FullyConnectedSpec::Quantized();
+  FullyConnectedSpec::Quantized &quantized = *spec.quantized;
   quantized.weightFormat = ElementFormat(*weightType);
   quantized.inputZeroPoint = int32_t(input.getZeroPoint());
   // The accumulator's scale: input scale x weight scale (per column).

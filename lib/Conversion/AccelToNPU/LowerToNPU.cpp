@@ -41,6 +41,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #define DEBUG_TYPE "accel-lower-to-npu"
@@ -153,7 +154,8 @@ struct PartitionLowering {
   /// barrier then makes the others wait for the data too.
   std::vector<::nnaccel::isa::Instruction> receives;
   llvm::DenseSet<Operation *> needsReceived;
-  Location receiveLoc = UnknownLoc();
+  /// Set together with `receives` (a default Location would be null).
+  std::optional<Location> receiveLoc;
   /// Values passed card to card in pieces, which their kernels transfer.
   npu_lowering::CardStreams streams;
 
@@ -181,11 +183,11 @@ struct PartitionLowering {
     CoreProgram &first = cores.begin()->second;
     for (const ::nnaccel::isa::Instruction &recv : receives) {
       first.emitter.emit(recv);
-      first.locations.push_back(receiveLoc);
+      first.locations.push_back(*receiveLoc);
     }
     receives.clear();
     if (cores.size() > 1)
-      barrierAllCores(receiveLoc);
+      barrierAllCores(*receiveLoc);
   }
   /// Barrier id of each mask: 0 for all the partition's cores, then one per
   /// subset a multi-core kernel synchronises.

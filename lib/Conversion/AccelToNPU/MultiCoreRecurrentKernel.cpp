@@ -1024,7 +1024,9 @@ mlir::nnaccel::npu_lowering::getRnnPreferredCores(Operation *operation,
     return 1;
   const RnnOp op = getRnnOp(operation);
   const RnnShape s = getShape(op);
-  ArrayRef<int64_t> gates = ArrayRef<int64_t>({0, 1, 2, 3}).take_front(s.gates);
+  // A named array: an ArrayRef of a braced list dangles after the statement.
+  static constexpr int64_t allGates[] = {0, 1, 2, 3};
+  ArrayRef<int64_t> gates = ArrayRef<int64_t>(allGates).take_front(s.gates);
   double best = estimateCycles(
       target, s, s.hidden,
       makeTiles(s, target.nativeDim, s.hidden, s.hidden, gates),

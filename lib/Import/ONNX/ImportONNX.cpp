@@ -256,6 +256,9 @@ ModelImporter::getInputType(const onnx::ValueInfoProto &info) {
                             << "' has no shape; give one with "
                                "--input-shape="
                             << info.name() << ":DIMxDIM...";
+    if (failed(checkTensorSize(fixed->second, elementType,
+                               "graph input '" + info.name() + "'", loc)))
+      return failure();
     return RankedTensorType::get(fixed->second, elementType);
   }
   const onnx::TensorShapeProto &shape = tensorType.shape();
@@ -305,6 +308,9 @@ ModelImporter::getInputType(const onnx::ValueInfoProto &info) {
              << ":DIMxDIM...";
     dims.push_back(dim.dim_value());
   }
+  if (failed(checkTensorSize(dims, elementType,
+                             "graph input '" + info.name() + "'", loc)))
+    return failure();
   return RankedTensorType::get(dims, elementType);
 }
 

@@ -66,6 +66,16 @@ Type convertElementType(int32_t onnxType, MLIRContext *context);
 /// Name of an ONNX data type for diagnostics.
 StringRef onnxTypeName(int32_t onnxType);
 
+/// The largest tensor the importer accepts: 1 TiB of elements. Larger
+/// shapes (2^60 elements, say) are refused before anything is sized from
+/// them, so later element and byte counts cannot overflow.
+inline constexpr int64_t kMaxTensorBytes = int64_t(1) << 40;
+
+/// Fails, naming `what`, when a tensor of `shape` and `elementType` (an
+/// int/float type) would exceed kMaxTensorBytes or has a negative dimension.
+LogicalResult checkTensorSize(ArrayRef<int64_t> shape, Type elementType,
+                              const Twine &what, Location loc);
+
 /// Values by ONNX name while a graph is imported.
 using ValueMap = llvm::StringMap<Value>;
 

@@ -15,9 +15,11 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -149,14 +151,16 @@ getTensorBytes(const onnx::TensorProto &tensor, Type elementType, int64_t count,
       return sizeError(raw.size());
     return TensorBytes{ArrayRef<char>(raw.data(), raw.size()), protoOwner};
   }
-  // Typed fields: convert into `scratch` with the element's width.
-  scratch.resize(expected);
+  // Typed fields: convert into `scratch` with the element's width, sized
+  // only once the field is known to hold every element (the shape alone
+  // could ask for terabytes).
   auto copyField = [&](const auto &field, auto convert) -> LogicalResult {
     if (field.size() != count) {
       emitError(loc) << "tensor '" << tensor.name() << "' holds "
                      << field.size() << " values but its shape needs " << count;
       return failure();
     }
+    scratch.resize(expected);
     for (int64_t i = 0; i < count; ++i)
       convert(field.Get(i), scratch.data() + i * width);
     return success();
@@ -192,6 +196,32 @@ getTensorBytes(const onnx::TensorProto &tensor, Type elementType, int64_t count,
   return TensorBytes{ArrayRef<char>(scratch.data(), scratch.size()), nullptr};
 }
 
+LogicalResult
+mlir::nnaccel::onnx_import::checkTensorSize(ArrayRef<int64_t> shape,
+                                            Type elementType, const Twine &what,
+                                            Location loc) {
+  int64_t bytes = std::max<int64_t>(getStorageBytes(elementType), 1);
+  bool tooLarge = false;
+  for (int64_t dim : shape) {
+    if (dim < 0)
+      return emitError(loc) << what << " has negative dimension " << dim;
+    // Sub-byte types are stored a byte per element here, so this bounds
+    // their packed size too.
+    if (!tooLarge &&
+        (llvm::MulOverflow(bytes, dim, bytes) || bytes > kMaxTensorBytes))
+      tooLarge = true;
+  }
+  if (tooLarge) {
+    std::string dims;
+    llvm::raw_string_ostream os(dims);
+    llvm::interleave(shape, os, "x");
+    return emitError(loc) << what << " has shape [" << dims
+                          << "], more than the " << kMaxTensorBytes
+                          << " bytes a tensor may have";
+  }
+  return success();
+}
+
 /// A resource key from a tensor name (keys print as identifiers).
 static std::string getResourceKey(StringRef name) {
   std::string key = name.empty() ? "onnx_tensor" : name.str();
@@ -212,13 +242,10 @@ FailureOr<ElementsAttr> mlir::nnaccel::onnx_import::importTensor(
     return emitError(loc) << "tensor '" << tensor.name()
                           << "' has unsupported data type "
                           << onnxTypeName(tensor.data_type());
-  SmallVector<int64_t> shape;
-  for (int64_t dim : tensor.dims()) {
-    if (dim < 0)
-      return emitError(loc) << "tensor '" << tensor.name()
-                            << "' has negative dimension " << dim;
-    shape.push_back(dim);
-  }
+  SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  if (failed(checkTensorSize(shape, elementType,
+                             "tensor '" + tensor.name() + "'", loc)))
+    return failure();
   auto type = RankedTensorType::get(shape, elementType);
   int64_t count = type.getNumElements();
 
