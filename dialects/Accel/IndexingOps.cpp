@@ -151,12 +151,12 @@ LogicalResult ConvTransposeOp::verify() {
     return emitOpError("strides and dilations need ")
            << k << " entries and pads " << 2 * k;
   if (getGroups() < 1 || input.getDimSize(1) != weight.getDimSize(0) ||
-      input.getDimSize(1) % getGroups() != 0)
+      input.getDimSize(1) % int64_t(getGroups()) != 0)
     return emitOpError("input channels must equal the weight's first "
                        "dimension and divide by groups");
   auto result = getResult().getType();
   if (result.getRank() != input.getRank() ||
-      result.getDimSize(1) != weight.getDimSize(1) * getGroups())
+      result.getDimSize(1) != weight.getDimSize(1) * int64_t(getGroups()))
     return emitOpError("result must have weight.dim(1) x groups channels");
   return success();
 }
