@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # setup.sh - install the Debian 12 packages nnaccel needs, if any are missing.
 #
-#   bash scripts/setup.sh           build and test packages (make build/check)
-#   bash scripts/setup.sh --bench   also the optional benchmark packages
+#   bash scripts/setup.sh              build and test packages (make build/check)
+#   bash scripts/setup.sh --sanitize   also clang-19 and its sanitizer and
+#                                      fuzzer runtimes (make check-sanitize, fuzz)
+#   bash scripts/setup.sh --bench      also the optional benchmark packages
 #
 # Idempotent and silent when everything is present. Runs apt-get as root, or
 # through sudo otherwise.
@@ -22,9 +24,7 @@ packages=(
 )
 # `make check-sanitize` and `make fuzz` (setup.sh --sanitize) also need clang
 # with its sanitizer runtimes and libFuzzer; `make check` does not.
-if [[ "${1:-}" == "--sanitize" ]]; then
-  packages+=(clang-19 libclang-rt-19-dev libfuzzer-19-dev)
-fi
+sanitize_packages=(clang-19 libclang-rt-19-dev libfuzzer-19-dev)
 
 # bench/models.py's PyTorch yardstick (issue 17): the bundled ONNX models
 # converted to PyTorch by bench/torch_reference.py, which runs on Debian's
@@ -39,8 +39,9 @@ bench_packages=(python3-torch python3-onnx libopenblas0-openmp)
 
 case "${1:-}" in
   "") ;;
+  --sanitize) packages+=("${sanitize_packages[@]}") ;;
   --bench) packages+=("${bench_packages[@]}") ;;
-  *) echo "usage: $0 [--bench]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--sanitize | --bench]" >&2; exit 2 ;;
 esac
 
 missing=()
