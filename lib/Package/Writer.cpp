@@ -21,10 +21,12 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <limits>
 #include <new>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -167,6 +169,40 @@ Expected<std::vector<uint8_t>> PackageBuilder::toBuffer() const {
   }
 }
 
+namespace {
+/// Copies the file `from` through the existing path `to` (a device, FIFO or
+/// symbolic link), truncating what it names.
+Status copyInto(const std::string &from, const std::string &to) {
+  int in = ::open(from.c_str(), O_RDONLY);
+  if (in < 0)
+    return Status::error(
+        fmt::format("{}: cannot reopen: {}", from, std::strerror(errno)));
+  int out = ::open(to.c_str(), O_WRONLY | O_TRUNC);
+  if (out < 0) {
+    int err = errno;
+    ::close(in);
+    return Status::error(
+        fmt::format("{}: cannot open for writing: {}", to, std::strerror(err)));
+  }
+  std::vector<uint8_t> buffer(1 << 16);
+  bool ok = true;
+  while (ok) {
+    ssize_t n = ::read(in, buffer.data(), buffer.size());
+    if (n <= 0) {
+      ok = n == 0;
+      break;
+    }
+    ok = writeAll(out, buffer.data(), size_t(n));
+  }
+  int err = errno;
+  ::close(in);
+  if (::close(out) != 0 || !ok)
+    return Status::error(
+        fmt::format("{}: write failed: {}", to, std::strerror(ok ? errno : err)));
+  return Status::success();
+}
+} // namespace
+
 Status PackageBuilder::write(const std::string &path) const {
   try {
     Expected<std::vector<uint8_t>> manifest = buildManifest();
@@ -176,8 +212,19 @@ Status PackageBuilder::write(const std::string &path) const {
     h.manifestCrc = crc32(manifest->data(), manifest->size());
 
     // mkstemp in the target directory, so that the final rename stays on one
-    // file system and is atomic.
+    // file system and is atomic. A target that exists and is not a regular
+    // file -- a device (/dev/null), a FIFO, or a symbolic link (/dev/stdout,
+    // or a link the user keeps to a package) -- must not be renamed over (as
+    // root that would replace /dev/null with a file): the package is then
+    // built in the temporary directory and copied through the path.
+    struct stat target;
+    const bool special =
+        ::lstat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode);
     std::string tmp = path + ".tmp.XXXXXX";
+    if (special) {
+      const char *dir = std::getenv("TMPDIR");
+      tmp = std::string(dir && *dir ? dir : "/tmp") + "/nnaccel-pkg.XXXXXX";
+    }
     int fd = ::mkstemp(tmp.data());
     if (fd < 0)
       return Status::error(fmt::format("{}: cannot create a temporary file: {}",
@@ -225,6 +272,11 @@ Status PackageBuilder::write(const std::string &path) const {
       ::unlink(tmp.c_str());
       return Status::error(
           fmt::format("{}: close failed: {}", tmp, std::strerror(err)));
+    }
+    if (special) {
+      Status copied = copyInto(tmp, path);
+      ::unlink(tmp.c_str());
+      return copied;
     }
     if (::rename(tmp.c_str(), path.c_str()) != 0) {
       int err = errno;
