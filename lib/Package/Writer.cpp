@@ -21,8 +21,8 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -197,8 +197,8 @@ Status copyInto(const std::string &from, const std::string &to) {
   int err = errno;
   ::close(in);
   if (::close(out) != 0 || !ok)
-    return Status::error(
-        fmt::format("{}: write failed: {}", to, std::strerror(ok ? errno : err)));
+    return Status::error(fmt::format("{}: write failed: {}", to,
+                                     std::strerror(ok ? errno : err)));
   return Status::success();
 }
 } // namespace
