@@ -206,7 +206,27 @@ LogicalResult convertRNN(NodeContext &ctx) {
     return ctx.emitError() << "expects a float S x B x I input";
   int64_t seq = xType.getDimSize(0), batch = xType.getDimSize(1),
           inputSize = xType.getDimSize(2);
+  if (ctx.getInputType(1).getRank() != 3)
+    return ctx.emitError() << "W must be [directions, hidden, input]";
   int64_t hidden = ctx.getInputType(1).getDimSize(1);
+  // The weights are reshaped and transposed below: their shapes must agree
+  // with X and with each other first.
+  auto hasShape = [&](unsigned i, ArrayRef<int64_t> want) {
+    return ctx.getInputType(i).getShape() == want;
+  };
+  if (!hasShape(1, {directions, hidden, inputSize}) ||
+      !hasShape(2, {directions, hidden, hidden}) ||
+      (ctx.hasInput(3) && !hasShape(3, {directions, 2 * hidden})) ||
+      (ctx.hasInput(5) &&
+       ctx.getInputType(5).getNumElements() != directions * batch * hidden) ||
+      ctx.getIntAttr("hidden_size", hidden) != hidden)
+    return ctx.emitError() << "W, R, B and initial_h must be [" << directions
+                           << ", H, " << inputSize << "], [" << directions
+                           << ", H, H], [" << directions << ", 2H] and ["
+                           << directions << ", " << batch
+                           << ", H] with H = hidden_size, for X of input "
+                              "size "
+                           << inputSize;
   Composer c(ctx);
   SmallVector<Value> perDirectionY, finals;
   for (int64_t d = 0; d < directions; ++d) {

@@ -10,6 +10,7 @@
 #include "ImporterContext.h"
 
 #include "mlir/Dialect/Traits.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::nnaccel;
@@ -75,7 +76,8 @@ LogicalResult convertReshape(NodeContext &ctx) {
     }
     if (dim < 0)
       return ctx.emitError() << "invalid shape entry " << dim;
-    known *= dim;
+    if (llvm::MulOverflow(known, dim, known))
+      return ctx.emitError() << "shape has more than 2^63 - 1 elements";
   }
   if (inferAt >= 0) {
     if (known == 0 || type.getNumElements() % known != 0)
