@@ -60,6 +60,7 @@ FailureOr<RNNDirection> checkCommon(NodeContext &ctx,
   return kind;
 }
 
+/// `value` transposed by `perm` (of its rank).
 Value transposeValue(NodeContext &ctx, Value value, ArrayRef<int64_t> perm) {
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<int64_t> shape;
@@ -71,8 +72,18 @@ Value transposeValue(NodeContext &ctx, Value value, ArrayRef<int64_t> perm) {
 
 bool isBatchFirst(NodeContext &ctx) { return ctx.getIntAttr("layout", 0); }
 
+/// X and the initial states, which a batch-first layout transposes, must
+/// be rank 3.
+LogicalResult checkLayoutRanks(NodeContext &ctx) {
+  for (int64_t index : {0, 5, 6})
+    if (ctx.hasInput(index) && ctx.getInputType(index).getRank() != 3)
+      return ctx.emitError() << "input " << index << " must be rank 3, not "
+                             << ctx.getInputType(index).getRank();
+  return success();
+}
+
 /// Operand `index` of the node; batch-first X and initial states become
-/// sequence-first.
+/// sequence-first (checkLayoutRanks first).
 Value getLayoutInput(NodeContext &ctx, int64_t index) {
   Value value = ctx.getInput(index);
   if (!isBatchFirst(ctx) || (index != 0 && index != 5 && index != 6))
@@ -102,6 +113,8 @@ LogicalResult convertLSTM(NodeContext &ctx) {
     return failure();
   if (ctx.getIntAttr("input_forget", 0) != 0)
     return ctx.emitError() << "input_forget = 1 is not supported";
+  if (failed(checkLayoutRanks(ctx)))
+    return failure();
   Builder &b = ctx.getBuilder();
   SmallVector<Value> operands{getLayoutInput(ctx, 0), ctx.getInput(1),
                               ctx.getInput(2)};
@@ -125,7 +138,7 @@ LogicalResult convertLSTM(NodeContext &ctx) {
 
 LogicalResult convertGRU(NodeContext &ctx) {
   FailureOr<RNNDirection> direction = checkCommon(ctx, {"Sigmoid", "Tanh"});
-  if (failed(direction))
+  if (failed(direction) || failed(checkLayoutRanks(ctx)))
     return failure();
   Builder &b = ctx.getBuilder();
   SmallVector<Value> operands{getLayoutInput(ctx, 0), ctx.getInput(1),
@@ -200,9 +213,11 @@ LogicalResult convertRNN(NodeContext &ctx) {
     if (llvm::any_of(*lengths, [&](int64_t l) { return l != seq; }))
       return ctx.emitError() << "ragged sequence_lens are not supported";
   }
+  if (failed(checkLayoutRanks(ctx)))
+    return failure();
   Value x = getLayoutInput(ctx, 0);
   auto xType = cast<RankedTensorType>(x.getType());
-  if (xType.getRank() != 3 || !isa<FloatType>(xType.getElementType()))
+  if (!isa<FloatType>(xType.getElementType()))
     return ctx.emitError() << "expects a float S x B x I input";
   int64_t seq = xType.getDimSize(0), batch = xType.getDimSize(1),
           inputSize = xType.getDimSize(2);

@@ -119,7 +119,11 @@ LogicalResult convertResize(NodeContext &ctx, bool upsample) {
       if (fullScales[i] <= 0)
         return ctx.emitError() << "scales must be positive";
       // float32 scales times the size, truncated, as the reference does.
-      outShape[i] = int64_t(double(float(fullScales[i])) * type.getDimSize(i));
+      double size = double(float(fullScales[i])) * double(type.getDimSize(i));
+      if (!(size < double(int64_t(1) << 40)))
+        return ctx.emitError() << "scale " << fullScales[i] << " makes axis "
+                               << i << " " << size << " elements long";
+      outShape[i] = int64_t(size);
     }
   }
   std::string mode = ctx.getStringAttr("mode", "nearest");
