@@ -174,6 +174,22 @@ void forEachIndex(const std::vector<int64_t> &indexShape,
   }
 }
 
+/// ScatterElements' and ScatterND's `reduction` of `target` with update
+/// `u` ("none": replace).
+template <typename V>
+void reduceInto(const std::string &reduction, V &target, V u) {
+  if (reduction == "add")
+    target = target + u;
+  else if (reduction == "mul")
+    target = target * u;
+  else if (reduction == "max")
+    target = std::max(target, u);
+  else if (reduction == "min")
+    target = std::min(target, u);
+  else
+    target = u;
+}
+
 template <typename V>
 Status runScatterReduce(KernelContext &ctx, std::vector<V> data,
                         const std::vector<V> &updates,
@@ -183,29 +199,20 @@ Status runScatterReduce(KernelContext &ctx, std::vector<V> data,
   std::vector<int64_t> strides = contiguousStrides(d->getShape());
   const int64_t size = d->getShape()[static_cast<size_t>(axis)];
   Status status = Status::success();
-  forEachIndex(ctx.input(1)->getShape(), strides, axis,
-               [&](int64_t flat, int64_t offset) {
-                 if (!status.ok())
-                   return;
-                 int64_t index;
-                 status = wrapIndex(ctx, indices[static_cast<size_t>(flat)],
-                                    size, index);
-                 if (!status.ok())
-                   return;
-                 V &target = data[static_cast<size_t>(
-                     offset + index * strides[static_cast<size_t>(axis)])];
-                 V u = updates[static_cast<size_t>(flat)];
-                 if (reduction == "add")
-                   target = target + u;
-                 else if (reduction == "mul")
-                   target = target * u;
-                 else if (reduction == "max")
-                   target = std::max(target, u);
-                 else if (reduction == "min")
-                   target = std::min(target, u);
-                 else
-                   target = u;
-               });
+  forEachIndex(
+      ctx.input(1)->getShape(), strides, axis,
+      [&](int64_t flat, int64_t offset) {
+        if (!status.ok())
+          return;
+        int64_t index;
+        status =
+            wrapIndex(ctx, indices[static_cast<size_t>(flat)], size, index);
+        if (!status.ok())
+          return;
+        V &target = data[static_cast<size_t>(
+            offset + index * strides[static_cast<size_t>(axis)])];
+        reduceInto(reduction, target, updates[static_cast<size_t>(flat)]);
+      });
   if (!status.ok())
     return status;
   writeValues(data, out);
@@ -425,18 +432,9 @@ Status scatterNDKernel(KernelContext &ctx) {
   auto run = [&](auto values, auto upd) {
     for (size_t r = 0; r < offsets.size(); ++r)
       for (int64_t i = 0; i < slice; ++i) {
-        auto &target = values[static_cast<size_t>(offsets[r] + i)];
-        auto u = upd[r * static_cast<size_t>(slice) + static_cast<size_t>(i)];
-        if (reduction == "add")
-          target = target + u;
-        else if (reduction == "mul")
-          target = target * u;
-        else if (reduction == "max")
-          target = std::max(target, u);
-        else if (reduction == "min")
-          target = std::min(target, u);
-        else
-          target = u;
+        reduceInto(
+            reduction, values[static_cast<size_t>(offsets[r] + i)],
+            upd[r * static_cast<size_t>(slice) + static_cast<size_t>(i)]);
       }
     writeValues(values, *out);
   };

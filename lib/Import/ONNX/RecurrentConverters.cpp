@@ -15,6 +15,21 @@ using namespace mlir::nnaccel::onnx_import;
 using namespace mlir::nnaccel::accel;
 
 namespace {
+/// sequence_lens (input 4) is fine when every sequence is full length: the
+/// converters run every step of every batch row.
+LogicalResult checkFullSequenceLens(NodeContext &ctx, int64_t layout) {
+  if (!ctx.hasInput(4))
+    return success();
+  FailureOr<SmallVector<int64_t>> lengths =
+      ctx.getConstantInts(4, "sequence_lens");
+  if (failed(lengths))
+    return failure();
+  int64_t seq = ctx.getInputType(0).getDimSize(layout);
+  if (llvm::any_of(*lengths, [&](int64_t l) { return l != seq; }))
+    return ctx.emitError() << "ragged sequence_lens are not supported";
+  return success();
+}
+
 /// Checks the attributes and inputs both recurrences share; returns the
 /// direction.
 FailureOr<RNNDirection> checkCommon(NodeContext &ctx,
@@ -46,17 +61,8 @@ FailureOr<RNNDirection> checkCommon(NodeContext &ctx,
                 failure());
     }
   }
-  // sequence_lens (input 4) is fine when every sequence is full length.
-  if (ctx.hasInput(4)) {
-    FailureOr<SmallVector<int64_t>> lengths =
-        ctx.getConstantInts(4, "sequence_lens");
-    if (failed(lengths))
-      return failure();
-    int64_t seq = ctx.getInputType(0).getDimSize(layout);
-    if (llvm::any_of(*lengths, [&](int64_t l) { return l != seq; }))
-      return (ctx.emitError() << "ragged sequence_lens are not supported",
-              failure());
-  }
+  if (failed(checkFullSequenceLens(ctx, layout)))
+    return failure();
   return kind;
 }
 
@@ -204,15 +210,8 @@ LogicalResult convertRNN(NodeContext &ctx) {
   for (const std::string &name : activations)
     if (name != "Tanh" && name != "Relu" && name != "Sigmoid")
       return ctx.emitError() << "activation '" << name << "' is not supported";
-  if (ctx.hasInput(4)) {
-    FailureOr<SmallVector<int64_t>> lengths =
-        ctx.getConstantInts(4, "sequence_lens");
-    if (failed(lengths))
-      return failure();
-    int64_t seq = ctx.getInputType(0).getDimSize(layout);
-    if (llvm::any_of(*lengths, [&](int64_t l) { return l != seq; }))
-      return ctx.emitError() << "ragged sequence_lens are not supported";
-  }
+  if (failed(checkFullSequenceLens(ctx, layout)))
+    return failure();
   if (failed(checkLayoutRanks(ctx)))
     return failure();
   Value x = getLayoutInput(ctx, 0);
