@@ -229,6 +229,9 @@ struct DepthwiseSpec {
   /// Quantized (int8): see QuantizedDepthwiseConvKernel.cpp; input zero
   /// point 0.
   std::optional<ConvQuantization> quantized;
+  /// Quantized: the cores that share the bands of output rows (one op as a
+  /// unit, getQuantizedDepthwiseCores).
+  int64_t cores = 1;
 
   int64_t ho() const { return stride == 1 ? h : h / 2; }
   int64_t wo() const { return stride == 1 ? w : w / 2; }
@@ -252,8 +255,16 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
 /// canEmitDepthwise and emitDepthwise use for a quantized spec.
 bool canEmitQuantizedDepthwise(const TargetDesc &target,
                                const DepthwiseSpec &spec, std::string &reason);
-void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
+void emitQuantizedDepthwise(llvm::ArrayRef<ProgramEmitter *> emitters,
+                            const TargetDesc &target,
                             const DepthwiseSpec &spec);
+/// Cores worth sharing the output rows of a quantized depthwise spec (1:
+/// one core, or accel-split-ops cuts the channels), and the most that get
+/// a band.
+unsigned getQuantizedDepthwiseCores(const TargetDesc &target,
+                                    const DepthwiseSpec &spec);
+unsigned getQuantizedDepthwiseMaxCores(const TargetDesc &target,
+                                       const DepthwiseSpec &spec);
 
 //===----------------------------------------------------------------------===//
 // Dense 3x3 stem convolution (DenseStemConvKernel.cpp)

@@ -632,6 +632,11 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
   case ConvKind::Depthwise:
     bind(plan->depthwise);
     plan->depthwise.bias = bias;
+    if (plan->depthwise.quantized && !context.cores.emitters.empty()) {
+      emitQuantizedDepthwise(context.cores.emitters, context.target,
+                             plan->depthwise);
+      break;
+    }
     emitDepthwise(context.emitter, context.target, plan->depthwise);
     break;
   case ConvKind::Stem:
@@ -698,8 +703,9 @@ uint64_t sharedScratchConv(Operation *operation, const TargetDesc &target) {
     return 0;
   return plan->pointwise.sharedBytes();
 }
-/// A strided stem, an int8 implicit GEMM and an int8 1x1 conv run on
-/// several cores as one unit (each core a range of output rows or pixels);
+/// A strided stem, an int8 implicit GEMM, an int8 1x1 conv and an int8
+/// depthwise conv run on several cores as one unit (each core a range of
+/// output rows or pixels);
 /// every other conv kernel on one core (accel-split-ops cuts those into
 /// pieces).
 unsigned maxCoresConv(Operation *operation, const TargetDesc &target) {
@@ -715,6 +721,8 @@ unsigned maxCoresConv(Operation *operation, const TargetDesc &target) {
     return getQuantizedPointwiseMaxCores(target, plan->pointwise);
   if (plan->kind == ConvKind::Pointwise && plan->pointwise.blockWeight)
     return getBlockPointwiseMaxCores(target, plan->pointwise);
+  if (plan->kind == ConvKind::Depthwise && plan->depthwise.quantized)
+    return getQuantizedDepthwiseMaxCores(target, plan->depthwise);
   return 1;
 }
 
@@ -732,6 +740,8 @@ unsigned preferredCoresConv(Operation *operation, const TargetDesc &target) {
     return getQuantizedPointwiseCores(target, plan->pointwise);
   if (plan->kind == ConvKind::Pointwise && plan->pointwise.blockWeight)
     return getBlockPointwiseCores(target, plan->pointwise);
+  if (plan->kind == ConvKind::Depthwise && plan->depthwise.quantized)
+    return getQuantizedDepthwiseCores(target, plan->depthwise);
   return 1;
 }
 } // namespace
