@@ -104,22 +104,30 @@ uint64_t Card::nextTime() {
 }
 
 void Card::runUntil(uint64_t until, uint64_t maxSteps) {
+  // The earliest agent of all cores steps next (ties: the first core, then
+  // the first agent). Times are cached per core and recomputed for the
+  // stepped core, or for all after a change to what cores share.
+  agentTimes_.resize(cores.size());
+  auto refresh = [&](Core &c) {
+    std::array<uint64_t, NumAgents> &times = agentTimes_[c.index];
+    const bool active =
+        c.state != Core::State::Idle && c.state != Core::State::Done;
+    for (unsigned a = 0; a < NumAgents; ++a)
+      times[a] = active ? agentTime(c, a) : Never;
+  };
+  for (Core &c : cores)
+    refresh(c);
   while (!fault) {
     uint64_t best = Never;
     Core *bc = nullptr;
     unsigned ba = 0;
-    for (Core &c : cores) {
-      if (c.state == Core::State::Idle || c.state == Core::State::Done)
-        continue;
-      for (unsigned a = 0; a < NumAgents; ++a) {
-        uint64_t t = agentTime(c, a);
-        if (t < best) {
-          best = t;
+    for (Core &c : cores)
+      for (unsigned a = 0; a < NumAgents; ++a)
+        if (agentTimes_[c.index][a] < best) {
+          best = agentTimes_[c.index][a];
           bc = &c;
           ba = a;
         }
-      }
-    }
     if (!bc || best >= until)
       return;
     if (++steps > maxSteps) {
@@ -128,7 +136,13 @@ void Card::runUntil(uint64_t until, uint64_t maxSteps) {
           index, maxSteps));
       return;
     }
+    sharedChanged_ = false;
     step(*bc, ba);
+    if (sharedChanged_)
+      for (Core &c : cores)
+        refresh(c);
+    else
+      refresh(*bc);
   }
 }
 

@@ -263,6 +263,7 @@ void Card::dispatchStep(Core &c) {
     g.release = std::max(g.release, arrival);
     if (g.arrived == g.mask)
       g.released = true;
+    sharedChanged_ = true; // the other participants' dispatchers see it
     c.state = Core::State::Barrier;
     c.barrierId = op.id;
     c.barrierGen = k;

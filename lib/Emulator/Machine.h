@@ -230,6 +230,11 @@ private:
   AccessHistory dramHistory_, sharedHistory_;
   std::map<unsigned, std::vector<BarrierGen>> barriers_;
   std::vector<std::map<unsigned, size_t>> barrierCount_; ///< per core, per id
+  /// runUntil's cache of every agent's next time, per core. A step changes
+  /// only its own core's times, except through what cores share within a
+  /// card: barriers and the inbox, whose changes set sharedChanged_.
+  std::vector<std::array<uint64_t, NumAgents>> agentTimes_;
+  bool sharedChanged_ = false;
 };
 
 /// Chrome trace-event JSON for the events recorded by `cards` (Trace.cpp).
