@@ -78,14 +78,26 @@ struct ConvQuantization {
   bool rescale = false;
   float outputInverse = 1; // 1 / y_scale (quantized result, not rescale)
   int32_t outputZeroPoint = 0;
+  /// DRAM address of `scaleValues()` as f32 (getConvKernelConstants),
+  /// loaded instead of filled.
+  std::optional<uint64_t> scalesAddress;
 
   bool quantizedOutput() const { return ::nnaccel::isInteger(output.dtype); }
   bool realBias() const { return bias == kF32Format; }
   bool perChannel() const { return scales.size() > 1; }
+  /// The values emitConvScaleFills writes: the scales, then 1 / y_scale
+  /// for a quantized result that is not rescaled.
+  std::vector<float> scaleValues() const {
+    std::vector<float> values = scales;
+    if (quantizedOutput() && !rescale)
+      values.push_back(outputInverse);
+    return values;
+  }
 };
 
 /// Fills `scales` (one, or one per filter) into `base` of `space`, one
-/// v.fill per run of equal values, and 1 / y_scale behind them; the fills
+/// v.fill per run of equal values, and 1 / y_scale behind them (or loads
+/// them with one DMA from `quant.scalesAddress`); the fills
 /// have no inputs, so kernels emit them after their first loads (they then
 /// run while the loads are in flight). Returns the operand of the output
 /// scale.

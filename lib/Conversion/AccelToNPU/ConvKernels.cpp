@@ -605,9 +605,15 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
     spec.weight = weight;
     spec.output = output;
   };
+  // Per-channel scales from their DRAM constant (accel.kernel_constants).
+  auto bindScales = [&](std::optional<ConvQuantization> &quant) {
+    if (quant)
+      quant->scalesAddress = context.kernelConstants;
+  };
   switch (plan->kind) {
   case ConvKind::Pointwise:
     bind(plan->pointwise);
+    bindScales(plan->pointwise.quantized);
     plan->pointwise.bias = bias;
     if (plan->pointwise.sharedBytes()) {
       if (!context.sharedScratch)
@@ -631,6 +637,7 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
     break;
   case ConvKind::Depthwise:
     bind(plan->depthwise);
+    bindScales(plan->depthwise.quantized);
     plan->depthwise.bias = bias;
     if (plan->depthwise.quantized && !context.cores.emitters.empty()) {
       emitQuantizedDepthwise(context.cores.emitters, context.target,
@@ -658,6 +665,7 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
     break;
   case ConvKind::Gemm:
     bind(plan->gemm);
+    bindScales(plan->gemm.quantized);
     plan->gemm.biasAddr = bias;
     if (plan->gemm.quantized) {
       if (!context.sharedScratch)
@@ -745,6 +753,33 @@ unsigned preferredCoresConv(Operation *operation, const TargetDesc &target) {
   return 1;
 }
 } // namespace
+
+std::optional<std::vector<float>>
+mlir::nnaccel::npu_lowering::getConvKernelConstants(ConvOp op,
+                                                    const TargetDesc &target) {
+  std::string reason;
+  std::optional<ConvPlan> plan = planConv(op, target, reason);
+  if (!plan)
+    return std::nullopt;
+  const std::optional<ConvQuantization> *quant = nullptr;
+  switch (plan->kind) {
+  case ConvKind::Pointwise:
+    quant = &plan->pointwise.quantized;
+    break;
+  case ConvKind::Depthwise:
+    quant = &plan->depthwise.quantized;
+    break;
+  case ConvKind::Gemm:
+    quant = &plan->gemm.quantized;
+    break;
+  case ConvKind::Stem:
+  case ConvKind::Dense:
+    return std::nullopt;
+  }
+  if (!*quant || !(*quant)->perChannel())
+    return std::nullopt;
+  return (*quant)->scaleValues();
+}
 
 std::optional<uint64_t>
 mlir::nnaccel::npu_lowering::getConvPinBytes(ConvOp op,
