@@ -181,16 +181,18 @@ func.func @unary_mix(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // PLACE: accel.pow {{.*}}accel.host_reason = "pow runs on the card only with exponent 2 or 0.5 (the vector units have no log/exp-based power)"
 // PLACE: accel.erf {{.*}}accel.host_reason = "erf is not in the NPU ISA"
 // PLACE: accel.gelu {{.*}}accel.host_reason = "only the exact (erf) gelu is in the NPU ISA"
-// PLACE: accel.sub {{.*}}accel.host_reason = "only same-shape, row-vector, per-row and scalar broadcasts are lowered to the card"
-func.func @refused(%a: tensor<4x1xf32>, %b: tensor<1x8xf32>, %h: tensor<4x8xi32>, %x: tensor<4x8xf32>, %y: tensor<2x4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>) {
+// A broadcast repeated per batch element (2 x [3 rows of 5, one value per
+// row]) whose repetitions would start 60 bytes apart:
+// PLACE: accel.sub {{.*}}accel.host_reason = "a repeated block of the broadcast result would start at a DRAM offset that is not a multiple of 64 bytes"
+func.func @refused(%a: tensor<4x1xf32>, %b: tensor<1x8xf32>, %h: tensor<4x8xi32>, %x: tensor<4x8xf32>, %y: tensor<2x3x5xf32>, %c: tensor<3x1xf32>) -> (tensor<4x8xf32>, tensor<4x8xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x3x5xf32>) {
   %0 = accel.add %a, %b : (tensor<4x1xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
   %1 = accel.add %h, %h : (tensor<4x8xi32>, tensor<4x8xi32>) -> tensor<4x8xi32>
   %c3 = accel.constant dense<3.0> : tensor<f32>
   %2 = accel.pow %x, %c3 : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
   %3 = accel.erf %x : tensor<4x8xf32>
   %4 = accel.gelu %x {approximate = #accel.gelu_approx<tanh>} : tensor<4x8xf32>
-  %5 = accel.sub %y, %a : (tensor<2x4x8xf32>, tensor<4x1xf32>) -> tensor<2x4x8xf32>
-  return %0, %1, %2, %3, %4, %5 : tensor<4x8xf32>, tensor<4x8xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>
+  %5 = accel.sub %y, %c : (tensor<2x3x5xf32>, tensor<3x1xf32>) -> tensor<2x3x5xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<4x8xf32>, tensor<4x8xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x3x5xf32>
 }
 
 // -----
