@@ -257,3 +257,58 @@ func.func @quantized_add(%a: tensor<2x96x!quant.uniform<i8:f32, 0.02>>, %b: tens
   %0 = accel.add %a, %b : (tensor<2x96x!quant.uniform<i8:f32, 0.02>>, tensor<2x96x!quant.uniform<u8:f32, 0.05:10>>) -> tensor<2x96x!quant.uniform<i8:f32, 0.04:-3>>
   return %0 : tensor<2x96x!quant.uniform<i8:f32, 0.04:-3>>
 }
+
+// -----
+
+// General broadcasts (EltwiseBroadcast.h). Position embeddings [16, 64]
+// added to [2, 16, 64]: 2 rows of 1024 plus one resident row vector.
+// CHECK-LABEL: npu.program @broadcast_trailing_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x2000], f32 x = 1024 y = 1
+// CHECK-NEXT: npu.dma.ld vrf[0x1000], dram[0x0], f32 x = 1024 y = 2
+// CHECK-NEXT: npu.v.add vrf[0x1000], vrf[0x1000], vrf[0x0], f32, f32, f32 rows = 2 cols = 1024 {{.*}} bcast = row
+func.func @broadcast_trailing(%x: tensor<2x16x64xf32>, %p: tensor<16x64xf32>) -> tensor<2x16x64xf32> {
+  %0 = accel.add %x, %p : (tensor<2x16x64xf32>, tensor<16x64xf32>) -> tensor<2x16x64xf32>
+  return %0 : tensor<2x16x64xf32>
+}
+
+// -----
+
+// A broadcast row of 40 x 512 = 20480 elements is wider than the vector
+// units take (16-bit pitches): b is read as a block of 20 rows of 1024,
+// streamed like a full operand and read again for the second batch element
+// (its chunks of 4 rows from b's offsets 0x0, 0x4000, ..., 0x10000, then
+// 0x0 again).
+// CHECK-LABEL: npu.program @broadcast_block_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 1024 y = 4
+// CHECK-NEXT: npu.dma.ld vrf[0x4000], dram[0x28000], f32 x = 1024 y = 4
+// CHECK-NEXT: npu.v.add vrf[0x0], vrf[0x0], vrf[0x4000], f32, f32, f32 rows = 4 cols = 1024
+// CHECK-NOT: bcast
+// CHECK: npu.dma.ld vrf[0x0], dram[0x10000], f32 x = 1024 y = 4
+// CHECK-NEXT: npu.dma.ld vrf[0x4000], dram[0x38000], f32 x = 1024 y = 4
+// CHECK: npu.dma.ld vrf[0x8000], dram[0x14000], f32 x = 1024 y = 4
+// CHECK-NEXT: npu.dma.ld vrf[0xc000], dram[0x28000], f32 x = 1024 y = 4
+func.func @broadcast_block(%x: tensor<2x40x512xf32>, %p: tensor<40x512xf32>) -> tensor<2x40x512xf32> {
+  %0 = accel.add %x, %p : (tensor<2x40x512xf32>, tensor<40x512xf32>) -> tensor<2x40x512xf32>
+  return %0 : tensor<2x40x512xf32>
+}
+
+// -----
+
+// [3, 4, 5, 64] * [4, 1, 64]: loops over 3 (b unchanged) and 4 (b moving
+// 64 elements) around 5 rows times a row vector; the row vector is loaded
+// again for each of the 12 repetitions, from b's 4 rows in turn.
+// CHECK-LABEL: npu.program @broadcast_loops_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x3c00], f32 x = 64 y = 1
+// CHECK-NEXT: npu.dma.ld vrf[0x100], dram[0x0], f32 x = 64 y = 5
+// CHECK-NEXT: npu.v.mul {{.*}} rows = 5 cols = 64 {{.*}} bcast = row
+// CHECK: npu.dma.ld vrf[0x0], dram[0x3d00], f32 x = 64 y = 1
+// CHECK: npu.dma.ld vrf[0x0], dram[0x3e00], f32 x = 64 y = 1
+// CHECK: npu.dma.ld vrf[0x0], dram[0x3f00], f32 x = 64 y = 1
+// CHECK: npu.dma.ld vrf[0x0], dram[0x3c00], f32 x = 64 y = 1
+// CHECK-COUNT-8: npu.v.mul
+// CHECK-NOT: npu.v.mul
+// CHECK: npu.halt
+func.func @broadcast_loops(%x: tensor<3x4x5x64xf32>, %m: tensor<4x1x64xf32>) -> tensor<3x4x5x64xf32> {
+  %0 = accel.mul %x, %m : (tensor<3x4x5x64xf32>, tensor<4x1x64xf32>) -> tensor<3x4x5x64xf32>
+  return %0 : tensor<3x4x5x64xf32>
+}
