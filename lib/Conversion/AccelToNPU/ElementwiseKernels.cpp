@@ -118,7 +118,7 @@ struct EltwiseSpec {
   /// Loops around the rows x cols problem (EltwiseBroadcast.h): each
   /// repetition moves a and the output by rows * cols elements and b by
   /// the loop's stride.
-  SmallVector<BroadcastLoop, 2> loops;
+  std::vector<BroadcastLoop> loops;
   /// b was the lhs: compute b op a (matters for sub and div).
   bool reversed = false;
   ElementFormat format = kF32Format;     // of a, b and the result

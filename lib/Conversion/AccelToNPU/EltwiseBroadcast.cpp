@@ -24,7 +24,7 @@ mlir::nnaccel::npu_lowering::getBroadcastPattern(
     bool broadcast;
     int64_t size;
   };
-  llvm::SmallVector<Run, 4> runs;
+  std::vector<Run> runs;
   size_t lead = out.size() - operand.size();
   for (size_t d = 0; d < out.size(); ++d) {
     int64_t b = d < lead ? 1 : operand[d - lead];

@@ -7,7 +7,8 @@
 // one operand to such an inner problem repeated over outer loops: the
 // dimensions are grouped into runs where b is broadcast or not, the two
 // innermost runs give the inner problem and each outer run is a loop whose
-// b stride is 0 (broadcast) or the b elements inside it.
+// b stride is 0 (broadcast) or the b elements inside it. (std::vector, not
+// SmallVector: the unit tests build this without libLLVMSupport.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,10 +16,10 @@
 #define NNACCEL_LIB_CONVERSION_ACCELTONPU_ELTWISEBROADCAST_H
 
 #include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace mlir::nnaccel::npu_lowering {
 
@@ -35,7 +36,7 @@ struct BroadcastLoop {
 struct BroadcastPattern {
   bool innerRow = true;
   int64_t rows = 1, cols = 1;
-  llvm::SmallVector<BroadcastLoop, 2> loops;
+  std::vector<BroadcastLoop> loops;
 };
 
 /// The pattern of an operand of shape `operand` broadcast (numpy rules,
