@@ -58,6 +58,7 @@ TEST_CASE("inner broadcasts repeat in loops", "[broadcast]") {
   CHECK(p.cols == 64);
   REQUIRE(p.loops.size() == 1);
   CHECK(p.loops[0].count == 2);
+  CHECK(p.loops[0].aStride == 6 * 64);
   CHECK(p.loops[0].bStride == 64);
 
   // Per-channel scale [C, 1, 1] of [N, C, H, W]: a loop over N (b
@@ -82,6 +83,26 @@ TEST_CASE("inner broadcasts repeat in loops", "[broadcast]") {
   CHECK(p.loops[1].bStride == 64);
 }
 
+TEST_CASE("both operands broadcast", "[broadcast]") {
+  // [B, 1, D] + [1, S, D]: b is the first operand's row, the second is the
+  // full operand of a loop over B in which it stays where it is.
+  std::optional<BroadcastPattern> p =
+      getBroadcastPattern({2, 1, 64}, {1, 6, 64}, {2, 6, 64});
+  REQUIRE(p.has_value());
+  CHECK(p->innerRow);
+  CHECK(p->bIsLhs);
+  CHECK(p->rows == 6);
+  CHECK(p->cols == 64);
+  REQUIRE(p->loops.size() == 1);
+  CHECK(p->loops[0].count == 2);
+  CHECK(p->loops[0].aStride == 0);
+  CHECK(p->loops[0].bStride == 64);
+
+  // [N, C, 1] * [1, 1, W] broadcasts both operands in the two innermost
+  // runs (an outer product): left to the host.
+  CHECK(!getBroadcastPattern({4, 3, 1}, {1, 1, 8}, {4, 3, 8}));
+}
+
 TEST_CASE("unit output dimensions belong to no run", "[broadcast]") {
   BroadcastPattern p = pattern({1, 1, 64}, {2, 1, 64});
   CHECK(p.innerRow);
@@ -97,4 +118,5 @@ TEST_CASE("same shape, one element and non-broadcasts are left to the caller",
   CHECK(!getBroadcastPattern({}, {2, 3}));
   CHECK(!getBroadcastPattern({2}, {2, 3}));       // 2 against 3
   CHECK(!getBroadcastPattern({1, 2, 3}, {2, 3})); // higher rank
+  CHECK(!getBroadcastPattern({2, 3}, {2, 3}, {2, 3}));
 }

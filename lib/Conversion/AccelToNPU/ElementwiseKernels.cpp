@@ -22,12 +22,15 @@
 // -a + b for sub (exact: IEEE subtraction is addition of the negation) and
 // as b * (1/a) for div. A compile-time constant scalar uses the vs.* ops
 // with an immediate (sub by c is vs.add of -c, exact; div by c is vs.mul by
-// the correctly rounded 1/c). Any numpy broadcast of one operand is an
-// inner row / per-row problem repeated over outer loops (EltwiseBroadcast.h:
-// [B,S,D] + [S,D] is B rows of S*D plus a row vector; [B,S,D] + [B,1,D] a
-// loop over B around S rows plus a row vector); a row vector too wide for
-// the vector units becomes a block of rows that is streamed like a full
-// operand, its chunks read from the block again for every repetition.
+// the correctly rounded 1/c). Any numpy broadcast is an inner row / per-row
+// problem repeated over outer loops (EltwiseBroadcast.h: [B,S,D] + [S,D]
+// is B rows of S*D plus a row vector; [B,S,D] + [B,1,D] a loop over B
+// around S rows plus a row vector; [B,1,D] + [1,S,D], both operands
+// broadcast, a loop over B around [S,D] plus a row of the first), unless
+// both operands are broadcast in the two innermost runs of dimensions (an
+// outer product); a row vector too wide for the vector units becomes a
+// block of rows that is streamed like a full operand, its chunks read from
+// the block again for every repetition.
 //
 // Precision: the ISA has no divide. The card computes a/b as a * (1/b) with
 // 1/b correctly rounded (v.recip): two roundings instead of the host's one,
@@ -116,8 +119,8 @@ struct EltwiseSpec {
   enum BKind { None, Full, Row, Col, Block, Scalar, Imm } b = None;
   int64_t blockRows = 0;
   /// Loops around the rows x cols problem (EltwiseBroadcast.h): each
-  /// repetition moves a and the output by rows * cols elements and b by
-  /// the loop's stride.
+  /// repetition moves the output by rows * cols elements and a and b by
+  /// the loops' strides.
   std::vector<BroadcastLoop> loops;
   /// b was the lhs: compute b op a (matters for sub and div).
   bool reversed = false;
@@ -452,7 +455,7 @@ void emitProblem(ProgramEmitter &emitter, const TargetDesc &target,
 void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
                  const EltwiseSpec &spec) {
   // The broadcast loops (EltwiseBroadcast.h) repeat the whole problem at
-  // the next a / output rows and b's next offset.
+  // the next output rows and a's and b's offsets for the repetition.
   int64_t repeats = 1;
   for (const BroadcastLoop &loop : spec.loops)
     repeats *= loop.count;
@@ -460,13 +463,14 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
       uint64_t(spec.format.rowBytes(spec.rows * spec.cols));
   int64_t chunk = 0;
   for (int64_t repeat = 0; repeat < repeats; ++repeat) {
-    int64_t bOffset = 0;
+    int64_t aOffset = 0, bOffset = 0;
     for (int64_t rest = repeat, i = int64_t(spec.loops.size()); i-- > 0;) {
+      aOffset += rest % spec.loops[i].count * spec.loops[i].aStride;
       bOffset += rest % spec.loops[i].count * spec.loops[i].bStride;
       rest /= spec.loops[i].count;
     }
     EltwiseSpec part = spec;
-    part.aAddr += uint64_t(repeat) * problemBytes;
+    part.aAddr += uint64_t(spec.format.rowBytes(aOffset));
     part.outAddr += uint64_t(repeat) * problemBytes;
     part.bAddr += uint64_t(spec.format.rowBytes(bOffset));
     emitProblem(emitter, target, part, chunk);
@@ -482,30 +486,18 @@ RankedTensorType tensorType(Value value) {
 }
 
 /// How an operand relates to the output: the whole of it, one element (a
-/// constant one: Imm), or broadcast along some dimensions (Row or Col, the
-/// inner problem of `pattern`).
-struct OperandView {
-  EltwiseSpec::BKind kind;
-  BroadcastPattern pattern;
-};
-
-std::optional<OperandView> classify(Value value, ArrayRef<int64_t> out) {
+/// constant one: Imm), or broadcast along some of its dimensions (None: the
+/// op's broadcast pattern, EltwiseBroadcast.h, says how).
+EltwiseSpec::BKind classify(Value value, ArrayRef<int64_t> out) {
   RankedTensorType type = tensorType(value);
   int64_t numel = type.getNumElements();
   int64_t outNumel = std::accumulate(out.begin(), out.end(), int64_t{1},
                                      std::multiplies<int64_t>());
   if (numel == outNumel)
-    return OperandView{EltwiseSpec::Full, {}};
-  if (numel == 1) {
-    std::optional<F32ConstantView> constant = getF32Constant(value);
-    return OperandView{constant ? EltwiseSpec::Imm : EltwiseSpec::Scalar, {}};
-  }
-  std::optional<BroadcastPattern> pattern =
-      getBroadcastPattern(type.getShape(), out);
-  if (!pattern)
-    return std::nullopt;
-  return OperandView{pattern->innerRow ? EltwiseSpec::Row : EltwiseSpec::Col,
-                     *pattern};
+    return EltwiseSpec::Full;
+  if (numel == 1)
+    return getF32Constant(value) ? EltwiseSpec::Imm : EltwiseSpec::Scalar;
+  return EltwiseSpec::None;
 }
 
 /// Sets the view of a broadcast b (Row / Col `pattern`) and checks that the
@@ -516,19 +508,19 @@ bool setBroadcastView(EltwiseSpec &spec, const BroadcastPattern &pattern,
                       const TargetDesc &target, std::string &reason) {
   const ElementFormat fmt = spec.format;
   const int64_t align = int64_t(target.memory(Space::Dram).align);
+  // Where each repetition starts in a, b and the output.
   int64_t repeats = 1;
+  bool aligned = true;
   for (const BroadcastLoop &loop : pattern.loops) {
     repeats *= loop.count;
-    if (fmt.rowBytes(loop.bStride) % align) {
-      reason = "a repeated block of the broadcast operand would start at a "
-               "DRAM offset that is not a multiple of " +
-               std::to_string(align) + " bytes";
-      return false;
-    }
+    aligned &= fmt.rowBytes(loop.aStride) % align == 0 &&
+               fmt.rowBytes(loop.bStride) % align == 0;
   }
-  if (repeats > 1 && fmt.rowBytes(pattern.rows * pattern.cols) % align) {
-    reason = "a repeated block of the broadcast result would start at a DRAM "
-             "offset that is not a multiple of " +
+  if (repeats > 1)
+    aligned &= fmt.rowBytes(pattern.rows * pattern.cols) % align == 0;
+  if (!aligned) {
+    reason = "a repetition of the broadcast would start at a DRAM offset "
+             "that is not a multiple of " +
              std::to_string(align) + " bytes";
     return false;
   }
@@ -671,23 +663,25 @@ std::optional<EltwiseSpec> makeSpec(Operation *op, const TargetDesc &target,
   }
 
   if (binary) {
-    std::optional<OperandView> lhs = classify(op->getOperand(0), out);
-    std::optional<OperandView> rhs = classify(op->getOperand(1), out);
-    if (!lhs || !rhs) {
-      reason = "operands that are not numpy broadcasts of the result are not "
-               "lowered to the card";
-      return std::nullopt;
-    }
-    if (lhs->kind == EltwiseSpec::Full) {
-      spec.b = rhs->kind;
-      pattern = rhs->pattern;
-    } else if (rhs->kind == EltwiseSpec::Full) {
-      spec.b = lhs->kind;
-      pattern = lhs->pattern;
+    EltwiseSpec::BKind lhs = classify(op->getOperand(0), out);
+    EltwiseSpec::BKind rhs = classify(op->getOperand(1), out);
+    if (lhs == EltwiseSpec::Full && rhs != EltwiseSpec::None) {
+      spec.b = rhs;
+    } else if (rhs == EltwiseSpec::Full && lhs != EltwiseSpec::None) {
+      spec.b = lhs;
       spec.reversed = true;
     } else {
-      reason = "broadcasting both operands is not lowered to the card";
-      return std::nullopt;
+      std::optional<BroadcastPattern> broadcast =
+          getBroadcastPattern(tensorType(op->getOperand(0)).getShape(),
+                              tensorType(op->getOperand(1)).getShape(), out);
+      if (!broadcast) {
+        reason = "broadcasting both operands along the innermost dimensions "
+                 "(an outer product) is not lowered to the card";
+        return std::nullopt;
+      }
+      pattern = *broadcast;
+      spec.b = pattern.innerRow ? EltwiseSpec::Row : EltwiseSpec::Col;
+      spec.reversed = pattern.bIsLhs;
     }
     if (spec.b == EltwiseSpec::Imm) {
       Value scalar = op->getOperand(spec.reversed ? 0 : 1);

@@ -1,11 +1,13 @@
-//===- EltwiseBroadcast.cpp - numpy broadcasts as repeated row blocks -----===//
+//===- EltwiseBroadcast.cpp - Broadcasts as repeated row blocks -----------===//
 //
-// See EltwiseBroadcast.h. Example: a position table P [S, D] added to
-// X [B, S, D] is one run where P is broadcast (B) and one where it is not
+// See EltwiseBroadcast.h. Examples: a position table P [S, D] added to
+// X [B, S, D] is one run where P is broadcast (B) and one where nothing is
 // (S x D): a Row problem of B rows of S*D columns. X [B, S, D] + P [B, 1, D]
-// is a loop over B (P advancing D each time) around a Row problem of S rows
-// of D; X [B, C, H, W] * s [1, C, 1, 1] a loop over B (stride 0) around a
-// Col problem of C rows of H*W.
+// is a loop over B (X advancing S*D, P advancing D) around a Row problem of
+// S rows of D; X [B, C, H, W] * s [1, C, 1, 1] a loop over B (s staying)
+// around a Col problem of C rows of H*W. With both operands broadcast,
+// U [B, 1, D] + V [1, S, D] is a loop over B (U advancing D, V staying)
+// around a Row problem with V as the full operand and U's row as b.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,47 +16,72 @@
 using namespace mlir::nnaccel::npu_lowering;
 
 std::optional<BroadcastPattern>
-mlir::nnaccel::npu_lowering::getBroadcastPattern(
-    llvm::ArrayRef<int64_t> operand, llvm::ArrayRef<int64_t> out) {
-  if (operand.size() > out.size())
+mlir::nnaccel::npu_lowering::getBroadcastPattern(llvm::ArrayRef<int64_t> lhs,
+                                                 llvm::ArrayRef<int64_t> rhs,
+                                                 llvm::ArrayRef<int64_t> out) {
+  if (lhs.size() > out.size() || rhs.size() > out.size())
     return std::nullopt;
-  // Runs of dimensions (outermost first) where b is broadcast or not; unit
-  // output dimensions belong to neither.
+  // Runs of output dimensions (outermost first) where the same operands are
+  // broadcast; unit output dimensions belong to none.
   struct Run {
-    bool broadcast;
+    bool lhsBroadcast, rhsBroadcast;
     int64_t size;
   };
   std::vector<Run> runs;
-  size_t lead = out.size() - operand.size();
+  auto dimOf = [&](llvm::ArrayRef<int64_t> shape, size_t d) -> int64_t {
+    size_t lead = out.size() - shape.size();
+    return d < lead ? 1 : shape[d - lead];
+  };
   for (size_t d = 0; d < out.size(); ++d) {
-    int64_t b = d < lead ? 1 : operand[d - lead];
+    int64_t l = dimOf(lhs, d), r = dimOf(rhs, d);
     if (out[d] == 1) {
-      if (b != 1)
+      if (l != 1 || r != 1)
         return std::nullopt;
       continue;
     }
-    bool broadcast = b == 1;
-    if (!broadcast && b != out[d])
+    if ((l != 1 && l != out[d]) || (r != 1 && r != out[d]) ||
+        (l == 1 && r == 1))
       return std::nullopt;
-    if (!runs.empty() && runs.back().broadcast == broadcast)
+    Run run{l == 1, r == 1, out[d]};
+    if (!runs.empty() && runs.back().lhsBroadcast == run.lhsBroadcast &&
+        runs.back().rhsBroadcast == run.rhsBroadcast)
       runs.back().size *= out[d];
     else
-      runs.push_back({broadcast, out[d]});
+      runs.push_back(run);
   }
-  // A single run is the same shape or a scalar.
+  // A single run is the same shape (a scalar operand is the callers').
   if (runs.size() < 2)
     return std::nullopt;
-  BroadcastPattern pattern;
   const Run &inner = runs.back(), &next = runs[runs.size() - 2];
-  pattern.innerRow = !inner.broadcast;
+  auto broadcastsNothing = [](const Run &run) {
+    return !run.lhsBroadcast && !run.rhsBroadcast;
+  };
+  BroadcastPattern pattern;
+  if (broadcastsNothing(inner)) {
+    pattern.innerRow = true;
+    pattern.bIsLhs = next.lhsBroadcast;
+  } else if (broadcastsNothing(next)) {
+    pattern.innerRow = false;
+    pattern.bIsLhs = inner.lhsBroadcast;
+  } else {
+    return std::nullopt;
+  }
   pattern.rows = next.size;
   pattern.cols = inner.size;
-  // b's elements inside the outer runs so far (inner problem first).
+  // Elements of a (the full operand) and b inside the runs so far.
+  int64_t aInside = pattern.rows * pattern.cols;
   int64_t bInside = pattern.innerRow ? pattern.cols : pattern.rows;
   for (size_t i = runs.size() - 2; i-- > 0;) {
-    pattern.loops.insert(pattern.loops.begin(),
-                         {runs[i].size, runs[i].broadcast ? 0 : bInside});
-    if (!runs[i].broadcast)
+    bool aBroadcast =
+        pattern.bIsLhs ? runs[i].rhsBroadcast : runs[i].lhsBroadcast;
+    bool bBroadcast =
+        pattern.bIsLhs ? runs[i].lhsBroadcast : runs[i].rhsBroadcast;
+    pattern.loops.insert(
+        pattern.loops.begin(),
+        {runs[i].size, aBroadcast ? 0 : aInside, bBroadcast ? 0 : bInside});
+    if (!aBroadcast)
+      aInside *= runs[i].size;
+    if (!bBroadcast)
       bInside *= runs[i].size;
   }
   return pattern;

@@ -176,14 +176,14 @@ func.func @unary_mix(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // What the kernels refuse stays on the host with the reason.
 // PLACE-LABEL: func.func @refused
-// PLACE: accel.add {{.*}}accel.host_reason = "broadcasting both operands is not lowered to the card"
+// PLACE: accel.add {{.*}}accel.host_reason = "broadcasting both operands along the innermost dimensions (an outer product) is not lowered to the card"
 // PLACE: accel.add {{.*}}accel.host_reason = "accel.add runs on the card in f32, f16 or bf16 only"
 // PLACE: accel.pow {{.*}}accel.host_reason = "pow runs on the card only with exponent 2 or 0.5 (the vector units have no log/exp-based power)"
 // PLACE: accel.erf {{.*}}accel.host_reason = "erf is not in the NPU ISA"
 // PLACE: accel.gelu {{.*}}accel.host_reason = "only the exact (erf) gelu is in the NPU ISA"
 // A broadcast repeated per batch element (2 x [3 rows of 5, one value per
 // row]) whose repetitions would start 60 bytes apart:
-// PLACE: accel.sub {{.*}}accel.host_reason = "a repeated block of the broadcast result would start at a DRAM offset that is not a multiple of 64 bytes"
+// PLACE: accel.sub {{.*}}accel.host_reason = "a repetition of the broadcast would start at a DRAM offset that is not a multiple of 64 bytes"
 func.func @refused(%a: tensor<4x1xf32>, %b: tensor<1x8xf32>, %h: tensor<4x8xi32>, %x: tensor<4x8xf32>, %y: tensor<2x3x5xf32>, %c: tensor<3x1xf32>) -> (tensor<4x8xf32>, tensor<4x8xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x3x5xf32>) {
   %0 = accel.add %a, %b : (tensor<4x1xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
   %1 = accel.add %h, %h : (tensor<4x8xi32>, tensor<4x8xi32>) -> tensor<4x8xi32>
