@@ -9,6 +9,8 @@
 
 #include "nnaccel/Transforms/Passes.h"
 
+#include "PartitionOrder.h"
+
 #include "Accel/AccelOps.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -112,51 +114,13 @@ void outline(ArrayRef<Operation *> run, int64_t card) {
       constant->erase();
 }
 
-/// Moves the host ops that need nothing computed on a card (their operands
-/// are function arguments, constants or results of such ops: integer index
-/// arithmetic on the inputs, like the categorical offsets a wide&deep model
-/// adds to its indices before the embedding gathers) to the start of the
-/// block, in their order. Where they were, between card ops, each would end
-/// a card partition and start another; at the start they are one host
-/// partition before the card's work.
-void hoistHostInputOps(Block &block) {
-  llvm::SmallPtrSet<Operation *, 8> hoisted;
-  auto readyAtEntry = [&](Operation *op) {
-    return llvm::all_of(op->getOperands(), [&](Value operand) {
-      Operation *def = operand.getDefiningOp();
-      return !def || isa<ConstantOp>(def) || hoisted.contains(def);
-    });
-  };
-  SmallVector<Operation *> moved;
-  for (Operation &op : block.without_terminator()) {
-    std::optional<int64_t> card = getPlacementCard(&op);
-    if (card && *card < 0 && op.getNumRegions() == 0 && readyAtEntry(&op)) {
-      hoisted.insert(&op);
-      moved.push_back(&op);
-    }
-  }
-  // Operands defined by constants later in the block stay dominating: the
-  // constants move too (they are not partitioned, and outline clones them).
-  Operation *insertBefore = block.empty() ? nullptr : &block.front();
-  for (Operation *op : moved) {
-    for (Value operand : op->getOperands())
-      if (auto constant = operand.getDefiningOp<ConstantOp>();
-          constant && insertBefore && insertBefore->isBeforeInBlock(constant))
-        constant->moveBefore(insertBefore);
-    if (op != insertBefore)
-      op->moveBefore(insertBefore);
-    else
-      insertBefore = op->getNextNode();
-  }
-}
-
 struct AccelOutlinePartitionsPass
     : mlir::nnaccel::impl::AccelOutlinePartitionsBase<
           AccelOutlinePartitionsPass> {
   void runOnOperation() override {
     SmallVector<std::pair<SmallVector<Operation *>, int64_t>> runs;
     for (Block &block : getOperation().getBody())
-      hoistHostInputOps(block);
+      mlir::nnaccel::hoistHostInputOps(block);
     for (Block &block : getOperation().getBody()) {
       SmallVector<Operation *> current;
       int64_t currentCard = 0;

@@ -505,7 +505,11 @@ def AccelAssignPlacement : Pass<"accel-assign-placement", "func::FuncOp"> {
     that says why; a host hint is kept, with the `accel.host_reason` a
     frontend wrote along with a host placement (the ONNX importer's exact
     quantisation arithmetic), else the reason "placed on the host by the
-    user". Ops named in `force-host` go to the host.
+    user". Ops named in `force-host` go to the host. Host ops that read
+    only the function's arguments and constants (or such ops' results)
+    then move to the start of the function, as accel-outline-partitions
+    would put them, before runs of small data-movement ops are judged by
+    their neighbours (see below).
 
     A warning lists heavy ops (ops with the HeavyOp trait: matmul,
     fully_connected, conv, embedding_bag, lstm, gru) that end up on the
