@@ -98,9 +98,28 @@ TEST_CASE("both operands broadcast", "[broadcast]") {
   CHECK(p->loops[0].aStride == 0);
   CHECK(p->loops[0].bStride == 64);
 
-  // [N, C, 1] * [1, 1, W] broadcasts both operands in the two innermost
-  // runs (an outer product): left to the host.
-  CHECK(!getBroadcastPattern({4, 3, 1}, {1, 1, 8}, {4, 3, 8}));
+  // [N, C, 1] * [1, 1, W] broadcasts one operand in each of the two
+  // innermost runs (an outer product): the first gives one value per row,
+  // the second one row that every row repeats.
+  p = getBroadcastPattern({4, 3, 1}, {1, 1, 8}, {4, 3, 8});
+  REQUIRE(p.has_value());
+  CHECK(!p->innerRow);
+  CHECK(p->aIsRow);
+  CHECK(p->bIsLhs);
+  CHECK(p->rows == 12);
+  CHECK(p->cols == 8);
+  CHECK(p->loops.empty());
+
+  // [B, S, 1] + [B, 1, D]: an outer product per batch element, both
+  // operands advancing.
+  p = getBroadcastPattern({2, 6, 1}, {2, 1, 64}, {2, 6, 64});
+  REQUIRE(p.has_value());
+  CHECK(p->aIsRow);
+  CHECK(p->bIsLhs);
+  REQUIRE(p->loops.size() == 1);
+  CHECK(p->loops[0].count == 2);
+  CHECK(p->loops[0].aStride == 64);
+  CHECK(p->loops[0].bStride == 6);
 }
 
 TEST_CASE("unit output dimensions belong to no run", "[broadcast]") {

@@ -26,11 +26,11 @@
 // problem repeated over outer loops (EltwiseBroadcast.h: [B,S,D] + [S,D]
 // is B rows of S*D plus a row vector; [B,S,D] + [B,1,D] a loop over B
 // around S rows plus a row vector; [B,1,D] + [1,S,D], both operands
-// broadcast, a loop over B around [S,D] plus a row of the first), unless
-// both operands are broadcast in the two innermost runs of dimensions (an
-// outer product); a row vector too wide for the vector units becomes a
-// block of rows that is streamed like a full operand, its chunks read from
-// the block again for every repetition.
+// broadcast, a loop over B around [S,D] plus a row of the first; an outer
+// product [S,1] * [1,D] S rows of the second operand's row, loaded once per
+// row, times a value per row); a row vector too wide for the vector units
+// becomes a block of rows that is streamed like a full operand, its chunks
+// read from the block again for every repetition.
 //
 // Precision: the ISA has no divide. The card computes a/b as a * (1/b) with
 // 1/b correctly rounded (v.recip): two roundings instead of the host's one,
@@ -118,6 +118,9 @@ struct EltwiseSpec {
   /// r % blockRows).
   enum BKind { None, Full, Row, Col, Block, Scalar, Imm } b = None;
   int64_t blockRows = 0;
+  /// a is one row of cols that every row repeats (an outer product: b is
+  /// Col); each chunk loads it once per row.
+  bool aIsRow = false;
   /// Loops around the rows x cols problem (EltwiseBroadcast.h): each
   /// repetition moves the output by rows * cols elements and a and b by
   /// the loops' strides.
@@ -330,7 +333,19 @@ void emitProblem(ProgramEmitter &emitter, const TargetDesc &target,
     const uint64_t work = aBuf + layout.workOffset;
     const Operand2D a = vrf(aBuf, cols, fmt);
     Operand2D b = residentB;
-    load(a, spec.aAddr + uint64_t(fmt.rowBytes(row * cols)), rc, cols);
+    if (spec.aIsRow) {
+      // The row once per chunk row: planes of one row, source stride 0.
+      DmaLoad dma;
+      dma.dst = a.ref();
+      dma.src = {Space::Dram, spec.aAddr};
+      dma.format = fmt;
+      dma.x = cols;
+      dma.z = rc;
+      dma.dpitch = fmt.rowBytes(cols);
+      emitLoad(emitter, dma);
+    } else {
+      load(a, spec.aAddr + uint64_t(fmt.rowBytes(row * cols)), rc, cols);
+    }
     if (hasBRows(spec)) {
       int64_t bRow = spec.b == EltwiseSpec::Block ? row % spec.blockRows : row;
       b = vrf(bBuf, cols, fmt);
@@ -675,12 +690,13 @@ std::optional<EltwiseSpec> makeSpec(Operation *op, const TargetDesc &target,
           getBroadcastPattern(tensorType(op->getOperand(0)).getShape(),
                               tensorType(op->getOperand(1)).getShape(), out);
       if (!broadcast) {
-        reason = "broadcasting both operands along the innermost dimensions "
-                 "(an outer product) is not lowered to the card";
+        reason = "operands that are not numpy broadcasts of the result are "
+                 "not lowered to the card";
         return std::nullopt;
       }
       pattern = *broadcast;
       spec.b = pattern.innerRow ? EltwiseSpec::Row : EltwiseSpec::Col;
+      spec.aIsRow = pattern.aIsRow;
       spec.reversed = pattern.bIsLhs;
     }
     if (spec.b == EltwiseSpec::Imm) {

@@ -7,7 +7,9 @@
 // S rows of D; X [B, C, H, W] * s [1, C, 1, 1] a loop over B (s staying)
 // around a Col problem of C rows of H*W. With both operands broadcast,
 // U [B, 1, D] + V [1, S, D] is a loop over B (U advancing D, V staying)
-// around a Row problem with V as the full operand and U's row as b.
+// around a Row problem with V as the full operand and U's row as b, and
+// the outer product C [S, 1] * R [1, D] a Col problem of S rows whose a is
+// R's row repeated and whose b is C's value per row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,16 +62,18 @@ mlir::nnaccel::npu_lowering::getBroadcastPattern(llvm::ArrayRef<int64_t> lhs,
   if (broadcastsNothing(inner)) {
     pattern.innerRow = true;
     pattern.bIsLhs = next.lhsBroadcast;
-  } else if (broadcastsNothing(next)) {
+  } else {
+    // b is the operand broadcast along the columns (one value per row);
+    // when the rows broadcast the other one too, that one is a single row
+    // (runs alternate, so each inner run broadcasts a different operand).
     pattern.innerRow = false;
     pattern.bIsLhs = inner.lhsBroadcast;
-  } else {
-    return std::nullopt;
+    pattern.aIsRow = !broadcastsNothing(next);
   }
   pattern.rows = next.size;
   pattern.cols = inner.size;
-  // Elements of a (the full operand) and b inside the runs so far.
-  int64_t aInside = pattern.rows * pattern.cols;
+  // Elements of a and b inside the runs so far.
+  int64_t aInside = pattern.aIsRow ? pattern.cols : pattern.rows * pattern.cols;
   int64_t bInside = pattern.innerRow ? pattern.cols : pattern.rows;
   for (size_t i = runs.size() - 2; i-- > 0;) {
     bool aBroadcast =

@@ -7,11 +7,12 @@
 // broadcast of the two operands to such an inner problem repeated over
 // outer loops: the output's dimensions are grouped into runs where the
 // same operands are broadcast, the two innermost runs give the inner
-// problem (one of them must broadcast neither operand, the other one
-// operand: that is b) and each outer run is a loop in which a and b
-// advance by the elements inside it, or stay where they are (stride 0)
-// when the run broadcasts them. (std::vector, not SmallVector: the unit
-// tests build this without libLLVMSupport.)
+// problem (when one of them broadcasts neither operand, the other one's
+// broadcast operand is b; when each broadcasts one, an outer product, b
+// has one value per row and a is one row that every row repeats) and each
+// outer run is a loop in which a and b advance by the elements inside it,
+// or stay where they are (stride 0) when the run broadcasts them. (std::vector,
+// not SmallVector: the unit tests build this without libLLVMSupport.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,20 +35,20 @@ struct BroadcastLoop {
 };
 
 /// A broadcast as `loops` (outermost first) around an inner rows x cols
-/// problem over the whole of a: `innerRow` when b is one row of `cols`
-/// reused by all `rows` rows, else one value per row (b[rows], reused along
-/// the `cols` columns). `bIsLhs`: b is the op's first operand.
+/// problem over a: `innerRow` when b is one row of `cols` reused by all
+/// `rows` rows, else one value per row (b[rows], reused along the `cols`
+/// columns). `aIsRow`: a too is one row of `cols` that every row repeats
+/// (an outer product, with b per row). `bIsLhs`: b is the op's first
+/// operand.
 struct BroadcastPattern {
-  bool innerRow = true, bIsLhs = false;
+  bool innerRow = true, aIsRow = false, bIsLhs = false;
   int64_t rows = 1, cols = 1;
   std::vector<BroadcastLoop> loops;
 };
 
 /// The pattern of a binary op of shapes `lhs` and `rhs` (numpy rules, ranks
 /// aligned at the right) with result shape `out`; nullopt when the shapes
-/// do not broadcast to `out`, when no operand is broadcast (same shapes),
-/// or when the two innermost runs of dimensions both broadcast an operand
-/// (an outer product such as [S, 1] + [1, D]).
+/// do not broadcast to `out` or when no operand is broadcast (same shapes).
 std::optional<BroadcastPattern>
 getBroadcastPattern(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs,
                     llvm::ArrayRef<int64_t> out);

@@ -176,7 +176,7 @@ func.func @unary_mix(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // What the kernels refuse stays on the host with the reason.
 // PLACE-LABEL: func.func @refused
-// PLACE: accel.add {{.*}}accel.host_reason = "broadcasting both operands along the innermost dimensions (an outer product) is not lowered to the card"
+// PLACE: accel.add {{.*}}accel.host_reason = "the broadcast repeats its operand 5000 times (at most 4096 are lowered to the card)"
 // PLACE: accel.add {{.*}}accel.host_reason = "accel.add runs on the card in f32, f16 or bf16 only"
 // PLACE: accel.pow {{.*}}accel.host_reason = "pow runs on the card only with exponent 2 or 0.5 (the vector units have no log/exp-based power)"
 // PLACE: accel.erf {{.*}}accel.host_reason = "erf is not in the NPU ISA"
@@ -184,15 +184,15 @@ func.func @unary_mix(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // A broadcast repeated per batch element (2 x [3 rows of 5, one value per
 // row]) whose repetitions would start 60 bytes apart:
 // PLACE: accel.sub {{.*}}accel.host_reason = "a repetition of the broadcast would start at a DRAM offset that is not a multiple of 64 bytes"
-func.func @refused(%a: tensor<4x1xf32>, %b: tensor<1x8xf32>, %h: tensor<4x8xi32>, %x: tensor<4x8xf32>, %y: tensor<2x3x5xf32>, %c: tensor<3x1xf32>) -> (tensor<4x8xf32>, tensor<4x8xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x3x5xf32>) {
-  %0 = accel.add %a, %b : (tensor<4x1xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+func.func @refused(%a: tensor<5000x1x16xf32>, %b: tensor<1x2x16xf32>, %h: tensor<4x8xi32>, %x: tensor<4x8xf32>, %y: tensor<2x3x5xf32>, %c: tensor<3x1xf32>) -> (tensor<5000x2x16xf32>, tensor<4x8xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x3x5xf32>) {
+  %0 = accel.add %a, %b : (tensor<5000x1x16xf32>, tensor<1x2x16xf32>) -> tensor<5000x2x16xf32>
   %1 = accel.add %h, %h : (tensor<4x8xi32>, tensor<4x8xi32>) -> tensor<4x8xi32>
   %c3 = accel.constant dense<3.0> : tensor<f32>
   %2 = accel.pow %x, %c3 : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
   %3 = accel.erf %x : tensor<4x8xf32>
   %4 = accel.gelu %x {approximate = #accel.gelu_approx<tanh>} : tensor<4x8xf32>
   %5 = accel.sub %y, %c : (tensor<2x3x5xf32>, tensor<3x1xf32>) -> tensor<2x3x5xf32>
-  return %0, %1, %2, %3, %4, %5 : tensor<4x8xf32>, tensor<4x8xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x3x5xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<5000x2x16xf32>, tensor<4x8xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x3x5xf32>
 }
 
 // -----
@@ -311,4 +311,19 @@ func.func @broadcast_block(%x: tensor<2x40x512xf32>, %p: tensor<40x512xf32>) -> 
 func.func @broadcast_loops(%x: tensor<3x4x5x64xf32>, %m: tensor<4x1x64xf32>) -> tensor<3x4x5x64xf32> {
   %0 = accel.mul %x, %m : (tensor<3x4x5x64xf32>, tensor<4x1x64xf32>) -> tensor<3x4x5x64xf32>
   return %0 : tensor<3x4x5x64xf32>
+}
+
+// -----
+
+// An outer product [4, 1] * [1, 64]: 4 rows of the second operand's row
+// (loaded once per row: planes of one row, source stride sz = 0, not
+// printed) times one
+// value per row of the first (loaded as one row of 4 values).
+// CHECK-LABEL: npu.program @broadcast_outer_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x40], f32 x = 64 y = 1 z = 4 sy = 256 dpitch = 256{{$}}
+// CHECK-NEXT: npu.dma.ld vrf[0x400], dram[0x0], f32 x = 4 y = 1
+// CHECK-NEXT: npu.v.mul vrf[0x0], vrf[0x0], vrf[0x400], f32, f32, f32 rows = 4 cols = 64 {{.*}} bcast = col
+func.func @broadcast_outer(%c: tensor<4x1xf32>, %r: tensor<1x64xf32>) -> tensor<4x64xf32> {
+  %0 = accel.mul %c, %r : (tensor<4x1xf32>, tensor<1x64xf32>) -> tensor<4x64xf32>
+  return %0 : tensor<4x64xf32>
 }
