@@ -119,6 +119,12 @@ def Accel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getResultPitchAttrName() {
       return ::llvm::StringLiteral("accel.result_pitch");
     }
+    /// Name of the discardable integer attribute on an lstm / gru that
+    /// accel-pad-recurrent gave a larger hidden size: the layer's size
+    /// before padding (its results are sliced back to it).
+    static constexpr ::llvm::StringLiteral getPaddedHiddenAttrName() {
+      return ::llvm::StringLiteral("accel.padded_hidden");
+    }
     /// Name of the discardable attribute `array<i64: axis, piece, pieces>`
     /// that marks one piece of an op accel-split-ops divided across cores
     /// (axis -1: a partial result of a reduction split, summed after).

@@ -281,6 +281,14 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
       return failure();
     return success();
   }
+  if (attr.getName() == getPaddedHiddenAttrName()) {
+    auto size = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!size || !isa<LSTMOp, GRUOp>(op) || size.getInt() < 1)
+      return op->emitOpError()
+             << "'" << getPaddedHiddenAttrName()
+             << "' must be a positive integer on an accel.lstm or accel.gru";
+    return success();
+  }
   if (attr.getName() == getPaddingMaskAttrName()) {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitOpError()

@@ -87,6 +87,9 @@ void mlir::nnaccel::buildPrecisionPipeline(
 void mlir::nnaccel::buildPartitionPipeline(
     OpPassManager &pm, const LowerPipelineOptions &options) {
   buildPrecisionPipeline(pm, options);
+  AccelPadRecurrentOptions padding;
+  padding.forceHost = options.forceHost;
+  pm.addNestedPass<func::FuncOp>(createAccelPadRecurrent(padding));
   AccelAssignPlacementOptions placement;
   placement.card = options.card;
   placement.forceHost = options.forceHost;

@@ -11,6 +11,7 @@
 #include "nnaccel/Transforms/Passes.h"
 
 #include "CostModel.h"
+#include "PartitionOrder.h"
 
 #include "Accel/AccelOps.h"
 #include "Accel/ElementTypes.h"
@@ -253,6 +254,9 @@ struct AccelAssignPlacementPass
       }
     });
     CoreCostModel model(*targetDesc);
+    // Host ops that only read the inputs go first (as accel-outline-
+    // partitions will put them) before runs are judged by their neighbours.
+    hoistHostInputOps(getOperation().getBody().front());
     unsigned moved =
         keepTrivialRunsOnHost(getOperation().getBody().front(), model, pinned);
     numCardOps -= moved;

@@ -9,6 +9,8 @@
 
 #include "nnaccel/Transforms/Passes.h"
 
+#include "PartitionOrder.h"
+
 #include "Accel/AccelOps.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -117,6 +119,8 @@ struct AccelOutlinePartitionsPass
           AccelOutlinePartitionsPass> {
   void runOnOperation() override {
     SmallVector<std::pair<SmallVector<Operation *>, int64_t>> runs;
+    for (Block &block : getOperation().getBody())
+      mlir::nnaccel::hoistHostInputOps(block);
     for (Block &block : getOperation().getBody()) {
       SmallVector<Operation *> current;
       int64_t currentCard = 0;

@@ -139,6 +139,25 @@ func.func @trivial_partition(%x: tensor<4x8xf32>) -> tensor<32xf32> {
 
 // -----
 
+// Host ops that read only the function's inputs (integer index arithmetic)
+// move to the start before small data-movement runs are judged by their
+// neighbours: the reshape after the i64 add in program order is next to a
+// card op once the add has moved, so it stays on the card, and the card
+// work is one run.
+// CHECK-LABEL: func.func @hoisted_before_runs
+// CHECK: accel.add {{.*}}accel.placement = #accel.placement<card = -1>
+// CHECK: accel.relu {{.*}}accel.placement = #accel.placement<card = 0>
+// CHECK: accel.reshape {{.*}}accel.placement = #accel.placement<card = 0>
+func.func @hoisted_before_runs(%x: tensor<4x8xf32>, %i: tensor<4xi64>) -> (tensor<32xf32>, tensor<4xi64>) {
+  %0 = accel.relu %x : tensor<4x8xf32>
+  %c = accel.constant dense<[0, 10, 20, 30]> : tensor<4xi64>
+  %1 = accel.add %i, %c : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %2 = accel.reshape %0 : tensor<4x8xf32> -> tensor<32xf32>
+  return %2, %1 : tensor<32xf32>, tensor<4xi64>
+}
+
+// -----
+
 // Integer products, quantisation and round have no card kernel for their
 // types: they run on the host and say why. A host placement the ONNX
 // importer gave (exact quantisation arithmetic) keeps its reason.

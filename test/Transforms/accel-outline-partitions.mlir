@@ -49,3 +49,27 @@ func.func @cards(%x: tensor<4xf32>) -> tensor<4xf32> {
   %2 = accel.relu %1 {accel.placement = #accel.placement<card = 1>} : tensor<4xf32>
   return %2 : tensor<4xf32>
 }
+
+// -----
+
+// Integer index arithmetic on the inputs (categorical offsets added to the
+// indices of an embedding gather) runs on the host; it needs nothing the
+// card computes, so it moves to the start with its constant and the card
+// ops before and after it form one partition instead of two.
+// CHECK-LABEL: func.func @hoisted_index_add
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8xf32>, %[[I:.*]]: tensor<2x3xi64>)
+// CHECK: %[[H:.*]] = accel.host_partition(%[[I]])
+// CHECK: accel.constant dense<[0, 10, 30]>
+// CHECK: accel.add
+// CHECK: accel.card_partition(%[[X]], %[[H]])
+// CHECK: accel.relu
+// CHECK: accel.gather
+// CHECK-NOT: accel.card_partition
+func.func @hoisted_index_add(%x: tensor<2x8xf32>, %idx: tensor<2x3xi64>) -> (tensor<2x8xf32>, tensor<2x3x8xf32>) {
+  %table = accel.constant dense<1.0> : tensor<40x8xf32>
+  %0 = accel.relu %x {accel.placement = #accel.placement<card = 0>} : tensor<2x8xf32>
+  %offsets = accel.constant dense<[0, 10, 30]> : tensor<3xi64>
+  %1 = accel.add %idx, %offsets {accel.host_reason = "integer", accel.placement = #accel.placement<card = -1>} : (tensor<2x3xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+  %2 = accel.gather %table, %1 {axis = 0 : i64, accel.placement = #accel.placement<card = 0>} : (tensor<40x8xf32>, tensor<2x3xi64>) -> tensor<2x3x8xf32>
+  return %0, %2 : tensor<2x8xf32>, tensor<2x3x8xf32>
+}

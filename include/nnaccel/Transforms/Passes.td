@@ -456,6 +456,44 @@ def AccelApplyPrecision : Pass<"accel-apply-precision", "func::FuncOp"> {
   ];
 }
 
+def AccelPadRecurrent : Pass<"accel-pad-recurrent", "func::FuncOp"> {
+  let summary = "Pad the hidden size of lstm / gru layers the card rejects";
+  let description = [{
+    The card's lstm / gru kernels store each time step's B x H slice of Y
+    at its DRAM offset, so the slices must be DRAM-aligned; otherwise they
+    assemble Y on chip, which needs the whole sequence to fit there. For
+    every lstm / gru whose card kernel rejects it on the module's target
+    (`npu.target`) and whose step slice (batch x hidden_size elements) is
+    not a whole number of DRAM alignment units, this pass builds the layer
+    with the next hidden size whose slice is (H = 500 in f32 at batch 1:
+    512), keeps it when the card accepts that, and slices Y, Y_h and Y_c
+    back. The padded units get zero weights, biases, peepholes and initial
+    states, so they stay zero at every step and never reach the real units:
+    the results are those of the original layer. Constant f32 operands are
+    padded at compile time; others through `accel.reshape` + `accel.pad`
+    (splitting the gate blocks) + `accel.reshape`. The padded layer records
+    its original size in `accel.padded_hidden`. Ops named in `force-host`,
+    placed or hinted on the host, with block floating-point weights, or
+    rejected for other reasons are left alone.
+
+    ```mlir
+    %y, %h = accel.gru %x, %w, %r, %b {hidden_size = 500 : i64} ...
+    // ->
+    %y2, %h2 = accel.gru %x, %w512, %r512, %b512
+        {accel.padded_hidden = 500 : i64, hidden_size = 512 : i64} ...
+    %y = accel.slice %y2 {ends = array<i64: S, 1, 1, 500>, ...}
+    %h = accel.slice %h2 {ends = array<i64: 1, 1, 500>, ...}
+    ```
+  }];
+  let options = [
+    ListOption<"forceHost", "force-host", "std::string",
+               "Op names (e.g. accel.gru) kept on the host: not padded">
+  ];
+  let statistics = [
+    Statistic<"numPadded", "padded", "Recurrent layers given a padded hidden size">
+  ];
+}
+
 def AccelAssignPlacement : Pass<"accel-assign-placement", "func::FuncOp"> {
   let summary = "Decide for every op whether it runs on a card or the host";
   let description = [{
@@ -467,7 +505,11 @@ def AccelAssignPlacement : Pass<"accel-assign-placement", "func::FuncOp"> {
     that says why; a host hint is kept, with the `accel.host_reason` a
     frontend wrote along with a host placement (the ONNX importer's exact
     quantisation arithmetic), else the reason "placed on the host by the
-    user". Ops named in `force-host` go to the host.
+    user". Ops named in `force-host` go to the host. Host ops that read
+    only the function's arguments and constants (or such ops' results)
+    then move to the start of the function, as accel-outline-partitions
+    would put them, before runs of small data-movement ops are judged by
+    their neighbours (see below).
 
     A warning lists heavy ops (ops with the HeavyOp trait: matmul,
     fully_connected, conv, embedding_bag, lstm, gru) that end up on the
@@ -539,6 +581,19 @@ def AccelOutlinePartitions
     it. Constants used only inside a run move with it; constants also used
     elsewhere are cloned (weights share their resource blob, so nothing is
     copied). A host partition's `reason` joins the distinct host reasons.
+
+    First, host ops that need nothing computed on a card (operands that are
+    function arguments, constants or results of such ops: integer index
+    arithmetic on the inputs, such as categorical offsets added to indices
+    before an embedding gather) move to the start of the block, so they form
+    one host partition before the card work instead of splitting it:
+
+    ```mlir
+    %h = accel.relu %x {accel.placement = #accel.placement<card = 0>}
+    %i = accel.add %idx, %offsets {accel.placement = #accel.placement<card = -1>}
+    %g = accel.gather %table, %i {accel.placement = #accel.placement<card = 0>}
+    // -> host_partition(%idx) {add}; card_partition(%x, ...) {relu, gather}
+    ```
   }];
   let statistics = [
     Statistic<"numHostPartitions", "host-partitions", "Host partitions formed">,

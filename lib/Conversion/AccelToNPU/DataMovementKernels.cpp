@@ -36,7 +36,8 @@
 // last of each (x = 1). Stores cannot start early without clobbering their
 // neighbours, so a leaf whose destination offset is unaligned cannot be
 // expressed; `check` plans every leaf and refuses such copies (they then
-// run on the host).
+// run on the host), except for concat, whose output rows are then
+// assembled in the VRF and stored whole (StagedConcat).
 //
 // The copies are bit copies, so f32, f16 and bf16 tensors only differ in
 // the element size and the DMA's dtype (strides and offsets count whole
@@ -747,6 +748,120 @@ void emitPadFill(PadOp op, KernelContext &context) {
 }
 
 //===----------------------------------------------------------------------===//
+// concat assembled in the VRF.
+//===----------------------------------------------------------------------===//
+
+/// A concat whose parts' box copies would store to unaligned DRAM offsets
+/// (wide&deep's dense features [B, 13] next to embeddings [B, 48] in f32:
+/// the second part's rows start 52 bytes into each output row) is
+/// assembled in the VRF instead: chunks of whole output rows, each part's
+/// rows loaded at its column offset in the staged rows (VRF addresses need
+/// only the VRF's alignment), then one store of the chunk at its aligned
+/// DRAM offset. Every part is viewed as outer x width elements (its
+/// dimensions from the axis on), the output as outer x rowElems.
+struct StagedConcat {
+  int64_t outer = 0, rowElems = 0, rowsPerChunk = 0;
+  SmallVector<std::pair<int64_t, int64_t>> parts; // width, column offset
+};
+
+std::optional<StagedConcat>
+planStagedConcat(ConcatOp op, const TargetDesc &target, std::string &reason) {
+  ArrayRef<int64_t> out = op.getType().getShape();
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += static_cast<int64_t>(out.size());
+  const ElementFormat fmt = formatOf(op);
+  const int64_t e = fmt.elementBytes();
+  const int64_t alignElems = std::max<int64_t>(dramAlign(target) / e, 1);
+  StagedConcat plan;
+  plan.outer = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    plan.outer *= out[d];
+  int64_t inner = 1;
+  for (size_t d = axis + 1; d < out.size(); ++d)
+    inner *= out[d];
+  plan.rowElems = out[axis] * inner;
+  // Chunk starts must be DRAM-aligned in the output and in every part.
+  int64_t multiple = alignElems / std::gcd(alignElems, plan.rowElems);
+  int64_t column = 0;
+  for (Value input : op.getInputs()) {
+    int64_t width = tensorType(input).getDimSize(axis) * inner;
+    if (width == 0)
+      continue;
+    if (fmt.rowBytes(column) % vrfAlign(target)) {
+      reason = "a concat part would be staged at a VRF offset that is not a "
+               "multiple of " +
+               std::to_string(vrfAlign(target)) + " bytes";
+      return std::nullopt;
+    }
+    plan.parts.push_back({width, column});
+    column += width;
+    int64_t need = alignElems / std::gcd(alignElems, width);
+    multiple = multiple / std::gcd(multiple, need) * need;
+  }
+  const int64_t rowBytes = fmt.rowBytes(plan.rowElems);
+  if (plan.rowElems > kMaxCount || rowBytes > kMaxPitch) {
+    reason = "concat rows of " + std::to_string(plan.rowElems) +
+             " elements are too wide to assemble in the VRF";
+    return std::nullopt;
+  }
+  int64_t rows =
+      std::min<int64_t>({plan.outer, kMaxDmaYZ,
+                         slotBytes(target) / std::max<int64_t>(rowBytes, 1)});
+  if (rows < plan.outer)
+    rows = rows / multiple * multiple;
+  if (rows < 1) {
+    reason = "the VRF cannot hold the " + std::to_string(multiple) +
+             " concat rows whose chunks start at aligned DRAM offsets";
+    return std::nullopt;
+  }
+  plan.rowsPerChunk = rows;
+  int64_t chunks = (plan.outer + rows - 1) / rows;
+  if (chunks * int64_t(plan.parts.size() + 1) > kMaxLeaves) {
+    reason = "the concat would need more than " + std::to_string(kMaxLeaves) +
+             " DMA transfers";
+    return std::nullopt;
+  }
+  return plan;
+}
+
+void emitStagedConcat(ConcatOp op, const StagedConcat &plan,
+                      KernelContext &context) {
+  const ElementFormat fmt = formatOf(op);
+  const int64_t rowBytes = fmt.rowBytes(plan.rowElems);
+  const uint64_t dst = context.addressOf(op.getResult());
+  SmallVector<uint64_t> sources;
+  for (Value input : op.getInputs())
+    if (tensorType(input).getNumElements() != 0)
+      sources.push_back(context.addressOf(input));
+  for (int64_t row = 0, chunk = 0; row < plan.outer;
+       row += plan.rowsPerChunk, ++chunk) {
+    const int64_t rc = std::min(plan.rowsPerChunk, plan.outer - row);
+    const uint64_t slot =
+        uint64_t(chunk % 2) * uint64_t(slotBytes(context.target));
+    for (auto [part, src] : llvm::zip(plan.parts, sources)) {
+      auto [width, column] = part;
+      DmaLoad load;
+      load.dst = {Space::Vrf, slot + uint64_t(fmt.rowBytes(column))};
+      load.src = {Space::Dram, src + uint64_t(fmt.rowBytes(row * width))};
+      load.format = fmt;
+      load.x = width;
+      load.y = rc;
+      load.dpitch = rowBytes;
+      emitLoad(context.emitter, load);
+    }
+    DmaStore store;
+    store.dst = {Space::Dram, dst + uint64_t(row * rowBytes)};
+    store.src = {Space::Vrf, slot};
+    store.format = fmt;
+    store.x = plan.rowElems;
+    store.y = rc;
+    store.spitch = rowBytes;
+    emitStore(context.emitter, store);
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // Kernel entries.
 //===----------------------------------------------------------------------===//
 
@@ -785,6 +900,35 @@ LogicalResult checkSlice(Operation *operation, const TargetDesc &target,
 LogicalResult checkTranspose(Operation *operation, const TargetDesc &target,
                              std::string &reason) {
   return checkCopies<TransposeOp, transposeCopies>(operation, target, reason);
+}
+
+/// A concat is box copies, or assembled in the VRF when a copy would store
+/// to an unaligned DRAM offset (see StagedConcat).
+LogicalResult checkConcat(Operation *operation, const TargetDesc &target,
+                          std::string &reason) {
+  if (succeeded(checkCopies<ConcatOp, concatCopies>(operation, target, reason)))
+    return success();
+  if (failed(checkTypes(operation, reason)))
+    return failure();
+  std::string staged;
+  if (planStagedConcat(cast<ConcatOp>(operation), target, staged))
+    return success();
+  reason += "; " + staged;
+  return failure();
+}
+
+LogicalResult emitConcat(Operation *operation, KernelContext &context) {
+  std::string reason;
+  if (succeeded(checkCopies<ConcatOp, concatCopies>(operation, context.target,
+                                                    reason)))
+    return emitCopies<ConcatOp, concatCopies>(operation, context);
+  auto op = cast<ConcatOp>(operation);
+  std::optional<StagedConcat> plan =
+      planStagedConcat(op, context.target, reason);
+  if (!plan)
+    return op.emitOpError(reason);
+  emitStagedConcat(op, *plan, context);
+  return success();
 }
 
 LogicalResult checkPad(Operation *operation, const TargetDesc &target,
@@ -837,8 +981,6 @@ void mlir::nnaccel::npu_lowering::attachDataMovementKernels(
   attachCardKernel<
       CardKernelModel<checkSlice, emitCopies<SliceOp, sliceCopies>>, SliceOp>(
       context);
-  attachCardKernel<CardKernelModel<checkCopies<ConcatOp, concatCopies>,
-                                   emitCopies<ConcatOp, concatCopies>>,
-                   ConcatOp>(context);
+  attachCardKernel<CardKernelModel<checkConcat, emitConcat>, ConcatOp>(context);
   attachCardKernel<CardKernelModel<checkPad, emitPad>, PadOp>(context);
 }

@@ -22,7 +22,15 @@
 // -a + b for sub (exact: IEEE subtraction is addition of the negation) and
 // as b * (1/a) for div. A compile-time constant scalar uses the vs.* ops
 // with an immediate (sub by c is vs.add of -c, exact; div by c is vs.mul by
-// the correctly rounded 1/c).
+// the correctly rounded 1/c). Any numpy broadcast is an inner row / per-row
+// problem repeated over outer loops (EltwiseBroadcast.h: [B,S,D] + [S,D]
+// is B rows of S*D plus a row vector; [B,S,D] + [B,1,D] a loop over B
+// around S rows plus a row vector; [B,1,D] + [1,S,D], both operands
+// broadcast, a loop over B around [S,D] plus a row of the first; an outer
+// product [S,1] * [1,D] S rows of the second operand's row, loaded once per
+// row, times a value per row); a row vector too wide for the vector units
+// becomes a block of rows that is streamed like a full operand, its chunks
+// read from the block again for every repetition.
 //
 // Precision: the ISA has no divide. The card computes a/b as a * (1/b) with
 // 1/b correctly rounded (v.recip): two roundings instead of the host's one,
@@ -56,6 +64,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CardKernels.h"
+#include "EltwiseBroadcast.h"
 #include "KernelOperands.h"
 
 #include "Accel/AccelOps.h"
@@ -80,6 +89,10 @@ namespace {
 /// Widest row chosen when the op does not fix the view (flattened tensors).
 constexpr int64_t kMaxFlatCols = 1024;
 
+/// Most repetitions of a broadcast's inner problem (EltwiseBroadcast.h) one
+/// op is lowered with: each is at least one chunk of instructions.
+constexpr int64_t kMaxBroadcastRepeats = 4096;
+
 /// What the kernel computes, independent of MLIR.
 struct EltwiseSpec {
   enum Kind {
@@ -100,8 +113,18 @@ struct EltwiseSpec {
     Neg,
     Clip
   } kind;
-  /// Shape of the second operand `b` (after swapping a broadcast lhs).
-  enum BKind { None, Full, Row, Col, Scalar, Imm } b = None;
+  /// Shape of the second operand `b` (after swapping a broadcast lhs);
+  /// Block: `blockRows` rows of cols reused cyclically (row r reads b's row
+  /// r % blockRows).
+  enum BKind { None, Full, Row, Col, Block, Scalar, Imm } b = None;
+  int64_t blockRows = 0;
+  /// a is one row of cols that every row repeats (an outer product: b is
+  /// Col); each chunk loads it once per row.
+  bool aIsRow = false;
+  /// Loops around the rows x cols problem (EltwiseBroadcast.h): each
+  /// repetition moves the output by rows * cols elements and a and b by
+  /// the loops' strides.
+  std::vector<BroadcastLoop> loops;
   /// b was the lhs: compute b op a (matters for sub and div).
   bool reversed = false;
   ElementFormat format = kF32Format;     // of a, b and the result
@@ -123,6 +146,11 @@ struct Layout {
 
 bool isBinary(EltwiseSpec::Kind kind) { return kind <= EltwiseSpec::Min; }
 
+/// b is streamed in chunks of rows x cols like a (same shape or a block).
+bool hasBRows(const EltwiseSpec &spec) {
+  return spec.b == EltwiseSpec::Full || spec.b == EltwiseSpec::Block;
+}
+
 /// The spec's divide inverts its divisor b (not reversed) or a (reversed).
 bool invertsB(const EltwiseSpec &spec) {
   return spec.kind == EltwiseSpec::Div && !spec.reversed;
@@ -136,8 +164,7 @@ int64_t workPerRow(const EltwiseSpec &spec) {
   if (spec.format == kF32Format)
     return 0;
   if (spec.kind == EltwiseSpec::Sqrt ||
-      (spec.kind == EltwiseSpec::Div &&
-       (spec.reversed || spec.b == EltwiseSpec::Full)))
+      (spec.kind == EltwiseSpec::Div && (spec.reversed || hasBRows(spec))))
     return spec.cols;
   if (invertsB(spec) && spec.b == EltwiseSpec::Col)
     return 1;
@@ -174,7 +201,7 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   layout.slot[1] = residentBytes + slotBytes;
   const int64_t rowSize = fmt.rowBytes(spec.cols);
   int64_t perRow = rowSize + kF32Format.rowBytes(workPerRow(spec));
-  if (spec.b == EltwiseSpec::Full)
+  if (hasBRows(spec))
     perRow += rowSize;
   else if (spec.b == EltwiseSpec::Col)
     perRow += fmt.rowBytes(1);
@@ -205,7 +232,7 @@ std::optional<Layout> computeLayout(const TargetDesc &target,
   }
   layout.rowsPerChunk = rows;
   layout.bOffset = alignUp(rows * rowSize, 4);
-  int64_t bBytes = spec.b == EltwiseSpec::Full  ? rows * rowSize
+  int64_t bBytes = hasBRows(spec)               ? rows * rowSize
                    : spec.b == EltwiseSpec::Col ? slack + fmt.rowBytes(rows)
                                                 : 0;
   layout.workOffset = alignUp(layout.bOffset + bBytes, 4);
@@ -247,8 +274,10 @@ Opcode unaryOpcode(EltwiseSpec::Kind kind) {
   }
 }
 
-void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
-                 const EltwiseSpec &spec) {
+/// Emits one repetition of the spec's rows x cols problem at the spec's
+/// addresses; chunks alternate VRF slots from `chunk` on.
+void emitProblem(ProgramEmitter &emitter, const TargetDesc &target,
+                 const EltwiseSpec &spec, int64_t &chunk) {
   const Layout layout = *computeLayout(target, spec);
   const ElementFormat fmt = spec.format;
   const int64_t cols = spec.cols;
@@ -293,18 +322,34 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
     }
   }
 
-  for (int64_t row = 0, chunk = 0; row < spec.rows;
-       row += layout.rowsPerChunk, ++chunk) {
-    const int64_t rc = std::min(layout.rowsPerChunk, spec.rows - row);
+  for (int64_t row = 0, rc = 0; row < spec.rows; row += rc, ++chunk) {
+    rc = std::min(layout.rowsPerChunk, spec.rows - row);
+    // A chunk of a block-broadcast b stays inside one block (the chunk's b
+    // rows are then one contiguous run of it).
+    if (spec.b == EltwiseSpec::Block)
+      rc = std::min(rc, spec.blockRows - row % spec.blockRows);
     const uint64_t aBuf = layout.slot[chunk % 2];
     const uint64_t bBuf = aBuf + layout.bOffset;
     const uint64_t work = aBuf + layout.workOffset;
     const Operand2D a = vrf(aBuf, cols, fmt);
     Operand2D b = residentB;
-    load(a, spec.aAddr + uint64_t(fmt.rowBytes(row * cols)), rc, cols);
-    if (spec.b == EltwiseSpec::Full) {
+    if (spec.aIsRow) {
+      // The row once per chunk row: planes of one row, source stride 0.
+      DmaLoad dma;
+      dma.dst = a.ref();
+      dma.src = {Space::Dram, spec.aAddr};
+      dma.format = fmt;
+      dma.x = cols;
+      dma.z = rc;
+      dma.dpitch = fmt.rowBytes(cols);
+      emitLoad(emitter, dma);
+    } else {
+      load(a, spec.aAddr + uint64_t(fmt.rowBytes(row * cols)), rc, cols);
+    }
+    if (hasBRows(spec)) {
+      int64_t bRow = spec.b == EltwiseSpec::Block ? row % spec.blockRows : row;
       b = vrf(bBuf, cols, fmt);
-      load(b, spec.bAddr + uint64_t(fmt.rowBytes(row * cols)), rc, cols);
+      load(b, spec.bAddr + uint64_t(fmt.rowBytes(bRow * cols)), rc, cols);
     } else if (spec.b == EltwiseSpec::Col) {
       // The chunk's rc values start at row * e bytes, usually not a DRAM
       // alignment multiple: load from the aligned address below and use the
@@ -361,11 +406,10 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
         emitScalar(emitter, vs, a, a, imm, rc, cols);
         break;
       }
-      if (invertB &&
-          (spec.b == EltwiseSpec::Full || spec.b == EltwiseSpec::Col)) {
+      if (invertB && (hasBRows(spec) || spec.b == EltwiseSpec::Col)) {
         // A full b as rc rows, a per-row b as one row of rc values.
-        int64_t bCols = spec.b == EltwiseSpec::Full ? cols : rc;
-        int64_t bRows = spec.b == EltwiseSpec::Full ? rc : 1;
+        int64_t bCols = hasBRows(spec) ? cols : rc;
+        int64_t bRows = hasBRows(spec) ? rc : 1;
         Operand2D inverse = widened(b.addr, work, bCols);
         emitUnary(emitter, Opcode::VRecip, inverse, b, bRows, bCols);
         b = inverse;
@@ -423,6 +467,31 @@ void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
   }
 }
 
+void emitEltwise(ProgramEmitter &emitter, const TargetDesc &target,
+                 const EltwiseSpec &spec) {
+  // The broadcast loops (EltwiseBroadcast.h) repeat the whole problem at
+  // the next output rows and a's and b's offsets for the repetition.
+  int64_t repeats = 1;
+  for (const BroadcastLoop &loop : spec.loops)
+    repeats *= loop.count;
+  const uint64_t problemBytes =
+      uint64_t(spec.format.rowBytes(spec.rows * spec.cols));
+  int64_t chunk = 0;
+  for (int64_t repeat = 0; repeat < repeats; ++repeat) {
+    int64_t aOffset = 0, bOffset = 0;
+    for (int64_t rest = repeat, i = int64_t(spec.loops.size()); i-- > 0;) {
+      aOffset += rest % spec.loops[i].count * spec.loops[i].aStride;
+      bOffset += rest % spec.loops[i].count * spec.loops[i].bStride;
+      rest /= spec.loops[i].count;
+    }
+    EltwiseSpec part = spec;
+    part.aAddr += uint64_t(spec.format.rowBytes(aOffset));
+    part.outAddr += uint64_t(repeat) * problemBytes;
+    part.bAddr += uint64_t(spec.format.rowBytes(bOffset));
+    emitProblem(emitter, target, part, chunk);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // MLIR adapter.
 //===----------------------------------------------------------------------===//
@@ -431,38 +500,77 @@ RankedTensorType tensorType(Value value) {
   return cast<RankedTensorType>(value.getType());
 }
 
-/// How operand `value` relates to the output shape `out`.
-std::optional<EltwiseSpec::BKind> classify(Value value, ArrayRef<int64_t> out) {
+/// How an operand relates to the output: the whole of it, one element (a
+/// constant one: Imm), or broadcast along some of its dimensions (None: the
+/// op's broadcast pattern, EltwiseBroadcast.h, says how).
+EltwiseSpec::BKind classify(Value value, ArrayRef<int64_t> out) {
   RankedTensorType type = tensorType(value);
   int64_t numel = type.getNumElements();
   int64_t outNumel = std::accumulate(out.begin(), out.end(), int64_t{1},
                                      std::multiplies<int64_t>());
   if (numel == outNumel)
     return EltwiseSpec::Full;
-  if (numel == 1) {
-    std::optional<F32ConstantView> constant = getF32Constant(value);
-    return constant ? EltwiseSpec::Imm : EltwiseSpec::Scalar;
+  if (numel == 1)
+    return getF32Constant(value) ? EltwiseSpec::Imm : EltwiseSpec::Scalar;
+  return EltwiseSpec::None;
+}
+
+/// Sets the view of a broadcast b (Row / Col `pattern`) and checks that the
+/// target can run it: a row of b too wide for the vector unit becomes a
+/// block of narrower rows; repetitions of the problem must start at
+/// DRAM-aligned addresses of a, b and the output.
+bool setBroadcastView(EltwiseSpec &spec, const BroadcastPattern &pattern,
+                      const TargetDesc &target, std::string &reason) {
+  const ElementFormat fmt = spec.format;
+  const int64_t align = int64_t(target.memory(Space::Dram).align);
+  // Where each repetition starts in a, b and the output.
+  int64_t repeats = 1;
+  bool aligned = true;
+  for (const BroadcastLoop &loop : pattern.loops) {
+    repeats *= loop.count;
+    aligned &= fmt.rowBytes(loop.aStride) % align == 0 &&
+               fmt.rowBytes(loop.bStride) % align == 0;
   }
-  ArrayRef<int64_t> shape = type.getShape();
-  if (out.empty() || shape.empty())
-    return std::nullopt;
-  // Align ranks with leading ones, as numpy does.
-  SmallVector<int64_t> aligned(out.size() - std::min(out.size(), shape.size()),
-                               1);
-  aligned.append(shape.begin(), shape.end());
-  if (aligned.size() != out.size())
-    return std::nullopt;
-  size_t last = out.size() - 1;
-  // [1, ..., 1, N] against [..., N]: one row reused by every row.
-  if (aligned[last] == out[last] &&
-      llvm::all_of(ArrayRef<int64_t>(aligned).drop_back(),
-                   [](int64_t d) { return d == 1; }))
-    return EltwiseSpec::Row;
-  // [..., M, 1] against [..., M, N]: one value per row.
-  if (aligned[last] == 1 &&
-      ArrayRef<int64_t>(aligned).drop_back() == out.drop_back())
-    return EltwiseSpec::Col;
-  return std::nullopt;
+  if (repeats > 1)
+    aligned &= fmt.rowBytes(pattern.rows * pattern.cols) % align == 0;
+  if (!aligned) {
+    reason = "a repetition of the broadcast would start at a DRAM offset "
+             "that is not a multiple of " +
+             std::to_string(align) + " bytes";
+    return false;
+  }
+  // Every repetition is a chunk at least: bound the program's size.
+  if (repeats > kMaxBroadcastRepeats) {
+    reason = "the broadcast repeats its operand " + std::to_string(repeats) +
+             " times (at most " + std::to_string(kMaxBroadcastRepeats) +
+             " are lowered to the card)";
+    return false;
+  }
+  spec.loops = pattern.loops;
+  spec.rows = pattern.rows;
+  spec.cols = pattern.cols;
+  if (computeLayout(target, spec))
+    return true;
+  if (spec.b == EltwiseSpec::Row) {
+    // b's row (S x D of a position table, say) is wider than the vector
+    // unit's tiling: read it as blockRows rows of a divisor of its width,
+    // the block reused every blockRows output rows. Blocks start at aligned
+    // addresses so that every chunk does.
+    const int64_t width = pattern.cols;
+    for (int64_t cols = std::min(width, kMaxFlatCols); cols >= 1; --cols) {
+      if (width % cols)
+        continue;
+      spec.b = EltwiseSpec::Block;
+      spec.cols = cols;
+      spec.blockRows = width / cols;
+      spec.rows = pattern.rows * spec.blockRows;
+      if (fmt.rowBytes(width) % align == 0 && computeLayout(target, spec))
+        return true;
+    }
+  }
+  reason = "rows of " + std::to_string(pattern.cols) +
+           " elements do not fit the vector unit's tiling";
+  return false;
 }
 
 /// Builds the spec of `op` (addresses left 0) or explains why not.
@@ -496,6 +604,7 @@ std::optional<EltwiseSpec> makeSpec(Operation *op, const TargetDesc &target,
 
   EltwiseSpec spec;
   spec.format = *getElementFormat(outType);
+  BroadcastPattern pattern;
   bool binary = true;
   if (isa<AddOp>(op))
     spec.kind = EltwiseSpec::Add;
@@ -569,21 +678,26 @@ std::optional<EltwiseSpec> makeSpec(Operation *op, const TargetDesc &target,
   }
 
   if (binary) {
-    std::optional<EltwiseSpec::BKind> lhs = classify(op->getOperand(0), out);
-    std::optional<EltwiseSpec::BKind> rhs = classify(op->getOperand(1), out);
-    if (!lhs || !rhs) {
-      reason = "only same-shape, row-vector, per-row and scalar broadcasts "
-               "are lowered to the card";
-      return std::nullopt;
-    }
-    if (*lhs == EltwiseSpec::Full) {
-      spec.b = *rhs;
-    } else if (*rhs == EltwiseSpec::Full) {
-      spec.b = *lhs;
+    EltwiseSpec::BKind lhs = classify(op->getOperand(0), out);
+    EltwiseSpec::BKind rhs = classify(op->getOperand(1), out);
+    if (lhs == EltwiseSpec::Full && rhs != EltwiseSpec::None) {
+      spec.b = rhs;
+    } else if (rhs == EltwiseSpec::Full && lhs != EltwiseSpec::None) {
+      spec.b = lhs;
       spec.reversed = true;
     } else {
-      reason = "broadcasting both operands is not lowered to the card";
-      return std::nullopt;
+      std::optional<BroadcastPattern> broadcast =
+          getBroadcastPattern(tensorType(op->getOperand(0)).getShape(),
+                              tensorType(op->getOperand(1)).getShape(), out);
+      if (!broadcast) {
+        reason = "operands that are not numpy broadcasts of the result are "
+                 "not lowered to the card";
+        return std::nullopt;
+      }
+      pattern = *broadcast;
+      spec.b = pattern.innerRow ? EltwiseSpec::Row : EltwiseSpec::Col;
+      spec.aIsRow = pattern.aIsRow;
+      spec.reversed = pattern.bIsLhs;
     }
     if (spec.b == EltwiseSpec::Imm) {
       Value scalar = op->getOperand(spec.reversed ? 0 : 1);
@@ -591,17 +705,12 @@ std::optional<EltwiseSpec> makeSpec(Operation *op, const TargetDesc &target,
     }
   }
 
-  // The view: the innermost dimension when b is broadcast along rows or
-  // columns; otherwise the widest divisor of the element count that gives a
-  // legal chunking.
+  // The view: the broadcast's inner problem when b is broadcast along
+  // rows or columns; otherwise the widest divisor of the element count that
+  // gives a legal chunking.
   if (spec.b == EltwiseSpec::Row || spec.b == EltwiseSpec::Col) {
-    spec.cols = out.back();
-    spec.rows = total / spec.cols;
-    if (!computeLayout(target, spec)) {
-      reason = "rows of " + std::to_string(spec.cols) +
-               " elements do not fit the vector unit's tiling";
+    if (!setBroadcastView(spec, pattern, target, reason))
       return std::nullopt;
-    }
     return spec;
   }
   for (int64_t cols = std::min(total, kMaxFlatCols); cols >= 1; --cols) {

@@ -346,9 +346,32 @@ bool canWritePartInPlace(Value part, Block &body, const InPlacePlan &plan,
          !plan.ops.contains(producer);
 }
 
+/// True when making `op`'s result a view of `source` would put a partition
+/// result inside a constant: the runtime binds results in the partition's
+/// work range (inputs, results and intermediates) only, and a card's
+/// weights lie below it when several partitions share the card, so such a
+/// view (a learned position table's slice that the host or another
+/// partition reads, say) is copied by its kernel instead.
+bool wouldYieldConstantView(Operation &op, Value source,
+                            const InPlacePlan &plan) {
+  while (true) {
+    auto view = plan.views.find(source);
+    if (view == plan.views.end())
+      break;
+    source = view->second.first;
+  }
+  if (!isa_and_nonnull<ConstantOp>(source.getDefiningOp()))
+    return false;
+  return llvm::any_of(op.getResult(0).getUsers(),
+                      [](Operation *user) { return isa<YieldOp>(user); });
+}
+
 InPlacePlan findInPlaceOps(Block &body, uint64_t align) {
   InPlacePlan plan;
   for (Operation &op : body) {
+    if (isa<ReshapeOp, TransposeOp, SliceOp>(op) &&
+        wouldYieldConstantView(op, op.getOperand(0), plan))
+      continue;
     if (auto reshape = dyn_cast<ReshapeOp>(op)) {
       if (!isLayoutPreserving(
               cast<RankedTensorType>(reshape.getInput().getType()),

@@ -387,16 +387,17 @@ func.func @refused(%x7: tensor<1x4x7x7xf32>, %wd: tensor<200x2x3x3xf32>, %xi: te
 // -----
 
 // A matrix unit without the convolution's type keeps it on the host: the
-// brainwave-like target multiplies f16 but not bf16.
+// brainwave-like target multiplies f16 but not bf16. (The host conv reads
+// only the function's arguments, so it moves first: see PartitionOrder.h.)
 // BRAINWAVE-LABEL: func.func @matrix_modes
+// BRAINWAVE: accel.conv
+// BRAINWAVE-SAME: accel.host_reason = "the target's matrix unit has no bf16 mode"
+// BRAINWAVE-SAME: accel.placement = #accel.placement<card = -1>
+// BRAINWAVE: accel.conv
+// BRAINWAVE-NOT: host_reason
+// BRAINWAVE-SAME: accel.placement = #accel.placement<card = 0>
 func.func @matrix_modes(%xh: tensor<1x4x8x8xf16>, %wh: tensor<8x4x3x3xf16>, %xb: tensor<1x4x8x8xbf16>, %wb: tensor<8x4x3x3xbf16>) -> (tensor<1x8x8x8xf16>, tensor<1x8x8x8xbf16>) {
-  // BRAINWAVE: accel.conv
-  // BRAINWAVE-NOT: host_reason
-  // BRAINWAVE-SAME: accel.placement = #accel.placement<card = 0>
   %0 = accel.conv %xh, %wh {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xf16>, tensor<8x4x3x3xf16>) -> tensor<1x8x8x8xf16>
-  // BRAINWAVE: accel.conv
-  // BRAINWAVE-SAME: accel.host_reason = "the target's matrix unit has no bf16 mode"
-  // BRAINWAVE-SAME: accel.placement = #accel.placement<card = -1>
   %1 = accel.conv %xb, %wb {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xbf16>, tensor<8x4x3x3xbf16>) -> tensor<1x8x8x8xbf16>
   return %0, %1 : tensor<1x8x8x8xf16>, tensor<1x8x8x8xbf16>
 }

@@ -146,18 +146,47 @@ func.func @transpose_shift(%a: tensor<2x16x32xf32>) -> tensor<32x16x2xf32> {
 
 // What the kernels refuse stays on the host with the reason.
 // PLACE-LABEL: func.func @refused
-// PLACE: accel.concat {{.*}}accel.host_reason = "a transfer would start at a DRAM offset that is not a multiple of 64 bytes"
+// An f16 concat whose second part starts 6 bytes into each row: neither a
+// box copy nor the VRF staging (4-byte VRF alignment) can place it.
+// PLACE: accel.concat {{.*}}accel.host_reason = "a transfer would start at a DRAM offset that is not a multiple of 64 bytes; a concat part would be staged at a VRF offset that is not a multiple of 4 bytes"
 // PLACE: accel.slice {{.*}}accel.host_reason = "slices with negative steps are not lowered to the card"
 // PLACE: accel.expand {{.*}}accel.host_reason = "broadcasting along the innermost dimension is not lowered to the card"
 // PLACE: accel.pad {{.*}}accel.host_reason = "only constant-mode pad is lowered to the card"
 // PLACE: accel.reshape {{.*}}accel.host_reason = "accel.reshape moves card floats (f32, f16, bf16) and 8-, 16- or 32-bit integer or quantized elements only"
-func.func @refused(%a: tensor<4x1xf32>, %x: tensor<4x8xf32>, %i: tensor<4x8xi64>, %c: tensor<4x3xf32>) -> (tensor<4x11xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi64>) {
-  %0 = accel.concat %c, %x {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x8xf32>) -> tensor<4x11xf32>
+func.func @refused(%a: tensor<4x1xf32>, %x: tensor<4x8xf32>, %i: tensor<4x8xi64>, %c: tensor<4x3xf16>, %h: tensor<4x8xf16>) -> (tensor<4x11xf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi64>) {
+  %0 = accel.concat %c, %h {axis = 1 : i64} : (tensor<4x3xf16>, tensor<4x8xf16>) -> tensor<4x11xf16>
   %1 = accel.slice %x {starts = array<i64: 0, 7>, ends = array<i64: 4, -1>, steps = array<i64: 1, -1>} : tensor<4x8xf32> -> tensor<4x8xf32>
   %2 = accel.expand %a : tensor<4x1xf32> -> tensor<4x8xf32>
   %3 = accel.pad %x {pads = array<i64: 0, 1, 0, 1>, mode = #accel.pad_mode<reflect>} : tensor<4x8xf32> -> tensor<4x10xf32>
   %4 = accel.reshape %i : tensor<4x8xi64> -> tensor<32xi64>
-  return %0, %1, %2, %3, %4 : tensor<4x11xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi64>
+  return %0, %1, %2, %3, %4 : tensor<4x11xf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>, tensor<32xi64>
+}
+
+// -----
+
+// A concat whose parts' rows would be stored at unaligned DRAM offsets
+// (wide&deep's dense features next to its embeddings: the second part
+// starts 12 bytes into each 44-byte row) is assembled in the VRF: each
+// part's rows are loaded at its column offset of the staged rows (dpitch =
+// the output row), then the chunk is stored at once. Rows per chunk keep
+// every chunk start aligned in the output and in both parts (a multiple of
+// 16 rows: 736 of the 744 that fit half the VRF), and the chunks alternate
+// between the two VRF halves.
+// CHECK-LABEL: func.func @concat_staged
+// CHECK: npu.program
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 3 y = 736 z = 1 sy = 12 dpitch = 44
+// CHECK-NEXT: npu.dma.ld vrf[0xc], dram[0x6000], f32 x = 8 y = 736 z = 1 sy = 32 dpitch = 44
+// CHECK: npu.dma.st dram[0x16000], vrf[0x0], f32 x = 11 y = 736 z = 1 dy = 44 spitch = 44
+// CHECK-NEXT: npu.dma.ld vrf[0x8000], dram[0x2280], f32 x = 3 y = 736
+// CHECK-NEXT: npu.dma.ld vrf[0x800c], dram[0xbc00], f32 x = 8 y = 736
+// CHECK: npu.dma.st dram[0x1de80], vrf[0x8000], f32 x = 11 y = 736
+// CHECK: npu.dma.ld vrf[0x0], dram[0x4500], f32 x = 3 y = 576
+// CHECK: npu.dma.ld vrf[0xc], dram[0x11800], f32 x = 8 y = 576
+// CHECK: npu.dma.st dram[0x25d00], vrf[0x0], f32 x = 11 y = 576
+// CHECK-NEXT: npu.halt
+func.func @concat_staged(%c: tensor<2048x3xf32>, %x: tensor<2048x8xf32>) -> tensor<2048x11xf32> {
+  %0 = accel.concat %c, %x {axis = 1 : i64} : (tensor<2048x3xf32>, tensor<2048x8xf32>) -> tensor<2048x11xf32>
+  return %0 : tensor<2048x11xf32>
 }
 
 // -----

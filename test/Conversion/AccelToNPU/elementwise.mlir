@@ -176,21 +176,23 @@ func.func @unary_mix(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // What the kernels refuse stays on the host with the reason.
 // PLACE-LABEL: func.func @refused
-// PLACE: accel.add {{.*}}accel.host_reason = "broadcasting both operands is not lowered to the card"
+// PLACE: accel.add {{.*}}accel.host_reason = "the broadcast repeats its operand 5000 times (at most 4096 are lowered to the card)"
 // PLACE: accel.add {{.*}}accel.host_reason = "accel.add runs on the card in f32, f16 or bf16 only"
 // PLACE: accel.pow {{.*}}accel.host_reason = "pow runs on the card only with exponent 2 or 0.5 (the vector units have no log/exp-based power)"
 // PLACE: accel.erf {{.*}}accel.host_reason = "erf is not in the NPU ISA"
 // PLACE: accel.gelu {{.*}}accel.host_reason = "only the exact (erf) gelu is in the NPU ISA"
-// PLACE: accel.sub {{.*}}accel.host_reason = "only same-shape, row-vector, per-row and scalar broadcasts are lowered to the card"
-func.func @refused(%a: tensor<4x1xf32>, %b: tensor<1x8xf32>, %h: tensor<4x8xi32>, %x: tensor<4x8xf32>, %y: tensor<2x4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>) {
-  %0 = accel.add %a, %b : (tensor<4x1xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+// A broadcast repeated per batch element (2 x [3 rows of 5, one value per
+// row]) whose repetitions would start 60 bytes apart:
+// PLACE: accel.sub {{.*}}accel.host_reason = "a repetition of the broadcast would start at a DRAM offset that is not a multiple of 64 bytes"
+func.func @refused(%a: tensor<5000x1x16xf32>, %b: tensor<1x2x16xf32>, %h: tensor<4x8xi32>, %x: tensor<4x8xf32>, %y: tensor<2x3x5xf32>, %c: tensor<3x1xf32>) -> (tensor<5000x2x16xf32>, tensor<4x8xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x3x5xf32>) {
+  %0 = accel.add %a, %b : (tensor<5000x1x16xf32>, tensor<1x2x16xf32>) -> tensor<5000x2x16xf32>
   %1 = accel.add %h, %h : (tensor<4x8xi32>, tensor<4x8xi32>) -> tensor<4x8xi32>
   %c3 = accel.constant dense<3.0> : tensor<f32>
   %2 = accel.pow %x, %c3 : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
   %3 = accel.erf %x : tensor<4x8xf32>
   %4 = accel.gelu %x {approximate = #accel.gelu_approx<tanh>} : tensor<4x8xf32>
-  %5 = accel.sub %y, %a : (tensor<2x4x8xf32>, tensor<4x1xf32>) -> tensor<2x4x8xf32>
-  return %0, %1, %2, %3, %4, %5 : tensor<4x8xf32>, tensor<4x8xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>
+  %5 = accel.sub %y, %c : (tensor<2x3x5xf32>, tensor<3x1xf32>) -> tensor<2x3x5xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<5000x2x16xf32>, tensor<4x8xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x3x5xf32>
 }
 
 // -----
@@ -254,4 +256,74 @@ func.func @gelu_bf16(%a: tensor<4x96xbf16>) -> tensor<4x96xbf16> {
 func.func @quantized_add(%a: tensor<2x96x!quant.uniform<i8:f32, 0.02>>, %b: tensor<2x96x!quant.uniform<u8:f32, 0.05:10>>) -> tensor<2x96x!quant.uniform<i8:f32, 0.04:-3>> {
   %0 = accel.add %a, %b : (tensor<2x96x!quant.uniform<i8:f32, 0.02>>, tensor<2x96x!quant.uniform<u8:f32, 0.05:10>>) -> tensor<2x96x!quant.uniform<i8:f32, 0.04:-3>>
   return %0 : tensor<2x96x!quant.uniform<i8:f32, 0.04:-3>>
+}
+
+// -----
+
+// General broadcasts (EltwiseBroadcast.h). Position embeddings [16, 64]
+// added to [2, 16, 64]: 2 rows of 1024 plus one resident row vector.
+// CHECK-LABEL: npu.program @broadcast_trailing_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x2000], f32 x = 1024 y = 1
+// CHECK-NEXT: npu.dma.ld vrf[0x1000], dram[0x0], f32 x = 1024 y = 2
+// CHECK-NEXT: npu.v.add vrf[0x1000], vrf[0x1000], vrf[0x0], f32, f32, f32 rows = 2 cols = 1024 {{.*}} bcast = row
+func.func @broadcast_trailing(%x: tensor<2x16x64xf32>, %p: tensor<16x64xf32>) -> tensor<2x16x64xf32> {
+  %0 = accel.add %x, %p : (tensor<2x16x64xf32>, tensor<16x64xf32>) -> tensor<2x16x64xf32>
+  return %0 : tensor<2x16x64xf32>
+}
+
+// -----
+
+// A broadcast row of 40 x 512 = 20480 elements is wider than the vector
+// units take (16-bit pitches): b is read as a block of 20 rows of 1024,
+// streamed like a full operand and read again for the second batch element
+// (its chunks of 4 rows from b's offsets 0x0, 0x4000, ..., 0x10000, then
+// 0x0 again).
+// CHECK-LABEL: npu.program @broadcast_block_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 1024 y = 4
+// CHECK-NEXT: npu.dma.ld vrf[0x4000], dram[0x28000], f32 x = 1024 y = 4
+// CHECK-NEXT: npu.v.add vrf[0x0], vrf[0x0], vrf[0x4000], f32, f32, f32 rows = 4 cols = 1024
+// CHECK-NOT: bcast
+// CHECK: npu.dma.ld vrf[0x0], dram[0x10000], f32 x = 1024 y = 4
+// CHECK-NEXT: npu.dma.ld vrf[0x4000], dram[0x38000], f32 x = 1024 y = 4
+// CHECK: npu.dma.ld vrf[0x8000], dram[0x14000], f32 x = 1024 y = 4
+// CHECK-NEXT: npu.dma.ld vrf[0xc000], dram[0x28000], f32 x = 1024 y = 4
+func.func @broadcast_block(%x: tensor<2x40x512xf32>, %p: tensor<40x512xf32>) -> tensor<2x40x512xf32> {
+  %0 = accel.add %x, %p : (tensor<2x40x512xf32>, tensor<40x512xf32>) -> tensor<2x40x512xf32>
+  return %0 : tensor<2x40x512xf32>
+}
+
+// -----
+
+// [3, 4, 5, 64] * [4, 1, 64]: loops over 3 (b unchanged) and 4 (b moving
+// 64 elements) around 5 rows times a row vector; the row vector is loaded
+// again for each of the 12 repetitions, from b's 4 rows in turn.
+// CHECK-LABEL: npu.program @broadcast_loops_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x3c00], f32 x = 64 y = 1
+// CHECK-NEXT: npu.dma.ld vrf[0x100], dram[0x0], f32 x = 64 y = 5
+// CHECK-NEXT: npu.v.mul {{.*}} rows = 5 cols = 64 {{.*}} bcast = row
+// CHECK: npu.dma.ld vrf[0x0], dram[0x3d00], f32 x = 64 y = 1
+// CHECK: npu.dma.ld vrf[0x0], dram[0x3e00], f32 x = 64 y = 1
+// CHECK: npu.dma.ld vrf[0x0], dram[0x3f00], f32 x = 64 y = 1
+// CHECK: npu.dma.ld vrf[0x0], dram[0x3c00], f32 x = 64 y = 1
+// CHECK-COUNT-8: npu.v.mul
+// CHECK-NOT: npu.v.mul
+// CHECK: npu.halt
+func.func @broadcast_loops(%x: tensor<3x4x5x64xf32>, %m: tensor<4x1x64xf32>) -> tensor<3x4x5x64xf32> {
+  %0 = accel.mul %x, %m : (tensor<3x4x5x64xf32>, tensor<4x1x64xf32>) -> tensor<3x4x5x64xf32>
+  return %0 : tensor<3x4x5x64xf32>
+}
+
+// -----
+
+// An outer product [4, 1] * [1, 64]: 4 rows of the second operand's row
+// (loaded once per row: planes of one row, source stride sz = 0, not
+// printed) times one
+// value per row of the first (loaded as one row of 4 values).
+// CHECK-LABEL: npu.program @broadcast_outer_p0_card0_core0
+// CHECK-NEXT: npu.dma.ld vrf[0x0], dram[0x40], f32 x = 64 y = 1 z = 4 sy = 256 dpitch = 256{{$}}
+// CHECK-NEXT: npu.dma.ld vrf[0x400], dram[0x0], f32 x = 4 y = 1
+// CHECK-NEXT: npu.v.mul vrf[0x0], vrf[0x0], vrf[0x400], f32, f32, f32 rows = 4 cols = 64 {{.*}} bcast = col
+func.func @broadcast_outer(%c: tensor<4x1xf32>, %r: tensor<1x64xf32>) -> tensor<4x64xf32> {
+  %0 = accel.mul %c, %r : (tensor<4x1xf32>, tensor<1x64xf32>) -> tensor<4x64xf32>
+  return %0 : tensor<4x64xf32>
 }

@@ -130,3 +130,53 @@ func.func @concat_copies(%x: tensor<2x64xf32>, %y: tensor<2x64xf32>) -> (tensor<
   }
   return %0#0, %0#1, %0#2, %0#3 : tensor<2x128xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<2x64xf32>
 }
+
+// -----
+
+// A slice of a constant (a learned position table cut to the sequence
+// length) that is a partition result, on a card two partitions share: the
+// weights lie below the work range (here from 512 on), where the runtime
+// binds results, so the slice is copied into the work range instead of
+// becoming a view of the table. The slice read inside the partition is
+// still a view.
+// PLAN-LABEL: func.func @constant_view_result
+// PLAN: accel.card_partition
+// PLAN-SAME: accel.dram_work_begin = 512 : i64
+// PLAN-SAME: output_addresses = array<i64: 640, 768>
+// PLAN: %[[T:.*]] = accel.constant {accel.dram_address = 0 : i64} dense_resource<table>
+// PLAN: %[[S:.*]] = accel.slice %[[T]] {accel.dram_address = 640 : i64, ends
+// PLAN: %[[V:.*]] = accel.slice %[[T]] {accel.dram_address = 0 : i64, accel.in_place, ends
+// PLAN: accel.add %[[V]], %{{.*}} {accel.dram_address = 768 : i64}
+// LOWER-LABEL: npu.program @constant_view_result_p0_card0_core0
+// LOWER: npu.dma.ld vrf[0x0], dram[0x0], f32 x = 32
+// LOWER: npu.dma.st dram[0x280], vrf[0x0], f32 x = 32
+func.func @constant_view_result(%x: tensor<2x16xf32>, %y: tensor<64xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>, tensor<64xf32>) {
+  %0:2 = accel.card_partition(%x) {card = 0 : i64} : (tensor<2x16xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>) {
+  ^bb0(%a: tensor<2x16xf32>):
+    %table = accel.constant dense_resource<table> : tensor<4x16xf32>
+    %s = accel.slice %table {starts = array<i64: 0, 0>, ends = array<i64: 2, 16>, steps = array<i64: 1, 1>} : tensor<4x16xf32> -> tensor<2x16xf32>
+    %v = accel.slice %table {starts = array<i64: 0, 0>, ends = array<i64: 2, 16>, steps = array<i64: 1, 1>} : tensor<4x16xf32> -> tensor<2x16xf32>
+    %sum = accel.add %v, %a : (tensor<2x16xf32>, tensor<2x16xf32>) -> tensor<2x16xf32>
+    accel.yield %s, %sum : tensor<2x16xf32>, tensor<2x16xf32>
+  }
+  %1 = accel.host_partition(%y) {reason = "test"} : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%b: tensor<64xf32>):
+    %2 = accel.tanh %b : tensor<64xf32>
+    accel.yield %2 : tensor<64xf32>
+  }
+  %3 = accel.card_partition(%1) {card = 0 : i64} : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%d: tensor<64xf32>):
+    %e = accel.constant dense<3.0> : tensor<64xf32>
+    %4 = accel.mul %d, %e : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    accel.yield %4 : tensor<64xf32>
+  }
+  return %0#0, %0#1, %3 : tensor<2x16xf32>, tensor<2x16xf32>, tensor<64xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      table: "0x04000000000000000000803f0000004000004040000080400000a0400000c0400000e0400000004100001041000020410000304100004041000050410000604100007041000080410000884100009041000098410000a0410000a8410000b0410000b8410000c0410000c8410000d0410000d8410000e0410000e8410000f0410000f84100000042000004420000084200000c4200001042000014420000184200001c4200002042000024420000284200002c4200003042000034420000384200003c4200004042000044420000484200004c4200005042000054420000584200005c4200006042000064420000684200006c4200007042000074420000784200007c42"
+    }
+  }
+#-}

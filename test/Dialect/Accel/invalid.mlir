@@ -1672,6 +1672,15 @@ func.func @padded_axes_not_increasing(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
 
 // -----
 
+// accel-pad-recurrent's record of a layer's size before padding.
+func.func @padded_hidden_not_recurrent(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.relu' op 'accel.padded_hidden' must be a positive integer on an accel.lstm or accel.gru}}
+  %0 = accel.relu %x {accel.padded_hidden = 3 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 func.func @padding_mask_not_a_string(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'accel.softmax' op 'accel.padding_mask' must be a string}}
   %0 = accel.softmax %x {accel.padding_mask = 1 : i64} : tensor<4xf32>
