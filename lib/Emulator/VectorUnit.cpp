@@ -270,8 +270,8 @@ Error readBroadcastB(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   uint64_t br = (bc == Bcast::None || bc == Bcast::Col) ? rows : 1;
   uint64_t bcl = (bc == Bcast::None || bc == Bcast::Row) ? cols : 1;
   Tile &b = ctx.tileB;
-  if (Error e = readTile(ctx, op.mem[OpB].space, eff[OpB], op.bpitch, op.bt,
-                         br, bcl, flt, b))
+  if (Error e = readTile(ctx, op.mem[OpB].space, eff[OpB], op.bpitch, op.bt, br,
+                         bcl, flt, b))
     return e;
   out.reset(flt, rows, cols);
   for (uint64_t r = 0; r < rows; ++r)
@@ -346,8 +346,8 @@ Error select(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
   Tile b;
   if (Error e = readBroadcastB(op, eff, ctx, flt, b))
     return e;
-  if (Error e = readTile(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch,
-                         op.dt, rows, cols, flt, d))
+  if (Error e = readTile(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch, op.dt,
+                         rows, cols, flt, d))
     return e;
   for (size_t i = 0, n = rows * cols; i < n; ++i) {
     bool take = maskFlt ? a.f[i] != 0.0f : a.i[i] != 0;

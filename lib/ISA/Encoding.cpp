@@ -239,15 +239,16 @@ Expected<Program> decodeProgram(const uint8_t *data, size_t size) {
       return Error::make(fmt::format("instruction {}: {}", i, inst.message()));
     // A field added in a later minor is a reserved bit of an older one.
     if (requiredMinor(*inst) > h.versionMinor)
-      return Error::make(fmt::format(
-          "instruction {}: at byte offset {}: {}: {} is an ISA "
-          "{}.{} {} but the header says {}.{}",
-          i,
-          BinaryHeader::Size + size_t(i) * WordBytes +
-              (inst->opcode == Opcode::Mm ? 254 / 8 : 0),
-          inst->desc().mnemonic, laterMinorFeature(*inst), IsaVersionMajor,
-          requiredMinor(*inst),
-          inst->opcode == Opcode::Mm ? "field" : "instruction", h.versionMajor, h.versionMinor));
+      return Error::make(
+          fmt::format("instruction {}: at byte offset {}: {}: {} is an ISA "
+                      "{}.{} {} but the header says {}.{}",
+                      i,
+                      BinaryHeader::Size + size_t(i) * WordBytes +
+                          (inst->opcode == Opcode::Mm ? 254 / 8 : 0),
+                      inst->desc().mnemonic, laterMinorFeature(*inst),
+                      IsaVersionMajor, requiredMinor(*inst),
+                      inst->opcode == Opcode::Mm ? "field" : "instruction",
+                      h.versionMajor, h.versionMinor));
     p.instructions.push_back(*inst);
   }
   return p;

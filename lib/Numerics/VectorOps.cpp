@@ -199,8 +199,8 @@ bool compareF32(ComparePredicate pred, float a, float b) {
 bool compareI32(ComparePredicate pred, int32_t a, int32_t b) {
   return comparePred(pred, a, b);
 }
-void compareF32(ComparePredicate pred, Span<const float> a,
-                Span<const float> b, Span<float> out) {
+void compareF32(ComparePredicate pred, Span<const float> a, Span<const float> b,
+                Span<float> out) {
   binary(a, b, out, [pred](float x, float y) {
     return compareF32(pred, x, y) ? 1.0f : 0.0f;
   });

@@ -13,8 +13,8 @@
 #include "Accel/ConstantUtils.h"
 
 #include "mlir/IR/Matchers.h"
-#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
@@ -218,7 +218,8 @@ Value matchOnePlusTanh(Value value) {
   auto tanh = tanhValue.getDefiningOp<TanhOp>();
   if (!tanh)
     return {};
-  Value inner = matchScaledBy(tanh.getInput(), 0.797884560802865355 /* sqrt(2/pi) */);
+  Value inner =
+      matchScaledBy(tanh.getInput(), 0.797884560802865355 /* sqrt(2/pi) */);
   auto sum = inner ? inner.getDefiningOp<AddOp>() : AddOp();
   if (!sum)
     return {};

@@ -54,8 +54,8 @@ enum class ComparePredicate { Eq, Ne, Lt, Le, Gt, Ge };
 bool compareF32(ComparePredicate pred, float a, float b);
 /// Exact two's complement comparisons.
 bool compareI32(ComparePredicate pred, int32_t a, int32_t b);
-void compareF32(ComparePredicate pred, Span<const float> a,
-                Span<const float> b, Span<float> out);
+void compareF32(ComparePredicate pred, Span<const float> a, Span<const float> b,
+                Span<float> out);
 void compareI32(ComparePredicate pred, Span<const int32_t> a,
                 Span<const int32_t> b, Span<int32_t> out);
 

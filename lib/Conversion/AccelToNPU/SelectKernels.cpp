@@ -148,20 +148,6 @@ std::optional<Shape> classify(Value value, ArrayRef<int64_t> out) {
   return std::nullopt;
 }
 
-Bcast bcastOf(Shape shape) {
-  switch (shape) {
-  case Shape::Row:
-    return Bcast::Row;
-  case Shape::Col:
-    return Bcast::Col;
-  case Shape::Scalar:
-    return Bcast::Scalar;
-  case Shape::Full:
-    break;
-  }
-  return Bcast::None;
-}
-
 /// The predicate with its operands swapped: a < b is b > a.
 Opcode mirror(Opcode opcode) {
   switch (opcode) {
@@ -203,6 +189,12 @@ bool needsWork(const MaskSpec &spec) {
   return spec.operands[0].shape != Shape::Full;
 }
 
+/// A where's full on_false is loaded straight into the output chunk.
+bool isLoadedIntoOut(const MaskSpec &spec, const MaskOperand &operand) {
+  return spec.isWhere && &operand == &spec.operands[2] &&
+         operand.shape == Shape::Full;
+}
+
 /// Lays out the resident operands and two slots of as many rows as fit;
 /// false when not even one row does.
 bool computeLayout(const TargetDesc &target, MaskSpec &spec) {
@@ -234,15 +226,17 @@ bool computeLayout(const TargetDesc &target, MaskSpec &spec) {
   auto alignElems = [&](ElementFormat f) {
     return std::max<int64_t>(dramAlign / f.elementBytes(), 1);
   };
-  int64_t multiple = alignElems(spec.outFormat) /
-                     std::gcd(alignElems(spec.outFormat), cols);
+  int64_t multiple =
+      alignElems(spec.outFormat) / std::gcd(alignElems(spec.outFormat), cols);
   int64_t perRow = spec.outFormat.rowBytes(cols);
   int64_t slack = 4 * int64_t(spec.operands.size() + 2);
   for (const MaskOperand &operand : spec.operands) {
     const ElementFormat f = operand.format;
     if (operand.shape == Shape::Full) {
-      multiple = std::lcm(multiple, alignElems(f) / std::gcd(alignElems(f), cols));
-      perRow += f.rowBytes(cols);
+      multiple =
+          std::lcm(multiple, alignElems(f) / std::gcd(alignElems(f), cols));
+      if (!isLoadedIntoOut(spec, operand))
+        perRow += f.rowBytes(cols);
     } else if (operand.shape == Shape::Col) {
       if (f.elementBytes() < 4)
         multiple = std::lcm<int64_t>(multiple, 4 / f.elementBytes());
@@ -266,19 +260,18 @@ bool computeLayout(const TargetDesc &target, MaskSpec &spec) {
   uint64_t offset = alignUp(uint64_t(spec.outFormat.rowBytes(rows * cols)), 4);
   for (MaskOperand &operand : spec.operands) {
     const ElementFormat f = operand.format;
-    if (operand.shape == Shape::Full) {
+    if (operand.shape == Shape::Full && !isLoadedIntoOut(spec, operand)) {
       operand.offset = offset;
       offset = alignUp(offset + uint64_t(f.rowBytes(rows * cols)), 4);
     } else if (operand.shape == Shape::Col) {
       operand.offset = offset;
-      offset = alignUp(
-          offset + uint64_t(f.rowBytes(rows + alignElems(f) - 1)), 4);
+      offset =
+          alignUp(offset + uint64_t(f.rowBytes(rows + alignElems(f) - 1)), 4);
     }
   }
   spec.workOffset = offset;
   if (needsWork(spec))
-    offset += uint64_t(
-        spec.operands[0].format.rowBytes(rows * cols));
+    offset += uint64_t(spec.operands[0].format.rowBytes(rows * cols));
   return offset <= slotBytes;
 }
 
@@ -290,8 +283,7 @@ void emitMaskKernel(ProgramEmitter &emitter, const TargetDesc &target,
   auto vrf = [](uint64_t addr, int64_t n, ElementFormat format) {
     return denseOperand(Space::Vrf, addr, n, format);
   };
-  auto load = [&](const Operand2D &dst, uint64_t src, int64_t rows,
-                  int64_t n) {
+  auto load = [&](const Operand2D &dst, uint64_t src, int64_t rows, int64_t n) {
     DmaLoad dma;
     dma.dst = dst.ref();
     dma.src = {Space::Dram, src};
@@ -320,13 +312,10 @@ void emitMaskKernel(ProgramEmitter &emitter, const TargetDesc &target,
       const ElementFormat f = operand.format;
       switch (operand.shape) {
       case Shape::Full: {
-        Operand2D block = vrf(base + operand.offset, cols, f);
-        // A where's on_false is loaded straight into the output chunk.
-        bool intoOut = spec.isWhere && &operand == &spec.operands[2];
-        if (intoOut)
-          block = out;
-        load(block, operand.dram + uint64_t(f.rowBytes(row * cols)), rc,
-             cols);
+        Operand2D block = isLoadedIntoOut(spec, operand)
+                              ? out
+                              : vrf(base + operand.offset, cols, f);
+        load(block, operand.dram + uint64_t(f.rowBytes(row * cols)), rc, cols);
         views.push_back({block, Bcast::None});
         break;
       }
@@ -337,9 +326,8 @@ void emitMaskKernel(ProgramEmitter &emitter, const TargetDesc &target,
         int64_t delta = row % alignElems;
         load(vrf(base + operand.offset, rc + delta, f),
              operand.dram + uint64_t(f.rowBytes(row - delta)), 1, rc + delta);
-        Operand2D column = vrf(base + operand.offset +
-                                   uint64_t(f.rowBytes(delta)),
-                               1, f);
+        Operand2D column =
+            vrf(base + operand.offset + uint64_t(f.rowBytes(delta)), 1, f);
         views.push_back({column, Bcast::Col});
         break;
       }
@@ -409,8 +397,9 @@ std::optional<MaskSpec> makeSpec(Operation *op, const TargetDesc &target,
                                  std::string &reason) {
   const std::string name = op->getName().getStringRef().str();
   if (target.isaMinor < kMaskIsaMinor) {
-    reason = name + " needs the ISA 1.2 mask instructions (v.ceq .. v.sel); "
-                    "target '" +
+    reason = name +
+             " needs the ISA 1.2 mask instructions (v.ceq .. v.sel); "
+             "target '" +
              target.name + "' implements ISA 1." +
              std::to_string(target.isaMinor);
     return std::nullopt;
