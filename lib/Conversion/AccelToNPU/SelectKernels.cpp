@@ -124,7 +124,14 @@ bool isFloatFormat(ElementFormat format) {
   return format == kF32Format || format == kF16Format || format == kBF16Format;
 }
 
-std::optional<Shape> classify(Value value, ArrayRef<int64_t> out) {
+/// How an operand relates to the output viewed as rows x cols, where cols
+/// is the product of the output's dimensions from `split` on: a whole
+/// block (Full), one element (Scalar), the same cols for every row (its
+/// dimensions before `split` are 1 and from `split` on equal the
+/// output's: Row), or one element per row (the other way round: Col).
+/// split = rank views every operand as one row (Full / Scalar only).
+std::optional<Shape> classify(Value value, ArrayRef<int64_t> out,
+                              size_t split) {
   auto type = cast<RankedTensorType>(value.getType());
   int64_t outNumel = std::accumulate(out.begin(), out.end(), int64_t{1},
                                      std::multiplies<int64_t>());
@@ -133,17 +140,18 @@ std::optional<Shape> classify(Value value, ArrayRef<int64_t> out) {
   if (type.getNumElements() == 1)
     return Shape::Scalar;
   ArrayRef<int64_t> shape = type.getShape();
-  if (out.empty() || shape.empty() || shape.size() > out.size())
+  if (shape.size() > out.size() || split == 0 || split >= out.size())
     return std::nullopt;
   SmallVector<int64_t> aligned(out.size() - shape.size(), 1);
   aligned.append(shape.begin(), shape.end());
-  size_t last = out.size() - 1;
-  if (aligned[last] == out[last] &&
-      llvm::all_of(ArrayRef<int64_t>(aligned).drop_back(),
-                   [](int64_t d) { return d == 1; }))
+  ArrayRef<int64_t> outer = ArrayRef<int64_t>(aligned).take_front(split);
+  ArrayRef<int64_t> inner = ArrayRef<int64_t>(aligned).drop_front(split);
+  auto ones = [](ArrayRef<int64_t> dims) {
+    return llvm::all_of(dims, [](int64_t d) { return d == 1; });
+  };
+  if (ones(outer) && inner == out.drop_front(split))
     return Shape::Row;
-  if (aligned[last] == 1 &&
-      ArrayRef<int64_t>(aligned).drop_back() == out.drop_back())
+  if (ones(inner) && outer == out.take_front(split))
     return Shape::Col;
   return std::nullopt;
 }
@@ -441,14 +449,7 @@ std::optional<MaskSpec> makeSpec(Operation *op, const TargetDesc &target,
     spec.isWhere = true;
   }
   for (Value operand : op->getOperands()) {
-    std::optional<Shape> shape = classify(operand, out);
-    if (!shape) {
-      reason = "only same-shape, row-vector, per-row and scalar broadcasts "
-               "are lowered to the card";
-      return std::nullopt;
-    }
     MaskOperand m;
-    m.shape = *shape;
     m.format = *getMaskFormat(operand.getType());
     spec.operands.push_back(m);
   }
@@ -458,32 +459,49 @@ std::optional<MaskSpec> makeSpec(Operation *op, const TargetDesc &target,
     return std::nullopt;
   }
 
-  // The view: the innermost dimension when an operand is broadcast along
-  // rows or columns, else the widest divisor of the element count that
-  // gives a legal chunking.
-  bool rowsOrCols = llvm::any_of(spec.operands, [](const MaskOperand &m) {
-    return m.shape == Shape::Row || m.shape == Shape::Col;
-  });
-  if (rowsOrCols) {
-    spec.cols = out.back();
-    spec.rows = total / spec.cols;
-    if (!computeLayout(target, spec)) {
-      reason = "rows of " + std::to_string(spec.cols) +
-               " elements do not fit the vector unit's tiling";
-      return std::nullopt;
+  // The view: with only full and scalar operands, the widest divisor of the
+  // element count that gives a legal chunking. Otherwise the output splits
+  // into rows x cols at a dimension where every broadcast operand is a row
+  // repeated for every row, or one value per row ([4, 5] against [3, 4, 5]
+  // is a row of 20; [3, 1, 1] a column); the widest rows that fit win.
+  auto classifyAll = [&](size_t split) {
+    for (auto [operand, value] : llvm::zip(spec.operands, op->getOperands())) {
+      std::optional<Shape> shape = classify(value, out, split);
+      if (!shape)
+        return false;
+      operand.shape = *shape;
     }
-    return spec;
+    return true;
+  };
+  if (classifyAll(out.size())) {
+    for (int64_t cols = std::min(total, kMaxFlatCols); cols >= 1; --cols) {
+      if (total % cols)
+        continue;
+      spec.cols = cols;
+      spec.rows = total / cols;
+      if (computeLayout(target, spec))
+        return spec;
+    }
+    reason = "no DRAM-aligned chunking of " + std::to_string(total) +
+             " elements fits the vector register file";
+    return std::nullopt;
   }
-  for (int64_t cols = std::min(total, kMaxFlatCols); cols >= 1; --cols) {
-    if (total % cols)
+  bool viewed = false;
+  for (size_t split = 1; split < out.size(); ++split) {
+    if (!classifyAll(split))
       continue;
-    spec.cols = cols;
-    spec.rows = total / cols;
+    viewed = true;
+    spec.cols = std::accumulate(out.begin() + split, out.end(), int64_t{1},
+                                std::multiplies<int64_t>());
+    spec.rows = total / spec.cols;
     if (computeLayout(target, spec))
       return spec;
   }
-  reason = "no DRAM-aligned chunking of " + std::to_string(total) +
-           " elements fits the vector register file";
+  reason = viewed ? "the broadcast operands' rows do not fit the vector "
+                    "unit's tiling"
+                  : "only broadcasts of a row, a column or a scalar of the "
+                    "output (at one split of its dimensions) are lowered to "
+                    "the card";
   return std::nullopt;
 }
 

@@ -43,6 +43,19 @@ func.func @compare_swapped(%a: tensor<4x1xf32>, %b: tensor<4x37xf32>) -> tensor<
 
 // -----
 
+// [4, 5] against [3, 4, 5]: the output splits into 3 rows of 20, and the
+// broadcast operand is one row of them (bcast=row).
+// CHECK-LABEL: func.func @compare_split
+// CHECK: npu.dma.ld vrf[0x0], dram[0x100], f32 x = 20 y = 1
+// CHECK-NEXT: npu.dma.ld vrf[0x13c], dram[0x0], f32 x = 20 y = 3
+// CHECK-NEXT: npu.v.cgt vrf[0x100], vrf[0x13c], vrf[0x0], u8, f32, f32 rows = 3 cols = 20 {{.*}} bcast = row
+func.func @compare_split(%a: tensor<3x4x5xf32>, %b: tensor<4x5xf32>) -> tensor<3x4x5xi1> {
+  %0 = accel.compare gt, %a, %b : (tensor<3x4x5xf32>, tensor<4x5xf32>) -> tensor<3x4x5xi1>
+  return %0 : tensor<3x4x5xi1>
+}
+
+// -----
+
 // Bools (Xor of two masks): compared as u8.
 // CHECK-LABEL: func.func @compare_bool
 // CHECK: npu.v.cne vrf[0x0], vrf[{{.*}}], vrf[{{.*}}], u8, u8, u8 rows = 1 cols = 40
@@ -121,7 +134,7 @@ func.func @gelu_tanh(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // broadcasts that are neither a row, a column nor a scalar.
 // PLACE-LABEL: func.func @refused
 // PLACE: accel.compare {{.*}}accel.host_reason = "accel.compare runs on the card on f32, f16, bf16, i32, i16, i8, u8 and bool tensors only (the vector units compute integers in i32)"
-// PLACE: accel.where {{.*}}accel.host_reason = "only same-shape, row-vector, per-row and scalar broadcasts are lowered to the card"
+// PLACE: accel.where {{.*}}accel.host_reason = "only broadcasts of a row, a column or a scalar of the output (at one split of its dimensions) are lowered to the card"
 func.func @refused(%a: tensor<4x8xi64>, %b: tensor<4x8xi64>, %c: tensor<2x1x8xi1>, %x: tensor<2x4x8xf32>, %y: tensor<2x4x8xf32>) -> (tensor<4x8xi1>, tensor<2x4x8xf32>) {
   %0 = accel.compare eq, %a, %b : (tensor<4x8xi64>, tensor<4x8xi64>) -> tensor<4x8xi1>
   %1 = accel.where %c, %x, %y : (tensor<2x1x8xi1>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
