@@ -16,8 +16,12 @@
 // chosen elements bit for bit (dt = bt): NaN, infinities and signed zeros in
 // either input survive, and a NaN in the branch not taken does not leak.
 //
-// The output is viewed as rows x cols as in ElementwiseKernels.cpp and
-// streamed in chunks through two VRF slots:
+// The output is viewed as rows x cols (cols: the product of the output's
+// dimensions from one split on, chosen so every broadcast operand is a row,
+// a column or a scalar of the view; the widest legal row for flat views)
+// and streamed in chunks through two VRF slots (one when a double-buffered
+// chunk does not fit; column tiles with DRAM-aligned starts when whole rows
+// cannot be chunked aligned, e.g. rows of 37 x 37 f32):
 //
 //   [resident: row-vector and scalar operands, loaded once]
 //   for each chunk of rc rows (slot = chunk % 2):
@@ -94,6 +98,10 @@ struct MaskSpec {
   uint64_t workOffset = 0;
   uint64_t slot[2] = {0, 0};
   int64_t rowsPerChunk = 0;
+  /// Columns per chunk: all of them, or DRAM-aligned column tiles when
+  /// rows that long cannot be chunked aligned (odd widths such as the
+  /// 37 x 37 = 1369 of an attention mask against [1, H, 37, 37]).
+  int64_t colsPerChunk = 0;
 };
 
 /// The card's storage format of a compare / where element type: the card
@@ -203,16 +211,21 @@ bool isLoadedIntoOut(const MaskSpec &spec, const MaskOperand &operand) {
          operand.shape == Shape::Full;
 }
 
-/// Lays out the resident operands and two slots of as many rows as fit;
-/// false when not even one row does.
-bool computeLayout(const TargetDesc &target, MaskSpec &spec) {
+int64_t alignElems(const TargetDesc &target, ElementFormat format) {
+  return std::max<int64_t>(
+      int64_t(target.memory(Space::Dram).align) / format.elementBytes(), 1);
+}
+
+/// Lays out the resident operands and `slots` slots (2: double buffered)
+/// of chunks of `cc` columns and as many rows as fit; false when not even
+/// one aligned chunk does.
+bool layoutWith(const TargetDesc &target, MaskSpec &spec, int64_t cc,
+                int slots) {
   const int64_t cols = spec.cols;
   if (cols < 1 || cols > kMaxCount || kF32Format.rowBytes(cols) > kMaxPitch)
     return false;
   const uint64_t regBytes = target.vrfRegisterBytes;
   const uint64_t vrfBytes = uint64_t(target.vrfRegisters) * regBytes;
-  const int64_t dramAlign =
-      std::max<int64_t>(int64_t(target.memory(Space::Dram).align), 1);
   uint64_t resident = 0;
   for (MaskOperand &operand : spec.operands) {
     if (operand.shape != Shape::Row && operand.shape != Shape::Scalar)
@@ -224,36 +237,35 @@ bool computeLayout(const TargetDesc &target, MaskSpec &spec) {
   resident = alignUp(resident, regBytes);
   if (resident >= vrfBytes)
     return false;
-  const uint64_t slotBytes = (vrfBytes - resident) / 2 / regBytes * regBytes;
+  const uint64_t slotBytes =
+      (vrfBytes - resident) / uint64_t(slots) / regBytes * regBytes;
   spec.slot[0] = resident;
-  spec.slot[1] = resident + slotBytes;
+  spec.slot[1] = resident + (slots == 2 ? slotBytes : 0);
 
   // Chunk starts stay DRAM-aligned for every full stream (rc * cols
   // elements a multiple of the alignment in elements), and 1- and 2-byte
   // per-row operands start their used part on a 4-byte VRF boundary.
-  auto alignElems = [&](ElementFormat f) {
-    return std::max<int64_t>(dramAlign / f.elementBytes(), 1);
+  auto rowMultiple = [&](ElementFormat f) {
+    return alignElems(target, f) / std::gcd(alignElems(target, f), cols);
   };
-  int64_t multiple =
-      alignElems(spec.outFormat) / std::gcd(alignElems(spec.outFormat), cols);
-  int64_t perRow = spec.outFormat.rowBytes(cols);
+  int64_t multiple = rowMultiple(spec.outFormat);
+  int64_t perRow = spec.outFormat.rowBytes(cc);
   int64_t slack = 4 * int64_t(spec.operands.size() + 2);
   for (const MaskOperand &operand : spec.operands) {
     const ElementFormat f = operand.format;
     if (operand.shape == Shape::Full) {
-      multiple =
-          std::lcm(multiple, alignElems(f) / std::gcd(alignElems(f), cols));
+      multiple = std::lcm(multiple, rowMultiple(f));
       if (!isLoadedIntoOut(spec, operand))
-        perRow += f.rowBytes(cols);
+        perRow += f.rowBytes(cc);
     } else if (operand.shape == Shape::Col) {
       if (f.elementBytes() < 4)
         multiple = std::lcm<int64_t>(multiple, 4 / f.elementBytes());
       perRow += f.rowBytes(1);
-      slack += f.rowBytes(alignElems(f) - 1);
+      slack += f.rowBytes(alignElems(target, f) - 1);
     }
   }
   if (needsWork(spec))
-    perRow += spec.operands[0].format.rowBytes(cols);
+    perRow += spec.operands[0].format.rowBytes(cc);
   int64_t rows =
       std::min<int64_t>({spec.rows, kMaxDmaYZ,
                          (static_cast<int64_t>(slotBytes) - slack) / perRow});
@@ -265,39 +277,60 @@ bool computeLayout(const TargetDesc &target, MaskSpec &spec) {
       return false;
   }
   spec.rowsPerChunk = rows;
-  uint64_t offset = alignUp(uint64_t(spec.outFormat.rowBytes(rows * cols)), 4);
+  spec.colsPerChunk = cc;
+  uint64_t offset = alignUp(uint64_t(spec.outFormat.rowBytes(rows * cc)), 4);
   for (MaskOperand &operand : spec.operands) {
     const ElementFormat f = operand.format;
     if (operand.shape == Shape::Full && !isLoadedIntoOut(spec, operand)) {
       operand.offset = offset;
-      offset = alignUp(offset + uint64_t(f.rowBytes(rows * cols)), 4);
+      offset = alignUp(offset + uint64_t(f.rowBytes(rows * cc)), 4);
     } else if (operand.shape == Shape::Col) {
       operand.offset = offset;
-      offset =
-          alignUp(offset + uint64_t(f.rowBytes(rows + alignElems(f) - 1)), 4);
+      offset = alignUp(
+          offset + uint64_t(f.rowBytes(rows + alignElems(target, f) - 1)), 4);
     }
   }
   spec.workOffset = offset;
   if (needsWork(spec))
-    offset += uint64_t(spec.operands[0].format.rowBytes(rows * cols));
+    offset += uint64_t(spec.operands[0].format.rowBytes(rows * cc));
   return offset <= slotBytes;
+}
+
+/// Whole rows, double buffered if they fit, else in one slot; failing
+/// that, column tiles whose starts are DRAM-aligned in every format (a
+/// multiple of the widest alignment in elements), the widest that fit.
+bool computeLayout(const TargetDesc &target, MaskSpec &spec) {
+  for (int slots : {2, 1})
+    if (layoutWith(target, spec, spec.cols, slots))
+      return true;
+  int64_t colAlign = alignElems(target, spec.outFormat);
+  for (const MaskOperand &operand : spec.operands)
+    if (operand.shape == Shape::Full || operand.shape == Shape::Row)
+      colAlign = std::lcm(colAlign, alignElems(target, operand.format));
+  for (int slots : {2, 1})
+    for (int64_t cc = (spec.cols - 1) / colAlign * colAlign; cc >= colAlign;
+         cc -= colAlign)
+      if (layoutWith(target, spec, cc, slots))
+        return true;
+  return false;
 }
 
 void emitMaskKernel(ProgramEmitter &emitter, const TargetDesc &target,
                     const MaskSpec &spec) {
   const int64_t cols = spec.cols;
-  const int64_t dramAlign =
-      std::max<int64_t>(int64_t(target.memory(Space::Dram).align), 1);
   auto vrf = [](uint64_t addr, int64_t n, ElementFormat format) {
     return denseOperand(Space::Vrf, addr, n, format);
   };
-  auto load = [&](const Operand2D &dst, uint64_t src, int64_t rows, int64_t n) {
+  // `rows` rows of `n` elements from DRAM rows `stride` elements apart.
+  auto load = [&](const Operand2D &dst, uint64_t src, int64_t rows, int64_t n,
+                  int64_t stride) {
     DmaLoad dma;
     dma.dst = dst.ref();
     dma.src = {Space::Dram, src};
     dma.format = dst.format;
     dma.x = n;
     dma.y = rows;
+    dma.sy = dst.format.rowBytes(stride);
     emitLoad(emitter, dma);
   };
 
@@ -305,94 +338,102 @@ void emitMaskKernel(ProgramEmitter &emitter, const TargetDesc &target,
   for (const MaskOperand &operand : spec.operands)
     if (operand.shape == Shape::Row || operand.shape == Shape::Scalar) {
       int64_t n = operand.shape == Shape::Row ? cols : 1;
-      load(vrf(operand.resident, n, operand.format), operand.dram, 1, n);
+      load(vrf(operand.resident, n, operand.format), operand.dram, 1, n, n);
     }
 
-  for (int64_t row = 0, chunk = 0; row < spec.rows;
-       row += spec.rowsPerChunk, ++chunk) {
+  int64_t chunk = 0;
+  for (int64_t row = 0; row < spec.rows; row += spec.rowsPerChunk) {
     const int64_t rc = std::min(spec.rowsPerChunk, spec.rows - row);
-    const uint64_t base = spec.slot[chunk % 2];
-    const Operand2D out = vrf(base, cols, spec.outFormat);
+    for (int64_t col = 0; col < cols; col += spec.colsPerChunk, ++chunk) {
+      const int64_t cw = std::min(spec.colsPerChunk, cols - col);
+      const uint64_t base = spec.slot[chunk % 2];
+      const Operand2D out = vrf(base, cw, spec.outFormat);
+      // Element (row, col) of a full operand, in elements.
+      const int64_t first = row * cols + col;
 
-    // Each operand as a vector instruction reads it, with its broadcast.
-    SmallVector<std::pair<Operand2D, Bcast>, 3> views;
-    for (const MaskOperand &operand : spec.operands) {
-      const ElementFormat f = operand.format;
-      switch (operand.shape) {
-      case Shape::Full: {
-        Operand2D block = isLoadedIntoOut(spec, operand)
-                              ? out
-                              : vrf(base + operand.offset, cols, f);
-        load(block, operand.dram + uint64_t(f.rowBytes(row * cols)), rc, cols);
-        views.push_back({block, Bcast::None});
-        break;
+      // Each operand as a vector instruction reads it, with its broadcast.
+      SmallVector<std::pair<Operand2D, Bcast>, 3> views;
+      for (const MaskOperand &operand : spec.operands) {
+        const ElementFormat f = operand.format;
+        switch (operand.shape) {
+        case Shape::Full: {
+          Operand2D block = isLoadedIntoOut(spec, operand)
+                                ? out
+                                : vrf(base + operand.offset, cw, f);
+          load(block, operand.dram + uint64_t(f.rowBytes(first)), rc, cw, cols);
+          views.push_back({block, Bcast::None});
+          break;
+        }
+        case Shape::Col: {
+          // The chunk's rc values start at row * e bytes, usually not a
+          // DRAM alignment multiple: load from the aligned address below.
+          int64_t delta = row % alignElems(target, f);
+          load(vrf(base + operand.offset, rc + delta, f),
+               operand.dram + uint64_t(f.rowBytes(row - delta)), 1, rc + delta,
+               rc + delta);
+          Operand2D column =
+              vrf(base + operand.offset + uint64_t(f.rowBytes(delta)), 1, f);
+          views.push_back({column, Bcast::Col});
+          break;
+        }
+        case Shape::Row:
+          views.push_back(
+              {vrf(operand.resident + uint64_t(f.rowBytes(col)), cw, f),
+               Bcast::Row});
+          break;
+        case Shape::Scalar:
+          views.push_back({vrf(operand.resident, 1, f), Bcast::Scalar});
+          break;
+        }
       }
-      case Shape::Col: {
-        // The chunk's rc values start at row * e bytes, usually not a DRAM
-        // alignment multiple: load from the aligned address below.
-        int64_t alignElems = std::max<int64_t>(dramAlign / f.elementBytes(), 1);
-        int64_t delta = row % alignElems;
-        load(vrf(base + operand.offset, rc + delta, f),
-             operand.dram + uint64_t(f.rowBytes(row - delta)), 1, rc + delta);
-        Operand2D column =
-            vrf(base + operand.offset + uint64_t(f.rowBytes(delta)), 1, f);
-        views.push_back({column, Bcast::Col});
-        break;
+      // Broadcasts `view` into the full block `dst` exactly: fill with the
+      // additive identity, then add.
+      auto materialise = [&](const Operand2D &dst,
+                             const std::pair<Operand2D, Bcast> &view) {
+        if (isFloatFormat(dst.format))
+          emitFill(emitter, dst, rc, cw, -0.0f);
+        else
+          emitFillBits(emitter, dst, rc, cw, 0);
+        emitBinary(emitter, Opcode::VAdd, dst, dst, view.first, view.second, rc,
+                   cw);
+      };
+
+      if (!spec.isWhere) {
+        Opcode opcode = spec.compare;
+        auto a = views[0], b = views[1];
+        if (a.second != Bcast::None && b.second == Bcast::None) {
+          std::swap(a, b);
+          opcode = mirror(opcode);
+        } else if (a.second != Bcast::None) {
+          Operand2D work = vrf(base + spec.workOffset, cw, a.first.format);
+          materialise(work, a);
+          a = {work, Bcast::None};
+        }
+        emitBinary(emitter, opcode, out, a.first, b.first, b.second, rc, cw);
+      } else {
+        auto condition = views[0], onTrue = views[1], onFalse = views[2];
+        if (onFalse.second != Bcast::None)
+          materialise(out, onFalse);
+        if (condition.second != Bcast::None) {
+          Operand2D work =
+              vrf(base + spec.workOffset, cw, condition.first.format);
+          materialise(work, condition);
+          condition = {work, Bcast::None};
+        }
+        emitBinary(emitter, Opcode::VSel, out, condition.first, onTrue.first,
+                   onTrue.second, rc, cw);
       }
-      case Shape::Row:
-        views.push_back({vrf(operand.resident, cols, f), Bcast::Row});
-        break;
-      case Shape::Scalar:
-        views.push_back({vrf(operand.resident, 1, f), Bcast::Scalar});
-        break;
-      }
+
+      DmaStore store;
+      store.dst = {Space::Dram,
+                   spec.outAddr + uint64_t(spec.outFormat.rowBytes(first))};
+      store.src = out.ref();
+      store.format = spec.outFormat;
+      store.x = cw;
+      store.y = rc;
+      store.dy = spec.outFormat.rowBytes(cols);
+      emitStore(emitter, store);
     }
-    // Broadcasts `view` into the full block `dst` exactly: fill with the
-    // additive identity, then add.
-    auto materialise = [&](const Operand2D &dst,
-                           const std::pair<Operand2D, Bcast> &view) {
-      if (isFloatFormat(dst.format))
-        emitFill(emitter, dst, rc, cols, -0.0f);
-      else
-        emitFillBits(emitter, dst, rc, cols, 0);
-      emitBinary(emitter, Opcode::VAdd, dst, dst, view.first, view.second, rc,
-                 cols);
-    };
-
-    if (!spec.isWhere) {
-      Opcode opcode = spec.compare;
-      auto a = views[0], b = views[1];
-      if (a.second != Bcast::None && b.second == Bcast::None) {
-        std::swap(a, b);
-        opcode = mirror(opcode);
-      } else if (a.second != Bcast::None) {
-        Operand2D work = vrf(base + spec.workOffset, cols, a.first.format);
-        materialise(work, a);
-        a = {work, Bcast::None};
-      }
-      emitBinary(emitter, opcode, out, a.first, b.first, b.second, rc, cols);
-    } else {
-      auto condition = views[0], onTrue = views[1], onFalse = views[2];
-      if (onFalse.second != Bcast::None)
-        materialise(out, onFalse);
-      if (condition.second != Bcast::None) {
-        Operand2D work =
-            vrf(base + spec.workOffset, cols, condition.first.format);
-        materialise(work, condition);
-        condition = {work, Bcast::None};
-      }
-      emitBinary(emitter, Opcode::VSel, out, condition.first, onTrue.first,
-                 onTrue.second, rc, cols);
-    }
-
-    DmaStore store;
-    store.dst = {Space::Dram,
-                 spec.outAddr + uint64_t(spec.outFormat.rowBytes(row * cols))};
-    store.src = out.ref();
-    store.format = spec.outFormat;
-    store.x = cols;
-    store.y = rc;
-    emitStore(emitter, store);
   }
 }
 

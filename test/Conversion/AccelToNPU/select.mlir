@@ -118,6 +118,23 @@ func.func @where_chunks(%c: tensor<256x300xi1>, %x: tensor<256x300xf32>, %y: ten
 
 // -----
 
+// Rows of 37 x 37 = 1369 f32 cannot be chunked DRAM-aligned (16-row
+// multiples do not fit the VRF): 16-row x 192-column tiles, whose starts
+// are 64-byte aligned, read with the DRAM row stride (sy = 5476) and the
+// resident mask row at the tile's column.
+// CHECK-LABEL: func.func @where_tiles
+// CHECK: npu.dma.ld vrf[0x3600], dram[0x580], f32 x = 192 y = 16 z = 1 sy = 5476 dpitch = 768
+// CHECK: npu.v.sel vrf[0x600], vrf[0x6600], vrf[0x3600], f32, u8, f32 rows = 16 cols = 192
+// CHECK-NEXT: npu.dma.st dram[0x15c00], vrf[0x600], f32 x = 192 y = 16 z = 1 dy = 5476
+// CHECK: npu.dma.ld vrf[0xb300], dram[0x880], f32 x = 192 y = 16 z = 1 sy = 5476
+// CHECK: npu.v.add {{.*}}, vrf[0xc0], u8, u8, u8 rows = 16 cols = 192 {{.*}} bcast = row
+func.func @where_tiles(%c: tensor<37x37xi1>, %x: tensor<1x16x37x37xf32>, %y: tensor<f32>) -> tensor<1x16x37x37xf32> {
+  %0 = accel.where %c, %x, %y : (tensor<37x37xi1>, tensor<1x16x37x37xf32>, tensor<f32>) -> tensor<1x16x37x37xf32>
+  return %0 : tensor<1x16x37x37xf32>
+}
+
+// -----
+
 // The tanh GELU is one v.gelut.
 // CHECK-LABEL: func.func @gelu_tanh
 // CHECK: npu.v.gelut vrf[0x0], vrf[0x0], f32, f32 rows = 1 cols = 32
