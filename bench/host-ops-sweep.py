@@ -19,7 +19,10 @@ not multiples of 16 or 64, batch 1 / 3 / 5, ...):
 compiles each with nnaccel-compile --report-json (f32, and with
 --quantize=int8 --calibration on random samples when --int8 is given), and
 prints every op placed on the host with the compiler's reason, then a
-summary. Exit status 1 when a host op was found (so it can gate a test).
+summary. With --run, each f32 package also runs on the emulator on random
+inputs and is compared (nnaccel-run --expect) with the same model compiled
+with all its card ops forced to the host. Exit status 1 when a host op was
+found, a compile failed or a run differed (so it can gate a test).
 
 Usage: bench/host-ops-sweep.py [--bin BUILD/bin] [--count N] [--seed S]
                                [--family NAME,...] [--int8] [--keep DIR]
@@ -339,6 +342,43 @@ def compile_model(args, path, graph, rng, int8, workdir, tag):
         return json.load(f), None
 
 
+def run_against_host(args, path, graph, report, rng, workdir, tag):
+    """Runs the card package and a package with every card op forced to the
+    host on the same random inputs; returns None when every output agrees
+    (nnaccel-run --expect tolerances), else a message."""
+    sys.path.insert(0, os.path.join(ROOT, "test", "e2e", "Inputs"))
+    from tensorfiles import outputs_to_pb  # noqa: E402
+    compiler = args.compiler or os.path.join(args.bin, "nnaccel-compile")
+    runner = os.path.join(os.path.dirname(compiler), "nnaccel-run")
+    ops = sorted({op["op"] for part in report["partitions"]
+                  if part.get("kind") == "card" for op in part["ops"]})
+    ref_pkg = os.path.join(workdir, tag + "-host.nnpkg")
+    run = subprocess.run([compiler, path, "-o", ref_pkg,
+                          "--force-host=" + ",".join(ops)],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        return "reference compile failed: " + run.stderr.strip()[-200:]
+    inputs = []
+    for i, (dtype, dims, name) in enumerate(graph.inputs):
+        f = os.path.join(workdir, "%s-in%d.npy" % (tag, i))
+        write_npy(f, dtype, dims, rng)
+        inputs.append("%s=%s" % (name, f))
+    ref_dir = os.path.join(workdir, tag + "-ref")
+    run = subprocess.run([runner, ref_pkg, "--input"] + inputs +
+                         ["--output", ref_dir], capture_output=True, text=True)
+    if run.returncode != 0:
+        return "host run failed: " + run.stderr.strip()[-200:]
+    outputs_to_pb(ref_dir)
+    run = subprocess.run([runner, os.path.join(workdir, tag + ".nnpkg"),
+                          "--check-races", "--input"] + inputs +
+                         ["--expect", ref_dir], capture_output=True, text=True)
+    if run.returncode != 0 or " 0 failed" not in run.stdout:
+        lines = [l for l in (run.stdout + run.stderr).splitlines()
+                 if "FAIL" in l or "error" in l]
+        return "card run differs: " + "; ".join(lines)[-300:]
+    return None
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
@@ -353,12 +393,16 @@ def main(argv):
                         help="also compile with --quantize=int8 (calibrated "
                         "on random samples)")
     parser.add_argument("--keep", help="keep the models and reports here")
+    parser.add_argument("--run", action="store_true",
+                        help="also run each f32 package on random inputs on "
+                        "the emulator and compare with every op on the host")
     args = parser.parse_args(argv)
     workdir = args.keep or tempfile.mkdtemp(prefix="host-ops-sweep-")
     os.makedirs(workdir, exist_ok=True)
     rng = random.Random(args.seed)
     modes = ["f32"] + (["int8"] if args.int8 else [])
     tried, failed, with_host = Counter(), Counter(), Counter()
+    mismatched = Counter()
     reasons = Counter()
     for family in args.family.split(","):
         for i in range(args.count):
@@ -387,15 +431,25 @@ def main(argv):
                 for op, reason in ops:
                     print("    host: %s: %s" % (op, reason))
                     reasons["%s: %s" % (op, reason)] += 1
+                if args.run and mode == "f32":
+                    problem = run_against_host(args, path, graph, report, rng,
+                                               workdir, tag + "-" + mode)
+                    print("    run: %s" % (problem or "matches the host"))
+                    if problem:
+                        mismatched[mode] += 1
     print()
     for mode in modes:
-        print("%s: %d models, %d with host ops, %d failed to compile" %
-              (mode, tried[mode], with_host[mode], failed[mode]))
+        print("%s: %d models, %d with host ops, %d failed to compile%s" %
+              (mode, tried[mode], with_host[mode], failed[mode],
+               ", %d differ from the host" % mismatched[mode]
+               if args.run and mode == "f32" else ""))
     for reason, count in reasons.most_common():
         print("  %3d x %s" % (count, reason))
     if not args.keep:
         print("(models and reports in %s)" % workdir)
-    return 1 if sum(with_host.values()) or sum(failed.values()) else 0
+    bad = sum(with_host.values()) + sum(failed.values()) + sum(
+        mismatched.values())
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
