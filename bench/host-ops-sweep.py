@@ -29,10 +29,8 @@ Usage: bench/host-ops-sweep.py [--bin BUILD/bin] [--count N] [--seed S]
 
 Measured (docs/import-onnx.md, "Zero host ops"): 40 f32 models (seed 7,
 8 per family) and 20 f32 + 20 int8 (seed 3, --int8): the host ops left are
-accel.conv with batch > 1 whose per-image outputs are not 64-byte multiples,
-accel.matmul whose right operand's batch elements are not (attention with
-head_dim x seq not a multiple of 16 floats), and accel.concat at unaligned
-offsets (DLRM-style concats of odd widths).
+accel.conv with batch > 1 whose per-image outputs are not 64-byte multiples
+and accel.concat at unaligned offsets (DLRM-style concats of odd widths).
 """
 import argparse
 import json
