@@ -19,9 +19,9 @@ not multiples of 16 or 64, batch 1 / 3 / 5, ...):
 compiles each with nnaccel-compile --report-json (f32, and with
 --quantize=int8 --calibration on random samples when --int8 is given), and
 prints every op placed on the host with the compiler's reason, then a
-summary. With --run, each f32 package also runs on the emulator on random
+summary. With --run, each package also runs on the emulator on random
 inputs and is compared (nnaccel-run --expect) with the same model compiled
-with all its card ops forced to the host. Exit status 1 when a host op was
+(same quantisation) with all its card ops forced to the host. Exit status 1 when a host op was
 found, a compile failed or a run differed (so it can gate a test).
 
 Usage: bench/host-ops-sweep.py [--bin BUILD/bin] [--count N] [--seed S]
@@ -340,7 +340,8 @@ def compile_model(args, path, graph, rng, int8, workdir, tag):
         return json.load(f), None
 
 
-def run_against_host(args, path, graph, report, rng, workdir, tag):
+def run_against_host(args, path, graph, report, rng, workdir, tag,
+                     flags=()):
     """Runs the card package and a package with every card op forced to the
     host on the same random inputs; returns None when every output agrees
     (nnaccel-run --expect tolerances), else a message."""
@@ -352,7 +353,7 @@ def run_against_host(args, path, graph, report, rng, workdir, tag):
                   if part.get("kind") == "card" for op in part["ops"]})
     ref_pkg = os.path.join(workdir, tag + "-host.nnpkg")
     run = subprocess.run([compiler, path, "-o", ref_pkg,
-                          "--force-host=" + ",".join(ops)],
+                          "--force-host=" + ",".join(ops)] + list(flags),
                          capture_output=True, text=True)
     if run.returncode != 0:
         return "reference compile failed: " + run.stderr.strip()[-200:]
@@ -392,7 +393,7 @@ def main(argv):
                         "on random samples)")
     parser.add_argument("--keep", help="keep the models and reports here")
     parser.add_argument("--run", action="store_true",
-                        help="also run each f32 package on random inputs on "
+                        help="also run each package on random inputs on "
                         "the emulator and compare with every op on the host")
     args = parser.parse_args(argv)
     workdir = args.keep or tempfile.mkdtemp(prefix="host-ops-sweep-")
@@ -429,9 +430,14 @@ def main(argv):
                 for op, reason in ops:
                     print("    host: %s: %s" % (op, reason))
                     reasons["%s: %s" % (op, reason)] += 1
-                if args.run and mode == "f32":
+                if args.run:
+                    # int8: the reference is the same quantised model with
+                    # its card ops on the host (same calibration).
+                    flags = ([] if mode == "f32" else
+                             ["--quantize=int8", "--calibration=" +
+                              os.path.join(workdir, tag + "-int8-calib")])
                     problem = run_against_host(args, path, graph, report, rng,
-                                               workdir, tag + "-" + mode)
+                                               workdir, tag + "-" + mode, flags)
                     print("    run: %s" % (problem or "matches the host"))
                     if problem:
                         mismatched[mode] += 1
@@ -440,7 +446,7 @@ def main(argv):
         print("%s: %d models, %d with host ops, %d failed to compile%s" %
               (mode, tried[mode], with_host[mode], failed[mode],
                ", %d differ from the host" % mismatched[mode]
-               if args.run and mode == "f32" else ""))
+               if args.run else ""))
     for reason, count in reasons.most_common():
         print("  %3d x %s" % (count, reason))
     if not args.keep:
