@@ -87,6 +87,13 @@ def Accel_Dialect : Dialect {
     /// Name of the discardable integer attribute that bounds the MRF bytes
     /// the kernels of a card partition with pinned weights may use (the
     /// pinned tiles lie above; set by accel-pin-weights).
+    /// Name of the discardable integer attribute on a card op whose kernel
+    /// reads constants of its own (the per-channel requantisation scales of
+    /// an int8 conv or fully_connected) from this DRAM address, where the
+    /// memory plan put an accel.constant holding them (accel-plan-card-memory).
+    static constexpr ::llvm::StringLiteral getKernelConstantsAttrName() {
+      return ::llvm::StringLiteral("accel.kernel_constants");
+    }
     static constexpr ::llvm::StringLiteral getMrfWorkBytesAttrName() {
       return ::llvm::StringLiteral("accel.mrf_work_bytes");
     }

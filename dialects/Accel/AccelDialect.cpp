@@ -175,6 +175,17 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                 "accel.card_partition";
     return success();
   }
+  if (attr.getName() == getKernelConstantsAttrName()) {
+    auto address = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!address || address.getInt() < 0 ||
+        !isa<FullyConnectedOp, ConvOp>(op) ||
+        !op->getParentOfType<CardPartitionOp>())
+      return op->emitOpError()
+             << "'" << getKernelConstantsAttrName()
+             << "' must be a non-negative integer on an accel.fully_connected "
+                "or accel.conv of an accel.card_partition";
+    return success();
+  }
   if (attr.getName() == getResultSharedAddressAttrName()) {
     auto address = dyn_cast<IntegerAttr>(attr.getValue());
     if (!address || address.getInt() < 0 || op->getNumResults() != 1 ||

@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace nnaccel::emulator {
 
 using namespace isa;
@@ -104,22 +106,30 @@ uint64_t Card::nextTime() {
 }
 
 void Card::runUntil(uint64_t until, uint64_t maxSteps) {
+  // The earliest agent of all cores steps next (ties: the first core, then
+  // the first agent). Times are cached per core and recomputed for the
+  // stepped core, or for all after a change to what cores share.
+  agentTimes_.resize(cores.size());
+  auto refresh = [&](Core &c) {
+    std::array<uint64_t, NumAgents> &times = agentTimes_[c.index];
+    const bool active =
+        c.state != Core::State::Idle && c.state != Core::State::Done;
+    for (unsigned a = 0; a < NumAgents; ++a)
+      times[a] = active ? agentTime(c, a) : Never;
+  };
+  for (Core &c : cores)
+    refresh(c);
   while (!fault) {
     uint64_t best = Never;
     Core *bc = nullptr;
     unsigned ba = 0;
-    for (Core &c : cores) {
-      if (c.state == Core::State::Idle || c.state == Core::State::Done)
-        continue;
-      for (unsigned a = 0; a < NumAgents; ++a) {
-        uint64_t t = agentTime(c, a);
-        if (t < best) {
-          best = t;
+    for (Core &c : cores)
+      for (unsigned a = 0; a < NumAgents; ++a)
+        if (agentTimes_[c.index][a] < best) {
+          best = agentTimes_[c.index][a];
           bc = &c;
           ba = a;
         }
-      }
-    }
     if (!bc || best >= until)
       return;
     if (++steps > maxSteps) {
@@ -128,8 +138,111 @@ void Card::runUntil(uint64_t until, uint64_t maxSteps) {
           index, maxSteps));
       return;
     }
+    sharedChanged_ = false;
     step(*bc, ba);
+    if (sharedChanged_)
+      for (Core &c : cores)
+        refresh(c);
+    else
+      refresh(*bc);
   }
+}
+
+bool Card::coresMayRunInParallel() const {
+  if (trace_ || checkRaces_)
+    return false;
+  unsigned loaded = 0;
+  for (const Core &c : cores) {
+    if (!c.loaded)
+      continue;
+    ++loaded;
+    for (const Op &op : c.ops)
+      if (op.opcode == Opcode::Send || op.opcode == Opcode::Recv)
+        return false;
+  }
+  return loaded > 1;
+}
+
+void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
+                            const ParallelFor &parallelFor) {
+  coreFaults_.assign(cores.size(), std::nullopt);
+  std::vector<uint64_t> coreSteps(cores.size(), 0);
+  std::vector<char> progressed(cores.size(), 0);
+  auto active = [](const Core &c) {
+    return c.state != Core::State::Idle && c.state != Core::State::Done;
+  };
+  auto atBarrier = [](const Core &c) {
+    return c.state == Core::State::Running && c.pc < c.ops.size() &&
+           c.ops[c.pc].opcode == Opcode::Barrier;
+  };
+  // One core's earliest agent (ties: agent order, as in runUntil).
+  auto earliest = [&](Core &c, unsigned &agent) {
+    uint64_t best = Never;
+    for (unsigned a = 0; a < NumAgents; ++a) {
+      uint64_t t = agentTime(c, a);
+      if (t < best) {
+        best = t;
+        agent = a;
+      }
+    }
+    return best;
+  };
+  // A core alone, up to its next barrier arrival (which the serial phase
+  // makes) or `until`. It touches only its own state, its own part of
+  // coreSteps / progressed / coreFaults_, and the memories (which a
+  // race-free program never makes two cores touch unordered).
+  auto runCore = [&](size_t i) {
+    Core &c = cores[i];
+    progressed[i] = 0;
+    while (active(c) && !coreFaults_[i]) {
+      unsigned agent = 0;
+      uint64_t t = earliest(c, agent);
+      if (t == Never || t >= until || (agent == AgentDispatch && atBarrier(c)))
+        return;
+      if (steps + ++coreSteps[i] > maxSteps) {
+        coreFaults_[i] = Error::make(fmt::format(
+            "card {}: step budget of {} exceeded (EmulatorOptions::maxSteps)",
+            index, maxSteps));
+        return;
+      }
+      step(c, agent);
+      progressed[i] = 1;
+    }
+  };
+  parallel_ = true;
+  for (;;) {
+    parallelFor(cores.size(), runCore);
+    for (uint64_t &n : coreSteps) {
+      steps += n;
+      n = 0;
+    }
+    // Barrier arrivals, in core order, of the cores whose dispatcher is at
+    // one and may arrive before `until` (its queues have drained).
+    bool arrived = false;
+    for (Core &c : cores) {
+      if (coreFaults_[c.index] || !active(c) || !atBarrier(c))
+        continue;
+      unsigned agent = 0;
+      uint64_t t = earliest(c, agent);
+      if (t == Never || t >= until || agent != AgentDispatch)
+        continue;
+      ++steps;
+      step(c, AgentDispatch);
+      arrived = true;
+    }
+    bool faulted = false;
+    for (std::optional<Error> &f : coreFaults_)
+      if (f) {
+        fault = std::move(f);
+        faulted = true;
+        break;
+      }
+    if (faulted ||
+        (!arrived && std::none_of(progressed.begin(), progressed.end(),
+                                  [](char p) { return p != 0; })))
+      break;
+  }
+  parallel_ = false;
 }
 
 bool Card::finished() const {

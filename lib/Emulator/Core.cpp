@@ -29,8 +29,9 @@ std::string Card::where(const Core &c, uint32_t pc) const {
 }
 
 void Card::setFault(const Core &c, uint32_t pc, const std::string &msg) {
-  if (!fault)
-    fault = Error::make(where(c, pc) + ": " + msg);
+  std::optional<Error> &slot = parallel_ ? coreFaults_[c.index] : fault;
+  if (!slot)
+    slot = Error::make(where(c, pc) + ": " + msg);
 }
 
 Error Card::checkAccesses(const Core &c,
@@ -263,6 +264,7 @@ void Card::dispatchStep(Core &c) {
     g.release = std::max(g.release, arrival);
     if (g.arrived == g.mask)
       g.released = true;
+    sharedChanged_ = true; // the other participants' dispatchers see it
     c.state = Core::State::Barrier;
     c.barrierId = op.id;
     c.barrierGen = k;

@@ -53,6 +53,7 @@ public:
     for (auto &t : threads_)
       t.join();
   }
+  unsigned workers() const { return unsigned(threads_.size()); }
   /// Runs fn(0..n-1) on the workers and the calling thread.
   void parallelFor(size_t n, const std::function<void(size_t)> &fn) {
     {
@@ -236,8 +237,14 @@ Expected<Stats> Machine::run() {
   unsigned threads = options.threads;
   if (threads == 0)
     threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, nc);
-  if (threads > 1 && !pool)
+  // One card: its cores on the threads between barriers (docs/emulator.md
+  // §9) when nothing records card-wide histories and no messages flow.
+  const bool coreThreads =
+      nc == 1 && threads > 1 && cards.front()->coresMayRunInParallel();
+  threads = std::min<unsigned>(
+      threads,
+      coreThreads ? static_cast<unsigned>(cards.front()->cores.size()) : nc);
+  if (threads > 1 && (!pool || pool->workers() < threads - 1))
     pool = std::make_unique<WorkerPool>(threads - 1);
   // Lookahead: nothing sent in a window arrives before the window ends.
   uint64_t window =
@@ -263,7 +270,13 @@ Expected<Stats> Machine::run() {
     auto runCard = [&](size_t i) {
       cards[i]->runUntil(until, options.maxSteps);
     };
-    if (threads > 1 && pool)
+    if (coreThreads && threads > 1 && pool)
+      cards.front()->runUntilParallel(
+          until, options.maxSteps,
+          [&](size_t n, const std::function<void(size_t)> &fn) {
+            pool->parallelFor(n, fn);
+          });
+    else if (threads > 1 && pool)
       pool->parallelFor(nc, runCard);
     else
       for (size_t i = 0; i < nc; ++i)

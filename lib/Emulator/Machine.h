@@ -31,6 +31,7 @@
 
 #include <array>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -184,6 +185,22 @@ public:
   uint64_t nextTime();
   /// Steps agents while the earliest runnable one is before `until`.
   void runUntil(uint64_t until, uint64_t maxSteps);
+  /// Runs fn(0 .. n-1), possibly on several threads, and returns when all
+  /// are done.
+  using ParallelFor =
+      std::function<void(size_t, const std::function<void(size_t)> &)>;
+  /// runUntil with the cores on `parallelFor`'s threads between barriers
+  /// (docs/emulator.md §9): a core's timing depends only on its own queues
+  /// and on barrier releases, so each core steps alone up to its next
+  /// barrier; the arrivals are then made in core order on this thread.
+  /// The same schedule and, for a race-free program, the same results as
+  /// runUntil. Only when coresMayRunInParallel().
+  void runUntilParallel(uint64_t until, uint64_t maxSteps,
+                        const ParallelFor &parallelFor);
+  /// No trace or race checking (they record into card-wide histories), no
+  /// send/recv (the mailboxes are the card's), and at least two loaded
+  /// cores.
+  bool coresMayRunInParallel() const;
   bool finished() const;
   /// Describes what every unfinished core is waiting for (for deadlocks).
   std::string describeBlocked() const;
@@ -230,6 +247,15 @@ private:
   AccessHistory dramHistory_, sharedHistory_;
   std::map<unsigned, std::vector<BarrierGen>> barriers_;
   std::vector<std::map<unsigned, size_t>> barrierCount_; ///< per core, per id
+  /// runUntil's cache of every agent's next time, per core. A step changes
+  /// only its own core's times, except through what cores share within a
+  /// card: barriers and the inbox, whose changes set sharedChanged_.
+  std::vector<std::array<uint64_t, NumAgents>> agentTimes_;
+  bool sharedChanged_ = false;
+  /// runUntilParallel: faults are recorded per core (the lowest core's is
+  /// reported), as the cores step on different threads.
+  bool parallel_ = false;
+  std::vector<std::optional<Error>> coreFaults_;
 };
 
 /// Chrome trace-event JSON for the events recorded by `cards` (Trace.cpp).

@@ -270,7 +270,8 @@ void Card::queueStep(Core &c, unsigned q) {
       auto &box = inbox[{op.peer, op.chan}];
       Message msg = std::move(box.front());
       box.pop_front();
-      if (checkRaces_) // the matching send happens before this recv
+      sharedChanged_ = true; // another core may wait on the same channel
+      if (checkRaces_)       // the matching send happens before this recv
         joinClock(c.clocks[q], msg.clock);
       if (msg.data.size() != op.bytes) {
         err = Error::make(fmt::format(

@@ -200,8 +200,108 @@ void binaryI32(BinKind k, const int32_t *a, const int32_t *b, int32_t *out,
   }
 }
 
+/// f32 rows of an operand in a dense memory, or null: not f32, the chain,
+/// paged, outside its memory (the tile path reports that) or unaligned.
+float *denseF32Rows(ExecContext &ctx, Space space, uint64_t addr,
+                    uint64_t pitch, DType t, uint64_t rows, uint64_t cols) {
+  if (t != DType::F32 || space == Space::Chain || pitch % sizeof(float))
+    return nullptr;
+  Memory *m = ctx.mem[static_cast<unsigned>(space)];
+  uint64_t n = extent(rows, pitch, cols * sizeof(float));
+  if (!m->isDense() || !m->contains(addr, n))
+    return nullptr;
+  uint8_t *p = m->span(addr, n);
+  if (reinterpret_cast<uintptr_t>(p) % alignof(float))
+    return nullptr;
+  return reinterpret_cast<float *>(p);
+}
+
+/// The f32 binary ops straight on the memories, without reading the
+/// operands into tiles and writing the result back: every operand f32 in a
+/// dense memory, no chain, and the result either disjoint from the
+/// operands or exactly on one of them (in place, element by element, as
+/// the tile path computes). Returns false when it does not apply.
+bool binaryF32InPlace(const Op &op, const EffAddrs &eff, ExecContext &ctx,
+                      Error &err) {
+  const bool scalarImm = !op.has(isa::Operand::b);
+  const Bcast bc = scalarImm ? Bcast::Scalar : op.bcast;
+  if (op.dt != DType::F32 || op.at != DType::F32 || op.chained() ||
+      (!scalarImm && op.bt != DType::F32))
+    return false;
+  const uint64_t rows = op.rows, cols = op.cols, rb = cols * sizeof(float);
+  float *a = denseF32Rows(ctx, op.mem[OpA].space, eff[OpA], op.apitch, op.at,
+                          rows, cols);
+  float *d = denseF32Rows(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch,
+                          op.dt, rows, cols);
+  if (!a || !d)
+    return false;
+  const uint64_t br = (bc == Bcast::None || bc == Bcast::Col) ? rows : 1;
+  const uint64_t bcl = (bc == Bcast::None || bc == Bcast::Row) ? cols : 1;
+  const float *b = nullptr;
+  float imm = 0;
+  if (scalarImm) {
+    imm = num::bitsToFloat(static_cast<uint32_t>(op.imm));
+  } else {
+    b = denseF32Rows(ctx, op.mem[OpB].space, eff[OpB], op.bpitch, op.bt, br,
+                     bcl);
+    if (!b)
+      return false;
+  }
+  // The result may only coincide exactly with an operand, never overlap it
+  // shifted.
+  auto clash = [&](const float *x, uint64_t xPitch, uint64_t xRows,
+                   uint64_t xCols, Space xs) {
+    if (xs != op.mem[OpDst].space)
+      return false;
+    const uint8_t *x0 = reinterpret_cast<const uint8_t *>(x);
+    const uint8_t *d0 = reinterpret_cast<const uint8_t *>(d);
+    const uint8_t *x1 = x0 + extent(xRows, xPitch, xCols * sizeof(float));
+    const uint8_t *d1 = d0 + extent(rows, op.dpitch, rb);
+    if (x1 <= d0 || d1 <= x0)
+      return false;
+    return !(x0 == d0 && xPitch == op.dpitch && xRows == rows && xCols == cols);
+  };
+  if (clash(a, op.apitch, rows, cols, op.mem[OpA].space) ||
+      (b && clash(b, op.bpitch, br, bcl, op.mem[OpB].space)))
+    return false;
+  ctx.bytes->read[static_cast<unsigned>(op.mem[OpA].space)] += rows * rb;
+  if (b)
+    ctx.bytes->read[static_cast<unsigned>(op.mem[OpB].space)] +=
+        br * bcl * sizeof(float);
+  ctx.bytes->written[static_cast<unsigned>(op.mem[OpDst].space)] += rows * rb;
+  const BinKind kind = binKind(op.opcode);
+  std::vector<float> &expanded = ctx.tileB.f;
+  auto rowOf = [&](const float *base, uint64_t pitch, uint64_t r) {
+    return reinterpret_cast<const float *>(
+        reinterpret_cast<const uint8_t *>(base) + r * pitch);
+  };
+  for (uint64_t r = 0; r < rows; ++r) {
+    const float *bp;
+    if (bc == Bcast::None)
+      bp = rowOf(b, op.bpitch, r);
+    else if (bc == Bcast::Row)
+      bp = b;
+    else {
+      float v = scalarImm
+                    ? imm
+                    : (bc == Bcast::Col ? rowOf(b, op.bpitch, r)[0] : b[0]);
+      if (r == 0 || bc == Bcast::Col)
+        expanded.assign(cols, v);
+      bp = expanded.data();
+    }
+    binaryF32(kind, rowOf(a, op.apitch, r), bp,
+              reinterpret_cast<float *>(reinterpret_cast<uint8_t *>(d) +
+                                        r * op.dpitch),
+              cols);
+  }
+  err = Error::success();
+  return true;
+}
+
 /// v.add/sub/mul/max/min and vs.*: D = A op B, B broadcast or immediate.
 Error binary(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
+  if (Error err = Error::success(); binaryF32InPlace(op, eff, ctx, err))
+    return err;
   bool flt = isFloatDomain(op.at);
   uint64_t rows = op.rows, cols = op.cols;
   Tile &a = ctx.tileA, &b = ctx.tileB, &d = ctx.tileD;

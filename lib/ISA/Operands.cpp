@@ -49,6 +49,15 @@ public:
     if (out.size() == before || !extent)
       return;
     MemAccess &access = out.back();
+    // Planes that follow each other without a gap (a transposing store:
+    // one element a row, the next pixel the next plane) make one run of
+    // bytes per row: kept so, a core's block of every channel plane is a
+    // row per channel, not one per element.
+    if (planes > 1 && planePitch == rowBytes) {
+      rowBytes *= planes;
+      planes = 1;
+      planePitch = 0;
+    }
     access.planes = planes;
     access.planePitch = planePitch;
     access.rows = rows;

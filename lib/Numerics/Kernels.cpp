@@ -207,20 +207,30 @@ void matVecBf16(Span<const uint16_t> w, Span<const uint16_t> x, Span<float> y,
   matVecHalf(w, x, y, accumulate, &bf16ToFp32);
 }
 
-void matVecI8(Span<const int8_t> w, Span<const int8_t> x, Span<int32_t> y,
-              bool accumulate) {
+void matVecI8Scalar(Span<const int8_t> w, Span<const int8_t> x, Span<int32_t> y,
+                    bool accumulate) {
   size_t k = x.size();
   assert(w.size() == y.size() * k);
   for (size_t r = 0; r < y.size(); ++r)
     storeI(y.data() + r, dotI8(w.subspan(r * k, k), x), accumulate);
 }
 
-void matVecI8U8(Span<const int8_t> w, Span<const uint8_t> x, Span<int32_t> y,
-                bool accumulate) {
+void matVecI8U8Scalar(Span<const int8_t> w, Span<const uint8_t> x,
+                      Span<int32_t> y, bool accumulate) {
   size_t k = x.size();
   assert(w.size() == y.size() * k);
   for (size_t r = 0; r < y.size(); ++r)
     storeI(y.data() + r, dotI8U8(w.subspan(r * k, k), x), accumulate);
+}
+
+void matVecI8(Span<const int8_t> w, Span<const int8_t> x, Span<int32_t> y,
+              bool accumulate) {
+  matVecI8At(hostHasInt8Dot(), w, x, y, accumulate);
+}
+
+void matVecI8U8(Span<const int8_t> w, Span<const uint8_t> x, Span<int32_t> y,
+                bool accumulate) {
+  matVecI8U8At(hostHasInt8Dot(), w, x, y, accumulate);
 }
 
 void matVecI4I8(Span<const uint8_t> wPacked, Span<const int8_t> x,

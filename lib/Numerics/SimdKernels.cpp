@@ -14,6 +14,7 @@
 #include "nnaccel/Numerics/Kernels.h"
 #include "nnaccel/Numerics/Requantize.h"
 
+#include <algorithm>
 #include <cassert>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -181,7 +182,68 @@ requantizeRowAvx512(const int32_t *acc, const float *scales, bool perChannel,
   }
 }
 
+/// y[r] (+)= sum_i w[r][i] * x[i] on vpdpbusd (u8 x i8, four products a
+/// lane). Signed activations are biased to unsigned (x + 128) and the bias
+/// is taken back as 128 * sum_i w[r][i], which a second vpdpbusd by ones
+/// computes; everything wraps modulo 2^32 like the scalar sums. Masked
+/// loads zero a chunk's missing bytes, whose products are then 0.
+/// The mask of chunk c's bytes (64, fewer in the last chunk).
+inline __mmask64 chunkMask(size_t k, size_t c) {
+  const size_t n = std::min<size_t>(64, k - c * 64);
+  return n == 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1;
+}
+
+/// Chunk c of x (zero beyond k), biased to unsigned when signed.
+template <bool SignedX>
+__attribute__((target("avx512f,avx512bw"))) inline __m512i
+loadActivations(const uint8_t *x, size_t k, size_t c) {
+  __m512i v = _mm512_maskz_loadu_epi8(chunkMask(k, c), x + c * 64);
+  if (SignedX)
+    v = _mm512_xor_si512(v, _mm512_set1_epi8(static_cast<char>(0x80)));
+  return v;
+}
+
+template <bool SignedX>
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void
+matVecInt8Vnni(const int8_t *w, const uint8_t *x, int32_t *y, size_t rows,
+               size_t k, bool accumulate) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  const size_t chunks = (k + 63) / 64;
+  // Up to four chunks of x stay in registers.
+  __m512i xs[4];
+  for (size_t c = 0; c < chunks && c < 4; ++c)
+    xs[c] = loadActivations<SignedX>(x, k, c);
+  for (size_t r = 0; r < rows; ++r) {
+    const int8_t *row = w + r * k;
+    __m512i acc = _mm512_setzero_si512(), sum = _mm512_setzero_si512();
+    for (size_t c = 0; c < chunks; ++c) {
+      const __m512i wv = _mm512_maskz_loadu_epi8(chunkMask(k, c), row + c * 64);
+      const __m512i xv = c < 4 ? xs[c] : loadActivations<SignedX>(x, k, c);
+      acc = _mm512_dpbusd_epi32(acc, xv, wv);
+      if (SignedX)
+        sum = _mm512_dpbusd_epi32(sum, ones, wv);
+    }
+    uint32_t v = static_cast<uint32_t>(_mm512_reduce_add_epi32(acc));
+    if (SignedX)
+      v -= 128u * static_cast<uint32_t>(_mm512_reduce_add_epi32(sum));
+    if (accumulate)
+      v += static_cast<uint32_t>(y[r]);
+    y[r] = static_cast<int32_t>(v);
+  }
+}
+
 #endif // NNACCEL_X86_SIMD
+
+bool detectInt8Dot() {
+#ifdef NNACCEL_X86_SIMD
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vnni");
+#else
+  return false;
+#endif
+}
 
 SimdLevel detectSimdLevel() {
 #ifdef NNACCEL_X86_SIMD
@@ -199,6 +261,36 @@ SimdLevel detectSimdLevel() {
 SimdLevel getHostSimdLevel() {
   static const SimdLevel level = detectSimdLevel();
   return level;
+}
+
+bool hostHasInt8Dot() {
+  static const bool has = detectInt8Dot();
+  return has;
+}
+
+void matVecI8At(bool vnni, Span<const int8_t> w, Span<const int8_t> x,
+                Span<int32_t> y, bool accumulate) {
+  assert(w.size() == y.size() * x.size());
+  assert((!vnni || hostHasInt8Dot()) && "the CPU lacks AVX-512 VNNI");
+#ifdef NNACCEL_X86_SIMD
+  if (vnni && x.size())
+    return matVecInt8Vnni<true>(w.data(),
+                                reinterpret_cast<const uint8_t *>(x.data()),
+                                y.data(), y.size(), x.size(), accumulate);
+#endif
+  matVecI8Scalar(w, x, y, accumulate);
+}
+
+void matVecI8U8At(bool vnni, Span<const int8_t> w, Span<const uint8_t> x,
+                  Span<int32_t> y, bool accumulate) {
+  assert(w.size() == y.size() * x.size());
+  assert((!vnni || hostHasInt8Dot()) && "the CPU lacks AVX-512 VNNI");
+#ifdef NNACCEL_X86_SIMD
+  if (vnni && x.size())
+    return matVecInt8Vnni<false>(w.data(), x.data(), y.data(), y.size(),
+                                 x.size(), accumulate);
+#endif
+  matVecI8U8Scalar(w, x, y, accumulate);
 }
 
 void matVecF32At(SimdLevel level, Span<const float> w, Span<const float> x,

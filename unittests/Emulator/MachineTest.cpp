@@ -341,6 +341,83 @@ TEST_CASE("results are independent of the worker thread count",
   REQUIRE(cycles[0] == cycles[2]);
 }
 
+TEST_CASE("a card's cores on worker threads: same results and schedule",
+          "[machine]") {
+  // Four cores, three rounds: each core computes a block into a DRAM page
+  // no one has touched (the cores allocate parts of one page at the same
+  // time), meets the others at a barrier, then reads its neighbour's block.
+  auto target = loadTarget();
+  std::vector<std::string> progs;
+  for (unsigned core = 0; core < 4; ++core) {
+    std::string p = fmt::format(".core card=0, core={}\n", core);
+    for (unsigned round = 0; round < 3; ++round) {
+      const unsigned out = 0x100000 + round * 0x10000 + core * 0x400;
+      const unsigned next =
+          0x100000 + round * 0x10000 + ((core + 1) % 4) * 0x400;
+      p += fmt::format(
+          "dma.ld vrf[0x0], dram[{:#x}], f32, x=64, y=4, z=1, sy=256, "
+          "dpitch=256 @push_next\n"
+          "v.exp vrf[0x400], vrf[0x0], f32, f32, rows=4, cols=64, "
+          "dpitch=256, apitch=256 @pop_prev @push_next\n"
+          "dma.st dram[{:#x}], vrf[0x400], f32, x=64, y=4, z=1, dy=256, "
+          "spitch=256 @pop_prev\n"
+          "barrier id=0, mask=15\n"
+          "dma.ld vrf[0x800], dram[{:#x}], f32, x=64, y=4, z=1, sy=256, "
+          "dpitch=256 @push_next\n"
+          "v.add vrf[0x0], vrf[0x800], vrf[0x400], f32, f32, f32, rows=4, "
+          "cols=64, dpitch=256, apitch=256, bpitch=256 @pop_prev @push_next\n"
+          "dma.st dram[{:#x}], vrf[0x0], f32, x=64, y=4, z=1, dy=256, "
+          "spitch=256 @pop_prev\n"
+          "barrier id=1, mask=15\n",
+          round == 0 ? core * 0x400 : out - 0x10000 + 0x8000, out, next,
+          out + 0x8000);
+    }
+    progs.push_back(p + "halt\n");
+  }
+  std::vector<std::vector<float>> results;
+  std::vector<emulator::Stats> stats;
+  for (unsigned threads : {1u, 4u}) {
+    emulator::EmulatorOptions o;
+    o.threads = threads;
+    auto emu = makeEmu(target, progs, o);
+    std::mt19937 rng(11);
+    put(*emu, Space::Dram, 0, randomFloats(rng, 1024));
+    stats.push_back(runOk(*emu));
+    results.push_back(get<float>(*emu, Space::Dram, 0x120000, 0x2000 / 4));
+  }
+  REQUIRE(results[0] == results[1]);
+  REQUIRE(stats[0].totalCycles == stats[1].totalCycles);
+  REQUIRE(stats[0].instructions == stats[1].instructions);
+  for (size_t core = 0; core < 4; ++core) {
+    REQUIRE(stats[0].cores[core].finishCycle ==
+            stats[1].cores[core].finishCycle);
+    REQUIRE(stats[0].cores[core].barrierWaitCycles ==
+            stats[1].cores[core].barrierWaitCycles);
+  }
+}
+
+TEST_CASE("a fault on one of a card's threaded cores is the sequential one",
+          "[machine][faults]") {
+  auto target = loadTarget();
+  std::vector<std::string> progs;
+  for (unsigned core = 0; core < 4; ++core)
+    progs.push_back(fmt::format(
+        ".core card=0, core={}\nbarrier id=0, mask=15\n{}halt\n", core,
+        core == 2 ? "s.li s1, imm=0xff00\n"
+                    "dma.ld vrf[0x0+s1], dram[0x0], f32, x=128, y=1, z=1\n"
+                  : ""));
+  std::vector<std::string> messages;
+  for (unsigned threads : {1u, 4u}) {
+    emulator::EmulatorOptions o;
+    o.threads = threads;
+    auto emu = makeEmu(target, progs, o);
+    messages.push_back(runError(*emu));
+  }
+  INFO(messages[0]);
+  REQUIRE(messages[0] == messages[1]);
+  REQUIRE(messages[0].find("card 0 core 2 pc 2") != std::string::npos);
+}
+
 TEST_CASE("deadlocks are reported with card, core, pc and instruction",
           "[faults]") {
   SECTION("token that never arrives") {

@@ -43,8 +43,10 @@ using isa::Error;
 using isa::Expected;
 
 struct EmulatorOptions {
-  /// Worker threads that simulate cards in parallel. 0 = one per card up to
-  /// the host's hardware concurrency; 1 = everything on the calling thread.
+  /// Worker threads that simulate cards in parallel (a one-card launch
+  /// without trace, race checking or messages: its cores, between
+  /// barriers). 0 = one per card (core) up to the host's hardware
+  /// concurrency; 1 = everything on the calling thread.
   unsigned threads = 0;
   /// Record one trace event per executed instruction (see traceJson()).
   bool trace = false;

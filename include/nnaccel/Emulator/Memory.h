@@ -11,10 +11,12 @@
 #ifndef NNACCEL_EMULATOR_MEMORY_H
 #define NNACCEL_EMULATOR_MEMORY_H
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace nnaccel::emulator {
@@ -28,6 +30,11 @@ public:
 
   Memory() = default;
   explicit Memory(uint64_t size);
+  ~Memory();
+  Memory(Memory &&other) noexcept;
+  Memory &operator=(Memory &&other) noexcept;
+  Memory(const Memory &) = delete;
+  Memory &operator=(const Memory &) = delete;
 
   uint64_t size() const { return size_; }
   bool isDense() const { return !paged_; }
@@ -95,11 +102,22 @@ private:
   const uint8_t *viewPaged(uint64_t addr, size_t n,
                            std::vector<uint8_t> &scratch) const;
   uint8_t *page(uint64_t index);
+  void releasePages();
+
+  /// The page's bytes, or null before its first write (reads as zeros).
+  const uint8_t *existingPage(uint64_t index) const {
+    return pages_[index].load(std::memory_order_acquire);
+  }
 
   uint64_t size_ = 0;
   bool paged_ = false;
   std::vector<uint8_t> dense_;
-  std::vector<std::unique_ptr<uint8_t[]>> pages_;
+  /// Paged: allocated on first write. Cores of a card may run on threads
+  /// (docs/emulator.md §9): pages are published atomically, and two cores
+  /// writing different bytes of one new page get the same page.
+  std::unique_ptr<std::atomic<uint8_t *>[]> pages_;
+  uint64_t pageCount_ = 0;
+  std::unique_ptr<std::mutex> allocate_;
 };
 
 } // namespace nnaccel::emulator

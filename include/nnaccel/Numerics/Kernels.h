@@ -54,6 +54,11 @@ void matVecI8(Span<const int8_t> w, Span<const int8_t> x, Span<int32_t> y,
               bool accumulate);
 void matVecI8U8(Span<const int8_t> w, Span<const uint8_t> x, Span<int32_t> y,
                 bool accumulate);
+/// The scalar references of the two above (Simd.h's VNNI path matches them).
+void matVecI8Scalar(Span<const int8_t> w, Span<const int8_t> x, Span<int32_t> y,
+                    bool accumulate);
+void matVecI8U8Scalar(Span<const int8_t> w, Span<const uint8_t> x,
+                      Span<int32_t> y, bool accumulate);
 /// Each of the M weight rows occupies packedInt4Size(K) bytes (rows are
 /// byte aligned; an odd K leaves the last high nibble unused).
 void matVecI4I8(Span<const uint8_t> wPacked, Span<const int8_t> x,

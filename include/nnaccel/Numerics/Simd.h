@@ -40,6 +40,21 @@ void requantizeFloatRow(SimdLevel level, const int32_t *acc,
                         const float *scales, bool perChannel, int32_t zeroPoint,
                         QuantRange range, int32_t *out, size_t n);
 
+/// True when the CPU has AVX-512 VNNI (with BW): the int8 products below
+/// then run on vpdpbusd.
+bool hostHasInt8Dot();
+
+/// y (+)= W x for int8 weights (W: y.size() rows of x.size()) and int8 /
+/// uint8 activations, wrapping in int32 like the scalar matVecI8 /
+/// matVecI8U8. Integer sums are exact modulo 2^32 in any order, so the
+/// VNNI path (`vnni`, which needs hostHasInt8Dot()) gives the scalar
+/// results bit for bit. matVecI8 / matVecI8U8 call it with the host's
+/// capability; tests compare both.
+void matVecI8At(bool vnni, Span<const int8_t> w, Span<const int8_t> x,
+                Span<int32_t> y, bool accumulate);
+void matVecI8U8At(bool vnni, Span<const int8_t> w, Span<const uint8_t> x,
+                  Span<int32_t> y, bool accumulate);
+
 } // namespace numerics
 } // namespace nnaccel
 

@@ -121,6 +121,16 @@ bool mlir::nnaccel::npu_lowering::allCardFloat(TypeRange types,
   return false;
 }
 
+std::optional<std::vector<float>>
+mlir::nnaccel::npu_lowering::getKernelConstantValues(
+    Operation *op, const ::nnaccel::isa::TargetDesc &target) {
+  if (auto fc = dyn_cast<accel::FullyConnectedOp>(op))
+    return getFullyConnectedKernelConstants(fc);
+  if (auto conv = dyn_cast<accel::ConvOp>(op))
+    return getConvKernelConstants(conv, target);
+  return std::nullopt;
+}
+
 std::optional<uint64_t> mlir::nnaccel::npu_lowering::getPinnableWeightBytes(
     Operation *op, const ::nnaccel::isa::TargetDesc &target) {
   if (auto fc = dyn_cast<accel::FullyConnectedOp>(op))

@@ -110,6 +110,9 @@ struct KernelContext {
   /// the core's setup program.
   std::optional<uint64_t> pinnedWeight = std::nullopt;
   ProgramEmitter *setup = nullptr;
+  /// DRAM address of the op's kernel constants (`accel.kernel_constants`,
+  /// getKernelConstantValues); kernels without it fill them in.
+  std::optional<uint64_t> kernelConstants = std::nullopt;
   /// Values of the partition passed card to card in pieces.
   CardStreams *streams = nullptr;
 
@@ -229,6 +232,19 @@ getMatMulPinBytes(accel::MatMulOp op, const ::nnaccel::isa::TargetDesc &target);
 /// the matrix unit's rows, QuantizedPointwiseConvKernel.cpp).
 std::optional<uint64_t>
 getConvPinBytes(accel::ConvOp op, const ::nnaccel::isa::TargetDesc &target);
+/// The f32 values the kernel of `op` would otherwise write with one v.fill
+/// each (the per-channel requantisation scales of an int8 conv or
+/// fully_connected, and 1 / y_scale behind them), to be loaded from a DRAM
+/// constant instead (accel-plan-card-memory adds it); nullopt when the op
+/// has none or few (a per-tensor scale is one fill).
+std::optional<std::vector<float>>
+getKernelConstantValues(Operation *op,
+                        const ::nnaccel::isa::TargetDesc &target);
+std::optional<std::vector<float>>
+getFullyConnectedKernelConstants(accel::FullyConnectedOp op);
+std::optional<std::vector<float>>
+getConvKernelConstants(accel::ConvOp op,
+                       const ::nnaccel::isa::TargetDesc &target);
 /// One of the three for `op`; nullopt for any other op.
 std::optional<uint64_t>
 getPinnableWeightBytes(Operation *op, const ::nnaccel::isa::TargetDesc &target);

@@ -78,14 +78,26 @@ struct ConvQuantization {
   bool rescale = false;
   float outputInverse = 1; // 1 / y_scale (quantized result, not rescale)
   int32_t outputZeroPoint = 0;
+  /// DRAM address of `scaleValues()` as f32 (getConvKernelConstants),
+  /// loaded instead of filled.
+  std::optional<uint64_t> scalesAddress;
 
   bool quantizedOutput() const { return ::nnaccel::isInteger(output.dtype); }
   bool realBias() const { return bias == kF32Format; }
   bool perChannel() const { return scales.size() > 1; }
+  /// The values emitConvScaleFills writes: the scales, then 1 / y_scale
+  /// for a quantized result that is not rescaled.
+  std::vector<float> scaleValues() const {
+    std::vector<float> values = scales;
+    if (quantizedOutput() && !rescale)
+      values.push_back(outputInverse);
+    return values;
+  }
 };
 
 /// Fills `scales` (one, or one per filter) into `base` of `space`, one
-/// v.fill per run of equal values, and 1 / y_scale behind them; the fills
+/// v.fill per run of equal values, and 1 / y_scale behind them (or loads
+/// them with one DMA from `quant.scalesAddress`); the fills
 /// have no inputs, so kernels emit them after their first loads (they then
 /// run while the loads are in flight). Returns the operand of the output
 /// scale.
@@ -229,6 +241,9 @@ struct DepthwiseSpec {
   /// Quantized (int8): see QuantizedDepthwiseConvKernel.cpp; input zero
   /// point 0.
   std::optional<ConvQuantization> quantized;
+  /// Quantized: the cores that share the bands of output rows (one op as a
+  /// unit, getQuantizedDepthwiseCores).
+  int64_t cores = 1;
 
   int64_t ho() const { return stride == 1 ? h : h / 2; }
   int64_t wo() const { return stride == 1 ? w : w / 2; }
@@ -252,8 +267,16 @@ void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
 /// canEmitDepthwise and emitDepthwise use for a quantized spec.
 bool canEmitQuantizedDepthwise(const TargetDesc &target,
                                const DepthwiseSpec &spec, std::string &reason);
-void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
+void emitQuantizedDepthwise(llvm::ArrayRef<ProgramEmitter *> emitters,
+                            const TargetDesc &target,
                             const DepthwiseSpec &spec);
+/// Cores worth sharing the output rows of a quantized depthwise spec (1:
+/// one core, or accel-split-ops cuts the channels), and the most that get
+/// a band.
+unsigned getQuantizedDepthwiseCores(const TargetDesc &target,
+                                    const DepthwiseSpec &spec);
+unsigned getQuantizedDepthwiseMaxCores(const TargetDesc &target,
+                                       const DepthwiseSpec &spec);
 
 //===----------------------------------------------------------------------===//
 // Dense 3x3 stem convolution (DenseStemConvKernel.cpp)

@@ -605,9 +605,15 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
     spec.weight = weight;
     spec.output = output;
   };
+  // Per-channel scales from their DRAM constant (accel.kernel_constants).
+  auto bindScales = [&](std::optional<ConvQuantization> &quant) {
+    if (quant)
+      quant->scalesAddress = context.kernelConstants;
+  };
   switch (plan->kind) {
   case ConvKind::Pointwise:
     bind(plan->pointwise);
+    bindScales(plan->pointwise.quantized);
     plan->pointwise.bias = bias;
     if (plan->pointwise.sharedBytes()) {
       if (!context.sharedScratch)
@@ -631,7 +637,13 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
     break;
   case ConvKind::Depthwise:
     bind(plan->depthwise);
+    bindScales(plan->depthwise.quantized);
     plan->depthwise.bias = bias;
+    if (plan->depthwise.quantized && !context.cores.emitters.empty()) {
+      emitQuantizedDepthwise(context.cores.emitters, context.target,
+                             plan->depthwise);
+      break;
+    }
     emitDepthwise(context.emitter, context.target, plan->depthwise);
     break;
   case ConvKind::Stem:
@@ -653,6 +665,7 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
     break;
   case ConvKind::Gemm:
     bind(plan->gemm);
+    bindScales(plan->gemm.quantized);
     plan->gemm.biasAddr = bias;
     if (plan->gemm.quantized) {
       if (!context.sharedScratch)
@@ -698,8 +711,9 @@ uint64_t sharedScratchConv(Operation *operation, const TargetDesc &target) {
     return 0;
   return plan->pointwise.sharedBytes();
 }
-/// A strided stem, an int8 implicit GEMM and an int8 1x1 conv run on
-/// several cores as one unit (each core a range of output rows or pixels);
+/// A strided stem, an int8 implicit GEMM, an int8 1x1 conv and an int8
+/// depthwise conv run on several cores as one unit (each core a range of
+/// output rows or pixels);
 /// every other conv kernel on one core (accel-split-ops cuts those into
 /// pieces).
 unsigned maxCoresConv(Operation *operation, const TargetDesc &target) {
@@ -715,6 +729,8 @@ unsigned maxCoresConv(Operation *operation, const TargetDesc &target) {
     return getQuantizedPointwiseMaxCores(target, plan->pointwise);
   if (plan->kind == ConvKind::Pointwise && plan->pointwise.blockWeight)
     return getBlockPointwiseMaxCores(target, plan->pointwise);
+  if (plan->kind == ConvKind::Depthwise && plan->depthwise.quantized)
+    return getQuantizedDepthwiseMaxCores(target, plan->depthwise);
   return 1;
 }
 
@@ -732,9 +748,38 @@ unsigned preferredCoresConv(Operation *operation, const TargetDesc &target) {
     return getQuantizedPointwiseCores(target, plan->pointwise);
   if (plan->kind == ConvKind::Pointwise && plan->pointwise.blockWeight)
     return getBlockPointwiseCores(target, plan->pointwise);
+  if (plan->kind == ConvKind::Depthwise && plan->depthwise.quantized)
+    return getQuantizedDepthwiseCores(target, plan->depthwise);
   return 1;
 }
 } // namespace
+
+std::optional<std::vector<float>>
+mlir::nnaccel::npu_lowering::getConvKernelConstants(ConvOp op,
+                                                    const TargetDesc &target) {
+  std::string reason;
+  std::optional<ConvPlan> plan = planConv(op, target, reason);
+  if (!plan)
+    return std::nullopt;
+  const std::optional<ConvQuantization> *quant = nullptr;
+  switch (plan->kind) {
+  case ConvKind::Pointwise:
+    quant = &plan->pointwise.quantized;
+    break;
+  case ConvKind::Depthwise:
+    quant = &plan->depthwise.quantized;
+    break;
+  case ConvKind::Gemm:
+    quant = &plan->gemm.quantized;
+    break;
+  case ConvKind::Stem:
+  case ConvKind::Dense:
+    return std::nullopt;
+  }
+  if (!*quant || !(*quant)->perChannel())
+    return std::nullopt;
+  return (*quant)->scaleValues();
+}
 
 std::optional<uint64_t>
 mlir::nnaccel::npu_lowering::getConvPinBytes(ConvOp op,

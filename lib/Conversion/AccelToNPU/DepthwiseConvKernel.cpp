@@ -240,7 +240,7 @@ bool canEmitDepthwise(const TargetDesc &target, const DepthwiseSpec &spec,
 void emitDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
                    const DepthwiseSpec &spec) {
   if (spec.quantized)
-    return emitQuantizedDepthwise(emitter, target, spec);
+    return emitQuantizedDepthwise({&emitter}, target, spec);
   std::string unused;
   DepthwiseLayout layout = *depthwiseLayout(target, spec, unused);
   const int64_t c = spec.c, h = spec.h, w = spec.w, ho = spec.ho(),

@@ -609,17 +609,27 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
     }
   }
 
-  // Quantized: the scales go to the VRF once, a fill per run of equal
-  // values (one for a per-tensor weight scale), the requantization scale
-  // 1 / output scale behind them.
+  // Quantized: the scales go to the VRF once, the requantization scale
+  // 1 / output scale behind them: one DMA from their DRAM constant, or a
+  // fill per run of equal values (one for a per-tensor weight scale).
   const Operand2D scales{Space::Vrf, layout.scaleBase, 0, kF32Format};
   Operand2D outputScale = scales;
   if (spec.quantized) {
     const std::vector<float> &values = spec.quantized->scales;
-    emitFillValues(emitter, scales, values);
     outputScale = scales.at(0, int64_t(values.size()));
-    if (spec.hasQuantizedOutput())
-      emitFill(emitter, outputScale, 1, 1, 1.0f / spec.quantized->outputScale);
+    if (spec.scalesAddress) {
+      DmaLoad load;
+      load.dst = scales.ref();
+      load.src = {Space::Dram, *spec.scalesAddress};
+      load.format = kF32Format;
+      load.x = int64_t(values.size()) + (spec.hasQuantizedOutput() ? 1 : 0);
+      emitLoad(emitter, load);
+    } else {
+      emitFillValues(emitter, scales, values);
+      if (spec.hasQuantizedOutput())
+        emitFill(emitter, outputScale, 1, 1,
+                 1.0f / spec.quantized->outputScale);
+    }
   }
   // A resident bias is loaded by its first use, behind the first weights.
   bool biasLoaded = false;

@@ -61,6 +61,9 @@ struct FullyConnectedSpec {
     int32_t outputZeroPoint = 0;
   };
   std::optional<Quantized> quantized;
+  /// DRAM address of the quantized scales and 1 / y_scale as f32
+  /// (getFullyConnectedKernelConstants), loaded instead of filled.
+  std::optional<uint64_t> scalesAddress;
   /// Bytes from one row of Y to the next (0: dense, n elements). A larger,
   /// DRAM-aligned pitch writes Y into its columns of a wider tensor (a part
   /// of an in-place concat); batch elements then step by m rows of it.

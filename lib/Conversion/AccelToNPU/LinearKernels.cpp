@@ -174,6 +174,8 @@ LogicalResult emitFullyConnectedOp(Operation *operation,
     return op.emitOpError() << "cannot write its result rows "
                             << spec->outputPitch << " bytes apart: " << reason;
   spec->pinnedWeight = context.pinnedWeight;
+  if (spec->quantized)
+    spec->scalesAddress = context.kernelConstants;
   emitFullyConnected(context.emitter, context.target, *spec, context.setup);
   return success();
 }
@@ -184,6 +186,20 @@ bool fullyConnectedResultPitch(Operation * /*op*/, int64_t axis) {
   return axis == 1;
 }
 } // namespace
+
+std::optional<std::vector<float>>
+mlir::nnaccel::npu_lowering::getFullyConnectedKernelConstants(
+    FullyConnectedOp op) {
+  std::string reason;
+  FailureOr<FullyConnectedSpec> spec = makeSpec(op, reason);
+  if (failed(spec) || !spec->quantized || spec->quantized->scales.size() < 2)
+    return std::nullopt;
+  // What the kernel would fill: the scales, then 1 / y_scale.
+  std::vector<float> values = spec->quantized->scales;
+  if (spec->hasQuantizedOutput())
+    values.push_back(1.0f / spec->quantized->outputScale);
+  return values;
+}
 
 std::optional<uint64_t> mlir::nnaccel::npu_lowering::getFullyConnectedPinBytes(
     FullyConnectedOp op, const ::nnaccel::isa::TargetDesc &target) {

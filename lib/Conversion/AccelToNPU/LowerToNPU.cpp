@@ -353,6 +353,9 @@ public:
             {pinned.getInt(), pinned.getInt() + int64_t(*bytes)});
         context.setup = &setup->emitter;
       }
+      if (auto constants = op->getAttrOfType<IntegerAttr>(
+              AccelDialect::getKernelConstantsAttrName()))
+        context.kernelConstants = uint64_t(constants.getInt());
       if (failed(kernel.emitCardKernel(context)))
         return failure();
       if (setup)

@@ -763,6 +763,24 @@ LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
              partition.getBody().front().getOps<FullyConnectedOp>()))
       if (failed(transposeWeight(fc)))
         return failure();
+  // Kernel constants (per-channel requantisation scales) become constants
+  // of the partition, placed with its weights; their kernels get the
+  // address once the plan is made.
+  SmallVector<std::pair<Operation *, ConstantOp>> kernelConstants;
+  for (CardPartitionOp partition : partitions)
+    for (Operation &op : partition.getBody().front()) {
+      std::optional<std::vector<float>> values =
+          npu_lowering::getKernelConstantValues(&op, target);
+      if (!values)
+        continue;
+      OpBuilder builder(&op);
+      auto type = RankedTensorType::get({int64_t(values->size())},
+                                        builder.getF32Type());
+      auto constant = builder.create<ConstantOp>(
+          op.getLoc(), cast<ElementsAttr>(DenseElementsAttr::get(
+                           type, ArrayRef<float>(*values))));
+      kernelConstants.push_back({&op, constant});
+    }
   // Partitions that take turns on the card get their weights side by side
   // at the bottom, below the work memory they share, so a runtime never has
   // to upload them again. A card's only partition keeps its weights with
@@ -786,6 +804,9 @@ LogicalResult mlir::nnaccel::npu_lowering::planCardMemory(
     if (failed(
             planPartition(partition, target, allocator, sharedIntermediates)))
       return failure();
+  for (auto [op, constant] : kernelConstants)
+    op->setAttr(AccelDialect::getKernelConstantsAttrName(),
+                constant->getAttr(AccelDialect::getDramAddressAttrName()));
   return success();
 }
 

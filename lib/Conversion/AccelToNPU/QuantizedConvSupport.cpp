@@ -39,8 +39,17 @@ Operand2D conv::emitConvScaleFills(ProgramEmitter &emitter,
                                    const ConvQuantization &quant, Space space,
                                    uint64_t base) {
   const Operand2D scales{space, base, 0, kF32Format};
-  emitFillValues(emitter, scales, quant.scales);
   Operand2D outputScale = scales.at(0, int64_t(quant.scales.size()));
+  if (quant.scalesAddress) {
+    DmaLoad load;
+    load.dst = scales.ref();
+    load.src = {Space::Dram, *quant.scalesAddress};
+    load.format = kF32Format;
+    load.x = int64_t(quant.scaleValues().size());
+    emitLoad(emitter, load);
+    return outputScale;
+  }
+  emitFillValues(emitter, scales, quant.scales);
   if (quant.quantizedOutput() && !quant.rescale)
     emitFill(emitter, outputScale, 1, 1, quant.outputInverse);
   return outputScale;

@@ -57,6 +57,7 @@ struct QuantizedDepthwiseLayout {
   int64_t ho = 0, wo = 0, pad = 0, taps = 0;
   int64_t channels = 0; // cc: channels per chunk, a multiple of 4
   int64_t bandRows = 0; // output rows per band
+  int64_t rowAlign = 1; // input rows whose planes' loads start aligned
   int64_t loadRows = 0; // input rows per load DMA (a multiple of rowAlign)
   int64_t guard = 0;    // zero pixels before and after the planes (row view)
   /// Stride 1 with whole image rows as vector rows (else one vector row
@@ -153,7 +154,9 @@ quantizedDepthwiseLayout(const TargetDesc &target, const DepthwiseSpec &spec,
     int64_t fit = std::min(accFree / perRow, l.ho);
     fit =
         std::min(fit, kMaxDmaYZ / std::max<int64_t>(l.bandPixels(spec, 1), 1));
-    int64_t rows = (l.ho + kTargetBands - 1) / kTargetBands;
+    // Cores sharing the op take whole bands: aim for kTargetBands each.
+    const int64_t targetBands = kTargetBands * std::max<int64_t>(spec.cores, 1);
+    int64_t rows = (l.ho + targetBands - 1) / targetBands;
     rows = (rows + bandAlign - 1) / bandAlign * bandAlign;
     if (rows >= l.ho)
       rows = l.ho;
@@ -173,6 +176,7 @@ quantizedDepthwiseLayout(const TargetDesc &target, const DepthwiseSpec &spec,
       continue;
     l.channels = cc;
     l.bandRows = rows;
+    l.rowAlign = rowAlign;
     l.loadRows = loadRows;
     l.inSlots = inSlots;
     l.inBytes = inBytes;
@@ -242,11 +246,13 @@ bool canEmitQuantizedDepthwise(const TargetDesc &target,
   return true;
 }
 
-void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
-                            const DepthwiseSpec &spec) {
-  std::string unused;
-  const QuantizedDepthwiseLayout l =
-      *quantizedDepthwiseLayout(target, spec, unused);
+namespace {
+
+/// Emits the bands [bandBegin, bandEnd) of every unit (image, chunk of
+/// channels) of `spec` laid out as `l`, on one core.
+void emitBands(ProgramEmitter &emitter, const DepthwiseSpec &spec,
+               const QuantizedDepthwiseLayout &l, int64_t bandBegin,
+               int64_t bandEnd) {
   const ConvQuantization &quant = *spec.quantized;
   const ElementFormat in = quant.input, out = quant.output;
   const ElementFormat i8{DType::I8};
@@ -256,12 +262,18 @@ void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
   const int64_t inPlane = h * w, outPlane = ho * wo;
   const int64_t chunks = (c + l.channels - 1) / l.channels;
   const int64_t units = spec.batch * chunks;
+  const int64_t rowBegin = bandBegin * l.bandRows,
+                rowEnd = std::min(ho, bandEnd * l.bandRows);
+  // The first input row the bands read, down to a row whose load starts
+  // aligned: a core with later bands loads no rows above it.
+  const int64_t firstInputRow =
+      std::max<int64_t>(0, rowBegin * s - p) / l.rowAlign * l.rowAlign;
 
   // The input of unit u (image, chunk of channels), transposed to [pixels x
   // cc] behind the guard, in pieces of loadRows rows, each loaded when the
   // band before the first band that reads it is emitted (so the in-order
   // load queue stays one band ahead).
-  std::vector<int64_t> loaded(size_t(units), 0);
+  std::vector<int64_t> loaded(size_t(units), firstInputRow);
   auto loadUpTo = [&](int64_t u, int64_t needed) {
     const int64_t image = u / chunks, c0 = (u % chunks) * l.channels;
     const int64_t cc = std::min(l.channels, c - c0);
@@ -286,6 +298,12 @@ void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
   // Input rows the band of output rows [i0, i0 + rows) reads.
   auto neededBy = [&](int64_t i0, int64_t rows) {
     return std::min(h, (i0 + rows - 1) * s + k - p);
+  };
+  // The end of the rows a unit's loads up to `needed` write (whole loads).
+  auto prefetchEnd = [&](int64_t needed) {
+    return std::min(h, firstInputRow +
+                           ceilDiv(needed - firstInputRow, l.loadRows) *
+                               l.loadRows);
   };
   // The weights of all channels, transposed to [taps x C] (tap t's row is
   // the per-channel weights it multiplies by), and the bias, then the first
@@ -314,7 +332,7 @@ void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
     load.x = c;
     emitLoad(emitter, load);
   }
-  loadUpTo(0, neededBy(0, std::min(l.bandRows, ho)));
+  loadUpTo(0, neededBy(rowBegin, std::min(l.bandRows, rowEnd - rowBegin)));
   const Operand2D scales{Space::Vrf, l.scales, 0, kF32Format};
   const Operand2D outputScale =
       emitConvScaleFills(emitter, quant, Space::Vrf, l.scales);
@@ -385,16 +403,25 @@ void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
         channelScales = repeat(l.srep, channelScales);
     }
 
-    for (int64_t i0 = 0; i0 < ho; i0 += l.bandRows, ++bandIndex) {
-      const int64_t rows = std::min(l.bandRows, ho - i0);
+    for (int64_t i0 = rowBegin; i0 < rowEnd; i0 += l.bandRows, ++bandIndex) {
+      const int64_t rows = std::min(l.bandRows, rowEnd - i0);
       const int64_t pixels = l.bandPixels(spec, rows);
       // This band's input rows, then the next band's (or the next unit's
       // first) ahead of this band's vector work.
       loadUpTo(u, neededBy(i0, rows));
-      if (i0 + rows < ho)
-        loadUpTo(u, neededBy(i0 + rows, std::min(l.bandRows, ho - i0 - rows)));
-      else if (u + 1 < units)
-        loadUpTo(u + 1, neededBy(0, std::min(l.bandRows, ho)));
+      if (i0 + rows < rowEnd)
+        loadUpTo(u,
+                 neededBy(i0 + rows, std::min(l.bandRows, rowEnd - i0 - rows)));
+      else if (u + 1 < units &&
+               (l.inSlots > 1 ||
+                prefetchEnd(neededBy(
+                    rowBegin, std::min(l.bandRows, rowEnd - rowBegin))) <=
+                    std::max<int64_t>(0, i0 * s - p)))
+        // The next unit's first rows, unless they go to the slot this band
+        // still reads (one slot, and a core's bands near the top: its last
+        // band reads rows the next unit's first loads would overwrite).
+        loadUpTo(u + 1,
+                 neededBy(rowBegin, std::min(l.bandRows, rowEnd - rowBegin)));
       const int slot = bandIndex % 2;
       const Operand2D sum =
           l.rowView
@@ -456,6 +483,125 @@ void emitQuantizedDepthwise(ProgramEmitter &emitter, const TargetDesc &target,
       emitStore(emitter, store);
     }
   }
+}
+
+/// Bands of output rows in `l`.
+int64_t bandCount(const QuantizedDepthwiseLayout &l) {
+  return (l.ho + l.bandRows - 1) / l.bandRows;
+}
+
+/// The bands of core `core` of `cores`: contiguous, as even as they go.
+std::pair<int64_t, int64_t> coreBands(int64_t bands, int64_t cores,
+                                      int64_t core) {
+  return {bands * core / cores, bands * (core + 1) / cores};
+}
+
+/// Modelled vector cycles of one core computing `rows` output rows of
+/// every channel of `spec` laid out as `l` (the MFU work the kernel issues:
+/// one pass per `lanes` columns of a vector row, two cycles an instruction
+/// to issue, the epilogue once per result row).
+double coreCycles(const TargetDesc &target, const DepthwiseSpec &spec,
+                  const QuantizedDepthwiseLayout &l, int64_t rows) {
+  const int64_t lanes = std::max<int64_t>(target.vectorLanes, 1);
+  auto passes = [&](int64_t n) { return (n + lanes - 1) / lanes; };
+  double cycles = 0;
+  for (int64_t c0 = 0; c0 < spec.c; c0 += l.channels) {
+    const int64_t cc = std::min(l.channels, spec.c - c0);
+    if (l.rowView)
+      cycles += double(rows) *
+                double((l.taps + 1) * passes(spec.w * cc) + 2 * l.taps);
+    else
+      cycles +=
+          double(rows) * double((l.taps + 1) * l.wo * passes(cc) + 2 * l.taps);
+  }
+  return cycles * double(spec.batch);
+}
+
+} // namespace
+
+void emitQuantizedDepthwise(llvm::ArrayRef<ProgramEmitter *> emitters,
+                            const TargetDesc &target,
+                            const DepthwiseSpec &spec) {
+  DepthwiseSpec shared = spec;
+  shared.cores = std::max<int64_t>(int64_t(emitters.size()), 1);
+  std::string unused;
+  const QuantizedDepthwiseLayout l =
+      *quantizedDepthwiseLayout(target, shared, unused);
+  const int64_t bands = bandCount(l);
+  const int64_t cores = std::min(shared.cores, bands);
+  for (int64_t core = 0; core < cores; ++core) {
+    auto [begin, end] = coreBands(bands, cores, core);
+    if (begin < end)
+      emitBands(*emitters[size_t(core)], shared, l, begin, end);
+  }
+}
+
+unsigned getQuantizedDepthwiseMaxCores(const TargetDesc &target,
+                                       const DepthwiseSpec &spec) {
+  // As many cores as get a band of output rows (whole DMA alignment steps
+  // of the output planes); one when a single band covers the plane
+  // (accel-split-ops may cut the channels instead).
+  DepthwiseSpec all = spec;
+  all.cores = std::max<int64_t>(target.coresPerCard, 1);
+  std::string reason;
+  std::optional<QuantizedDepthwiseLayout> l =
+      quantizedDepthwiseLayout(target, all, reason);
+  if (!l)
+    return 1;
+  const int64_t most = std::min(all.cores, bandCount(*l));
+  return most < 2 ? 1 : unsigned(most);
+}
+
+unsigned getQuantizedDepthwiseCores(const TargetDesc &target,
+                                    const DepthwiseSpec &spec) {
+  // Bands of output rows shared by k cores keep every channel of a pixel in
+  // one vector row; cutting the channels k ways (what accel-split-ops would
+  // do) leaves lanes idle once a core's channels are fewer than the lanes
+  // (a stride-2 depthwise of 48 channels on 4 cores: 12 of 64 lanes). The
+  // bands win where they beat both that and one core, by 5 % (the margin of
+  // a cut), each with a DRAM latency for the barrier in front of the op.
+  const int64_t most = int64_t(getQuantizedDepthwiseMaxCores(target, spec));
+  if (most < 2)
+    return 1;
+  std::string reason;
+  std::optional<QuantizedDepthwiseLayout> whole =
+      quantizedDepthwiseLayout(target, spec, reason);
+  if (!whole)
+    return 1;
+  const double overhead = double(target.memory(Space::Dram).latencyCycles);
+  const double one = coreCycles(target, spec, *whole, whole->ho);
+  // The channel cut over all the card's cores: ceil(C / cores) channels,
+  // whole groups of 4, a core.
+  const int64_t cardCores = std::max<int64_t>(target.coresPerCard, 1);
+  DepthwiseSpec piece = spec;
+  piece.c = std::min(spec.c, (ceilDiv(spec.c, cardCores) + 3) / 4 * 4);
+  std::optional<QuantizedDepthwiseLayout> cut =
+      quantizedDepthwiseLayout(target, piece, reason);
+  const double channels =
+      cut ? coreCycles(target, piece, *cut, cut->ho) + overhead : one;
+  unsigned best = 1;
+  double bestCycles = one;
+  for (int64_t k = 2; k <= most; ++k) {
+    DepthwiseSpec shared = spec;
+    shared.cores = k;
+    std::optional<QuantizedDepthwiseLayout> l =
+        quantizedDepthwiseLayout(target, shared, reason);
+    if (!l)
+      continue;
+    const int64_t bands = bandCount(*l);
+    if (bands < k)
+      continue;
+    // The busiest core's bands.
+    const double rows =
+        coreCycles(target, shared, *l,
+                   std::min(l->ho, ceilDiv(bands, k) * l->bandRows)) +
+        overhead;
+    if (rows <= channels && rows < 0.95 * one && rows < bestCycles) {
+      best = unsigned(k);
+      bestCycles = rows;
+    }
+  }
+  return best;
 }
 
 } // namespace mlir::nnaccel::npu_lowering::conv

@@ -12,6 +12,8 @@
 
 #include "Composer.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include <cmath>
 #include <numeric>
 
@@ -371,33 +373,56 @@ LogicalResult convertCastLike(NodeContext &ctx) {
       c.cast(ctx.getInput(0), Composer::getElementType(ctx.getInput(1))));
 }
 
-/// Trilu with a compile-time diagonal: a constant mask selects the kept
-/// triangle.
+/// Trilu: a mask of the kept triangle selects the input. With a
+/// compile-time diagonal k the mask is a constant; with k computed at run
+/// time (a graph input) it compares a constant of j - i per element with
+/// k, so the package serves every k.
 LogicalResult convertTrilu(NodeContext &ctx) {
   RankedTensorType type = ctx.getInputType(0);
   if (type.getRank() < 2)
     return ctx.emitError() << "expects rank >= 2";
-  int64_t k = 0;
-  if (ctx.hasInput(1)) {
-    FailureOr<SmallVector<int64_t>> given = ctx.getConstantInts(1, "k");
-    if (failed(given))
-      return failure();
-    if (!given->empty())
-      k = (*given)[0];
-  }
   bool upper = ctx.getIntAttr("upper", 1) != 0;
   int64_t rows = type.getDimSize(type.getRank() - 2);
   int64_t cols = type.getDimSize(type.getRank() - 1);
-  SmallVector<bool> mask;
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      mask.push_back(upper ? j - i >= k : j - i <= k);
-  auto maskType =
-      RankedTensorType::get({rows, cols}, ctx.getBuilder().getI1Type());
   Composer c(ctx);
-  Value maskValue = ctx.getBuilder().create<ConstantOp>(
-      ctx.getLoc(), cast<ElementsAttr>(DenseElementsAttr::get(maskType, mask)));
   Value x = ctx.getInput(0);
+  Value maskValue;
+  if (ctx.hasInput(1) && !matchPattern(ctx.getInput(1), m_Constant())) {
+    RankedTensorType kType = ctx.getInputType(1);
+    if (kType.getNumElements() != 1 ||
+        !kType.getElementType().isSignlessInteger(64))
+      return ctx.emitError() << "k must be an int64 scalar, got " << kType;
+    SmallVector<int64_t> offsets;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        offsets.push_back(j - i);
+    const int64_t shape[] = {rows, cols};
+    Value diagonal = ctx.createI64Constant(offsets, ArrayRef<int64_t>(shape));
+    Value k = ctx.getInput(1);
+    if (kType.getRank() != 0)
+      k = ctx.create<ReshapeOp>(
+          RankedTensorType::get({}, kType.getElementType()), k);
+    maskValue =
+        c.compare(upper ? CompareKind::ge : CompareKind::le, diagonal, k);
+  } else {
+    int64_t k = 0;
+    if (ctx.hasInput(1)) {
+      FailureOr<SmallVector<int64_t>> given = ctx.getConstantInts(1, "k");
+      if (failed(given))
+        return failure();
+      if (!given->empty())
+        k = (*given)[0];
+    }
+    SmallVector<bool> mask;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        mask.push_back(upper ? j - i >= k : j - i <= k);
+    auto maskType =
+        RankedTensorType::get({rows, cols}, ctx.getBuilder().getI1Type());
+    maskValue = ctx.getBuilder().create<ConstantOp>(
+        ctx.getLoc(),
+        cast<ElementsAttr>(DenseElementsAttr::get(maskType, mask)));
+  }
   return c.finish(c.where(maskValue, x, c.scalarLike(0.0, x)));
 }
 

@@ -5,7 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Composer.h"
 #include "ImporterContext.h"
+
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::nnaccel;
@@ -167,18 +170,32 @@ LogicalResult convertMod(NodeContext &ctx) {
       ctx.createInferred1<ModOp>({ctx.getInput(0), ctx.getInput(1)}, attrs));
 }
 
+/// Clip. Constant bounds become the op's attributes; a bound computed at
+/// run time (a graph input) becomes Max(x, min) and Min(., max), as ONNX
+/// defines Clip, so the package serves every bound.
 LogicalResult convertClip(NodeContext &ctx) {
   std::optional<float> min, max;
+  Value minValue, maxValue;
   if (ctx.getOpset() < 11) {
     if (ctx.getAttr("min"))
       min = ctx.getFloatAttr("min", 0);
     if (ctx.getAttr("max"))
       max = ctx.getFloatAttr("max", 0);
   } else {
-    for (auto [index, bound, name] :
-         {std::tuple{1, &min, "min"}, std::tuple{2, &max, "max"}}) {
+    for (auto [index, bound, runtime, name] :
+         {std::tuple{1, &min, &minValue, "min"},
+          std::tuple{2, &max, &maxValue, "max"}}) {
       if (!ctx.hasInput(index))
         continue;
+      Value given = ctx.getInput(index);
+      if (!matchPattern(given, m_Constant())) {
+        if (ctx.getInputType(index).getNumElements() != 1)
+          return ctx.emitError()
+                 << name << " (input " << index << ") must be a scalar, got "
+                 << ctx.getInputType(index);
+        *runtime = given;
+        continue;
+      }
       FailureOr<float> value = ctx.getConstantFloat(index, name);
       if (failed(value))
         return failure();
@@ -186,12 +203,17 @@ LogicalResult convertClip(NodeContext &ctx) {
     }
   }
   Builder &b = ctx.getBuilder();
-  Value input = ctx.getInput(0);
-  ctx.setOutput(
-      0, ctx.create<ClipOp>(input.getType(), input,
-                            min ? b.getF32FloatAttr(*min) : FloatAttr(),
-                            max ? b.getF32FloatAttr(*max) : FloatAttr()));
-  return success();
+  Value result = ctx.getInput(0);
+  if (min || max)
+    result = ctx.create<ClipOp>(result.getType(), result,
+                                min ? b.getF32FloatAttr(*min) : FloatAttr(),
+                                max ? b.getF32FloatAttr(*max) : FloatAttr());
+  Composer c(ctx);
+  if (minValue)
+    result = c.binary<MaxOp>(result, minValue);
+  if (maxValue)
+    result = c.binary<MinOp>(result, maxValue);
+  return c.finish(result);
 }
 
 LogicalResult convertCast(NodeContext &ctx) {

@@ -417,14 +417,17 @@ func.func @matrix_modes(%xh: tensor<1x4x8x8xf16>, %wh: tensor<8x4x3x3xf16>, %xb:
 // writes the sums, the taps reading the padding skip those columns
 // (m = 7) and accumulate; mm subtracts the zero point (azp = 3). Then the
 // i32 bias chained into v.dqnt per channel, the ReLU, and a transposing
-// store of the band's 16 pixels x 8 planes.
+// store of the band's 16 pixels x 8 planes. The 8 per-channel scales are a
+// constant of the partition (accel.kernel_constants), one DMA behind the
+// bias instead of 8 fills.
 // CHECK-LABEL: npu.program @int8_3x3_p0_card0_core0
 // CHECK-NEXT: npu.dma.ld acc[[[PLAIN:0x[0-9a-f]+]]], dram[{{0x[0-9a-f]+}}], i8 x = 432 y = 1 z = 1
 // CHECK-NEXT: npu.sync ex
 // CHECK-NEXT: npu.dma.st shared[0x0], acc[[[PLAIN]]], i8 x = 1 y = 9 z = 48 dy = 64 dz = 1 spitch = 1
 // CHECK-NEXT: npu.dma.ld vrf[[[X0:0x[0-9a-f]+]]], dram[{{0x[0-9a-f]+}}], u8 x = 1 y = 6 z = 24 sy = 64 sz = 1 dpitch = 1 pb = 2
 // CHECK-NEXT: npu.dma.ld vrf[[[BIAS:0x[0-9a-f]+]]], dram[{{0x[0-9a-f]+}}], i32 x = 8
-// CHECK-COUNT-8: npu.v.fill vrf[{{0x[0-9a-f]+}}], f32 rows = 1 cols = 1 imm
+// CHECK-NEXT: npu.dma.ld vrf[{{0x[0-9a-f]+}}], dram[{{0x[0-9a-f]+}}], f32 x = 8 y = 1
+// CHECK-NOT: npu.v.fill vrf[{{0x[0-9a-f]+}}], f32 rows = 1 cols = 1 imm
 // CHECK: npu.dma.ld mrf[0x0], shared[0x0], i8 x = 6 y = 8 z = 1 sy = 6 dpitch = 6
 // CHECK-COUNT-8: npu.dma.ld mrf[{{0x[0-9a-f]+}}], shared[{{0x[0-9a-f]+}}], i8 x = 6 y = 8 z = 1 sy = 6 dpitch = 6
 // CHECK-NEXT: npu.dma.ld vrf[{{0x[0-9a-f]+}}], dram[{{0x[0-9a-f]+}}], u8 x = 1 y = 6 z = 40 sy = 64 sz = 1 dpitch = 1 pb = 2

@@ -90,10 +90,14 @@ func.func @int4_views(%t: tensor<4x64xi4>) -> (tensor<2x128xi4>, tensor<2x64xi4>
 // ceil(N / 2) bytes, element 2j in the low nibble) moves nibbles: the 3 x 2
 // weight [[1, 2], [3, -4], [5, -8]] becomes the 2 x 3 [[1, 3, 5],
 // [2, -4, -8]] in rows of 2 bytes (the odd row's spare nibble zero), and
-// its per-column scales move from axis 1 to axis 0.
+// its per-column scales move from axis 1 to axis 0. The kernel's
+// per-column scales (x_scale x w_scale) become a constant of the partition
+// that the kernel loads with one DMA (accel.kernel_constants) instead of a
+// v.fill per column.
 // CHECK-LABEL: func.func @int4_transpose
 // CHECK: accel.constant {accel.dram_address = 64 : i64} dense_resource<weight_t> : tensor<2x3x!quant.uniform<i4:f32:0, {2.500000e-01,5.000000e-01}>>
-// CHECK: accel.fully_connected {{.*}}transpose_weight = true
+// CHECK: accel.constant {accel.dram_address = 128 : i64} dense<[1.250000e-01, 2.500000e-01]> : tensor<2xf32>
+// CHECK: accel.fully_connected {{.*}}accel.kernel_constants = 128 : i64, transpose_weight = true
 // CHECK: weight_t: "0x080000003105C208"
 func.func @int4_transpose(%x: tensor<1x3x!quant.uniform<i8:f32, 0.5>>) -> tensor<1x2xf32> {
   %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<1x3x!quant.uniform<i8:f32, 0.5>>) -> tensor<1x2xf32> {

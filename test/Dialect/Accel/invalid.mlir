@@ -1769,3 +1769,11 @@ func.func @launch_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = accel.relu %x {accel.launch = 0 : i64} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @kernel_constants_on_wrong_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'accel.kernel_constants' must be a non-negative integer on an accel.fully_connected or accel.conv of an accel.card_partition}}
+  %0 = accel.relu %x {accel.kernel_constants = 64 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A small MobileNetV2-like model for the int8 convolution test (qconv.test).
 
-  qconv-model.py model FILE
-      Writes the ONNX text model with its weights as initializers
+  qconv-model.py model FILE [BATCH SIZE]
+      Writes the ONNX text model (images BATCH x 8 x SIZE x SIZE, SIZE
+      even; default 1 and 12) with its weights as initializers
       (deterministic pseudo-random values), so accel-quantize can quantize
       them. X [1, 8, 12, 12] ->
         a  = Clip(Conv 1x1 8->16)           (the first conv: stays f32)
@@ -72,7 +73,7 @@ NODES = """
 """
 
 
-def model_text():
+def model_text(batch=1, size=12):
     initializers = []
     for name, dims, scale, seed in WEIGHTS:
         count = 1
@@ -81,16 +82,19 @@ def model_text():
         values = ", ".join("%.6g" % v for v in random_values(count, seed, scale))
         initializers.append("float[%s] %s = {%s}" %
                             (", ".join(map(str, dims)), name, values))
+    half = size // 2
     return ("<\n  ir_version: 8,\n  opset_import: [\"\" : 13]\n>\n"
-            "qconv (float[1, 8, 12, 12] X) => (float[1, 16, 12, 12] r2, "
-            "float[1, 24, 6, 6] p2, float[1, 10] Y)\n<%s>\n{%s}\n" %
-            (", ".join(initializers), NODES))
+            "qconv (float[%d, 8, %d, %d] X) => (float[%d, 16, %d, %d] r2, "
+            "float[%d, 24, %d, %d] p2, float[%d, 10] Y)\n<%s>\n{%s}\n" %
+            (batch, size, size, batch, size, size, batch, half, half, batch,
+             ", ".join(initializers), NODES))
 
 
 def main(argv):
-    if len(argv) == 3 and argv[1] == "model":
+    if len(argv) in (3, 5) and argv[1] == "model":
+        shape = [int(v) for v in argv[3:5]]
         with open(argv[2], "w") as f:
-            f.write(model_text())
+            f.write(model_text(*shape))
     else:
         sys.exit(__doc__)
 
