@@ -92,6 +92,7 @@ def Accel_CompareOp : Accel_InferredOp<"compare"> {
   let results = (outs Accel_BoolTensor:$result);
   let assemblyFormat = "$kind `,` $lhs `,` $rhs attr-dict `:` "
                        "functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def Accel_WhereOp : Accel_InferredOp<"where"> {

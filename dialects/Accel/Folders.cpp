@@ -251,6 +251,94 @@ OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
                              adaptor.getRhs(), getType());
 }
 
+/// A compare of two constants (a causal mask from position ids, a padding
+/// mask from constant lengths) is a constant: IEEE comparisons for floats
+/// (NaN unordered: only ne holds), signed ones for signless integers,
+/// unsigned for unsigned integers and bools.
+OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
+  DenseElementsAttr lhs = getFoldable(adaptor.getLhs()),
+                    rhs = getFoldable(adaptor.getRhs());
+  auto resultType = cast<RankedTensorType>(getType());
+  if (!lhs || !rhs || !resultType.hasStaticShape() ||
+      resultType.getNumElements() > kMaxFoldedElements ||
+      lhs.getElementType() != rhs.getElementType())
+    return {};
+  Type element = lhs.getElementType();
+  ArrayRef<int64_t> shape = resultType.getShape();
+  auto lhsShape = lhs.getType().getShape(), rhsShape = rhs.getType().getShape();
+  SmallVector<int64_t> lhsStrides = getStrides(lhsShape),
+                       rhsStrides = getStrides(rhsShape);
+  const int64_t count = resultType.getNumElements();
+  const CompareKind kind = getKind();
+  // -1, 0, 1 for less, equal, greater; nullopt for unordered (NaN).
+  auto holds = [&](std::optional<int> order) {
+    if (!order)
+      return kind == CompareKind::ne;
+    switch (kind) {
+    case CompareKind::eq:
+      return *order == 0;
+    case CompareKind::ne:
+      return *order != 0;
+    case CompareKind::lt:
+      return *order < 0;
+    case CompareKind::le:
+      return *order <= 0;
+    case CompareKind::gt:
+      return *order > 0;
+    case CompareKind::ge:
+      return *order >= 0;
+    }
+    return false;
+  };
+  SmallVector<bool> result;
+  result.reserve(count);
+  if (isa<FloatType>(element)) {
+    auto lhsValues = llvm::to_vector(lhs.getValues<APFloat>());
+    auto rhsValues = llvm::to_vector(rhs.getValues<APFloat>());
+    for (int64_t i = 0; i < count; ++i) {
+      const APFloat &a =
+          lhsValues[broadcastIndex(i, shape, lhsShape, lhsStrides)];
+      const APFloat &b =
+          rhsValues[broadcastIndex(i, shape, rhsShape, rhsStrides)];
+      std::optional<int> order;
+      switch (a.compare(b)) {
+      case APFloat::cmpLessThan:
+        order = -1;
+        break;
+      case APFloat::cmpEqual:
+        order = 0;
+        break;
+      case APFloat::cmpGreaterThan:
+        order = 1;
+        break;
+      case APFloat::cmpUnordered:
+        break;
+      }
+      result.push_back(holds(order));
+    }
+  } else if (auto integer = dyn_cast<IntegerType>(element)) {
+    bool isSigned = integer.isSignless() && integer.getWidth() > 1;
+    auto lhsValues = llvm::to_vector(lhs.getValues<APInt>());
+    auto rhsValues = llvm::to_vector(rhs.getValues<APInt>());
+    for (int64_t i = 0; i < count; ++i) {
+      const APInt &a =
+          lhsValues[broadcastIndex(i, shape, lhsShape, lhsStrides)];
+      const APInt &b =
+          rhsValues[broadcastIndex(i, shape, rhsShape, rhsStrides)];
+      int order = isSigned ? (a.slt(b)   ? -1
+                              : a.sgt(b) ? 1
+                                         : 0)
+                           : (a.ult(b)   ? -1
+                              : a.ugt(b) ? 1
+                                         : 0);
+      result.push_back(holds(order));
+    }
+  } else {
+    return {};
+  }
+  return DenseElementsAttr::get(resultType, ArrayRef<bool>(result));
+}
+
 OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   auto condition =
       dyn_cast_if_present<DenseElementsAttr>(adaptor.getCondition());

@@ -2452,6 +2452,70 @@ def NPU_VNegOp : NPU_InstructionOp<"v.neg"> {
   }];
 }
 
+def NPU_VGeluTOp : NPU_InstructionOp<"v.gelut"> {
+  let summary = "tanh-approximate GELU activation";
+  let description = [{
+    `v.gelut` (opcode 0x43), executed by the ex queue; specified in docs/isa.md
+    section 8.7.
+
+    Instruction fields, in encoding order (memory operands are one `#npu.mem`
+    attribute holding space, address and offset register; keyword fields default
+    to 0):
+
+    * dst.space (3 bits, memory space)
+    * dst.addr (40 bits, byte address (unsigned))
+    * dst.reg (5 bits, scalar register added to the address)
+    * a.space (3 bits, memory space)
+    * a.addr (40 bits, byte address (unsigned))
+    * a.reg (5 bits, scalar register added to the address)
+    * dt (4 bits, enum dtype)
+    * at (4 bits, enum dtype)
+    * rows (16 bits, unsigned immediate)
+    * cols (16 bits, unsigned immediate)
+    * dpitch (16 bits, unsigned immediate)
+    * apitch (16 bits, unsigned immediate)
+
+    Header flags are the unit attributes `pop_prev`, `pop_next`, `push_prev`,
+    `push_next` and `chain`. The verifier applies the ISA's per-instruction
+    rules (`nnaccel::isa::verifyInstruction`) with the enclosing program's
+    target.
+
+    Example:
+
+    ```mlir
+    npu.v.gelut vrf[0x1000], vrf[s1], f16, f16 rows = 8 cols = 64 dpitch = 256 apitch = 256
+    ```
+  }];
+  let arguments = (ins
+    NPU_MemAttr:$dst,
+    NPU_MemAttr:$a,
+    NPU_DTypeAttr:$dt,
+    NPU_DTypeAttr:$at,
+    DefaultValuedAttr<I64Attr, "0">:$rows,
+    DefaultValuedAttr<I64Attr, "0">:$cols,
+    DefaultValuedAttr<I64Attr, "0">:$dpitch,
+    DefaultValuedAttr<I64Attr, "0">:$apitch,
+    UnitAttr:$pop_prev,
+    UnitAttr:$pop_next,
+    UnitAttr:$push_prev,
+    UnitAttr:$push_next,
+    UnitAttr:$chain
+  );
+  let assemblyFormat = [{
+    custom<Mem>($dst) `,` custom<Mem>($a) `,` custom<Enum>($dt) `,` custom<Enum>($at)
+    (`rows` `=` $rows^)?
+    (`cols` `=` $cols^)?
+    (`dpitch` `=` $dpitch^)?
+    (`apitch` `=` $apitch^)?
+    (`pop_prev` $pop_prev^)?
+    (`pop_next` $pop_next^)?
+    (`push_prev` $push_prev^)?
+    (`push_next` $push_next^)?
+    (`chain` $chain^)?
+    attr-dict
+  }];
+}
+
 def NPU_VRsumOp : NPU_InstructionOp<"v.rsum"> {
   let summary = "sum reduction along an axis";
   let description = [{
@@ -2850,6 +2914,538 @@ def NPU_VFillOp : NPU_InstructionOp<"v.fill"> {
     (`cols` `=` $cols^)?
     (`dpitch` `=` $dpitch^)?
     (`imm` `=` $imm^)?
+    (`pop_prev` $pop_prev^)?
+    (`pop_next` $pop_next^)?
+    (`push_prev` $push_prev^)?
+    (`push_next` $push_next^)?
+    (`chain` $chain^)?
+    attr-dict
+  }];
+}
+
+def NPU_VCeqOp : NPU_InstructionOp<"v.ceq"> {
+  let summary = "element-wise equality mask (1 / 0)";
+  let description = [{
+    `v.ceq` (opcode 0x53), executed by the ex queue; specified in docs/isa.md
+    section 8.7.
+
+    Instruction fields, in encoding order (memory operands are one `#npu.mem`
+    attribute holding space, address and offset register; keyword fields default
+    to 0):
+
+    * dst.space (3 bits, memory space)
+    * dst.addr (40 bits, byte address (unsigned))
+    * dst.reg (5 bits, scalar register added to the address)
+    * a.space (3 bits, memory space)
+    * a.addr (40 bits, byte address (unsigned))
+    * a.reg (5 bits, scalar register added to the address)
+    * b.space (3 bits, memory space)
+    * b.addr (40 bits, byte address (unsigned))
+    * b.reg (5 bits, scalar register added to the address)
+    * dt (4 bits, enum dtype)
+    * at (4 bits, enum dtype)
+    * bt (4 bits, enum dtype)
+    * rows (16 bits, unsigned immediate)
+    * cols (16 bits, unsigned immediate)
+    * dpitch (16 bits, unsigned immediate)
+    * apitch (16 bits, unsigned immediate)
+    * bpitch (16 bits, unsigned immediate)
+    * bcast (2 bits, enum bcast)
+
+    Header flags are the unit attributes `pop_prev`, `pop_next`, `push_prev`,
+    `push_next` and `chain`. The verifier applies the ISA's per-instruction
+    rules (`nnaccel::isa::verifyInstruction`) with the enclosing program's
+    target.
+
+    Example:
+
+    ```mlir
+    npu.v.ceq vrf[0x1000], vrf[s1], acc[0x400], f16, f16, f16 rows = 8 cols = 64 dpitch = 256 apitch = 256 bpitch = 256
+    ```
+  }];
+  let arguments = (ins
+    NPU_MemAttr:$dst,
+    NPU_MemAttr:$a,
+    NPU_MemAttr:$b,
+    NPU_DTypeAttr:$dt,
+    NPU_DTypeAttr:$at,
+    NPU_DTypeAttr:$bt,
+    DefaultValuedAttr<I64Attr, "0">:$rows,
+    DefaultValuedAttr<I64Attr, "0">:$cols,
+    DefaultValuedAttr<I64Attr, "0">:$dpitch,
+    DefaultValuedAttr<I64Attr, "0">:$apitch,
+    DefaultValuedAttr<I64Attr, "0">:$bpitch,
+    DefaultValuedAttr<NPU_BcastAttr, "::mlir::nnaccel::npu::Bcast::none">:$bcast,
+    UnitAttr:$pop_prev,
+    UnitAttr:$pop_next,
+    UnitAttr:$push_prev,
+    UnitAttr:$push_next,
+    UnitAttr:$chain
+  );
+  let assemblyFormat = [{
+    custom<Mem>($dst) `,` custom<Mem>($a) `,` custom<Mem>($b) `,` custom<Enum>($dt) `,` custom<Enum>($at) `,` custom<Enum>($bt)
+    (`rows` `=` $rows^)?
+    (`cols` `=` $cols^)?
+    (`dpitch` `=` $dpitch^)?
+    (`apitch` `=` $apitch^)?
+    (`bpitch` `=` $bpitch^)?
+    (`bcast` `=` custom<Enum>($bcast)^)?
+    (`pop_prev` $pop_prev^)?
+    (`pop_next` $pop_next^)?
+    (`push_prev` $push_prev^)?
+    (`push_next` $push_next^)?
+    (`chain` $chain^)?
+    attr-dict
+  }];
+}
+
+def NPU_VCneOp : NPU_InstructionOp<"v.cne"> {
+  let summary = "element-wise inequality mask (1 / 0)";
+  let description = [{
+    `v.cne` (opcode 0x54), executed by the ex queue; specified in docs/isa.md
+    section 8.7.
+
+    Instruction fields, in encoding order (memory operands are one `#npu.mem`
+    attribute holding space, address and offset register; keyword fields default
+    to 0):
+
+    * dst.space (3 bits, memory space)
+    * dst.addr (40 bits, byte address (unsigned))
+    * dst.reg (5 bits, scalar register added to the address)
+    * a.space (3 bits, memory space)
+    * a.addr (40 bits, byte address (unsigned))
+    * a.reg (5 bits, scalar register added to the address)
+    * b.space (3 bits, memory space)
+    * b.addr (40 bits, byte address (unsigned))
+    * b.reg (5 bits, scalar register added to the address)
+    * dt (4 bits, enum dtype)
+    * at (4 bits, enum dtype)
+    * bt (4 bits, enum dtype)
+    * rows (16 bits, unsigned immediate)
+    * cols (16 bits, unsigned immediate)
+    * dpitch (16 bits, unsigned immediate)
+    * apitch (16 bits, unsigned immediate)
+    * bpitch (16 bits, unsigned immediate)
+    * bcast (2 bits, enum bcast)
+
+    Header flags are the unit attributes `pop_prev`, `pop_next`, `push_prev`,
+    `push_next` and `chain`. The verifier applies the ISA's per-instruction
+    rules (`nnaccel::isa::verifyInstruction`) with the enclosing program's
+    target.
+
+    Example:
+
+    ```mlir
+    npu.v.cne vrf[0x1000], vrf[s1], acc[0x400], f16, f16, f16 rows = 8 cols = 64 dpitch = 256 apitch = 256 bpitch = 256
+    ```
+  }];
+  let arguments = (ins
+    NPU_MemAttr:$dst,
+    NPU_MemAttr:$a,
+    NPU_MemAttr:$b,
+    NPU_DTypeAttr:$dt,
+    NPU_DTypeAttr:$at,
+    NPU_DTypeAttr:$bt,
+    DefaultValuedAttr<I64Attr, "0">:$rows,
+    DefaultValuedAttr<I64Attr, "0">:$cols,
+    DefaultValuedAttr<I64Attr, "0">:$dpitch,
+    DefaultValuedAttr<I64Attr, "0">:$apitch,
+    DefaultValuedAttr<I64Attr, "0">:$bpitch,
+    DefaultValuedAttr<NPU_BcastAttr, "::mlir::nnaccel::npu::Bcast::none">:$bcast,
+    UnitAttr:$pop_prev,
+    UnitAttr:$pop_next,
+    UnitAttr:$push_prev,
+    UnitAttr:$push_next,
+    UnitAttr:$chain
+  );
+  let assemblyFormat = [{
+    custom<Mem>($dst) `,` custom<Mem>($a) `,` custom<Mem>($b) `,` custom<Enum>($dt) `,` custom<Enum>($at) `,` custom<Enum>($bt)
+    (`rows` `=` $rows^)?
+    (`cols` `=` $cols^)?
+    (`dpitch` `=` $dpitch^)?
+    (`apitch` `=` $apitch^)?
+    (`bpitch` `=` $bpitch^)?
+    (`bcast` `=` custom<Enum>($bcast)^)?
+    (`pop_prev` $pop_prev^)?
+    (`pop_next` $pop_next^)?
+    (`push_prev` $push_prev^)?
+    (`push_next` $push_next^)?
+    (`chain` $chain^)?
+    attr-dict
+  }];
+}
+
+def NPU_VCltOp : NPU_InstructionOp<"v.clt"> {
+  let summary = "element-wise less-than mask (1 / 0)";
+  let description = [{
+    `v.clt` (opcode 0x55), executed by the ex queue; specified in docs/isa.md
+    section 8.7.
+
+    Instruction fields, in encoding order (memory operands are one `#npu.mem`
+    attribute holding space, address and offset register; keyword fields default
+    to 0):
+
+    * dst.space (3 bits, memory space)
+    * dst.addr (40 bits, byte address (unsigned))
+    * dst.reg (5 bits, scalar register added to the address)
+    * a.space (3 bits, memory space)
+    * a.addr (40 bits, byte address (unsigned))
+    * a.reg (5 bits, scalar register added to the address)
+    * b.space (3 bits, memory space)
+    * b.addr (40 bits, byte address (unsigned))
+    * b.reg (5 bits, scalar register added to the address)
+    * dt (4 bits, enum dtype)
+    * at (4 bits, enum dtype)
+    * bt (4 bits, enum dtype)
+    * rows (16 bits, unsigned immediate)
+    * cols (16 bits, unsigned immediate)
+    * dpitch (16 bits, unsigned immediate)
+    * apitch (16 bits, unsigned immediate)
+    * bpitch (16 bits, unsigned immediate)
+    * bcast (2 bits, enum bcast)
+
+    Header flags are the unit attributes `pop_prev`, `pop_next`, `push_prev`,
+    `push_next` and `chain`. The verifier applies the ISA's per-instruction
+    rules (`nnaccel::isa::verifyInstruction`) with the enclosing program's
+    target.
+
+    Example:
+
+    ```mlir
+    npu.v.clt vrf[0x1000], vrf[s1], acc[0x400], f16, f16, f16 rows = 8 cols = 64 dpitch = 256 apitch = 256 bpitch = 256
+    ```
+  }];
+  let arguments = (ins
+    NPU_MemAttr:$dst,
+    NPU_MemAttr:$a,
+    NPU_MemAttr:$b,
+    NPU_DTypeAttr:$dt,
+    NPU_DTypeAttr:$at,
+    NPU_DTypeAttr:$bt,
+    DefaultValuedAttr<I64Attr, "0">:$rows,
+    DefaultValuedAttr<I64Attr, "0">:$cols,
+    DefaultValuedAttr<I64Attr, "0">:$dpitch,
+    DefaultValuedAttr<I64Attr, "0">:$apitch,
+    DefaultValuedAttr<I64Attr, "0">:$bpitch,
+    DefaultValuedAttr<NPU_BcastAttr, "::mlir::nnaccel::npu::Bcast::none">:$bcast,
+    UnitAttr:$pop_prev,
+    UnitAttr:$pop_next,
+    UnitAttr:$push_prev,
+    UnitAttr:$push_next,
+    UnitAttr:$chain
+  );
+  let assemblyFormat = [{
+    custom<Mem>($dst) `,` custom<Mem>($a) `,` custom<Mem>($b) `,` custom<Enum>($dt) `,` custom<Enum>($at) `,` custom<Enum>($bt)
+    (`rows` `=` $rows^)?
+    (`cols` `=` $cols^)?
+    (`dpitch` `=` $dpitch^)?
+    (`apitch` `=` $apitch^)?
+    (`bpitch` `=` $bpitch^)?
+    (`bcast` `=` custom<Enum>($bcast)^)?
+    (`pop_prev` $pop_prev^)?
+    (`pop_next` $pop_next^)?
+    (`push_prev` $push_prev^)?
+    (`push_next` $push_next^)?
+    (`chain` $chain^)?
+    attr-dict
+  }];
+}
+
+def NPU_VCleOp : NPU_InstructionOp<"v.cle"> {
+  let summary = "element-wise less-or-equal mask (1 / 0)";
+  let description = [{
+    `v.cle` (opcode 0x56), executed by the ex queue; specified in docs/isa.md
+    section 8.7.
+
+    Instruction fields, in encoding order (memory operands are one `#npu.mem`
+    attribute holding space, address and offset register; keyword fields default
+    to 0):
+
+    * dst.space (3 bits, memory space)
+    * dst.addr (40 bits, byte address (unsigned))
+    * dst.reg (5 bits, scalar register added to the address)
+    * a.space (3 bits, memory space)
+    * a.addr (40 bits, byte address (unsigned))
+    * a.reg (5 bits, scalar register added to the address)
+    * b.space (3 bits, memory space)
+    * b.addr (40 bits, byte address (unsigned))
+    * b.reg (5 bits, scalar register added to the address)
+    * dt (4 bits, enum dtype)
+    * at (4 bits, enum dtype)
+    * bt (4 bits, enum dtype)
+    * rows (16 bits, unsigned immediate)
+    * cols (16 bits, unsigned immediate)
+    * dpitch (16 bits, unsigned immediate)
+    * apitch (16 bits, unsigned immediate)
+    * bpitch (16 bits, unsigned immediate)
+    * bcast (2 bits, enum bcast)
+
+    Header flags are the unit attributes `pop_prev`, `pop_next`, `push_prev`,
+    `push_next` and `chain`. The verifier applies the ISA's per-instruction
+    rules (`nnaccel::isa::verifyInstruction`) with the enclosing program's
+    target.
+
+    Example:
+
+    ```mlir
+    npu.v.cle vrf[0x1000], vrf[s1], acc[0x400], f16, f16, f16 rows = 8 cols = 64 dpitch = 256 apitch = 256 bpitch = 256
+    ```
+  }];
+  let arguments = (ins
+    NPU_MemAttr:$dst,
+    NPU_MemAttr:$a,
+    NPU_MemAttr:$b,
+    NPU_DTypeAttr:$dt,
+    NPU_DTypeAttr:$at,
+    NPU_DTypeAttr:$bt,
+    DefaultValuedAttr<I64Attr, "0">:$rows,
+    DefaultValuedAttr<I64Attr, "0">:$cols,
+    DefaultValuedAttr<I64Attr, "0">:$dpitch,
+    DefaultValuedAttr<I64Attr, "0">:$apitch,
+    DefaultValuedAttr<I64Attr, "0">:$bpitch,
+    DefaultValuedAttr<NPU_BcastAttr, "::mlir::nnaccel::npu::Bcast::none">:$bcast,
+    UnitAttr:$pop_prev,
+    UnitAttr:$pop_next,
+    UnitAttr:$push_prev,
+    UnitAttr:$push_next,
+    UnitAttr:$chain
+  );
+  let assemblyFormat = [{
+    custom<Mem>($dst) `,` custom<Mem>($a) `,` custom<Mem>($b) `,` custom<Enum>($dt) `,` custom<Enum>($at) `,` custom<Enum>($bt)
+    (`rows` `=` $rows^)?
+    (`cols` `=` $cols^)?
+    (`dpitch` `=` $dpitch^)?
+    (`apitch` `=` $apitch^)?
+    (`bpitch` `=` $bpitch^)?
+    (`bcast` `=` custom<Enum>($bcast)^)?
+    (`pop_prev` $pop_prev^)?
+    (`pop_next` $pop_next^)?
+    (`push_prev` $push_prev^)?
+    (`push_next` $push_next^)?
+    (`chain` $chain^)?
+    attr-dict
+  }];
+}
+
+def NPU_VCgtOp : NPU_InstructionOp<"v.cgt"> {
+  let summary = "element-wise greater-than mask (1 / 0)";
+  let description = [{
+    `v.cgt` (opcode 0x57), executed by the ex queue; specified in docs/isa.md
+    section 8.7.
+
+    Instruction fields, in encoding order (memory operands are one `#npu.mem`
+    attribute holding space, address and offset register; keyword fields default
+    to 0):
+
+    * dst.space (3 bits, memory space)
+    * dst.addr (40 bits, byte address (unsigned))
+    * dst.reg (5 bits, scalar register added to the address)
+    * a.space (3 bits, memory space)
+    * a.addr (40 bits, byte address (unsigned))
+    * a.reg (5 bits, scalar register added to the address)
+    * b.space (3 bits, memory space)
+    * b.addr (40 bits, byte address (unsigned))
+    * b.reg (5 bits, scalar register added to the address)
+    * dt (4 bits, enum dtype)
+    * at (4 bits, enum dtype)
+    * bt (4 bits, enum dtype)
+    * rows (16 bits, unsigned immediate)
+    * cols (16 bits, unsigned immediate)
+    * dpitch (16 bits, unsigned immediate)
+    * apitch (16 bits, unsigned immediate)
+    * bpitch (16 bits, unsigned immediate)
+    * bcast (2 bits, enum bcast)
+
+    Header flags are the unit attributes `pop_prev`, `pop_next`, `push_prev`,
+    `push_next` and `chain`. The verifier applies the ISA's per-instruction
+    rules (`nnaccel::isa::verifyInstruction`) with the enclosing program's
+    target.
+
+    Example:
+
+    ```mlir
+    npu.v.cgt vrf[0x1000], vrf[s1], acc[0x400], f16, f16, f16 rows = 8 cols = 64 dpitch = 256 apitch = 256 bpitch = 256
+    ```
+  }];
+  let arguments = (ins
+    NPU_MemAttr:$dst,
+    NPU_MemAttr:$a,
+    NPU_MemAttr:$b,
+    NPU_DTypeAttr:$dt,
+    NPU_DTypeAttr:$at,
+    NPU_DTypeAttr:$bt,
+    DefaultValuedAttr<I64Attr, "0">:$rows,
+    DefaultValuedAttr<I64Attr, "0">:$cols,
+    DefaultValuedAttr<I64Attr, "0">:$dpitch,
+    DefaultValuedAttr<I64Attr, "0">:$apitch,
+    DefaultValuedAttr<I64Attr, "0">:$bpitch,
+    DefaultValuedAttr<NPU_BcastAttr, "::mlir::nnaccel::npu::Bcast::none">:$bcast,
+    UnitAttr:$pop_prev,
+    UnitAttr:$pop_next,
+    UnitAttr:$push_prev,
+    UnitAttr:$push_next,
+    UnitAttr:$chain
+  );
+  let assemblyFormat = [{
+    custom<Mem>($dst) `,` custom<Mem>($a) `,` custom<Mem>($b) `,` custom<Enum>($dt) `,` custom<Enum>($at) `,` custom<Enum>($bt)
+    (`rows` `=` $rows^)?
+    (`cols` `=` $cols^)?
+    (`dpitch` `=` $dpitch^)?
+    (`apitch` `=` $apitch^)?
+    (`bpitch` `=` $bpitch^)?
+    (`bcast` `=` custom<Enum>($bcast)^)?
+    (`pop_prev` $pop_prev^)?
+    (`pop_next` $pop_next^)?
+    (`push_prev` $push_prev^)?
+    (`push_next` $push_next^)?
+    (`chain` $chain^)?
+    attr-dict
+  }];
+}
+
+def NPU_VCgeOp : NPU_InstructionOp<"v.cge"> {
+  let summary = "element-wise greater-or-equal mask (1 / 0)";
+  let description = [{
+    `v.cge` (opcode 0x58), executed by the ex queue; specified in docs/isa.md
+    section 8.7.
+
+    Instruction fields, in encoding order (memory operands are one `#npu.mem`
+    attribute holding space, address and offset register; keyword fields default
+    to 0):
+
+    * dst.space (3 bits, memory space)
+    * dst.addr (40 bits, byte address (unsigned))
+    * dst.reg (5 bits, scalar register added to the address)
+    * a.space (3 bits, memory space)
+    * a.addr (40 bits, byte address (unsigned))
+    * a.reg (5 bits, scalar register added to the address)
+    * b.space (3 bits, memory space)
+    * b.addr (40 bits, byte address (unsigned))
+    * b.reg (5 bits, scalar register added to the address)
+    * dt (4 bits, enum dtype)
+    * at (4 bits, enum dtype)
+    * bt (4 bits, enum dtype)
+    * rows (16 bits, unsigned immediate)
+    * cols (16 bits, unsigned immediate)
+    * dpitch (16 bits, unsigned immediate)
+    * apitch (16 bits, unsigned immediate)
+    * bpitch (16 bits, unsigned immediate)
+    * bcast (2 bits, enum bcast)
+
+    Header flags are the unit attributes `pop_prev`, `pop_next`, `push_prev`,
+    `push_next` and `chain`. The verifier applies the ISA's per-instruction
+    rules (`nnaccel::isa::verifyInstruction`) with the enclosing program's
+    target.
+
+    Example:
+
+    ```mlir
+    npu.v.cge vrf[0x1000], vrf[s1], acc[0x400], f16, f16, f16 rows = 8 cols = 64 dpitch = 256 apitch = 256 bpitch = 256
+    ```
+  }];
+  let arguments = (ins
+    NPU_MemAttr:$dst,
+    NPU_MemAttr:$a,
+    NPU_MemAttr:$b,
+    NPU_DTypeAttr:$dt,
+    NPU_DTypeAttr:$at,
+    NPU_DTypeAttr:$bt,
+    DefaultValuedAttr<I64Attr, "0">:$rows,
+    DefaultValuedAttr<I64Attr, "0">:$cols,
+    DefaultValuedAttr<I64Attr, "0">:$dpitch,
+    DefaultValuedAttr<I64Attr, "0">:$apitch,
+    DefaultValuedAttr<I64Attr, "0">:$bpitch,
+    DefaultValuedAttr<NPU_BcastAttr, "::mlir::nnaccel::npu::Bcast::none">:$bcast,
+    UnitAttr:$pop_prev,
+    UnitAttr:$pop_next,
+    UnitAttr:$push_prev,
+    UnitAttr:$push_next,
+    UnitAttr:$chain
+  );
+  let assemblyFormat = [{
+    custom<Mem>($dst) `,` custom<Mem>($a) `,` custom<Mem>($b) `,` custom<Enum>($dt) `,` custom<Enum>($at) `,` custom<Enum>($bt)
+    (`rows` `=` $rows^)?
+    (`cols` `=` $cols^)?
+    (`dpitch` `=` $dpitch^)?
+    (`apitch` `=` $apitch^)?
+    (`bpitch` `=` $bpitch^)?
+    (`bcast` `=` custom<Enum>($bcast)^)?
+    (`pop_prev` $pop_prev^)?
+    (`pop_next` $pop_next^)?
+    (`push_prev` $push_prev^)?
+    (`push_next` $push_next^)?
+    (`chain` $chain^)?
+    attr-dict
+  }];
+}
+
+def NPU_VSelOp : NPU_InstructionOp<"v.sel"> {
+  let summary = "masked select: dst = a != 0 ? b : dst";
+  let description = [{
+    `v.sel` (opcode 0x59), executed by the ex queue; specified in docs/isa.md
+    section 8.7.
+
+    Instruction fields, in encoding order (memory operands are one `#npu.mem`
+    attribute holding space, address and offset register; keyword fields default
+    to 0):
+
+    * dst.space (3 bits, memory space)
+    * dst.addr (40 bits, byte address (unsigned))
+    * dst.reg (5 bits, scalar register added to the address)
+    * a.space (3 bits, memory space)
+    * a.addr (40 bits, byte address (unsigned))
+    * a.reg (5 bits, scalar register added to the address)
+    * b.space (3 bits, memory space)
+    * b.addr (40 bits, byte address (unsigned))
+    * b.reg (5 bits, scalar register added to the address)
+    * dt (4 bits, enum dtype)
+    * at (4 bits, enum dtype)
+    * bt (4 bits, enum dtype)
+    * rows (16 bits, unsigned immediate)
+    * cols (16 bits, unsigned immediate)
+    * dpitch (16 bits, unsigned immediate)
+    * apitch (16 bits, unsigned immediate)
+    * bpitch (16 bits, unsigned immediate)
+    * bcast (2 bits, enum bcast)
+
+    Header flags are the unit attributes `pop_prev`, `pop_next`, `push_prev`,
+    `push_next` and `chain`. The verifier applies the ISA's per-instruction
+    rules (`nnaccel::isa::verifyInstruction`) with the enclosing program's
+    target.
+
+    Example:
+
+    ```mlir
+    npu.v.sel vrf[0x1000], vrf[s1], acc[0x400], f16, f16, f16 rows = 8 cols = 64 dpitch = 256 apitch = 256 bpitch = 256
+    ```
+  }];
+  let arguments = (ins
+    NPU_MemAttr:$dst,
+    NPU_MemAttr:$a,
+    NPU_MemAttr:$b,
+    NPU_DTypeAttr:$dt,
+    NPU_DTypeAttr:$at,
+    NPU_DTypeAttr:$bt,
+    DefaultValuedAttr<I64Attr, "0">:$rows,
+    DefaultValuedAttr<I64Attr, "0">:$cols,
+    DefaultValuedAttr<I64Attr, "0">:$dpitch,
+    DefaultValuedAttr<I64Attr, "0">:$apitch,
+    DefaultValuedAttr<I64Attr, "0">:$bpitch,
+    DefaultValuedAttr<NPU_BcastAttr, "::mlir::nnaccel::npu::Bcast::none">:$bcast,
+    UnitAttr:$pop_prev,
+    UnitAttr:$pop_next,
+    UnitAttr:$push_prev,
+    UnitAttr:$push_next,
+    UnitAttr:$chain
+  );
+  let assemblyFormat = [{
+    custom<Mem>($dst) `,` custom<Mem>($a) `,` custom<Mem>($b) `,` custom<Enum>($dt) `,` custom<Enum>($at) `,` custom<Enum>($bt)
+    (`rows` `=` $rows^)?
+    (`cols` `=` $cols^)?
+    (`dpitch` `=` $dpitch^)?
+    (`apitch` `=` $apitch^)?
+    (`bpitch` `=` $bpitch^)?
+    (`bcast` `=` custom<Enum>($bcast)^)?
     (`pop_prev` $pop_prev^)?
     (`pop_next` $pop_next^)?
     (`push_prev` $push_prev^)?

@@ -361,6 +361,107 @@ Error binary(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
                    op.chained());
 }
 
+/// Reads b of a binary-family instruction as a rows x cols tile with the
+/// broadcast expanded (rows of `cols`, row-major).
+Error readBroadcastB(const Op &op, const EffAddrs &eff, ExecContext &ctx,
+                     bool flt, Tile &out) {
+  uint64_t rows = op.rows, cols = op.cols;
+  Bcast bc = op.bcast;
+  uint64_t br = (bc == Bcast::None || bc == Bcast::Col) ? rows : 1;
+  uint64_t bcl = (bc == Bcast::None || bc == Bcast::Row) ? cols : 1;
+  Tile &b = ctx.tileB;
+  if (Error e = readTile(ctx, op.mem[OpB].space, eff[OpB], op.bpitch, op.bt, br,
+                         bcl, flt, b))
+    return e;
+  out.reset(flt, rows, cols);
+  for (uint64_t r = 0; r < rows; ++r)
+    for (uint64_t c = 0; c < cols; ++c) {
+      uint64_t src = (br == 1 ? 0 : r) * bcl + (bcl == 1 ? 0 : c);
+      if (flt)
+        out.f[r * cols + c] = b.f[src];
+      else
+        out.i[r * cols + c] = b.i[src];
+    }
+  return Error::success();
+}
+
+num::ComparePredicate comparePredicate(Opcode op) {
+  switch (op) {
+  case Opcode::VCeq:
+    return num::ComparePredicate::Eq;
+  case Opcode::VCne:
+    return num::ComparePredicate::Ne;
+  case Opcode::VClt:
+    return num::ComparePredicate::Lt;
+  case Opcode::VCle:
+    return num::ComparePredicate::Le;
+  case Opcode::VCgt:
+    return num::ComparePredicate::Gt;
+  default:
+    return num::ComparePredicate::Ge;
+  }
+}
+
+/// v.ceq .. v.cge: D = (A pred B) ? 1 : 0, B broadcast as for v.add.
+Error compare(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
+  bool flt = isFloatDomain(op.at);
+  uint64_t rows = op.rows, cols = op.cols;
+  Tile &a = ctx.tileA, &d = ctx.tileD;
+  if (Error e = readTile(ctx, op.mem[OpA].space, eff[OpA], op.apitch, op.at,
+                         rows, cols, flt, a))
+    return e;
+  Tile b;
+  if (Error e = readBroadcastB(op, eff, ctx, flt, b))
+    return e;
+  num::ComparePredicate pred = comparePredicate(op.opcode);
+  size_t n = rows * cols;
+  // The mask is written as 1 / 0 converted to dt (exact in every type).
+  d.reset(true, rows, cols);
+  if (flt) {
+    num::compareF32(pred, num::Span<const float>(a.f.data(), n),
+                    num::Span<const float>(b.f.data(), n),
+                    num::Span<float>(d.f.data(), n));
+  } else {
+    std::vector<int32_t> mask(n);
+    num::compareI32(pred, num::Span<const int32_t>(a.i.data(), n),
+                    num::Span<const int32_t>(b.i.data(), n),
+                    num::Span<int32_t>(mask.data(), n));
+    for (size_t i = 0; i < n; ++i)
+      d.f[i] = static_cast<float>(mask[i]);
+  }
+  return writeTile(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch, op.dt, d,
+                   op.chained());
+}
+
+/// v.sel: D = A != 0 ? B : D. The mask A is tested in its own domain (a NaN
+/// mask is nonzero); B and D have one type (verified), so the kept and the
+/// selected elements are both copied exactly.
+Error select(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
+  uint64_t rows = op.rows, cols = op.cols;
+  bool maskFlt = isFloatDomain(op.at), flt = isFloatDomain(op.dt);
+  Tile &a = ctx.tileA, &d = ctx.tileD;
+  if (Error e = readTile(ctx, op.mem[OpA].space, eff[OpA], op.apitch, op.at,
+                         rows, cols, maskFlt, a))
+    return e;
+  Tile b;
+  if (Error e = readBroadcastB(op, eff, ctx, flt, b))
+    return e;
+  if (Error e = readTile(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch, op.dt,
+                         rows, cols, flt, d))
+    return e;
+  for (size_t i = 0, n = rows * cols; i < n; ++i) {
+    bool take = maskFlt ? a.f[i] != 0.0f : a.i[i] != 0;
+    if (!take)
+      continue;
+    if (flt)
+      d.f[i] = b.f[i];
+    else
+      d.i[i] = b.i[i];
+  }
+  return writeTile(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch, op.dt, d,
+                   op.chained());
+}
+
 /// Raw bit copy (v.mov): rows of rowBytes(at, cols), no conversion.
 Error move(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
   if (op.dt != op.at)
@@ -431,6 +532,9 @@ Error unary(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
       break;
     case Opcode::VGelu:
       num::geluErfF32(in, out);
+      break;
+    case Opcode::VGeluT:
+      num::geluTanhF32(in, out);
       break;
     case Opcode::VRecip:
       num::reciprocalF32(in, out);
@@ -637,6 +741,15 @@ Error executeVector(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   case Opcode::VsMax:
   case Opcode::VsMin:
     return binary(op, eff, ctx);
+  case Opcode::VCeq:
+  case Opcode::VCne:
+  case Opcode::VClt:
+  case Opcode::VCle:
+  case Opcode::VCgt:
+  case Opcode::VCge:
+    return compare(op, eff, ctx);
+  case Opcode::VSel:
+    return select(op, eff, ctx);
   case Opcode::VMov:
     return move(op, eff, ctx);
   case Opcode::VCvt:
@@ -645,6 +758,7 @@ Error executeVector(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   case Opcode::VTanh:
   case Opcode::VExp:
   case Opcode::VGelu:
+  case Opcode::VGeluT:
   case Opcode::VRecip:
   case Opcode::VRsqrt:
   case Opcode::VAbs:

@@ -570,11 +570,14 @@ Expected<Program> parseAsm(std::string_view text) {
         // As in the binary header: a '.isa 1.0' program cannot use a 1.1
         // field.
         if (requiredMinor(*inst) > declaredMinor) {
-          err = {1, fmt::format("{}: wt=mxfp8e5m2 / wvar needs '.isa {}.{}' "
-                                "or later (declared {}.{})",
-                                inst->desc().mnemonic, IsaVersionMajor,
-                                requiredMinor(*inst), IsaVersionMajor,
-                                declaredMinor)};
+          err = {1,
+                 fmt::format("{}: {} needs '.isa {}.{}' "
+                             "or later (declared {}.{})",
+                             inst->desc().mnemonic,
+                             inst->opcode == Opcode::Mm ? "wt=mxfp8e5m2 / wvar"
+                                                        : "the opcode",
+                             IsaVersionMajor, requiredMinor(*inst),
+                             IsaVersionMajor, declaredMinor)};
           ok = false;
         } else {
           program.instructions.push_back(*inst);

@@ -51,7 +51,31 @@ void writeLE(std::vector<uint8_t> &out, uint64_t v, unsigned bytes) {
 } // namespace
 
 uint16_t requiredMinor(const Instruction &inst) {
-  return inst.opcode == Opcode::Mm && inst.get("wvar") ? 1 : 0;
+  switch (inst.opcode) {
+  case Opcode::VGeluT:
+  case Opcode::VCeq:
+  case Opcode::VCne:
+  case Opcode::VClt:
+  case Opcode::VCle:
+  case Opcode::VCgt:
+  case Opcode::VCge:
+  case Opcode::VSel:
+    return 2;
+  case Opcode::Mm:
+    return inst.get("wvar") ? 1 : 0;
+  default:
+    return 0;
+  }
+}
+
+std::string laterMinorFeature(const Instruction &inst) {
+  uint16_t minor = requiredMinor(inst);
+  if (minor == 0)
+    return "";
+  if (inst.opcode == Opcode::Mm)
+    return "wvar (bit 254)";
+  return fmt::format("opcode 0x{:02x} ({})", static_cast<unsigned>(inst.opcode),
+                     inst.desc().mnemonic);
 }
 
 Error checkFieldRanges(const Instruction &inst) {
@@ -215,12 +239,16 @@ Expected<Program> decodeProgram(const uint8_t *data, size_t size) {
       return Error::make(fmt::format("instruction {}: {}", i, inst.message()));
     // A field added in a later minor is a reserved bit of an older one.
     if (requiredMinor(*inst) > h.versionMinor)
-      return Error::make(fmt::format(
-          "instruction {}: at byte offset {}: {}: wvar (bit 254) is an ISA "
-          "{}.{} field but the header says {}.{}",
-          i, BinaryHeader::Size + size_t(i) * WordBytes + 254 / 8,
-          inst->desc().mnemonic, IsaVersionMajor, requiredMinor(*inst),
-          h.versionMajor, h.versionMinor));
+      return Error::make(
+          fmt::format("instruction {}: at byte offset {}: {}: {} is an ISA "
+                      "{}.{} {} but the header says {}.{}",
+                      i,
+                      BinaryHeader::Size + size_t(i) * WordBytes +
+                          (inst->opcode == Opcode::Mm ? 254 / 8 : 0),
+                      inst->desc().mnemonic, laterMinorFeature(*inst),
+                      IsaVersionMajor, requiredMinor(*inst),
+                      inst->opcode == Opcode::Mm ? "field" : "instruction",
+                      h.versionMajor, h.versionMinor));
     p.instructions.push_back(*inst);
   }
   return p;

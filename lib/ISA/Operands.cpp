@@ -186,8 +186,9 @@ std::vector<MemAccess> memoryAccesses(const DecodedInstruction &d,
     if (d.has(Operand::s))
       c.add(Operand::s, 1, 0, d.perch ? 4 * cols : 4, true, false, 4);
     auto [orows, ocols] = resultShape(d);
-    c.add(Operand::dst, orows, d.dpitch, rowBytes(d.dt, ocols), false, true,
-          elementAlign(d.dt));
+    // v.sel keeps dst where its mask is zero: dst is read as well.
+    c.add(Operand::dst, orows, d.dpitch, rowBytes(d.dt, ocols),
+          d.opcode == Opcode::VSel, true, elementAlign(d.dt));
     break;
   }
   }

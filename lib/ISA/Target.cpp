@@ -184,6 +184,8 @@ Expected<TargetDesc> parseJson(const json &root) {
   for (int minor = 0; minor <= IsaVersionMinor; ++minor)
     if (version == fmt::format("{}.{}", IsaVersionMajor, minor))
       versionMinor = minor;
+  if (versionMinor >= 0)
+    t.isaMinor = static_cast<uint16_t>(versionMinor);
   if (r.ok() && versionMinor < 0)
     r.fail("isa_version",
            fmt::format("target is for ISA '{}', this library implements "

@@ -158,7 +158,9 @@ Error checkVector(const Instruction &inst) {
     DType bt = static_cast<DType>(inst.get("bt"));
     if (Error e = checkSpace(inst, "b", {Space::Vrf, Space::Acc}))
       return e;
-    if (isFloatDomain(at) != isFloatDomain(bt))
+    // v.sel's a is a mask tested against zero in its own domain; only the
+    // selected value b and dst must agree.
+    if (inst.opcode != Opcode::VSel && isFloatDomain(at) != isFloatDomain(bt))
       return Error::make(fmt::format("operands mix integer and floating "
                                      "types ({} and {})",
                                      dtypeName(at), dtypeName(bt)));
@@ -186,12 +188,38 @@ Error checkVector(const Instruction &inst) {
   case Opcode::VTanh:
   case Opcode::VExp:
   case Opcode::VGelu:
+  case Opcode::VGeluT:
   case Opcode::VRecip:
   case Opcode::VRsqrt:
     if (!isFloatDomain(at))
       return Error::make(fmt::format("{} needs a floating-point input, got {}",
                                      d.mnemonic, dtypeName(at)));
     break;
+  case Opcode::VCeq:
+  case Opcode::VCne:
+  case Opcode::VClt:
+  case Opcode::VCle:
+  case Opcode::VCgt:
+  case Opcode::VCge:
+    if (isBlock(dt) || isSubByte(dt))
+      return Error::make(fmt::format("{} cannot write its 0/1 mask as {}",
+                                     d.mnemonic, dtypeName(dt)));
+    break;
+  case Opcode::VSel: {
+    // The select keeps dst where the mask is zero: dst is read, so it cannot
+    // be the chain, and it is kept bit for bit only if b has its type.
+    DType bt = static_cast<DType>(inst.get("bt"));
+    if (dstChain)
+      return Error::make("v.sel reads its destination and cannot write the "
+                         "chain");
+    if (dt != bt)
+      return Error::make(fmt::format("v.sel selects bits: dt {} must equal bt "
+                                     "{}",
+                                     dtypeName(dt), dtypeName(bt)));
+    if (isBlock(dt) || isSubByte(dt) || isBlock(at) || isSubByte(at))
+      return Error::make("v.sel works on whole-byte element types only");
+    break;
+  }
   case Opcode::VRqnt:
     if (!isInteger(dt) || dt == DType::I64)
       return Error::make(fmt::format("v.rqnt produces i32/i16/i8/u8/i4/u4, not "

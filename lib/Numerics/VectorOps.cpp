@@ -173,6 +173,45 @@ void minF32(Span<const float> a, Span<const float> b, Span<float> out) {
   binary(a, b, out, [](float x, float y) { return minF32(x, y); });
 }
 
+namespace {
+template <typename T> bool comparePred(ComparePredicate pred, T a, T b) {
+  switch (pred) {
+  case ComparePredicate::Eq:
+    return a == b;
+  case ComparePredicate::Ne:
+    return a != b;
+  case ComparePredicate::Lt:
+    return a < b;
+  case ComparePredicate::Le:
+    return a <= b;
+  case ComparePredicate::Gt:
+    return a > b;
+  case ComparePredicate::Ge:
+    return a >= b;
+  }
+  return false;
+}
+} // namespace
+
+bool compareF32(ComparePredicate pred, float a, float b) {
+  return comparePred(pred, a, b);
+}
+bool compareI32(ComparePredicate pred, int32_t a, int32_t b) {
+  return comparePred(pred, a, b);
+}
+void compareF32(ComparePredicate pred, Span<const float> a, Span<const float> b,
+                Span<float> out) {
+  binary(a, b, out, [pred](float x, float y) {
+    return compareF32(pred, x, y) ? 1.0f : 0.0f;
+  });
+}
+void compareI32(ComparePredicate pred, Span<const int32_t> a,
+                Span<const int32_t> b, Span<int32_t> out) {
+  assert(a.size() == b.size() && a.size() == out.size());
+  for (size_t i = 0, e = a.size(); i != e; ++i)
+    out.data()[i] = compareI32(pred, a.data()[i], b.data()[i]) ? 1 : 0;
+}
+
 void negF32(Span<const float> in, Span<float> out) {
   unary(in, out, [](float x) { return -x; });
 }

@@ -87,6 +87,10 @@ void mlir::nnaccel::buildPrecisionPipeline(
 void mlir::nnaccel::buildPartitionPipeline(
     OpPassManager &pm, const LowerPipelineOptions &options) {
   buildPrecisionPipeline(pm, options);
+  // Before placement, which then sees the padded matmuls on the card.
+  AccelAlignMatMulsOptions align;
+  align.forceHost = options.forceHost;
+  pm.addNestedPass<func::FuncOp>(createAccelAlignMatMuls(align));
   AccelPadRecurrentOptions padding;
   padding.forceHost = options.forceHost;
   pm.addNestedPass<func::FuncOp>(createAccelPadRecurrent(padding));

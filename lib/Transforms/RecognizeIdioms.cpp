@@ -1,9 +1,9 @@
 //===- RecognizeIdioms.cpp - accel-recognize-idioms pass ------------------===//
 //
-// Replaces decompositions of embedding bags, GELU and layer normalisation
-// (as PyTorch's ONNX exporter emits them) by the accel ops that model them
-// directly, so later passes and the backend see one op with known
-// semantics instead of a fragile chain.
+// Replaces decompositions of embedding bags, GELU (erf and tanh forms) and
+// layer normalisation (as PyTorch's ONNX exporter emits them) by the accel
+// ops that model them directly, so later passes and the backend see one op
+// with known semantics instead of a fragile chain.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +14,7 @@
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
@@ -164,6 +165,99 @@ struct ErfGeluToGelu : OpRewritePattern<MulOp> {
             x.getType() != op.getType())
           continue;
         rewriter.replaceOpWithNewOp<GeluOp>(op, x, GeluApproximation::none);
+        bump(counters.gelus);
+        return success();
+      }
+    }
+    return failure();
+  }
+  IdiomCounters counters;
+};
+
+/// The non-constant side of `mul(c, v)` or `mul(v, c)` with c a splat near
+/// `constant` (relative tolerance 1e-5, enough for f32-rounded constants
+/// written as 0.7978845608 or sqrt(2 / pi)); else null.
+Value matchScaledBy(Value value, double constant) {
+  auto mul = value.getDefiningOp<MulOp>();
+  if (!mul)
+    return {};
+  if (isSplatNear(mul.getLhs(), constant, 1e-5))
+    return mul.getRhs();
+  if (isSplatNear(mul.getRhs(), constant, 1e-5))
+    return mul.getLhs();
+  return {};
+}
+
+/// True when `value` is x^3: pow(x, 3), x * (x * x) or (x * x) * x.
+bool isCubeOf(Value value, Value x) {
+  if (auto pow = value.getDefiningOp<PowOp>())
+    return pow.getLhs() == x && isSplatNear(pow.getRhs(), 3.0);
+  auto mul = value.getDefiningOp<MulOp>();
+  if (!mul)
+    return false;
+  auto isSquare = [&](Value v) {
+    auto square = v.getDefiningOp<MulOp>();
+    return square && square.getLhs() == x && square.getRhs() == x;
+  };
+  return (mul.getLhs() == x && isSquare(mul.getRhs())) ||
+         (mul.getRhs() == x && isSquare(mul.getLhs()));
+}
+
+/// If `value` is `1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))`, with the
+/// operands of every add and mul in either order, returns x.
+Value matchOnePlusTanh(Value value) {
+  auto add = value.getDefiningOp<AddOp>();
+  if (!add)
+    return {};
+  Value tanhValue = add.getRhs();
+  if (!isSplatNear(add.getLhs(), 1.0)) {
+    if (!isSplatNear(add.getRhs(), 1.0))
+      return {};
+    tanhValue = add.getLhs();
+  }
+  auto tanh = tanhValue.getDefiningOp<TanhOp>();
+  if (!tanh)
+    return {};
+  Value inner =
+      matchScaledBy(tanh.getInput(), 0.797884560802865355 /* sqrt(2/pi) */);
+  auto sum = inner ? inner.getDefiningOp<AddOp>() : AddOp();
+  if (!sum)
+    return {};
+  for (auto [x, term] : {std::pair{sum.getLhs(), sum.getRhs()},
+                         std::pair{sum.getRhs(), sum.getLhs()}}) {
+    Value cube = matchScaledBy(term, 0.044715);
+    if (cube && isCubeOf(cube, x))
+      return x;
+  }
+  return {};
+}
+
+/// 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), factors in any
+/// order (PyTorch's gelu(approximate='tanh') export, HF's gelu_new and
+/// NewGELUActivation) -> gelu(x) {approximate = tanh}. The card computes it
+/// with v.gelut, so recognising it keeps the work on the card.
+struct TanhGeluToGelu : OpRewritePattern<MulOp> {
+  TanhGeluToGelu(MLIRContext *context, IdiomCounters counters)
+      : OpRewritePattern<MulOp>(context), counters(counters) {}
+
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<Value, 3> factors;
+    collectFactors(op.getResult(), factors, 0);
+    if (factors.size() != 3)
+      return failure();
+    for (int half = 0; half < 3; ++half) {
+      if (!isSplatNear(factors[half], 0.5))
+        continue;
+      for (int tanhTerm = 0; tanhTerm < 3; ++tanhTerm) {
+        if (tanhTerm == half)
+          continue;
+        Value x = factors[3 - half - tanhTerm];
+        if (matchOnePlusTanh(factors[tanhTerm]) != x ||
+            x.getType() != op.getType() ||
+            !isa<FloatType>(getElementTypeOrSelf(x.getType())))
+          continue;
+        rewriter.replaceOpWithNewOp<GeluOp>(op, x, GeluApproximation::tanh);
         bump(counters.gelus);
         return success();
       }
@@ -551,7 +645,7 @@ void populateIdiomPatterns(RewritePatternSet &patterns,
   MLIRContext *context = patterns.getContext();
   patterns.add<GatherReduceToEmbeddingBag<ReduceSumOp, BagMode::sum>,
                GatherReduceToEmbeddingBag<ReduceMeanOp, BagMode::mean>,
-               ErfGeluToGelu, DecomposedLayerNorm,
+               ErfGeluToGelu, TanhGeluToGelu, DecomposedLayerNorm,
                MatMulByConstantToFullyConnected, SliceOfProductToProduct,
                ScaleIntoProduct<MulOp>, ScaleIntoProduct<DivOp>>(context,
                                                                  counters);

@@ -363,3 +363,105 @@ func.func @scale_kept(%x: tensor<4x16xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>
   %3 = accel.mul %t, %2 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return %1, %2, %3 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// The tanh GELU as PyTorch's gelu(approximate='tanh') exports it:
+// 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * pow(x, 3)))).
+// CHECK-LABEL: func.func @gelu_tanh_pow(
+// CHECK-SAME: %[[X:.+]]: tensor<2x8xf32>)
+// CHECK-NEXT: %[[G:.+]] = accel.gelu %[[X]] {approximate = #accel.gelu_approx<tanh>} : tensor<2x8xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @gelu_tanh_pow(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %three = accel.constant dense<3.0> : tensor<f32>
+  %kappa = accel.constant dense<0.044715> : tensor<f32>
+  %beta = accel.constant dense<0.797884583> : tensor<f32>
+  %one = accel.constant dense<1.0> : tensor<f32>
+  %half = accel.constant dense<0.5> : tensor<f32>
+  %0 = accel.pow %x, %three : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %1 = accel.mul %kappa, %0 : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %2 = accel.add %x, %1 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %3 = accel.mul %beta, %2 : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %4 = accel.tanh %3 : tensor<2x8xf32>
+  %5 = accel.add %one, %4 : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %6 = accel.mul %half, %x : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %7 = accel.mul %6, %5 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %7 : tensor<2x8xf32>
+}
+
+// -----
+
+// HF's gelu_new with x * x * x, constants on the right and
+// x * (1 + tanh) * 0.5.
+// CHECK-LABEL: func.func @gelu_tanh_cube(
+// CHECK-SAME: %[[X:.+]]: tensor<3x5xf32>)
+// CHECK-NEXT: %[[G:.+]] = accel.gelu %[[X]] {approximate = #accel.gelu_approx<tanh>} : tensor<3x5xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @gelu_tanh_cube(%x: tensor<3x5xf32>) -> tensor<3x5xf32> {
+  %kappa = accel.constant dense<0.044715> : tensor<f32>
+  %beta = accel.constant dense<0.7978845608> : tensor<f32>
+  %one = accel.constant dense<1.0> : tensor<f32>
+  %half = accel.constant dense<0.5> : tensor<f32>
+  %0 = accel.mul %x, %x : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  %1 = accel.mul %0, %x : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  %2 = accel.mul %1, %kappa : (tensor<3x5xf32>, tensor<f32>) -> tensor<3x5xf32>
+  %3 = accel.add %2, %x : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  %4 = accel.mul %3, %beta : (tensor<3x5xf32>, tensor<f32>) -> tensor<3x5xf32>
+  %5 = accel.tanh %4 : tensor<3x5xf32>
+  %6 = accel.add %5, %one : (tensor<3x5xf32>, tensor<f32>) -> tensor<3x5xf32>
+  %7 = accel.mul %x, %6 : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  %8 = accel.mul %7, %half : (tensor<3x5xf32>, tensor<f32>) -> tensor<3x5xf32>
+  return %8 : tensor<3x5xf32>
+}
+
+// -----
+
+// Near misses stay as they are: kappa 0.04 instead of 0.044715; x^2
+// instead of x^3; the cube of another value; no sqrt(2/pi) scale.
+// CHECK-LABEL: func.func @gelu_tanh_negative(
+// CHECK-NOT: accel.gelu
+// CHECK: return
+func.func @gelu_tanh_negative(%x: tensor<2x8xf32>, %z: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
+  %two = accel.constant dense<2.0> : tensor<f32>
+  %three = accel.constant dense<3.0> : tensor<f32>
+  %kappa = accel.constant dense<0.044715> : tensor<f32>
+  %wrong = accel.constant dense<0.04> : tensor<f32>
+  %beta = accel.constant dense<0.797884583> : tensor<f32>
+  %one = accel.constant dense<1.0> : tensor<f32>
+  %half = accel.constant dense<0.5> : tensor<f32>
+  %cube = accel.pow %x, %three : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %square = accel.pow %x, %two : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %zcube = accel.pow %z, %three : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  // kappa 0.04.
+  %a1 = accel.mul %wrong, %cube : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %a2 = accel.add %x, %a1 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %a3 = accel.mul %beta, %a2 : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %a4 = accel.tanh %a3 : tensor<2x8xf32>
+  %a5 = accel.add %one, %a4 : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %a6 = accel.mul %x, %a5 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %a7 = accel.mul %a6, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  // x^2.
+  %b1 = accel.mul %kappa, %square : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %b2 = accel.add %x, %b1 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %b3 = accel.mul %beta, %b2 : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %b4 = accel.tanh %b3 : tensor<2x8xf32>
+  %b5 = accel.add %one, %b4 : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %b6 = accel.mul %x, %b5 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %b7 = accel.mul %b6, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  // z^3 inside, x outside.
+  %c1 = accel.mul %kappa, %zcube : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %c2 = accel.add %x, %c1 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %c3 = accel.mul %beta, %c2 : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %c4 = accel.tanh %c3 : tensor<2x8xf32>
+  %c5 = accel.add %one, %c4 : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %c6 = accel.mul %x, %c5 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %c7 = accel.mul %c6, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  // No sqrt(2/pi).
+  %d1 = accel.mul %kappa, %cube : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %d2 = accel.add %x, %d1 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %d4 = accel.tanh %d2 : tensor<2x8xf32>
+  %d5 = accel.add %one, %d4 : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %d6 = accel.mul %x, %d5 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %d7 = accel.mul %d6, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  return %a7, %b7, %c7, %d7 : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+}

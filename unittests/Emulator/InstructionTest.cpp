@@ -516,6 +516,87 @@ TEST_CASE("binary vector ops with broadcasts", "[vector]") {
   }
 }
 
+TEST_CASE("compares write 1/0 masks with IEEE NaN rules", "[vector]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> a = {0.0f, -0.0f, nan, 1.0f, inf, -inf, 2.0f, nan},
+                     b = {-0.0f, 0.0f, 1.0f, nan, inf, inf, 3.0f, nan};
+  struct Case {
+    const char *mn;
+    num::ComparePredicate pred;
+  };
+  for (Case c : {Case{"v.ceq", num::ComparePredicate::Eq},
+                 Case{"v.cne", num::ComparePredicate::Ne},
+                 Case{"v.clt", num::ComparePredicate::Lt},
+                 Case{"v.cle", num::ComparePredicate::Le},
+                 Case{"v.cgt", num::ComparePredicate::Gt},
+                 Case{"v.cge", num::ComparePredicate::Ge}}) {
+    // Written as u8 bools, and as f16 1.0 / 0.0.
+    auto r = runVec(fmt::format("{} acc[0x0], vrf[0x0], vrf[0x4000], u8, f32, "
+                                "f32, rows=1, cols=8, dpitch=8, apitch=32, "
+                                "bpitch=32",
+                                c.mn),
+                    bytesOf(a), bytesOf(b));
+    auto d = get<uint8_t>(*r.emu, Space::Acc, 0, 8);
+    for (size_t i = 0; i < 8; ++i) {
+      INFO(c.mn << " element " << i);
+      bool expect = c.pred == num::ComparePredicate::Ne
+                        ? !(a[i] == b[i])
+                        : num::compareF32(c.pred, a[i], b[i]);
+      REQUIRE(d[i] == (expect ? 1 : 0));
+    }
+  }
+  // NaN is false for all but ne; +0 == -0; inf == inf.
+  CHECK(!num::compareF32(num::ComparePredicate::Eq, nan, nan));
+  CHECK(num::compareF32(num::ComparePredicate::Ne, nan, nan));
+  CHECK(num::compareF32(num::ComparePredicate::Eq, 0.0f, -0.0f));
+  CHECK(num::compareF32(num::ComparePredicate::Le, inf, inf));
+  // Integers compare exactly in i32 (a broadcast scalar b).
+  std::vector<int32_t> ia = {-2000000000, -1, 0, 1, 7, 2000000000, 5, 6};
+  std::vector<int32_t> ib = {5};
+  auto r = runVec("v.clt acc[0x0], vrf[0x0], vrf[0x4000], i8, i32, i32, "
+                  "rows=1, cols=8, dpitch=8, apitch=32, bcast=scalar",
+                  bytesOf(ia), bytesOf(ib));
+  auto d = get<int8_t>(*r.emu, Space::Acc, 0, 8);
+  for (size_t i = 0; i < 8; ++i)
+    REQUIRE(d[i] == (ia[i] < 5 ? 1 : 0));
+}
+
+TEST_CASE("v.sel copies the taken and the kept elements bit for bit",
+          "[vector]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // Mask bytes (nonzero = take b), b, and the destination's old values.
+  std::vector<uint8_t> mask = {1, 0, 1, 0, 2, 0, 255, 0};
+  std::vector<float> b = {-0.0f, nan, inf, 1.0f, nan, 3.0f, -inf, 4.0f};
+  std::vector<float> old = {9.0f, -0.0f, 9.0f, nan, 9.0f, -inf, 9.0f, 5.0f};
+  auto r = runVec("v.sel vrf[0x8000], vrf[0x0], vrf[0x4000], f32, u8, f32, "
+                  "rows=1, cols=8, dpitch=32, apitch=8, bpitch=32",
+                  mask, bytesOf(b), bytesOf(old));
+  auto d = get<float>(*r.emu, Space::Vrf, 0x8000, 8);
+  for (size_t i = 0; i < 8; ++i) {
+    float expect = mask[i] ? b[i] : old[i];
+    INFO("element " << i);
+    if (std::isnan(expect))
+      REQUIRE(std::isnan(d[i]));
+    else
+      REQUIRE(std::memcmp(&d[i], &expect, 4) == 0);
+  }
+  // A row-broadcast b and an f32 mask (NaN counts as nonzero).
+  std::vector<float> fmask = {0.0f, nan, -0.0f, 1.0f};
+  std::vector<float> row = {7.0f, 8.0f, 9.0f, 10.0f};
+  std::vector<float> old2(8, -1.0f);
+  std::vector<float> fmask2(fmask);
+  fmask2.insert(fmask2.end(), fmask.begin(), fmask.end());
+  auto r2 = runVec("v.sel vrf[0x8000], vrf[0x0], vrf[0x4000], f32, f32, f32, "
+                   "rows=2, cols=4, dpitch=16, apitch=16, bpitch=16, "
+                   "bcast=row",
+                   bytesOf(fmask2), bytesOf(row), bytesOf(old2));
+  auto d2 = get<float>(*r2.emu, Space::Vrf, 0x8000, 8);
+  for (size_t i = 0; i < 8; ++i)
+    REQUIRE(d2[i] == (i % 4 == 1 || i % 4 == 3 ? row[i % 4] : -1.0f));
+}
+
 TEST_CASE("f32 binary ops in place and on overlapping operands", "[vector]") {
   // The emulator computes dense f32 operands straight in memory; a result
   // exactly on an operand is element-wise in place, a result overlapping an
@@ -587,9 +668,9 @@ TEST_CASE("unary vector ops call the Numerics definitions", "[vector]") {
   for (Case c :
        {Case{"v.relu", num::reluF32}, Case{"v.sigm", num::sigmoidF32},
         Case{"v.tanh", num::tanhF32}, Case{"v.exp", num::expF32},
-        Case{"v.gelu", num::geluErfF32}, Case{"v.recip", num::reciprocalF32},
-        Case{"v.rsqrt", num::rsqrtF32}, Case{"v.abs", num::absF32},
-        Case{"v.neg", num::negF32}}) {
+        Case{"v.gelu", num::geluErfF32}, Case{"v.gelut", num::geluTanhF32},
+        Case{"v.recip", num::reciprocalF32}, Case{"v.rsqrt", num::rsqrtF32},
+        Case{"v.abs", num::absF32}, Case{"v.neg", num::negF32}}) {
     auto r = runVec(fmt::format("{} acc[0x0], vrf[0x0], f32, f32, rows=4, "
                                 "cols=16, dpitch=64, apitch=64",
                                 c.mn),

@@ -221,7 +221,7 @@ TEST_CASE("assembler errors carry line:column", "[asm]") {
   CHECK(parseError("v.relu vrf[0x0 + s1 + s2], vrf[0x0], f32, f32") ==
         "1:23: memory operand has two offset registers");
   CHECK(parseError(".isa 2.0") == "1:6: unsupported ISA version 2.0 (this "
-                                  "assembler implements 1.1)");
+                                  "assembler implements 1.2)");
   CHECK(parseError(".core card=1, core=70000") ==
         "1:20: expected an integer in [0, 65535]");
   CHECK(parseError(".org 0") == "1:1: unknown directive '.org'");

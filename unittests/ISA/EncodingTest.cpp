@@ -297,10 +297,10 @@ TEST_CASE("mm's wvar bit: mxfp8e5m2 is code 15 plus bit 254, ISA 1.1",
   REQUIRE(again.ok());
   CHECK(*again == declared);
   // Minors above this library's are still rejected.
-  old[6] = 2;
+  old[6] = 3;
   CHECK(decodeProgram(old).message() ==
-        "at byte offset 4: unsupported ISA version 1.2 (this decoder "
-        "implements 1.1)");
+        "at byte offset 4: unsupported ISA version 1.3 (this decoder "
+        "implements 1.2)");
 
   // mxfp8e5m2 has no 4-bit code: any other type field rejects it.
   Instruction dma = build::DmaLd().dt(DType::MXFP8E5M2).x(32).y(1).z(1);
@@ -310,4 +310,29 @@ TEST_CASE("mm's wvar bit: mxfp8e5m2 is code 15 plus bit 254, ISA 1.1",
                         "enumerator (0..15)");
   CHECK(storageCode(DType::MXFP8E5M2) == DType::MXFP8E4M3);
   CHECK(storageCode(DType::MXINT8) == DType::MXINT8);
+}
+
+TEST_CASE("ISA 1.2 opcodes raise the header's minor and are rejected under "
+          "1.1",
+          "[encoding]") {
+  auto prog = parseAsm("v.fill vrf[0x0], f32, rows=1, cols=8, dpitch=32\n"
+                       "v.gelut vrf[0x0], vrf[0x0], f32, f32, rows=1, "
+                       "cols=8, dpitch=32, apitch=32\nhalt\n");
+  REQUIRE(prog.ok());
+  CHECK(prog->requiredMinor() == 2);
+  auto bytes = encodeProgram(*prog);
+  REQUIRE(bytes.ok());
+  CHECK((*bytes)[6] == 2);
+  auto back = decodeProgram(*bytes);
+  REQUIRE(back.ok());
+  CHECK(*back == *prog);
+  std::vector<uint8_t> old = *bytes;
+  old[6] = 1;
+  CHECK(decodeProgram(old).message() ==
+        "instruction 1: at byte offset 64: v.gelut: opcode 0x43 (v.gelut) is "
+        "an ISA 1.2 instruction but the header says 1.1");
+  auto declared = parseAsm(".isa 1.1\nv.sel vrf[0x0], vrf[0x100], "
+                           "vrf[0x200], f32, u8, f32, rows=1, cols=8\nhalt\n");
+  CHECK(declared.message() ==
+        "2:1: v.sel: the opcode needs '.isa 1.2' or later (declared 1.1)");
 }

@@ -396,3 +396,29 @@ TEST_CASE("verifyInstruction is usable on its own", "[verifier]") {
   CHECK(e3.message() == "target 'brainwave-like' has no matrix support for "
                         "mxfp8e5m2 weights (core.macs_per_cycle)");
 }
+
+TEST_CASE("verifier: compares and v.sel (ISA 1.2)", "[verifier]") {
+  const std::string fill = "v.fill vrf[0x0], f32, rows=1, cols=8, dpitch=32\n"
+                           "v.fill vrf[0x100], f32, rows=1, cols=8, dpitch=32\n"
+                           "v.fill vrf[0x200], u8, rows=1, cols=8, dpitch=8\n";
+  // A compare may write its mask in any whole-byte type, not a block type.
+  CHECK(verify(fill + "v.clt vrf[0x300], vrf[0x0], vrf[0x100], u8, f32, f32, "
+                      "rows=1, cols=8, dpitch=8, apitch=32, bpitch=32")
+            .empty());
+  CHECK(verify(fill + "v.ceq vrf[0x300], vrf[0x0], vrf[0x100], msfp8, f32, "
+                      "f32, rows=1, cols=16, dpitch=9, apitch=64, bpitch=64") ==
+        err(3, "v.ceq", "v.ceq cannot write its 0/1 mask as msfp8"));
+  // The mask may be in another domain than the values; dst = bt.
+  CHECK(verify(fill + "v.sel vrf[0x0], vrf[0x200], vrf[0x100], f32, u8, f32, "
+                      "rows=1, cols=8, dpitch=32, apitch=8, bpitch=32")
+            .empty());
+  CHECK(verify(fill + "v.sel vrf[0x0], vrf[0x200], vrf[0x100], f16, u8, f32, "
+                      "rows=1, cols=8, dpitch=16, apitch=8, bpitch=32") ==
+        err(3, "v.sel", "v.sel selects bits: dt f16 must equal bt f32"));
+  CHECK(verify(fill + "v.sel chain, vrf[0x200], vrf[0x100], f32, u8, f32, "
+                      "rows=1, cols=8, apitch=8, bpitch=32 @chain\n"
+                      "v.mov vrf[0x0], chain, f32, f32, rows=1, cols=8, "
+                      "dpitch=32") ==
+        err(3, "v.sel",
+            "v.sel reads its destination and cannot write the chain"));
+}

@@ -12,18 +12,24 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace nnaccel::isa {
 
 /// ISA version implemented by this library (binary header, `.isa` directive).
-/// 1.1 added `mm`'s wvar bit (MXFP8 with E5M2 weight elements).
+/// 1.1 added `mm`'s wvar bit (MXFP8 with E5M2 weight elements); 1.2 the
+/// comparisons v.ceq .. v.cge, the masked select v.sel and v.gelut.
 inline constexpr uint16_t IsaVersionMajor = 1;
-inline constexpr uint16_t IsaVersionMinor = 1;
+inline constexpr uint16_t IsaVersionMinor = 2;
 
-/// The lowest minor version whose decoders accept `inst`: 1 for an `mm`
-/// with wvar set, else 0.
+/// The lowest minor version whose decoders accept `inst`: 2 for the 1.2
+/// opcodes, 1 for an `mm` with wvar set, else 0.
 uint16_t requiredMinor(const Instruction &inst);
+
+/// What an instruction needs from a later minor, for diagnostics
+/// ("wvar (bit 254)", "opcode 0x53 (v.ceq)"); empty if nothing.
+std::string laterMinorFeature(const Instruction &inst);
 
 struct Program {
   uint16_t card = 0;

@@ -35,6 +35,9 @@ struct TargetDesc {
   std::string name;
   std::string description;
   double clockMHz = 0;
+  /// The ISA minor version the target implements (`isa_version` 1.x): the
+  /// compiler uses a later minor's instructions only when this allows.
+  uint16_t isaMinor = 0;
 
   uint32_t cards = 1;
   uint32_t coresPerCard = 1;

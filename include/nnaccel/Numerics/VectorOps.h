@@ -46,6 +46,19 @@ void divF32(Span<const float> a, Span<const float> b, Span<float> out);
 void maxF32(Span<const float> a, Span<const float> b, Span<float> out);
 void minF32(Span<const float> a, Span<const float> b, Span<float> out);
 
+//===--- Comparisons: out[i] = pred(a[i], b[i]) ? 1 : 0 -------------------===//
+/// The predicates of the vector unit's v.ceq .. v.cge (ONNX Equal, Less, ...).
+enum class ComparePredicate { Eq, Ne, Lt, Le, Gt, Ge };
+/// IEEE comparisons: every predicate but Ne is false when an operand is NaN
+/// (Ne is true), +0 == -0, and -inf < finite < +inf; as numpy and ONNX.
+bool compareF32(ComparePredicate pred, float a, float b);
+/// Exact two's complement comparisons.
+bool compareI32(ComparePredicate pred, int32_t a, int32_t b);
+void compareF32(ComparePredicate pred, Span<const float> a, Span<const float> b,
+                Span<float> out);
+void compareI32(ComparePredicate pred, Span<const int32_t> a,
+                Span<const int32_t> b, Span<int32_t> out);
+
 //===--- Unary ops: out[i] = op(in[i]) ------------------------------------===//
 void negF32(Span<const float> in, Span<float> out);
 void absF32(Span<const float> in, Span<float> out);

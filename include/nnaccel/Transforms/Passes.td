@@ -456,6 +456,46 @@ def AccelApplyPrecision : Pass<"accel-apply-precision", "func::FuncOp"> {
   ];
 }
 
+def AccelAlignMatMuls : Pass<"accel-align-matmuls", "func::FuncOp"> {
+  let summary = "Pad the reduction axis of batched matmuls whose right "
+                "operand's batch elements would start unaligned";
+  let description = [{
+    The matrix unit loads a matmul's right operand (K x N per batch element)
+    from DRAM straight into the 64-byte aligned matrix register file, so its
+    batch elements must start at aligned DRAM addresses: K x N x element
+    bytes a multiple of the DRAM alignment. Attention scores Q.K^T with a
+    head dimension K and sequence N whose product is not (head_dim 4 or 5
+    at sequence 13) would run on the host and split the card's work into
+    partitions around it.
+
+    For such a matmul whose card kernel refuses it, this pass zero-pads K
+    to the smallest K' that aligns the batch elements: the left operand's
+    last axis and the right operand's second-to-last axis, with
+    `accel.pad` (a card op), then multiplies the padded operands. The
+    padded terms are 0 x 0 products, so the result is the same: exact
+    zeros added to the dot products (a sum that is exactly -0 may become
+    +0). The rewrite is kept only when the card kernels accept the new pads
+    and matmul; ops with a host placement or hint and op names in
+    `force-host` are left alone.
+
+    ```mlir
+    %r = accel.matmul %q, %kt : (tensor<1x3x13x4xf32>, tensor<1x3x4x13xf32>) -> tensor<1x3x13x13xf32>
+    // becomes
+    %qp = accel.pad %q {pads = array<i64: 0, 0, 0, 0, 0, 0, 0, 12>} : tensor<1x3x13x4xf32> -> tensor<1x3x13x16xf32>
+    %kp = accel.pad %kt {pads = array<i64: 0, 0, 0, 0, 0, 0, 12, 0>} : tensor<1x3x4x13xf32> -> tensor<1x3x16x13xf32>
+    %r = accel.matmul %qp, %kp : (tensor<1x3x13x16xf32>, tensor<1x3x16x13xf32>) -> tensor<1x3x13x13xf32>
+    ```
+  }];
+  let options = [
+    ListOption<"forceHost", "force-host", "std::string",
+               "Op names (e.g. accel.matmul) to keep on the host">
+  ];
+  let statistics = [
+    Statistic<"numPadded", "padded", "Matmuls whose reduction axis was padded">
+  ];
+}
+
+
 def AccelPadRecurrent : Pass<"accel-pad-recurrent", "func::FuncOp"> {
   let summary = "Pad the hidden size of lstm / gru layers the card rejects";
   let description = [{

@@ -28,6 +28,7 @@ void mlir::nnaccel::registerNPUKernelModels(DialectRegistry &registry) {
     attachMatMulKernels(context);
     attachNormKernels(context);
     attachConvertKernels(context);
+    attachSelectKernels(context);
   });
 }
 

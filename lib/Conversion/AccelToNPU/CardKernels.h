@@ -281,6 +281,7 @@ void attachRecurrentKernels(MLIRContext *context);
 void attachMatMulKernels(MLIRContext *context);
 void attachNormKernels(MLIRContext *context);
 void attachConvertKernels(MLIRContext *context);
+void attachSelectKernels(MLIRContext *context);
 
 } // namespace mlir::nnaccel::npu_lowering
 

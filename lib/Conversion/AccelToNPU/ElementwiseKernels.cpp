@@ -2,7 +2,7 @@
 //
 // NPU kernels for the f32 / f16 / bf16 elementwise ops: binary
 // add/sub/mul/div/max/min (and pow with exponent 2 or 0.5) and unary
-// relu/sigmoid/tanh/exp/gelu/abs/ neg/clip/sqrt.
+// relu/sigmoid/tanh/exp/gelu (erf and tanh forms)/abs/neg/clip/sqrt.
 //
 // The output is viewed as rows x cols (cols = the innermost dimension when
 // an operand is broadcast along rows or columns, else a divisor of the
@@ -109,6 +109,7 @@ struct EltwiseSpec {
     Tanh,
     Exp,
     Gelu,
+    GeluTanh, // approximate = tanh: v.gelut (ISA 1.2)
     Abs,
     Neg,
     Clip
@@ -267,6 +268,8 @@ Opcode unaryOpcode(EltwiseSpec::Kind kind) {
     return Opcode::VExp;
   case EltwiseSpec::Gelu:
     return Opcode::VGelu;
+  case EltwiseSpec::GeluTanh:
+    return Opcode::VGeluT;
   case EltwiseSpec::Abs:
     return Opcode::VAbs;
   default:
@@ -656,11 +659,17 @@ std::optional<EltwiseSpec> makeSpec(Operation *op, const TargetDesc &target,
     else if (isa<NegOp>(op))
       spec.kind = EltwiseSpec::Neg;
     else if (auto gelu = dyn_cast<GeluOp>(op)) {
-      if (gelu.getApproximate() != GeluApproximation::none) {
-        reason = "only the exact (erf) gelu is in the NPU ISA";
-        return std::nullopt;
-      }
       spec.kind = EltwiseSpec::Gelu;
+      if (gelu.getApproximate() == GeluApproximation::tanh) {
+        // v.gelut computes numerics' geluTanhF32, as the host does.
+        if (target.isaMinor < 2) {
+          reason = "the tanh gelu (v.gelut) needs ISA 1.2; target '" +
+                   target.name + "' implements ISA 1." +
+                   std::to_string(target.isaMinor);
+          return std::nullopt;
+        }
+        spec.kind = EltwiseSpec::GeluTanh;
+      }
     } else if (auto clip = dyn_cast<ClipOp>(op)) {
       spec.kind = EltwiseSpec::Clip;
       if (auto min = clip.getMin())

@@ -337,21 +337,23 @@ LogicalResult convertSign(NodeContext &ctx) {
 }
 
 /// Logic on i1 through i8 arithmetic: and = min, or = max, xor = ne.
+/// Not / And / Or / Xor as compares and selects of bools, which run on the
+/// card (SelectKernels.cpp) as well as on the host: not a = (a == false),
+/// a xor b = (a != b), a and b = a ? b : a, a or b = a ? a : b.
 LogicalResult convertLogic(NodeContext &ctx, StringRef kind) {
   Composer c(ctx);
-  Type i8 = ctx.getBuilder().getIntegerType(8);
   Type i1 = ctx.getBuilder().getI1Type();
-  Value lhs = c.cast(ctx.getInput(0), i8);
+  auto asBool = [&](Value value) {
+    return Composer::getElementType(value) == i1 ? value : c.cast(value, i1);
+  };
+  Value lhs = asBool(ctx.getInput(0));
   if (kind == "not")
-    return c.finish(c.compare(CompareKind::eq, lhs, c.scalar(0, i8)));
-  Value rhs = c.cast(ctx.getInput(1), i8);
+    return c.finish(c.compare(CompareKind::eq, lhs, c.scalar(0, i1)));
+  Value rhs = asBool(ctx.getInput(1));
   if (kind == "xor")
     return c.finish(c.compare(CompareKind::ne, lhs, rhs));
-  Value result =
-      kind == "and" ? c.binary<MinOp>(lhs, rhs) : c.binary<MaxOp>(lhs, rhs);
-  if (failed(c.status))
-    return failure();
-  return c.finish(c.cast(result, i1));
+  return c.finish(kind == "and" ? c.where(lhs, rhs, lhs)
+                                : c.where(lhs, lhs, rhs));
 }
 
 LogicalResult convertMean(NodeContext &ctx) {

@@ -498,6 +498,28 @@ func.func @precision_identities(%q: tensor<4x!quant.uniform<i8:f32, 0.1:3>>, %x:
 
 // -----
 
+// A compare of constants folds (with broadcasting): a causal mask from
+// position ids, IEEE rules for floats (NaN != NaN, -0 == 0), bools unsigned.
+// CHECK-LABEL: func.func @compare_constants(
+// CHECK-NEXT: %[[M:.+]] = accel.constant dense<{{\[}}[true, false, false], [true, true, false], [true, true, true]]> : tensor<3x3xi1>
+// CHECK-NEXT: %[[N:.+]] = accel.constant dense<[true, true, false, true]> : tensor<4xi1>
+// CHECK-NEXT: %[[B:.+]] = accel.constant dense<[true, false]> : tensor<2xi1>
+// CHECK-NEXT: return %[[M]], %[[N]], %[[B]]
+func.func @compare_constants() -> (tensor<3x3xi1>, tensor<4xi1>, tensor<2xi1>) {
+  %pos = accel.constant dense<[0, 1, 2]> : tensor<3xi64>
+  %col = accel.constant dense<[[0], [1], [2]]> : tensor<3x1xi64>
+  %0 = accel.compare le, %pos, %col : (tensor<3xi64>, tensor<3x1xi64>) -> tensor<3x3xi1>
+  %f = accel.constant dense<[0x7FC00000, 1.0, -0.0, 2.0]> : tensor<4xf32>
+  %g = accel.constant dense<[0x7FC00000, 2.0, 0.0, 1.0]> : tensor<4xf32>
+  %1 = accel.compare ne, %f, %g : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %b = accel.constant dense<[true, false]> : tensor<2xi1>
+  %z = accel.constant dense<false> : tensor<i1>
+  %2 = accel.compare gt, %b, %z : (tensor<2xi1>, tensor<i1>) -> tensor<2xi1>
+  return %0, %1, %2 : tensor<3x3xi1>, tensor<4xi1>, tensor<2xi1>
+}
+
+// -----
+
 // ===--- Patterns ---===
 //
 // transpose(transpose(x)) composes; compositions that give the identity

@@ -32,8 +32,9 @@ def outputs_to_pb(directory):
     into output_<i>.pb next to them (what nnaccel-run --expect reads)."""
     i = 0
     while os.path.exists(os.path.join(directory, "output_%d.npy" % i)):
-        dims, raw = read_npy(os.path.join(directory, "output_%d.npy" % i))
-        write_pb(os.path.join(directory, "output_%d.pb" % i), dims, raw)
+        dims, raw, dtype = read_npy(os.path.join(directory, "output_%d.npy" % i),
+                                    with_type=True)
+        write_pb(os.path.join(directory, "output_%d.pb" % i), dims, raw, dtype)
         i += 1
     if i == 0:
         sys.exit("%s: no output_0.npy" % directory)
@@ -52,7 +53,11 @@ def write_npy(path, dims, values):
         f.write(struct.pack("<%df" % len(values), *values))
 
 
-def read_npy(path):
+# .npy descr -> ONNX TensorProto data_type, for the outputs refdir converts.
+NPY_TO_ONNX = {"<f4": 1, "|u1": 2, "|i1": 3, "<i4": 6, "<i8": 7, "|b1": 9}
+
+
+def read_npy(path, with_type=False):
     with open(path, "rb") as f:
         data = f.read()
     if data[:6] != b"\x93NUMPY":
@@ -64,8 +69,13 @@ def read_npy(path):
         (hlen,) = struct.unpack_from("<I", data, 8)
         start = 12
     header = ast.literal_eval(data[start:start + hlen].decode("latin1"))
-    if header["descr"] != "<f4" or header["fortran_order"]:
-        sys.exit("%s: only little-endian C-order f32 is supported" % path)
+    supported = NPY_TO_ONNX if with_type else {"<f4": 1}
+    if header["descr"] not in supported or header["fortran_order"]:
+        sys.exit("%s: only little-endian C-order %s is supported" %
+                 (path, ", ".join(supported)))
+    if with_type:
+        return (list(header["shape"]), data[start + hlen:],
+                NPY_TO_ONNX[header["descr"]])
     return list(header["shape"]), data[start + hlen:]
 
 
@@ -79,13 +89,13 @@ def varint(value):
             return bytes(out)
 
 
-def write_pb(path, dims, raw):
-    # TensorProto: dims (1, varint each), data_type (2) = 1 (FLOAT),
+def write_pb(path, dims, raw, data_type=1):
+    # TensorProto: dims (1, varint each), data_type (2; 1 = FLOAT, 9 = BOOL),
     # raw_data (9, length-delimited).
     msg = bytearray()
     for d in dims:
         msg += b"\x08" + varint(d)
-    msg += b"\x10\x01"
+    msg += b"\x10" + varint(data_type)
     msg += b"\x4a" + varint(len(raw)) + raw
     with open(path, "wb") as f:
         f.write(bytes(msg))
