@@ -204,13 +204,16 @@ def Accel_ElementType : AnyTypeOf<[AnyFloat, AnySignlessInteger,
 // What a tensor can hold in memory: the computable element types, the
 // block floating-point formats, which only constants and reshapes carry (a
 // kernel that computes in them converts on the card), and unsigned bytes
-// (`ui8`, ONNX uint8 data), which ops reach through accel.cast.
+// (`ui8`, ONNX uint8 data) and the host-only `ui16` / `ui32` (ONNX uint16 /
+// uint32), which ops reach through accel.cast.
 def Accel_StoredElementType : AnyTypeOf<[Accel_ElementType, Accel_BlockFloat,
-                                         UI8],
-    "float, signless integer, quantized, block floating point or ui8">;
-// What accel.cast converts between: the computable element types and ui8.
-def Accel_CastElementType : AnyTypeOf<[Accel_ElementType, UI8],
-    "float, signless integer, quantized or ui8">;
+                                         UI8, UI16, UI32],
+    "float, signless integer, quantized, block floating point, ui8, ui16 or "
+    "ui32">;
+// What accel.cast converts between: the computable element types and the
+// unsigned storage types.
+def Accel_CastElementType : AnyTypeOf<[Accel_ElementType, UI8, UI16, UI32],
+    "float, signless integer, quantized, ui8, ui16 or ui32">;
 def Accel_FloatElementType : AnyTypeOf<[AnyFloat, quant_QuantizedType],
                                        "float or quantized">;
 // Constants may also hold rowwise-quantized embedding tables, which only the

@@ -77,9 +77,9 @@ std::optional<DType> mlir::nnaccel::accel::getElementDType(Type type) {
   case 8:
     return isUnsigned ? DType::U8 : DType::I8;
   case 16:
-    return isUnsigned ? std::nullopt : std::optional(DType::I16);
+    return isUnsigned ? DType::U16 : DType::I16;
   case 32:
-    return isUnsigned ? std::nullopt : std::optional(DType::I32);
+    return isUnsigned ? DType::U32 : DType::I32;
   case 64:
     return isUnsigned ? std::nullopt : std::optional(DType::I64);
   default:

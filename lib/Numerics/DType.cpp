@@ -40,7 +40,9 @@ constexpr DTypeInfo Infos[] = {{DType::F32, "f32", 32},
                                {DType::I1, "i1", 8},
                                {DType::RW8, "rw8", 8},
                                {DType::RW4, "rw4", 4},
-                               {DType::MXFP8E5M2, "mxfp8e5m2", 9}};
+                               {DType::MXFP8E5M2, "mxfp8e5m2", 9},
+                               {DType::U16, "u16", 16},
+                               {DType::U32, "u32", 32}};
 
 const DTypeInfo *info(DType t) {
   for (const DTypeInfo &i : Infos)
@@ -104,10 +106,12 @@ unsigned elementBytes(DType t) {
     return 8;
   case DType::F32:
   case DType::I32:
+  case DType::U32:
     return 4;
   case DType::F16:
   case DType::BF16:
   case DType::I16:
+  case DType::U16:
     return 2;
   case DType::I8:
   case DType::U8:
@@ -199,7 +203,8 @@ bool isInteger(DType t) {
   return info(t) && !isFloat(t) && !isBlock(t) && !isRowwise(t);
 }
 bool isUnsigned(DType t) {
-  return t == DType::U8 || t == DType::U4 || t == DType::I1;
+  return t == DType::U8 || t == DType::U4 || t == DType::I1 ||
+         t == DType::U16 || t == DType::U32;
 }
 
 } // namespace nnaccel

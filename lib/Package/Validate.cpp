@@ -46,6 +46,10 @@ std::pair<int64_t, int64_t> storageRange(DType t) {
             std::numeric_limits<int32_t>::max()};
   case DType::U8:
     return {0, 255};
+  case DType::U16:
+    return {0, 65535};
+  case DType::U32:
+    return {0, std::numeric_limits<uint32_t>::max()};
   default:
     return {std::numeric_limits<int64_t>::min(),
             std::numeric_limits<int64_t>::max()};

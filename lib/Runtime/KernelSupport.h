@@ -73,6 +73,12 @@ template <typename Fn> bool visitIntDType(DType dtype, Fn &&fn) {
   case DType::U8:
     fn(uint8_t{});
     return true;
+  case DType::U16:
+    fn(uint16_t{});
+    return true;
+  case DType::U32:
+    fn(uint32_t{});
+    return true;
   default:
     return false;
   }

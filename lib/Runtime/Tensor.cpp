@@ -49,7 +49,8 @@ bool isFloatDType(DType dtype) {
 
 bool isIntegerDType(DType dtype) {
   return dtype == DType::I1 || dtype == DType::I8 || dtype == DType::I16 ||
-         dtype == DType::I32 || dtype == DType::I64 || dtype == DType::U8;
+         dtype == DType::I32 || dtype == DType::I64 || dtype == DType::U8 ||
+         dtype == DType::U16 || dtype == DType::U32;
 }
 
 int64_t TensorDesc::getNumElements() const {

@@ -57,6 +57,10 @@ double elementAsDouble(const Tensor &t, int64_t i) {
     return load<int8_t>(t, i);
   case DType::I16:
     return load<int16_t>(t, i);
+  case DType::U16:
+    return load<uint16_t>(t, i);
+  case DType::U32:
+    return load<uint32_t>(t, i);
   case DType::I32:
     return load<int32_t>(t, i);
   case DType::I64:

@@ -45,21 +45,17 @@ struct OnnxType {
 };
 // onnx.TensorProto.DataType values.
 constexpr OnnxType OnnxTypes[] = {
-    {1, DType::F32},  {2, DType::U8},    {3, DType::I8}, {5, DType::I16},
-    {6, DType::I32},  {7, DType::I64},   {9, DType::I1}, {10, DType::F16},
-    {11, DType::F64}, {16, DType::BF16},
+    {1, DType::F32},  {2, DType::U8},   {3, DType::I8},   {4, DType::U16},
+    {5, DType::I16},  {6, DType::I32},  {7, DType::I64},  {9, DType::I1},
+    {10, DType::F16}, {11, DType::F64}, {12, DType::U32}, {16, DType::BF16},
 };
 
 const char *onnxTypeName(int type) {
   switch (type) {
   case 0:
     return "UNDEFINED";
-  case 4:
-    return "UINT16";
   case 8:
     return "STRING";
-  case 12:
-    return "UINT32";
   case 13:
     return "UINT64";
   case 14:
@@ -96,7 +92,10 @@ TypedField getTypedField(const onnx::TensorProto &proto, DType dtype) {
     return {"double_data", proto.double_data_size()};
   case DType::I64:
     return {"int64_data", proto.int64_data_size()};
+  case DType::U32:
+    return {"uint64_data", proto.uint64_data_size()};
   case DType::I32:
+  case DType::U16:
   case DType::I16:
   case DType::I8:
   case DType::U8:
@@ -126,6 +125,7 @@ constexpr NpyType NpyTypes[] = {
     {"f4", DType::F32}, {"f8", DType::F64}, {"f2", DType::F16},
     {"i8", DType::I64}, {"i4", DType::I32}, {"i2", DType::I16},
     {"i1", DType::I8},  {"u1", DType::U8},  {"b1", DType::I1},
+    {"u2", DType::U16}, {"u4", DType::U32},
 };
 
 /// The value text of `'key':` in the header dict, up to the next top-level
@@ -280,6 +280,16 @@ Expected<NamedTensor> parseTensorProto(const void *data, size_t size,
     s = fillTyped(
         proto.int32_data(), t, what + "int32_data",
         [&](int i, int32_t v) { store(t, i, static_cast<uint8_t>(v)); });
+    break;
+  case DType::U16:
+    s = fillTyped(
+        proto.int32_data(), t, what + "int32_data",
+        [&](int i, int32_t v) { store(t, i, static_cast<uint16_t>(v)); });
+    break;
+  case DType::U32:
+    s = fillTyped(
+        proto.uint64_data(), t, what + "uint64_data",
+        [&](int i, uint64_t v) { store(t, i, static_cast<uint32_t>(v)); });
     break;
   case DType::I1:
     s = fillTyped(proto.int32_data(), t, what + "int32_data",

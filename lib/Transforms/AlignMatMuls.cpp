@@ -67,17 +67,15 @@ struct AccelAlignMatMulsPass
     if (llvm::is_contained(forceHost, MatMulOp::getOperationName()) ||
         llvm::is_contained(forceHost, PadOp::getOperationName()))
       return;
-    const int64_t align =
-        std::max<int64_t>(int64_t(target->memory(::nnaccel::isa::Space::Dram)
-                                      .align),
-                          1);
+    const int64_t align = std::max<int64_t>(
+        int64_t(target->memory(::nnaccel::isa::Space::Dram).align), 1);
     SmallVector<MatMulOp> candidates;
     getOperation().walk([&](MatMulOp op) { candidates.push_back(op); });
     for (MatMulOp op : candidates) {
       auto lhs = cast<RankedTensorType>(op.getLhs().getType());
       auto rhs = cast<RankedTensorType>(op.getRhs().getType());
-      if (!lhs.hasStaticShape() || !rhs.hasStaticShape() ||
-          lhs.getRank() < 2 || rhs.getRank() < 3 ||
+      if (!lhs.hasStaticShape() || !rhs.hasStaticShape() || lhs.getRank() < 2 ||
+          rhs.getRank() < 3 ||
           op->hasAttr(AccelDialect::getPlacementAttrName()) ||
           op->hasAttr(AccelDialect::getHintAttrName()))
         continue;
@@ -96,10 +94,10 @@ struct AccelAlignMatMulsPass
         continue;
       OpBuilder builder(op);
       Location loc = op.getLoc();
-      Value newLhs = padAxis(builder, loc, op.getLhs(), lhs.getRank() - 1,
-                             padded);
-      Value newRhs = padAxis(builder, loc, op.getRhs(), rhs.getRank() - 2,
-                             padded);
+      Value newLhs =
+          padAxis(builder, loc, op.getLhs(), lhs.getRank() - 1, padded);
+      Value newRhs =
+          padAxis(builder, loc, op.getRhs(), rhs.getRank() - 2, padded);
       auto matmul = builder.create<MatMulOp>(loc, op.getType(), newLhs, newRhs);
       for (NamedAttribute attr : op->getDiscardableAttrs())
         matmul->setAttr(attr.getName(), attr.getValue());

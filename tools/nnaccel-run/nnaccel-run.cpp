@@ -352,6 +352,14 @@ std::optional<Tensor> convertTensor(const Tensor &t, DType dtype,
       lo = -32768;
       hi = 32767;
       break;
+    case DType::U16:
+      lo = 0;
+      hi = 65535;
+      break;
+    case DType::U32:
+      lo = 0;
+      hi = std::numeric_limits<uint32_t>::max();
+      break;
     case DType::I32:
       lo = std::numeric_limits<int32_t>::min();
       hi = std::numeric_limits<int32_t>::max();

@@ -61,6 +61,7 @@ enum : unsigned {
   Name = 8,
   RawData = 9,
   DoubleData = 10,
+  Uint64Data = 11,
   DataLocation = 14,
 };
 
@@ -182,7 +183,15 @@ TEST_CASE("TensorProto typed data fields", "[tensorio]") {
     REQUIRE(t.tensor.as<int64_t>()[1] == -1);
     REQUIRE(t.tensor.as<int64_t>()[2] == (1LL << 40));
   }
-  SECTION("int32_data for i32, i8, u8, bool and f16") {
+  SECTION("uint64_data for u32") {
+    std::vector<uint8_t> b = proto({2}, 12);
+    bytesField(b, Uint64Data, packedVarints({4294967295LL, 1}));
+    NamedTensor t = parseOk(b);
+    REQUIRE(t.tensor.getDType() == DType::U32);
+    REQUIRE(t.tensor.as<uint32_t>()[0] == 4294967295u);
+    REQUIRE(t.tensor.as<uint32_t>()[1] == 1u);
+  }
+  SECTION("int32_data for i32, i8, u8, u16, bool and f16") {
     std::vector<uint8_t> b = proto({3}, 6);
     bytesField(b, Int32Data, packedVarints({-5, 0, 70000}));
     REQUIRE(parseOk(b).tensor.as<int32_t>()[2] == 70000);
@@ -202,6 +211,12 @@ TEST_CASE("TensorProto typed data fields", "[tensorio]") {
     NamedTensor flags = parseOk(b);
     REQUIRE(flags.tensor.getDType() == DType::I1);
     REQUIRE(flags.tensor.as<uint8_t>()[2] == 1);
+
+    b = proto({2}, 4); // UINT16 in int32_data
+    bytesField(b, Int32Data, packedVarints({65535, 7}));
+    NamedTensor u16 = parseOk(b);
+    REQUIRE(u16.tensor.getDType() == DType::U16);
+    REQUIRE(u16.tensor.as<uint16_t>()[0] == 65535);
 
     b = proto({1}, 10);
     bytesField(b, Int32Data, packedVarints({0x3C00})); // 1.0 in fp16
@@ -297,7 +312,8 @@ TEST_CASE(".npy parsing", "[tensorio]") {
   for (Case c : {Case{"<f8", DType::F64}, Case{"<i8", DType::I64},
                  Case{"<i4", DType::I32}, Case{"|b1", DType::I1},
                  Case{"<f2", DType::F16}, Case{"|u1", DType::U8},
-                 Case{"|i1", DType::I8}, Case{"<i2", DType::I16}}) {
+                 Case{"|i1", DType::I8}, Case{"<i2", DType::I16},
+                 Case{"<u2", DType::U16}, Case{"<u4", DType::U32}}) {
     size_t es = runtime::getDTypeSize(c.dtype);
     std::vector<uint8_t> data(4 * es, 0);
     std::string header = std::string("{'descr': '") + c.descr +

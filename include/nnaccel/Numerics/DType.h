@@ -59,6 +59,10 @@ enum class DType : uint8_t {
   /// OCP MX: blocks of 32 fp8 E5M2 sharing an E8M0 scale; mxfp8e4m3's
   /// storage. Only `mm` names it (wt code 15 with wvar = 1).
   MXFP8E5M2 = 20,
+  /// Host-only unsigned integers (ONNX UINT16 / UINT32 tensors; the
+  /// compiler computes on them in i32 / i64).
+  U16 = 21,
+  U32 = 22,
 };
 
 /// Every element type, in numbering order.
@@ -67,7 +71,7 @@ inline constexpr DType AllDTypes[] = {
     DType::I8,        DType::U8,    DType::I4,    DType::U4,     DType::FP8E4M3,
     DType::FP8E5M2,   DType::MSFP8, DType::MSFP9, DType::MXINT8, DType::I64,
     DType::MXFP8E4M3, DType::F64,   DType::I1,    DType::RW8,    DType::RW4,
-    DType::MXFP8E5M2};
+    DType::MXFP8E5M2, DType::U16,   DType::U32};
 
 /// Number of types an instruction can name (values 0 .. NumISADTypes - 1).
 inline constexpr unsigned NumISADTypes = 16;
@@ -110,9 +114,9 @@ std::optional<uint64_t> denseBytes(DType t, const std::vector<int64_t> &shape);
 bool isFloat(DType t);   ///< f32 f16 bf16 fp8* f64: element-wise floating point
 bool isBlock(DType t);   ///< msfp8 msfp9 mxint8 mxfp8e4m3 mxfp8e5m2
 bool isRowwise(DType t); ///< rw8 rw4: rowwise-quantized embedding tables
-bool isInteger(DType t); ///< i64 i32 i16 i8 u8 i4 u4 i1
+bool isInteger(DType t); ///< i64 i32 i16 i8 u32 u16 u8 i4 u4 i1
 bool isSubByte(DType t); ///< i4 u4
-bool isUnsigned(DType t); ///< u8 u4 i1
+bool isUnsigned(DType t); ///< u32 u16 u8 u4 i1
 
 } // namespace nnaccel
 

@@ -33,17 +33,24 @@ template <typename OpTy> LogicalResult convertVariadic(NodeContext &ctx) {
   return success();
 }
 
-/// Arithmetic on uint8 (a storage type for accel) computes in i32 and
-/// casts back: the casts wrap, as uint8 arithmetic does; ops whose result
-/// stays in [0, 255] (division, max, min) are exact.
+/// Arithmetic on unsigned integers (storage types for accel: uint8, and
+/// the host-only uint16 / uint32) computes in a signed type that holds
+/// every value (i32; i64 for uint32) and casts back: the casts wrap, as
+/// unsigned arithmetic does; ops whose result stays in range (division,
+/// max, min, mod) are exact.
 template <typename OpTy> LogicalResult convertUnsignedByte(NodeContext &ctx) {
-  Type i32 = ctx.getBuilder().getI32Type();
+  unsigned widest = 8;
+  for (int64_t i = 0; i < ctx.getNumInputs(); ++i)
+    if (auto integer =
+            dyn_cast<IntegerType>(ctx.getInputType(i).getElementType()))
+      widest = std::max(widest, integer.getWidth());
+  Type wide = ctx.getBuilder().getIntegerType(widest >= 32 ? 64 : 32);
   Type resultElement;
   Value result;
   for (int64_t i = 0; i < ctx.getNumInputs(); ++i) {
     RankedTensorType type = ctx.getInputType(i);
     resultElement = type.getElementType();
-    Value operand = ctx.create<CastOp>(type.clone(i32), ctx.getInput(i));
+    Value operand = ctx.create<CastOp>(type.clone(wide), ctx.getInput(i));
     if (!result) {
       result = operand;
       continue;
@@ -60,10 +67,14 @@ template <typename OpTy> LogicalResult convertUnsignedByte(NodeContext &ctx) {
 }
 
 bool hasUnsignedByteInput(NodeContext &ctx) {
-  for (int64_t i = 0; i < ctx.getNumInputs(); ++i)
-    if (ctx.getInput(i) &&
-        ctx.getInputType(i).getElementType().isUnsignedInteger(8))
+  for (int64_t i = 0; i < ctx.getNumInputs(); ++i) {
+    if (!ctx.getInput(i))
+      continue;
+    Type element = ctx.getInputType(i).getElementType();
+    if (element.isUnsignedInteger(8) || element.isUnsignedInteger(16) ||
+        element.isUnsignedInteger(32))
       return true;
+  }
   return false;
 }
 

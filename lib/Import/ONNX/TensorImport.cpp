@@ -49,6 +49,12 @@ Type mlir::nnaccel::onnx_import::convertElementType(int32_t onnxType,
     return IntegerType::get(context, 8, IntegerType::Unsigned);
   case onnx::TensorProto::INT16:
     return b.getIntegerType(16);
+  case onnx::TensorProto::UINT16:
+    // Host-only storage: elementwise ops compute on them in i32.
+    return IntegerType::get(context, 16, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT32:
+    // Host-only storage: elementwise ops compute on them in i64.
+    return IntegerType::get(context, 32, IntegerType::Unsigned);
   case onnx::TensorProto::INT32:
     return b.getI32Type();
   case onnx::TensorProto::INT64:
@@ -179,6 +185,10 @@ getTensorBytes(const onnx::TensorProto &tensor, Type elementType, int64_t count,
   else if (elementType.isF16() || elementType.isBF16())
     result = copyField(tensor.int32_data(), [&](int32_t v, char *out) {
       store(static_cast<uint16_t>(v), out);
+    });
+  else if (elementType.isUnsignedInteger(32))
+    result = copyField(tensor.uint64_data(), [&](uint64_t v, char *out) {
+      store(static_cast<uint32_t>(v), out);
     });
   else if (elementType.isInteger(32))
     result = copyField(tensor.int32_data(),
