@@ -37,7 +37,9 @@ TEST_CASE("packed element types size whole rows", "[runtime][tensor]") {
   CHECK(t.getDesc().toString() == "i4[3x5]");
   CHECK(TensorDesc(DType::MXFP8E4M3, {1, 40}).getByteSize() == 66);
   CHECK(TensorDesc(DType::MXFP8E5M2, {1, 40}).getByteSize() == 66);
-  CHECK(!TensorDesc(static_cast<DType>(21), {1}).validate().ok());
+  CHECK(TensorDesc(DType::U16, {3}).getByteSize() == 6);
+  CHECK(TensorDesc(DType::U32, {3}).getByteSize() == 12);
+  CHECK(!TensorDesc(static_cast<DType>(23), {1}).validate().ok());
 }
 
 TEST_CASE("descriptors validate and format", "[runtime][tensor]") {

@@ -253,9 +253,9 @@ func.func @add_ui8(%a: tensor<4xui8>) -> tensor<4xui8> {
 
 // -----
 
-func.func @cast_ui16(%a: tensor<4xui16>) -> tensor<4xi32> {
-  // expected-error @+1 {{'accel.cast' op operand #0 must be statically shaped tensor of float, signless integer, quantized or ui8 values, but got 'tensor<4xui16>'}}
-  %0 = accel.cast %a : tensor<4xui16> -> tensor<4xi32>
+func.func @cast_ui64(%a: tensor<4xui64>) -> tensor<4xi32> {
+  // expected-error @+1 {{'accel.cast' op operand #0 must be statically shaped tensor of float, signless integer, quantized, ui8, ui16 or ui32 values, but got 'tensor<4xui64>'}}
+  %0 = accel.cast %a : tensor<4xui64> -> tensor<4xi32>
   return %0 : tensor<4xi32>
 }
 

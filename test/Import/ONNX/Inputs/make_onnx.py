@@ -13,7 +13,7 @@ import os
 import struct
 import sys
 
-FLOAT, UINT8, UINT16, INT64 = 1, 2, 4, 7
+FLOAT, UINT8, INT64, UINT64 = 1, 2, 7, 13
 
 
 def varint(value):
@@ -158,10 +158,10 @@ def build(kind, outdir):
         files[kind + ".onnx"] = model(
             [node("Identity", ["W"], ["Y"], "id")], [], [("Y", UINT8, [2])],
             [tensor("W", UINT8, [2], raw=b"\1\xff")])
-    elif kind == "uint16_initializer":
+    elif kind == "uint64_initializer":
         files[kind + ".onnx"] = model(
-            [node("Identity", ["W"], ["Y"], "id")], [], [("Y", UINT16, [2])],
-            [tensor("W", UINT16, [2], raw=b"\1\0\2\0")])
+            [node("Identity", ["W"], ["Y"], "id")], [], [("Y", UINT64, [2])],
+            [tensor("W", UINT64, [2], raw=b"\1" + b"\0" * 7 + b"\2" + b"\0" * 7)])
     else:
         sys.exit("unknown kind " + kind)
     os.makedirs(outdir, exist_ok=True)
