@@ -179,17 +179,17 @@ TEST_CASE("bad magic, version and flags", "[package][corrupt]") {
   SECTION("newer major") {
     putLE(file, 8, 3, 2);
     CHECK(loadError(file) ==
-          "unsupported format version 3.3 (this reader reads 2.0 to 2.3)");
+          "unsupported format version 3.4 (this reader reads 2.0 to 2.4)");
   }
   SECTION("older major (format 1 numbered element types differently)") {
     putLE(file, 8, 1, 2);
     CHECK(loadError(file) ==
-          "unsupported format version 1.3 (this reader reads 2.0 to 2.3)");
+          "unsupported format version 1.4 (this reader reads 2.0 to 2.4)");
   }
   SECTION("newer minor") {
-    putLE(file, 10, 4, 2);
+    putLE(file, 10, 5, 2);
     CHECK(loadError(file) ==
-          "unsupported format version 2.4 (this reader reads 2.0 to 2.3)");
+          "unsupported format version 2.5 (this reader reads 2.0 to 2.4)");
   }
   SECTION("unknown flags") {
     putLE(file, 12, 4, 4);
@@ -328,7 +328,7 @@ TEST_CASE("forged manifests are rejected by the semantic checks",
   SECTION("manifest version disagreeing with the header") {
     forge.major = 3;
     CHECK(loadError(forge.build()) ==
-          "manifest: format version 3.3 disagrees with the header's 2.3");
+          "manifest: format version 3.4 disagrees with the header's 2.4");
   }
 }
 

@@ -187,7 +187,7 @@ TEST_CASE("file layout follows docs/package-format.md", "[package]") {
     return v;
   };
   CHECK(le(8, 2) == 2);  // major
-  CHECK(le(10, 2) == 3); // minor (2.3: padding buckets)
+  CHECK(le(10, 2) == 4); // minor (2.4: u16 / u32)
   CHECK(le(12, 4) == 0); // flags
   CHECK(le(16, 8) == file.size());
   uint64_t mOff = le(24, 8), mSize = le(32, 8), wOff = le(40, 8),
@@ -311,7 +311,8 @@ TEST_CASE("dtype names and sizes", "[package]") {
   CHECK_FALSE(parseDType("f8").has_value());
   CHECK(toString(static_cast<DType>(15)) == "mxfp8e4m3");
   CHECK(toString(static_cast<DType>(20)) == "mxfp8e5m2");
-  CHECK(toString(static_cast<DType>(21)) == "?");
+  CHECK(toString(static_cast<DType>(21)) == "u16");
+  CHECK(toString(static_cast<DType>(23)) == "?");
   // The schema's enum is the toolchain-wide numbering, element for element.
   for (DType t : ::nnaccel::AllDTypes) {
     INFO(dtypeName(t));

@@ -22,7 +22,7 @@ namespace nnaccel::package {
 /// and enum values). 2.1 added the rowwise table types RW8 and RW4, 2.2 the
 /// card partitions' setup programs (pinned weights).
 inline constexpr uint16_t FormatVersionMajor = 2;
-inline constexpr uint16_t FormatVersionMinor = 3;
+inline constexpr uint16_t FormatVersionMinor = 4;
 
 /// Alignment of the weights section and of every weight inside it: enough for
 /// any element type, a cache line, and AVX-512 loads straight from the map.
