@@ -25,6 +25,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -56,53 +57,63 @@ public:
   unsigned workers() const { return unsigned(threads_.size()); }
   /// Runs fn(0..n-1) on the workers and the calling thread.
   void parallelFor(size_t n, const std::function<void(size_t)> &fn) {
+    auto batch = std::make_shared<Batch>(fn, n);
     {
       std::lock_guard<std::mutex> l(m_);
-      fn_ = &fn;
-      n_ = n;
-      next_ = 0;
-      done_ = 0;
+      batch_ = batch;
       ++generation_;
     }
     cv_.notify_all();
-    work();
+    work(*batch);
     std::unique_lock<std::mutex> l(m_);
-    doneCv_.wait(l, [&] { return done_ == n_; });
-    fn_ = nullptr;
+    doneCv_.wait(l, [&] { return batch->done == n; });
+    batch_.reset();
   }
 
 private:
-  void work() {
+  /// One parallelFor call. A worker holds the batch it woke for, so one
+  /// that finishes late never takes indices (or reads the function) of the
+  /// next call.
+  struct Batch {
+    Batch(const std::function<void(size_t)> &fn, size_t n) : fn(fn), n(n) {}
+    const std::function<void(size_t)> &fn;
+    const size_t n;
+    std::atomic<size_t> next{0};
+    size_t done = 0; // under m_
+  };
+
+  void work(Batch &batch) {
     for (;;) {
-      size_t i = next_.fetch_add(1);
-      if (i >= n_)
+      size_t i = batch.next.fetch_add(1);
+      if (i >= batch.n)
         return;
-      (*fn_)(i);
+      batch.fn(i);
       std::lock_guard<std::mutex> l(m_);
-      if (++done_ == n_)
+      if (++batch.done == batch.n)
         doneCv_.notify_all();
     }
   }
   void loop() {
     uint64_t seen = 0;
     for (;;) {
+      std::shared_ptr<Batch> batch;
       {
         std::unique_lock<std::mutex> l(m_);
         cv_.wait(l, [&] { return stop_ || generation_ != seen; });
         if (stop_)
           return;
         seen = generation_;
+        batch = batch_;
       }
-      work();
+      if (batch)
+        work(*batch);
     }
   }
 
   std::vector<std::thread> threads_;
   std::mutex m_;
   std::condition_variable cv_, doneCv_;
-  const std::function<void(size_t)> *fn_ = nullptr;
-  size_t n_ = 0, done_ = 0;
-  std::atomic<size_t> next_{0};
+  std::shared_ptr<Batch> batch_;
   uint64_t generation_ = 0;
   bool stop_ = false;
 };
