@@ -91,6 +91,9 @@ void mlir::nnaccel::buildPartitionPipeline(
   AccelAlignMatMulsOptions align;
   align.forceHost = options.forceHost;
   pm.addNestedPass<func::FuncOp>(createAccelAlignMatMuls(align));
+  AccelUnbatchConvsOptions unbatch;
+  unbatch.forceHost = options.forceHost;
+  pm.addNestedPass<func::FuncOp>(createAccelUnbatchConvs(unbatch));
   AccelPadRecurrentOptions padding;
   padding.forceHost = options.forceHost;
   pm.addNestedPass<func::FuncOp>(createAccelPadRecurrent(padding));

@@ -456,6 +456,43 @@ def AccelApplyPrecision : Pass<"accel-apply-precision", "func::FuncOp"> {
   ];
 }
 
+def AccelUnbatchConvs : Pass<"accel-unbatch-convs", "func::FuncOp"> {
+  let summary = "Run batched convs the card refuses as one conv per image";
+  let description = [{
+    The card's conv kernels store every image's result at its own DRAM
+    offset, which must be aligned; a batch whose per-image result is not a
+    whole number of DRAM alignment units (8 filters of 5 x 5 f32: 800
+    bytes) is refused and would run on the host, with a partition on each
+    side. For such a conv (batch 2 to `max-images`) this pass makes one
+    conv per image, reading an `accel.slice` of its image, and joins the
+    results with an `accel.concat` along the batch axis. Slices and concats
+    at unaligned offsets run on the card (staged through the VRF). The
+    rewrite is kept only when the card kernels accept the slices, the
+    per-image conv and the concat; ops with a host placement or hint and
+    op names in `force-host` are left alone. The per-image convs compute
+    exactly what the batched one would.
+
+    ```mlir
+    %y = accel.conv %x, %w, %b ... : (tensor<2x4x9x9xf32>, ...) -> tensor<2x8x5x5xf32>
+    // becomes
+    %x0 = accel.slice %x {ends = array<i64: 1, 4, 9, 9>, starts = array<i64: 0, 0, 0, 0>, ...}
+    %y0 = accel.conv %x0, %w, %b ... -> tensor<1x8x5x5xf32>
+    %x1 = accel.slice %x {ends = array<i64: 2, 4, 9, 9>, starts = array<i64: 1, 0, 0, 0>, ...}
+    %y1 = accel.conv %x1, %w, %b ... -> tensor<1x8x5x5xf32>
+    %y = accel.concat %y0, %y1 {axis = 0 : i64} ...
+    ```
+  }];
+  let options = [
+    ListOption<"forceHost", "force-host", "std::string",
+               "Op names (e.g. accel.conv) to keep on the host">,
+    Option<"maxImages", "max-images", "int64_t", /*default=*/"16",
+           "Largest batch split into per-image convs">
+  ];
+  let statistics = [
+    Statistic<"numUnbatched", "unbatched", "Batched convs run per image">
+  ];
+}
+
 def AccelAlignMatMuls : Pass<"accel-align-matmuls", "func::FuncOp"> {
   let summary = "Pad the reduction axis of batched matmuls whose right "
                 "operand's batch elements would start unaligned";

@@ -759,10 +759,25 @@ void emitPadFill(PadOp op, KernelContext &context) {
 /// only the VRF's alignment), then one store of the chunk at its aligned
 /// DRAM offset. Every part is viewed as outer x width elements (its
 /// dimensions from the axis on), the output as outer x rowElems.
+///
+/// A single output row too wide for the VRF (a concat along the outermost
+/// non-unit axis, such as the images of a batch: parts back to back) is
+/// staged flat instead: aligned chunks of the output, each assembled from
+/// the parts it overlaps. A part that began in an earlier chunk continues
+/// from an offset that need not be aligned in its own buffer; it is loaded
+/// from the aligned address below, the bytes before the chunk landing in a
+/// guard in front of the chunk's VRF slot.
 struct StagedConcat {
   int64_t outer = 0, rowElems = 0, rowsPerChunk = 0;
   SmallVector<std::pair<int64_t, int64_t>> parts; // width, column offset
+  /// Flat staging (outer == 1): chunkElems output elements a chunk.
+  bool flat = false;
+  int64_t chunkElems = 0;
 };
+
+/// Bytes in front of a flat concat chunk's VRF slot for the bytes a
+/// continuing part's aligned load brings along.
+constexpr int64_t kFlatGuardBytes = 64;
 
 std::optional<StagedConcat>
 planStagedConcat(ConcatOp op, const TargetDesc &target, std::string &reason) {
@@ -800,6 +815,27 @@ planStagedConcat(ConcatOp op, const TargetDesc &target, std::string &reason) {
     multiple = multiple / std::gcd(multiple, need) * need;
   }
   const int64_t rowBytes = fmt.rowBytes(plan.rowElems);
+  if ((plan.rowElems > kMaxCount || rowBytes > kMaxPitch ||
+       rowBytes > slotBytes(target)) &&
+      plan.outer == 1 && e > 0) {
+    const int64_t align = dramAlign(target);
+    const int64_t chunkBytes =
+        (slotBytes(target) - kFlatGuardBytes) / align * align;
+    plan.flat = true;
+    plan.chunkElems =
+        std::min<int64_t>(chunkBytes / e, kMaxCount / align * align);
+    if (plan.chunkElems < 1 || (plan.chunkElems * e) % align != 0) {
+      reason = "the VRF cannot hold an aligned chunk of the concat";
+      return std::nullopt;
+    }
+    int64_t chunks = (plan.rowElems + plan.chunkElems - 1) / plan.chunkElems;
+    if (chunks * int64_t(plan.parts.size() + 1) > kMaxLeaves) {
+      reason = "the concat would need more than " + std::to_string(kMaxLeaves) +
+               " DMA transfers";
+      return std::nullopt;
+    }
+    return plan;
+  }
   if (plan.rowElems > kMaxCount || rowBytes > kMaxPitch) {
     reason = "concat rows of " + std::to_string(plan.rowElems) +
              " elements are too wide to assemble in the VRF";
@@ -834,6 +870,41 @@ void emitStagedConcat(ConcatOp op, const StagedConcat &plan,
   for (Value input : op.getInputs())
     if (tensorType(input).getNumElements() != 0)
       sources.push_back(context.addressOf(input));
+  if (plan.flat) {
+    const int64_t e = fmt.elementBytes();
+    const int64_t alignElems =
+        std::max<int64_t>(dramAlign(context.target) / e, 1);
+    for (int64_t c0 = 0, chunk = 0; c0 < plan.rowElems;
+         c0 += plan.chunkElems, ++chunk) {
+      const int64_t c1 = std::min(plan.rowElems, c0 + plan.chunkElems);
+      const uint64_t slot =
+          uint64_t(chunk % 2) * uint64_t(slotBytes(context.target)) +
+          uint64_t(kFlatGuardBytes);
+      for (auto [part, src] : llvm::zip(plan.parts, sources)) {
+        auto [width, column] = part;
+        const int64_t a = std::max(c0, column),
+                      b = std::min(c1, column + width);
+        if (a >= b)
+          continue;
+        // From the aligned element at or below a's offset in the part.
+        const int64_t offset = a - column;
+        const int64_t lead = offset % alignElems;
+        DmaLoad load;
+        load.dst = {Space::Vrf, slot + uint64_t((a - c0 - lead) * e)};
+        load.src = {Space::Dram, src + uint64_t((offset - lead) * e)};
+        load.format = fmt;
+        load.x = b - a + lead;
+        emitLoad(context.emitter, load);
+      }
+      DmaStore store;
+      store.dst = {Space::Dram, dst + uint64_t(c0 * e)};
+      store.src = {Space::Vrf, slot};
+      store.format = fmt;
+      store.x = c1 - c0;
+      emitStore(context.emitter, store);
+    }
+    return;
+  }
   for (int64_t row = 0, chunk = 0; row < plan.outer;
        row += plan.rowsPerChunk, ++chunk) {
     const int64_t rc = std::min(plan.rowsPerChunk, plan.outer - row);

@@ -191,6 +191,28 @@ func.func @concat_staged(%c: tensor<2048x3xf32>, %x: tensor<2048x8xf32>) -> tens
 
 // -----
 
+// The images of a batch (accel-unbatch-convs' concat) are one output row
+// of 2 x 4335 f32, wider than a VRF slot, and the second image starts
+// 17,340 bytes in: staged flat in aligned chunks of 8176 elements behind a
+// 64-byte guard (slot + 0x40). Chunk 0 takes all of the first image and
+// the start of the second; chunk 1 continues the second image from its
+// element 3841, loaded from the aligned element 3840 below (0x7fc0) into
+// the guard's last 4 bytes (0x803c), and stores from the chunk start.
+// CHECK-LABEL: func.func @concat_flat
+// CHECK: npu.program
+// CHECK-NEXT: npu.dma.ld vrf[0x40], dram[0x0], f32 x = 4335 y = 1
+// CHECK-NEXT: npu.dma.ld vrf[0x43fc], dram[0x43c0], f32 x = 3841 y = 1
+// CHECK: npu.dma.st dram[0x8780], vrf[0x40], f32 x = 8176 y = 1
+// CHECK-NEXT: npu.dma.ld vrf[0x803c], dram[0x7fc0], f32 x = 495 y = 1
+// CHECK: npu.dma.st dram[0x10740], vrf[0x8040], f32 x = 494 y = 1
+// CHECK-NEXT: npu.halt
+func.func @concat_flat(%a: tensor<1x15x17x17xf32>, %b: tensor<1x15x17x17xf32>) -> tensor<2x15x17x17xf32> {
+  %0 = accel.concat %a, %b {axis = 0 : i64} : (tensor<1x15x17x17xf32>, tensor<1x15x17x17xf32>) -> tensor<2x15x17x17xf32>
+  return %0 : tensor<2x15x17x17xf32>
+}
+
+// -----
+
 // Regression: a negative concat axis counts from the end (it used to index
 // the stride table out of range and produce a wild DRAM address).
 // CHECK-LABEL: func.func @concat_negative_axis
