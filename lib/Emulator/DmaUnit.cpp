@@ -38,24 +38,6 @@ Memory &memOf(ExecContext &ctx, Space s) {
   return *ctx.mem[static_cast<unsigned>(s)];
 }
 
-/// Copies `n` bytes; the element-sized rows of a transposing DMA (one
-/// element a row) inline instead of calling memcpy.
-inline void copyRow(uint8_t *dst, const uint8_t *src, uint64_t n) {
-  switch (n) {
-  case 1:
-    *dst = *src;
-    return;
-  case 2:
-    std::memcpy(dst, src, 2);
-    return;
-  case 4:
-    std::memcpy(dst, src, 4);
-    return;
-  default:
-    std::memcpy(dst, src, n);
-  }
-}
-
 /// dst row (p * y + r) * dpitch <- src row p * sz + r * sy, `row` bytes
 /// each; element-sized rows copied as their integer type.
 template <typename T>
@@ -147,7 +129,8 @@ Error dmaLoad(const Op &op, const EffAddrs &eff, ExecContext &ctx,
           }
           if (left)
             std::memset(out, 0, left);
-          copyRow(out + left, box->src + p * op.sz + (r - op.pt) * op.sy, sRow);
+          Memory::copyBytes(out + left,
+                            box->src + p * op.sz + (r - op.pt) * op.sy, sRow);
           if (right)
             std::memset(out + left + sRow, 0, right);
         }
@@ -203,8 +186,8 @@ Error dmaStore(const Op &op, const EffAddrs &eff, ExecContext &ctx,
                           dstExtent, op.z * op.y * row, ctx.scratchB)) {
     for (uint64_t p = 0; p < op.z; ++p)
       for (uint64_t r = 0; r < op.y; ++r)
-        copyRow(box->dst + p * op.dz + r * op.dy,
-                box->src + (p * op.y + r) * op.spitch, row);
+        Memory::copyBytes(box->dst + p * op.dz + r * op.dy,
+                          box->src + (p * op.y + r) * op.spitch, row);
   } else {
     buf.resize(row);
     for (uint64_t p = 0; p < op.z; ++p)

@@ -11,6 +11,8 @@
 
 #include "nnaccel/Transforms/Passes.h"
 
+#include "CardKernelCheck.h"
+
 #include "Accel/AccelOps.h"
 #include "Accel/ElementTypes.h"
 #include "NPU/NPUTarget.h"
@@ -32,12 +34,6 @@ using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::accel;
 
 namespace {
-
-bool accepted(Operation *op, const ::nnaccel::isa::TargetDesc &target) {
-  auto kernel = dyn_cast<CardKernelOpInterface>(op);
-  std::string reason;
-  return kernel && succeeded(kernel.checkCardKernel(target, reason));
-}
 
 /// `value` zero-padded at the end of axis `axis` to `size`.
 Value padAxis(OpBuilder &builder, Location loc, Value value, int64_t axis,
@@ -85,7 +81,7 @@ struct AccelAlignMatMulsPass
       int64_t n = rhs.getDimSize(rhs.getRank() - 1);
       int64_t batches = rhs.getNumElements() / std::max<int64_t>(k * n, 1);
       if (bytes == 0 || batches < 2 || (k * n * bytes) % align == 0 ||
-          accepted(op, *target))
+          isAcceptedOnCard(op, *target))
         continue;
       // The smallest K' >= K with K' x N x bytes a multiple of `align`.
       int64_t step = align / std::gcd(align, n * bytes);
@@ -101,9 +97,9 @@ struct AccelAlignMatMulsPass
       auto matmul = builder.create<MatMulOp>(loc, op.getType(), newLhs, newRhs);
       for (NamedAttribute attr : op->getDiscardableAttrs())
         matmul->setAttr(attr.getName(), attr.getValue());
-      if (!accepted(newLhs.getDefiningOp(), *target) ||
-          !accepted(newRhs.getDefiningOp(), *target) ||
-          !accepted(matmul, *target)) {
+      if (!isAcceptedOnCard(newLhs.getDefiningOp(), *target) ||
+          !isAcceptedOnCard(newRhs.getDefiningOp(), *target) ||
+          !isAcceptedOnCard(matmul, *target)) {
         matmul->erase();
         newRhs.getDefiningOp()->erase();
         newLhs.getDefiningOp()->erase();

@@ -15,6 +15,8 @@
 
 #include "nnaccel/Transforms/Passes.h"
 
+#include "CardKernelCheck.h"
+
 #include "Accel/AccelOps.h"
 #include "NPU/NPUTarget.h"
 
@@ -34,12 +36,6 @@ using namespace mlir::nnaccel;
 using namespace mlir::nnaccel::accel;
 
 namespace {
-
-bool accepted(Operation *op, const ::nnaccel::isa::TargetDesc &target) {
-  auto kernel = dyn_cast<CardKernelOpInterface>(op);
-  std::string reason;
-  return kernel && succeeded(kernel.checkCardKernel(target, reason));
-}
 
 /// Image `image` of `value` (axis 0), as a slice.
 SliceOp sliceImage(OpBuilder &builder, Location loc, Value value,
@@ -61,9 +57,9 @@ struct AccelUnbatchConvsPass
         npu::lookupTarget(getOperation());
     if (!target)
       return;
-    for (StringRef name : {ConvOp::getOperationName(),
-                           SliceOp::getOperationName(),
-                           ConcatOp::getOperationName()})
+    for (StringRef name :
+         {ConvOp::getOperationName(), SliceOp::getOperationName(),
+          ConcatOp::getOperationName()})
       if (llvm::is_contained(forceHost, name))
         return;
     SmallVector<ConvOp> candidates;
@@ -75,14 +71,14 @@ struct AccelUnbatchConvsPass
       if (!input.hasStaticShape() || images < 2 || images > maxImages ||
           op->hasAttr(AccelDialect::getPlacementAttrName()) ||
           op->hasAttr(AccelDialect::getHintAttrName()) ||
-          accepted(op, *target))
+          isAcceptedOnCard(op, *target))
         continue;
       OpBuilder builder(op);
       Location loc = op.getLoc();
       SmallVector<int64_t> imageShape(result.getShape());
       imageShape[0] = 1;
-      auto imageType = RankedTensorType::get(imageShape,
-                                             result.getElementType());
+      auto imageType =
+          RankedTensorType::get(imageShape, result.getElementType());
       // One conv per image, reading its slice of the input.
       SmallVector<Operation *> created;
       SmallVector<Value> parts;
@@ -96,17 +92,17 @@ struct AccelUnbatchConvsPass
         created.append({slice, conv});
         parts.push_back(conv->getResult(0));
         // Every image has the same shapes: the first stands for all.
-        ok = image > 0 ||
-             (accepted(slice, *target) && accepted(conv, *target));
+        ok = image > 0 || (isAcceptedOnCard(slice, *target) &&
+                           isAcceptedOnCard(conv, *target));
       }
       ConcatOp concat;
       if (ok) {
-        concat = builder.create<ConcatOp>(loc, parts,
-                                          builder.getI64IntegerAttr(0));
+        concat =
+            builder.create<ConcatOp>(loc, parts, builder.getI64IntegerAttr(0));
         created.push_back(concat);
         // The last image's slice ends the input; check it too.
-        ok = accepted(concat, *target) &&
-             accepted(created[created.size() - 3], *target);
+        ok = isAcceptedOnCard(concat, *target) &&
+             isAcceptedOnCard(created[created.size() - 3], *target);
       }
       if (!ok) {
         for (Operation *added : llvm::reverse(created))

@@ -74,9 +74,8 @@ public:
   /// Zeroes the whole memory (releases the pages of a paged memory).
   void clear();
 
-private:
   /// memcpy that inlines the element-sized copies of narrow DMA rows, which
-  /// a library call would dominate.
+  /// a library call would dominate (the DMA unit copies rows with it too).
   static void copyBytes(void *dst, const void *src, size_t n) {
     switch (n) {
     case 1:
@@ -96,6 +95,8 @@ private:
         std::memcpy(dst, src, n);
     }
   }
+
+private:
   void readPaged(uint64_t addr, void *out, size_t n) const;
   void writePaged(uint64_t addr, const void *in, size_t n);
   uint8_t *spanPaged(uint64_t addr, size_t n);
