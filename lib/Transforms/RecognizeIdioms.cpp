@@ -115,65 +115,6 @@ void collectFactors(Value value, SmallVectorImpl<Value> &factors, int depth) {
   factors.push_back(value);
 }
 
-/// If `value` is `1 + erf(x / sqrt(2))` (or `x * (1/sqrt(2))`), returns x.
-Value matchOnePlusErf(Value value) {
-  auto add = value.getDefiningOp<AddOp>();
-  if (!add)
-    return {};
-  Value erfValue = add.getRhs();
-  if (!isSplatNear(add.getLhs(), 1.0)) {
-    if (!isSplatNear(add.getRhs(), 1.0))
-      return {};
-    erfValue = add.getLhs();
-  }
-  auto erf = erfValue.getDefiningOp<ErfOp>();
-  if (!erf)
-    return {};
-  Value scaled = erf.getInput();
-  if (auto div = scaled.getDefiningOp<DivOp>())
-    return isSplatNear(div.getRhs(), std::sqrt(2.0), 1e-5) ? div.getLhs()
-                                                           : Value();
-  if (auto mul = scaled.getDefiningOp<MulOp>()) {
-    if (isSplatNear(mul.getRhs(), 1.0 / std::sqrt(2.0), 1e-5))
-      return mul.getLhs();
-    if (isSplatNear(mul.getLhs(), 1.0 / std::sqrt(2.0), 1e-5))
-      return mul.getRhs();
-  }
-  return {};
-}
-
-/// 0.5 * x * (1 + erf(x / sqrt(2))), factors in any order -> gelu(x).
-struct ErfGeluToGelu : OpRewritePattern<MulOp> {
-  ErfGeluToGelu(MLIRContext *context, IdiomCounters counters)
-      : OpRewritePattern<MulOp>(context), counters(counters) {}
-
-  LogicalResult matchAndRewrite(MulOp op,
-                                PatternRewriter &rewriter) const override {
-    SmallVector<Value, 3> factors;
-    collectFactors(op.getResult(), factors, 0);
-    if (factors.size() != 3)
-      return failure();
-    // Find the half, the (1 + erf) term, and x among the three factors.
-    for (int half = 0; half < 3; ++half) {
-      if (!isSplatNear(factors[half], 0.5))
-        continue;
-      for (int erfTerm = 0; erfTerm < 3; ++erfTerm) {
-        if (erfTerm == half)
-          continue;
-        Value x = factors[3 - half - erfTerm];
-        if (matchOnePlusErf(factors[erfTerm]) != x ||
-            x.getType() != op.getType())
-          continue;
-        rewriter.replaceOpWithNewOp<GeluOp>(op, x, GeluApproximation::none);
-        bump(counters.gelus);
-        return success();
-      }
-    }
-    return failure();
-  }
-  IdiomCounters counters;
-};
-
 /// The non-constant side of `mul(c, v)` or `mul(v, c)` with c a splat near
 /// `constant` (relative tolerance 1e-5, enough for f32-rounded constants
 /// written as 0.7978845608 or sqrt(2 / pi)); else null.
@@ -186,6 +127,31 @@ Value matchScaledBy(Value value, double constant) {
   if (isSplatNear(mul.getRhs(), constant, 1e-5))
     return mul.getLhs();
   return {};
+}
+
+/// If `value` is `1 + t` or `t + 1`, returns t.
+Value matchOnePlus(Value value) {
+  auto add = value.getDefiningOp<AddOp>();
+  if (!add)
+    return {};
+  if (isSplatNear(add.getLhs(), 1.0))
+    return add.getRhs();
+  if (isSplatNear(add.getRhs(), 1.0))
+    return add.getLhs();
+  return {};
+}
+
+/// If `value` is `1 + erf(x / sqrt(2))` (or `x * (1/sqrt(2))`), returns x.
+Value matchOnePlusErf(Value value) {
+  Value term = matchOnePlus(value);
+  auto erf = term ? term.getDefiningOp<ErfOp>() : ErfOp();
+  if (!erf)
+    return {};
+  Value scaled = erf.getInput();
+  if (auto div = scaled.getDefiningOp<DivOp>())
+    return isSplatNear(div.getRhs(), std::sqrt(2.0), 1e-5) ? div.getLhs()
+                                                           : Value();
+  return matchScaledBy(scaled, 1.0 / std::sqrt(2.0));
 }
 
 /// True when `value` is x^3: pow(x, 3), x * (x * x) or (x * x) * x.
@@ -206,16 +172,8 @@ bool isCubeOf(Value value, Value x) {
 /// If `value` is `1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))`, with the
 /// operands of every add and mul in either order, returns x.
 Value matchOnePlusTanh(Value value) {
-  auto add = value.getDefiningOp<AddOp>();
-  if (!add)
-    return {};
-  Value tanhValue = add.getRhs();
-  if (!isSplatNear(add.getLhs(), 1.0)) {
-    if (!isSplatNear(add.getRhs(), 1.0))
-      return {};
-    tanhValue = add.getLhs();
-  }
-  auto tanh = tanhValue.getDefiningOp<TanhOp>();
+  Value term = matchOnePlus(value);
+  auto tanh = term ? term.getDefiningOp<TanhOp>() : TanhOp();
   if (!tanh)
     return {};
   Value inner =
@@ -232,12 +190,14 @@ Value matchOnePlusTanh(Value value) {
   return {};
 }
 
-/// 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), factors in any
-/// order (PyTorch's gelu(approximate='tanh') export, HF's gelu_new and
-/// NewGELUActivation) -> gelu(x) {approximate = tanh}. The card computes it
-/// with v.gelut, so recognising it keeps the work on the card.
-struct TanhGeluToGelu : OpRewritePattern<MulOp> {
-  TanhGeluToGelu(MLIRContext *context, IdiomCounters counters)
+/// 0.5 * x * (1 + f(x)), factors in any order -> gelu(x) {approximate}:
+/// f the erf term (exact GELU) or the tanh term (PyTorch's
+/// gelu(approximate='tanh') export, HF's gelu_new and NewGELUActivation;
+/// the card computes it with v.gelut, so recognising it keeps the work on
+/// the card). `matchTerm` returns x for its `1 + f(x)`, else null.
+template <Value (*matchTerm)(Value), GeluApproximation approximation>
+struct GeluIdiomToGelu : OpRewritePattern<MulOp> {
+  GeluIdiomToGelu(MLIRContext *context, IdiomCounters counters)
       : OpRewritePattern<MulOp>(context), counters(counters) {}
 
   LogicalResult matchAndRewrite(MulOp op,
@@ -246,18 +206,18 @@ struct TanhGeluToGelu : OpRewritePattern<MulOp> {
     collectFactors(op.getResult(), factors, 0);
     if (factors.size() != 3)
       return failure();
+    // Find the half, the (1 + f) term, and x among the three factors.
     for (int half = 0; half < 3; ++half) {
       if (!isSplatNear(factors[half], 0.5))
         continue;
-      for (int tanhTerm = 0; tanhTerm < 3; ++tanhTerm) {
-        if (tanhTerm == half)
+      for (int term = 0; term < 3; ++term) {
+        if (term == half)
           continue;
-        Value x = factors[3 - half - tanhTerm];
-        if (matchOnePlusTanh(factors[tanhTerm]) != x ||
-            x.getType() != op.getType() ||
+        Value x = factors[3 - half - term];
+        if (matchTerm(factors[term]) != x || x.getType() != op.getType() ||
             !isa<FloatType>(getElementTypeOrSelf(x.getType())))
           continue;
-        rewriter.replaceOpWithNewOp<GeluOp>(op, x, GeluApproximation::tanh);
+        rewriter.replaceOpWithNewOp<GeluOp>(op, x, approximation);
         bump(counters.gelus);
         return success();
       }
@@ -266,6 +226,9 @@ struct TanhGeluToGelu : OpRewritePattern<MulOp> {
   }
   IdiomCounters counters;
 };
+using ErfGeluToGelu = GeluIdiomToGelu<matchOnePlusErf, GeluApproximation::none>;
+using TanhGeluToGelu =
+    GeluIdiomToGelu<matchOnePlusTanh, GeluApproximation::tanh>;
 
 //===----------------------------------------------------------------------===//
 // Layer normalisation
