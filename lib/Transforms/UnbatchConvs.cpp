@@ -79,34 +79,32 @@ struct AccelUnbatchConvsPass
       imageShape[0] = 1;
       auto imageType =
           RankedTensorType::get(imageShape, result.getElementType());
-      // One conv per image, reading its slice of the input.
-      SmallVector<Operation *> created;
+      // One conv per image, reading its slice of the input. Every image has
+      // the same shapes, so the first conv stands for all; the slices
+      // differ only in their offset, so the first and the last do.
+      SmallVector<Operation *> slices, convs;
       SmallVector<Value> parts;
-      bool ok = true;
-      for (int64_t image = 0; image < images && ok; ++image) {
+      for (int64_t image = 0; image < images; ++image) {
         SliceOp slice = sliceImage(builder, loc, op.getInput(), image);
         IRMapping mapping;
         mapping.map(op.getInput(), slice.getResult());
         Operation *conv = builder.clone(*op, mapping);
         conv->getResult(0).setType(imageType);
-        created.append({slice, conv});
+        slices.push_back(slice);
+        convs.push_back(conv);
         parts.push_back(conv->getResult(0));
-        // Every image has the same shapes: the first stands for all.
-        ok = image > 0 || (isAcceptedOnCard(slice, *target) &&
-                           isAcceptedOnCard(conv, *target));
       }
-      ConcatOp concat;
-      if (ok) {
-        concat =
-            builder.create<ConcatOp>(loc, parts, builder.getI64IntegerAttr(0));
-        created.push_back(concat);
-        // The last image's slice ends the input; check it too.
-        ok = isAcceptedOnCard(concat, *target) &&
-             isAcceptedOnCard(created[created.size() - 3], *target);
-      }
-      if (!ok) {
-        for (Operation *added : llvm::reverse(created))
-          added->erase();
+      auto concat =
+          builder.create<ConcatOp>(loc, parts, builder.getI64IntegerAttr(0));
+      if (!isAcceptedOnCard(slices.front(), *target) ||
+          !isAcceptedOnCard(slices.back(), *target) ||
+          !isAcceptedOnCard(convs.front(), *target) ||
+          !isAcceptedOnCard(concat, *target)) {
+        concat->erase();
+        for (auto [slice, conv] : llvm::zip(slices, convs)) {
+          conv->erase();
+          slice->erase();
+        }
         continue;
       }
       op.replaceAllUsesWith(concat.getResult());

@@ -622,7 +622,7 @@ void mlir::nnaccel::npu_lowering::emitFullyConnected(
       load.dst = scales.ref();
       load.src = {Space::Dram, *spec.scalesAddress};
       load.format = kF32Format;
-      load.x = int64_t(values.size()) + (spec.hasQuantizedOutput() ? 1 : 0);
+      load.x = int64_t(spec.scaleValues().size());
       emitLoad(emitter, load);
     } else {
       emitFillValues(emitter, scales, values);

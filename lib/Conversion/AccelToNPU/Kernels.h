@@ -95,6 +95,15 @@ struct FullyConnectedSpec {
   bool hasQuantizedOutput() const {
     return quantized && ::nnaccel::isInteger(outFormat.dtype);
   }
+  /// The f32 values the quantized kernel keeps in the VRF: the scales, then
+  /// 1 / y_scale for a requantized result (filled, or loaded from
+  /// `scalesAddress`).
+  std::vector<float> scaleValues() const {
+    std::vector<float> values = quantized->scales;
+    if (hasQuantizedOutput())
+      values.push_back(1.0f / quantized->outputScale);
+    return values;
+  }
 };
 
 /// Checks that the kernel can run `spec`'s shapes, formats and strides on

@@ -194,11 +194,7 @@ mlir::nnaccel::npu_lowering::getFullyConnectedKernelConstants(
   FailureOr<FullyConnectedSpec> spec = makeSpec(op, reason);
   if (failed(spec) || !spec->quantized || spec->quantized->scales.size() < 2)
     return std::nullopt;
-  // What the kernel would fill: the scales, then 1 / y_scale.
-  std::vector<float> values = spec->quantized->scales;
-  if (spec->hasQuantizedOutput())
-    values.push_back(1.0f / spec->quantized->outputScale);
-  return values;
+  return spec->scaleValues();
 }
 
 std::optional<uint64_t> mlir::nnaccel::npu_lowering::getFullyConnectedPinBytes(

@@ -38,7 +38,7 @@ template <typename OpTy> LogicalResult convertVariadic(NodeContext &ctx) {
 /// every value (i32; i64 for uint32) and casts back: the casts wrap, as
 /// unsigned arithmetic does; ops whose result stays in range (division,
 /// max, min, mod) are exact.
-template <typename OpTy> LogicalResult convertUnsignedByte(NodeContext &ctx) {
+template <typename OpTy> LogicalResult convertUnsigned(NodeContext &ctx) {
   unsigned widest = 8;
   for (int64_t i = 0; i < ctx.getNumInputs(); ++i)
     if (auto integer =
@@ -66,7 +66,7 @@ template <typename OpTy> LogicalResult convertUnsignedByte(NodeContext &ctx) {
   return success();
 }
 
-bool hasUnsignedByteInput(NodeContext &ctx) {
+bool hasUnsignedInput(NodeContext &ctx) {
   for (int64_t i = 0; i < ctx.getNumInputs(); ++i) {
     if (!ctx.getInput(i))
       continue;
@@ -81,8 +81,8 @@ bool hasUnsignedByteInput(NodeContext &ctx) {
 template <typename OpTy> LogicalResult convertBinary(NodeContext &ctx) {
   if (ctx.getNumInputs() != 2)
     return ctx.emitError() << "expects 2 inputs, got " << ctx.getNumInputs();
-  if (hasUnsignedByteInput(ctx))
-    return convertUnsignedByte<OpTy>(ctx);
+  if (hasUnsignedInput(ctx))
+    return convertUnsigned<OpTy>(ctx);
   // Before opset 7, `broadcast = 1` aligned B with A starting at `axis`
   // (default: trailing alignment). Reshape B so numpy rules give the same.
   if (ctx.getOpset() < 7 && ctx.getIntAttr("broadcast", 0)) {
@@ -169,8 +169,8 @@ LogicalResult convertPow(NodeContext &ctx) {
 /// Mod: fmod = 1 is C fmod, else the sign of the divisor (integers).
 LogicalResult convertMod(NodeContext &ctx) {
   bool fmod = ctx.getIntAttr("fmod", 0);
-  if (hasUnsignedByteInput(ctx))
-    return convertUnsignedByte<ModOp>(ctx); // both remainders agree on >= 0
+  if (hasUnsignedInput(ctx))
+    return convertUnsigned<ModOp>(ctx); // both remainders agree on >= 0
   if (!fmod && isa<FloatType>(ctx.getInputType(0).getElementType()))
     return ctx.emitError() << "a floating point Mod needs fmod = 1";
   Builder &b = ctx.getBuilder();
@@ -302,12 +302,12 @@ void mlir::nnaccel::onnx_import::registerElementwiseConverters(
   add("Pow", 1, convertPow);
   add("Mod", 10, convertMod);
   add("Max", 6, [](NodeContext &c) {
-    return hasUnsignedByteInput(c) ? convertUnsignedByte<MaxOp>(c)
-                                   : convertVariadic<MaxOp>(c);
+    return hasUnsignedInput(c) ? convertUnsigned<MaxOp>(c)
+                               : convertVariadic<MaxOp>(c);
   });
   add("Min", 6, [](NodeContext &c) {
-    return hasUnsignedByteInput(c) ? convertUnsignedByte<MinOp>(c)
-                                   : convertVariadic<MinOp>(c);
+    return hasUnsignedInput(c) ? convertUnsigned<MinOp>(c)
+                               : convertVariadic<MinOp>(c);
   });
   add("Sum", 6, convertVariadic<AddOp>);
   add("Equal", 7,
