@@ -200,6 +200,37 @@ void binaryI32(BinKind k, const int32_t *a, const int32_t *b, int32_t *out,
   }
 }
 
+/// D = A op B on f32 rows `apitch` / `dpitch` bytes apart; B's rows (None)
+/// `bpitch` apart, its one row (Row), one value per row (Col, `bpitch`
+/// apart) or one value (Scalar). A broadcast value is expanded into one
+/// full row of `expanded`, reused while it holds. The tile path and the
+/// in-place path both compute here.
+void binaryRowsF32(BinKind kind, const float *a, uint64_t apitch,
+                   const float *b, uint64_t bpitch, Bcast bc, float *d,
+                   uint64_t dpitch, uint64_t rows, uint64_t cols,
+                   std::vector<float> &expanded) {
+  auto rowOf = [](const float *base, uint64_t pitch, uint64_t r) {
+    return reinterpret_cast<const float *>(
+        reinterpret_cast<const uint8_t *>(base) + r * pitch);
+  };
+  for (uint64_t r = 0; r < rows; ++r) {
+    const float *bp;
+    if (bc == Bcast::None) {
+      bp = rowOf(b, bpitch, r);
+    } else if (bc == Bcast::Row) {
+      bp = b;
+    } else {
+      if (r == 0 || bc == Bcast::Col)
+        expanded.assign(cols, bc == Bcast::Col ? rowOf(b, bpitch, r)[0] : b[0]);
+      bp = expanded.data();
+    }
+    binaryF32(
+        kind, rowOf(a, apitch, r), bp,
+        reinterpret_cast<float *>(reinterpret_cast<uint8_t *>(d) + r * dpitch),
+        cols);
+  }
+}
+
 /// f32 rows of an operand in a dense memory, or null: not f32, the chain,
 /// paged, outside its memory (the tile path reports that) or unaligned.
 float *denseF32Rows(ExecContext &ctx, Space space, uint64_t addr,
@@ -269,31 +300,8 @@ bool binaryF32InPlace(const Op &op, const EffAddrs &eff, ExecContext &ctx,
     ctx.bytes->read[static_cast<unsigned>(op.mem[OpB].space)] +=
         br * bcl * sizeof(float);
   ctx.bytes->written[static_cast<unsigned>(op.mem[OpDst].space)] += rows * rb;
-  const BinKind kind = binKind(op.opcode);
-  std::vector<float> &expanded = ctx.tileB.f;
-  auto rowOf = [&](const float *base, uint64_t pitch, uint64_t r) {
-    return reinterpret_cast<const float *>(
-        reinterpret_cast<const uint8_t *>(base) + r * pitch);
-  };
-  for (uint64_t r = 0; r < rows; ++r) {
-    const float *bp;
-    if (bc == Bcast::None)
-      bp = rowOf(b, op.bpitch, r);
-    else if (bc == Bcast::Row)
-      bp = b;
-    else {
-      float v = scalarImm
-                    ? imm
-                    : (bc == Bcast::Col ? rowOf(b, op.bpitch, r)[0] : b[0]);
-      if (r == 0 || bc == Bcast::Col)
-        expanded.assign(cols, v);
-      bp = expanded.data();
-    }
-    binaryF32(kind, rowOf(a, op.apitch, r), bp,
-              reinterpret_cast<float *>(reinterpret_cast<uint8_t *>(d) +
-                                        r * op.dpitch),
-              cols);
-  }
+  binaryRowsF32(binKind(op.opcode), a, op.apitch, b ? b : &imm, op.bpitch, bc,
+                d, op.dpitch, rows, cols, ctx.tileB.f);
   err = Error::success();
   return true;
 }
@@ -326,25 +334,16 @@ Error binary(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
   }
   d.reset(flt, rows, cols);
   BinKind kind = binKind(op.opcode);
-  // A broadcast element is expanded into one full row, reused per row.
-  std::vector<float> &rowF = ctx.tileB.f; // reused only for None/Row
-  std::vector<float> expF;
-  std::vector<int32_t> expI;
-  for (uint64_t r = 0; r < rows; ++r) {
-    if (flt) {
-      const float *bp;
-      if (bc == Bcast::None)
-        bp = rowF.data() + r * cols;
-      else if (bc == Bcast::Row)
-        bp = rowF.data();
-      else {
-        float v = b.f[bc == Bcast::Col ? r : 0];
-        if (r == 0 || bc == Bcast::Col)
-          expF.assign(cols, v);
-        bp = expF.data();
-      }
-      binaryF32(kind, a.f.data() + r * cols, bp, d.f.data() + r * cols, cols);
-    } else {
+  if (flt) {
+    const uint64_t bcl = (bc == Bcast::None || bc == Bcast::Row) ? cols : 1;
+    std::vector<float> expanded;
+    binaryRowsF32(kind, a.f.data(), cols * sizeof(float), b.f.data(),
+                  bcl * sizeof(float), bc, d.f.data(), cols * sizeof(float),
+                  rows, cols, expanded);
+  } else {
+    // A broadcast element is expanded into one full row.
+    std::vector<int32_t> expI;
+    for (uint64_t r = 0; r < rows; ++r) {
       const int32_t *bp;
       if (bc == Bcast::None)
         bp = b.i.data() + r * cols;
