@@ -71,7 +71,8 @@ struct ExecContext {
   ByteCounters *bytes = nullptr;
   // Scratch reused across instructions to avoid reallocation.
   std::vector<uint8_t> scratchA, scratchB, scratchC;
-  Tile tileA, tileB, tileD;
+  /// tileC: a compare's or select's b with its broadcast expanded.
+  Tile tileA, tileB, tileC, tileD;
 };
 
 /// Result of one instruction.

@@ -409,7 +409,7 @@ Error compare(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
   if (Error e = readTile(ctx, op.mem[OpA].space, eff[OpA], op.apitch, op.at,
                          rows, cols, flt, a))
     return e;
-  Tile b;
+  Tile &b = ctx.tileC;
   if (Error e = readBroadcastB(op, eff, ctx, flt, b))
     return e;
   num::ComparePredicate pred = comparePredicate(op.opcode);
@@ -442,7 +442,7 @@ Error select(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
   if (Error e = readTile(ctx, op.mem[OpA].space, eff[OpA], op.apitch, op.at,
                          rows, cols, maskFlt, a))
     return e;
-  Tile b;
+  Tile &b = ctx.tileC;
   if (Error e = readBroadcastB(op, eff, ctx, flt, b))
     return e;
   if (Error e = readTile(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch, op.dt,
