@@ -141,6 +141,21 @@ void mlir::nnaccel::npu_lowering::emitCopy(ProgramEmitter &emitter,
             a, rows, cols);
 }
 
+void mlir::nnaccel::npu_lowering::emitRepeatRow(ProgramEmitter &emitter,
+                                                const Operand2D &dst,
+                                                const Operand2D &row,
+                                                int64_t cols, int64_t times) {
+  if (times <= 0 || cols <= 0)
+    return;
+  emitCopy(emitter, dst, row, 1, cols);
+  const int64_t total = cols * times;
+  for (int64_t written = cols; written < total;) {
+    const int64_t n = std::min({written, total - written, kMaxCount});
+    emitCopy(emitter, dst.at(0, written), dst, 1, n);
+    written += n;
+  }
+}
+
 void mlir::nnaccel::npu_lowering::emitFillValues(ProgramEmitter &emitter,
                                                  const Operand2D &dst,
                                                  llvm::ArrayRef<float> values) {

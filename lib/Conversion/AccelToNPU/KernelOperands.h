@@ -96,6 +96,15 @@ void emitReduce(ProgramEmitter &emitter, ::nnaccel::isa::Opcode opcode,
 void emitCopy(ProgramEmitter &emitter, const Operand2D &dst, const Operand2D &a,
               int64_t rows, int64_t cols);
 
+/// Writes `times` copies of the one-row operand `row` (`cols` elements) one
+/// after another from `dst`, which has room for them: one copy, then copies
+/// of everything written so far, so log2(times) one-row instructions cost
+/// about twice the bytes' vector passes, where one broadcast row per copy
+/// would cost `times` passes however narrow the row. The copies' starts
+/// (multiples of the row's bytes) must meet dst's memory alignment.
+void emitRepeatRow(ProgramEmitter &emitter, const Operand2D &dst,
+                   const Operand2D &row, int64_t cols, int64_t times);
+
 /// Fills rows x cols of `dst` with `value` (v.fill), in pieces of at most
 /// kMaxCount rows.
 void emitFill(ProgramEmitter &emitter, const Operand2D &dst, int64_t rows,

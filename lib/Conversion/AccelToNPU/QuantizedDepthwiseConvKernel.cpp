@@ -375,14 +375,19 @@ void emitBands(ProgramEmitter &emitter, const DepthwiseSpec &spec,
       const Operand2D slot{Space::Acc, l.in[u % l.inSlots], guardBytes, in};
       emitFill(emitter, slot, 1, guardBytes);
       emitFill(emitter, slot.at(0, guardBytes + inPlane * cc), 1, guardBytes);
+      // Rows of one value per channel repeated per pixel, by doubling
+      // copies (a row broadcast costs a vector pass per pixel, however few
+      // the channels); cc, a multiple of 4, keeps their starts aligned.
+      auto repeat = [&](uint64_t at, const Operand2D &row) {
+        emitRepeatRow(emitter, Operand2D{Space::Vrf, at, 0, row.format}, row,
+                      cc, w);
+        return Operand2D{Space::Vrf, at, 0, row.format};
+      };
       const Operand2D wrep{Space::Vrf, l.wrep, cc, i8};
-      emitFill(emitter, wrep, taps * w, cc);
       for (int64_t t = 0; t < taps; ++t) {
         const Operand2D rows = wrep.at(t * w);
-        emitBinary(
-            emitter, Opcode::VAdd, rows, rows,
-            Operand2D{Space::Vrf, l.weights + uint64_t(t * c + c0), 0, i8},
-            Bcast::Row, w, cc);
+        repeat(rows.addr,
+               Operand2D{Space::Vrf, l.weights + uint64_t(t * c + c0), 0, i8});
         // Pixels whose tap lies outside the image row multiply by 0.
         const int64_t dx = t % k - p;
         const int64_t first = dx < 0 ? 0 : std::max<int64_t>(0, w - dx);
@@ -390,13 +395,6 @@ void emitBands(ProgramEmitter &emitter, const DepthwiseSpec &spec,
         if (count > 0)
           emitFill(emitter, rows.at(first), count, cc);
       }
-      auto repeat = [&](uint64_t at, const Operand2D &row) {
-        const Operand2D dst{Space::Vrf, at, cc * row.format.elementBytes(),
-                            row.format};
-        emitFill(emitter, dst, w, cc);
-        emitBinary(emitter, Opcode::VAdd, dst, dst, row, Bcast::Row, w, cc);
-        return Operand2D{Space::Vrf, at, 0, row.format};
-      };
       if (spec.bias)
         bias = repeat(l.brep, bias);
       if (quant.perChannel())

@@ -90,3 +90,31 @@ func.func @filter_rows2(%x: tensor<1x128x16x16x!quant.uniform<i8:f32, 0.1>>, %w:
   }
   return %0 : tensor<1x8x16x16xf32>
 }
+
+// -----
+
+// An int8 depthwise conv with whole image rows as vector rows repeats each
+// tap's 16 channel weights once per pixel of a row (8 x 16 bytes) by
+// doubling copies, one vector pass each, instead of one broadcast pass per
+// pixel; the pixels a tap reaches past the row's edge get weight 0. The
+// bias repeats the same way.
+// CHECK-LABEL: npu.program @depthwise_row_view_p0_card0_core0
+// CHECK: npu.v.mov vrf[0x140], vrf[0x0], i8, i8 rows = 1 cols = 16
+// CHECK-NEXT: npu.v.mov vrf[0x150], vrf[0x140], i8, i8 rows = 1 cols = 16
+// CHECK-NEXT: npu.v.mov vrf[0x160], vrf[0x140], i8, i8 rows = 1 cols = 32
+// CHECK-NEXT: npu.v.mov vrf[0x180], vrf[0x140], i8, i8 rows = 1 cols = 64
+// CHECK-NEXT: npu.v.fill vrf[0x140], i8 rows = 1 cols = 16
+// CHECK-NEXT: npu.v.mov vrf[0x1c0], vrf[0x10], i8, i8 rows = 1 cols = 16
+// CHECK: npu.v.mov vrf[[[BIAS:0x[0-9a-f]+]]], vrf[0xc0], i32, i32 rows = 1 cols = 16
+// CHECK-NEXT: npu.v.mov vrf[{{.*}}], vrf[[[BIAS]]], i32, i32 rows = 1 cols = 16
+// CHECK-NEXT: npu.v.mov vrf[{{.*}}], vrf[[[BIAS]]], i32, i32 rows = 1 cols = 32
+// CHECK-NEXT: npu.v.mov vrf[{{.*}}], vrf[[[BIAS]]], i32, i32 rows = 1 cols = 64
+// CHECK-NEXT: npu.v.mul {{.*}} rows = 8 cols = 128
+func.func @depthwise_row_view(%x: tensor<1x16x8x8x!quant.uniform<u8:f32, 0.1>>, %w: tensor<16x1x3x3x!quant.uniform<i8:f32, 0.01>>, %b: tensor<16x!quant.uniform<i32:f32, 0.001>>) -> tensor<1x16x8x8x!quant.uniform<u8:f32, 0.05>> {
+  %0 = accel.card_partition(%x, %w, %b) {card = 0 : i64} : (tensor<1x16x8x8x!quant.uniform<u8:f32, 0.1>>, tensor<16x1x3x3x!quant.uniform<i8:f32, 0.01>>, tensor<16x!quant.uniform<i32:f32, 0.001>>) -> tensor<1x16x8x8x!quant.uniform<u8:f32, 0.05>> {
+  ^bb0(%a: tensor<1x16x8x8x!quant.uniform<u8:f32, 0.1>>, %wa: tensor<16x1x3x3x!quant.uniform<i8:f32, 0.01>>, %ba: tensor<16x!quant.uniform<i32:f32, 0.001>>):
+    %1 = accel.conv %a, %wa, %ba {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 16 : i64} : (tensor<1x16x8x8x!quant.uniform<u8:f32, 0.1>>, tensor<16x1x3x3x!quant.uniform<i8:f32, 0.01>>, tensor<16x!quant.uniform<i32:f32, 0.001>>) -> tensor<1x16x8x8x!quant.uniform<u8:f32, 0.05>>
+    accel.yield %1 : tensor<1x16x8x8x!quant.uniform<u8:f32, 0.05>>
+  }
+  return %0 : tensor<1x16x8x8x!quant.uniform<u8:f32, 0.05>>
+}
