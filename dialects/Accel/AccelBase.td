@@ -84,9 +84,6 @@ def Accel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getMrfAddressAttrName() {
       return ::llvm::StringLiteral("accel.mrf_address");
     }
-    /// Name of the discardable integer attribute that bounds the MRF bytes
-    /// the kernels of a card partition with pinned weights may use (the
-    /// pinned tiles lie above; set by accel-pin-weights).
     /// Name of the discardable integer attribute on a card op whose kernel
     /// reads constants of its own (the per-channel requantisation scales of
     /// an int8 conv or fully_connected) from this DRAM address, where the
@@ -94,6 +91,16 @@ def Accel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getKernelConstantsAttrName() {
       return ::llvm::StringLiteral("accel.kernel_constants");
     }
+    /// Name of the discardable integer attribute on an accel.constant of a
+    /// card partition that its card keeps in SHARED across runs, at this
+    /// SHARED address: the partition's setup programs copy it there from
+    /// its DRAM address, and its kernels read it there (accel-pin-weights).
+    static constexpr ::llvm::StringLiteral getPinnedSharedAddressAttrName() {
+      return ::llvm::StringLiteral("accel.pinned_shared_address");
+    }
+    /// Name of the discardable integer attribute that bounds the MRF bytes
+    /// the kernels of a card partition with pinned weights may use (the
+    /// pinned tiles lie above; set by accel-pin-weights).
     static constexpr ::llvm::StringLiteral getMrfWorkBytesAttrName() {
       return ::llvm::StringLiteral("accel.mrf_work_bytes");
     }

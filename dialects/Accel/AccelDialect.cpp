@@ -186,6 +186,16 @@ LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                 "or accel.conv of an accel.card_partition";
     return success();
   }
+  if (attr.getName() == getPinnedSharedAddressAttrName()) {
+    auto address = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!address || address.getInt() < 0 || !isa<ConstantOp>(op) ||
+        !op->getParentOfType<CardPartitionOp>())
+      return op->emitOpError()
+             << "'" << getPinnedSharedAddressAttrName()
+             << "' must be a non-negative integer on an accel.constant of an "
+                "accel.card_partition";
+    return success();
+  }
   if (attr.getName() == getResultSharedAddressAttrName()) {
     auto address = dyn_cast<IntegerAttr>(attr.getValue());
     if (!address || address.getInt() < 0 || op->getNumResults() != 1 ||

@@ -24,6 +24,15 @@ LogicalResult ConstantOp::verify() {
   if (getValue().getType() != getType())
     return emitOpError() << "value type " << getValue().getType()
                          << " differs from the result type " << getType();
+  // MLIR's dense attributes hold int or float elements; one "of" a
+  // quantized or rowwise type parses to an empty buffer that every reader
+  // would misread.
+  if (isa<DenseElementsAttr>(getValue()) &&
+      !getType().getElementType().isIntOrIndexOrFloat())
+    return emitOpError() << "a dense attribute cannot hold "
+                         << getType().getElementType()
+                         << " elements; use dense_resource with their raw "
+                            "bytes";
   if (!isa<RowwiseType>(getType().getElementType()))
     return success();
   // A rowwise table's bytes are a layout only the gather engine (and the

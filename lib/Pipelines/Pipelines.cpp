@@ -127,6 +127,8 @@ void mlir::nnaccel::buildCardCodegenPipeline(
   pm.addPass(createAccelPlanCardMemory(plan));
   AccelPinWeightsOptions pin;
   pin.enabled = options.pinWeights;
+  if (!options.sharedConstants)
+    pin.sharedConstantBytes = 0;
   pm.addPass(createAccelPinWeights(pin));
   pm.addPass(createAccelLowerToNPU());
 }

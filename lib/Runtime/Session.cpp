@@ -20,15 +20,16 @@
 //    own weights. A fault forgets everything on the card. Partitions that
 //    take turns on a card thus upload their weights once per session.
 //  * Pinned weights: a partition with setup programs keeps weight tiles in
-//    its cores' MRFs across launches; the setup programs load them from the
-//    weights in DRAM. Each card remembers the partition whose setup last
-//    ran on it, and the session runs a partition's setup (after its weight
-//    uploads, before its inputs and launch) unless that is this partition
-//    and nothing since can have changed the tiles: another partition's
-//    launch on the card (its programs may use the MRFs), a fault, or an
-//    upload of one of this partition's weights (the setup must load what
-//    DRAM now holds) forgets it. Setup cycles are reported apart from the
-//    launch's, since like the uploads they are paid once per session.
+//    its cores' MRFs, and small constants in the card's SHARED, across
+//    launches; the setup programs load them from the weights in DRAM. Each card
+//    remembers the partition whose setup last ran on it, and the session runs a
+//    partition's setup (after its weight uploads, before its inputs and launch)
+//    unless that is this partition and nothing since can have changed the
+//    tiles: another partition's launch on the card (its programs may use the
+//    MRFs and SHARED), a fault, or an upload of one of this partition's weights
+//    (the setup must load what DRAM now holds) forgets it. Setup cycles are
+//    reported apart from the launch's, since like the uploads they are paid
+//    once per session.
 //
 //===----------------------------------------------------------------------===//
 

@@ -110,6 +110,13 @@ static cl::opt<bool> pinWeights(
              "across runs where they fit (default on; the package then has "
              "setup programs that load them once per session)"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> sharedConstants(
+    "shared-constants",
+    cl::desc("With --pin-weights, keep small constants (biases, scales, "
+             "depthwise taps: transfers the DRAM latency dominates) in the "
+             "card's SHARED memory across runs (default on; the setup "
+             "programs copy them there once per session)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool> sharedIntermediates(
     "shared-intermediates",
     cl::desc("Keep intermediate tensors in the card's SHARED memory where "
@@ -1130,6 +1137,7 @@ int main(int argc, char **argv) {
     pipeline.cores = cores.getValue();
     pipeline.placement = placementFile.getValue();
     pipeline.pinWeights = pinWeights.getValue();
+    pipeline.sharedConstants = sharedConstants.getValue();
     pipeline.sharedIntermediates = sharedIntermediates.getValue();
     pipeline.quantize = *modes;
     if (quantizeScheme != "symmetric" && quantizeScheme != "asymmetric") {

@@ -127,15 +127,37 @@ def AccelPinWeights : Pass<"accel-pin-weights", "ModuleOp"> {
     accel-lower-to-npu gives the partition's kernels). accel-lower-to-npu
     emits the tile loads into a setup program per core
     (`setup_programs`), which a runtime runs once per session.
+
+    The same partitions also keep their small constants in the card's
+    SHARED memory (`accel.pinned_shared_address` on the constant): a
+    kernel that loads a bias, per-channel scales or depthwise taps from
+    DRAM at the start of every run of its op waits the DRAM latency for a
+    few bytes, from SHARED only SHARED's. Small means a transfer the DRAM
+    latency dominates: at most the target's DRAM latency times its DRAM
+    bytes per cycle (`shared-constant-bytes` sets another bound). They go
+    smallest first above the SHARED the kernels use (`accel.shared_bytes`,
+    which grows to cover them) while there is room, when every reader is a
+    card kernel that reaches its operands by DMA immediates without SHARED
+    scratch, and none multiplies it from pinned MRF tiles. The setup
+    program of the partition's first core copies them from DRAM; kernels
+    read them in SHARED.
   }];
   let options = [
     Option<"enabled", "enabled", "bool", /*default=*/"true",
-           "Pin weights (false: leave every partition streaming)">
+           "Pin weights (false: leave every partition streaming)">,
+    Option<"sharedConstantBytes", "shared-constant-bytes", "int64_t",
+           /*default=*/"-1",
+           "Largest constant kept in SHARED (-1: the target's DRAM latency "
+           "times its DRAM bytes per cycle; 0: none)">
   ];
   let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect"];
   let statistics = [
     Statistic<"numPinned", "pinned-weights", "Weights pinned in an MRF">,
-    Statistic<"pinnedBytes", "pinned-bytes", "MRF bytes of pinned weights">
+    Statistic<"pinnedBytes", "pinned-bytes", "MRF bytes of pinned weights">,
+    Statistic<"numSharedConstants", "shared-constants",
+              "Constants kept in SHARED">,
+    Statistic<"sharedConstantBytesTotal", "shared-constant-bytes",
+              "SHARED bytes of constants kept there">
   ];
 }
 

@@ -70,6 +70,12 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
       llvm::cl::desc("Keep constant weights in the cores' matrix register "
                      "files across runs where they fit (accel-pin-weights)"),
       llvm::cl::init(true)};
+  Option<bool> sharedConstants{
+      *this, "shared-constants",
+      llvm::cl::desc("With pin-weights, keep small constants (biases, "
+                     "scales, depthwise taps) in the card's SHARED memory "
+                     "across runs (accel-pin-weights)"),
+      llvm::cl::init(true)};
   Option<bool> sharedIntermediates{
       *this, "shared-intermediates",
       llvm::cl::desc("Keep intermediates in the card's SHARED memory where "

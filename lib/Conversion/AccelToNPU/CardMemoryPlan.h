@@ -52,8 +52,9 @@ uint64_t getSharedWindow(const ::nnaccel::isa::TargetDesc &target);
 bool hasCardMemoryPlan(accel::CardPartitionOp partition);
 
 /// The recorded plan: the DRAM address of every block argument, constant
-/// and op result of the partition (a SHARED result's at its DRAM alias,
-/// getSharedWindow). Fails (with a diagnostic) when a value has no address.
+/// and op result of the partition (a SHARED result's, and a constant's that
+/// is kept in SHARED across runs, at its DRAM alias, getSharedWindow).
+/// Fails (with a diagnostic) when a value has no address.
 FailureOr<llvm::DenseMap<Value, uint64_t>>
 readCardMemoryPlan(accel::CardPartitionOp partition,
                    const ::nnaccel::isa::TargetDesc &target);

@@ -29,6 +29,7 @@
 
 #include "CardKernels.h"
 #include "CardMemoryPlan.h"
+#include "KernelOperands.h"
 #include "ProgramEmitter.h"
 
 #include "Accel/AccelOps.h"
@@ -199,6 +200,10 @@ struct PartitionLowering {
   std::vector<npu_lowering::MemRegion> dramTensors;
   /// The DRAM alias of SHARED address 0 (npu_lowering::getSharedWindow).
   uint64_t sharedWindow = 0;
+  /// The constants kept in SHARED across runs: DRAM address -> the DRAM
+  /// alias of their SHARED copy (for kernels that find a constant by its
+  /// address, accel.kernel_constants).
+  llvm::DenseMap<uint64_t, std::optional<uint64_t>> sharedConstants;
 
   CoreProgram &getSetupProgram(uint32_t core) {
     auto it = setupCores.find(core);
@@ -355,7 +360,9 @@ public:
       }
       if (auto constants = op->getAttrOfType<IntegerAttr>(
               AccelDialect::getKernelConstantsAttrName()))
-        context.kernelConstants = uint64_t(constants.getInt());
+        context.kernelConstants =
+            lowering.sharedConstants.lookup(uint64_t(constants.getInt()))
+                .value_or(uint64_t(constants.getInt()));
       if (failed(kernel.emitCardKernel(context)))
         return failure();
       if (setup)
@@ -471,6 +478,90 @@ struct AccelLowerToNPUPass
     return success();
   }
 
+  /// The first core's setup program copies the constants the card keeps
+  /// in SHARED (accel.pinned_shared_address, accel-pin-weights) there from
+  /// DRAM. They lie side by side in SHARED, so the copy gathers a batch of
+  /// them into ACC at the same relative offsets (one load each, their DRAM
+  /// latencies overlapping) and stores the batch with a few large DMAs;
+  /// one larger than a batch goes through ACC chunk by chunk.
+  static void emitSharedConstantCopies(Block &body,
+                                       PartitionLowering &lowering) {
+    constexpr uint64_t kChunk = 16 * 1024; // bytes per DMA
+    const uint64_t batchBytes = std::max<uint64_t>(
+        kChunk, lowering.target.memory(Space::Acc).bytes / kChunk * kChunk);
+    const npu_lowering::ElementFormat bytesFormat{::nnaccel::isa::DType::U8};
+    struct Copy {
+      uint64_t shared, dram, bytes;
+      Location loc;
+    };
+    SmallVector<Copy> copies;
+    for (auto constant : body.getOps<ConstantOp>()) {
+      auto shared = constant->getAttrOfType<IntegerAttr>(
+          AccelDialect::getPinnedSharedAddressAttrName());
+      auto dram = constant->getAttrOfType<IntegerAttr>(
+          AccelDialect::getDramAddressAttrName());
+      if (!shared || !dram)
+        continue;
+      lowering.sharedConstants[uint64_t(dram.getInt())] =
+          lowering.sharedWindow + uint64_t(shared.getInt());
+      copies.push_back({uint64_t(shared.getInt()), uint64_t(dram.getInt()),
+                        getDenseByteSize(constant.getType()),
+                        constant.getLoc()});
+    }
+    if (copies.empty())
+      return;
+    llvm::sort(copies, [](const Copy &a, const Copy &b) {
+      return a.shared < b.shared;
+    });
+    CoreProgram &setup =
+        lowering.getSetupProgram(lowering.cores.begin()->first);
+    // dst[0, bytes) = src[0, bytes) in DMAs of at most kChunk bytes,
+    // attributed to `loc`.
+    auto move = [&](bool load, uint64_t dst, uint64_t src, uint64_t bytes,
+                    Location loc) {
+      const size_t before = setup.emitter.size();
+      for (uint64_t offset = 0; offset < bytes; offset += kChunk) {
+        const int64_t n = int64_t(std::min(kChunk, bytes - offset));
+        const ::nnaccel::isa::MemRef acc{Space::Acc,
+                                         (load ? dst : src) + offset, 0};
+        if (load)
+          npu_lowering::emitLoad(
+              setup.emitter,
+              {acc, {Space::Dram, src + offset, 0}, bytesFormat, n});
+        else
+          npu_lowering::emitStore(
+              setup.emitter,
+              {{Space::Dram, lowering.sharedWindow + dst + offset, 0},
+               acc,
+               bytesFormat,
+               n});
+      }
+      setup.locations.append(setup.emitter.size() - before, loc);
+    };
+    for (size_t i = 0; i < copies.size();) {
+      const uint64_t begin = copies[i].shared;
+      size_t end = i;
+      while (end < copies.size() &&
+             copies[end].shared + copies[end].bytes - begin <= batchBytes)
+        ++end;
+      if (end == i) { // larger than a batch
+        for (uint64_t offset = 0; offset < copies[i].bytes; offset += kChunk) {
+          const uint64_t n = std::min(kChunk, copies[i].bytes - offset);
+          move(true, 0, copies[i].dram + offset, n, copies[i].loc);
+          move(false, copies[i].shared + offset, 0, n, copies[i].loc);
+        }
+        ++i;
+        continue;
+      }
+      for (size_t k = i; k < end; ++k)
+        move(true, copies[k].shared - begin, copies[k].dram, copies[k].bytes,
+             copies[k].loc);
+      const Copy &last = copies[end - 1];
+      move(false, begin, 0, last.shared + last.bytes - begin, copies[i].loc);
+      i = end;
+    }
+  }
+
   LogicalResult lowerPartition(CardPartitionOp partition,
                                const ::nnaccel::isa::TargetDesc &desc) {
     if (partition.getPrograms())
@@ -522,6 +613,15 @@ struct AccelLowerToNPUPass
       else
         dramTensors.push_back({::nnaccel::isa::Space::Dram, address, end});
     }
+    // Constants kept in SHARED are read there; their DRAM copies are what
+    // the setup copies from.
+    for (auto constant : body.getOps<ConstantOp>())
+      if (constant->hasAttr(AccelDialect::getPinnedSharedAddressAttrName()))
+        if (auto at = constant->getAttrOfType<IntegerAttr>(
+                AccelDialect::getDramAddressAttrName()))
+          dramTensors.push_back(
+              {::nnaccel::isa::Space::Dram, uint64_t(at.getInt()),
+               uint64_t(at.getInt()) + getDenseByteSize(constant.getType())});
     PartitionLowering lowering{
         {}, working, std::move(*plan), std::move(rowPitches)};
     lowering.dramTensors = dramTensors;
@@ -534,6 +634,7 @@ struct AccelLowerToNPUPass
       lowering.barrierMask |= 1u << core;
     }
     lowering.getBarrierId(lowering.barrierMask); // id 0
+    emitSharedConstantCopies(body, lowering);
     // Operands another card sends (accel-plan-card-transfers): received
     // into their DRAM by core 0 before the first op that depends on them
     // (PartitionLowering::receiveBefore).

@@ -17,6 +17,7 @@
 #include "ProgramEmitter.h"
 
 #include "Accel/AccelOps.h"
+#include "Accel/ElementTypes.h"
 #include "NPU/NPUTarget.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -80,9 +81,108 @@ struct AccelPinWeightsPass
       });
       for (auto &[card, partitions] : byCard)
         if (partitions.size() == 1 && !partitions.front().getPrograms() &&
-            npu_lowering::hasCardMemoryPlan(partitions.front()))
+            npu_lowering::hasCardMemoryPlan(partitions.front())) {
           pinPartition(partitions.front(), *target);
+          pinSharedConstants(partitions.front(), *target);
+        }
     });
+  }
+
+  /// Keeps the partition's small constants in SHARED, above what its
+  /// kernels use there (accel.shared_bytes), smallest first while there is
+  /// room: a kernel that loads its bias, scales or depthwise taps from DRAM
+  /// waits the DRAM latency for a few bytes at the start of every run of
+  /// the op, from SHARED only SHARED's. "Small" is a transfer the DRAM
+  /// latency dominates (latency x bandwidth bytes, or `shared-constant-bytes`);
+  /// larger weights are bandwidth-bound, and SHARED is better left to the
+  /// intermediates. Every reader must be a card kernel that reaches its
+  /// operands by DMA immediates and stages nothing in SHARED scratch (no
+  /// SHARED-to-SHARED DMA), and none multiplies the constant from pinned
+  /// MRF tiles (the setup loads those from DRAM).
+  void pinSharedConstants(CardPartitionOp partition, const TargetDesc &target) {
+    const auto &shared = target.memory(Space::Shared);
+    const auto &dram = target.memory(Space::Dram);
+    const uint64_t maxBytes =
+        sharedConstantBytes >= 0
+            ? uint64_t(sharedConstantBytes)
+            : uint64_t(double(dram.latencyCycles) * dram.bytesPerCycle);
+    if (!shared.bytes || !maxBytes)
+      return;
+    Block &body = partition.getBody().front();
+    auto readsAnywhere = [&](Operation *user) {
+      auto kernel = dyn_cast<CardKernelOpInterface>(user);
+      return kernel && user->getBlock() == &body &&
+             !user->hasAttr(AccelDialect::getInPlaceAttrName()) &&
+             kernel.addressesOperandsDirectly() &&
+             kernel.getSharedScratchBytes(target) == 0;
+    };
+    auto pinnedInMrf = [&](OpOperand &use) {
+      Operation *user = use.getOwner();
+      if (!user->hasAttr(AccelDialect::getMrfAddressAttrName()))
+        return false;
+      unsigned index = use.getOperandNumber();
+      return index == 1 || (index == 2 && isa<LSTMOp, GRUOp>(user));
+    };
+    // The ops whose kernel constants (accel.kernel_constants) are where.
+    std::map<int64_t, SmallVector<Operation *>> kernelConstantReaders;
+    for (Operation &op : body)
+      if (auto at = op.getAttrOfType<IntegerAttr>(
+              AccelDialect::getKernelConstantsAttrName()))
+        kernelConstantReaders[at.getInt()].push_back(&op);
+
+    struct Staged {
+      ConstantOp constant;
+      uint64_t bytes;
+    };
+    SmallVector<Staged> candidates;
+    for (auto constant : body.getOps<ConstantOp>()) {
+      uint64_t bytes = getDenseByteSize(constant.getType());
+      auto dramAt = constant->getAttrOfType<IntegerAttr>(
+          AccelDialect::getDramAddressAttrName());
+      if (!bytes || bytes > maxBytes || !dramAt ||
+          constant->hasAttr(AccelDialect::getPinnedSharedAddressAttrName()))
+        continue;
+      auto readers = kernelConstantReaders.find(dramAt.getInt());
+      bool anyReader =
+          readers != kernelConstantReaders.end() || !constant->use_empty();
+      bool allFromShared =
+          llvm::all_of(constant->getUses(),
+                       [&](OpOperand &use) {
+                         return readsAnywhere(use.getOwner()) &&
+                                !pinnedInMrf(use);
+                       }) &&
+          (readers == kernelConstantReaders.end() ||
+           llvm::all_of(readers->second, readsAnywhere));
+      if (anyReader && allFromShared)
+        candidates.push_back({constant, bytes});
+    }
+    llvm::stable_sort(candidates, [](const Staged &a, const Staged &b) {
+      return a.bytes < b.bytes;
+    });
+
+    const uint64_t align =
+        std::max<uint64_t>({shared.align, dram.align, uint64_t(1)});
+    uint64_t next = 0;
+    if (auto used = partition->getAttrOfType<IntegerAttr>(
+            AccelDialect::getSharedBytesAttrName()))
+      next = uint64_t(used.getInt());
+    next = npu_lowering::alignUp(next, align);
+    Builder builder(partition.getContext());
+    bool any = false;
+    for (const Staged &candidate : candidates) {
+      if (next + candidate.bytes > shared.bytes)
+        break;
+      candidate.constant->setAttr(
+          AccelDialect::getPinnedSharedAddressAttrName(),
+          builder.getI64IntegerAttr(int64_t(next)));
+      next = npu_lowering::alignUp(next + candidate.bytes, align);
+      ++numSharedConstants;
+      sharedConstantBytesTotal += candidate.bytes;
+      any = true;
+    }
+    if (any)
+      partition->setAttr(AccelDialect::getSharedBytesAttrName(),
+                         builder.getI64IntegerAttr(int64_t(next)));
   }
 
   /// The highest MRF byte `op`'s kernel touches on any of its cores (0 when

@@ -929,12 +929,15 @@ mlir::nnaccel::npu_lowering::readCardMemoryPlan(
   for (Operation &op : body) {
     if (op.getNumResults() == 0)
       continue;
-    if (auto shared = op.getAttrOfType<IntegerAttr>(
-            AccelDialect::getResultSharedAddressAttrName())) {
-      addresses[op.getResult(0)] =
-          getSharedWindow(target) + uint64_t(shared.getInt());
+    // Kernels read a constant kept in SHARED there (its DRAM copy is what
+    // the setup programs copy from).
+    for (StringRef name : {AccelDialect::getResultSharedAddressAttrName(),
+                           AccelDialect::getPinnedSharedAddressAttrName()})
+      if (auto shared = op.getAttrOfType<IntegerAttr>(name))
+        addresses[op.getResult(0)] =
+            getSharedWindow(target) + uint64_t(shared.getInt());
+    if (addresses.count(op.getResult(0)))
       continue;
-    }
     Attribute attr = op.getAttr(AccelDialect::getDramAddressAttrName());
     if (auto single = dyn_cast_or_null<IntegerAttr>(attr)) {
       addresses[op.getResult(0)] = single.getInt();

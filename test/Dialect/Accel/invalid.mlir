@@ -1786,3 +1786,11 @@ func.func @kernel_constants_on_wrong_op(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = accel.relu %x {accel.kernel_constants = 64 : i64} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @dense_quantized_constant() -> tensor<4x2x!quant.uniform<i8:f32, 0.5>> {
+  // expected-error @+1 {{a dense attribute cannot hold '!quant.uniform<i8:f32, 5.000000e-01>' elements; use dense_resource with their raw bytes}}
+  %0 = accel.constant dense<1> : tensor<4x2x!quant.uniform<i8:f32, 0.5>>
+  return %0 : tensor<4x2x!quant.uniform<i8:f32, 0.5>>
+}
