@@ -22,6 +22,8 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <type_traits>
 
 namespace nnaccel::emulator {
 
@@ -231,86 +233,229 @@ void binaryRowsF32(BinKind kind, const float *a, uint64_t apitch,
   }
 }
 
-/// f32 rows of an operand in a dense memory, or null: not f32, the chain,
-/// paged, outside its memory (the tile path reports that) or unaligned.
-float *denseF32Rows(ExecContext &ctx, Space space, uint64_t addr,
-                    uint64_t pitch, DType t, uint64_t rows, uint64_t cols) {
-  if (t != DType::F32 || space == Space::Chain || pitch % sizeof(float))
-    return nullptr;
-  Memory *m = ctx.mem[static_cast<unsigned>(space)];
-  uint64_t n = extent(rows, pitch, cols * sizeof(float));
-  if (!m->isDense() || !m->contains(addr, n))
-    return nullptr;
-  uint8_t *p = m->span(addr, n);
-  if (reinterpret_cast<uintptr_t>(p) % alignof(float))
-    return nullptr;
-  return reinterpret_cast<float *>(p);
+/// Element types the row-streaming binary path converts row by row (whole
+/// bytes per element; packed and block formats take the tile path).
+bool isStreamable(DType t) {
+  switch (t) {
+  case DType::F32:
+  case DType::F16:
+  case DType::BF16:
+  case DType::I32:
+  case DType::I16:
+  case DType::I8:
+  case DType::U8:
+    return true;
+  default:
+    return false;
+  }
 }
 
-/// The f32 binary ops straight on the memories, without reading the
-/// operands into tiles and writing the result back: every operand f32 in a
-/// dense memory, no chain, and the result either disjoint from the
-/// operands or exactly on one of them (in place, element by element, as
-/// the tile path computes). Returns false when it does not apply.
-bool binaryF32InPlace(const Op &op, const EffAddrs &eff, ExecContext &ctx,
-                      Error &err) {
+/// Rows of one operand of the row-streaming path, where they lie: in a
+/// dense memory, or the chain when it holds exactly this value.
+struct RowSpan {
+  uint8_t *base = nullptr;
+  uint64_t pitch = 0, rowBytes = 0;
+  Space space = Space::Chain; // Chain: the chain register's bytes
+  bool fromChain() const { return space == Space::Chain; }
+  uint8_t *row(uint64_t r) const { return base + r * pitch; }
+  /// Whether the byte ranges of `a` and `b` (rows of each) overlap other
+  /// than exactly (same first byte, pitch and row bytes).
+  static bool clash(const RowSpan &a, uint64_t aRows, const RowSpan &b,
+                    uint64_t bRows) {
+    const uint8_t *a1 = a.base + extent(aRows, a.pitch, a.rowBytes);
+    const uint8_t *b1 = b.base + extent(bRows, b.pitch, b.rowBytes);
+    if (a1 <= b.base || b1 <= a.base)
+      return false;
+    return !(a.base == b.base && a.pitch == b.pitch &&
+             a.rowBytes == b.rowBytes && aRows == bRows);
+  }
+};
+
+/// Where rows x cols of type `t` at `addr` lie for the streaming path, or
+/// nullopt when the tile path must read them (paged or out of range
+/// memory, a chain that does not hold them: it reports those).
+std::optional<RowSpan> streamRows(ExecContext &ctx, Space space, uint64_t addr,
+                                  uint64_t pitch, DType t, uint64_t rows,
+                                  uint64_t cols) {
+  if (!isStreamable(t))
+    return std::nullopt;
+  const uint64_t rb = rowBytes(t, cols);
+  if (space == Space::Chain) {
+    ChainValue &cv = ctx.chain;
+    if (!cv.valid || cv.type != t || cv.rows != rows || cv.cols != cols ||
+        cv.data.size() < rows * rb)
+      return std::nullopt;
+    return RowSpan{cv.data.data(), rb, rb, Space::Chain};
+  }
+  Memory *m = ctx.mem[static_cast<unsigned>(space)];
+  const uint64_t n = extent(rows, pitch, rb);
+  if (!m->isDense() || !m->contains(addr, n))
+    return std::nullopt;
+  return RowSpan{m->span(addr, n), pitch, rb, space};
+}
+
+/// The compute domain's element type of T (f32 or i32) and a tile's buffer
+/// of it.
+template <typename T>
+constexpr DType kDomainType =
+    std::is_same_v<T, float> ? DType::F32 : DType::I32;
+template <typename T> std::vector<T> &domainBuffer(Tile &tile) {
+  if constexpr (std::is_same_v<T, float>)
+    return tile.f;
+  else
+    return tile.i;
+}
+
+/// Whether row `p` of type `t` can be used in place as compute-domain
+/// elements.
+template <typename T> bool isDomainRow(DType t, const uint8_t *p) {
+  return t == kDomainType<T> &&
+         reinterpret_cast<uintptr_t>(p) % alignof(T) == 0;
+}
+
+/// Row `r` of `span` in the compute domain: the row itself when it already
+/// is, else converted into `buf`.
+template <typename T>
+const T *domainRow(const RowSpan &span, uint64_t r, DType t, uint64_t cols,
+                   std::vector<T> &buf) {
+  const uint8_t *p = span.row(r);
+  if (isDomainRow<T>(t, p))
+    return reinterpret_cast<const T *>(p);
+  buf.resize(cols);
+  if constexpr (std::is_same_v<T, float>)
+    readRowF32(t, p, cols, buf.data());
+  else
+    readRowI32(t, p, cols, buf.data());
+  return buf.data();
+}
+
+/// The binary ops row by row straight on the memories and the chain,
+/// without reading whole operands into tiles: every operand of a
+/// whole-byte type in a dense memory or the chain, and the result either
+/// disjoint from the operands or exactly on one of them (computed element
+/// by element, as the tile path does). Each row is read (converted where
+/// its type is not the compute domain's) just before its result is
+/// written, so the results, byte counts and the chain are the tile path's.
+/// Returns false when it does not apply; the tile path then runs (and
+/// reports what is wrong).
+template <typename T>
+bool binaryStreamed(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
   const bool scalarImm = !op.has(isa::Operand::b);
   const Bcast bc = scalarImm ? Bcast::Scalar : op.bcast;
-  if (op.dt != DType::F32 || op.at != DType::F32 || op.chained() ||
-      (!scalarImm && op.bt != DType::F32))
+  const uint64_t rows = op.rows, cols = op.cols;
+  const Space ds = op.mem[OpDst].space;
+  if (!isStreamable(op.dt) || (ds == Space::Chain && !op.chained()))
     return false;
-  const uint64_t rows = op.rows, cols = op.cols, rb = cols * sizeof(float);
-  float *a = denseF32Rows(ctx, op.mem[OpA].space, eff[OpA], op.apitch, op.at,
-                          rows, cols);
-  float *d = denseF32Rows(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch,
-                          op.dt, rows, cols);
-  if (!a || !d)
+  std::optional<RowSpan> a = streamRows(ctx, op.mem[OpA].space, eff[OpA],
+                                        op.apitch, op.at, rows, cols);
+  if (!a)
     return false;
   const uint64_t br = (bc == Bcast::None || bc == Bcast::Col) ? rows : 1;
   const uint64_t bcl = (bc == Bcast::None || bc == Bcast::Row) ? cols : 1;
-  const float *b = nullptr;
-  float imm = 0;
-  if (scalarImm) {
-    imm = num::bitsToFloat(static_cast<uint32_t>(op.imm));
-  } else {
-    b = denseF32Rows(ctx, op.mem[OpB].space, eff[OpB], op.bpitch, op.bt, br,
-                     bcl);
+  std::optional<RowSpan> b;
+  if (!scalarImm) {
+    b = streamRows(ctx, op.mem[OpB].space, eff[OpB], op.bpitch, op.bt, br, bcl);
     if (!b)
       return false;
   }
-  // The result may only coincide exactly with an operand, never overlap it
-  // shifted.
-  auto clash = [&](const float *x, uint64_t xPitch, uint64_t xRows,
-                   uint64_t xCols, Space xs) {
-    if (xs != op.mem[OpDst].space)
+  // The destination in memory (none when only the chain takes it).
+  const uint64_t drb = rowBytes(op.dt, cols);
+  std::optional<RowSpan> d;
+  if (ds != Space::Chain) {
+    Memory *m = ctx.mem[static_cast<unsigned>(ds)];
+    const uint64_t n = extent(rows, op.dpitch, drb);
+    if (!m->isDense() || !m->contains(eff[OpDst], n))
       return false;
-    const uint8_t *x0 = reinterpret_cast<const uint8_t *>(x);
-    const uint8_t *d0 = reinterpret_cast<const uint8_t *>(d);
-    const uint8_t *x1 = x0 + extent(xRows, xPitch, xCols * sizeof(float));
-    const uint8_t *d1 = d0 + extent(rows, op.dpitch, rb);
-    if (x1 <= d0 || d1 <= x0)
+    d = RowSpan{m->span(eff[OpDst], n), op.dpitch, drb, ds};
+    if (RowSpan::clash(*d, rows, *a, rows) ||
+        (b && RowSpan::clash(*d, rows, *b, br)))
       return false;
-    return !(x0 == d0 && xPitch == op.dpitch && xRows == rows && xCols == cols);
-  };
-  if (clash(a, op.apitch, rows, cols, op.mem[OpA].space) ||
-      (b && clash(b, op.bpitch, br, bcl, op.mem[OpB].space)))
+  }
+  // A result forwarded along the chain replaces the chain's bytes: in
+  // place over an operand read from the chain when it has the result's
+  // rows, which it then reads row by row before they are written.
+  ChainValue &cv = ctx.chain;
+  const bool aChain = a->fromChain(), bChain = b && b->fromChain();
+  if (op.chained() && (aChain || bChain) &&
+      !((aChain && a->rowBytes == drb && (!bChain || bc == Bcast::None)) ||
+        (!aChain && bChain && bc == Bcast::None && b->rowBytes == drb)))
     return false;
-  ctx.bytes->read[static_cast<unsigned>(op.mem[OpA].space)] += rows * rb;
-  if (b)
-    ctx.bytes->read[static_cast<unsigned>(op.mem[OpB].space)] +=
-        br * bcl * sizeof(float);
-  ctx.bytes->written[static_cast<unsigned>(op.mem[OpDst].space)] += rows * rb;
-  binaryRowsF32(binKind(op.opcode), a, op.apitch, b ? b : &imm, op.bpitch, bc,
-                d, op.dpitch, rows, cols, ctx.tileB.f);
-  err = Error::success();
+  if (op.chained() && !aChain && !bChain)
+    cv.data.resize(rows * drb);
+
+  std::vector<T> &bufA = domainBuffer<T>(ctx.tileA);
+  std::vector<T> &bufB = domainBuffer<T>(ctx.tileB);
+  std::vector<T> &bufD = domainBuffer<T>(ctx.tileD);
+  std::vector<T> &expanded = domainBuffer<T>(ctx.tileC);
+  // B's one row (Row), read once before any result row is written.
+  const T *bRow =
+      bc == Bcast::Row ? domainRow<T>(*b, 0, op.bt, cols, bufB) : nullptr;
+  const BinKind kind = binKind(op.opcode);
+  for (uint64_t r = 0; r < rows; ++r) {
+    const T *ap = domainRow<T>(*a, r, op.at, cols, bufA);
+    const T *bp = bRow;
+    if (bc == Bcast::None) {
+      bp = domainRow<T>(*b, r, op.bt, cols, bufB);
+    } else if (bc != Bcast::Row) {
+      // One value (Scalar) or one per row (Col), expanded to a row.
+      if (r == 0 || bc == Bcast::Col) {
+        T v{};
+        if (scalarImm) {
+          auto bits = static_cast<uint32_t>(op.imm);
+          if constexpr (std::is_same_v<T, float>)
+            v = num::bitsToFloat(bits);
+          else
+            v = static_cast<int32_t>(bits);
+        } else {
+          v = domainRow<T>(*b, bc == Bcast::Col ? r : 0, op.bt, 1, bufB)[0];
+        }
+        expanded.assign(cols, v);
+      }
+      bp = expanded.data();
+    }
+    // The result row: straight into its destination when that holds the
+    // compute domain, else computed into bufD and converted.
+    uint8_t *dRow = d ? d->row(r) : cv.data.data() + r * drb;
+    const bool direct = isDomainRow<T>(op.dt, dRow);
+    if (!direct)
+      bufD.resize(cols);
+    T *out = direct ? reinterpret_cast<T *>(dRow) : bufD.data();
+    if constexpr (std::is_same_v<T, float>)
+      binaryF32(kind, ap, bp, out, cols);
+    else
+      binaryI32(kind, ap, bp, out, cols);
+    if (!direct) {
+      if constexpr (std::is_same_v<T, float>)
+        writeRowF32(op.dt, out, cols, dRow);
+      else
+        writeRowI32(op.dt, out, cols, dRow);
+    }
+    if (d && op.chained())
+      std::memcpy(cv.data.data() + r * drb, dRow, drb);
+  }
+  if (!aChain)
+    ctx.bytes->read[static_cast<unsigned>(a->space)] +=
+        rows * rowBytes(op.at, cols);
+  if (b && !bChain)
+    ctx.bytes->read[static_cast<unsigned>(b->space)] +=
+        br * rowBytes(op.bt, bcl);
+  if (d)
+    ctx.bytes->written[static_cast<unsigned>(ds)] += rows * drb;
+  if (op.chained()) {
+    cv.valid = true;
+    cv.type = op.dt;
+    cv.rows = rows;
+    cv.cols = cols;
+  }
   return true;
 }
 
 /// v.add/sub/mul/max/min and vs.*: D = A op B, B broadcast or immediate.
 Error binary(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
-  if (Error err = Error::success(); binaryF32InPlace(op, eff, ctx, err))
-    return err;
   bool flt = isFloatDomain(op.at);
+  if (flt ? binaryStreamed<float>(op, eff, ctx)
+          : binaryStreamed<int32_t>(op, eff, ctx))
+    return Error::success();
   uint64_t rows = op.rows, cols = op.cols;
   Tile &a = ctx.tileA, &b = ctx.tileB, &d = ctx.tileD;
   if (Error e = readTile(ctx, op.mem[OpA].space, eff[OpA], op.apitch, op.at,
@@ -675,10 +820,19 @@ Error quant(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
       return Error::make(
           fmt::format("v.rqnt cannot produce {}", dtypeName(op.dt)));
     num::QuantRange range = rangeOf(op.dt);
+    // Numerics' rule (int32 or already scaled f32 input) where the zero
+    // point and the destination keep r + zp inside int32.
     bool viaNumerics =
-        !flt && op.dt != DType::I32 && op.zp >= range.min && op.zp <= range.max;
+        op.dt != DType::I32 && op.zp >= range.min && op.zp <= range.max;
     d.reset(false, rows, cols);
     for (uint64_t r = 0; r < rows; ++r) {
+      if (viaNumerics && flt) {
+        num::requantizeScaledRow(num::getHostSimdLevel(), a.f.data() + r * cols,
+                                 s.f.data(), op.perch,
+                                 static_cast<int32_t>(op.zp), range,
+                                 d.i.data() + r * cols, cols);
+        continue;
+      }
       if (viaNumerics) {
         num::requantizeFloatRow(num::getHostSimdLevel(), a.i.data() + r * cols,
                                 s.f.data(), op.perch,
@@ -698,7 +852,12 @@ Error quant(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
       return Error::make(fmt::format("v.dqnt needs an integer input, got {}",
                                      dtypeName(op.at)));
     d.reset(true, rows, cols);
-    for (uint64_t r = 0; r < rows; ++r)
+    for (uint64_t r = 0; r < rows; ++r) {
+      if (op.zp == 0) {
+        num::dequantizeRow(num::getHostSimdLevel(), a.i.data() + r * cols,
+                           s.f.data(), op.perch, d.f.data() + r * cols, cols);
+        continue;
+      }
       for (uint64_t c = 0; c < cols; ++c) {
         uint64_t i = r * cols + c;
         // a - zp is exact in 64 bits; one rounding to f32, one for the
@@ -706,6 +865,7 @@ Error quant(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
         float diff = static_cast<float>(static_cast<int64_t>(a.i[i]) - op.zp);
         d.f[i] = diff * s.f[op.perch ? c : 0];
       }
+    }
   }
   return writeTile(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch, op.dt, d,
                    op.chained());

@@ -29,7 +29,10 @@ float roundSmallHalfEven(float t) {
 int32_t requantizeFloat(int32_t acc, float multiplier, int32_t zeroPoint,
                         QuantRange range) {
   float t = static_cast<float>(acc);
-  t = t * multiplier;
+  return requantizeScaled(t * multiplier, zeroPoint, range);
+}
+
+int32_t requantizeScaled(float t, int32_t zeroPoint, QuantRange range) {
   // NaN and large values take the general rounding.
   float r =
       std::fabs(t) < 8388608.0f ? roundSmallHalfEven(t) : roundHalfEven(t);

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <type_traits>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define NNACCEL_X86_SIMD 1
@@ -155,8 +156,10 @@ __attribute__((target("avx2"))) void matVecAvx2(const float *w, const float *x,
 /// nearest even like the scalar conversions, roundscale rounds half to even
 /// (NaN stays NaN), then the scalar saturation in its order: NaN first,
 /// then at or below the low bound, then at or above the high one.
+/// The same for f32 inputs (already float: no conversion).
+template <typename In>
 __attribute__((target("avx512f"))) void
-requantizeRowAvx512(const int32_t *acc, const float *scales, bool perChannel,
+requantizeRowAvx512(const In *acc, const float *scales, bool perChannel,
                     int32_t zeroPoint, QuantRange range, int32_t *out,
                     size_t n) {
   const int32_t lo = range.min - zeroPoint, hi = range.max - zeroPoint;
@@ -170,7 +173,11 @@ requantizeRowAvx512(const int32_t *acc, const float *scales, bool perChannel,
   for (size_t i = 0; i < n; i += 16) {
     const __mmask16 m =
         n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - i)) - 1u);
-    const __m512 a = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, acc + i));
+    __m512 a;
+    if constexpr (std::is_same_v<In, float>)
+      a = _mm512_maskz_loadu_ps(m, acc + i);
+    else
+      a = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, acc + i));
     const __m512 s = perChannel ? _mm512_maskz_loadu_ps(m, scales + i) : scalar;
     const __m512 r = _mm512_roundscale_ps(
         _mm512_mul_ps(a, s), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -179,6 +186,21 @@ requantizeRowAvx512(const int32_t *acc, const float *scales, bool perChannel,
     q = _mm512_mask_mov_epi32(q, _mm512_cmp_ps_mask(r, loF, _CMP_LE_OQ), loI);
     q = _mm512_mask_mov_epi32(q, _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), nanI);
     _mm512_mask_storeu_epi32(out + i, m, _mm512_add_epi32(q, zp));
+  }
+}
+
+/// dequantizeRow on 16 lanes: cvtepi32_ps rounds to nearest even like the
+/// scalar conversion, then one product.
+__attribute__((target("avx512f"))) void
+dequantizeRowAvx512(const int32_t *q, const float *scales, bool perChannel,
+                    float *out, size_t n) {
+  const __m512 scalar = _mm512_set1_ps(scales[0]);
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m =
+        n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - i)) - 1u);
+    const __m512 a = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, q + i));
+    const __m512 s = perChannel ? _mm512_maskz_loadu_ps(m, scales + i) : scalar;
+    _mm512_mask_storeu_ps(out + i, m, _mm512_mul_ps(a, s));
   }
 }
 
@@ -319,6 +341,30 @@ void requantizeFloatRow(SimdLevel level, const int32_t *acc,
   for (size_t i = 0; i < n; ++i)
     out[i] =
         requantizeFloat(acc[i], scales[perChannel ? i : 0], zeroPoint, range);
+}
+
+void requantizeScaledRow(SimdLevel level, const float *x, const float *scales,
+                         bool perChannel, int32_t zeroPoint, QuantRange range,
+                         int32_t *out, size_t n) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512)
+    return requantizeRowAvx512(x, scales, perChannel, zeroPoint, range, out, n);
+#endif
+  for (size_t i = 0; i < n; ++i)
+    out[i] =
+        requantizeScaled(x[i] * scales[perChannel ? i : 0], zeroPoint, range);
+}
+
+void dequantizeRow(SimdLevel level, const int32_t *q, const float *scales,
+                   bool perChannel, float *out, size_t n) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512)
+    return dequantizeRowAvx512(q, scales, perChannel, out, n);
+#endif
+  for (size_t i = 0; i < n; ++i)
+    out[i] = static_cast<float>(q[i]) * scales[perChannel ? i : 0];
 }
 
 } // namespace numerics

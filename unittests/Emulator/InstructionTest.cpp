@@ -864,6 +864,119 @@ TEST_CASE("a chain equals writing and re-reading each result", "[vector]") {
   REQUIRE(outs[0] == outs[1]);
 }
 
+TEST_CASE("integer and mixed-type chains equal writing and re-reading each "
+          "result",
+          "[vector]") {
+  // The binary ops stream rows straight from the memories and the chain;
+  // these programs cover what that path takes: u8 x i8 products into an
+  // i32 chain, a result forwarded in place over the chain it reads, a
+  // result both stored and forwarded, column and row broadcasts that are
+  // converted, and the f32 tail of an mm chain. Each equals the same steps
+  // through memory, and the int products equal a scalar reference.
+  std::mt19937 rng(27);
+  auto x = randomInts<uint8_t>(rng, 4 * 48, 0, 255);
+  auto w = randomInts<int8_t>(rng, 2 * 48, -128, 127);
+  auto col = randomInts<int8_t>(rng, 4, -128, 127);
+  auto acc0 = randomInts<int32_t>(rng, 4 * 48, -1000000, 1000000);
+  auto target = loadTarget();
+  std::string chained =
+      "v.mul chain, acc[0x0], vrf[0x4000], i32, u8, i8, rows=4, cols=48, "
+      "apitch=48, bcast=row @chain\n"
+      "v.add chain, chain, acc[0x1000], i32, i32, i32, rows=4, cols=48, "
+      "bpitch=192 @chain\n"
+      "v.mul acc[0x2000], chain, vrf[0x4100], i32, i32, i8, rows=4, cols=48, "
+      "dpitch=192, bpitch=4, bcast=col @chain\n"
+      "v.sub chain, chain, vrf[0x4030], i32, i32, i8, rows=4, cols=48, "
+      "bcast=row @chain\n"
+      "v.max acc[0x3000], chain, acc[0x1000], i16, i32, i32, rows=4, cols=48, "
+      "dpitch=96, bpitch=192\nhalt\n";
+  std::string unchained =
+      "v.mul acc[0x4000], acc[0x0], vrf[0x4000], i32, u8, i8, rows=4, "
+      "cols=48, dpitch=192, apitch=48, bcast=row\n"
+      "v.add acc[0x5000], acc[0x4000], acc[0x1000], i32, i32, i32, rows=4, "
+      "cols=48, dpitch=192, apitch=192, bpitch=192\n"
+      "v.mul acc[0x2000], acc[0x5000], vrf[0x4100], i32, i32, i8, rows=4, "
+      "cols=48, dpitch=192, apitch=192, bpitch=4, bcast=col\n"
+      "v.sub acc[0x6000], acc[0x2000], vrf[0x4030], i32, i32, i8, rows=4, "
+      "cols=48, dpitch=192, apitch=192, bcast=row\n"
+      "v.max acc[0x3000], acc[0x6000], acc[0x1000], i16, i32, i32, rows=4, "
+      "cols=48, dpitch=96, apitch=192, bpitch=192\nhalt\n";
+  std::vector<std::vector<int32_t>> mids;
+  std::vector<std::vector<int16_t>> outs;
+  for (const std::string &p : {chained, unchained}) {
+    auto emu = makeEmu(target, {p});
+    put(*emu, Space::Acc, 0, x);
+    put(*emu, Space::Acc, 0x1000, acc0);
+    put(*emu, Space::Vrf, 0x4000, w);
+    // One i8 per 4-byte row (bpitch=4).
+    std::vector<uint8_t> colBytes(16, 0);
+    for (size_t r = 0; r < 4; ++r)
+      colBytes[r * 4] = static_cast<uint8_t>(col[r]);
+    put(*emu, Space::Vrf, 0x4100, colBytes);
+    runOk(*emu);
+    mids.push_back(get<int32_t>(*emu, Space::Acc, 0x2000, 4 * 48));
+    outs.push_back(get<int16_t>(*emu, Space::Acc, 0x3000, 4 * 48));
+  }
+  REQUIRE(mids[0] == mids[1]);
+  REQUIRE(outs[0] == outs[1]);
+  auto wrap = [](int64_t v) {
+    return static_cast<int32_t>(static_cast<uint32_t>(v));
+  };
+  for (size_t r = 0; r < 4; ++r)
+    for (size_t c = 0; c < 48; ++c) {
+      size_t i = r * 48 + c;
+      int32_t p = wrap(int64_t(x[i]) * w[c]);
+      int32_t s = wrap(int64_t(p) + acc0[i]);
+      int32_t m = wrap(int64_t(s) * col[r]);
+      REQUIRE(mids[0][i] == m);
+      int32_t d = wrap(int64_t(m) - w[48 + c]);
+      int32_t q = std::max(d, acc0[i]);
+      REQUIRE(outs[0][i] == std::clamp<int32_t>(q, -32768, 32767));
+    }
+}
+
+TEST_CASE("f32 chains forwarded in place and stored at once", "[vector]") {
+  std::mt19937 rng(28);
+  auto a = randomFloats(rng, 4 * 32), w = randomFloats(rng, 16 * 32),
+       bias = randomFloats(rng, 16), other = randomFloats(rng, 4 * 16);
+  auto target = loadTarget();
+  std::string chained =
+      "mm chain, vrf[0x0], mrf[0x0], f32, f32, f32, m=4, k=32, n=16, "
+      "apitch=128 @chain\n"
+      "v.add chain, chain, vrf[0x4000], f32, f32, f32, rows=4, cols=16, "
+      "bcast=row @chain\n"
+      "vs.max acc[0x400], chain, f32, f32, rows=4, cols=16, dpitch=64, "
+      "imm=0.0 @chain\n"
+      "v.mul chain, chain, vrf[0x5000], f16, f32, f32, rows=4, cols=16, "
+      "bpitch=64 @chain\n"
+      "vs.min acc[0x0], chain, f32, f16, rows=4, cols=16, dpitch=64, "
+      "imm=6.0\nhalt\n";
+  std::string unchained =
+      "mm acc[0x100], vrf[0x0], mrf[0x0], f32, f32, f32, m=4, k=32, n=16, "
+      "dpitch=64, apitch=128\n"
+      "v.add acc[0x200], acc[0x100], vrf[0x4000], f32, f32, f32, rows=4, "
+      "cols=16, dpitch=64, apitch=64, bcast=row\n"
+      "vs.max acc[0x400], acc[0x200], f32, f32, rows=4, cols=16, dpitch=64, "
+      "apitch=64, imm=0.0\n"
+      "v.mul acc[0x600], acc[0x400], vrf[0x5000], f16, f32, f32, rows=4, "
+      "cols=16, dpitch=32, apitch=64, bpitch=64\n"
+      "vs.min acc[0x0], acc[0x600], f32, f16, rows=4, cols=16, dpitch=64, "
+      "apitch=32, imm=6.0\nhalt\n";
+  std::vector<std::vector<float>> relus, outs;
+  for (const std::string &p : {chained, unchained}) {
+    auto emu = makeEmu(target, {p});
+    put(*emu, Space::Vrf, 0, a);
+    put(*emu, Space::Mrf, 0, w);
+    put(*emu, Space::Vrf, 0x4000, bias);
+    put(*emu, Space::Vrf, 0x5000, other);
+    runOk(*emu);
+    relus.push_back(get<float>(*emu, Space::Acc, 0x400, 4 * 16));
+    outs.push_back(get<float>(*emu, Space::Acc, 0, 4 * 16));
+  }
+  requireBitEqual(relus[0], relus[1]);
+  requireBitEqual(outs[0], outs[1]);
+}
+
 TEST_CASE("dma.ld pads and dma.st scatters", "[dma]") {
   auto target = loadTarget();
   std::vector<uint16_t> src(8 * 16);

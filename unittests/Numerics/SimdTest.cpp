@@ -14,11 +14,13 @@
 #include "nnaccel/Numerics/Simd.h"
 
 #include "nnaccel/Numerics/Kernels.h"
+#include "nnaccel/Numerics/Requantize.h"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <vector>
@@ -163,6 +165,100 @@ TEST_CASE("SIMD requantizeFloatRow equals requantizeFloat", "[simd]") {
               REQUIRE(got == expected);
             }
           }
+}
+
+TEST_CASE("SIMD requantizeScaledRow equals requantizeScaled", "[simd]") {
+  std::vector<SimdLevel> levels = hostLevels();
+  std::mt19937 rng(78);
+  std::uniform_real_distribution<float> small(-300.0f, 300.0f);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {0.5f,
+                            -0.5f,
+                            1.5f,
+                            2.5f,
+                            -2.5f,
+                            127.5f,
+                            128.5f,
+                            -128.5f,
+                            1e30f,
+                            -1e30f,
+                            inf,
+                            -inf,
+                            std::numeric_limits<float>::quiet_NaN(),
+                            -0.0f,
+                            8388607.5f,
+                            16777217.0f};
+  const QuantRange wide{std::numeric_limits<int32_t>::min() / 2,
+                        std::numeric_limits<int32_t>::max() / 2};
+  for (size_t n = 1; n <= 40; ++n)
+    for (bool perChannel : {false, true})
+      for (QuantRange range : {kInt8Range, kUInt8Range, kInt4Range, wide})
+        for (int32_t zeroPoint : {0, 3, -8, 7})
+          for (int trial = 0; trial < 3; ++trial) {
+            std::vector<float> x(n), scales(perChannel ? n : 1);
+            std::vector<int32_t> expected(n), got(n);
+            for (float &v : x)
+              v = trial == 0 || rng() % 3
+                      ? small(rng)
+                      : specials[rng() % std::size(specials)];
+            for (float &sc : scales)
+              sc = trial == 2 ? 1.0f : std::ldexp(float(rng() % 1000 + 1), -8);
+            requantizeScaledRow(SimdLevel::Scalar, x.data(), scales.data(),
+                                perChannel, zeroPoint, range, expected.data(),
+                                n);
+            for (size_t i = 0; i < n; ++i)
+              REQUIRE(expected[i] ==
+                      requantizeScaled(x[i] * scales[perChannel ? i : 0],
+                                       zeroPoint, range));
+            for (SimdLevel level : levels) {
+              requantizeScaledRow(level, x.data(), scales.data(), perChannel,
+                                  zeroPoint, range, got.data(), n);
+              INFO("level " << int(level) << " n " << n << " zero point "
+                            << zeroPoint);
+              REQUIRE(got == expected);
+            }
+          }
+}
+
+TEST_CASE("SIMD dequantizeRow equals the scalar products", "[simd]") {
+  std::vector<SimdLevel> levels = hostLevels();
+  std::mt19937 rng(79);
+  std::uniform_int_distribution<int32_t> anyQ(
+      std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
+  const float specialScales[] = {1.0f,
+                                 0.5f,
+                                 -0.25f,
+                                 1e-30f,
+                                 1e30f,
+                                 0.0f,
+                                 std::numeric_limits<float>::infinity(),
+                                 std::numeric_limits<float>::quiet_NaN(),
+                                 std::numeric_limits<float>::denorm_min()};
+  for (size_t n = 1; n <= 40; ++n)
+    for (bool perChannel : {false, true})
+      for (int trial = 0; trial < 4; ++trial) {
+        std::vector<int32_t> q(n);
+        std::vector<float> scales(perChannel ? n : 1), expected(n), got(n);
+        // Values that round when converted (above 2^24) and small ones.
+        for (int32_t &v : q)
+          v = trial % 2 ? anyQ(rng) : int32_t(rng() % 511) - 255;
+        for (float &sc : scales)
+          sc = rng() % 4 == 0 ? specialScales[rng() % std::size(specialScales)]
+                              : std::ldexp(float(rng() % 1000 + 1), -12);
+        dequantizeRow(SimdLevel::Scalar, q.data(), scales.data(), perChannel,
+                      expected.data(), n);
+        for (SimdLevel level : levels) {
+          dequantizeRow(level, q.data(), scales.data(), perChannel, got.data(),
+                        n);
+          INFO("level " << int(level) << " n " << n);
+          for (size_t i = 0; i < n; ++i) {
+            uint32_t e, g;
+            std::memcpy(&e, &expected[i], 4);
+            std::memcpy(&g, &got[i], 4);
+            REQUIRE(g == e);
+          }
+        }
+      }
 }
 
 TEST_CASE("VNNI int8 matVec equals the scalar sums", "[simd]") {

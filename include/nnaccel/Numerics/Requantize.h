@@ -25,6 +25,10 @@ namespace numerics {
 /// gives the zero point.
 int32_t requantizeFloat(int32_t acc, float multiplier, int32_t zeroPoint,
                         QuantRange range);
+/// The rule's second half for an already scaled t (a float operand's
+/// v.rqnt): r = roundHalfEven(t), q = saturate(r + zeroPoint, range); NaN
+/// gives the zero point.
+int32_t requantizeScaled(float t, int32_t zeroPoint, QuantRange range);
 void requantizeFloatToInt8(Span<const int32_t> acc, float multiplier,
                            int32_t zeroPoint, Span<int8_t> out);
 void requantizeFloatToUInt8(Span<const int32_t> acc, float multiplier,

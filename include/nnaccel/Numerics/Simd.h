@@ -39,6 +39,17 @@ void matVecF32At(SimdLevel level, Span<const float> w, Span<const float> x,
 void requantizeFloatRow(SimdLevel level, const int32_t *acc,
                         const float *scales, bool perChannel, int32_t zeroPoint,
                         QuantRange range, int32_t *out, size_t n);
+/// The same for f32 inputs: out[i] = requantizeScaled(x[i] *
+/// scales[perChannel ? i : 0], zeroPoint, range) (AVX-512: 16 at a time,
+/// each lane's product and round-half-even the scalar ones).
+void requantizeScaledRow(SimdLevel level, const float *x, const float *scales,
+                         bool perChannel, int32_t zeroPoint, QuantRange range,
+                         int32_t *out, size_t n);
+/// out[i] = float(q[i]) * scales[perChannel ? i : 0] (DequantizeLinear with
+/// zero point 0: one rounding for the conversion, one for the product;
+/// AVX-512: 16 at a time, the same roundings).
+void dequantizeRow(SimdLevel level, const int32_t *q, const float *scales,
+                   bool perChannel, float *out, size_t n);
 
 /// True when the CPU has AVX-512 VNNI (with BW): the int8 products below
 /// then run on vpdpbusd.
