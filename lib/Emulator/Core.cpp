@@ -57,7 +57,7 @@ Error Card::checkAccesses(const Core &c,
     default:
       continue;
     }
-    std::string sp(spaceName(a.space));
+    std::string_view sp = spaceName(a.space);
     if (a.start < 0 || a.end < a.start ||
         static_cast<uint64_t>(a.end) > m->size())
       return Error::make(fmt::format(
@@ -307,14 +307,32 @@ void Card::dispatchStep(Core &c) {
       const MemOperand &mo = op.mem[i];
       e.eff[i] = mo.present ? wrap(mo.addr + u(s[mo.reg])) : 0;
     }
-    std::vector<MemAccess> accesses = memoryAccesses(op, c.sregs);
-    if (Error err = checkAccesses(c, accesses)) {
-      setFault(c, pc, err.message());
-      return;
-    }
     // The ex queue's hazard checks need the footprints too.
-    if (checkRaces_ || op.queue == Queue::Ex)
-      e.accesses = std::move(accesses);
+    const bool keep = checkRaces_ || op.queue == Queue::Ex;
+    Core::Footprint &kind = c.footprintKind[pc];
+    if (kind == Core::Footprint::Static) {
+      if (keep)
+        e.cached = &c.footprints[pc];
+    } else {
+      std::vector<MemAccess> accesses = memoryAccesses(op, c.sregs);
+      if (Error err = checkAccesses(c, accesses)) {
+        setFault(c, pc, err.message());
+        return;
+      }
+      const bool isStatic =
+          std::none_of(accesses.begin(), accesses.end(),
+                       [](const MemAccess &a) { return a.reg != 0; });
+      if (isStatic) {
+        kind = Core::Footprint::Static;
+        c.footprints[pc] = std::move(accesses);
+        if (keep)
+          e.cached = &c.footprints[pc];
+      } else {
+        kind = Core::Footprint::Dynamic;
+        if (keep)
+          e.own = std::move(accesses);
+      }
+    }
     auto q = static_cast<unsigned>(op.queue);
     if (c.blockedOnQueue == static_cast<int>(q))
       c.blockedOnQueue = -1;

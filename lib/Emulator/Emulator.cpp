@@ -191,6 +191,8 @@ Error Machine::load(const Program &p) {
   c.program = p;
   c.ops = std::move(ops);
   c.match = std::move(match);
+  c.footprintKind.assign(c.ops.size(), Core::Footprint::Unknown);
+  c.footprints.assign(c.ops.size(), {});
   c.loaded = true;
   return Error::success();
 }
@@ -419,6 +421,8 @@ void Emulator::clearPrograms() {
       core.program = Program();
       core.ops.clear();
       core.match.clear();
+      core.footprintKind.clear();
+      core.footprints.clear();
     }
 }
 

@@ -57,8 +57,14 @@ struct QueueEntry {
   uint32_t pc = 0;
   uint64_t enqueueTime = 0;
   EffAddrs eff{};
-  /// Footprints resolved at dispatch (kept only when checking races).
-  std::vector<isa::MemAccess> accesses;
+  /// Footprints resolved at dispatch (kept for the ex queue's hazard checks
+  /// and when checking races): the core's cached footprints of a static
+  /// instruction (Core::footprints), or this entry's own.
+  const std::vector<isa::MemAccess> *cached = nullptr;
+  std::vector<isa::MemAccess> own;
+  const std::vector<isa::MemAccess> &accesses() const {
+    return cached ? *cached : own;
+  }
 };
 
 /// Token FIFO: the times at which the queued tokens became available and,
@@ -120,6 +126,12 @@ struct Core {
   isa::Program program;
   std::vector<Op> ops;
   std::vector<uint32_t> match; ///< loop <-> endloop partner pc
+  /// Per pc, the footprints of an instruction whose addresses use no
+  /// scalar register, resolved and checked at its first dispatch and
+  /// reused after (no allocation or check per dispatch).
+  enum class Footprint : uint8_t { Unknown, Static, Dynamic };
+  std::vector<Footprint> footprintKind;
+  std::vector<std::vector<isa::MemAccess>> footprints;
 
   Memory vrf, mrf, acc;
 

@@ -156,7 +156,7 @@ uint64_t Card::exUnitsReady(const Core &c, size_t len, uint64_t from) const {
       continue;
     bool hazard = false;
     for (size_t i = 0; i < len && !hazard; ++i)
-      for (const MemAccess &a : qs.entries[i].accesses) {
+      for (const MemAccess &a : qs.entries[i].accesses()) {
         hazard =
             std::any_of(f.accesses.begin(), f.accesses.end(),
                         [&](const MemAccess &b) { return conflicts(a, b); });
@@ -331,21 +331,20 @@ void Card::queueStep(Core &c, unsigned q) {
     st.busyCycles += end - std::min(end, std::max(start, qs.busyUntil));
     qs.busyUntil = std::max(qs.busyUntil, end);
     const uint64_t landsAt = end + latency;
-    qs.inFlight.erase(std::remove_if(qs.inFlight.begin(), qs.inFlight.end(),
-                                     [&](const InFlightChain &f) {
-                                       return f.landsAt <= start;
-                                     }),
-                      qs.inFlight.end());
     if (exPipelined) {
-      InFlightChain f;
+      // A chain that has landed by now no longer matters: its record (and
+      // the capacity of its footprint list) takes this chain.
+      auto landed = std::find_if(
+          qs.inFlight.begin(), qs.inFlight.end(),
+          [&](const InFlightChain &f) { return f.landsAt <= start; });
+      InFlightChain &f =
+          landed != qs.inFlight.end() ? *landed : qs.inFlight.emplace_back();
       f.landsAt = landsAt;
-      // The entries are done with their footprints (erased below).
-      for (size_t i = 0; i < len; ++i)
-        f.accesses.insert(
-            f.accesses.end(),
-            std::make_move_iterator(qs.entries[i].accesses.begin()),
-            std::make_move_iterator(qs.entries[i].accesses.end()));
-      qs.inFlight.push_back(std::move(f));
+      f.accesses.clear();
+      for (size_t i = 0; i < len; ++i) {
+        const std::vector<MemAccess> &a = qs.entries[i].accesses();
+        f.accesses.insert(f.accesses.end(), a.begin(), a.end());
+      }
     }
   } else {
     end = start + cycles;
@@ -418,7 +417,7 @@ bool Card::checkRaces(Core &c, unsigned q, const QueueEntry &e,
   rec.pc = e.pc;
   rec.core = static_cast<uint16_t>(c.index);
   rec.queue = static_cast<uint8_t>(q);
-  for (const MemAccess &a : e.accesses) {
+  for (const MemAccess &a : e.accesses()) {
     if (a.space == Space::Chain || !(a.read || a.write))
       continue;
     rec.start = a.start;
