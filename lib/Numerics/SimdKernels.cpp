@@ -13,9 +13,11 @@
 
 #include "nnaccel/Numerics/Kernels.h"
 #include "nnaccel/Numerics/Requantize.h"
+#include "nnaccel/Numerics/VectorOps.h"
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 #include <type_traits>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -204,6 +206,86 @@ dequantizeRowAvx512(const int32_t *q, const float *scales, bool perChannel,
   }
 }
 
+/// expF32 on 16 lanes: n = roundHalfEven(x log2e), the two-step
+/// reduction, the same Horner steps, ldexp as vscalefps (one rounding, as
+/// ldexp rounds a subnormal result once); NaN lanes keep x, the clamped
+/// ones take inf / 0 like the scalar early returns.
+__attribute__((target("avx512f"))) inline __m512 expAvx512(__m512 x) {
+  const __m512 n = _mm512_roundscale_ps(
+      _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r =
+      _mm512_sub_ps(x, _mm512_mul_ps(n, _mm512_set1_ps(0.693145751953125f)));
+  r = _mm512_sub_ps(r,
+                    _mm512_mul_ps(n, _mm512_set1_ps(1.42860682030941723e-6f)));
+  __m512 p = _mm512_set1_ps(1.98412698e-4f);
+  for (float c : {1.38888889e-3f, 8.33333333e-3f, 4.16666667e-2f,
+                  1.66666667e-1f, 0.5f, 1.0f, 1.0f})
+    p = _mm512_add_ps(_mm512_mul_ps(p, r), _mm512_set1_ps(c));
+  __m512 y = _mm512_scalef_ps(p, n);
+  y = _mm512_mask_mov_ps(
+      y, _mm512_cmp_ps_mask(x, _mm512_set1_ps(88.72283935546875f), _CMP_GT_OQ),
+      _mm512_set1_ps(std::numeric_limits<float>::infinity()));
+  y = _mm512_mask_mov_ps(
+      y, _mm512_cmp_ps_mask(x, _mm512_set1_ps(-103.972084f), _CMP_LT_OQ),
+      _mm512_setzero_ps());
+  return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
+}
+
+/// 1 / (1 + exp(-x)); NaN lanes keep x.
+__attribute__((target("avx512f"))) inline __m512 sigmoidAvx512(__m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 e = expAvx512(_mm512_sub_ps(_mm512_setzero_ps(), x));
+  const __m512 y = _mm512_div_ps(one, _mm512_add_ps(one, e));
+  return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
+}
+
+/// |v| with the sign bit of `x` (copysign).
+__attribute__((target("avx512f"))) inline __m512 copySign(__m512 v, __m512 x) {
+  const __m512i signBit = _mm512_set1_epi32(int32_t(0x80000000u));
+  return _mm512_castsi512_ps(
+      _mm512_or_si512(_mm512_andnot_si512(signBit, _mm512_castps_si512(v)),
+                      _mm512_and_si512(signBit, _mm512_castps_si512(x))));
+}
+
+/// tanhF32's three ranges computed on every lane and blended: the Taylor
+/// series below 0.25, 1 - 2 / (exp(2|x|) + 1) with x's sign up to 9, then
+/// +-1; NaN and zeros keep x.
+__attribute__((target("avx512f"))) inline __m512 tanhAvx512(__m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 a = _mm512_abs_ps(x);
+  const __m512 t = _mm512_mul_ps(x, x);
+  __m512 p = _mm512_set1_ps(2.18694885e-2f);
+  for (float c : {-5.39682540e-2f, 1.33333333e-1f, -3.33333333e-1f})
+    p = _mm512_add_ps(_mm512_mul_ps(p, t), _mm512_set1_ps(c));
+  const __m512 small = _mm512_add_ps(x, _mm512_mul_ps(x, _mm512_mul_ps(t, p)));
+  const __m512 e = expAvx512(_mm512_mul_ps(_mm512_set1_ps(2.0f), a));
+  const __m512 mid =
+      copySign(_mm512_sub_ps(one, _mm512_div_ps(_mm512_set1_ps(2.0f),
+                                                _mm512_add_ps(e, one))),
+               x);
+  __m512 y = mid;
+  y = _mm512_mask_mov_ps(
+      y, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.25f), _CMP_LT_OQ), small);
+  y = _mm512_mask_mov_ps(
+      y, _mm512_cmp_ps_mask(a, _mm512_set1_ps(9.0f), _CMP_GE_OQ),
+      copySign(one, x));
+  const __mmask16 keep = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) |
+                         _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ);
+  return _mm512_mask_mov_ps(y, keep, x);
+}
+
+/// F over x[0, n) 16 lanes at a time (masked tail).
+template <__m512 (*F)(__m512)>
+__attribute__((target("avx512f"))) void mapAvx512(const float *x, float *out,
+                                                  size_t n) {
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m =
+        n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - i)) - 1u);
+    _mm512_mask_storeu_ps(out + i, m, F(_mm512_maskz_loadu_ps(m, x + i)));
+  }
+}
+
 /// y[r] (+)= sum_i w[r][i] * x[i] on vpdpbusd (u8 x i8, four products a
 /// lane). Signed activations are biased to unsigned (x + 128) and the bias
 /// is taken back as 128 * sum_i w[r][i], which a second vpdpbusd by ones
@@ -354,6 +436,36 @@ void requantizeScaledRow(SimdLevel level, const float *x, const float *scales,
   for (size_t i = 0; i < n; ++i)
     out[i] =
         requantizeScaled(x[i] * scales[perChannel ? i : 0], zeroPoint, range);
+}
+
+void expF32Row(SimdLevel level, const float *x, float *out, size_t n) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512)
+    return mapAvx512<expAvx512>(x, out, n);
+#endif
+  for (size_t i = 0; i < n; ++i)
+    out[i] = expF32(x[i]);
+}
+
+void sigmoidF32Row(SimdLevel level, const float *x, float *out, size_t n) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512)
+    return mapAvx512<sigmoidAvx512>(x, out, n);
+#endif
+  for (size_t i = 0; i < n; ++i)
+    out[i] = sigmoidF32(x[i]);
+}
+
+void tanhF32Row(SimdLevel level, const float *x, float *out, size_t n) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512)
+    return mapAvx512<tanhAvx512>(x, out, n);
+#endif
+  for (size_t i = 0; i < n; ++i)
+    out[i] = tanhF32(x[i]);
 }
 
 void dequantizeRow(SimdLevel level, const int32_t *q, const float *scales,

@@ -11,8 +11,10 @@
 #include "nnaccel/Numerics/VectorOps.h"
 
 #include "nnaccel/Numerics/Kernels.h"
+#include "nnaccel/Numerics/Simd.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace nnaccel {
 namespace numerics {
@@ -227,16 +229,19 @@ void clipF32(Span<const float> in, float lo, float hi, Span<float> out) {
   unary(in, out, [lo, hi](float x) { return minF32(maxF32(x, lo), hi); });
 }
 void expF32(Span<const float> in, Span<float> out) {
-  unary(in, out, [](float x) { return expF32(x); });
+  assert(in.size() == out.size());
+  expF32Row(getHostSimdLevel(), in.data(), out.data(), in.size());
 }
 void erfF32(Span<const float> in, Span<float> out) {
   unary(in, out, [](float x) { return erfF32(x); });
 }
 void tanhF32(Span<const float> in, Span<float> out) {
-  unary(in, out, [](float x) { return tanhF32(x); });
+  assert(in.size() == out.size());
+  tanhF32Row(getHostSimdLevel(), in.data(), out.data(), in.size());
 }
 void sigmoidF32(Span<const float> in, Span<float> out) {
-  unary(in, out, [](float x) { return sigmoidF32(x); });
+  assert(in.size() == out.size());
+  sigmoidF32Row(getHostSimdLevel(), in.data(), out.data(), in.size());
 }
 void geluErfF32(Span<const float> in, Span<float> out) {
   unary(in, out, [](float x) { return geluErfF32(x); });

@@ -15,6 +15,7 @@
 
 #include "nnaccel/Numerics/Kernels.h"
 #include "nnaccel/Numerics/Requantize.h"
+#include "nnaccel/Numerics/VectorOps.h"
 
 #include <catch2/catch.hpp>
 
@@ -259,6 +260,63 @@ TEST_CASE("SIMD dequantizeRow equals the scalar products", "[simd]") {
           }
         }
       }
+}
+
+TEST_CASE("SIMD exp, sigmoid and tanh equal the scalar definitions bit for "
+          "bit",
+          "[simd]") {
+  // Every 257th float bit pattern (about 16.7M values, every sign,
+  // exponent and NaN payload class), then every pattern in the ranges where
+  // the definitions switch: exp's clamps and subnormal results (x in
+  // [-104, -87]), tanh's 0.25 and 9 and both signs of small values.
+  std::vector<float> xs;
+  auto addBits = [&](uint32_t lo, uint32_t hi, uint32_t step) {
+    for (uint64_t b = lo; b <= hi; b += step) {
+      float f;
+      uint32_t u = static_cast<uint32_t>(b);
+      std::memcpy(&f, &u, 4);
+      xs.push_back(f);
+    }
+  };
+  addBits(0, 0xFFFFFFFFu, 257);
+  auto bitsOf = [](float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+  };
+  for (float edge : {88.72283935546875f, -103.972084f, -87.0f, 0.25f, 9.0f,
+                     -0.25f, -9.0f, 1e-30f, -1e-30f}) {
+    uint32_t b = bitsOf(edge);
+    addBits(b - 4096, b + 4096, 1);
+  }
+  addBits(bitsOf(87.0f), bitsOf(104.0f), 61);  // exp overflows to inf
+  addBits(bitsOf(-87.0f), bitsOf(-104.0f), 7); // subnormal exp results
+  struct Fn {
+    const char *name;
+    void (*row)(SimdLevel, const float *, float *, size_t);
+    float (*scalar)(float);
+  };
+  for (Fn fn :
+       {Fn{"exp", expF32Row, expF32}, Fn{"sigmoid", sigmoidF32Row, sigmoidF32},
+        Fn{"tanh", tanhF32Row, tanhF32}}) {
+    std::vector<float> expected(xs.size()), got(xs.size());
+    for (size_t i = 0; i < xs.size(); ++i)
+      expected[i] = fn.scalar(xs[i]);
+    for (SimdLevel level : hostLevels()) {
+      // Odd lengths exercise the masked tail.
+      fn.row(level, xs.data(), got.data(), xs.size());
+      fn.row(level, xs.data() + 3, got.data() + 3, 13);
+      size_t bad = 0, first = 0;
+      for (size_t i = 0; i < xs.size(); ++i)
+        if (bitsOf(got[i]) != bitsOf(expected[i]) && bad++ == 0)
+          first = i;
+      INFO(fn.name << " level " << int(level) << ": " << bad
+                   << " differ, first x bits " << std::hex << bitsOf(xs[first])
+                   << " got " << bitsOf(got[first]) << " expected "
+                   << bitsOf(expected[first]));
+      REQUIRE(bad == 0);
+    }
+  }
 }
 
 TEST_CASE("VNNI int8 matVec equals the scalar sums", "[simd]") {

@@ -51,6 +51,15 @@ void requantizeScaledRow(SimdLevel level, const float *x, const float *scales,
 void dequantizeRow(SimdLevel level, const int32_t *q, const float *scales,
                    bool perChannel, float *out, size_t n);
 
+/// out[i] = expF32(x[i]), sigmoidF32(x[i]), tanhF32(x[i]) for i < n at
+/// `level` (AVX-512: 16 lanes through the scalar definitions' operations in
+/// their order, ldexp as vscalefps, the branches as blends; bit-identical,
+/// SimdTest compares them). The span functions of VectorOps.h call these at
+/// the host's level.
+void expF32Row(SimdLevel level, const float *x, float *out, size_t n);
+void sigmoidF32Row(SimdLevel level, const float *x, float *out, size_t n);
+void tanhF32Row(SimdLevel level, const float *x, float *out, size_t n);
+
 /// True when the CPU has AVX-512 VNNI (with BW): the int8 products below
 /// then run on vpdpbusd.
 bool hostHasInt8Dot();
