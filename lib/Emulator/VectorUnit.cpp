@@ -133,103 +133,71 @@ int32_t wrapMul(int32_t a, int32_t b) {
                               static_cast<uint32_t>(b));
 }
 
-enum class BinKind { Add, Sub, Mul, Max, Min };
+using num::ArithOp;
 
-BinKind binKind(Opcode op) {
+ArithOp arithOp(Opcode op) {
   switch (op) {
   case Opcode::VAdd:
   case Opcode::VsAdd:
-    return BinKind::Add;
+    return ArithOp::Add;
   case Opcode::VSub:
-    return BinKind::Sub;
+    return ArithOp::Sub;
   case Opcode::VMul:
   case Opcode::VsMul:
-    return BinKind::Mul;
+    return ArithOp::Mul;
   case Opcode::VMax:
   case Opcode::VsMax:
-    return BinKind::Max;
+    return ArithOp::Max;
   default:
-    return BinKind::Min;
+    return ArithOp::Min;
   }
 }
 
-void binaryF32(BinKind k, const float *a, const float *b, float *out,
-               size_t n) {
-  num::Span<const float> sa(a, n), sb(b, n);
-  num::Span<float> so(out, n);
-  switch (k) {
-  case BinKind::Add:
-    num::addF32(sa, sb, so);
-    return;
-  case BinKind::Sub:
-    num::subF32(sa, sb, so);
-    return;
-  case BinKind::Mul:
-    num::mulF32(sa, sb, so);
-    return;
-  case BinKind::Max:
-    num::maxF32(sa, sb, so);
-    return;
-  case BinKind::Min:
-    num::minF32(sa, sb, so);
-    return;
-  }
+/// out = a op b on n elements; `bScalar`: b[0] for every element (a
+/// broadcast, not expanded). f32 through numerics' row kernel, i32
+/// wrapping.
+void binaryF32(ArithOp k, const float *a, const float *b, float *out, size_t n,
+               bool bScalar = false) {
+  num::arithF32Row(num::getHostSimdLevel(), k, a, b, bScalar, out, n);
 }
 
-void binaryI32(BinKind k, const int32_t *a, const int32_t *b, int32_t *out,
-               size_t n) {
+void binaryI32(ArithOp k, const int32_t *a, const int32_t *b, int32_t *out,
+               size_t n, bool bScalar = false) {
+  auto apply = [&](auto f) {
+    for (size_t i = 0; i < n; ++i)
+      out[i] = f(a[i], b[bScalar ? 0 : i]);
+  };
   switch (k) {
-  case BinKind::Add:
-    for (size_t i = 0; i < n; ++i)
-      out[i] = wrapAdd(a[i], b[i]);
-    return;
-  case BinKind::Sub:
-    for (size_t i = 0; i < n; ++i)
-      out[i] = wrapSub(a[i], b[i]);
-    return;
-  case BinKind::Mul:
-    for (size_t i = 0; i < n; ++i)
-      out[i] = wrapMul(a[i], b[i]);
-    return;
-  case BinKind::Max:
-    for (size_t i = 0; i < n; ++i)
-      out[i] = std::max(a[i], b[i]);
-    return;
-  case BinKind::Min:
-    for (size_t i = 0; i < n; ++i)
-      out[i] = std::min(a[i], b[i]);
-    return;
+  case ArithOp::Add:
+    return apply(wrapAdd);
+  case ArithOp::Sub:
+    return apply(wrapSub);
+  case ArithOp::Mul:
+    return apply(wrapMul);
+  case ArithOp::Max:
+    return apply([](int32_t x, int32_t y) { return std::max(x, y); });
+  case ArithOp::Min:
+    return apply([](int32_t x, int32_t y) { return std::min(x, y); });
   }
 }
 
 /// D = A op B on f32 rows `apitch` / `dpitch` bytes apart; B's rows (None)
 /// `bpitch` apart, its one row (Row), one value per row (Col, `bpitch`
-/// apart) or one value (Scalar). A broadcast value is expanded into one
-/// full row of `expanded`, reused while it holds. The tile path and the
-/// in-place path both compute here.
-void binaryRowsF32(BinKind kind, const float *a, uint64_t apitch,
+/// apart) or one value (Scalar).
+void binaryRowsF32(ArithOp kind, const float *a, uint64_t apitch,
                    const float *b, uint64_t bpitch, Bcast bc, float *d,
-                   uint64_t dpitch, uint64_t rows, uint64_t cols,
-                   std::vector<float> &expanded) {
+                   uint64_t dpitch, uint64_t rows, uint64_t cols) {
   auto rowOf = [](const float *base, uint64_t pitch, uint64_t r) {
     return reinterpret_cast<const float *>(
         reinterpret_cast<const uint8_t *>(base) + r * pitch);
   };
   for (uint64_t r = 0; r < rows; ++r) {
-    const float *bp;
-    if (bc == Bcast::None) {
-      bp = rowOf(b, bpitch, r);
-    } else if (bc == Bcast::Row) {
-      bp = b;
-    } else {
-      if (r == 0 || bc == Bcast::Col)
-        expanded.assign(cols, bc == Bcast::Col ? rowOf(b, bpitch, r)[0] : b[0]);
-      bp = expanded.data();
-    }
+    const float *bp =
+        bc == Bcast::None || bc == Bcast::Col ? rowOf(b, bpitch, r) : b;
     binaryF32(
         kind, rowOf(a, apitch, r), bp,
         reinterpret_cast<float *>(reinterpret_cast<uint8_t *>(d) + r * dpitch),
-        cols);
+        cols, bc == Bcast::Col || bc == Bcast::Scalar);
   }
 }
 
@@ -386,32 +354,33 @@ bool binaryStreamed(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
   std::vector<T> &bufA = domainBuffer<T>(ctx.tileA);
   std::vector<T> &bufB = domainBuffer<T>(ctx.tileB);
   std::vector<T> &bufD = domainBuffer<T>(ctx.tileD);
-  std::vector<T> &expanded = domainBuffer<T>(ctx.tileC);
   // B's one row (Row), read once before any result row is written.
   const T *bRow =
       bc == Bcast::Row ? domainRow<T>(*b, 0, op.bt, cols, bufB) : nullptr;
-  const BinKind kind = binKind(op.opcode);
+  // One value (Scalar: the immediate or b's one element; Col: one per row),
+  // not expanded.
+  T value{};
+  if (scalarImm) {
+    auto bits = static_cast<uint32_t>(op.imm);
+    if constexpr (std::is_same_v<T, float>)
+      value = num::bitsToFloat(bits);
+    else
+      value = static_cast<int32_t>(bits);
+  } else if (bc == Bcast::Scalar) {
+    value = domainRow<T>(*b, 0, op.bt, 1, bufB)[0];
+  }
+  const bool bScalar = bc == Bcast::Col || bc == Bcast::Scalar;
+  const ArithOp kind = arithOp(op.opcode);
   for (uint64_t r = 0; r < rows; ++r) {
     const T *ap = domainRow<T>(*a, r, op.at, cols, bufA);
     const T *bp = bRow;
     if (bc == Bcast::None) {
       bp = domainRow<T>(*b, r, op.bt, cols, bufB);
-    } else if (bc != Bcast::Row) {
-      // One value (Scalar) or one per row (Col), expanded to a row.
-      if (r == 0 || bc == Bcast::Col) {
-        T v{};
-        if (scalarImm) {
-          auto bits = static_cast<uint32_t>(op.imm);
-          if constexpr (std::is_same_v<T, float>)
-            v = num::bitsToFloat(bits);
-          else
-            v = static_cast<int32_t>(bits);
-        } else {
-          v = domainRow<T>(*b, bc == Bcast::Col ? r : 0, op.bt, 1, bufB)[0];
-        }
-        expanded.assign(cols, v);
-      }
-      bp = expanded.data();
+    } else if (bc == Bcast::Col) {
+      value = domainRow<T>(*b, r, op.bt, 1, bufB)[0];
+      bp = &value;
+    } else if (bc == Bcast::Scalar) {
+      bp = &value;
     }
     // The result row: straight into its destination when that holds the
     // compute domain, else computed into bufD and converted.
@@ -421,9 +390,9 @@ bool binaryStreamed(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
       bufD.resize(cols);
     T *out = direct ? reinterpret_cast<T *>(dRow) : bufD.data();
     if constexpr (std::is_same_v<T, float>)
-      binaryF32(kind, ap, bp, out, cols);
+      binaryF32(kind, ap, bp, out, cols, bScalar);
     else
-      binaryI32(kind, ap, bp, out, cols);
+      binaryI32(kind, ap, bp, out, cols, bScalar);
     if (!direct) {
       if constexpr (std::is_same_v<T, float>)
         writeRowF32(op.dt, out, cols, dRow);
@@ -478,27 +447,20 @@ Error binary(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
       return e;
   }
   d.reset(flt, rows, cols);
-  BinKind kind = binKind(op.opcode);
+  const ArithOp kind = arithOp(op.opcode);
+  const bool bScalar = bc == Bcast::Col || bc == Bcast::Scalar;
   if (flt) {
     const uint64_t bcl = (bc == Bcast::None || bc == Bcast::Row) ? cols : 1;
-    std::vector<float> expanded;
     binaryRowsF32(kind, a.f.data(), cols * sizeof(float), b.f.data(),
                   bcl * sizeof(float), bc, d.f.data(), cols * sizeof(float),
-                  rows, cols, expanded);
+                  rows, cols);
   } else {
-    // A broadcast element is expanded into one full row.
-    std::vector<int32_t> expI;
     for (uint64_t r = 0; r < rows; ++r) {
-      const int32_t *bp;
-      if (bc == Bcast::None)
-        bp = b.i.data() + r * cols;
-      else if (bc == Bcast::Row)
-        bp = b.i.data();
-      else {
-        expI.assign(cols, b.i[bc == Bcast::Col ? r : 0]);
-        bp = expI.data();
-      }
-      binaryI32(kind, a.i.data() + r * cols, bp, d.i.data() + r * cols, cols);
+      const int32_t *bp = bc == Bcast::None  ? b.i.data() + r * cols
+                          : bc == Bcast::Col ? b.i.data() + r
+                                             : b.i.data();
+      binaryI32(kind, a.i.data() + r * cols, bp, d.i.data() + r * cols, cols,
+                bScalar);
     }
   }
   return writeTile(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch, op.dt, d,

@@ -275,6 +275,50 @@ __attribute__((target("avx512f"))) inline __m512 tanhAvx512(__m512 x) {
   return _mm512_mask_mov_ps(y, keep, x);
 }
 
+/// maxF32 / minF32 on 16 lanes: the larger (smaller) one; of equal ones a
+/// for max unless a is -0, a for min if a is -0 (so +0 wins max, -0 min);
+/// the canonical quiet NaN if either is NaN.
+template <ArithOp Op>
+__attribute__((target("avx512f"))) inline __m512 arithAvx512(__m512 a,
+                                                             __m512 b) {
+  if constexpr (Op == ArithOp::Add)
+    return _mm512_add_ps(a, b);
+  else if constexpr (Op == ArithOp::Sub)
+    return _mm512_sub_ps(a, b);
+  else if constexpr (Op == ArithOp::Mul)
+    return _mm512_mul_ps(a, b);
+  else {
+    const __mmask16 signA = _mm512_test_epi32_mask(
+        _mm512_castps_si512(a), _mm512_set1_epi32(int32_t(0x80000000u)));
+    const __mmask16 eq = _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ);
+    __m512 r;
+    if constexpr (Op == ArithOp::Max)
+      r = _mm512_mask_mov_ps(
+          b, _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ) | (eq & __mmask16(~signA)),
+          a);
+    else
+      r = _mm512_mask_mov_ps(
+          b, _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ) | (eq & signA), a);
+    return _mm512_mask_mov_ps(
+        r, _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q),
+        _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN()));
+  }
+}
+
+template <ArithOp Op>
+__attribute__((target("avx512f"))) void
+arithRowAvx512(const float *a, const float *b, bool bScalar, float *out,
+               size_t n) {
+  const __m512 bs = _mm512_set1_ps(bScalar ? b[0] : 0.0f);
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m =
+        n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - i)) - 1u);
+    const __m512 vb = bScalar ? bs : _mm512_maskz_loadu_ps(m, b + i);
+    _mm512_mask_storeu_ps(out + i, m,
+                          arithAvx512<Op>(_mm512_maskz_loadu_ps(m, a + i), vb));
+  }
+}
+
 /// F over x[0, n) 16 lanes at a time (masked tail).
 template <__m512 (*F)(__m512)>
 __attribute__((target("avx512f"))) void mapAvx512(const float *x, float *out,
@@ -436,6 +480,49 @@ void requantizeScaledRow(SimdLevel level, const float *x, const float *scales,
   for (size_t i = 0; i < n; ++i)
     out[i] =
         requantizeScaled(x[i] * scales[perChannel ? i : 0], zeroPoint, range);
+}
+
+void arithF32Row(SimdLevel level, ArithOp op, const float *a, const float *b,
+                 bool bScalar, float *out, size_t n) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512) {
+    switch (op) {
+    case ArithOp::Add:
+      return arithRowAvx512<ArithOp::Add>(a, b, bScalar, out, n);
+    case ArithOp::Sub:
+      return arithRowAvx512<ArithOp::Sub>(a, b, bScalar, out, n);
+    case ArithOp::Mul:
+      return arithRowAvx512<ArithOp::Mul>(a, b, bScalar, out, n);
+    case ArithOp::Max:
+      return arithRowAvx512<ArithOp::Max>(a, b, bScalar, out, n);
+    case ArithOp::Min:
+      return arithRowAvx512<ArithOp::Min>(a, b, bScalar, out, n);
+    }
+  }
+#endif
+  auto apply = [&](auto f) {
+    if (bScalar) {
+      const float v = b[0];
+      for (size_t i = 0; i < n; ++i)
+        out[i] = f(a[i], v);
+    } else {
+      for (size_t i = 0; i < n; ++i)
+        out[i] = f(a[i], b[i]);
+    }
+  };
+  switch (op) {
+  case ArithOp::Add:
+    return apply([](float x, float y) { return x + y; });
+  case ArithOp::Sub:
+    return apply([](float x, float y) { return x - y; });
+  case ArithOp::Mul:
+    return apply([](float x, float y) { return x * y; });
+  case ArithOp::Max:
+    return apply([](float x, float y) { return maxF32(x, y); });
+  case ArithOp::Min:
+    return apply([](float x, float y) { return minF32(x, y); });
+  }
 }
 
 void expF32Row(SimdLevel level, const float *x, float *out, size_t n) {

@@ -157,22 +157,32 @@ void binary(Span<const float> a, Span<const float> b, Span<float> out, Op op) {
 } // namespace
 
 void addF32(Span<const float> a, Span<const float> b, Span<float> out) {
-  binary(a, b, out, [](float x, float y) { return x + y; });
+  assert(a.size() == b.size() && a.size() == out.size());
+  arithF32Row(getHostSimdLevel(), ArithOp::Add, a.data(), b.data(),
+              /*bScalar=*/false, out.data(), a.size());
 }
 void subF32(Span<const float> a, Span<const float> b, Span<float> out) {
-  binary(a, b, out, [](float x, float y) { return x - y; });
+  assert(a.size() == b.size() && a.size() == out.size());
+  arithF32Row(getHostSimdLevel(), ArithOp::Sub, a.data(), b.data(),
+              /*bScalar=*/false, out.data(), a.size());
 }
 void mulF32(Span<const float> a, Span<const float> b, Span<float> out) {
-  binary(a, b, out, [](float x, float y) { return x * y; });
+  assert(a.size() == b.size() && a.size() == out.size());
+  arithF32Row(getHostSimdLevel(), ArithOp::Mul, a.data(), b.data(),
+              /*bScalar=*/false, out.data(), a.size());
 }
 void divF32(Span<const float> a, Span<const float> b, Span<float> out) {
   binary(a, b, out, [](float x, float y) { return x / y; });
 }
 void maxF32(Span<const float> a, Span<const float> b, Span<float> out) {
-  binary(a, b, out, [](float x, float y) { return maxF32(x, y); });
+  assert(a.size() == b.size() && a.size() == out.size());
+  arithF32Row(getHostSimdLevel(), ArithOp::Max, a.data(), b.data(),
+              /*bScalar=*/false, out.data(), a.size());
 }
 void minF32(Span<const float> a, Span<const float> b, Span<float> out) {
-  binary(a, b, out, [](float x, float y) { return minF32(x, y); });
+  assert(a.size() == b.size() && a.size() == out.size());
+  arithF32Row(getHostSimdLevel(), ArithOp::Min, a.data(), b.data(),
+              /*bScalar=*/false, out.data(), a.size());
 }
 
 namespace {

@@ -262,6 +262,83 @@ TEST_CASE("SIMD dequantizeRow equals the scalar products", "[simd]") {
       }
 }
 
+TEST_CASE("SIMD element-wise arithmetic equals the scalar operations",
+          "[simd]") {
+  // Specials in every pairing (signed zeros for max / min, infinities,
+  // NaNs, subnormals, ties of equal values), then random values; every
+  // length to 40 (masked tails), b as an array and as a broadcast scalar.
+  // add / sub / mul must agree bit for bit except in NaN payloads (no
+  // kernel specifies them), max / min exactly (their NaN is canonical).
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> specials = {0.0f,
+                                       -0.0f,
+                                       1.0f,
+                                       -1.0f,
+                                       inf,
+                                       -inf,
+                                       nan,
+                                       -nan,
+                                       std::numeric_limits<float>::denorm_min(),
+                                       -1e-40f,
+                                       3.0e38f,
+                                       -3.0e38f,
+                                       std::numeric_limits<float>::max(),
+                                       2.5f};
+  std::vector<float> a, b;
+  for (float x : specials)
+    for (float y : specials) {
+      a.push_back(x);
+      b.push_back(y);
+    }
+  std::mt19937 rng(80);
+  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+  for (int i = 0; i < 2000; ++i) {
+    a.push_back(dist(rng));
+    b.push_back(rng() % 8 == 0 ? a.back() : dist(rng));
+  }
+  auto same = [](float x, float y, bool payloads) {
+    if (std::isnan(x) || std::isnan(y))
+      return std::isnan(x) && std::isnan(y) &&
+             (!payloads || std::memcmp(&x, &y, 4) == 0);
+    return std::memcmp(&x, &y, 4) == 0;
+  };
+  for (ArithOp op :
+       {ArithOp::Add, ArithOp::Sub, ArithOp::Mul, ArithOp::Max, ArithOp::Min}) {
+    const bool payloads = op == ArithOp::Max || op == ArithOp::Min;
+    for (bool scalar : {false, true})
+      for (size_t n : {size_t(1), size_t(15), size_t(16), size_t(17),
+                       size_t(40), a.size()}) {
+        std::vector<float> expected(n), got(n);
+        for (size_t s0 = 0; s0 < (scalar ? specials.size() : 1); ++s0) {
+          const float *bp = scalar ? &specials[s0] : b.data();
+          arithF32Row(SimdLevel::Scalar, op, a.data(), bp, scalar,
+                      expected.data(), n);
+          for (SimdLevel level : hostLevels()) {
+            arithF32Row(level, op, a.data(), bp, scalar, got.data(), n);
+            for (size_t i = 0; i < n; ++i) {
+              INFO("op " << int(op) << " level " << int(level) << " a " << a[i]
+                         << " b " << bp[scalar ? 0 : i]);
+              REQUIRE(same(got[i], expected[i], payloads));
+            }
+          }
+        }
+      }
+    // The scalar level is the definitions themselves.
+    std::vector<float> out(a.size());
+    arithF32Row(SimdLevel::Scalar, op, a.data(), b.data(), false, out.data(),
+                a.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      float ref = op == ArithOp::Add   ? a[i] + b[i]
+                  : op == ArithOp::Sub ? a[i] - b[i]
+                  : op == ArithOp::Mul ? a[i] * b[i]
+                  : op == ArithOp::Max ? maxF32(a[i], b[i])
+                                       : minF32(a[i], b[i]);
+      REQUIRE(same(out[i], ref, payloads));
+    }
+  }
+}
+
 TEST_CASE("SIMD exp, sigmoid and tanh equal the scalar definitions bit for "
           "bit",
           "[simd]") {

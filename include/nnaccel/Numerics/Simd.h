@@ -17,6 +17,8 @@
 #include "nnaccel/Numerics/Affine.h"
 #include "nnaccel/Numerics/Common.h"
 
+#include <cstdint>
+
 namespace nnaccel {
 namespace numerics {
 
@@ -50,6 +52,17 @@ void requantizeScaledRow(SimdLevel level, const float *x, const float *scales,
 /// AVX-512: 16 at a time, the same roundings).
 void dequantizeRow(SimdLevel level, const int32_t *q, const float *scales,
                    bool perChannel, float *out, size_t n);
+
+/// The element-wise binary operations of VectorOps.h.
+enum class ArithOp : uint8_t { Add, Sub, Mul, Max, Min };
+
+/// out[i] = a[i] op b[bScalar ? 0 : i] for i < n at `level`: add, sub and
+/// mul as IEEE operations, max / min as maxF32 / minF32 (NaN if either is,
+/// +0 over -0 for max, -0 for min). AVX-512: 16 lanes at a time. The span
+/// functions of VectorOps.h call it at the host's level; `bScalar` serves
+/// a broadcast operand without expanding it. `out` may be `a` or `b`.
+void arithF32Row(SimdLevel level, ArithOp op, const float *a, const float *b,
+                 bool bScalar, float *out, size_t n);
 
 /// out[i] = expF32(x[i]), sigmoidF32(x[i]), tanhF32(x[i]) for i < n at
 /// `level` (AVX-512: 16 lanes through the scalar definitions' operations in
