@@ -30,11 +30,12 @@ namespace num = nnaccel::numerics;
 
 namespace {
 
-/// The m activation rows packed densely (rowBytes(at, k) each).
+/// The m activation rows: where they lie in a dense memory, else copied
+/// densely into a scratch buffer (rowBytes(at, k) each).
 struct RawRows {
-  std::vector<uint8_t> bytes;
-  uint64_t rowBytes = 0;
-  const uint8_t *row(uint64_t r) const { return bytes.data() + r * rowBytes; }
+  const uint8_t *base = nullptr;
+  uint64_t pitch = 0, rowBytes = 0;
+  const uint8_t *row(uint64_t r) const { return base + r * pitch; }
 };
 
 template <typename T>
@@ -92,17 +93,23 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   uint64_t wRow = rowBytes(wt, k), wBytes = n * wRow;
   if (!am.contains(eff[OpA], aExtent) || !wm.contains(eff[OpW], wBytes))
     return Error::make("mm operand outside its memory");
-  a.bytes.resize(m * a.rowBytes);
-  for (uint64_t r = 0; r < m; ++r)
-    am.read(eff[OpA] + r * op.apitch, a.bytes.data() + r * a.rowBytes,
-            a.rowBytes);
+  if (am.isDense()) {
+    a.base = am.span(eff[OpA], aExtent);
+    a.pitch = op.apitch;
+  } else {
+    ctx.scratchA.resize(m * a.rowBytes);
+    for (uint64_t r = 0; r < m; ++r)
+      am.read(eff[OpA] + r * op.apitch, ctx.scratchA.data() + r * a.rowBytes,
+              a.rowBytes);
+    a.base = ctx.scratchA.data();
+    a.pitch = a.rowBytes;
+  }
   const uint8_t *w = wm.view(eff[OpW], wBytes, ctx.scratchB);
   ctx.bytes->read[static_cast<unsigned>(as)] += m * a.rowBytes;
   ctx.bytes->read[static_cast<unsigned>(ws)] += wBytes;
 
   bool intPath = (at == DType::I8 || at == DType::U8) &&
                  (wt == DType::I8 || wt == DType::I4);
-  Tile &d = ctx.tileD;
   if (op.acc) {
     if (op.mem[OpDst].space != Space::Acc ||
         (dt != DType::F32 && dt != DType::I32))
@@ -110,12 +117,51 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
     if ((dt == DType::I32) != intPath)
       return Error::make("acc=1 destination type does not match the "
                          "accumulation domain");
+  }
+  // The result rows: straight in the destination memory when the kernel's
+  // own type (i32 or f32) is stored there unchained and touches neither
+  // operand (the products accumulate where they lie), else a tile written
+  // back afterwards. Either way the same bytes are counted.
+  Tile &d = ctx.tileD;
+  const Space ds = op.mem[OpDst].space;
+  const uint64_t dRowBytes = rowBytes(dt, n);
+  const uint64_t dExtent = (m - 1) * op.dpitch + dRowBytes;
+  uint8_t *direct = nullptr;
+  if (ds != Space::Chain && !op.chained() &&
+      (intPath ? dt == DType::I32
+               : dt == DType::F32 && at == DType::F32 && wt == DType::F32)) {
+    Memory &dm = *ctx.mem[static_cast<unsigned>(ds)];
+    auto disjoint = [&](Space s, uint64_t addr, uint64_t bytes) {
+      return s != ds || addr + bytes <= uint64_t(eff[OpDst]) ||
+             uint64_t(eff[OpDst]) + dExtent <= addr;
+    };
+    if (dm.isDense() && dm.contains(eff[OpDst], dExtent) &&
+        op.dpitch % 4 == 0 && disjoint(as, eff[OpA], aExtent) &&
+        disjoint(ws, eff[OpW], wBytes)) {
+      direct = dm.span(eff[OpDst], dExtent);
+      if (reinterpret_cast<uintptr_t>(direct) % 4)
+        direct = nullptr;
+    }
+  }
+  if (direct) {
+    if (op.acc)
+      ctx.bytes->read[static_cast<unsigned>(ds)] += m * dRowBytes;
+  } else if (op.acc) {
     if (Error e = readTile(ctx, Space::Acc, eff[OpDst], op.dpitch, dt, m, n,
                            dt == DType::F32, d))
       return e;
   } else {
     d.reset(!intPath, m, n);
   }
+  // Row r of the result (n values of the compute domain).
+  auto outI = [&](uint64_t r) {
+    return direct ? reinterpret_cast<int32_t *>(direct + r * op.dpitch)
+                  : d.i.data() + r * n;
+  };
+  auto outF = [&](uint64_t r) {
+    return direct ? reinterpret_cast<float *>(direct + r * op.dpitch)
+                  : d.f.data() + r * n;
+  };
   bool acc = op.acc;
 
   // --- Compute -----------------------------------------------------------
@@ -124,7 +170,8 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
       return Error::make(
           fmt::format("integer mm produces i32, not {}", dtypeName(dt)));
     // Row sums of W for the zero-point correction (exact mod 2^32).
-    std::vector<int32_t> sumW(n, 0);
+    std::vector<int32_t> &sumW = ctx.tileC.i;
+    sumW.assign(n, 0);
     if (op.azp != 0 || (at == DType::U8 && wt == DType::I4))
       for (uint64_t j = 0; j < n; ++j) {
         uint32_t s = 0;
@@ -134,9 +181,10 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
                               : num::readPackedInt4(w + j * wRow, i));
         sumW[j] = static_cast<int32_t>(s);
       }
-    std::vector<int8_t> shifted(k);
+    ctx.scratchC.resize(k);
+    int8_t *shifted = reinterpret_cast<int8_t *>(ctx.scratchC.data());
     for (uint64_t r = 0; r < m; ++r) {
-      num::Span<int32_t> y(d.i.data() + r * n, n);
+      num::Span<int32_t> y(outI(r), n);
       int64_t zp = op.azp;
       if (wt == DType::I8) {
         num::Span<const int8_t> ws8(reinterpret_cast<const int8_t *>(w), n * k);
@@ -156,7 +204,7 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
           for (uint64_t i = 0; i < k; ++i)
             shifted[i] =
                 static_cast<int8_t>(static_cast<int32_t>(a.row(r)[i]) - 128);
-          num::matVecI4I8(w4, {shifted.data(), k}, y, acc);
+          num::matVecI4I8(w4, {shifted, k}, y, acc);
           zp -= 128;
         }
       }
@@ -167,13 +215,12 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   } else if (isFloatAct(at) && at == wt) {
     std::vector<float> &yv = d.f;
     if (at == DType::F32) {
-      // The weight tile is read where it lies (a 64 x 64 tile is 16 KiB,
-      // copied per mm before); activation rows come from the packed copy.
+      // The weight tile and the activation rows are read where they lie.
       std::vector<float> wf, af;
       const float *wp = inPlaceFloats(w, n * k, wf);
       for (uint64_t r = 0; r < m; ++r) {
         const float *ap = inPlaceFloats(a.row(r), k, af);
-        num::matVecF32({wp, n * k}, {ap, k}, {yv.data() + r * n, n}, acc);
+        num::matVecF32({wp, n * k}, {ap, k}, {outF(r), n}, acc);
       }
     } else {
       std::vector<uint16_t> wh, ah;
@@ -246,6 +293,10 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   res.macs = m * k * n;
   res.cycles = ctx.cycles->matrix(m, k, n, wt);
   res.peakMacCycles = ctx.cycles->peakMacCycles(res.macs, wt);
+  if (direct) {
+    ctx.bytes->written[static_cast<unsigned>(ds)] += m * dRowBytes;
+    return Error::success();
+  }
   return writeTile(ctx, op.mem[OpDst].space, eff[OpDst], op.dpitch, dt, d,
                    op.chained());
 }
