@@ -1,11 +1,14 @@
 //===- VectorUnit.cpp - Multifunction vector unit (v.*, vs.*) ----------===//
 //
-// Element-wise, broadcast, reduction and (de)quantisation instructions. Each
-// instruction reads its whole operands into compute-domain tiles (f32 or
-// i32), computes with the lib/Numerics span kernels one row (or the whole
-// tile) at a time, and writes the result converted to `dt`. Reading every
-// operand before writing makes in-place and overlapping operands well
-// defined: the result is as if all reads happened before any write.
+// Element-wise, broadcast, reduction and (de)quantisation instructions. The
+// general path reads whole operands into compute-domain tiles (f32 or i32),
+// computes with the lib/Numerics span kernels one row (or the whole tile) at
+// a time, and writes the result converted to `dt`. Reading every operand
+// before writing makes in-place and overlapping operands well defined: the
+// result is as if all reads happened before any write. The binary ops
+// stream row by row instead (binaryStreamed) whenever that gives the same
+// result: operands in dense memories or the chain, and a destination that
+// is disjoint from them or exactly on one of them.
 //
 //===----------------------------------------------------------------------===//
 
