@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <fstream>
 #include <functional>
@@ -143,6 +144,34 @@ public:
       hostInbox; ///< (card, chan) -> messages from cards
   Stats stats;
   std::unique_ptr<WorkerPool> pool;
+
+  /// With automatic threads, whether a one-card launch steps its cores on
+  /// the worker threads is measured, not guessed: after a warm-up run the
+  /// loaded programs run kProbeRuns times on one thread and kProbeRuns
+  /// times on the workers, and the faster way (by its fastest run) is kept
+  /// until programs change. Short windows between barriers cost more in
+  /// hand-offs than they gain (a small recommender on four cores); large
+  /// ones gain. Results are the same either way.
+  struct CoreThreadsProbe {
+    static constexpr unsigned kProbeRuns = 2;
+    unsigned runs = 0;
+    double serialSeconds = 0, parallelSeconds = 0;
+    /// Whether run number `runs` steps the cores on the workers.
+    bool parallel() const {
+      if (runs <= kProbeRuns)
+        return false; // warm-up, then the serial probes
+      if (runs <= 2 * kProbeRuns)
+        return true;
+      return parallelSeconds < 0.95 * serialSeconds;
+    }
+    void record(bool wasParallel, double seconds) {
+      const unsigned index = runs++;
+      if (index == 0 || index > 2 * kProbeRuns)
+        return;
+      double &best = wasParallel ? parallelSeconds : serialSeconds;
+      best = best == 0 ? seconds : std::min(best, seconds);
+    }
+  } coreThreadsProbe;
 };
 
 Error Machine::load(const Program &p) {
@@ -188,6 +217,7 @@ Error Machine::load(const Program &p) {
                                    "matching endloop",
                                    p.card, p.core, stack.back()));
   Core &c = cards[p.card]->cores[p.core];
+  coreThreadsProbe = CoreThreadsProbe();
   c.program = p;
   c.ops = std::move(ops);
   c.match = std::move(match);
@@ -251,9 +281,14 @@ Expected<Stats> Machine::run() {
   if (threads == 0)
     threads = std::max(1u, std::thread::hardware_concurrency());
   // One card: its cores on the threads between barriers (docs/emulator.md
-  // §9) when nothing records card-wide histories and no messages flow.
-  const bool coreThreads =
+  // §9) when nothing records card-wide histories and no messages flow, and
+  // with automatic threads when that measured faster (CoreThreadsProbe).
+  const bool mayCoreThreads =
       nc == 1 && threads > 1 && cards.front()->coresMayRunInParallel();
+  const bool probing = mayCoreThreads && options.threads == 0;
+  const bool coreThreads =
+      mayCoreThreads && (!probing || coreThreadsProbe.parallel());
+  const auto started = std::chrono::steady_clock::now();
   threads = std::min<unsigned>(
       threads,
       coreThreads ? static_cast<unsigned>(cards.front()->cores.size()) : nc);
@@ -311,6 +346,11 @@ Expected<Stats> Machine::run() {
       c->outbox.clear();
     }
   }
+  if (probing)
+    coreThreadsProbe.record(coreThreads,
+                            std::chrono::duration<double>(
+                                std::chrono::steady_clock::now() - started)
+                                .count());
   collectStats();
   return stats;
 }

@@ -46,7 +46,9 @@ struct EmulatorOptions {
   /// Worker threads that simulate cards in parallel (a one-card launch
   /// without trace, race checking or messages: its cores, between
   /// barriers). 0 = one per card (core) up to the host's hardware
-  /// concurrency; 1 = everything on the calling thread.
+  /// concurrency, a one-card launch's cores on them only when its first
+  /// runs (timed both ways after a warm-up) were faster so; 1 = everything
+  /// on the calling thread; N > 1 = always on N threads.
   unsigned threads = 0;
   /// Record one trace event per executed instruction (see traceJson()).
   bool trace = false;
