@@ -140,11 +140,22 @@ void Card::runUntil(uint64_t until, uint64_t maxSteps) {
     }
     sharedChanged_ = false;
     step(*bc, ba);
-    if (sharedChanged_)
+    if (sharedChanged_) {
       for (Core &c : cores)
         refresh(c);
-    else
+    } else if (ba == AgentDispatch && (bc->state == Core::State::Running ||
+                                       bc->state == Core::State::Halted)) {
+      // A dispatch changes the dispatcher and appends to at most one queue:
+      // a queue with a head ready keeps its time (the head is unchanged);
+      // only an empty one, or an ex queue waiting for the rest of a chain,
+      // may become ready.
+      std::array<uint64_t, NumAgents> &times = agentTimes_[bc->index];
+      for (unsigned a = 0; a < NumAgents; ++a)
+        if (a == AgentDispatch || times[a] == Never)
+          times[a] = agentTime(*bc, a);
+    } else {
       refresh(*bc);
+    }
   }
 }
 
@@ -194,9 +205,19 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
   auto runCore = [&](size_t i) {
     Core &c = cores[i];
     progressed[i] = 0;
+    // The agents' times, kept like runUntil's: after a dispatch only the
+    // dispatcher's and those of queues that were not ready change.
+    std::array<uint64_t, NumAgents> times;
+    for (unsigned a = 0; a < NumAgents; ++a)
+      times[a] = agentTime(c, a);
     while (active(c) && !coreFaults_[i]) {
       unsigned agent = 0;
-      uint64_t t = earliest(c, agent);
+      uint64_t t = Never;
+      for (unsigned a = 0; a < NumAgents; ++a)
+        if (times[a] < t) {
+          t = times[a];
+          agent = a;
+        }
       if (t == Never || t >= until || (agent == AgentDispatch && atBarrier(c)))
         return;
       if (steps + ++coreSteps[i] > maxSteps) {
@@ -207,6 +228,12 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
       }
       step(c, agent);
       progressed[i] = 1;
+      const bool dispatched =
+          agent == AgentDispatch &&
+          (c.state == Core::State::Running || c.state == Core::State::Halted);
+      for (unsigned a = 0; a < NumAgents; ++a)
+        if (!dispatched || a == AgentDispatch || times[a] == Never)
+          times[a] = agentTime(c, a);
     }
   };
   parallel_ = true;
