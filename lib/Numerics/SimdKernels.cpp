@@ -61,33 +61,69 @@ __attribute__((target("avx2"))) inline float reduce16(__m256 lo, __m256 hi) {
       _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1)));
 }
 
-__attribute__((target("avx512f"))) inline float reduce512(__m512 v) {
-  __m256 lo = _mm512_castps512_ps256(v);
-  __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
-  __m256 s8 = _mm256_add_ps(lo, hi);
-  return reduce4(
-      _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1)));
+/// The 16-lane tree of reduce16 for eight rows at once: out[b] is
+/// reduce16 of acc[b]'s lanes 0-7 and 8-15 bit for bit. Each step adds the same
+/// lane pairs in the same order (l and l + 8, then l and l + 4, l and l + 2, l
+/// and l + 1), with the rows side by side in the registers.
+__attribute__((target("avx512f"))) inline void reduce8x512(const __m512 *acc,
+                                                           float *out) {
+  // s8: rows (2j, 2j + 1), lanes 0-7 each.
+  __m512 t[4];
+  for (int j = 0; j < 4; ++j) {
+    const __m512 lo = _mm512_shuffle_f32x4(acc[2 * j], acc[2 * j + 1], 0x44);
+    const __m512 hi = _mm512_shuffle_f32x4(acc[2 * j], acc[2 * j + 1], 0xEE);
+    t[j] = _mm512_add_ps(lo, hi);
+  }
+  // s4: rows 4h .. 4h + 3, lanes 0-3 each (128-bit lane r: row 4h + r).
+  __m512 u[2];
+  for (int h = 0; h < 2; ++h) {
+    const __m512 lo = _mm512_shuffle_f32x4(t[2 * h], t[2 * h + 1], 0x88);
+    const __m512 hi = _mm512_shuffle_f32x4(t[2 * h], t[2 * h + 1], 0xDD);
+    u[h] = _mm512_add_ps(lo, hi);
+  }
+  // s2: 128-bit lane r holds rows r and 4 + r, lanes 0-1 each.
+  const __m512 v = _mm512_add_ps(_mm512_shuffle_ps(u[0], u[1], 0x44),
+                                 _mm512_shuffle_ps(u[0], u[1], 0xEE));
+  // s1: 128-bit lane r holds rows r and 4 + r.
+  const __m512 z = _mm512_add_ps(_mm512_shuffle_ps(v, v, 0x88),
+                                 _mm512_shuffle_ps(v, v, 0xDD));
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, z);
+  for (int r = 0; r < 4; ++r) {
+    out[r] = lanes[4 * r];
+    out[4 + r] = lanes[4 * r + 1];
+  }
 }
 
+/// Eight weight rows at a time (eight independent accumulation chains, the
+/// activation chunk loaded once for all), reduced together.
 __attribute__((target("avx512f"))) void matVecAvx512(const float *w,
                                                      const float *x, float *y,
                                                      size_t rows, size_t k,
                                                      bool accumulate) {
-  constexpr size_t B = 4;
+  constexpr size_t B = 8;
   const size_t full = k - k % kAccumLanes;
   const __mmask16 tail = __mmask16((1u << (k - full)) - 1u);
-  size_t r = 0;
-  for (; r < rows; r += B) {
+  for (size_t r = 0; r < rows; r += B) {
     const size_t block = rows - r < B ? rows - r : B;
     const float *row = w + r * k;
     __m512 acc[B];
     for (size_t b = 0; b < B; ++b)
       acc[b] = _mm512_setzero_ps();
-    for (size_t i = 0; i < full; i += kAccumLanes) {
-      const __m512 xv = _mm512_loadu_ps(x + i);
-      for (size_t b = 0; b < block; ++b)
-        acc[b] = _mm512_add_ps(
-            acc[b], _mm512_mul_ps(_mm512_loadu_ps(row + b * k + i), xv));
+    if (block == B) {
+      for (size_t i = 0; i < full; i += kAccumLanes) {
+        const __m512 xv = _mm512_loadu_ps(x + i);
+        for (size_t b = 0; b < B; ++b)
+          acc[b] = _mm512_add_ps(
+              acc[b], _mm512_mul_ps(_mm512_loadu_ps(row + b * k + i), xv));
+      }
+    } else {
+      for (size_t i = 0; i < full; i += kAccumLanes) {
+        const __m512 xv = _mm512_loadu_ps(x + i);
+        for (size_t b = 0; b < block; ++b)
+          acc[b] = _mm512_add_ps(
+              acc[b], _mm512_mul_ps(_mm512_loadu_ps(row + b * k + i), xv));
+      }
     }
     if (tail) {
       const __m512 xv = _mm512_maskz_loadu_ps(tail, x + full);
@@ -97,10 +133,10 @@ __attribute__((target("avx512f"))) void matVecAvx512(const float *w,
         acc[b] = _mm512_mask_add_ps(acc[b], tail, acc[b], p);
       }
     }
-    for (size_t b = 0; b < block; ++b) {
-      const float v = reduce512(acc[b]);
-      y[r + b] = accumulate ? y[r + b] + v : v;
-    }
+    float v[B];
+    reduce8x512(acc, v);
+    for (size_t b = 0; b < block; ++b)
+      y[r + b] = accumulate ? y[r + b] + v[b] : v[b];
   }
 }
 

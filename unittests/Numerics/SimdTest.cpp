@@ -84,7 +84,7 @@ TEST_CASE("SIMD matVecF32 equals the scalar lane order bit for bit", "[simd]") {
   size_t compared = 0;
   for (unsigned specialEvery : {0u, 3u, 17u})
     for (size_t k = 1; k <= 80; ++k)
-      for (size_t rows = 1; rows <= 9; ++rows)
+      for (size_t rows = 1; rows <= 17; ++rows)
         for (bool accumulate : {false, true}) {
           std::vector<float> w = makeValues(rng, rows * k, specialEvery);
           std::vector<float> x = makeValues(rng, k, specialEvery);
