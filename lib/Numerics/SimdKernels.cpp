@@ -561,34 +561,40 @@ void arithF32Row(SimdLevel level, ArithOp op, const float *a, const float *b,
   }
 }
 
-void expF32Row(SimdLevel level, const float *x, float *out, size_t n) {
+namespace {
+/// out[i] = scalar(x[i]) for i < n, through `avx512` (16 lanes at a time,
+/// null without x86 SIMD) at that level.
+using RowKernel = void (*)(const float *, float *, size_t);
+void unaryRow(SimdLevel level, const float *x, float *out, size_t n,
+              float (*scalar)(float), RowKernel avx512) {
   assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
-#ifdef NNACCEL_X86_SIMD
-  if (level == SimdLevel::Avx512)
-    return mapAvx512<expAvx512>(x, out, n);
-#endif
+  if (level == SimdLevel::Avx512 && avx512)
+    return avx512(x, out, n);
   for (size_t i = 0; i < n; ++i)
-    out[i] = expF32(x[i]);
+    out[i] = scalar(x[i]);
+}
+#ifdef NNACCEL_X86_SIMD
+constexpr RowKernel kExpAvx512 = mapAvx512<expAvx512>;
+constexpr RowKernel kSigmoidAvx512 = mapAvx512<sigmoidAvx512>;
+constexpr RowKernel kTanhAvx512 = mapAvx512<tanhAvx512>;
+#else
+constexpr RowKernel kExpAvx512 = nullptr, kSigmoidAvx512 = nullptr,
+                    kTanhAvx512 = nullptr;
+#endif
+} // namespace
+
+void expF32Row(SimdLevel level, const float *x, float *out, size_t n) {
+  unaryRow(level, x, out, n, static_cast<float (*)(float)>(expF32), kExpAvx512);
 }
 
 void sigmoidF32Row(SimdLevel level, const float *x, float *out, size_t n) {
-  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
-#ifdef NNACCEL_X86_SIMD
-  if (level == SimdLevel::Avx512)
-    return mapAvx512<sigmoidAvx512>(x, out, n);
-#endif
-  for (size_t i = 0; i < n; ++i)
-    out[i] = sigmoidF32(x[i]);
+  unaryRow(level, x, out, n, static_cast<float (*)(float)>(sigmoidF32),
+           kSigmoidAvx512);
 }
 
 void tanhF32Row(SimdLevel level, const float *x, float *out, size_t n) {
-  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
-#ifdef NNACCEL_X86_SIMD
-  if (level == SimdLevel::Avx512)
-    return mapAvx512<tanhAvx512>(x, out, n);
-#endif
-  for (size_t i = 0; i < n; ++i)
-    out[i] = tanhF32(x[i]);
+  unaryRow(level, x, out, n, static_cast<float (*)(float)>(tanhF32),
+           kTanhAvx512);
 }
 
 void dequantizeRow(SimdLevel level, const int32_t *q, const float *scales,
