@@ -34,6 +34,8 @@ Card::Card(unsigned idx, const TargetDesc &target, const CycleModel &cm,
     c.index = i;
     c.vrf = Memory(uint64_t(target.vrfRegisters) * target.vrfRegisterBytes);
     c.mrf = Memory(target.memory(Space::Mrf).bytes);
+    // mm keeps weights it decoded while the MRF is unwritten.
+    c.mrf.countWrites();
     c.acc = Memory(target.memory(Space::Acc).bytes);
   }
 }

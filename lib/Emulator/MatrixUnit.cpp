@@ -68,6 +68,44 @@ int32_t wrapSubMul(int32_t v, int64_t zp, int32_t sumW) {
   return static_cast<int32_t>(static_cast<uint32_t>(v) - corr);
 }
 
+/// The unpacked scales (or exponents) and element codes of the n x k
+/// block-format weight tile at MRF address `addr`: from the core's cache
+/// when its MRF bytes have not been written since they were unpacked
+/// (Memory::writeCount, by 4 KiB blocks), else unpacked by
+/// `unpack(scales, codes)` and cached. A streamed weight is thus unpacked
+/// per load, a pinned or resident one once. Weights outside the MRF are not
+/// cached.
+template <typename Unpack>
+const ExecContext::DecodedWeights &
+decodedWeights(ExecContext &ctx, Space ws, const Memory &wm, uint64_t addr,
+               DType wt, uint64_t n, uint64_t k, Unpack unpack) {
+  // One entry per tile address the program multiplies from (bounded by
+  // the MRF's tiles; cleared if a program somehow uses many more).
+  constexpr size_t kMaxTiles = 1 << 14;
+  auto &cache = ctx.decodedWeights;
+  const uint64_t writes = wm.writeCount(addr, n * rowBytes(wt, k));
+  if (ws != Space::Mrf) {
+    // Outside the MRF nothing counts writes: unpack every time.
+    ExecContext::DecodedWeights &e = cache[~uint64_t(0)];
+    unpack(e.scales, e.codes);
+    return e;
+  }
+  auto it = cache.find(addr);
+  if (it != cache.end() && it->second.wt == wt && it->second.n == n &&
+      it->second.k == k && it->second.writes == writes)
+    return it->second;
+  if (it == cache.end() && cache.size() >= kMaxTiles)
+    cache.clear();
+  ExecContext::DecodedWeights &e = cache[addr];
+  e.addr = addr;
+  e.wt = wt;
+  e.n = n;
+  e.k = k;
+  e.writes = writes;
+  unpack(e.scales, e.codes);
+  return e;
+}
+
 } // namespace
 
 Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
@@ -248,11 +286,17 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
         wt == DType::MSFP8 ? num::MsfpType::Msfp8 : num::MsfpType::Msfp9;
     constexpr size_t Bs = 16;
     size_t nb = k / Bs;
-    std::vector<uint8_t> wExp(n * nb), wCodes(n * k), xExp(nb), xCodes(k);
-    for (uint64_t j = 0; j < n; ++j)
-      unpackMsfpRow(wt, w + j * wRow, k, wExp.data() + j * nb,
-                    wCodes.data() + j * k);
-    num::MsfpView wv{mt, Bs, wExp, wCodes};
+    std::vector<uint8_t> xExp(nb), xCodes(k);
+    const ExecContext::DecodedWeights &wd = decodedWeights(
+        ctx, ws, wm, eff[OpW], wt, n, k,
+        [&](std::vector<uint8_t> &wExp, std::vector<uint8_t> &wCodes) {
+          wExp.resize(n * nb);
+          wCodes.resize(n * k);
+          for (uint64_t j = 0; j < n; ++j)
+            unpackMsfpRow(wt, w + j * wRow, k, wExp.data() + j * nb,
+                          wCodes.data() + j * k);
+        });
+    num::MsfpView wv{mt, Bs, wd.scales, wd.codes};
     std::vector<float> af(k);
     for (uint64_t r = 0; r < m; ++r) {
       readRowF32(at, a.row(r), k, af.data());
@@ -263,9 +307,17 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   } else if (isFloatAct(at) && isMx(wt)) {
     const num::MxElemType et = mxElemType(wt);
     size_t nb = k / num::kMxBlockSize;
-    std::vector<uint8_t> wSc(n * nb), wEl(n * k), xSc(nb), xEl(k);
-    for (uint64_t j = 0; j < n; ++j)
-      unpackMxInt8Row(w + j * wRow, k, wSc.data() + j * nb, wEl.data() + j * k);
+    std::vector<uint8_t> xSc(nb), xEl(k);
+    const ExecContext::DecodedWeights &wd = decodedWeights(
+        ctx, ws, wm, eff[OpW], wt, n, k,
+        [&](std::vector<uint8_t> &wSc, std::vector<uint8_t> &wEl) {
+          wSc.resize(n * nb);
+          wEl.resize(n * k);
+          for (uint64_t j = 0; j < n; ++j)
+            unpackMxInt8Row(w + j * wRow, k, wSc.data() + j * nb,
+                            wEl.data() + j * k);
+        });
+    const std::vector<uint8_t> &wSc = wd.scales, &wEl = wd.codes;
     std::vector<float> af(k);
     for (uint64_t r = 0; r < m; ++r) {
       readRowF32(at, a.row(r), k, af.data());

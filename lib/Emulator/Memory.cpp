@@ -39,6 +39,7 @@ Memory &Memory::operator=(Memory &&other) noexcept {
     releasePages();
     size_ = other.size_;
     paged_ = other.paged_;
+    blockWrites_ = std::move(other.blockWrites_);
     dense_ = std::move(other.dense_);
     pages_ = std::move(other.pages_);
     pageCount_ = other.pageCount_;
@@ -89,6 +90,7 @@ void Memory::writePaged(uint64_t addr, const void *in, size_t n) {
 }
 
 void Memory::fill(uint64_t addr, uint8_t value, size_t n) {
+  noteWrite(addr, n);
   if (!paged_) {
     if (n)
       std::memset(dense_.data() + addr, value, n);
@@ -124,6 +126,7 @@ const uint8_t *Memory::viewPaged(uint64_t addr, size_t n,
 }
 
 void Memory::clear() {
+  noteWrite(0, size_);
   if (paged_) {
     releasePages();
   } else {

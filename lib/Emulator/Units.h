@@ -21,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace nnaccel::emulator {
@@ -73,6 +74,16 @@ struct ExecContext {
   std::vector<uint8_t> scratchA, scratchB, scratchC;
   /// tileC: a compare's or select's b with its broadcast expanded.
   Tile tileA, tileB, tileC, tileD;
+  /// Block-format weight tiles mm unpacked from the MRF (exponents / scales
+  /// and element codes), reused while the MRF's writeCount() of their bytes
+  /// is the one they were unpacked at: pinned or resident weights are
+  /// unpacked once, not by every mm that multiplies by them.
+  struct DecodedWeights {
+    uint64_t addr = 0, n = 0, k = 0, writes = 0;
+    isa::DType wt = isa::DType::F32;
+    std::vector<uint8_t> scales, codes;
+  };
+  std::unordered_map<uint64_t, DecodedWeights> decodedWeights; // by addr
 };
 
 /// Result of one instruction.

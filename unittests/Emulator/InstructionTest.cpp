@@ -977,6 +977,55 @@ TEST_CASE("f32 chains forwarded in place and stored at once", "[vector]") {
   requireBitEqual(outs[0], outs[1]);
 }
 
+TEST_CASE("block-float weights unpacked once are reloaded after a write",
+          "[matrix]") {
+  // mm keeps the msfp8 tile it unpacked from the MRF; a second mm by the
+  // same tile reuses it, and a DMA into those MRF bytes makes it unpack the
+  // new weights. Each product equals a fresh emulator's from the same
+  // weights.
+  std::mt19937 rng(29);
+  const uint64_t k = 64, n = 8, m = 2, row = 36; // 4 blocks of 9 bytes
+  auto x = randomFloats(rng, m * k);
+  auto packWeights = [&](float lo, float hi) {
+    auto w = randomFloats(rng, n * k, lo, hi);
+    std::vector<uint8_t> packed(n * row);
+    for (uint64_t j = 0; j < n; ++j)
+      emulator::encodeBlockRow(DType::MSFP8, w.data() + j * k, k,
+                               packed.data() + j * row);
+    return packed;
+  };
+  auto first = packWeights(-1, 1), second = packWeights(-3, 3);
+  const std::string mm = "mm acc[{:#x}], vrf[0x0], mrf[0x0], f32, f32, msfp8, "
+                         "m=2, k=64, n=8, dpitch=32, apitch=256{}\n";
+  auto target = loadTarget();
+  emulator::EmulatorOptions checked;
+  checked.checkRaces = true;
+  auto emu = makeEmu(
+      target,
+      {fmt::format(mm, 0x0, "") + fmt::format(mm, 0x100, " @push_prev") +
+       "dma.ld mrf[0x0], dram[0x1000], msfp8, x=64, y=8, z=1, sy=36, "
+       "dpitch=36 @pop_next @push_next\n" +
+       fmt::format(mm, 0x200, " @pop_prev") + "halt\n"},
+      checked);
+  put(*emu, Space::Vrf, 0, x);
+  put(*emu, Space::Mrf, 0, first);
+  put(*emu, Space::Dram, 0x1000, second);
+  runOk(*emu);
+  auto reference = [&](const std::vector<uint8_t> &weights) {
+    auto fresh = makeEmu(target, {fmt::format(mm, 0x0, "") + "halt\n"});
+    put(*fresh, Space::Vrf, 0, x);
+    put(*fresh, Space::Mrf, 0, weights);
+    runOk(*fresh);
+    return get<float>(*fresh, Space::Acc, 0, m * n);
+  };
+  const auto withFirst = reference(first), withSecond = reference(second);
+  REQUIRE(get<uint8_t>(*emu, Space::Mrf, 0, n * row) == second);
+  requireBitEqual(get<float>(*emu, Space::Acc, 0x0, m * n), withFirst);
+  requireBitEqual(get<float>(*emu, Space::Acc, 0x100, m * n), withFirst);
+  requireBitEqual(get<float>(*emu, Space::Acc, 0x200, m * n), withSecond);
+  REQUIRE(withFirst != withSecond);
+}
+
 TEST_CASE("dma.ld pads and dma.st scatters", "[dma]") {
   auto target = loadTarget();
   std::vector<uint16_t> src(8 * 16);

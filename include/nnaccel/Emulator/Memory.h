@@ -52,6 +52,7 @@ public:
     readPaged(addr, out, n);
   }
   void write(uint64_t addr, const void *in, size_t n) {
+    noteWrite(addr, n);
     if (!paged_)
       return copyBytes(dense_.data() + addr, in, n);
     writePaged(addr, in, n);
@@ -60,9 +61,26 @@ public:
 
   /// Direct pointer to [addr, addr + n) when it is contiguous in host memory
   /// (always for dense memories, within one page for paged ones, allocating
-  /// the page); null otherwise.
+  /// the page); null otherwise. Counts as a write (the caller may write).
   uint8_t *span(uint64_t addr, size_t n) {
+    noteWrite(addr, n);
     return paged_ ? spanPaged(addr, n) : dense_.data() + addr;
+  }
+
+  /// Write counting, for a memory one thread owns (a core's MRF): every
+  /// write, fill, span and clear bumps the counters of the 4 KiB blocks it
+  /// touches, so what was derived from [addr, addr + n) stays valid while
+  /// writeCount(addr, n) is unchanged. Off by default (the card-wide
+  /// memories are written by several cores' threads).
+  void countWrites() { blockWrites_.assign((size_ >> kWriteBlockBits) + 1, 0); }
+  uint64_t writeCount(uint64_t addr, uint64_t n) const {
+    uint64_t sum = 0;
+    if (!blockWrites_.empty() && n)
+      for (uint64_t b = addr >> kWriteBlockBits,
+                    e = (addr + n - 1) >> kWriteBlockBits;
+           b <= e && b < blockWrites_.size(); ++b)
+        sum += blockWrites_[b];
+    return sum;
   }
   /// Read-only view: a direct pointer when contiguous, else the bytes are
   /// copied into `scratch` and its data is returned.
@@ -97,6 +115,15 @@ public:
   }
 
 private:
+  static constexpr unsigned kWriteBlockBits = 12;
+  void noteWrite(uint64_t addr, uint64_t n) {
+    if (blockWrites_.empty() || !n)
+      return;
+    for (uint64_t b = addr >> kWriteBlockBits,
+                  e = (addr + n - 1) >> kWriteBlockBits;
+         b <= e && b < blockWrites_.size(); ++b)
+      ++blockWrites_[b];
+  }
   void readPaged(uint64_t addr, void *out, size_t n) const;
   void writePaged(uint64_t addr, const void *in, size_t n);
   uint8_t *spanPaged(uint64_t addr, size_t n);
@@ -112,6 +139,7 @@ private:
 
   uint64_t size_ = 0;
   bool paged_ = false;
+  std::vector<uint64_t> blockWrites_; ///< empty: not counting
   std::vector<uint8_t> dense_;
   /// Paged: allocated on first write. Cores of a card may run on threads
   /// (docs/emulator.md §9): pages are published atomically, and two cores
