@@ -12,6 +12,8 @@
 
 #include "nnaccel/Transforms/Passes.h"
 
+#include "DeadConstants.h"
+
 #include "Accel/AccelOps.h"
 #include "Accel/ConstantUtils.h"
 #include "NPU/NPUTarget.h"
@@ -235,13 +237,8 @@ struct AccelApplyPrecisionPass
                                          result.getType(), value);
       result.replaceAllUsesWith(back);
     }
-    SmallVector<Value> old(op->getOperands());
-    op->erase();
     // Constants only the op read are now replaced by their rounded copies.
-    for (Value value : old)
-      if (auto constant = value.getDefiningOp<ConstantOp>();
-          constant && constant->use_empty())
-        constant->erase();
+    eraseWithDeadConstants(op);
     ++numChanged;
   }
 };

@@ -9,6 +9,7 @@
 
 #include "nnaccel/Transforms/Passes.h"
 
+#include "DeadConstants.h"
 #include "PartitionOrder.h"
 
 #include "Accel/AccelOps.h"
@@ -109,9 +110,7 @@ void outline(ArrayRef<Operation *> run, int64_t card) {
     });
   for (Operation *op : llvm::reverse(run))
     op->erase();
-  for (Operation *constant : constants)
-    if (constant->use_empty())
-      constant->erase();
+  eraseUnusedOps(constants.getArrayRef());
 }
 
 struct AccelOutlinePartitionsPass

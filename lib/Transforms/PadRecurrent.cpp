@@ -19,6 +19,8 @@
 
 #include "nnaccel/Transforms/Passes.h"
 
+#include "DeadConstants.h"
+
 #include "Accel/AccelOps.h"
 #include "Accel/ConstantUtils.h"
 #include "Accel/ElementTypes.h"
@@ -245,13 +247,8 @@ struct AccelPadRecurrentPass
       result.replaceAllUsesWith(padder.sliceHidden(paddedResult, hidden));
     paddedOp->setAttr(AccelDialect::getPaddedHiddenAttrName(),
                       builder.getI64IntegerAttr(hidden));
-    SmallVector<Value> operands(op->getOperands());
-    op->erase();
-    // The unpadded weights, when nothing else reads them.
-    for (Value operand : operands)
-      if (auto constant = operand.getDefiningOp<ConstantOp>();
-          constant && constant->use_empty())
-        constant->erase();
+    // The unpadded weights go too, when nothing else reads them.
+    eraseWithDeadConstants(op);
     ++numPadded;
   }
 };

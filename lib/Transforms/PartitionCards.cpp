@@ -29,6 +29,8 @@
 
 #include "nnaccel/Transforms/Passes.h"
 
+#include "DeadConstants.h"
+
 #include "Accel/AccelOps.h"
 #include "Accel/ConstantUtils.h"
 #include "Accel/ElementTypes.h"
@@ -267,19 +269,6 @@ struct AccelPartitionCardsPass
         loads, [](const CardLoad &load) { return load.bytes > 0; });
     shardReductions(func, loads, capacity);
     groupByCard(func.getBody().front());
-  }
-
-  /// Erases `op` and the constants only it read (their slices replace
-  /// them).
-  static void eraseWithDeadConstants(Operation *op) {
-    llvm::SmallSetVector<Operation *, 4> constants;
-    for (Value operand : op->getOperands())
-      if (auto constant = operand.getDefiningOp<ConstantOp>())
-        constants.insert(constant);
-    op->erase();
-    for (Operation *constant : constants)
-      if (constant->use_empty())
-        constant->erase();
   }
 
   /// Splits an op that would fill more than half a card (weights and

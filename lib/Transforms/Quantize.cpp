@@ -13,6 +13,8 @@
 
 #include "nnaccel/Transforms/Passes.h"
 
+#include "DeadConstants.h"
+
 #include "Accel/AccelOps.h"
 #include "Accel/ConstantUtils.h"
 #include "NPU/NPUTarget.h"
@@ -802,9 +804,7 @@ struct QuantizePass
       erased->erase();
     }
     // The f32 weight and bias would otherwise take package space too.
-    for (Operation *constant : constants)
-      if (constant && constant->use_empty())
-        constant->erase();
+    eraseUnusedOps(constants.getArrayRef());
     return success();
   }
 
@@ -882,11 +882,7 @@ struct QuantizePass
     Operation *weightOp = weight.getDefiningOp();
     Operation *biasOp = bias ? bias.getDefiningOp() : nullptr;
     op->erase();
-    if (biasOp == weightOp)
-      biasOp = nullptr; // Erased once.
-    for (Operation *constant : {weightOp, biasOp})
-      if (constant && constant->use_empty())
-        constant->erase();
+    eraseUnusedOps({weightOp, biasOp});
     return success();
   }
 };

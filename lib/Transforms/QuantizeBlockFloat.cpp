@@ -15,6 +15,8 @@
 
 #include "nnaccel/Transforms/Passes.h"
 
+#include "DeadConstants.h"
+
 #include "Accel/AccelOps.h"
 #include "Accel/ConstantUtils.h"
 #include "Accel/ElementTypes.h"
@@ -203,12 +205,9 @@ struct QuantizeBlockFloatPass
     });
     for (ConvOp op : convs)
       convertConv(op, *parsed, *target, converted, replaced);
-    // A constant shared by several converted ops is listed once per op and
-    // must be erased once.
-    llvm::SmallPtrSet<Operation *, 8> seen;
-    for (Operation *constant : replaced)
-      if (seen.insert(constant).second && constant->use_empty())
-        constant->erase();
+    // The float weights (one shared by several converted ops is listed once
+    // per op).
+    eraseUnusedOps(replaced);
   }
 
   /// The block format a node takes and whether a hint chose it.

@@ -13,6 +13,8 @@
 
 #include "nnaccel/Transforms/Passes.h"
 
+#include "DeadConstants.h"
+
 #include "Accel/AccelOps.h"
 #include "Accel/ConstantUtils.h"
 #include "Accel/ElementTypes.h"
@@ -106,13 +108,9 @@ struct QuantizeEmbeddingsPass
       op->setOperand(0, rowwise);
       replaced.push_back(table.getDefiningOp());
     }
-    // The f32 table would otherwise take package and DRAM space too.
-    // A constant shared by several converted ops is listed once per op and
-    // must be erased once.
-    llvm::SmallPtrSet<Operation *, 8> seen;
-    for (Operation *constant : replaced)
-      if (seen.insert(constant).second && constant->use_empty())
-        constant->erase();
+    // The f32 tables (a table shared by several converted ops is listed once
+    // per op).
+    eraseUnusedOps(replaced);
   }
 
   /// The code width `op`'s table gets, or nullopt when it stays: from the

@@ -45,3 +45,17 @@ func.func @rejected(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %1 = accel.tanh %x {accel.hint = #accel.hint<cores = [1], precision = f64>} : tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A constant the op reads twice is erased once when its rounded copies
+// replace it (erasing it per operand was a use after free).
+// CHECK-LABEL: func.func @same_constant_twice() -> tensor<64x64xf32>
+// CHECK-NOT: tensor<64x64xf32>
+// CHECK: accel.matmul {{.*}} : (tensor<64x64xf16>, tensor<64x64xf16>) -> tensor<64x64xf16>
+// CHECK: accel.convert {{.*}} : tensor<64x64xf16> -> tensor<64x64xf32>
+func.func @same_constant_twice() -> tensor<64x64xf32> {
+  %c = accel.constant dense<0.5> : tensor<64x64xf32>
+  %0 = accel.matmul %c, %c {accel.hint = #accel.hint<precision = f16>} : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
