@@ -69,27 +69,35 @@ int32_t wrapSubMul(int32_t v, int64_t zp, int32_t sumW) {
 }
 
 /// The unpacked scales (or exponents) and element codes of the n x k
-/// block-format weight tile at MRF address `addr`: from the core's cache
-/// when its MRF bytes have not been written since they were unpacked
-/// (Memory::writeCount, by 4 KiB blocks), else unpacked by
-/// `unpack(scales, codes)` and cached. A streamed weight is thus unpacked
-/// per load, a pinned or resident one once. Weights outside the MRF are not
-/// cached.
-template <typename Unpack>
+/// block-format weight tile at MRF address `addr` (rows of `wRow` bytes
+/// from `w`, `blocks` scales a row): from the core's cache when its MRF
+/// bytes have not been written since they were unpacked
+/// (Memory::writeCount, by 4 KiB blocks), else unpacked row by row by
+/// `unpackRow(row, scales, codes)` and cached. A streamed weight is thus
+/// unpacked per load, a pinned or resident one once. Weights outside the
+/// MRF are not cached.
+template <typename UnpackRow>
 const ExecContext::DecodedWeights &
 decodedWeights(ExecContext &ctx, Space ws, const Memory &wm, uint64_t addr,
-               DType wt, uint64_t n, uint64_t k, Unpack unpack) {
+               const uint8_t *w, uint64_t wRow, DType wt, uint64_t n,
+               uint64_t k, uint64_t blocks, UnpackRow unpackRow) {
   // One entry per tile address the program multiplies from (bounded by
   // the MRF's tiles; cleared if a program somehow uses many more).
   constexpr size_t kMaxTiles = 1 << 14;
   auto &cache = ctx.decodedWeights;
-  const uint64_t writes = wm.writeCount(addr, n * rowBytes(wt, k));
-  if (ws != Space::Mrf) {
-    // Outside the MRF nothing counts writes: unpack every time.
-    ExecContext::DecodedWeights &e = cache[~uint64_t(0)];
-    unpack(e.scales, e.codes);
+  const uint64_t writes = wm.writeCount(addr, n * wRow);
+  auto unpack = [&](ExecContext::DecodedWeights &e)
+      -> const ExecContext::DecodedWeights & {
+    e.scales.resize(n * blocks);
+    e.codes.resize(n * k);
+    for (uint64_t j = 0; j < n; ++j)
+      unpackRow(w + j * wRow, e.scales.data() + j * blocks,
+                e.codes.data() + j * k);
     return e;
-  }
+  };
+  // Outside the MRF nothing counts writes: unpack every time.
+  if (ws != Space::Mrf)
+    return unpack(cache[~uint64_t(0)]);
   auto it = cache.find(addr);
   if (it != cache.end() && it->second.wt == wt && it->second.n == n &&
       it->second.k == k && it->second.writes == writes)
@@ -102,8 +110,7 @@ decodedWeights(ExecContext &ctx, Space ws, const Memory &wm, uint64_t addr,
   e.n = n;
   e.k = k;
   e.writes = writes;
-  unpack(e.scales, e.codes);
-  return e;
+  return unpack(e);
 }
 
 } // namespace
@@ -287,15 +294,11 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
     constexpr size_t Bs = 16;
     size_t nb = k / Bs;
     std::vector<uint8_t> xExp(nb), xCodes(k);
-    const ExecContext::DecodedWeights &wd = decodedWeights(
-        ctx, ws, wm, eff[OpW], wt, n, k,
-        [&](std::vector<uint8_t> &wExp, std::vector<uint8_t> &wCodes) {
-          wExp.resize(n * nb);
-          wCodes.resize(n * k);
-          for (uint64_t j = 0; j < n; ++j)
-            unpackMsfpRow(wt, w + j * wRow, k, wExp.data() + j * nb,
-                          wCodes.data() + j * k);
-        });
+    const ExecContext::DecodedWeights &wd =
+        decodedWeights(ctx, ws, wm, eff[OpW], w, wRow, wt, n, k, nb,
+                       [&](const uint8_t *row, uint8_t *exps, uint8_t *codes) {
+                         unpackMsfpRow(wt, row, k, exps, codes);
+                       });
     num::MsfpView wv{mt, Bs, wd.scales, wd.codes};
     std::vector<float> af(k);
     for (uint64_t r = 0; r < m; ++r) {
@@ -309,13 +312,9 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
     size_t nb = k / num::kMxBlockSize;
     std::vector<uint8_t> xSc(nb), xEl(k);
     const ExecContext::DecodedWeights &wd = decodedWeights(
-        ctx, ws, wm, eff[OpW], wt, n, k,
-        [&](std::vector<uint8_t> &wSc, std::vector<uint8_t> &wEl) {
-          wSc.resize(n * nb);
-          wEl.resize(n * k);
-          for (uint64_t j = 0; j < n; ++j)
-            unpackMxInt8Row(w + j * wRow, k, wSc.data() + j * nb,
-                            wEl.data() + j * k);
+        ctx, ws, wm, eff[OpW], w, wRow, wt, n, k, nb,
+        [&](const uint8_t *row, uint8_t *scales, uint8_t *elements) {
+          unpackMxInt8Row(row, k, scales, elements);
         });
     const std::vector<uint8_t> &wSc = wd.scales, &wEl = wd.codes;
     std::vector<float> af(k);
