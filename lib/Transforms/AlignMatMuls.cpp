@@ -60,8 +60,8 @@ struct AccelAlignMatMulsPass
         npu::lookupTarget(getOperation());
     if (!target)
       return;
-    if (llvm::is_contained(forceHost, MatMulOp::getOperationName()) ||
-        llvm::is_contained(forceHost, PadOp::getOperationName()))
+    if (makesHostForcedOps(forceHost, {MatMulOp::getOperationName(),
+                                       PadOp::getOperationName()}))
       return;
     const int64_t align = std::max<int64_t>(
         int64_t(target->memory(::nnaccel::isa::Space::Dram).align), 1);

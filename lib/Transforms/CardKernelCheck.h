@@ -1,8 +1,8 @@
 //===- CardKernelCheck.h - Does the card take an op? ------------*- C++ -*-===//
 //
 // The rewrites before placement (accel-align-matmuls, accel-unbatch-convs)
-// keep a rewrite only when the card kernels accept what it made; they ask
-// this.
+// keep a rewrite only when the card kernels accept what it made, and make
+// nothing that --force-host would keep off the card; they ask these.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 
 #include "nnaccel/ISA/Target.h"
 
+#include <initializer_list>
 #include <string>
 
 namespace mlir::nnaccel {
@@ -23,6 +24,17 @@ inline bool isAcceptedOnCard(Operation *op,
   auto kernel = dyn_cast<accel::CardKernelOpInterface>(op);
   std::string reason;
   return kernel && succeeded(kernel.checkCardKernel(target, reason));
+}
+
+/// True when one of the ops named `made` is forced to the host
+/// (`forceHost`, the passes' force-host option): a rewrite that makes
+/// them would move work off the card, and does not run.
+template <typename Names>
+bool makesHostForcedOps(const Names &forceHost,
+                        std::initializer_list<StringRef> made) {
+  return llvm::any_of(made, [&](StringRef name) {
+    return llvm::is_contained(forceHost, name);
+  });
 }
 
 } // namespace mlir::nnaccel

@@ -57,11 +57,10 @@ struct AccelUnbatchConvsPass
         npu::lookupTarget(getOperation());
     if (!target)
       return;
-    for (StringRef name :
-         {ConvOp::getOperationName(), SliceOp::getOperationName(),
-          ConcatOp::getOperationName()})
-      if (llvm::is_contained(forceHost, name))
-        return;
+    if (makesHostForcedOps(forceHost, {ConvOp::getOperationName(),
+                                       SliceOp::getOperationName(),
+                                       ConcatOp::getOperationName()}))
+      return;
     SmallVector<ConvOp> candidates;
     getOperation().walk([&](ConvOp op) { candidates.push_back(op); });
     for (ConvOp op : candidates) {
