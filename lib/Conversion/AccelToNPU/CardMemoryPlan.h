@@ -42,6 +42,13 @@ LogicalResult planCardMemory(ArrayRef<accel::CardPartitionOp> partitions,
                              const ::nnaccel::isa::TargetDesc &target,
                              bool sharedIntermediates = true);
 
+/// True when `kernel` reaches its operands by DMA immediates and stages
+/// nothing in SHARED scratch, so an operand may live in SHARED (there is
+/// no SHARED-to-SHARED DMA, and scalar-register addressing such as
+/// emb.gather's reads DRAM).
+bool readsOperandsFromShared(accel::CardKernelOpInterface kernel,
+                             const ::nnaccel::isa::TargetDesc &target);
+
 /// Where SHARED memory appears in the address space kernels see: a value
 /// the plan put at SHARED address `a` has the address getSharedWindow() + a
 /// in the plan, past the end of DRAM; the program emitter turns such

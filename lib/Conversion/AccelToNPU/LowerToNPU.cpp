@@ -203,7 +203,7 @@ struct PartitionLowering {
   /// The constants kept in SHARED across runs: DRAM address -> the DRAM
   /// alias of their SHARED copy (for kernels that find a constant by its
   /// address, accel.kernel_constants).
-  llvm::DenseMap<uint64_t, std::optional<uint64_t>> sharedConstants;
+  std::map<uint64_t, uint64_t> sharedConstants;
 
   CoreProgram &getSetupProgram(uint32_t core) {
     auto it = setupCores.find(core);
@@ -359,10 +359,12 @@ public:
         context.setup = &setup->emitter;
       }
       if (auto constants = op->getAttrOfType<IntegerAttr>(
-              AccelDialect::getKernelConstantsAttrName()))
+              AccelDialect::getKernelConstantsAttrName())) {
+        const uint64_t address = uint64_t(constants.getInt());
+        auto staged = lowering.sharedConstants.find(address);
         context.kernelConstants =
-            lowering.sharedConstants.lookup(uint64_t(constants.getInt()))
-                .value_or(uint64_t(constants.getInt()));
+            staged != lowering.sharedConstants.end() ? staged->second : address;
+      }
       if (failed(kernel.emitCardKernel(context)))
         return failure();
       if (setup)

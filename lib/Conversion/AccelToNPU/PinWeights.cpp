@@ -113,8 +113,7 @@ struct AccelPinWeightsPass
       auto kernel = dyn_cast<CardKernelOpInterface>(user);
       return kernel && user->getBlock() == &body &&
              !user->hasAttr(AccelDialect::getInPlaceAttrName()) &&
-             kernel.addressesOperandsDirectly() &&
-             kernel.getSharedScratchBytes(target) == 0;
+             npu_lowering::readsOperandsFromShared(kernel, target);
     };
     auto pinnedInMrf = [&](OpOperand &use) {
       Operation *user = use.getOwner();

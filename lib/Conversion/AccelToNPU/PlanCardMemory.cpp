@@ -510,9 +510,9 @@ findSharedCandidates(Block &body, const InPlacePlan &inPlace,
   auto isKernel = [&](Operation *op, bool reads) {
     auto kernel = dyn_cast<CardKernelOpInterface>(op);
     return kernel && !inPlace.ops.contains(op) &&
-           kernel.getSharedScratchBytes(target) == 0 &&
-           (reads ? kernel.addressesOperandsDirectly()
-                  : op->getNumResults() == 1);
+           (reads ? npu_lowering::readsOperandsFromShared(kernel, target)
+                  : kernel.getSharedScratchBytes(target) == 0 &&
+                        op->getNumResults() == 1);
   };
   auto isMovable = [&](Operation *op, bool reads) {
     return op && op->getBlock() == &body && !isa<ConstantOp>(op) &&
@@ -767,6 +767,12 @@ static LogicalResult planPartition(CardPartitionOp partition,
     partition->setAttr(AccelDialect::getSharedBytesAttrName(),
                        builder.getI64IntegerAttr(shared.getPeak()));
   return success();
+}
+
+bool mlir::nnaccel::npu_lowering::readsOperandsFromShared(
+    CardKernelOpInterface kernel, const ::nnaccel::isa::TargetDesc &target) {
+  return kernel.addressesOperandsDirectly() &&
+         kernel.getSharedScratchBytes(target) == 0;
 }
 
 uint64_t mlir::nnaccel::npu_lowering::getSharedWindow(
