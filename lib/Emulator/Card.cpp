@@ -145,20 +145,24 @@ void Card::runUntil(uint64_t until, uint64_t maxSteps) {
     if (sharedChanged_) {
       for (Core &c : cores)
         refresh(c);
-    } else if (ba == AgentDispatch && (bc->state == Core::State::Running ||
-                                       bc->state == Core::State::Halted)) {
-      // A dispatch changes the dispatcher and appends to at most one queue:
-      // a queue with a head ready keeps its time (the head is unchanged);
-      // only an empty one, or an ex queue waiting for the rest of a chain,
-      // may become ready.
-      std::array<uint64_t, NumAgents> &times = agentTimes_[bc->index];
-      for (unsigned a = 0; a < NumAgents; ++a)
-        if (a == AgentDispatch || times[a] == Never)
-          times[a] = agentTime(*bc, a);
     } else {
-      refresh(*bc);
+      updateAgentTimes(*bc, ba, agentTimes_[bc->index]);
     }
   }
+}
+
+void Card::updateAgentTimes(Core &c, unsigned stepped,
+                            std::array<uint64_t, NumAgents> &times) {
+  if (c.state == Core::State::Idle || c.state == Core::State::Done) {
+    times.fill(Never);
+    return;
+  }
+  const bool dispatched =
+      stepped == AgentDispatch &&
+      (c.state == Core::State::Running || c.state == Core::State::Halted);
+  for (unsigned a = 0; a < NumAgents; ++a)
+    if (!dispatched || a == AgentDispatch || times[a] == Never)
+      times[a] = agentTime(c, a);
 }
 
 bool Card::coresMayRunInParallel() const {
@@ -207,8 +211,7 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
   auto runCore = [&](size_t i) {
     Core &c = cores[i];
     progressed[i] = 0;
-    // The agents' times, kept like runUntil's: after a dispatch only the
-    // dispatcher's and those of queues that were not ready change.
+    // The agents' times, kept like runUntil's (updateAgentTimes).
     std::array<uint64_t, NumAgents> times;
     for (unsigned a = 0; a < NumAgents; ++a)
       times[a] = agentTime(c, a);
@@ -230,12 +233,7 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
       }
       step(c, agent);
       progressed[i] = 1;
-      const bool dispatched =
-          agent == AgentDispatch &&
-          (c.state == Core::State::Running || c.state == Core::State::Halted);
-      for (unsigned a = 0; a < NumAgents; ++a)
-        if (!dispatched || a == AgentDispatch || times[a] == Never)
-          times[a] = agentTime(c, a);
+      updateAgentTimes(c, agent, times);
     }
   };
   parallel_ = true;

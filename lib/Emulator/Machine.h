@@ -232,6 +232,13 @@ public:
 
 private:
   uint64_t agentTime(Core &c, unsigned agent);
+  /// Brings `times`, core `c`'s agents' next times, up to date after its
+  /// agent `stepped` stepped: all of them, except after a dispatch, which
+  /// changes the dispatcher and appends to at most one queue (a queue
+  /// whose head is ready keeps its time; only an empty one, or an ex queue
+  /// waiting for the rest of a chain, may become ready).
+  void updateAgentTimes(Core &c, unsigned stepped,
+                        std::array<uint64_t, NumAgents> &times);
   void step(Core &c, unsigned agent);
   uint64_t dispatcherTime(Core &c);
   void dispatchStep(Core &c);
