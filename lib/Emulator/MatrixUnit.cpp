@@ -18,6 +18,7 @@
 #include "nnaccel/Numerics/BlockFloat.h"
 #include "nnaccel/Numerics/Kernels.h"
 #include "nnaccel/Numerics/Mx.h"
+#include "nnaccel/Numerics/PackedMatVec.h"
 
 #include <fmt/format.h>
 
@@ -68,49 +69,115 @@ int32_t wrapSubMul(int32_t v, int64_t zp, int32_t sumW) {
   return static_cast<int32_t>(static_cast<uint32_t>(v) - corr);
 }
 
+using WeightLayout = ExecContext::DecodedWeights::Layout;
+
+/// Activation rows an f32 / int8 weight tile must have been multiplied
+/// with at the same MRF contents before it is repacked: the repacking costs
+/// about as many rows' worth of products as the packed kernel saves in
+/// that many (bench/microbench: a 64 x 64 f32 tile transposes in 313 ns and
+/// saves 51 ns a row; an int8 tile packs in 417 ns and saves 168 ns a row).
+/// A tile streamed in for a row or two is multiplied row-major.
+constexpr uint64_t kPackF32Rows = 8, kPackI8Rows = 4;
+
+/// The core's cache entry for the n x k weight tile of `bytes` bytes at MRF
+/// address `addr` in `layout`. It is `packed` when the tile was repacked at
+/// the MRF contents it has now (Memory::writeCount, by 4 KiB blocks), so a
+/// streamed weight is repacked per load, a pinned or resident one once.
+/// Otherwise the caller packs it (or not) and sets `packed`. Weights
+/// outside the MRF are never found packed: nothing counts their writes.
+ExecContext::DecodedWeights &weightCacheEntry(ExecContext &ctx, Space ws,
+                                              const Memory &wm, uint64_t addr,
+                                              uint64_t bytes, DType wt,
+                                              WeightLayout layout, uint64_t n,
+                                              uint64_t k) {
+  // One entry per tile address the program multiplies from (bounded by
+  // the MRF's tiles; cleared if a program somehow uses many more).
+  constexpr size_t kMaxTiles = 1 << 14;
+  auto &cache = ctx.decodedWeights;
+  const bool counted = ws == Space::Mrf;
+  const uint64_t writes = counted ? wm.writeCount(addr, bytes) : 0;
+  auto it = counted ? cache.find(addr) : cache.end();
+  if (it != cache.end()) {
+    ExecContext::DecodedWeights &e = it->second;
+    if (e.wt == wt && e.layout == layout && e.n == n && e.k == k &&
+        e.writes == writes)
+      return e;
+  } else if (cache.size() >= kMaxTiles) {
+    cache.clear();
+  }
+  ExecContext::DecodedWeights &e = cache[counted ? addr : ~uint64_t(0)];
+  e.addr = addr;
+  e.wt = wt;
+  e.layout = layout;
+  e.n = n;
+  e.k = k;
+  e.writes = writes;
+  e.rows = 0;
+  e.packed = false;
+  return e;
+}
+
 /// The unpacked scales (or exponents) and element codes of the n x k
-/// block-format weight tile at MRF address `addr` (rows of `wRow` bytes
-/// from `w`, `blocks` scales a row): from the core's cache when its MRF
-/// bytes have not been written since they were unpacked
-/// (Memory::writeCount, by 4 KiB blocks), else unpacked row by row by
-/// `unpackRow(row, scales, codes)` and cached. A streamed weight is thus
-/// unpacked per load, a pinned or resident one once. Weights outside the
-/// MRF are not cached.
+/// block-format weight tile at `addr` (rows of `wRow` bytes from `w`,
+/// `blocks` scales a row), unpacked row by row by `unpackRow(row, scales,
+/// codes)` unless cached (weightCacheEntry).
 template <typename UnpackRow>
 const ExecContext::DecodedWeights &
 decodedWeights(ExecContext &ctx, Space ws, const Memory &wm, uint64_t addr,
                const uint8_t *w, uint64_t wRow, DType wt, uint64_t n,
                uint64_t k, uint64_t blocks, UnpackRow unpackRow) {
-  // One entry per tile address the program multiplies from (bounded by
-  // the MRF's tiles; cleared if a program somehow uses many more).
-  constexpr size_t kMaxTiles = 1 << 14;
-  auto &cache = ctx.decodedWeights;
-  const uint64_t writes = wm.writeCount(addr, n * wRow);
-  auto unpack = [&](ExecContext::DecodedWeights &e)
-      -> const ExecContext::DecodedWeights & {
+  ExecContext::DecodedWeights &e = weightCacheEntry(
+      ctx, ws, wm, addr, n * wRow, wt, WeightLayout::BlockCodes, n, k);
+  if (!e.packed) {
     e.scales.resize(n * blocks);
     e.codes.resize(n * k);
     for (uint64_t j = 0; j < n; ++j)
       unpackRow(w + j * wRow, e.scales.data() + j * blocks,
                 e.codes.data() + j * k);
-    return e;
-  };
-  // Outside the MRF nothing counts writes: unpack every time.
-  if (ws != Space::Mrf)
-    return unpack(cache[~uint64_t(0)]);
-  auto it = cache.find(addr);
-  if (it != cache.end() && it->second.wt == wt && it->second.n == n &&
-      it->second.k == k && it->second.writes == writes)
-    return it->second;
-  if (it == cache.end() && cache.size() >= kMaxTiles)
-    cache.clear();
-  ExecContext::DecodedWeights &e = cache[addr];
-  e.addr = addr;
-  e.wt = wt;
-  e.n = n;
-  e.k = k;
-  e.writes = writes;
-  return unpack(e);
+    e.packed = true;
+  }
+  return e;
+}
+
+/// The f32 tile `w` (n x k) transposed for matVecTransposedF32 when the
+/// host has the vector path that pays for it and the tile has met enough
+/// rows (kPackF32Rows, counting these `m`); else null (multiply row-major).
+const float *transposedWeights(ExecContext &ctx, Space ws, const Memory &wm,
+                               uint64_t addr, const float *w, uint64_t n,
+                               uint64_t k, uint64_t m) {
+  if (num::getHostSimdLevel() != num::SimdLevel::Avx512)
+    return nullptr;
+  ExecContext::DecodedWeights &e =
+      weightCacheEntry(ctx, ws, wm, addr, n * k * sizeof(float), DType::F32,
+                       WeightLayout::TransposedF32, n, k);
+  e.rows += m;
+  if (!e.packed && e.rows >= kPackF32Rows) {
+    e.floats.resize(num::transposedF32Size(n, k));
+    num::transposeF32(w, n, k, e.floats.data());
+    e.packed = true;
+  }
+  return e.packed ? e.floats.data() : nullptr;
+}
+
+/// The int8 tile `w` (n x k) in quads for matVecQuadsI8 with its row sums,
+/// under the same conditions (VNNI, kPackI8Rows); else null.
+const ExecContext::DecodedWeights *quadWeights(ExecContext &ctx, Space ws,
+                                               const Memory &wm, uint64_t addr,
+                                               const int8_t *w, uint64_t n,
+                                               uint64_t k, uint64_t m) {
+  if (!num::hostHasInt8Dot())
+    return nullptr;
+  ExecContext::DecodedWeights &e = weightCacheEntry(
+      ctx, ws, wm, addr, n * k, DType::I8, WeightLayout::QuadsI8, n, k);
+  e.rows += m;
+  if (!e.packed && e.rows >= kPackI8Rows) {
+    e.codes.resize(num::quadsI8Size(n, k));
+    e.sums.resize(num::packedStride(n));
+    num::packQuadsI8(w, n, k, reinterpret_cast<int8_t *>(e.codes.data()),
+                     e.sums.data());
+    e.packed = true;
+  }
+  return e.packed ? &e : nullptr;
 }
 
 } // namespace
@@ -214,25 +281,41 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
     if (dt != DType::I32)
       return Error::make(
           fmt::format("integer mm produces i32, not {}", dtypeName(dt)));
-    // Row sums of W for the zero-point correction (exact mod 2^32).
-    std::vector<int32_t> &sumW = ctx.tileC.i;
-    sumW.assign(n, 0);
-    if (op.azp != 0 || (at == DType::U8 && wt == DType::I4))
+    const int8_t *w8 = reinterpret_cast<const int8_t *>(w);
+    const ExecContext::DecodedWeights *quads =
+        wt == DType::I8 ? quadWeights(ctx, ws, wm, eff[OpW], w8, n, k, m)
+                        : nullptr;
+    // Row sums of W for the zero-point correction (exact mod 2^32): the
+    // packed tile's, else summed here.
+    const int32_t *sumW = quads ? quads->sums.data() : nullptr;
+    if (!sumW && (op.azp != 0 || (at == DType::U8 && wt == DType::I4))) {
+      std::vector<int32_t> &sums = ctx.tileC.i;
+      sums.assign(n, 0);
       for (uint64_t j = 0; j < n; ++j) {
         uint32_t s = 0;
         for (uint64_t i = 0; i < k; ++i)
           s += static_cast<uint32_t>(
               wt == DType::I8 ? static_cast<int8_t>(w[j * wRow + i])
                               : num::readPackedInt4(w + j * wRow, i));
-        sumW[j] = static_cast<int32_t>(s);
+        sums[j] = static_cast<int32_t>(s);
       }
+      sumW = sums.data();
+    }
     ctx.scratchC.resize(k);
     int8_t *shifted = reinterpret_cast<int8_t *>(ctx.scratchC.data());
     for (uint64_t r = 0; r < m; ++r) {
       num::Span<int32_t> y(outI(r), n);
       int64_t zp = op.azp;
-      if (wt == DType::I8) {
-        num::Span<const int8_t> ws8(reinterpret_cast<const int8_t *>(w), n * k);
+      if (quads) {
+        const int8_t *q = reinterpret_cast<const int8_t *>(quads->codes.data());
+        if (at == DType::I8)
+          num::matVecQuadsI8At(true, q, sumW, n, k,
+                               reinterpret_cast<const int8_t *>(a.row(r)),
+                               y.data(), acc);
+        else
+          num::matVecQuadsI8U8At(true, q, n, k, a.row(r), y.data(), acc);
+      } else if (wt == DType::I8) {
+        num::Span<const int8_t> ws8(w8, n * k);
         if (at == DType::I8)
           num::matVecI8(ws8, {reinterpret_cast<const int8_t *>(a.row(r)), k}, y,
                         acc);
@@ -263,9 +346,14 @@ Error executeMatrix(const Op &op, const EffAddrs &eff, ExecContext &ctx,
       // The weight tile and the activation rows are read where they lie.
       std::vector<float> wf, af;
       const float *wp = inPlaceFloats(w, n * k, wf);
+      const float *wT = transposedWeights(ctx, ws, wm, eff[OpW], wp, n, k, m);
       for (uint64_t r = 0; r < m; ++r) {
         const float *ap = inPlaceFloats(a.row(r), k, af);
-        num::matVecF32({wp, n * k}, {ap, k}, {outF(r), n}, acc);
+        if (wT)
+          num::matVecTransposedF32At(num::SimdLevel::Avx512, wT, n, k, ap,
+                                     outF(r), acc);
+        else
+          num::matVecF32({wp, n * k}, {ap, k}, {outF(r), n}, acc);
       }
     } else {
       std::vector<uint16_t> wh, ah;

@@ -74,14 +74,23 @@ struct ExecContext {
   std::vector<uint8_t> scratchA, scratchB, scratchC;
   /// tileC: a compare's or select's b with its broadcast expanded.
   Tile tileA, tileB, tileC, tileD;
-  /// Block-format weight tiles mm unpacked from the MRF (exponents / scales
-  /// and element codes), reused while the MRF's writeCount() of their bytes
-  /// is the one they were unpacked at: pinned or resident weights are
-  /// unpacked once, not by every mm that multiplies by them.
+  /// Weight tiles mm repacked from the MRF, reused while the MRF's
+  /// writeCount() of their bytes is the one they were packed at: pinned or
+  /// resident weights are repacked once, not by every mm that multiplies by
+  /// them. Block formats are unpacked into exponents / scales and element
+  /// codes; f32 and int8 tiles into the layouts of Numerics/PackedMatVec.h.
   struct DecodedWeights {
+    enum class Layout : uint8_t { BlockCodes, TransposedF32, QuadsI8 };
     uint64_t addr = 0, n = 0, k = 0, writes = 0;
     isa::DType wt = isa::DType::F32;
+    Layout layout = Layout::BlockCodes;
+    /// Activation rows multiplied by the tile at these writes: the f32 and
+    /// int8 layouts are built once enough rows repay the repacking.
+    uint64_t rows = 0;
+    bool packed = false;
     std::vector<uint8_t> scales, codes;
+    std::vector<float> floats;
+    std::vector<int32_t> sums;
   };
   std::unordered_map<uint64_t, DecodedWeights> decodedWeights; // by addr
 };
