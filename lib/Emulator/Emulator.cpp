@@ -37,9 +37,29 @@ using namespace isa;
 
 namespace {
 
-/// A fixed set of worker threads running parallelFor jobs. Workers park on a
-/// condition variable between jobs, so each simulation window costs two
-/// synchronisations rather than thread creation.
+/// Waits up to kSpinFor for `ready()` with the CPU kept (a pause per
+/// check): the windows between barriers are often a few microseconds, far
+/// shorter than a futex sleep and wake-up. Returns ready().
+template <typename Ready> bool spinFor(Ready ready) {
+  constexpr auto kSpinFor = std::chrono::microseconds(100);
+  const auto deadline = std::chrono::steady_clock::now() + kSpinFor;
+  for (unsigned i = 1;; ++i) {
+    if (ready())
+      return true;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    std::this_thread::yield();
+#endif
+    if (i % 64 == 0 && std::chrono::steady_clock::now() > deadline)
+      return ready();
+  }
+}
+
+/// A fixed set of worker threads running parallelFor jobs. Between jobs a
+/// worker spins briefly (spinFor), then parks on a condition variable, so
+/// back-to-back simulation windows hand over in well under a microsecond
+/// and an idle pool costs nothing.
 class WorkerPool {
 public:
   explicit WorkerPool(unsigned workers) {
@@ -62,12 +82,18 @@ public:
     {
       std::lock_guard<std::mutex> l(m_);
       batch_ = batch;
-      ++generation_;
+      generation_.fetch_add(1, std::memory_order_release);
     }
     cv_.notify_all();
     work(*batch);
-    std::unique_lock<std::mutex> l(m_);
-    doneCv_.wait(l, [&] { return batch->done == n; });
+    auto finished = [&] {
+      return batch->done.load(std::memory_order_acquire) == n;
+    };
+    if (!spinFor(finished)) {
+      std::unique_lock<std::mutex> l(m_);
+      doneCv_.wait(l, finished);
+    }
+    std::lock_guard<std::mutex> l(m_);
     batch_.reset();
   }
 
@@ -79,8 +105,7 @@ private:
     Batch(const std::function<void(size_t)> &fn, size_t n) : fn(fn), n(n) {}
     const std::function<void(size_t)> &fn;
     const size_t n;
-    std::atomic<size_t> next{0};
-    size_t done = 0; // under m_
+    std::atomic<size_t> next{0}, done{0};
   };
 
   void work(Batch &batch) {
@@ -89,14 +114,21 @@ private:
       if (i >= batch.n)
         return;
       batch.fn(i);
-      std::lock_guard<std::mutex> l(m_);
-      if (++batch.done == batch.n)
+      // The last one wakes a caller that stopped spinning; taking the lock
+      // orders the wake-up after the caller's check of `done`.
+      if (batch.done.fetch_add(1, std::memory_order_acq_rel) + 1 == batch.n) {
+        std::lock_guard<std::mutex> l(m_);
         doneCv_.notify_all();
+      }
     }
   }
   void loop() {
     uint64_t seen = 0;
     for (;;) {
+      spinFor([&] {
+        return generation_.load(std::memory_order_acquire) != seen ||
+               stop_.load(std::memory_order_relaxed);
+      });
       std::shared_ptr<Batch> batch;
       {
         std::unique_lock<std::mutex> l(m_);
@@ -115,8 +147,9 @@ private:
   std::mutex m_;
   std::condition_variable cv_, doneCv_;
   std::shared_ptr<Batch> batch_;
-  uint64_t generation_ = 0;
-  bool stop_ = false;
+  /// Written under m_; read without it by spinning workers.
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> stop_{false};
 };
 
 } // namespace
@@ -146,22 +179,23 @@ public:
   std::unique_ptr<WorkerPool> pool;
 
   /// With automatic threads, whether a one-card launch steps its cores on
-  /// the worker threads is measured, not guessed: after a warm-up run the
-  /// loaded programs run kProbeRuns times on one thread and kProbeRuns
-  /// times on the workers, and the faster way (by its fastest run) is kept
-  /// until programs change. Short windows between barriers cost more in
-  /// hand-offs than they gain (a small recommender on four cores); large
-  /// ones gain. Results are the same either way.
+  /// the worker threads is measured, not guessed: a warm-up run on the
+  /// workers (it starts them and warms both sides' caches), then
+  /// kProbeRuns runs each way, alternating so that a change of machine load
+  /// weighs on both, and the faster way (by its fastest run) is kept until
+  /// programs change. Short windows between barriers can cost more in
+  /// hand-offs than they gain; large ones gain. Results are the same either
+  /// way.
   struct CoreThreadsProbe {
-    static constexpr unsigned kProbeRuns = 2;
+    static constexpr unsigned kProbeRuns = 3;
     unsigned runs = 0;
     double serialSeconds = 0, parallelSeconds = 0;
     /// Whether run number `runs` steps the cores on the workers.
     bool parallel() const {
-      if (runs <= kProbeRuns)
-        return false; // warm-up, then the serial probes
+      if (runs == 0)
+        return true; // warm-up
       if (runs <= 2 * kProbeRuns)
-        return true;
+        return runs % 2 == 0; // serial first, then alternating
       return parallelSeconds < 0.95 * serialSeconds;
     }
     void record(bool wasParallel, double seconds) {

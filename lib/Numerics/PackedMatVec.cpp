@@ -149,9 +149,9 @@ matVecQuadsVnni(const int8_t *q, const int32_t *rowSums, size_t rows, size_t k,
       acc0 = _mm512_dpbusd_epi32(acc0, xQuad(x, g, flip),
                                  _mm512_loadu_si512(block + g * step));
     if (k % 4)
-      acc1 = _mm512_dpbusd_epi32(acc1,
-                                 _mm512_set1_epi32(static_cast<int>(last)),
-                                 _mm512_loadu_si512(block + full * step));
+      acc1 =
+          _mm512_dpbusd_epi32(acc1, _mm512_set1_epi32(static_cast<int>(last)),
+                              _mm512_loadu_si512(block + full * step));
     __m512i v = _mm512_add_epi32(acc0, acc1);
     if (SignedX)
       v = _mm512_sub_epi32(
@@ -212,9 +212,8 @@ void transposeF32(const float *w, size_t rows, size_t k, float *wT) {
   const size_t stride = packedStride(rows);
 #ifdef NNACCEL_X86_SIMD
   if (getHostSimdLevel() == SimdLevel::Avx512)
-    return transposeWordsAvx512(reinterpret_cast<const uint32_t *>(w), rows,
-                                k, k, reinterpret_cast<uint32_t *>(wT),
-                                stride);
+    return transposeWordsAvx512(reinterpret_cast<const uint32_t *>(w), rows, k,
+                                k, reinterpret_cast<uint32_t *>(wT), stride);
 #endif
   for (size_t i = 0; i < k; ++i) {
     float *col = wT + i * stride;

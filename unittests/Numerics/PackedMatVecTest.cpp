@@ -106,8 +106,7 @@ TEST_CASE("transposed f32 matVec equals matVecF32 bit for bit", "[packed]") {
   REQUIRE(compared > 100000);
 }
 
-TEST_CASE("transposed f32 matVec keeps the -0 of unreached lanes",
-          "[packed]") {
+TEST_CASE("transposed f32 matVec keeps the -0 of unreached lanes", "[packed]") {
   // As in SimdTest: lanes 3-15 stay +0, lanes 0-2 hold +0 + -0 = +0, and
   // -0 (the accumulated output) + +0 is +0.
   std::vector<float> w = {-0.0f, -0.0f, -0.0f}, x = {1.0f, 2.0f, 3.0f};

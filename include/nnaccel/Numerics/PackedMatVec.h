@@ -1,4 +1,5 @@
-//===- PackedMatVec.h - Matrix-vector products on repacked weights -*- C++ -*-===//
+//===- PackedMatVec.h - Matrix-vector products on repacked weights -*- C++
+//-*-===//
 //
 // matVecF32 / matVecI8 take W row by row: each output is one dot product,
 // whose 16 lanes end in a horizontal reduction. With the native 64-wide
@@ -65,8 +66,7 @@ void packQuadsI8(const int8_t *w, size_t rows, size_t k, int8_t *q,
 /// puts 16 outputs in a register; lower levels read the layout one output
 /// at a time in the scalar lane order.
 void matVecTransposedF32At(SimdLevel level, const float *wT, size_t rows,
-                           size_t k, const float *x, float *y,
-                           bool accumulate);
+                           size_t k, const float *x, float *y, bool accumulate);
 
 /// y (+)= W x for W packed by packQuadsI8 and int8 or uint8 x: matVecI8's /
 /// matVecI8U8's bits. `vnni` (hostHasInt8Dot()) runs vpdpbusd on 16
