@@ -14,6 +14,7 @@
 
 #include "nnaccel/Emulator/ElementIO.h"
 #include "nnaccel/Numerics/RowwiseEmbedding.h"
+#include "nnaccel/Numerics/Transpose.h"
 #include "nnaccel/Numerics/VectorOps.h"
 
 #include <fmt/format.h>
@@ -97,6 +98,14 @@ std::optional<DmaBoxes> contiguousBoxes(Memory &src, uint64_t srcAddr,
   return DmaBoxes{src.view(srcAddr, srcExtent, scratch), out};
 }
 
+/// Whether two boxes share no byte (the block transposes read a block
+/// before they write it, which only the element order defines when they
+/// do).
+bool disjoint(const Memory &a, uint64_t aAddr, uint64_t aBytes, const Memory &b,
+              uint64_t bAddr, uint64_t bBytes) {
+  return &a != &b || aAddr + aBytes <= bAddr || bAddr + bBytes <= aAddr;
+}
+
 Error dmaLoad(const Op &op, const EffAddrs &eff, ExecContext &ctx,
               ExecResult &res) {
   Space ss = op.mem[OpSrc].space, ds = op.mem[OpDst].space;
@@ -118,7 +127,14 @@ Error dmaLoad(const Op &op, const EffAddrs &eff, ExecContext &ctx,
     if (!left && !right && !op.pt && !op.pb) {
       // No padding: a gather of rows, tight (a transposing load moves one
       // element a row, a million rows an inference for an f32 MobileNet).
-      gatherRows(box->dst, op.dpitch, box->src, op.sz, op.sy, op.z, op.y, sRow);
+      // Rows of one element, the z elements of a source row side by side
+      // and the destination dense: a 2-D transpose, in blocks.
+      if (!(sRow == op.sz && sRow == op.dpitch &&
+            disjoint(src, eff[OpSrc], srcExtent, dst, eff[OpDst], dstExtent) &&
+            num::transposeElements(box->src, op.sy, box->dst, op.y * sRow, op.y,
+                                   op.z, unsigned(sRow))))
+        gatherRows(box->dst, op.dpitch, box->src, op.sz, op.sy, op.z, op.y,
+                   sRow);
     } else
       for (uint64_t p = 0; p < op.z; ++p)
         for (uint64_t r = 0; r < padRows; ++r) {
@@ -184,10 +200,16 @@ Error dmaStore(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   if (std::optional<DmaBoxes> box =
           contiguousBoxes(src, eff[OpSrc], srcExtent, dst, eff[OpDst],
                           dstExtent, op.z * op.y * row, ctx.scratchB)) {
-    for (uint64_t p = 0; p < op.z; ++p)
-      for (uint64_t r = 0; r < op.y; ++r)
-        Memory::copyBytes(box->dst + p * op.dz + r * op.dy,
-                          box->src + (p * op.y + r) * op.spitch, row);
+    // Rows of one element from a dense source, the z of a destination row
+    // side by side: a 2-D transpose, in blocks.
+    if (!(row == op.dz && row == op.spitch &&
+          disjoint(src, eff[OpSrc], srcExtent, dst, eff[OpDst], dstExtent) &&
+          num::transposeElements(box->src, op.y * row, box->dst, op.dy, op.z,
+                                 op.y, unsigned(row))))
+      for (uint64_t p = 0; p < op.z; ++p)
+        for (uint64_t r = 0; r < op.y; ++r)
+          Memory::copyBytes(box->dst + p * op.dz + r * op.dy,
+                            box->src + (p * op.y + r) * op.spitch, row);
   } else {
     buf.resize(row);
     for (uint64_t p = 0; p < op.z; ++p)

@@ -9,6 +9,7 @@
 #include "nnaccel/Numerics/PackedMatVec.h"
 
 #include "nnaccel/Numerics/Kernels.h"
+#include "nnaccel/Numerics/Transpose.h"
 
 #include <cassert>
 #include <cstring>
@@ -162,66 +163,23 @@ matVecQuadsVnni(const int8_t *q, const int32_t *rowSums, size_t rows, size_t k,
   }
 }
 
-/// dst[c * dstStride + r] = src[r * srcStride + c] for 32-bit words, r <
-/// rows, c < cols, 16 x 16 blocks at a time (interleaves of 32, 64 and 128
-/// bits); rows up to the next multiple of 16 are written as zero, so
-/// dstStride must reach it.
-__attribute__((target("avx512f"))) void
-transposeWordsAvx512(const uint32_t *src, size_t rows, size_t cols,
-                     size_t srcStride, uint32_t *dst, size_t dstStride) {
-  for (size_t r0 = 0; r0 < rows; r0 += 16)
-    for (size_t c0 = 0; c0 < cols; c0 += 16) {
-      const size_t nr = rows - r0 < 16 ? rows - r0 : 16;
-      const size_t nc = cols - c0 < 16 ? cols - c0 : 16;
-      const __mmask16 colMask = __mmask16((1u << nc) - 1u);
-      __m512i r[16], t[16];
-      for (size_t i = 0; i < 16; ++i)
-        r[i] = i < nr ? _mm512_maskz_loadu_epi32(
-                            colMask, src + (r0 + i) * srcStride + c0)
-                      : _mm512_setzero_si512();
-      for (size_t i = 0; i < 16; i += 2) {
-        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
-        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
-      }
-      for (size_t i = 0; i < 16; i += 4) {
-        r[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
-        r[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
-        r[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
-        r[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
-      }
-      // r[4h + j]: columns j, j + 4, j + 8, j + 12 of rows 4h .. 4h + 3.
-      for (size_t h = 0; h < 16; h += 8)
-        for (size_t j = 0; j < 4; ++j) {
-          t[h + j] = _mm512_shuffle_i32x4(r[h + j], r[h + 4 + j], 0x88);
-          t[h + 4 + j] = _mm512_shuffle_i32x4(r[h + j], r[h + 4 + j], 0xDD);
-        }
-      for (size_t j = 0; j < 8; ++j) {
-        r[j] = _mm512_shuffle_i32x4(t[j], t[8 + j], 0x88);
-        r[8 + j] = _mm512_shuffle_i32x4(t[j], t[8 + j], 0xDD);
-      }
-      for (size_t c = 0; c < nc; ++c)
-        _mm512_storeu_si512(dst + (c0 + c) * dstStride + r0, r[c]);
-    }
-}
-
 #endif // NNACCEL_X86_SIMD
 
 } // namespace
 
+/// Zeroes columns [rows, stride) of `count` rows of `stride` 32-bit words.
+static void zeroPadding(uint8_t *words, size_t count, size_t rows,
+                        size_t stride) {
+  for (size_t i = 0; i < count; ++i)
+    std::memset(words + (i * stride + rows) * 4, 0, (stride - rows) * 4);
+}
+
 void transposeF32(const float *w, size_t rows, size_t k, float *wT) {
   const size_t stride = packedStride(rows);
-#ifdef NNACCEL_X86_SIMD
-  if (getHostSimdLevel() == SimdLevel::Avx512)
-    return transposeWordsAvx512(reinterpret_cast<const uint32_t *>(w), rows, k,
-                                k, reinterpret_cast<uint32_t *>(wT), stride);
-#endif
-  for (size_t i = 0; i < k; ++i) {
-    float *col = wT + i * stride;
-    for (size_t r = 0; r < rows; ++r)
-      col[r] = w[r * k + i];
-    for (size_t r = rows; r < stride; ++r)
-      col[r] = 0.0f;
-  }
+  uint8_t *out = reinterpret_cast<uint8_t *>(wT);
+  transposeElements(reinterpret_cast<const uint8_t *>(w), k * 4, out,
+                    stride * 4, rows, k, 4);
+  zeroPadding(out, k, rows, stride);
 }
 
 void packQuadsI8(const int8_t *w, size_t rows, size_t k, int8_t *q,
@@ -235,13 +193,14 @@ void packQuadsI8(const int8_t *w, size_t rows, size_t k, int8_t *q,
   }
   for (size_t r = rows; r < stride; ++r)
     rowSums[r] = 0;
-#ifdef NNACCEL_X86_SIMD
+  uint8_t *out = reinterpret_cast<uint8_t *>(q);
   // Whole quads are 32-bit words: the layout is their transpose.
-  if (k % 4 == 0 && getHostSimdLevel() == SimdLevel::Avx512)
-    return transposeWordsAvx512(reinterpret_cast<const uint32_t *>(w), rows,
-                                groups, groups, reinterpret_cast<uint32_t *>(q),
-                                stride);
-#endif
+  if (k % 4 == 0) {
+    transposeElements(reinterpret_cast<const uint8_t *>(w), k, out, stride * 4,
+                      rows, groups, 4);
+    zeroPadding(out, groups, rows, stride);
+    return;
+  }
   std::memset(q, 0, stride * groups * 4);
   for (size_t r = 0; r < rows; ++r)
     for (size_t i = 0; i < k; ++i)

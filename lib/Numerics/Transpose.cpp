@@ -1,0 +1,177 @@
+//===- Transpose.cpp - Strided 2-D element transposes ---------------------===//
+//
+// See Transpose.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnaccel/Numerics/Transpose.h"
+
+#include "nnaccel/Numerics/Simd.h"
+
+#include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define NNACCEL_X86_SIMD 1
+// GCC 12's AVX-512 intrinsics pass an undefined vector as the unused merge
+// operand (_mm512_undefined_*), which its uninitialized-use warnings report
+// once they are inlined; nothing here reads such a value.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+#include <immintrin.h>
+#endif
+
+namespace nnaccel {
+namespace numerics {
+
+namespace {
+
+constexpr size_t kBlock = 16;
+
+/// The element loop over rows [r0, r1) x columns [c0, c1).
+template <typename T>
+void transposeLoop(const uint8_t *src, size_t srcStride, uint8_t *dst,
+                   size_t dstStride, size_t r0, size_t r1, size_t c0,
+                   size_t c1) {
+  for (size_t c = c0; c < c1; ++c) {
+    uint8_t *out = dst + c * dstStride;
+    for (size_t r = r0; r < r1; ++r) {
+      T v;
+      std::memcpy(&v, src + r * srcStride + c * sizeof(T), sizeof(T));
+      std::memcpy(out + r * sizeof(T), &v, sizeof(T));
+    }
+  }
+}
+
+/// Whole 16 x 16 blocks by `block(r0, c0)`, the edges by the element loop.
+template <typename T, typename Block>
+void transposeBlocked(const uint8_t *src, size_t srcStride, uint8_t *dst,
+                      size_t dstStride, size_t rows, size_t cols,
+                      Block block) {
+  const size_t fullRows = rows / kBlock * kBlock,
+               fullCols = cols / kBlock * kBlock;
+  for (size_t r0 = 0; r0 < fullRows; r0 += kBlock)
+    for (size_t c0 = 0; c0 < fullCols; c0 += kBlock)
+      block(r0, c0);
+  transposeLoop<T>(src, srcStride, dst, dstStride, 0, fullRows, fullCols,
+                   cols);
+  transposeLoop<T>(src, srcStride, dst, dstStride, fullRows, rows, 0, cols);
+}
+
+#ifdef NNACCEL_X86_SIMD
+
+/// One 16 x 16 byte block: interleaves of 8, 16, 32 and 64 bits (SSE2,
+/// baseline x86-64).
+void transposeBytes16(const uint8_t *src, size_t srcStride, uint8_t *dst,
+                      size_t dstStride) {
+  __m128i a[16], b[16];
+  for (int i = 0; i < 16; ++i)
+    a[i] = _mm_loadu_si128(
+        reinterpret_cast<const __m128i *>(src + size_t(i) * srcStride));
+  for (int i = 0; i < 16; i += 2) {
+    b[i] = _mm_unpacklo_epi8(a[i], a[i + 1]);
+    b[i + 1] = _mm_unpackhi_epi8(a[i], a[i + 1]);
+  }
+  // b[2j]: columns 0-7 of rows 2j, 2j + 1 interleaved; b[2j + 1]: 8-15.
+  for (int i = 0; i < 16; i += 4)
+    for (int h = 0; h < 2; ++h) {
+      a[i + 2 * h] = _mm_unpacklo_epi16(b[i + h], b[i + 2 + h]);
+      a[i + 2 * h + 1] = _mm_unpackhi_epi16(b[i + h], b[i + 2 + h]);
+    }
+  // a[4j + q]: columns 4q .. 4q + 3 of rows 4j .. 4j + 3.
+  for (int i = 0; i < 16; i += 8)
+    for (int q = 0; q < 4; ++q) {
+      b[i + 2 * q] = _mm_unpacklo_epi32(a[i + q], a[i + 4 + q]);
+      b[i + 2 * q + 1] = _mm_unpackhi_epi32(a[i + q], a[i + 4 + q]);
+    }
+  // b[8j + e]: columns 2e, 2e + 1 of rows 8j .. 8j + 7.
+  for (int e = 0; e < 8; ++e) {
+    const __m128i lo = _mm_unpacklo_epi64(b[e], b[8 + e]);
+    const __m128i hi = _mm_unpackhi_epi64(b[e], b[8 + e]);
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + size_t(2 * e) *
+                                                           dstStride),
+                     lo);
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + size_t(2 * e + 1) *
+                                                           dstStride),
+                     hi);
+  }
+}
+
+/// One 16 x 16 block of 32-bit words (AVX-512F).
+__attribute__((target("avx512f"))) void
+transposeWords16(const uint8_t *src, size_t srcStride, uint8_t *dst,
+                 size_t dstStride) {
+  __m512i r[16], t[16];
+  for (size_t i = 0; i < 16; ++i)
+    r[i] = _mm512_loadu_si512(src + i * srcStride);
+  for (size_t i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+  }
+  for (size_t i = 0; i < 16; i += 4) {
+    r[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+    r[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+    r[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+    r[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+  }
+  // r[4h + j]: columns j, j + 4, j + 8, j + 12 of rows 4h .. 4h + 3.
+  for (size_t h = 0; h < 16; h += 8)
+    for (size_t j = 0; j < 4; ++j) {
+      t[h + j] = _mm512_shuffle_i32x4(r[h + j], r[h + 4 + j], 0x88);
+      t[h + 4 + j] = _mm512_shuffle_i32x4(r[h + j], r[h + 4 + j], 0xDD);
+    }
+  for (size_t j = 0; j < 8; ++j) {
+    _mm512_storeu_si512(dst + j * dstStride,
+                        _mm512_shuffle_i32x4(t[j], t[8 + j], 0x88));
+    _mm512_storeu_si512(dst + (8 + j) * dstStride,
+                        _mm512_shuffle_i32x4(t[j], t[8 + j], 0xDD));
+  }
+}
+
+#endif // NNACCEL_X86_SIMD
+
+} // namespace
+
+bool transposeElements(const uint8_t *src, size_t srcStride, uint8_t *dst,
+                       size_t dstStride, size_t rows, size_t cols,
+                       unsigned elemBytes, bool vector) {
+  switch (elemBytes) {
+  case 1:
+#ifdef NNACCEL_X86_SIMD
+    if (vector) {
+      transposeBlocked<uint8_t>(
+          src, srcStride, dst, dstStride, rows, cols,
+          [&](size_t r0, size_t c0) {
+            transposeBytes16(src + r0 * srcStride + c0, srcStride,
+                             dst + c0 * dstStride + r0, dstStride);
+          });
+      return true;
+    }
+#endif
+    transposeLoop<uint8_t>(src, srcStride, dst, dstStride, 0, rows, 0, cols);
+    return true;
+  case 2:
+    transposeLoop<uint16_t>(src, srcStride, dst, dstStride, 0, rows, 0, cols);
+    return true;
+  case 4:
+#ifdef NNACCEL_X86_SIMD
+    if (vector && getHostSimdLevel() == SimdLevel::Avx512) {
+      transposeBlocked<uint32_t>(
+          src, srcStride, dst, dstStride, rows, cols,
+          [&](size_t r0, size_t c0) {
+            transposeWords16(src + r0 * srcStride + c0 * 4, srcStride,
+                             dst + c0 * dstStride + r0 * 4, dstStride);
+          });
+      return true;
+    }
+#endif
+    transposeLoop<uint32_t>(src, srcStride, dst, dstStride, 0, rows, 0, cols);
+    return true;
+  default:
+    return false;
+  }
+}
+
+} // namespace numerics
+} // namespace nnaccel
