@@ -14,6 +14,7 @@
 #include "nnaccel/Numerics/Affine.h"
 #include "nnaccel/Numerics/Float16.h"
 #include "nnaccel/Numerics/Fp8.h"
+#include "nnaccel/Numerics/Simd.h"
 
 #include <cstring>
 #include <limits>
@@ -165,12 +166,11 @@ void readRowI32(DType t, const uint8_t *src, size_t n, int32_t *out) {
       out[i] = load<int16_t>(src, i);
     return;
   case DType::I8:
-    for (size_t i = 0; i < n; ++i)
-      out[i] = static_cast<int8_t>(src[i]);
+    num::widenI8Row(num::getHostSimdLevel(),
+                    reinterpret_cast<const int8_t *>(src), out, n);
     return;
   case DType::U8:
-    for (size_t i = 0; i < n; ++i)
-      out[i] = src[i];
+    num::widenU8Row(num::getHostSimdLevel(), src, out, n);
     return;
   case DType::I4:
     for (size_t i = 0; i < n; ++i)
@@ -261,6 +261,10 @@ void writeRowI32(DType t, const int32_t *in, size_t n, uint8_t *dst) {
   intRange(t, lo, hi);
   if (t == DType::I32 || t == DType::I64) {
     storeInts(t, in, n, dst);
+    return;
+  }
+  if (t == DType::I8 || t == DType::U8) {
+    num::narrowToBytesRow(num::getHostSimdLevel(), in, lo, hi, dst, n);
     return;
   }
   constexpr size_t Chunk = 256;

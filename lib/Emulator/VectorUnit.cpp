@@ -131,10 +131,6 @@ int32_t wrapSub(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) -
                               static_cast<uint32_t>(b));
 }
-int32_t wrapMul(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) *
-                              static_cast<uint32_t>(b));
-}
 
 using num::ArithOp;
 
@@ -166,22 +162,7 @@ void binaryF32(ArithOp k, const float *a, const float *b, float *out, size_t n,
 
 void binaryI32(ArithOp k, const int32_t *a, const int32_t *b, int32_t *out,
                size_t n, bool bScalar = false) {
-  auto apply = [&](auto f) {
-    for (size_t i = 0; i < n; ++i)
-      out[i] = f(a[i], b[bScalar ? 0 : i]);
-  };
-  switch (k) {
-  case ArithOp::Add:
-    return apply(wrapAdd);
-  case ArithOp::Sub:
-    return apply(wrapSub);
-  case ArithOp::Mul:
-    return apply(wrapMul);
-  case ArithOp::Max:
-    return apply([](int32_t x, int32_t y) { return std::max(x, y); });
-  case ArithOp::Min:
-    return apply([](int32_t x, int32_t y) { return std::min(x, y); });
-  }
+  num::arithI32Row(num::getHostSimdLevel(), k, a, b, bScalar, out, n);
 }
 
 /// D = A op B on f32 rows `apitch` / `dpitch` bytes apart; B's rows (None)

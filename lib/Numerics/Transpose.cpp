@@ -47,15 +47,13 @@ void transposeLoop(const uint8_t *src, size_t srcStride, uint8_t *dst,
 /// Whole 16 x 16 blocks by `block(r0, c0)`, the edges by the element loop.
 template <typename T, typename Block>
 void transposeBlocked(const uint8_t *src, size_t srcStride, uint8_t *dst,
-                      size_t dstStride, size_t rows, size_t cols,
-                      Block block) {
+                      size_t dstStride, size_t rows, size_t cols, Block block) {
   const size_t fullRows = rows / kBlock * kBlock,
                fullCols = cols / kBlock * kBlock;
   for (size_t r0 = 0; r0 < fullRows; r0 += kBlock)
     for (size_t c0 = 0; c0 < fullCols; c0 += kBlock)
       block(r0, c0);
-  transposeLoop<T>(src, srcStride, dst, dstStride, 0, fullRows, fullCols,
-                   cols);
+  transposeLoop<T>(src, srcStride, dst, dstStride, 0, fullRows, fullCols, cols);
   transposeLoop<T>(src, srcStride, dst, dstStride, fullRows, rows, 0, cols);
 }
 
@@ -89,19 +87,18 @@ void transposeBytes16(const uint8_t *src, size_t srcStride, uint8_t *dst,
   for (int e = 0; e < 8; ++e) {
     const __m128i lo = _mm_unpacklo_epi64(b[e], b[8 + e]);
     const __m128i hi = _mm_unpackhi_epi64(b[e], b[8 + e]);
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + size_t(2 * e) *
-                                                           dstStride),
-                     lo);
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + size_t(2 * e + 1) *
-                                                           dstStride),
-                     hi);
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i *>(dst + size_t(2 * e) * dstStride), lo);
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i *>(dst + size_t(2 * e + 1) * dstStride), hi);
   }
 }
 
 /// One 16 x 16 block of 32-bit words (AVX-512F).
-__attribute__((target("avx512f"))) void
-transposeWords16(const uint8_t *src, size_t srcStride, uint8_t *dst,
-                 size_t dstStride) {
+__attribute__((target("avx512f"))) void transposeWords16(const uint8_t *src,
+                                                         size_t srcStride,
+                                                         uint8_t *dst,
+                                                         size_t dstStride) {
   __m512i r[16], t[16];
   for (size_t i = 0; i < 16; ++i)
     r[i] = _mm512_loadu_si512(src + i * srcStride);
@@ -140,12 +137,12 @@ bool transposeElements(const uint8_t *src, size_t srcStride, uint8_t *dst,
   case 1:
 #ifdef NNACCEL_X86_SIMD
     if (vector) {
-      transposeBlocked<uint8_t>(
-          src, srcStride, dst, dstStride, rows, cols,
-          [&](size_t r0, size_t c0) {
-            transposeBytes16(src + r0 * srcStride + c0, srcStride,
-                             dst + c0 * dstStride + r0, dstStride);
-          });
+      transposeBlocked<uint8_t>(src, srcStride, dst, dstStride, rows, cols,
+                                [&](size_t r0, size_t c0) {
+                                  transposeBytes16(
+                                      src + r0 * srcStride + c0, srcStride,
+                                      dst + c0 * dstStride + r0, dstStride);
+                                });
       return true;
     }
 #endif

@@ -446,3 +446,62 @@ TEST_CASE("VNNI int8 matVec equals the scalar sums", "[simd]") {
       }
     }
 }
+
+TEST_CASE("int32 rows: every level equals the scalar wrapping ops", "[simd]") {
+  // Integer results do not depend on order; the vector paths must still
+  // wrap, saturate and sign-extend like the scalar ones, on tails too.
+  std::mt19937 rng(31);
+  const int32_t edges[] = {0,
+                           1,
+                           -1,
+                           127,
+                           -128,
+                           255,
+                           std::numeric_limits<int32_t>::max(),
+                           std::numeric_limits<int32_t>::min(),
+                           65536,
+                           -65537};
+  auto pick = [&]() {
+    return rng() % 4 == 0 ? edges[rng() % std::size(edges)]
+                          : static_cast<int32_t>(rng());
+  };
+  for (size_t n = 1; n <= 70; ++n)
+    for (bool bScalar : {false, true}) {
+      std::vector<int32_t> a(n), b(n);
+      std::vector<uint8_t> bytes(n);
+      for (size_t i = 0; i < n; ++i) {
+        a[i] = pick();
+        b[i] = pick();
+        bytes[i] = static_cast<uint8_t>(rng());
+      }
+      for (SimdLevel level : hostLevels()) {
+        INFO("n " << n << " level " << int(level) << " bScalar " << bScalar);
+        for (ArithOp op : {ArithOp::Add, ArithOp::Sub, ArithOp::Mul,
+                           ArithOp::Max, ArithOp::Min}) {
+          std::vector<int32_t> want(n + 1, 7), got(n + 1, 7);
+          arithI32Row(SimdLevel::Scalar, op, a.data(), b.data(), bScalar,
+                      want.data(), n);
+          arithI32Row(level, op, a.data(), b.data(), bScalar, got.data(), n);
+          REQUIRE(got == want);
+        }
+        std::vector<int32_t> ws(n + 1, 7), wu(n + 1, 7), gs(n + 1, 7),
+            gu(n + 1, 7);
+        widenI8Row(SimdLevel::Scalar,
+                   reinterpret_cast<const int8_t *>(bytes.data()), ws.data(),
+                   n);
+        widenI8Row(level, reinterpret_cast<const int8_t *>(bytes.data()),
+                   gs.data(), n);
+        widenU8Row(SimdLevel::Scalar, bytes.data(), wu.data(), n);
+        widenU8Row(level, bytes.data(), gu.data(), n);
+        REQUIRE(gs == ws);
+        REQUIRE(gu == wu);
+        for (auto [lo, hi] : {std::pair<int32_t, int32_t>{-128, 127},
+                              std::pair<int32_t, int32_t>{0, 255}}) {
+          std::vector<uint8_t> wn(n + 1, 9), gn(n + 1, 9);
+          narrowToBytesRow(SimdLevel::Scalar, a.data(), lo, hi, wn.data(), n);
+          narrowToBytesRow(level, a.data(), lo, hi, gn.data(), n);
+          REQUIRE(gn == wn);
+        }
+      }
+    }
+}

@@ -25,10 +25,9 @@ TEST_CASE("transposeElements is dst[c][r] = src[r][c]", "[transpose]") {
       for (size_t cols : {1u, 2u, 16u, 31u, 33u, 64u, 100u})
         for (size_t pad : {0u, 5u})
           for (bool vector : {false, true}) {
-            INFO("elem " << e << " rows " << rows << " cols " << cols
-                         << " pad " << pad << " vector " << vector);
-            const size_t srcStride = cols * e + pad,
-                         dstStride = rows * e + pad;
+            INFO("elem " << e << " rows " << rows << " cols " << cols << " pad "
+                         << pad << " vector " << vector);
+            const size_t srcStride = cols * e + pad, dstStride = rows * e + pad;
             std::vector<uint8_t> src(rows * srcStride), dst(cols * dstStride);
             for (uint8_t &b : src)
               b = static_cast<uint8_t>(rng());

@@ -64,6 +64,18 @@ enum class ArithOp : uint8_t { Add, Sub, Mul, Max, Min };
 void arithF32Row(SimdLevel level, ArithOp op, const float *a, const float *b,
                  bool bScalar, float *out, size_t n);
 
+/// out[i] = a[i] op b[bScalar ? 0 : i] for i < n on int32 at `level`: add,
+/// sub and mul wrap modulo 2^32, max / min are exact (any order gives the
+/// same bits). AVX-512: 16 lanes at a time. `out` may be `a` or `b`.
+void arithI32Row(SimdLevel level, ArithOp op, const int32_t *a,
+                 const int32_t *b, bool bScalar, int32_t *out, size_t n);
+/// out[i] = x[i] sign- (int8) or zero-extended (uint8) to int32.
+void widenI8Row(SimdLevel level, const int8_t *x, int32_t *out, size_t n);
+void widenU8Row(SimdLevel level, const uint8_t *x, int32_t *out, size_t n);
+/// out[i] = the low byte of clamp(x[i], lo, hi): int32 narrowed to an
+/// 8-bit type with saturation to its range [lo, hi].
+void narrowToBytesRow(SimdLevel level, const int32_t *x, int32_t lo, int32_t hi,
+                      uint8_t *out, size_t n);
 /// out[i] = expF32(x[i]), sigmoidF32(x[i]), tanhF32(x[i]) for i < n at
 /// `level` (AVX-512: 16 lanes through the scalar definitions' operations in
 /// their order, ldexp as vscalefps, the branches as blends; bit-identical,

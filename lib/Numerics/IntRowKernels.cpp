@@ -1,0 +1,173 @@
+//===- IntRowKernels.cpp - int32 element-wise rows, scalar and AVX-512 ----===//
+//
+// See Simd.h: the integer-domain vector operations of the emulator's
+// quantised kernels. Integer arithmetic is exact (wrapping) in any order,
+// so every level gives the same bits by construction; the tests compare
+// them anyway. The AVX-512 paths are compiled with target attributes and
+// only called when the CPU has AVX-512F.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnaccel/Numerics/Simd.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define NNACCEL_X86_SIMD 1
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+#include <immintrin.h>
+#endif
+
+namespace nnaccel {
+namespace numerics {
+
+namespace {
+
+int32_t wrapping(ArithOp op, int32_t a, int32_t b) {
+  const uint32_t x = static_cast<uint32_t>(a), y = static_cast<uint32_t>(b);
+  switch (op) {
+  case ArithOp::Add:
+    return static_cast<int32_t>(x + y);
+  case ArithOp::Sub:
+    return static_cast<int32_t>(x - y);
+  case ArithOp::Mul:
+    return static_cast<int32_t>(x * y);
+  case ArithOp::Max:
+    return std::max(a, b);
+  case ArithOp::Min:
+    return std::min(a, b);
+  }
+  return 0;
+}
+
+#ifdef NNACCEL_X86_SIMD
+
+inline __mmask16 tailMask(size_t n, size_t i) {
+  return n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - i)) - 1u);
+}
+
+template <ArithOp Op>
+__attribute__((target("avx512f"), always_inline)) inline __m512i
+arithI32Avx512(__m512i a, __m512i b) {
+  if constexpr (Op == ArithOp::Add)
+    return _mm512_add_epi32(a, b);
+  else if constexpr (Op == ArithOp::Sub)
+    return _mm512_sub_epi32(a, b);
+  else if constexpr (Op == ArithOp::Mul)
+    return _mm512_mullo_epi32(a, b);
+  else if constexpr (Op == ArithOp::Max)
+    return _mm512_max_epi32(a, b);
+  else
+    return _mm512_min_epi32(a, b);
+}
+
+template <ArithOp Op>
+__attribute__((target("avx512f"))) void
+arithI32RowAvx512(const int32_t *a, const int32_t *b, bool bScalar,
+                  int32_t *out, size_t n) {
+  const __m512i bs = _mm512_set1_epi32(bScalar ? b[0] : 0);
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m = tailMask(n, i);
+    const __m512i vb = bScalar ? bs : _mm512_maskz_loadu_epi32(m, b + i);
+    _mm512_mask_storeu_epi32(
+        out + i, m, arithI32Avx512<Op>(_mm512_maskz_loadu_epi32(m, a + i), vb));
+  }
+}
+
+template <bool Signed>
+__attribute__((target("avx512f"))) void
+widenBytesAvx512(const uint8_t *x, int32_t *out, size_t n) {
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m = tailMask(n, i);
+    // A tail's bytes through a zeroed copy (a masked byte load needs BW).
+    alignas(16) uint8_t tail[16] = {};
+    const uint8_t *src = x + i;
+    if (n - i < 16) {
+      std::memcpy(tail, src, n - i);
+      src = tail;
+    }
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src));
+    _mm512_mask_storeu_epi32(out + i, m,
+                             Signed ? _mm512_cvtepi8_epi32(v)
+                                    : _mm512_cvtepu8_epi32(v));
+  }
+}
+
+__attribute__((target("avx512f"))) void
+narrowToBytesAvx512(const int32_t *x, int32_t lo, int32_t hi, uint8_t *out,
+                    size_t n) {
+  const __m512i vlo = _mm512_set1_epi32(lo), vhi = _mm512_set1_epi32(hi);
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m = tailMask(n, i);
+    const __m512i v = _mm512_min_epi32(
+        _mm512_max_epi32(_mm512_maskz_loadu_epi32(m, x + i), vlo), vhi);
+    _mm512_mask_cvtepi32_storeu_epi8(out + i, m, v);
+  }
+}
+
+#endif // NNACCEL_X86_SIMD
+
+} // namespace
+
+void arithI32Row(SimdLevel level, ArithOp op, const int32_t *a,
+                 const int32_t *b, bool bScalar, int32_t *out, size_t n) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512) {
+    switch (op) {
+    case ArithOp::Add:
+      return arithI32RowAvx512<ArithOp::Add>(a, b, bScalar, out, n);
+    case ArithOp::Sub:
+      return arithI32RowAvx512<ArithOp::Sub>(a, b, bScalar, out, n);
+    case ArithOp::Mul:
+      return arithI32RowAvx512<ArithOp::Mul>(a, b, bScalar, out, n);
+    case ArithOp::Max:
+      return arithI32RowAvx512<ArithOp::Max>(a, b, bScalar, out, n);
+    case ArithOp::Min:
+      return arithI32RowAvx512<ArithOp::Min>(a, b, bScalar, out, n);
+    }
+  }
+#endif
+  for (size_t i = 0; i < n; ++i)
+    out[i] = wrapping(op, a[i], b[bScalar ? 0 : i]);
+}
+
+void widenI8Row(SimdLevel level, const int8_t *x, int32_t *out, size_t n) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512)
+    return widenBytesAvx512<true>(reinterpret_cast<const uint8_t *>(x), out,
+                                  n);
+#endif
+  for (size_t i = 0; i < n; ++i)
+    out[i] = x[i];
+}
+
+void widenU8Row(SimdLevel level, const uint8_t *x, int32_t *out, size_t n) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512)
+    return widenBytesAvx512<false>(x, out, n);
+#endif
+  for (size_t i = 0; i < n; ++i)
+    out[i] = x[i];
+}
+
+void narrowToBytesRow(SimdLevel level, const int32_t *x, int32_t lo,
+                      int32_t hi, uint8_t *out, size_t n) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512)
+    return narrowToBytesAvx512(x, lo, hi, out, n);
+#endif
+  for (size_t i = 0; i < n; ++i)
+    out[i] = static_cast<uint8_t>(std::min(std::max(x[i], lo), hi));
+}
+
+} // namespace numerics
+} // namespace nnaccel
