@@ -355,11 +355,25 @@ bool binaryStreamed(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
   }
   const bool bScalar = bc == Bcast::Col || bc == Bcast::Scalar;
   const ArithOp kind = arithOp(op.opcode);
-  for (uint64_t r = 0; r < rows; ++r) {
-    const T *ap = domainRow<T>(*a, r, op.at, cols, bufA);
+  // Rows that follow each other without a gap in every operand are one
+  // long row (element-wise results do not see the row structure): one
+  // kernel call instead of one per row of a few channels.
+  auto packed = [&](const RowSpan &span, DType t) {
+    return span.pitch == span.rowBytes &&
+           rowBytes(t, rows * cols) == rows * span.rowBytes;
+  };
+  const bool flat =
+      (bc == Bcast::None || bc == Bcast::Scalar) && packed(*a, op.at) &&
+      (bc != Bcast::None || packed(*b, op.bt)) && (!d || packed(*d, op.dt)) &&
+      rowBytes(op.dt, rows * cols) == rows * drb;
+  const uint64_t loopRows = flat ? 1 : rows,
+                 loopCols = flat ? rows * cols : cols;
+  const uint64_t loopRowBytes = flat ? rows * drb : drb;
+  for (uint64_t r = 0; r < loopRows; ++r) {
+    const T *ap = domainRow<T>(*a, r, op.at, loopCols, bufA);
     const T *bp = bRow;
     if (bc == Bcast::None) {
-      bp = domainRow<T>(*b, r, op.bt, cols, bufB);
+      bp = domainRow<T>(*b, r, op.bt, loopCols, bufB);
     } else if (bc == Bcast::Col) {
       value = domainRow<T>(*b, r, op.bt, 1, bufB)[0];
       bp = &value;
@@ -368,23 +382,23 @@ bool binaryStreamed(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
     }
     // The result row: straight into its destination when that holds the
     // compute domain, else computed into bufD and converted.
-    uint8_t *dRow = d ? d->row(r) : cv.data.data() + r * drb;
+    uint8_t *dRow = d ? d->row(r) : cv.data.data() + r * loopRowBytes;
     const bool direct = isDomainRow<T>(op.dt, dRow);
     if (!direct)
-      bufD.resize(cols);
+      bufD.resize(loopCols);
     T *out = direct ? reinterpret_cast<T *>(dRow) : bufD.data();
     if constexpr (std::is_same_v<T, float>)
-      binaryF32(kind, ap, bp, out, cols, bScalar);
+      binaryF32(kind, ap, bp, out, loopCols, bScalar);
     else
-      binaryI32(kind, ap, bp, out, cols, bScalar);
+      binaryI32(kind, ap, bp, out, loopCols, bScalar);
     if (!direct) {
       if constexpr (std::is_same_v<T, float>)
-        writeRowF32(op.dt, out, cols, dRow);
+        writeRowF32(op.dt, out, loopCols, dRow);
       else
-        writeRowI32(op.dt, out, cols, dRow);
+        writeRowI32(op.dt, out, loopCols, dRow);
     }
     if (d && op.chained())
-      std::memcpy(cv.data.data() + r * drb, dRow, drb);
+      std::memcpy(cv.data.data() + r * loopRowBytes, dRow, loopRowBytes);
   }
   if (!aChain)
     ctx.bytes->read[static_cast<unsigned>(a->space)] +=

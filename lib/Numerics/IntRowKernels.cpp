@@ -92,9 +92,8 @@ widenBytesAvx512(const uint8_t *x, int32_t *out, size_t n) {
       src = tail;
     }
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src));
-    _mm512_mask_storeu_epi32(out + i, m,
-                             Signed ? _mm512_cvtepi8_epi32(v)
-                                    : _mm512_cvtepu8_epi32(v));
+    _mm512_mask_storeu_epi32(
+        out + i, m, Signed ? _mm512_cvtepi8_epi32(v) : _mm512_cvtepu8_epi32(v));
   }
 }
 
@@ -141,8 +140,7 @@ void widenI8Row(SimdLevel level, const int8_t *x, int32_t *out, size_t n) {
   assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
 #ifdef NNACCEL_X86_SIMD
   if (level == SimdLevel::Avx512)
-    return widenBytesAvx512<true>(reinterpret_cast<const uint8_t *>(x), out,
-                                  n);
+    return widenBytesAvx512<true>(reinterpret_cast<const uint8_t *>(x), out, n);
 #endif
   for (size_t i = 0; i < n; ++i)
     out[i] = x[i];
@@ -158,8 +156,8 @@ void widenU8Row(SimdLevel level, const uint8_t *x, int32_t *out, size_t n) {
     out[i] = x[i];
 }
 
-void narrowToBytesRow(SimdLevel level, const int32_t *x, int32_t lo,
-                      int32_t hi, uint8_t *out, size_t n) {
+void narrowToBytesRow(SimdLevel level, const int32_t *x, int32_t lo, int32_t hi,
+                      uint8_t *out, size_t n) {
   assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
 #ifdef NNACCEL_X86_SIMD
   if (level == SimdLevel::Avx512)
