@@ -54,12 +54,21 @@ void popNeeds(unsigned q, uint8_t f, std::array<unsigned, 4> &need) {
   }
 }
 
-/// FIFOs pushed by flags `f` on queue `q`.
-void pushTargets(unsigned q, uint8_t f, std::vector<int> &out) {
+/// The FIFOs pushed by flags `f` on queue `q`: at most two, held in place
+/// (the scheduler asks for every step; no allocation).
+struct PushTargets {
+  int fifo[2] = {};
+  unsigned count = 0;
+  const int *begin() const { return fifo; }
+  const int *end() const { return fifo + count; }
+};
+PushTargets pushTargets(unsigned q, uint8_t f) {
+  PushTargets out;
   if (f & FlagPushPrev)
-    out.push_back(fifoIndex(q, q - 1));
+    out.fifo[out.count++] = fifoIndex(q, q - 1);
   if (f & FlagPushNext)
-    out.push_back(fifoIndex(q, q + 1));
+    out.fifo[out.count++] = fifoIndex(q, q + 1);
+  return out;
 }
 
 constexpr unsigned ExQueue = static_cast<unsigned>(Queue::Ex);
@@ -96,10 +105,8 @@ uint64_t Card::queueTime(Core &c, unsigned q, size_t *groupLen,
                          uint64_t *tokenTime) {
   QueueState &qs = c.queues[q];
   if (qs.pendingPush) {
-    std::vector<int> targets;
-    pushTargets(q, qs.pendingPush, targets);
     uint64_t t = qs.pendingSince;
-    for (int i : targets) {
+    for (int i : pushTargets(q, qs.pendingPush)) {
       if (c.fifos[i].times.size() >= t_.tokenFifoDepth)
         return Never;
       t = std::max(t, c.fifos[i].lastPop);
@@ -174,9 +181,7 @@ void Card::queueStep(Core &c, unsigned q) {
   QueueStats &st = c.stats.queues[q];
   if (qs.pendingPush) {
     uint64_t t = queueTime(c, q);
-    std::vector<int> targets;
-    pushTargets(q, qs.pendingPush, targets);
-    for (int i : targets) {
+    for (int i : pushTargets(q, qs.pendingPush)) {
       c.fifos[i].times.push_back(t);
       if (checkRaces_)
         c.fifos[i].clocks.push_back(c.clocks[q]);
@@ -369,10 +374,8 @@ void Card::queueStep(Core &c, unsigned q) {
   }
 
   // Push tokens, or wait for room.
-  std::vector<int> targets;
-  pushTargets(q, pushFlags, targets);
   uint8_t pending = 0;
-  for (int i : targets) {
+  for (int i : pushTargets(q, pushFlags)) {
     if (c.fifos[i].times.size() < t_.tokenFifoDepth) {
       c.fifos[i].times.push_back(tokenTime);
       if (checkRaces_)
