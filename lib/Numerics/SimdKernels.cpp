@@ -23,10 +23,11 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define NNACCEL_X86_SIMD 1
 // GCC 12's AVX-512 intrinsics pass an undefined vector as the unused
-// merge operand (_mm512_undefined_*), which -Wmaybe-uninitialized reports
-// at every use once they are inlined; nothing here reads such a value.
+// merge operand (_mm512_undefined_*), which the uninitialized-use warnings
+// report at every use once they are inlined; nothing here reads such a value.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <immintrin.h>
 #endif
@@ -355,6 +356,45 @@ arithRowAvx512(const float *a, const float *b, bool bScalar, float *out,
   }
 }
 
+/// reduceSumF32's 16 lanes (lane i % 16 accumulates x[i] in order, a tail
+/// only the lanes it reaches) and its tree.
+__attribute__((target("avx512f"))) float reduceSumAvx512(const float *x,
+                                                         size_t n) {
+  __m512 acc = _mm512_setzero_ps();
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    acc = _mm512_add_ps(acc, _mm512_loadu_ps(x + i));
+  if (i < n) {
+    const __mmask16 m = __mmask16((1u << (n - i)) - 1u);
+    acc = _mm512_mask_add_ps(acc, m, acc, _mm512_maskz_loadu_ps(m, x + i));
+  }
+  return reduce16(_mm512_castps512_ps256(acc),
+                  _mm512_castps512_ps256(_mm512_shuffle_f32x4(acc, acc, 0xEE)));
+}
+
+/// The maximum / minimum of maxF32 / minF32 over x[0, n): those are
+/// associative and commutative (NaN absorbs, -0 orders below +0), so 16
+/// lanes and a tree give the sequential result.
+template <ArithOp Op>
+__attribute__((target("avx512f"))) float reduceExtremumAvx512(const float *x,
+                                                              size_t n) {
+  const float start = Op == ArithOp::Max
+                          ? -std::numeric_limits<float>::infinity()
+                          : std::numeric_limits<float>::infinity();
+  __m512 acc = _mm512_set1_ps(start);
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m =
+        n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - i)) - 1u);
+    acc = arithAvx512<Op>(acc, _mm512_mask_loadu_ps(acc, m, x + i));
+  }
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, acc);
+  float r = lanes[0];
+  for (int l = 1; l < 16; ++l)
+    r = Op == ArithOp::Max ? maxF32(r, lanes[l]) : minF32(r, lanes[l]);
+  return r;
+}
+
 /// F over x[0, n) 16 lanes at a time (masked tail).
 template <__m512 (*F)(__m512)>
 __attribute__((target("avx512f"))) void mapAvx512(const float *x, float *out,
@@ -559,6 +599,42 @@ void arithF32Row(SimdLevel level, ArithOp op, const float *a, const float *b,
   case ArithOp::Min:
     return apply([](float x, float y) { return minF32(x, y); });
   }
+}
+
+float reduceSumF32Row(SimdLevel level, const float *x, size_t n) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512)
+    return reduceSumAvx512(x, n);
+#endif
+  float lanes[kAccumLanes] = {};
+  for (size_t i = 0; i < n; ++i)
+    lanes[i % kAccumLanes] = lanes[i % kAccumLanes] + x[i];
+  return reduceLanes(lanes);
+}
+
+float reduceMaxF32Row(SimdLevel level, const float *x, size_t n) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512)
+    return reduceExtremumAvx512<ArithOp::Max>(x, n);
+#endif
+  float m = -std::numeric_limits<float>::infinity();
+  for (size_t i = 0; i < n; ++i)
+    m = maxF32(m, x[i]);
+  return m;
+}
+
+float reduceMinF32Row(SimdLevel level, const float *x, size_t n) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512)
+    return reduceExtremumAvx512<ArithOp::Min>(x, n);
+#endif
+  float m = std::numeric_limits<float>::infinity();
+  for (size_t i = 0; i < n; ++i)
+    m = minF32(m, x[i]);
+  return m;
 }
 
 namespace {

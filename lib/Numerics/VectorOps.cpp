@@ -270,25 +270,15 @@ void rsqrtF32(Span<const float> in, Span<float> out) {
 }
 
 float reduceSumF32(Span<const float> in) {
-  float lanes[kAccumLanes] = {};
-  const float *p = in.data();
-  for (size_t i = 0, e = in.size(); i != e; ++i)
-    lanes[i % kAccumLanes] = lanes[i % kAccumLanes] + p[i];
-  return reduceLanes(lanes);
+  return reduceSumF32Row(getHostSimdLevel(), in.data(), in.size());
 }
 
 float reduceMaxF32(Span<const float> in) {
-  float m = -std::numeric_limits<float>::infinity();
-  for (float v : in)
-    m = maxF32(m, v);
-  return m;
+  return reduceMaxF32Row(getHostSimdLevel(), in.data(), in.size());
 }
 
 float reduceMinF32(Span<const float> in) {
-  float m = std::numeric_limits<float>::infinity();
-  for (float v : in)
-    m = minF32(m, v);
-  return m;
+  return reduceMinF32Row(getHostSimdLevel(), in.data(), in.size());
 }
 
 float reduceMeanF32(Span<const float> in) {

@@ -505,3 +505,26 @@ TEST_CASE("int32 rows: every level equals the scalar wrapping ops", "[simd]") {
       }
     }
 }
+
+TEST_CASE("SIMD reductions equal the scalar lane order", "[simd]") {
+  // Sum: the 16-lane order and tree (a tail reaches only some lanes);
+  // max / min: NaN absorbs, +0 over -0 (max) and -0 over +0 (min).
+  std::mt19937 rng(71);
+  for (unsigned specialEvery : {0u, 2u, 5u, 29u})
+    for (size_t n = 0; n <= 100; ++n) {
+      std::vector<float> x = makeValues(rng, n, specialEvery);
+      if (specialEvery == 2)
+        for (float &v : x) // zeros of both signs decide max and min
+          v = rng() % 2 ? 0.0f : -0.0f;
+      const float sum = reduceSumF32Row(SimdLevel::Scalar, x.data(), n);
+      const float mx = reduceMaxF32Row(SimdLevel::Scalar, x.data(), n);
+      const float mn = reduceMinF32Row(SimdLevel::Scalar, x.data(), n);
+      for (SimdLevel level : hostLevels()) {
+        INFO("n " << n << " level " << int(level) << " specials "
+                  << specialEvery);
+        REQUIRE(sameResult(reduceSumF32Row(level, x.data(), n), sum));
+        REQUIRE(sameResult(reduceMaxF32Row(level, x.data(), n), mx));
+        REQUIRE(sameResult(reduceMinF32Row(level, x.data(), n), mn));
+      }
+    }
+}

@@ -76,6 +76,13 @@ void widenU8Row(SimdLevel level, const uint8_t *x, int32_t *out, size_t n);
 /// 8-bit type with saturation to its range [lo, hi].
 void narrowToBytesRow(SimdLevel level, const int32_t *x, int32_t lo, int32_t hi,
                       uint8_t *out, size_t n);
+/// reduceSumF32 / reduceMaxF32 / reduceMinF32 of x[0, n) at `level`
+/// (AVX-512: the sum's 16 lanes are one register and its tree the same;
+/// max / min are order-free). The span functions of VectorOps.h call these
+/// at the host's level.
+float reduceSumF32Row(SimdLevel level, const float *x, size_t n);
+float reduceMaxF32Row(SimdLevel level, const float *x, size_t n);
+float reduceMinF32Row(SimdLevel level, const float *x, size_t n);
 /// out[i] = expF32(x[i]), sigmoidF32(x[i]), tanhF32(x[i]) for i < n at
 /// `level` (AVX-512: 16 lanes through the scalar definitions' operations in
 /// their order, ldexp as vscalefps, the branches as blends; bit-identical,
