@@ -16,6 +16,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 
 namespace nnaccel::emulator {
 
@@ -184,7 +186,6 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
                             const ParallelFor &parallelFor) {
   coreFaults_.assign(cores.size(), std::nullopt);
   std::vector<uint64_t> coreSteps(cores.size(), 0);
-  std::vector<char> progressed(cores.size(), 0);
   auto active = [](const Core &c) {
     return c.state != Core::State::Idle && c.state != Core::State::Done;
   };
@@ -192,25 +193,26 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
     return c.state == Core::State::Running && c.pc < c.ops.size() &&
            c.ops[c.pc].opcode == Opcode::Barrier;
   };
-  // One core's earliest agent (ties: agent order, as in runUntil).
-  auto earliest = [&](Core &c, unsigned &agent) {
-    uint64_t best = Never;
-    for (unsigned a = 0; a < NumAgents; ++a) {
-      uint64_t t = agentTime(c, a);
-      if (t < best) {
-        best = t;
-        agent = a;
-      }
-    }
-    return best;
-  };
-  // A core alone, up to its next barrier arrival (which the serial phase
-  // makes) or `until`. It touches only its own state, its own part of
-  // coreSteps / progressed / coreFaults_, and the memories (which a
-  // race-free program never makes two cores touch unordered).
+  // The cores a worker may take (`ready`), those waiting at a barrier that
+  // not all participants have reached (`parked`), and how many cores the
+  // workers are stepping. Guarded by barrierMutex_, which also orders every
+  // access to barriers_ while parallel_.
+  std::vector<size_t> ready;
+  std::vector<char> parked(cores.size(), 0);
+  size_t running = 0;
+  std::atomic<bool> stop{false};
+  for (size_t i = 0; i < cores.size(); ++i)
+    if (active(cores[i]))
+      ready.push_back(i);
+  // Steps core i alone until it finishes, faults, reaches `until` or waits
+  // at a barrier other cores have yet to reach. It touches only its own
+  // state, its own coreSteps / coreFaults_ entries, the memories (which a
+  // race-free program never makes two cores touch unordered) and, under
+  // the lock, the barriers. Its arrival is made here: a barrier's release
+  // is the latest arrival whatever their order, so every core keeps
+  // runUntil's schedule. Returns whether it parked.
   auto runCore = [&](size_t i) {
     Core &c = cores[i];
-    progressed[i] = 0;
     // The agents' times, kept like runUntil's (updateAgentTimes).
     std::array<uint64_t, NumAgents> times;
     for (unsigned a = 0; a < NumAgents; ++a)
@@ -223,7 +225,7 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
           t = times[a];
           agent = a;
         }
-      if (t == Never || t >= until || (agent == AgentDispatch && atBarrier(c)))
+      if (t == Never || t >= until)
         return;
       if (steps + ++coreSteps[i] > maxSteps) {
         coreFaults_[i] = Error::make(fmt::format(
@@ -231,45 +233,75 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
             index, maxSteps));
         return;
       }
-      step(c, agent);
-      progressed[i] = 1;
+      if (agent == AgentDispatch && atBarrier(c)) {
+        std::lock_guard<std::mutex> lock(barrierMutex_);
+        step(c, agent);
+        if (c.state == Core::State::Barrier) {
+          const BarrierGen &g = barriers_[c.barrierId][c.barrierGen];
+          if (!g.released) {
+            parked[i] = 1;
+            return;
+          }
+          // The last arrival: the parked participants go back to work.
+          for (size_t j = 0; j < cores.size(); ++j)
+            if (parked[j] && cores[j].barrierId == c.barrierId &&
+                cores[j].barrierGen == c.barrierGen) {
+              parked[j] = 0;
+              ready.push_back(j);
+            }
+        }
+      } else {
+        step(c, agent);
+      }
       updateAgentTimes(c, agent, times);
     }
   };
-  parallel_ = true;
-  for (;;) {
-    parallelFor(cores.size(), runCore);
-    for (uint64_t &n : coreSteps) {
-      steps += n;
-      n = 0;
-    }
-    // Barrier arrivals, in core order, of the cores whose dispatcher is at
-    // one and may arrive before `until` (its queues have drained).
-    bool arrived = false;
-    for (Core &c : cores) {
-      if (coreFaults_[c.index] || !active(c) || !atBarrier(c))
-        continue;
-      unsigned agent = 0;
-      uint64_t t = earliest(c, agent);
-      if (t == Never || t >= until || agent != AgentDispatch)
-        continue;
-      ++steps;
-      step(c, AgentDispatch);
-      arrived = true;
-    }
-    bool faulted = false;
-    for (std::optional<Error> &f : coreFaults_)
-      if (f) {
-        fault = std::move(f);
-        faulted = true;
-        break;
+  // Each worker takes ready cores until none is ready or running (then
+  // every core has finished, faulted, reached `until` or waits at a barrier
+  // that cannot release), or a core faulted.
+  auto worker = [&](size_t) {
+    for (;;) {
+      size_t i = 0;
+      bool got = false;
+      {
+        std::lock_guard<std::mutex> lock(barrierMutex_);
+        if (!ready.empty()) {
+          i = ready.back();
+          ready.pop_back();
+          ++running;
+          got = true;
+        } else if (running == 0) {
+          stop = true;
+        }
       }
-    if (faulted ||
-        (!arrived && std::none_of(progressed.begin(), progressed.end(),
-                                  [](char p) { return p != 0; })))
-      break;
-  }
+      if (!got) {
+        if (stop.load(std::memory_order_relaxed))
+          return;
+        // Another worker's core may release a barrier: wait for work.
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#else
+        std::this_thread::yield();
+#endif
+        continue;
+      }
+      runCore(i);
+      std::lock_guard<std::mutex> lock(barrierMutex_);
+      --running;
+      if (coreFaults_[i])
+        stop = true;
+    }
+  };
+  parallel_ = true;
+  parallelFor(cores.size(), worker);
   parallel_ = false;
+  for (uint64_t n : coreSteps)
+    steps += n;
+  for (std::optional<Error> &f : coreFaults_)
+    if (f) {
+      fault = std::move(f);
+      break;
+    }
 }
 
 bool Card::finished() const {

@@ -88,6 +88,9 @@ uint64_t Card::dispatcherTime(Core &c) {
   case Core::State::Halted:
     return c.drained() ? std::max(c.dtime, c.lastFree()) : Never;
   case Core::State::Barrier: {
+    std::unique_lock<std::mutex> lock(barrierMutex_, std::defer_lock);
+    if (parallel_)
+      lock.lock();
     const BarrierGen &g = barriers_[c.barrierId][c.barrierGen];
     return g.released ? std::max(g.release, c.dtime) : Never;
   }
@@ -135,6 +138,9 @@ void Card::dispatchStep(Core &c) {
     return;
   }
   if (c.state == Core::State::Barrier) {
+    std::unique_lock<std::mutex> lock(barrierMutex_, std::defer_lock);
+    if (parallel_)
+      lock.lock();
     const BarrierGen &g = barriers_[c.barrierId][c.barrierGen];
     uint64_t release = std::max(g.release, c.dtime);
     c.stats.barrierWaitCycles += release - c.barrierStart;

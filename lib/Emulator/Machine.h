@@ -35,6 +35,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -201,12 +202,13 @@ public:
   /// are done.
   using ParallelFor =
       std::function<void(size_t, const std::function<void(size_t)> &)>;
-  /// runUntil with the cores on `parallelFor`'s threads between barriers
-  /// (docs/emulator.md §9): a core's timing depends only on its own queues
-  /// and on barrier releases, so each core steps alone up to its next
-  /// barrier; the arrivals are then made in core order on this thread.
-  /// The same schedule and, for a race-free program, the same results as
-  /// runUntil. Only when coresMayRunInParallel().
+  /// runUntil with the cores on `parallelFor`'s threads (docs/emulator.md
+  /// §9): a core's timing depends only on its own queues and on barrier
+  /// releases (the latest arrival, whatever the arrivals' order), so each
+  /// core steps alone, makes its own barrier arrivals and waits, off its
+  /// thread, for a barrier's last participant. The same schedule and, for
+  /// a race-free program, the same results as runUntil. Only when
+  /// coresMayRunInParallel().
   void runUntilParallel(uint64_t until, uint64_t maxSteps,
                         const ParallelFor &parallelFor);
   /// No trace or race checking (they record into card-wide histories), no
@@ -275,6 +277,9 @@ private:
   /// reported), as the cores step on different threads.
   bool parallel_ = false;
   std::vector<std::optional<Error>> coreFaults_;
+  /// While parallel_: orders the cores' accesses to barriers_ (arrivals
+  /// and the reads of a waiting core) and runUntilParallel's work list.
+  mutable std::mutex barrierMutex_;
 };
 
 /// Chrome trace-event JSON for the events recorded by `cards` (Trace.cpp).

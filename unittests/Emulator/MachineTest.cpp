@@ -450,15 +450,23 @@ TEST_CASE("deadlocks are reported with card, core, pc and instruction",
     REQUIRE(msg.find("token from the ld queue") != std::string::npos);
   }
   SECTION("barrier partner that never arrives") {
+    // Also with the cores on threads, where core 0 waits parked at the
+    // barrier that core 1 never reaches.
     auto target = loadTarget();
-    auto emu = makeEmu(target, {".core card=0, core=0\nbarrier id=2, "
-                                "mask=3\nhalt\n",
-                                ".core card=0, core=1\nnop\nhalt\n"});
-    std::string msg = runError(*emu);
-    INFO(msg);
-    REQUIRE(msg.find("card 0 core 0 pc 0") != std::string::npos);
-    REQUIRE(msg.find("barrier id=2") != std::string::npos);
-    REQUIRE(msg.find("core(s) 1") != std::string::npos);
+    for (unsigned threads : {1u, 4u}) {
+      emulator::EmulatorOptions o;
+      o.threads = threads;
+      auto emu = makeEmu(target,
+                         {".core card=0, core=0\nbarrier id=2, "
+                          "mask=3\nhalt\n",
+                          ".core card=0, core=1\nnop\nhalt\n"},
+                         o);
+      std::string msg = runError(*emu);
+      INFO(msg << " (threads " << threads << ")");
+      REQUIRE(msg.find("card 0 core 0 pc 0") != std::string::npos);
+      REQUIRE(msg.find("barrier id=2") != std::string::npos);
+      REQUIRE(msg.find("core(s) 1") != std::string::npos);
+    }
   }
   SECTION("recv without a send") {
     auto target = loadTarget("multicard-6x");
