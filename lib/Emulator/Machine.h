@@ -76,11 +76,20 @@ struct TokenFifo {
   uint64_t lastPop = 0;
 };
 
+/// What the ex queue's hazard check needs of a footprint: its bytes and
+/// whether it writes them (a quarter of an isa::MemAccess, copied for every
+/// chain in flight).
+struct TouchedBytes {
+  int64_t start = 0, end = 0;
+  isa::Space space = isa::Space::Dram;
+  bool write = false;
+};
+
 /// An ex chain whose results have not all landed yet: a later chain that
 /// touches what it reads or writes waits for `landsAt`.
 struct InFlightChain {
   uint64_t landsAt = 0;
-  std::vector<isa::MemAccess> accesses;
+  std::vector<TouchedBytes> accesses;
 };
 
 struct QueueState {

@@ -94,7 +94,7 @@ ExUnits exUnits(const Core &c, const QueueState &qs, size_t len) {
 }
 
 /// Whether two footprints conflict (same bytes, at least one writes).
-bool conflicts(const MemAccess &a, const MemAccess &b) {
+bool conflicts(const MemAccess &a, const TouchedBytes &b) {
   return a.space == b.space && (a.write || b.write) && a.start < b.end &&
          b.start < a.end;
 }
@@ -166,7 +166,7 @@ uint64_t Card::exUnitsReady(const Core &c, size_t len, uint64_t from) const {
       for (const MemAccess &a : qs.entries[i].accesses()) {
         hazard =
             std::any_of(f.accesses.begin(), f.accesses.end(),
-                        [&](const MemAccess &b) { return conflicts(a, b); });
+                        [&](const TouchedBytes &b) { return conflicts(a, b); });
         if (hazard)
           break;
       }
@@ -347,8 +347,8 @@ void Card::queueStep(Core &c, unsigned q) {
       f.landsAt = landsAt;
       f.accesses.clear();
       for (size_t i = 0; i < len; ++i) {
-        const std::vector<MemAccess> &a = qs.entries[i].accesses();
-        f.accesses.insert(f.accesses.end(), a.begin(), a.end());
+        for (const MemAccess &a : qs.entries[i].accesses())
+          f.accesses.push_back({a.start, a.end, a.space, a.write});
       }
     }
   } else {
