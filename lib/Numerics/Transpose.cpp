@@ -8,6 +8,7 @@
 
 #include "nnaccel/Numerics/Simd.h"
 
+#include <algorithm>
 #include <cstring>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -44,29 +45,22 @@ void transposeLoop(const uint8_t *src, size_t srcStride, uint8_t *dst,
   }
 }
 
-/// Whole 16 x 16 blocks by `block(r0, c0)`, the edges by the element loop.
-template <typename T, typename Block>
-void transposeBlocked(const uint8_t *src, size_t srcStride, uint8_t *dst,
-                      size_t dstStride, size_t rows, size_t cols, Block block) {
-  const size_t fullRows = rows / kBlock * kBlock,
-               fullCols = cols / kBlock * kBlock;
-  for (size_t r0 = 0; r0 < fullRows; r0 += kBlock)
-    for (size_t c0 = 0; c0 < fullCols; c0 += kBlock)
-      block(r0, c0);
-  transposeLoop<T>(src, srcStride, dst, dstStride, 0, fullRows, fullCols, cols);
-  transposeLoop<T>(src, srcStride, dst, dstStride, fullRows, rows, 0, cols);
+/// Every 16 x 16 block, partial ones at the edges: block(r0, c0, nr, nc)
+/// moves rows [r0, r0 + nr) x columns [c0, c0 + nc).
+template <typename Block>
+void forEachBlock(size_t rows, size_t cols, Block block) {
+  for (size_t r0 = 0; r0 < rows; r0 += kBlock)
+    for (size_t c0 = 0; c0 < cols; c0 += kBlock)
+      block(r0, c0, std::min(kBlock, rows - r0), std::min(kBlock, cols - c0));
 }
 
 #ifdef NNACCEL_X86_SIMD
 
-/// One 16 x 16 byte block: interleaves of 8, 16, 32 and 64 bits (SSE2,
-/// baseline x86-64).
-void transposeBytes16(const uint8_t *src, size_t srcStride, uint8_t *dst,
-                      size_t dstStride) {
-  __m128i a[16], b[16];
-  for (int i = 0; i < 16; ++i)
-    a[i] = _mm_loadu_si128(
-        reinterpret_cast<const __m128i *>(src + size_t(i) * srcStride));
+/// The byte interleaves of a 16 x 16 block held in a[0..15] (row i in
+/// a[i]); column c ends in out[c].
+__attribute__((always_inline)) inline void
+transposeByteRegs(__m128i (&a)[16], __m128i (&out)[16]) {
+  __m128i b[16];
   for (int i = 0; i < 16; i += 2) {
     b[i] = _mm_unpacklo_epi8(a[i], a[i + 1]);
     b[i + 1] = _mm_unpackhi_epi8(a[i], a[i + 1]);
@@ -85,23 +79,62 @@ void transposeBytes16(const uint8_t *src, size_t srcStride, uint8_t *dst,
     }
   // b[8j + e]: columns 2e, 2e + 1 of rows 8j .. 8j + 7.
   for (int e = 0; e < 8; ++e) {
-    const __m128i lo = _mm_unpacklo_epi64(b[e], b[8 + e]);
-    const __m128i hi = _mm_unpackhi_epi64(b[e], b[8 + e]);
-    _mm_storeu_si128(
-        reinterpret_cast<__m128i *>(dst + size_t(2 * e) * dstStride), lo);
-    _mm_storeu_si128(
-        reinterpret_cast<__m128i *>(dst + size_t(2 * e + 1) * dstStride), hi);
+    out[2 * e] = _mm_unpacklo_epi64(b[e], b[8 + e]);
+    out[2 * e + 1] = _mm_unpackhi_epi64(b[e], b[8 + e]);
   }
 }
 
-/// One 16 x 16 block of 32-bit words (AVX-512F).
-__attribute__((target("avx512f"))) void transposeWords16(const uint8_t *src,
-                                                         size_t srcStride,
-                                                         uint8_t *dst,
-                                                         size_t dstStride) {
+/// One whole 16 x 16 byte block (SSE2, baseline x86-64).
+void transposeBytes16(const uint8_t *src, size_t srcStride, uint8_t *dst,
+                      size_t dstStride) {
+  __m128i a[16];
+  for (int i = 0; i < 16; ++i)
+    a[i] = _mm_loadu_si128(
+        reinterpret_cast<const __m128i *>(src + size_t(i) * srcStride));
+  __m128i out[16];
+  transposeByteRegs(a, out);
+  for (int c = 0; c < 16; ++c)
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + size_t(c) * dstStride),
+                     out[c]);
+}
+
+/// A partial byte block, nr x nc, through AVX-512 BW / VL byte masks.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+transposeBytesPartial(const uint8_t *src, size_t srcStride, uint8_t *dst,
+                      size_t dstStride, size_t nr, size_t nc) {
+  const __mmask16 colMask = __mmask16((1u << nc) - 1u);
+  const __mmask16 rowMask = __mmask16((1u << nr) - 1u);
+  __m128i a[16];
+  for (size_t i = 0; i < 16; ++i)
+    a[i] = i < nr ? _mm_maskz_loadu_epi8(colMask, src + i * srcStride)
+                  : _mm_setzero_si128();
+  __m128i out[16];
+  transposeByteRegs(a, out);
+  for (size_t c = 0; c < nc; ++c)
+    _mm_mask_storeu_epi8(dst + c * dstStride, rowMask, out[c]);
+}
+
+bool hostHasByteMasks() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl");
+  }();
+  return has;
+}
+
+/// One 16 x 16 block of 32-bit words, nr x nc of it (AVX-512F: masked
+/// loads of the columns, masked stores of the rows).
+__attribute__((target("avx512f"))) void
+transposeWords16(const uint8_t *src, size_t srcStride, uint8_t *dst,
+                 size_t dstStride, size_t nr, size_t nc) {
+  const __mmask16 colMask = __mmask16((1u << nc) - 1u);
+  const __mmask16 rowMask = __mmask16((1u << nr) - 1u);
   __m512i r[16], t[16];
   for (size_t i = 0; i < 16; ++i)
-    r[i] = _mm512_loadu_si512(src + i * srcStride);
+    r[i] = i < nr ? _mm512_maskz_loadu_epi32(colMask, src + i * srcStride)
+                  : _mm512_setzero_si512();
   for (size_t i = 0; i < 16; i += 2) {
     t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
     t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
@@ -119,11 +152,11 @@ __attribute__((target("avx512f"))) void transposeWords16(const uint8_t *src,
       t[h + 4 + j] = _mm512_shuffle_i32x4(r[h + j], r[h + 4 + j], 0xDD);
     }
   for (size_t j = 0; j < 8; ++j) {
-    _mm512_storeu_si512(dst + j * dstStride,
-                        _mm512_shuffle_i32x4(t[j], t[8 + j], 0x88));
-    _mm512_storeu_si512(dst + (8 + j) * dstStride,
-                        _mm512_shuffle_i32x4(t[j], t[8 + j], 0xDD));
+    r[j] = _mm512_shuffle_i32x4(t[j], t[8 + j], 0x88);
+    r[8 + j] = _mm512_shuffle_i32x4(t[j], t[8 + j], 0xDD);
   }
+  for (size_t c = 0; c < nc; ++c)
+    _mm512_mask_storeu_epi32(dst + c * dstStride, rowMask, r[c]);
 }
 
 #endif // NNACCEL_X86_SIMD
@@ -137,12 +170,18 @@ bool transposeElements(const uint8_t *src, size_t srcStride, uint8_t *dst,
   case 1:
 #ifdef NNACCEL_X86_SIMD
     if (vector) {
-      transposeBlocked<uint8_t>(src, srcStride, dst, dstStride, rows, cols,
-                                [&](size_t r0, size_t c0) {
-                                  transposeBytes16(
-                                      src + r0 * srcStride + c0, srcStride,
-                                      dst + c0 * dstStride + r0, dstStride);
-                                });
+      const bool masks = hostHasByteMasks();
+      forEachBlock(rows, cols, [&](size_t r0, size_t c0, size_t nr, size_t nc) {
+        const uint8_t *in = src + r0 * srcStride + c0;
+        uint8_t *out = dst + c0 * dstStride + r0;
+        if (nr == kBlock && nc == kBlock)
+          transposeBytes16(in, srcStride, out, dstStride);
+        else if (masks)
+          transposeBytesPartial(in, srcStride, out, dstStride, nr, nc);
+        else
+          transposeLoop<uint8_t>(src, srcStride, dst, dstStride, r0, r0 + nr,
+                                 c0, c0 + nc);
+      });
       return true;
     }
 #endif
@@ -154,12 +193,10 @@ bool transposeElements(const uint8_t *src, size_t srcStride, uint8_t *dst,
   case 4:
 #ifdef NNACCEL_X86_SIMD
     if (vector && getHostSimdLevel() == SimdLevel::Avx512) {
-      transposeBlocked<uint32_t>(
-          src, srcStride, dst, dstStride, rows, cols,
-          [&](size_t r0, size_t c0) {
-            transposeWords16(src + r0 * srcStride + c0 * 4, srcStride,
-                             dst + c0 * dstStride + r0 * 4, dstStride);
-          });
+      forEachBlock(rows, cols, [&](size_t r0, size_t c0, size_t nr, size_t nc) {
+        transposeWords16(src + r0 * srcStride + c0 * 4, srcStride,
+                         dst + c0 * dstStride + r0 * 4, dstStride, nr, nc);
+      });
       return true;
     }
 #endif
