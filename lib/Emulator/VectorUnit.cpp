@@ -355,50 +355,80 @@ bool binaryStreamed(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
   }
   const bool bScalar = bc == Bcast::Col || bc == Bcast::Scalar;
   const ArithOp kind = arithOp(op.opcode);
-  // Rows that follow each other without a gap in every operand are one
-  // long row (element-wise results do not see the row structure): one
-  // kernel call instead of one per row of a few channels.
-  auto packed = [&](const RowSpan &span, DType t) {
-    return span.pitch == span.rowBytes &&
-           rowBytes(t, rows * cols) == rows * span.rowBytes;
+  // Every operand already in the compute domain where it lies: one block
+  // call over all rows (a depthwise plane's rows are a few elements each).
+  auto inDomain = [&](const uint8_t *base, uint64_t pitch, DType t) {
+    return isDomainRow<T>(t, base) && pitch % sizeof(T) == 0;
   };
-  const bool flat =
-      (bc == Bcast::None || bc == Bcast::Scalar) && packed(*a, op.at) &&
-      (bc != Bcast::None || packed(*b, op.bt)) && (!d || packed(*d, op.dt)) &&
-      rowBytes(op.dt, rows * cols) == rows * drb;
-  const uint64_t loopRows = flat ? 1 : rows,
-                 loopCols = flat ? rows * cols : cols;
-  const uint64_t loopRowBytes = flat ? rows * drb : drb;
-  for (uint64_t r = 0; r < loopRows; ++r) {
-    const T *ap = domainRow<T>(*a, r, op.at, loopCols, bufA);
-    const T *bp = bRow;
-    if (bc == Bcast::None) {
-      bp = domainRow<T>(*b, r, op.bt, loopCols, bufB);
-    } else if (bc == Bcast::Col) {
-      value = domainRow<T>(*b, r, op.bt, 1, bufB)[0];
-      bp = &value;
-    } else if (bc == Bcast::Scalar) {
-      bp = &value;
-    }
-    // The result row: straight into its destination when that holds the
-    // compute domain, else computed into bufD and converted.
-    uint8_t *dRow = d ? d->row(r) : cv.data.data() + r * loopRowBytes;
-    const bool direct = isDomainRow<T>(op.dt, dRow);
-    if (!direct)
-      bufD.resize(loopCols);
-    T *out = direct ? reinterpret_cast<T *>(dRow) : bufD.data();
+  uint8_t *dBase = d ? d->row(0) : cv.data.data();
+  const uint64_t dPitch = d ? d->pitch : drb;
+  if (inDomain(a->base, a->pitch, op.at) && inDomain(dBase, dPitch, op.dt) &&
+      (scalarImm || inDomain(b->base, b->pitch, op.bt))) {
+    const T *bp = scalarImm ? &value : reinterpret_cast<const T *>(b->base);
+    const uint64_t bPitch = scalarImm ? 0 : b->pitch / sizeof(T);
+    const num::BLayout layout = bc == Bcast::None  ? num::BLayout::Rows
+                                : bc == Bcast::Row ? num::BLayout::Row
+                                : bc == Bcast::Col ? num::BLayout::PerRow
+                                                   : num::BLayout::Scalar;
+    const T *ap = reinterpret_cast<const T *>(a->base);
+    T *out = reinterpret_cast<T *>(dBase);
     if constexpr (std::is_same_v<T, float>)
-      binaryF32(kind, ap, bp, out, loopCols, bScalar);
+      num::arithF32Block(num::getHostSimdLevel(), kind, ap,
+                         a->pitch / sizeof(T), bp, bPitch, layout, out,
+                         dPitch / sizeof(T), rows, cols);
     else
-      binaryI32(kind, ap, bp, out, loopCols, bScalar);
-    if (!direct) {
-      if constexpr (std::is_same_v<T, float>)
-        writeRowF32(op.dt, out, loopCols, dRow);
-      else
-        writeRowI32(op.dt, out, loopCols, dRow);
-    }
+      num::arithI32Block(num::getHostSimdLevel(), kind, ap,
+                         a->pitch / sizeof(T), bp, bPitch, layout, out,
+                         dPitch / sizeof(T), rows, cols);
     if (d && op.chained())
-      std::memcpy(cv.data.data() + r * loopRowBytes, dRow, loopRowBytes);
+      for (uint64_t r = 0; r < rows; ++r)
+        std::memcpy(cv.data.data() + r * drb, d->row(r), drb);
+  } else {
+    // Rows that follow each other without a gap in every operand are one
+    // long row (element-wise results do not see the row structure): one
+    // kernel call instead of one per row of a few channels.
+    auto packed = [&](const RowSpan &span, DType t) {
+      return span.pitch == span.rowBytes &&
+             rowBytes(t, rows * cols) == rows * span.rowBytes;
+    };
+    const bool flat =
+        (bc == Bcast::None || bc == Bcast::Scalar) && packed(*a, op.at) &&
+        (bc != Bcast::None || packed(*b, op.bt)) && (!d || packed(*d, op.dt)) &&
+        rowBytes(op.dt, rows * cols) == rows * drb;
+    const uint64_t loopRows = flat ? 1 : rows,
+                   loopCols = flat ? rows * cols : cols;
+    const uint64_t loopRowBytes = flat ? rows * drb : drb;
+    for (uint64_t r = 0; r < loopRows; ++r) {
+      const T *ap = domainRow<T>(*a, r, op.at, loopCols, bufA);
+      const T *bp = bRow;
+      if (bc == Bcast::None) {
+        bp = domainRow<T>(*b, r, op.bt, loopCols, bufB);
+      } else if (bc == Bcast::Col) {
+        value = domainRow<T>(*b, r, op.bt, 1, bufB)[0];
+        bp = &value;
+      } else if (bc == Bcast::Scalar) {
+        bp = &value;
+      }
+      // The result row: straight into its destination when that holds the
+      // compute domain, else computed into bufD and converted.
+      uint8_t *dRow = d ? d->row(r) : cv.data.data() + r * loopRowBytes;
+      const bool direct = isDomainRow<T>(op.dt, dRow);
+      if (!direct)
+        bufD.resize(loopCols);
+      T *out = direct ? reinterpret_cast<T *>(dRow) : bufD.data();
+      if constexpr (std::is_same_v<T, float>)
+        binaryF32(kind, ap, bp, out, loopCols, bScalar);
+      else
+        binaryI32(kind, ap, bp, out, loopCols, bScalar);
+      if (!direct) {
+        if constexpr (std::is_same_v<T, float>)
+          writeRowF32(op.dt, out, loopCols, dRow);
+        else
+          writeRowI32(op.dt, out, loopCols, dRow);
+      }
+      if (d && op.chained())
+        std::memcpy(cv.data.data() + r * loopRowBytes, dRow, loopRowBytes);
+    }
   }
   if (!aChain)
     ctx.bytes->read[static_cast<unsigned>(a->space)] +=

@@ -79,6 +79,28 @@ arithI32RowAvx512(const int32_t *a, const int32_t *b, bool bScalar,
   }
 }
 
+template <ArithOp Op>
+__attribute__((target("avx512f"))) void
+arithI32BlockAvx512(const int32_t *a, size_t aPitch, const int32_t *b,
+                    size_t bPitch, BLayout bLayout, int32_t *out,
+                    size_t outPitch, size_t rows, size_t cols) {
+  const bool one = bLayout == BLayout::PerRow || bLayout == BLayout::Scalar;
+  for (size_t r = 0; r < rows; ++r) {
+    const int32_t *ar = a + r * aPitch;
+    int32_t *outr = out + r * outPitch;
+    const int32_t *br = bLayout == BLayout::Rows ? b + r * bPitch : b;
+    const __m512i bs =
+        _mm512_set1_epi32(bLayout == BLayout::PerRow ? b[r * bPitch] : b[0]);
+    for (size_t i = 0; i < cols; i += 16) {
+      const __mmask16 m = tailMask(cols, i);
+      const __m512i vb = one ? bs : _mm512_maskz_loadu_epi32(m, br + i);
+      _mm512_mask_storeu_epi32(
+          outr + i, m,
+          arithI32Avx512<Op>(_mm512_maskz_loadu_epi32(m, ar + i), vb));
+    }
+  }
+}
+
 template <bool Signed>
 __attribute__((target("avx512f"))) void
 widenBytesAvx512(const uint8_t *x, int32_t *out, size_t n) {
@@ -134,6 +156,40 @@ void arithI32Row(SimdLevel level, ArithOp op, const int32_t *a,
 #endif
   for (size_t i = 0; i < n; ++i)
     out[i] = wrapping(op, a[i], b[bScalar ? 0 : i]);
+}
+
+void arithI32Block(SimdLevel level, ArithOp op, const int32_t *a, size_t aPitch,
+                   const int32_t *b, size_t bPitch, BLayout bLayout,
+                   int32_t *out, size_t outPitch, size_t rows, size_t cols) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512) {
+    switch (op) {
+    case ArithOp::Add:
+      return arithI32BlockAvx512<ArithOp::Add>(a, aPitch, b, bPitch, bLayout,
+                                               out, outPitch, rows, cols);
+    case ArithOp::Sub:
+      return arithI32BlockAvx512<ArithOp::Sub>(a, aPitch, b, bPitch, bLayout,
+                                               out, outPitch, rows, cols);
+    case ArithOp::Mul:
+      return arithI32BlockAvx512<ArithOp::Mul>(a, aPitch, b, bPitch, bLayout,
+                                               out, outPitch, rows, cols);
+    case ArithOp::Max:
+      return arithI32BlockAvx512<ArithOp::Max>(a, aPitch, b, bPitch, bLayout,
+                                               out, outPitch, rows, cols);
+    case ArithOp::Min:
+      return arithI32BlockAvx512<ArithOp::Min>(a, aPitch, b, bPitch, bLayout,
+                                               out, outPitch, rows, cols);
+    }
+  }
+#endif
+  const bool one = bLayout == BLayout::PerRow || bLayout == BLayout::Scalar;
+  for (size_t r = 0; r < rows; ++r) {
+    const int32_t *br = bLayout == BLayout::Rows || bLayout == BLayout::PerRow
+                            ? b + r * bPitch
+                            : b;
+    arithI32Row(level, op, a + r * aPitch, br, one, out + r * outPitch, cols);
+  }
 }
 
 void widenI8Row(SimdLevel level, const int8_t *x, int32_t *out, size_t n) {

@@ -356,6 +356,28 @@ arithRowAvx512(const float *a, const float *b, bool bScalar, float *out,
   }
 }
 
+template <ArithOp Op>
+__attribute__((target("avx512f"))) void
+arithBlockAvx512(const float *a, size_t aPitch, const float *b, size_t bPitch,
+                 BLayout bLayout, float *out, size_t outPitch, size_t rows,
+                 size_t cols) {
+  for (size_t r = 0; r < rows; ++r) {
+    const float *ar = a + r * aPitch;
+    float *outr = out + r * outPitch;
+    const float *br = bLayout == BLayout::Rows ? b + r * bPitch : b;
+    const bool one = bLayout == BLayout::PerRow || bLayout == BLayout::Scalar;
+    const __m512 bs =
+        _mm512_set1_ps(bLayout == BLayout::PerRow ? b[r * bPitch] : b[0]);
+    for (size_t i = 0; i < cols; i += 16) {
+      const __mmask16 m = cols - i >= 16 ? __mmask16(0xFFFF)
+                                         : __mmask16((1u << (cols - i)) - 1u);
+      const __m512 vb = one ? bs : _mm512_maskz_loadu_ps(m, br + i);
+      _mm512_mask_storeu_ps(
+          outr + i, m, arithAvx512<Op>(_mm512_maskz_loadu_ps(m, ar + i), vb));
+    }
+  }
+}
+
 /// reduceSumF32's 16 lanes (lane i % 16 accumulates x[i] in order, a tail
 /// only the lanes it reaches) and its tree.
 __attribute__((target("avx512f"))) float reduceSumAvx512(const float *x,
@@ -598,6 +620,40 @@ void arithF32Row(SimdLevel level, ArithOp op, const float *a, const float *b,
     return apply([](float x, float y) { return maxF32(x, y); });
   case ArithOp::Min:
     return apply([](float x, float y) { return minF32(x, y); });
+  }
+}
+
+void arithF32Block(SimdLevel level, ArithOp op, const float *a, size_t aPitch,
+                   const float *b, size_t bPitch, BLayout bLayout, float *out,
+                   size_t outPitch, size_t rows, size_t cols) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512) {
+    switch (op) {
+    case ArithOp::Add:
+      return arithBlockAvx512<ArithOp::Add>(a, aPitch, b, bPitch, bLayout, out,
+                                            outPitch, rows, cols);
+    case ArithOp::Sub:
+      return arithBlockAvx512<ArithOp::Sub>(a, aPitch, b, bPitch, bLayout, out,
+                                            outPitch, rows, cols);
+    case ArithOp::Mul:
+      return arithBlockAvx512<ArithOp::Mul>(a, aPitch, b, bPitch, bLayout, out,
+                                            outPitch, rows, cols);
+    case ArithOp::Max:
+      return arithBlockAvx512<ArithOp::Max>(a, aPitch, b, bPitch, bLayout, out,
+                                            outPitch, rows, cols);
+    case ArithOp::Min:
+      return arithBlockAvx512<ArithOp::Min>(a, aPitch, b, bPitch, bLayout, out,
+                                            outPitch, rows, cols);
+    }
+  }
+#endif
+  for (size_t r = 0; r < rows; ++r) {
+    const bool one = bLayout == BLayout::PerRow || bLayout == BLayout::Scalar;
+    const float *br = bLayout == BLayout::Rows     ? b + r * bPitch
+                      : bLayout == BLayout::PerRow ? b + r * bPitch
+                                                   : b;
+    arithF32Row(level, op, a + r * aPitch, br, one, out + r * outPitch, cols);
   }
 }
 

@@ -64,6 +64,21 @@ enum class ArithOp : uint8_t { Add, Sub, Mul, Max, Min };
 void arithF32Row(SimdLevel level, ArithOp op, const float *a, const float *b,
                  bool bScalar, float *out, size_t n);
 
+/// How the b operand of a block operation (arithF32Block, arithI32Block)
+/// is laid out: rows like a (`Rows`), one row for every row (`Row`), one
+/// value per row (`PerRow`), or one value (`Scalar`).
+enum class BLayout : uint8_t { Rows, Row, PerRow, Scalar };
+/// out[r][i] = a[r][i] op b(r, i) for r < rows, i < cols, rows `aPitch`,
+/// `bPitch`, `outPitch` elements apart (b's per BLayout: Rows and PerRow
+/// step by bPitch), with arithF32Row's / arithI32Row's element semantics:
+/// one call for a block whose rows are too short for a call each. `out`
+/// may be `a` or b's rows (same pitch).
+void arithF32Block(SimdLevel level, ArithOp op, const float *a, size_t aPitch,
+                   const float *b, size_t bPitch, BLayout bLayout, float *out,
+                   size_t outPitch, size_t rows, size_t cols);
+void arithI32Block(SimdLevel level, ArithOp op, const int32_t *a, size_t aPitch,
+                   const int32_t *b, size_t bPitch, BLayout bLayout,
+                   int32_t *out, size_t outPitch, size_t rows, size_t cols);
 /// out[i] = a[i] op b[bScalar ? 0 : i] for i < n on int32 at `level`: add,
 /// sub and mul wrap modulo 2^32, max / min are exact (any order gives the
 /// same bits). AVX-512: 16 lanes at a time. `out` may be `a` or `b`.
