@@ -76,20 +76,15 @@ struct TokenFifo {
   uint64_t lastPop = 0;
 };
 
-/// What the ex queue's hazard check needs of a footprint: its bytes and
-/// whether it writes them (a quarter of an isa::MemAccess, copied for every
-/// chain in flight).
-struct TouchedBytes {
-  int64_t start = 0, end = 0;
-  isa::Space space = isa::Space::Dram;
-  bool write = false;
-};
-
 /// An ex chain whose results have not all landed yet: a later chain that
-/// touches what it reads or writes waits for `landsAt`.
+/// touches what it reads or writes waits for `landsAt`. Its members'
+/// footprints are referred to, not copied: a static instruction's are the
+/// core's cached ones (Core::footprints, stable for the session), a
+/// dynamic one's are moved in from its queue entry (`owned`).
 struct InFlightChain {
   uint64_t landsAt = 0;
-  std::vector<TouchedBytes> accesses;
+  std::vector<const std::vector<isa::MemAccess> *> footprints;
+  std::vector<std::vector<isa::MemAccess>> owned;
 };
 
 struct QueueState {

@@ -94,7 +94,7 @@ ExUnits exUnits(const Core &c, const QueueState &qs, size_t len) {
 }
 
 /// Whether two footprints conflict (same bytes, at least one writes).
-bool conflicts(const MemAccess &a, const TouchedBytes &b) {
+bool conflicts(const MemAccess &a, const MemAccess &b) {
   return a.space == b.space && (a.write || b.write) && a.start < b.end &&
          b.start < a.end;
 }
@@ -164,9 +164,13 @@ uint64_t Card::exUnitsReady(const Core &c, size_t len, uint64_t from) const {
     bool hazard = false;
     for (size_t i = 0; i < len && !hazard; ++i)
       for (const MemAccess &a : qs.entries[i].accesses()) {
-        hazard =
-            std::any_of(f.accesses.begin(), f.accesses.end(),
-                        [&](const TouchedBytes &b) { return conflicts(a, b); });
+        for (const std::vector<MemAccess> *list : f.footprints) {
+          hazard =
+              std::any_of(list->begin(), list->end(),
+                          [&](const MemAccess &b) { return conflicts(a, b); });
+          if (hazard)
+            break;
+        }
         if (hazard)
           break;
       }
@@ -345,11 +349,17 @@ void Card::queueStep(Core &c, unsigned q) {
       InFlightChain &f =
           landed != qs.inFlight.end() ? *landed : qs.inFlight.emplace_back();
       f.landsAt = landsAt;
-      f.accesses.clear();
+      f.footprints.clear();
+      f.owned.clear();
       for (size_t i = 0; i < len; ++i) {
-        for (const MemAccess &a : qs.entries[i].accesses())
-          f.accesses.push_back({a.start, a.end, a.space, a.write});
+        QueueEntry &e = qs.entries[i];
+        if (e.cached)
+          f.footprints.push_back(e.cached);
+        else
+          f.owned.push_back(std::move(e.own)); // the entry goes next
       }
+      for (const std::vector<MemAccess> &own : f.owned)
+        f.footprints.push_back(&own);
     }
   } else {
     end = start + cycles;
