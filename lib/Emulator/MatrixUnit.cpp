@@ -90,22 +90,25 @@ ExecContext::DecodedWeights &weightCacheEntry(ExecContext &ctx, Space ws,
                                               uint64_t bytes, DType wt,
                                               WeightLayout layout, uint64_t n,
                                               uint64_t k) {
-  // One entry per tile address the program multiplies from (bounded by
-  // the MRF's tiles; cleared if a program somehow uses many more).
-  constexpr size_t kMaxTiles = 1 << 14;
-  auto &cache = ctx.decodedWeights;
+  // One entry per tile address the program multiplies from, at most one
+  // per kWeightSlotBytes of the MRF.
   const bool counted = ws == Space::Mrf;
   const uint64_t writes = counted ? wm.writeCount(addr, bytes) : 0;
-  auto it = counted ? cache.find(addr) : cache.end();
-  if (it != cache.end()) {
-    ExecContext::DecodedWeights &e = it->second;
-    if (e.wt == wt && e.layout == layout && e.n == n && e.k == k &&
-        e.writes == writes)
-      return e;
-  } else if (cache.size() >= kMaxTiles) {
-    cache.clear();
+  ExecContext::DecodedWeights *entry = &ctx.uncountedWeights;
+  if (counted) {
+    auto &slots = ctx.decodedWeights;
+    const uint64_t slot = addr / ExecContext::kWeightSlotBytes;
+    if (slot >= slots.size())
+      slots.resize(slot + 1);
+    std::unique_ptr<ExecContext::DecodedWeights> &held = slots[slot];
+    if (!held)
+      held = std::make_unique<ExecContext::DecodedWeights>();
+    entry = held.get();
+    if (entry->addr == addr && entry->wt == wt && entry->layout == layout &&
+        entry->n == n && entry->k == k && entry->writes == writes)
+      return *entry;
   }
-  ExecContext::DecodedWeights &e = cache[counted ? addr : ~uint64_t(0)];
+  ExecContext::DecodedWeights &e = *entry;
   e.addr = addr;
   e.wt = wt;
   e.layout = layout;

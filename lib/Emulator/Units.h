@@ -21,7 +21,7 @@
 
 #include <array>
 #include <cstdint>
-#include <unordered_map>
+#include <memory>
 #include <vector>
 
 namespace nnaccel::emulator {
@@ -92,7 +92,12 @@ struct ExecContext {
     std::vector<float> floats;
     std::vector<int32_t> sums;
   };
-  std::unordered_map<uint64_t, DecodedWeights> decodedWeights; // by addr
+  /// By MRF address / kWeightSlotBytes (the MRF's tile alignment), created
+  /// on first use: a lookup is an index, not a hash.
+  static constexpr uint64_t kWeightSlotBytes = 64;
+  std::vector<std::unique_ptr<DecodedWeights>> decodedWeights;
+  /// Weights outside the MRF: nothing counts their writes, so never reused.
+  DecodedWeights uncountedWeights;
 };
 
 /// Result of one instruction.
