@@ -12,6 +12,9 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.nnaccel_obj_root, "test")
 config.substitutions.append(("%nnaccel_src_root", config.nnaccel_src_root))
+# The tools without the substitutions' extra arguments (below), for a test
+# of what those arguments switch off.
+config.substitutions.append(("%nnaccel_tools_dir", config.nnaccel_tools_dir))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <thread>
 
 namespace nnaccel::emulator {
@@ -182,6 +183,57 @@ bool Card::coresMayRunInParallel() const {
   return loaded > 1;
 }
 
+void Card::driveCores(const ParallelFor *parallelFor,
+                      const std::function<void(size_t)> &runCore) {
+  size_t running = 0;
+  std::atomic<bool> stop{false};
+  auto worker = [&](size_t) {
+    for (;;) {
+      size_t i = 0;
+      bool got = false;
+      {
+        std::lock_guard<std::mutex> lock(barrierMutex_);
+        if (!readyCores_.empty()) {
+          i = readyCores_.back();
+          readyCores_.pop_back();
+          ++running;
+          got = true;
+        } else if (running == 0) {
+          stop = true;
+        }
+      }
+      if (!got) {
+        if (stop.load(std::memory_order_relaxed))
+          return;
+        // Another worker's core may release a barrier: wait for work.
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#else
+        std::this_thread::yield();
+#endif
+        continue;
+      }
+      runCore(i);
+      std::lock_guard<std::mutex> lock(barrierMutex_);
+      --running;
+      if (coreFaults_[i])
+        stop = true;
+    }
+  };
+  parallel_ = true;
+  if (parallelFor)
+    (*parallelFor)(cores.size(), worker);
+  else
+    worker(0);
+  parallel_ = false;
+  readyCores_.clear();
+  for (std::optional<Error> &f : coreFaults_)
+    if (f) {
+      fault = std::move(f);
+      break;
+    }
+}
+
 void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
                             const ParallelFor &parallelFor) {
   coreFaults_.assign(cores.size(), std::nullopt);
@@ -193,24 +245,21 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
     return c.state == Core::State::Running && c.pc < c.ops.size() &&
            c.ops[c.pc].opcode == Opcode::Barrier;
   };
-  // The cores a worker may take (`ready`), those waiting at a barrier that
-  // not all participants have reached (`parked`), and how many cores the
-  // workers are stepping. Guarded by barrierMutex_, which also orders every
-  // access to barriers_ while parallel_.
-  std::vector<size_t> ready;
+  // Cores waiting at a barrier that not all participants have reached
+  // (guarded by barrierMutex_, which also orders every access to barriers_
+  // while parallel_).
   std::vector<char> parked(cores.size(), 0);
-  size_t running = 0;
-  std::atomic<bool> stop{false};
+  readyCores_.clear();
   for (size_t i = 0; i < cores.size(); ++i)
     if (active(cores[i]))
-      ready.push_back(i);
+      readyCores_.push_back(i);
   // Steps core i alone until it finishes, faults, reaches `until` or waits
   // at a barrier other cores have yet to reach. It touches only its own
   // state, its own coreSteps / coreFaults_ entries, the memories (which a
   // race-free program never makes two cores touch unordered) and, under
   // the lock, the barriers. Its arrival is made here: a barrier's release
   // is the latest arrival whatever their order, so every core keeps
-  // runUntil's schedule. Returns whether it parked.
+  // runUntil's schedule.
   auto runCore = [&](size_t i) {
     Core &c = cores[i];
     // The agents' times, kept like runUntil's (updateAgentTimes).
@@ -247,7 +296,7 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
             if (parked[j] && cores[j].barrierId == c.barrierId &&
                 cores[j].barrierGen == c.barrierGen) {
               parked[j] = 0;
-              ready.push_back(j);
+              readyCores_.push_back(j);
             }
         }
       } else {
@@ -256,52 +305,120 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
       updateAgentTimes(c, agent, times);
     }
   };
-  // Each worker takes ready cores until none is ready or running (then
-  // every core has finished, faulted, reached `until` or waits at a barrier
-  // that cannot release), or a core faulted.
-  auto worker = [&](size_t) {
-    for (;;) {
-      size_t i = 0;
-      bool got = false;
-      {
-        std::lock_guard<std::mutex> lock(barrierMutex_);
-        if (!ready.empty()) {
-          i = ready.back();
-          ready.pop_back();
-          ++running;
-          got = true;
-        } else if (running == 0) {
-          stop = true;
-        }
-      }
-      if (!got) {
-        if (stop.load(std::memory_order_relaxed))
-          return;
-        // Another worker's core may release a barrier: wait for work.
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#else
-        std::this_thread::yield();
-#endif
-        continue;
-      }
-      runCore(i);
-      std::lock_guard<std::mutex> lock(barrierMutex_);
-      --running;
-      if (coreFaults_[i])
-        stop = true;
-    }
-  };
-  parallel_ = true;
-  parallelFor(cores.size(), worker);
-  parallel_ = false;
+  driveCores(&parallelFor, runCore);
   for (uint64_t n : coreSteps)
     steps += n;
-  for (std::optional<Error> &f : coreFaults_)
-    if (f) {
-      fault = std::move(f);
-      break;
+}
+
+//===----------------------------------------------------------------------===//
+// Schedule replay
+//===----------------------------------------------------------------------===//
+
+bool Card::schedulesReplayable() const {
+  if (trace_ || checkRaces_)
+    return false;
+  // A pooled gather's lookups come from its length or offset list, and its
+  // cycles with them; an unpooled one looks up one row per segment.
+  for (const Core &c : cores)
+    for (const Op &op : c.ops)
+      if ((op.opcode == Opcode::EmbGather && op.pool != Pool::None) ||
+          op.opcode == Opcode::Send || op.opcode == Opcode::Recv)
+        return false;
+  return true;
+}
+
+void Card::startRecording() {
+  recorded_.assign(cores.size(), {});
+  recordedStats_.clear();
+  replayReady_ = false;
+  recording_ = true;
+}
+
+void Card::finishRecording(bool completed) {
+  recording_ = false;
+  replayReady_ = completed && !fault;
+  if (!replayReady_) {
+    recorded_.clear();
+    return;
+  }
+  recordedStats_.clear();
+  for (const Core &c : cores)
+    recordedStats_.push_back(c.stats);
+  recordedSteps_ = steps;
+}
+
+void Card::dropRecording() {
+  recording_ = replayReady_ = false;
+  recorded_.clear();
+  recordedStats_.clear();
+}
+
+void Card::recordExecution(const Core &c, uint32_t pc, const EffAddrs &eff,
+                           bool chainHead) {
+  recorded_[c.index].push_back(
+      {chainHead ? ReplayEvent::ChainHead : ReplayEvent::ChainMember, pc, 0, 0,
+       eff});
+}
+
+void Card::recordBarrier(const Core &c, unsigned id, uint32_t mask,
+                         size_t generation) {
+  recorded_[c.index].push_back({ReplayEvent::Barrier, id, mask,
+                                static_cast<uint32_t>(generation), EffAddrs{}});
+}
+
+void Card::replay(const ParallelFor *parallelFor) {
+  coreFaults_.assign(cores.size(), std::nullopt);
+  // Per core: the next event; a parked core's barrier (id, generation).
+  std::vector<size_t> cursor(cores.size(), 0);
+  std::vector<std::pair<uint32_t, uint32_t>> waitsAt(cores.size());
+  std::vector<char> parked(cores.size(), 0);
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> arrived;
+  readyCores_.clear();
+  for (size_t i = 0; i < cores.size(); ++i)
+    if (cores[i].loaded)
+      readyCores_.push_back(i);
+  // Core i's recorded executions in order up to a barrier that other cores
+  // have yet to reach (then parked) or its end.
+  auto runCore = [&](size_t i) {
+    Core &c = cores[i];
+    const std::vector<ReplayEvent> &events = recorded_[i];
+    for (size_t &at = cursor[i]; at < events.size(); ++at) {
+      const ReplayEvent &ev = events[at];
+      if (ev.kind == ReplayEvent::Barrier) {
+        std::lock_guard<std::mutex> lock(barrierMutex_);
+        const std::pair<uint32_t, uint32_t> key{ev.pc, ev.generation};
+        uint32_t &mask = arrived[key];
+        mask |= 1u << c.index;
+        if (mask != ev.mask) {
+          parked[i] = 1;
+          waitsAt[i] = key;
+          ++at;
+          return;
+        }
+        for (size_t j = 0; j < cores.size(); ++j)
+          if (parked[j] && waitsAt[j] == key) {
+            parked[j] = 0;
+            readyCores_.push_back(j);
+          }
+        continue;
+      }
+      if (ev.kind == ReplayEvent::ChainHead)
+        c.ctx.chain.valid = false;
+      ExecResult r;
+      if (Error e = executeUnit(c.ops[ev.pc], ev.eff, c.ctx, r)) {
+        setFault(c, ev.pc, e.message());
+        return;
+      }
     }
+    c.state = Core::State::Done;
+  };
+  driveCores(parallelFor, runCore);
+  if (fault)
+    return;
+  // The schedule is the recorded run's, and so is everything it counted.
+  for (size_t i = 0; i < cores.size(); ++i)
+    cores[i].stats = recordedStats_[i];
+  steps = recordedSteps_;
 }
 
 bool Card::finished() const {

@@ -263,6 +263,8 @@ void Card::dispatchStep(Core &c) {
       return;
     }
     uint64_t arrival = std::max(c.dtime, c.lastFree());
+    if (recording_)
+      recordBarrier(c, op.id, mask, k);
     g.arrived |= 1u << c.index;
     if (checkRaces_) // the queues have drained: their clocks are final
       for (const VectorClock &vc : c.clocks)

@@ -252,6 +252,7 @@ Error Machine::load(const Program &p) {
                                    p.card, p.core, stack.back()));
   Core &c = cards[p.card]->cores[p.core];
   coreThreadsProbe = CoreThreadsProbe();
+  cards[p.card]->dropRecording();
   c.program = p;
   c.ops = std::move(ops);
   c.match = std::move(match);
@@ -328,6 +329,43 @@ Expected<Stats> Machine::run() {
       coreThreads ? static_cast<unsigned>(cards.front()->cores.size()) : nc);
   if (threads > 1 && (!pool || pool->workers() < threads - 1))
     pool = std::make_unique<WorkerPool>(threads - 1);
+  auto recordProbe = [&] {
+    if (probing)
+      coreThreadsProbe.record(coreThreads,
+                              std::chrono::duration<double>(
+                                  std::chrono::steady_clock::now() - started)
+                                  .count());
+  };
+  // Schedule replay: one card whose schedule cannot depend on data.
+  Card &first = *cards.front();
+  const bool replayable = nc == 1 && options.replaySchedules &&
+                          options.threads != 1 && first.schedulesReplayable();
+  if (replayable && first.canReplay()) {
+    const Card::ParallelFor parallelFor =
+        [&](size_t n, const std::function<void(size_t)> &fn) {
+          pool->parallelFor(n, fn);
+        };
+    first.replay(coreThreads && threads > 1 && pool ? &parallelFor : nullptr);
+    if (first.fault) {
+      first.dropRecording();
+      collectStats();
+      return *first.fault;
+    }
+    recordProbe();
+    collectStats();
+    return stats;
+  }
+  if (replayable)
+    first.startRecording();
+  struct StopRecording {
+    Card &card;
+    bool active;
+    bool completed = false;
+    ~StopRecording() {
+      if (active)
+        card.finishRecording(completed);
+    }
+  } stopRecording{first, replayable};
   // Lookahead: nothing sent in a window arrives before the window ends.
   uint64_t window =
       nc > 1 ? std::max<uint64_t>(1, target.linkLatencyCycles) : Never;
@@ -380,11 +418,8 @@ Expected<Stats> Machine::run() {
       c->outbox.clear();
     }
   }
-  if (probing)
-    coreThreadsProbe.record(coreThreads,
-                            std::chrono::duration<double>(
-                                std::chrono::steady_clock::now() - started)
-                                .count());
+  stopRecording.completed = true;
+  recordProbe();
   collectStats();
   return stats;
 }
@@ -489,7 +524,8 @@ Error Emulator::loadProgramFile(const std::string &path) {
 }
 
 void Emulator::clearPrograms() {
-  for (auto &c : machine_->cards)
+  for (auto &c : machine_->cards) {
+    c->dropRecording();
     for (Core &core : c->cores) {
       core.loaded = false;
       core.program = Program();
@@ -498,6 +534,8 @@ void Emulator::clearPrograms() {
       core.footprintKind.clear();
       core.footprints.clear();
     }
+  }
+  machine_->coreThreadsProbe = Machine::CoreThreadsProbe();
 }
 
 Error Emulator::writeMemory(unsigned card, Space space, uint64_t addr,

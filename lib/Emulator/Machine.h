@@ -219,6 +219,27 @@ public:
   /// send/recv (the mailboxes are the card's), and at least two loaded
   /// cores.
   bool coresMayRunInParallel() const;
+
+  /// Schedule replay (docs/emulator.md §9). Whether the loaded programs'
+  /// schedule cannot depend on data: no pooled emb.gather (its length or
+  /// offset list sizes the transfer), no send/recv (arrivals), no trace or
+  /// race checking. Scalar registers only ever hold immediates and their
+  /// arithmetic, so loops, addresses, every instruction's cycles and every
+  /// barrier are the same in every run.
+  bool schedulesReplayable() const;
+  /// A run between startRecording() and finishRecording() records, per
+  /// core, the instructions its queues execute (with their effective
+  /// addresses, chains marked) and its barrier arrivals, in order, and at
+  /// its end the statistics. replay() then executes the same instructions
+  /// again with no scheduling (each core in its order, the barriers
+  /// between the cores kept; on `parallelFor`'s threads or, when null,
+  /// this one), and sets the recorded statistics, which the skipped
+  /// schedule would have reproduced. Loading programs drops the recording.
+  void startRecording();
+  void finishRecording(bool completed);
+  void dropRecording();
+  bool canReplay() const { return replayReady_; }
+  void replay(const ParallelFor *parallelFor);
   bool finished() const;
   /// Describes what every unfinished core is waiting for (for deadlocks).
   std::string describeBlocked() const;
@@ -246,6 +267,16 @@ private:
   void updateAgentTimes(Core &c, unsigned stepped,
                         std::array<uint64_t, NumAgents> &times);
   void step(Core &c, unsigned agent);
+  /// Runs runCore(i) for readyCores_ on `parallelFor`'s threads (this one
+  /// when null) until no core is ready or running, or one faulted; runCore
+  /// may make cores ready (under barrierMutex_). Moves the lowest core's
+  /// fault to `fault`.
+  void driveCores(const ParallelFor *parallelFor,
+                  const std::function<void(size_t)> &runCore);
+  void recordExecution(const Core &c, uint32_t pc, const EffAddrs &eff,
+                       bool chainHead);
+  void recordBarrier(const Core &c, unsigned id, uint32_t mask,
+                     size_t generation);
   uint64_t dispatcherTime(Core &c);
   void dispatchStep(Core &c);
   uint64_t queueTime(Core &c, unsigned q, size_t *groupLen = nullptr,
@@ -282,9 +313,31 @@ private:
   bool parallel_ = false;
   std::vector<std::optional<Error>> coreFaults_;
   /// While parallel_: orders the cores' accesses to barriers_ (arrivals
-  /// and the reads of a waiting core) and runUntilParallel's work list.
+  /// and the reads of a waiting core) and the work list readyCores_.
   mutable std::mutex barrierMutex_;
+  std::vector<size_t> readyCores_;
+
+  /// One recorded step of a core (schedule replay): an instruction its
+  /// queues executed, first of its chain or a later member, or a barrier
+  /// arrival (pc: the barrier id).
+  struct ReplayEvent {
+    enum Kind : uint8_t { ChainHead, ChainMember, Barrier };
+    Kind kind;
+    uint32_t pc;
+    uint32_t mask;       ///< Barrier: its participants
+    uint32_t generation; ///< Barrier: its k-th use of the id
+    EffAddrs eff;
+  };
+  bool recording_ = false, replayReady_ = false;
+  std::vector<std::vector<ReplayEvent>> recorded_; ///< per core
+  std::vector<CoreStats> recordedStats_;
+  uint64_t recordedSteps_ = 0;
 };
+
+/// Executes one queued instruction's functional part (dma, gather, mm,
+/// vector ops; sync does nothing): what queueStep and replay share.
+Error executeUnit(const Op &op, const EffAddrs &eff, ExecContext &ctx,
+                  ExecResult &r);
 
 /// Chrome trace-event JSON for the events recorded by `cards` (Trace.cpp).
 std::string buildTraceJson(const isa::TargetDesc &target,

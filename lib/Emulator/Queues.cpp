@@ -101,6 +101,24 @@ bool conflicts(const MemAccess &a, const MemAccess &b) {
 
 } // namespace
 
+Error executeUnit(const Op &op, const EffAddrs &eff, ExecContext &ctx,
+                  ExecResult &r) {
+  switch (op.opcode) {
+  case Opcode::Sync:
+    r.cycles = CycleModel::SyncCycles;
+    return Error::success();
+  case Opcode::DmaLd:
+  case Opcode::DmaSt:
+    return executeDma(op, eff, ctx, r);
+  case Opcode::EmbGather:
+    return executeGather(op, eff, ctx, r);
+  case Opcode::Mm:
+    return executeMatrix(op, eff, ctx, r);
+  default:
+    return executeVector(op, eff, ctx, r);
+  }
+}
+
 uint64_t Card::queueTime(Core &c, unsigned q, size_t *groupLen,
                          uint64_t *tokenTime) {
   QueueState &qs = c.queues[q];
@@ -234,20 +252,9 @@ void Card::queueStep(Core &c, unsigned q) {
     const Op &op = c.ops[e.pc];
     ExecResult r;
     Error err;
+    if (recording_)
+      recordExecution(c, e.pc, e.eff, i == 0);
     switch (op.opcode) {
-    case Opcode::Sync:
-      r.cycles = CycleModel::SyncCycles;
-      break;
-    case Opcode::DmaLd:
-    case Opcode::DmaSt:
-      err = executeDma(op, e.eff, ctx, r);
-      break;
-    case Opcode::EmbGather:
-      err = executeGather(op, e.eff, ctx, r);
-      break;
-    case Opcode::Mm:
-      err = executeMatrix(op, e.eff, ctx, r);
-      break;
     case Opcode::Send: {
       bool host = op.peer == HostPeer;
       if (!host && (op.peer >= t_.cards || op.peer == index)) {
@@ -303,7 +310,7 @@ void Card::queueStep(Core &c, unsigned q) {
       break;
     }
     default:
-      err = executeVector(op, e.eff, ctx, r);
+      err = executeUnit(op, e.eff, ctx, r);
       break;
     }
     if (err) {

@@ -769,6 +769,7 @@ Session::create(std::shared_ptr<const Model> model, SessionOptions options) {
       emuOptions.threads = options.emulatorThreads;
       emuOptions.trace = options.trace;
       emuOptions.checkRaces = options.checkRaces;
+      emuOptions.replaySchedules = options.replaySchedules;
       impl->emu = std::make_unique<emulator::Emulator>(*impl->state->target,
                                                        emuOptions);
       impl->residentWeights.resize(impl->state->target->cards);

@@ -5,6 +5,7 @@
 //               [--rtol R] [--min-cosine X] [--min-top1 P]
 //               [--max-ne-delta P] [--ctr-output NAME]...
 //               [--report-json FILE] [--threads N] [--check-races]
+//               [--no-replay]
 //
 // Loads a package, feeds it inputs from an ONNX backend-test directory
 // (input_0.pb, ...) or from explicit .pb/.npy files, runs it through a
@@ -112,6 +113,10 @@ void usage(std::FILE *out) {
       "  --check-races      fail a card partition on a data race between its\n"
       "                     queues or cores (accesses not ordered by tokens,\n"
       "                     barriers or send/recv)\n"
+      "  --no-replay        schedule every run cycle by cycle (by default a\n"
+      "                     launch whose schedule cannot depend on data\n"
+      "                     replays its first run's schedule: the same\n"
+      "                     outputs and statistics, faster)\n"
       "  --no-verify-weights  skip the weights CRC check on load\n"
       "Options with a value also take it as --option=VALUE.\n"
       "exit status: 0 ok, 1 run failed or an output failed, 2 usage/IO "
@@ -125,6 +130,7 @@ struct Options {
   bool stats = false;
   bool verifyWeights = true;
   bool checkRaces = false;
+  bool replay = true;
   unsigned repeat = 1;
   unsigned threads = 0;
   /// Tolerance and accuracy criteria; `alsoTolerance` records --atol/--rtol.
@@ -256,7 +262,7 @@ std::optional<Failure> parseArgs(int argc, char **argv, Options &o) {
         o.threads = *n;
       }
     } else if (inlineValue && (a == "--stats" || a == "--no-verify-weights" ||
-                               a == "--check-races")) {
+                               a == "--check-races" || a == "--no-replay")) {
       return bad(a + " takes no value");
     } else if (a == "--stats") {
       o.stats = true;
@@ -264,6 +270,8 @@ std::optional<Failure> parseArgs(int argc, char **argv, Options &o) {
       o.verifyWeights = false;
     } else if (a == "--check-races") {
       o.checkRaces = true;
+    } else if (a == "--no-replay") {
+      o.replay = false;
     } else if (a.size() > 1 && a[0] == '-') {
       return bad("unknown option '" + a + "'");
     } else if (o.model.empty()) {
@@ -751,6 +759,7 @@ int runTool(const Options &o) {
   so.trace = !o.trace.empty();
   so.emulatorThreads = o.threads;
   so.checkRaces = o.checkRaces;
+  so.replaySchedules = o.replay;
   auto session = runtime::Session::create(*model, so);
   if (!session) {
     fmt::print(stderr, "error: {}\n", session.message());

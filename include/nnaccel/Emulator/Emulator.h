@@ -64,6 +64,14 @@ struct EmulatorOptions {
   /// run with a message naming both instructions. Off by default: it keeps
   /// a vector clock per queue and an access history per memory.
   bool checkRaces = false;
+  /// Replay the schedule of the first run of a loaded program set whose
+  /// schedule cannot depend on data (no emb.gather, send or recv; no trace
+  /// or race checking): later runs execute the recorded instructions in
+  /// each core's order, the barriers kept, without the cycle-by-cycle
+  /// scheduling, and report the recorded statistics (docs/emulator.md §9).
+  /// Outputs are the same for a race-free program. Never with threads = 1,
+  /// which keeps the exact one-thread order for every program.
+  bool replaySchedules = true;
 };
 
 class Machine;

@@ -50,6 +50,10 @@ struct SessionOptions {
   /// (EmulatorOptions::checkRaces): a race fails the run with a message
   /// naming both instructions.
   bool checkRaces = false;
+  /// Replay a card launch's recorded schedule when it cannot depend on
+  /// data (EmulatorOptions::replaySchedules): the same outputs and
+  /// statistics, without re-running the cycle-level scheduler.
+  bool replaySchedules = true;
 };
 
 struct SessionImpl;
