@@ -106,6 +106,32 @@ bool disjoint(const Memory &a, uint64_t aAddr, uint64_t aBytes, const Memory &b,
   return &a != &b || aAddr + aBytes <= bAddr || bAddr + bBytes <= aAddr;
 }
 
+/// An unpadded transposing dma.ld (rows of one 1-, 2- or 4-byte element,
+/// the z elements of a source row adjacent) whose source box is too sparse
+/// for contiguousBoxes (rows far apart in a paged memory: a channel slice):
+/// its y source runs of z elements are read into `scratch`, one read each,
+/// and transposed from there in blocks, instead of one paged read per
+/// element. False (nothing done) when it does not apply.
+bool gatherTransposingLoad(const Op &op, const EffAddrs &eff, Memory &src,
+                           Memory &dst, uint64_t sRow, uint64_t srcExtent,
+                           uint64_t dstExtent, std::vector<uint8_t> &scratch) {
+  if (op.pl || op.pr || op.pt || op.pb || sRow != op.sz || sRow != op.dpitch ||
+      (sRow != 1 && sRow != 2 && sRow != 4) || !op.z || !op.y ||
+      !src.contains(eff[OpSrc], srcExtent) ||
+      !dst.contains(eff[OpDst], dstExtent) ||
+      !disjoint(src, eff[OpSrc], srcExtent, dst, eff[OpDst], dstExtent))
+    return false;
+  uint8_t *out = dst.span(eff[OpDst], dstExtent);
+  if (!out)
+    return false;
+  const uint64_t run = op.z * sRow;
+  scratch.resize(op.y * run);
+  for (uint64_t r = 0; r < op.y; ++r)
+    src.read(eff[OpSrc] + r * op.sy, scratch.data() + r * run, run);
+  return num::transposeElements(scratch.data(), run, out, op.y * sRow, op.y,
+                                op.z, unsigned(sRow));
+}
+
 Error dmaLoad(const Op &op, const EffAddrs &eff, ExecContext &ctx,
               ExecResult &res) {
   Space ss = op.mem[OpSrc].space, ds = op.mem[OpDst].space;
@@ -150,6 +176,9 @@ Error dmaLoad(const Op &op, const EffAddrs &eff, ExecContext &ctx,
           if (right)
             std::memset(out + left + sRow, 0, right);
         }
+  } else if (gatherTransposingLoad(op, eff, src, dst, sRow, srcExtent,
+                                   dstExtent, ctx.scratchB)) {
+    // Done (see gatherTransposingLoad).
   } else {
     buf.resize(dRow);
     for (uint64_t p = 0; p < op.z; ++p)
