@@ -183,28 +183,24 @@ bool Card::coresMayRunInParallel() const {
   return loaded > 1;
 }
 
+void Card::pushReady(size_t core) {
+  readyCores_.push_back(core);
+  readyCount_.store(readyCores_.size(), std::memory_order_release);
+}
+
 void Card::driveCores(const ParallelFor *parallelFor,
                       const std::function<void(size_t)> &runCore) {
-  size_t running = 0;
+  // `running` and readyCount_ change under barrierMutex_; a worker waiting
+  // for work reads them without it and only locks to take a core.
+  std::atomic<size_t> running{0};
   std::atomic<bool> stop{false};
+  readyCount_.store(readyCores_.size(), std::memory_order_release);
   auto worker = [&](size_t) {
     for (;;) {
-      size_t i = 0;
-      bool got = false;
-      {
-        std::lock_guard<std::mutex> lock(barrierMutex_);
-        if (!readyCores_.empty()) {
-          i = readyCores_.back();
-          readyCores_.pop_back();
-          ++running;
-          got = true;
-        } else if (running == 0) {
-          stop = true;
-        }
-      }
-      if (!got) {
-        if (stop.load(std::memory_order_relaxed))
-          return;
+      if (stop.load(std::memory_order_acquire))
+        return;
+      if (readyCount_.load(std::memory_order_acquire) == 0 &&
+          running.load(std::memory_order_acquire) != 0) {
         // Another worker's core may release a barrier: wait for work.
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
@@ -213,11 +209,27 @@ void Card::driveCores(const ParallelFor *parallelFor,
 #endif
         continue;
       }
+      size_t i = 0;
+      {
+        std::lock_guard<std::mutex> lock(barrierMutex_);
+        if (readyCores_.empty()) {
+          // Nothing ready and nothing running: every core has finished,
+          // faulted, reached its window's end or waits at a barrier that
+          // cannot release.
+          if (running.load(std::memory_order_relaxed) == 0)
+            stop.store(true, std::memory_order_release);
+          continue;
+        }
+        i = readyCores_.back();
+        readyCores_.pop_back();
+        readyCount_.store(readyCores_.size(), std::memory_order_release);
+        running.fetch_add(1, std::memory_order_acq_rel);
+      }
       runCore(i);
       std::lock_guard<std::mutex> lock(barrierMutex_);
-      --running;
+      running.fetch_sub(1, std::memory_order_acq_rel);
       if (coreFaults_[i])
-        stop = true;
+        stop.store(true, std::memory_order_release);
     }
   };
   parallel_ = true;
@@ -227,6 +239,7 @@ void Card::driveCores(const ParallelFor *parallelFor,
     worker(0);
   parallel_ = false;
   readyCores_.clear();
+  readyCount_.store(0, std::memory_order_release);
   for (std::optional<Error> &f : coreFaults_)
     if (f) {
       fault = std::move(f);
@@ -296,7 +309,7 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
             if (parked[j] && cores[j].barrierId == c.barrierId &&
                 cores[j].barrierGen == c.barrierGen) {
               parked[j] = 0;
-              readyCores_.push_back(j);
+              pushReady(j);
             }
         }
       } else {
@@ -398,7 +411,7 @@ void Card::replay(const ParallelFor *parallelFor) {
         for (size_t j = 0; j < cores.size(); ++j)
           if (parked[j] && waitsAt[j] == key) {
             parked[j] = 0;
-            readyCores_.push_back(j);
+            pushReady(j);
           }
         continue;
       }

@@ -30,6 +30,7 @@
 #include "nnaccel/ISA/Program.h"
 
 #include <array>
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <limits>
@@ -316,6 +317,10 @@ private:
   /// and the reads of a waiting core) and the work list readyCores_.
   mutable std::mutex barrierMutex_;
   std::vector<size_t> readyCores_;
+  /// readyCores_.size(), for workers that wait without the lock.
+  std::atomic<size_t> readyCount_{0};
+  /// Makes `core` ready (barrierMutex_ held).
+  void pushReady(size_t core);
 
   /// One recorded step of a core (schedule replay): an instruction its
   /// queues executed, first of its chain or a later member, or a barrier
