@@ -168,19 +168,35 @@ void Card::updateAgentTimes(Core &c, unsigned stepped,
       times[a] = agentTime(c, a);
 }
 
+void Card::programsChanged() {
+  dropRecording();
+  programTraits_.reset();
+}
+
+const Card::ProgramTraits &Card::programTraits() const {
+  if (!programTraits_) {
+    ProgramTraits traits;
+    for (const Core &c : cores) {
+      if (!c.loaded)
+        continue;
+      ++traits.loadedCores;
+      for (const Op &op : c.ops) {
+        traits.messages |=
+            op.opcode == Opcode::Send || op.opcode == Opcode::Recv;
+        traits.pooledGather |=
+            op.opcode == Opcode::EmbGather && op.pool != Pool::None;
+      }
+    }
+    programTraits_ = traits;
+  }
+  return *programTraits_;
+}
+
 bool Card::coresMayRunInParallel() const {
   if (trace_ || checkRaces_)
     return false;
-  unsigned loaded = 0;
-  for (const Core &c : cores) {
-    if (!c.loaded)
-      continue;
-    ++loaded;
-    for (const Op &op : c.ops)
-      if (op.opcode == Opcode::Send || op.opcode == Opcode::Recv)
-        return false;
-  }
-  return loaded > 1;
+  const ProgramTraits &traits = programTraits();
+  return !traits.messages && traits.loadedCores > 1;
 }
 
 void Card::pushReady(size_t core) {
@@ -332,12 +348,8 @@ bool Card::schedulesReplayable() const {
     return false;
   // A pooled gather's lookups come from its length or offset list, and its
   // cycles with them; an unpooled one looks up one row per segment.
-  for (const Core &c : cores)
-    for (const Op &op : c.ops)
-      if ((op.opcode == Opcode::EmbGather && op.pool != Pool::None) ||
-          op.opcode == Opcode::Send || op.opcode == Opcode::Recv)
-        return false;
-  return true;
+  const ProgramTraits &traits = programTraits();
+  return !traits.pooledGather && !traits.messages;
 }
 
 void Card::startRecording() {

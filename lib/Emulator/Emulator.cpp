@@ -252,7 +252,7 @@ Error Machine::load(const Program &p) {
                                    p.card, p.core, stack.back()));
   Core &c = cards[p.card]->cores[p.core];
   coreThreadsProbe = CoreThreadsProbe();
-  cards[p.card]->dropRecording();
+  cards[p.card]->programsChanged();
   c.program = p;
   c.ops = std::move(ops);
   c.match = std::move(match);
@@ -525,7 +525,7 @@ Error Emulator::loadProgramFile(const std::string &path) {
 
 void Emulator::clearPrograms() {
   for (auto &c : machine_->cards) {
-    c->dropRecording();
+    c->programsChanged();
     for (Core &core : c->cores) {
       core.loaded = false;
       core.program = Program();

@@ -239,6 +239,9 @@ public:
   void startRecording();
   void finishRecording(bool completed);
   void dropRecording();
+  /// A program was loaded or cleared: drops the recording and what was
+  /// derived from the programs.
+  void programsChanged();
   bool canReplay() const { return replayReady_; }
   void replay(const ParallelFor *parallelFor);
   bool finished() const;
@@ -335,6 +338,15 @@ private:
   };
   bool recording_ = false, replayReady_ = false;
   std::vector<std::vector<ReplayEvent>> recorded_; ///< per core
+  /// What the launch decisions need of the loaded programs, derived once
+  /// per program change (not by a pass over every instruction per run).
+  struct ProgramTraits {
+    unsigned loadedCores = 0;
+    bool messages = false;     ///< send or recv
+    bool pooledGather = false; ///< emb.gather with pooling
+  };
+  const ProgramTraits &programTraits() const;
+  mutable std::optional<ProgramTraits> programTraits_;
   std::vector<CoreStats> recordedStats_;
   uint64_t recordedSteps_ = 0;
 };

@@ -189,14 +189,6 @@ std::optional<uint64_t> denseBytes(DType t, const std::vector<int64_t> &shape) {
   return outer * row;
 }
 
-bool isFloat(DType t) {
-  return t == DType::F32 || t == DType::F16 || t == DType::BF16 ||
-         t == DType::FP8E4M3 || t == DType::FP8E5M2 || t == DType::F64;
-}
-bool isBlock(DType t) {
-  return t == DType::MSFP8 || t == DType::MSFP9 || t == DType::MXINT8 ||
-         t == DType::MXFP8E4M3 || t == DType::MXFP8E5M2;
-}
 bool isRowwise(DType t) { return t == DType::RW8 || t == DType::RW4; }
 bool isSubByte(DType t) { return t == DType::I4 || t == DType::U4; }
 bool isInteger(DType t) {

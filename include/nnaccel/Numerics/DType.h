@@ -111,8 +111,17 @@ unsigned elementAlign(DType t);
 /// element. nullopt for a negative dimension or on overflow.
 std::optional<uint64_t> denseBytes(DType t, const std::vector<int64_t> &shape);
 
-bool isFloat(DType t);   ///< f32 f16 bf16 fp8* f64: element-wise floating point
-bool isBlock(DType t);   ///< msfp8 msfp9 mxint8 mxfp8e4m3 mxfp8e5m2
+/// f32 f16 bf16 fp8* f64: element-wise floating point. (Inline: the
+/// emulator asks per instruction and per row.)
+inline bool isFloat(DType t) {
+  return t == DType::F32 || t == DType::F16 || t == DType::BF16 ||
+         t == DType::FP8E4M3 || t == DType::FP8E5M2 || t == DType::F64;
+}
+/// msfp8 msfp9 mxint8 mxfp8e4m3 mxfp8e5m2
+inline bool isBlock(DType t) {
+  return t == DType::MSFP8 || t == DType::MSFP9 || t == DType::MXINT8 ||
+         t == DType::MXFP8E4M3 || t == DType::MXFP8E5M2;
+}
 bool isRowwise(DType t); ///< rw8 rw4: rowwise-quantized embedding tables
 bool isInteger(DType t); ///< i64 i32 i16 i8 u32 u16 u8 i4 u4 i1
 bool isSubByte(DType t); ///< i4 u4
