@@ -362,14 +362,52 @@ bool binaryStreamed(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
   };
   uint8_t *dBase = d ? d->row(0) : cv.data.data();
   const uint64_t dPitch = d ? d->pitch : drb;
-  if (inDomain(a->base, a->pitch, op.at) && inDomain(dBase, dPitch, op.dt) &&
-      (scalarImm || inDomain(b->base, b->pitch, op.bt))) {
+  const num::BLayout bLayout = bc == Bcast::None  ? num::BLayout::Rows
+                               : bc == Bcast::Row ? num::BLayout::Row
+                               : bc == Bcast::Col ? num::BLayout::PerRow
+                                                  : num::BLayout::Scalar;
+  // Integer operands of 8-bit types widen as they are loaded (the
+  // quantised depthwise products), with no converted copy.
+  auto intElem = [](DType t) -> std::optional<num::IntElem> {
+    if (t == DType::I8)
+      return num::IntElem::I8;
+    if (t == DType::U8)
+      return num::IntElem::U8;
+    if (t == DType::I32)
+      return num::IntElem::I32;
+    return std::nullopt;
+  };
+  auto widenable = [&](const uint8_t *base, uint64_t pitch, DType t) {
+    std::optional<num::IntElem> e = intElem(t);
+    return e && (t != DType::I32 || inDomain(base, pitch, t));
+  };
+  bool done = false;
+  if constexpr (std::is_same_v<T, int32_t>) {
+    if (!scalarImm && inDomain(dBase, dPitch, op.dt) &&
+        widenable(a->base, a->pitch, op.at) &&
+        widenable(b->base, b->pitch, op.bt) &&
+        !(op.at == DType::I32 && op.bt == DType::I32)) {
+      const uint64_t aSize = op.at == DType::I32 ? 4 : 1,
+                     bSize = op.bt == DType::I32 ? 4 : 1;
+      num::arithI32WideningBlock(num::getHostSimdLevel(), kind, a->base,
+                                 *intElem(op.at), a->pitch / aSize, b->base,
+                                 *intElem(op.bt), b->pitch / bSize, bLayout,
+                                 reinterpret_cast<int32_t *>(dBase),
+                                 dPitch / sizeof(int32_t), rows, cols);
+      if (d && op.chained())
+        for (uint64_t r = 0; r < rows; ++r)
+          std::memcpy(cv.data.data() + r * drb, d->row(r), drb);
+      done = true;
+    }
+  }
+  if (done) {
+    // Computed above.
+  } else if (inDomain(a->base, a->pitch, op.at) &&
+             inDomain(dBase, dPitch, op.dt) &&
+             (scalarImm || inDomain(b->base, b->pitch, op.bt))) {
     const T *bp = scalarImm ? &value : reinterpret_cast<const T *>(b->base);
     const uint64_t bPitch = scalarImm ? 0 : b->pitch / sizeof(T);
-    const num::BLayout layout = bc == Bcast::None  ? num::BLayout::Rows
-                                : bc == Bcast::Row ? num::BLayout::Row
-                                : bc == Bcast::Col ? num::BLayout::PerRow
-                                                   : num::BLayout::Scalar;
+    const num::BLayout layout = bLayout;
     const T *ap = reinterpret_cast<const T *>(a->base);
     T *out = reinterpret_cast<T *>(dBase);
     if constexpr (std::is_same_v<T, float>)

@@ -45,6 +45,23 @@ int32_t wrapping(ArithOp op, int32_t a, int32_t b) {
   return 0;
 }
 
+inline size_t elemBytes(IntElem t) { return t == IntElem::I32 ? 4 : 1; }
+
+int32_t loadScalar(const uint8_t *p, IntElem t, size_t i) {
+  switch (t) {
+  case IntElem::I8:
+    return static_cast<int8_t>(p[i]);
+  case IntElem::U8:
+    return p[i];
+  case IntElem::I32: {
+    int32_t v;
+    std::memcpy(&v, p + 4 * i, 4);
+    return v;
+  }
+  }
+  return 0;
+}
+
 #ifdef NNACCEL_X86_SIMD
 
 inline __mmask16 tailMask(size_t n, size_t i) {
@@ -97,6 +114,51 @@ arithI32BlockAvx512(const int32_t *a, size_t aPitch, const int32_t *b,
       _mm512_mask_storeu_epi32(
           outr + i, m,
           arithI32Avx512<Op>(_mm512_maskz_loadu_epi32(m, ar + i), vb));
+    }
+  }
+}
+
+/// 16 elements of type `t` from `p` (n <= 16 of them) as int32 lanes.
+__attribute__((target("avx512f"), always_inline)) inline __m512i
+loadWidened(const void *p, IntElem t, size_t n) {
+  if (t == IntElem::I32)
+    return _mm512_maskz_loadu_epi32(tailMask(n, 0), p);
+  // A tail's bytes through a zeroed copy (a masked byte load needs BW).
+  alignas(16) uint8_t tail[16] = {};
+  const uint8_t *src = static_cast<const uint8_t *>(p);
+  if (n < 16) {
+    std::memcpy(tail, src, n);
+    src = tail;
+  }
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src));
+  return t == IntElem::I8 ? _mm512_cvtepi8_epi32(v) : _mm512_cvtepu8_epi32(v);
+}
+
+template <ArithOp Op>
+__attribute__((target("avx512f"))) void
+arithWideningAvx512(const uint8_t *a, IntElem aType, size_t aPitch,
+                    const uint8_t *b, IntElem bType, size_t bPitch,
+                    BLayout bLayout, int32_t *out, size_t outPitch, size_t rows,
+                    size_t cols) {
+  const size_t ae = elemBytes(aType), be = elemBytes(bType);
+  const bool one = bLayout == BLayout::PerRow || bLayout == BLayout::Scalar;
+  for (size_t r = 0; r < rows; ++r) {
+    const uint8_t *ar = a + r * aPitch * ae;
+    const uint8_t *br = bLayout == BLayout::Rows || bLayout == BLayout::PerRow
+                            ? b + r * bPitch * be
+                            : b;
+    int32_t *outr = out + r * outPitch;
+    __m512i bs = _mm512_setzero_si512();
+    if (one) {
+      const __m512i v = loadWidened(br, bType, 1);
+      bs = _mm512_broadcastd_epi32(_mm512_castsi512_si128(v));
+    }
+    for (size_t i = 0; i < cols; i += 16) {
+      const size_t n = cols - i < 16 ? cols - i : 16;
+      const __m512i va = loadWidened(ar + i * ae, aType, n);
+      const __m512i vb = one ? bs : loadWidened(br + i * be, bType, n);
+      _mm512_mask_storeu_epi32(outr + i, tailMask(cols, i),
+                               arithI32Avx512<Op>(va, vb));
     }
   }
 }
@@ -189,6 +251,54 @@ void arithI32Block(SimdLevel level, ArithOp op, const int32_t *a, size_t aPitch,
                             ? b + r * bPitch
                             : b;
     arithI32Row(level, op, a + r * aPitch, br, one, out + r * outPitch, cols);
+  }
+}
+
+void arithI32WideningBlock(SimdLevel level, ArithOp op, const void *a,
+                           IntElem aType, size_t aPitch, const void *b,
+                           IntElem bType, size_t bPitch, BLayout bLayout,
+                           int32_t *out, size_t outPitch, size_t rows,
+                           size_t cols) {
+  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
+  const auto *pa = static_cast<const uint8_t *>(a);
+  const auto *pb = static_cast<const uint8_t *>(b);
+#ifdef NNACCEL_X86_SIMD
+  if (level == SimdLevel::Avx512) {
+    switch (op) {
+    case ArithOp::Add:
+      return arithWideningAvx512<ArithOp::Add>(pa, aType, aPitch, pb, bType,
+                                               bPitch, bLayout, out, outPitch,
+                                               rows, cols);
+    case ArithOp::Sub:
+      return arithWideningAvx512<ArithOp::Sub>(pa, aType, aPitch, pb, bType,
+                                               bPitch, bLayout, out, outPitch,
+                                               rows, cols);
+    case ArithOp::Mul:
+      return arithWideningAvx512<ArithOp::Mul>(pa, aType, aPitch, pb, bType,
+                                               bPitch, bLayout, out, outPitch,
+                                               rows, cols);
+    case ArithOp::Max:
+      return arithWideningAvx512<ArithOp::Max>(pa, aType, aPitch, pb, bType,
+                                               bPitch, bLayout, out, outPitch,
+                                               rows, cols);
+    case ArithOp::Min:
+      return arithWideningAvx512<ArithOp::Min>(pa, aType, aPitch, pb, bType,
+                                               bPitch, bLayout, out, outPitch,
+                                               rows, cols);
+    }
+  }
+#endif
+  const size_t ae = elemBytes(aType), be = elemBytes(bType);
+  for (size_t r = 0; r < rows; ++r) {
+    const uint8_t *ar = pa + r * aPitch * ae;
+    const uint8_t *br = bLayout == BLayout::Rows || bLayout == BLayout::PerRow
+                            ? pb + r * bPitch * be
+                            : pb;
+    for (size_t i = 0; i < cols; ++i) {
+      const bool one = bLayout == BLayout::PerRow || bLayout == BLayout::Scalar;
+      out[r * outPitch + i] = wrapping(op, loadScalar(ar, aType, i),
+                                       loadScalar(br, bType, one ? 0 : i));
+    }
   }
 }
 

@@ -122,9 +122,9 @@ inline bool isBlock(DType t) {
   return t == DType::MSFP8 || t == DType::MSFP9 || t == DType::MXINT8 ||
          t == DType::MXFP8E4M3 || t == DType::MXFP8E5M2;
 }
-bool isRowwise(DType t); ///< rw8 rw4: rowwise-quantized embedding tables
-bool isInteger(DType t); ///< i64 i32 i16 i8 u32 u16 u8 i4 u4 i1
-bool isSubByte(DType t); ///< i4 u4
+bool isRowwise(DType t);  ///< rw8 rw4: rowwise-quantized embedding tables
+bool isInteger(DType t);  ///< i64 i32 i16 i8 u32 u16 u8 i4 u4 i1
+bool isSubByte(DType t);  ///< i4 u4
 bool isUnsigned(DType t); ///< u32 u16 u8 u4 i1
 
 } // namespace nnaccel

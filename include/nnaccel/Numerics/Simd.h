@@ -84,6 +84,17 @@ void arithI32Block(SimdLevel level, ArithOp op, const int32_t *a, size_t aPitch,
 /// same bits). AVX-512: 16 lanes at a time. `out` may be `a` or `b`.
 void arithI32Row(SimdLevel level, ArithOp op, const int32_t *a,
                  const int32_t *b, bool bScalar, int32_t *out, size_t n);
+/// Element types arithI32WideningBlock reads as int32.
+enum class IntElem : uint8_t { I8, U8, I32 };
+/// arithI32Block on operands stored as int8, uint8 or int32 elements
+/// (`aType`, `bType`; pitches in elements of their own type), each widened
+/// to int32 as it is loaded: the quantised kernels' products of 8-bit
+/// activations and weights without a widened copy of either.
+void arithI32WideningBlock(SimdLevel level, ArithOp op, const void *a,
+                           IntElem aType, size_t aPitch, const void *b,
+                           IntElem bType, size_t bPitch, BLayout bLayout,
+                           int32_t *out, size_t outPitch, size_t rows,
+                           size_t cols);
 /// out[i] = x[i] sign- (int8) or zero-extended (uint8) to int32.
 void widenI8Row(SimdLevel level, const int8_t *x, int32_t *out, size_t n);
 void widenU8Row(SimdLevel level, const uint8_t *x, int32_t *out, size_t n);
