@@ -10,18 +10,12 @@
 
 #include "nnaccel/Numerics/Simd.h"
 
+#include "ArithDispatch.h"
+#include "X86Intrinsics.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cstring>
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define NNACCEL_X86_SIMD 1
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <immintrin.h>
-#endif
 
 namespace nnaccel {
 namespace numerics {
@@ -202,18 +196,9 @@ void arithI32Row(SimdLevel level, ArithOp op, const int32_t *a,
   assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
 #ifdef NNACCEL_X86_SIMD
   if (level == SimdLevel::Avx512) {
-    switch (op) {
-    case ArithOp::Add:
-      return arithI32RowAvx512<ArithOp::Add>(a, b, bScalar, out, n);
-    case ArithOp::Sub:
-      return arithI32RowAvx512<ArithOp::Sub>(a, b, bScalar, out, n);
-    case ArithOp::Mul:
-      return arithI32RowAvx512<ArithOp::Mul>(a, b, bScalar, out, n);
-    case ArithOp::Max:
-      return arithI32RowAvx512<ArithOp::Max>(a, b, bScalar, out, n);
-    case ArithOp::Min:
-      return arithI32RowAvx512<ArithOp::Min>(a, b, bScalar, out, n);
-    }
+    return withArithOp(op, [&](auto k) {
+      arithI32RowAvx512<decltype(k)::value>(a, b, bScalar, out, n);
+    });
   }
 #endif
   for (size_t i = 0; i < n; ++i)
@@ -226,23 +211,10 @@ void arithI32Block(SimdLevel level, ArithOp op, const int32_t *a, size_t aPitch,
   assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
 #ifdef NNACCEL_X86_SIMD
   if (level == SimdLevel::Avx512) {
-    switch (op) {
-    case ArithOp::Add:
-      return arithI32BlockAvx512<ArithOp::Add>(a, aPitch, b, bPitch, bLayout,
-                                               out, outPitch, rows, cols);
-    case ArithOp::Sub:
-      return arithI32BlockAvx512<ArithOp::Sub>(a, aPitch, b, bPitch, bLayout,
-                                               out, outPitch, rows, cols);
-    case ArithOp::Mul:
-      return arithI32BlockAvx512<ArithOp::Mul>(a, aPitch, b, bPitch, bLayout,
-                                               out, outPitch, rows, cols);
-    case ArithOp::Max:
-      return arithI32BlockAvx512<ArithOp::Max>(a, aPitch, b, bPitch, bLayout,
-                                               out, outPitch, rows, cols);
-    case ArithOp::Min:
-      return arithI32BlockAvx512<ArithOp::Min>(a, aPitch, b, bPitch, bLayout,
-                                               out, outPitch, rows, cols);
-    }
+    return withArithOp(op, [&](auto k) {
+      arithI32BlockAvx512<decltype(k)::value>(a, aPitch, b, bPitch, bLayout,
+                                              out, outPitch, rows, cols);
+    });
   }
 #endif
   const bool one = bLayout == BLayout::PerRow || bLayout == BLayout::Scalar;
@@ -264,28 +236,11 @@ void arithI32WideningBlock(SimdLevel level, ArithOp op, const void *a,
   const auto *pb = static_cast<const uint8_t *>(b);
 #ifdef NNACCEL_X86_SIMD
   if (level == SimdLevel::Avx512) {
-    switch (op) {
-    case ArithOp::Add:
-      return arithWideningAvx512<ArithOp::Add>(pa, aType, aPitch, pb, bType,
-                                               bPitch, bLayout, out, outPitch,
-                                               rows, cols);
-    case ArithOp::Sub:
-      return arithWideningAvx512<ArithOp::Sub>(pa, aType, aPitch, pb, bType,
-                                               bPitch, bLayout, out, outPitch,
-                                               rows, cols);
-    case ArithOp::Mul:
-      return arithWideningAvx512<ArithOp::Mul>(pa, aType, aPitch, pb, bType,
-                                               bPitch, bLayout, out, outPitch,
-                                               rows, cols);
-    case ArithOp::Max:
-      return arithWideningAvx512<ArithOp::Max>(pa, aType, aPitch, pb, bType,
-                                               bPitch, bLayout, out, outPitch,
-                                               rows, cols);
-    case ArithOp::Min:
-      return arithWideningAvx512<ArithOp::Min>(pa, aType, aPitch, pb, bType,
-                                               bPitch, bLayout, out, outPitch,
-                                               rows, cols);
-    }
+    return withArithOp(op, [&](auto k) {
+      arithWideningAvx512<decltype(k)::value>(pa, aType, aPitch, pb, bType,
+                                              bPitch, bLayout, out, outPitch,
+                                              rows, cols);
+    });
   }
 #endif
   const size_t ae = elemBytes(aType), be = elemBytes(bType);

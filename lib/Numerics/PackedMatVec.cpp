@@ -8,19 +8,13 @@
 
 #include "nnaccel/Numerics/PackedMatVec.h"
 
+#include "X86Intrinsics.h"
+
 #include "nnaccel/Numerics/Kernels.h"
 #include "nnaccel/Numerics/Transpose.h"
 
 #include <cassert>
 #include <cstring>
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define NNACCEL_X86_SIMD 1
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#endif
 
 namespace nnaccel {
 namespace numerics {

@@ -11,6 +11,9 @@
 
 #include "nnaccel/Numerics/Simd.h"
 
+#include "ArithDispatch.h"
+#include "X86Intrinsics.h"
+
 #include "nnaccel/Numerics/Kernels.h"
 #include "nnaccel/Numerics/Requantize.h"
 #include "nnaccel/Numerics/VectorOps.h"
@@ -19,18 +22,6 @@
 #include <cassert>
 #include <limits>
 #include <type_traits>
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define NNACCEL_X86_SIMD 1
-// GCC 12's AVX-512 intrinsics pass an undefined vector as the unused
-// merge operand (_mm512_undefined_*), which the uninitialized-use warnings
-// report at every use once they are inlined; nothing here reads such a value.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <immintrin.h>
-#endif
 
 namespace nnaccel {
 namespace numerics {
@@ -585,18 +576,9 @@ void arithF32Row(SimdLevel level, ArithOp op, const float *a, const float *b,
   assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
 #ifdef NNACCEL_X86_SIMD
   if (level == SimdLevel::Avx512) {
-    switch (op) {
-    case ArithOp::Add:
-      return arithRowAvx512<ArithOp::Add>(a, b, bScalar, out, n);
-    case ArithOp::Sub:
-      return arithRowAvx512<ArithOp::Sub>(a, b, bScalar, out, n);
-    case ArithOp::Mul:
-      return arithRowAvx512<ArithOp::Mul>(a, b, bScalar, out, n);
-    case ArithOp::Max:
-      return arithRowAvx512<ArithOp::Max>(a, b, bScalar, out, n);
-    case ArithOp::Min:
-      return arithRowAvx512<ArithOp::Min>(a, b, bScalar, out, n);
-    }
+    return withArithOp(op, [&](auto k) {
+      arithRowAvx512<decltype(k)::value>(a, b, bScalar, out, n);
+    });
   }
 #endif
   auto apply = [&](auto f) {
@@ -629,23 +611,10 @@ void arithF32Block(SimdLevel level, ArithOp op, const float *a, size_t aPitch,
   assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
 #ifdef NNACCEL_X86_SIMD
   if (level == SimdLevel::Avx512) {
-    switch (op) {
-    case ArithOp::Add:
-      return arithBlockAvx512<ArithOp::Add>(a, aPitch, b, bPitch, bLayout, out,
-                                            outPitch, rows, cols);
-    case ArithOp::Sub:
-      return arithBlockAvx512<ArithOp::Sub>(a, aPitch, b, bPitch, bLayout, out,
-                                            outPitch, rows, cols);
-    case ArithOp::Mul:
-      return arithBlockAvx512<ArithOp::Mul>(a, aPitch, b, bPitch, bLayout, out,
-                                            outPitch, rows, cols);
-    case ArithOp::Max:
-      return arithBlockAvx512<ArithOp::Max>(a, aPitch, b, bPitch, bLayout, out,
-                                            outPitch, rows, cols);
-    case ArithOp::Min:
-      return arithBlockAvx512<ArithOp::Min>(a, aPitch, b, bPitch, bLayout, out,
-                                            outPitch, rows, cols);
-    }
+    return withArithOp(op, [&](auto k) {
+      arithBlockAvx512<decltype(k)::value>(a, aPitch, b, bPitch, bLayout, out,
+                                           outPitch, rows, cols);
+    });
   }
 #endif
   for (size_t r = 0; r < rows; ++r) {

@@ -6,22 +6,12 @@
 
 #include "nnaccel/Numerics/Transpose.h"
 
+#include "X86Intrinsics.h"
+
 #include "nnaccel/Numerics/Simd.h"
 
 #include <algorithm>
 #include <cstring>
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define NNACCEL_X86_SIMD 1
-// GCC 12's AVX-512 intrinsics pass an undefined vector as the unused merge
-// operand (_mm512_undefined_*), which its uninitialized-use warnings report
-// once they are inlined; nothing here reads such a value.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <immintrin.h>
-#endif
 
 namespace nnaccel {
 namespace numerics {

@@ -17,6 +17,8 @@
 #include "nnaccel/Numerics/Requantize.h"
 #include "nnaccel/Numerics/VectorOps.h"
 
+#include "SimdTestUtil.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -27,44 +29,9 @@
 #include <vector>
 
 using namespace nnaccel::numerics;
+using namespace simdtest;
 
 namespace {
-
-uint32_t bitsOf(float v) {
-  uint32_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b;
-}
-
-bool sameResult(float a, float b) {
-  return (std::isnan(a) && std::isnan(b)) || bitsOf(a) == bitsOf(b);
-}
-
-/// Random values with edge cases mixed in at rate 1 in `specialEvery`.
-std::vector<float> makeValues(std::mt19937 &rng, size_t n,
-                              unsigned specialEvery) {
-  static const float Specials[] = {
-      0.0f,
-      -0.0f,
-      std::numeric_limits<float>::denorm_min(),
-      -std::numeric_limits<float>::denorm_min() * 7,
-      std::numeric_limits<float>::min(),
-      std::numeric_limits<float>::max(),
-      -std::numeric_limits<float>::max(),
-      std::numeric_limits<float>::infinity(),
-      -std::numeric_limits<float>::infinity(),
-      std::numeric_limits<float>::quiet_NaN(),
-      1e30f,
-      -1e30f,
-      1.0f + std::numeric_limits<float>::epsilon()};
-  std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
-  std::uniform_int_distribution<size_t> pick(0, std::size(Specials) - 1);
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i)
-    v[i] = specialEvery && rng() % specialEvery == 0 ? Specials[pick(rng)]
-                                                     : uniform(rng);
-  return v;
-}
 
 std::vector<SimdLevel> hostLevels() {
   std::vector<SimdLevel> levels;
