@@ -111,22 +111,30 @@ def AccelPinWeights : Pass<"accel-pin-weights", "ModuleOp"> {
     (pixels as the matrix unit's rows) on one core whose weight (right
     operand) is a constant of the partition and whose kernel can multiply
     from pinned tiles (one MRF slot per N x N tile; a conv's F x C filter
-    matrix as its kernel lays it out), and `lstm` / `gru` ops on one core
-    whose W and R are block-float constants (accel-quantize-block-float;
-    every direction's W and R tiles). The MRF
+    matrix as its kernel lays it out), and `lstm` / `gru` ops whose W and
+    R are constants (f32, f16, bf16 or block float; every direction's W
+    and R tiles), on one core or shared among several by the multi-core
+    recurrent kernel, whose cores each pin their slices of W and R (a core
+    with fewer columns needs fewer bytes). The MRF
     the other kernels need is measured, not guessed: every kernel of the
     partition is emitted into a scratch program and its highest MRF byte
     taken (streaming candidates count too, since a candidate may stay
     unpinned). Candidates are then pinned first-fit in program order into
-    the rest of their core's MRF, from the top down; when that leaves every
-    streaming candidate pinned, the room they needed is offered again.
+    the rest of their cores' MRFs, from the top down, each weighed against
+    the MRF the kernels that still stream need (not counting its own
+    streaming need, which pinning it removes); when that leaves every
+    streaming candidate pinned, the room they needed is offered again. A
+    candidate on several cores starts at one address on all of them: the
+    highest at which its slice on each core ends below what is already
+    pinned there.
 
     The decision is recorded in the IR: `accel.mrf_address` on each pinned
-    op (where its tiles start in its core's MRF) and `accel.mrf_work_bytes`
+    op (where its tiles start in its cores' MRFs) and `accel.mrf_work_bytes`
     on the partition (the MRF below the lowest pinned tile, which
     accel-lower-to-npu gives the partition's kernels). accel-lower-to-npu
     emits the tile loads into a setup program per core
-    (`setup_programs`), which a runtime runs once per session.
+    (`setup_programs`; every core of a multi-core op loads its own slices),
+    which a runtime runs once per session.
 
     The same partitions also keep their small constants in the card's
     SHARED memory (`accel.pinned_shared_address` on the constant): a
@@ -189,8 +197,12 @@ def AccelLowerToNPU : Pass<"accel-lower-to-npu", "ModuleOp"> {
     Pinned weights (accel-pin-weights): the kernels of a partition with
     `accel.mrf_work_bytes` see only that much of each core's MRF; an op with
     `accel.mrf_address` multiplies from its pinned tiles, whose loads go
-    into its core's setup program (`<program>_setup`, listed in the
-    partition's `setup_programs`).
+    into the setup program of each core it runs on (`<program>_setup`,
+    listed in the partition's `setup_programs`); each core's program
+    records the MRF ranges pinned on it (`pinned_mrf`). A pinned op whose
+    kernel cannot multiply from pinned tiles on its cores, or whose tiles
+    would lie inside the MRF the kernels use or past the end of a core's
+    MRF, is an error at the op.
   }];
   let dependentDialects = ["::mlir::nnaccel::accel::AccelDialect",
                            "::mlir::nnaccel::npu::NPUDialect"];

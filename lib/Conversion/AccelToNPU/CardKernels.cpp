@@ -131,15 +131,23 @@ mlir::nnaccel::npu_lowering::getKernelConstantValues(
   return std::nullopt;
 }
 
-std::optional<uint64_t> mlir::nnaccel::npu_lowering::getPinnableWeightBytes(
+std::optional<SmallVector<uint64_t, 4>>
+mlir::nnaccel::npu_lowering::getPinnableWeightBytes(
     Operation *op, const ::nnaccel::isa::TargetDesc &target) {
-  if (auto fc = dyn_cast<accel::FullyConnectedOp>(op))
-    return getFullyConnectedPinBytes(fc, target);
-  if (auto matmul = dyn_cast<accel::MatMulOp>(op))
-    return getMatMulPinBytes(matmul, target);
-  if (auto conv = dyn_cast<accel::ConvOp>(op))
-    return getConvPinBytes(conv, target);
+  // The recurrent kernels pin on any number of cores.
   if (isa<accel::LSTMOp, accel::GRUOp>(op))
     return getRnnPinBytes(op, target);
-  return std::nullopt;
+  // The others multiply from pinned tiles on one core only.
+  if (getKernelCores(op, target).size() != 1)
+    return std::nullopt;
+  std::optional<uint64_t> bytes;
+  if (auto fc = dyn_cast<accel::FullyConnectedOp>(op))
+    bytes = getFullyConnectedPinBytes(fc, target);
+  else if (auto matmul = dyn_cast<accel::MatMulOp>(op))
+    bytes = getMatMulPinBytes(matmul, target);
+  else if (auto conv = dyn_cast<accel::ConvOp>(op))
+    bytes = getConvPinBytes(conv, target);
+  if (!bytes)
+    return std::nullopt;
+  return SmallVector<uint64_t, 4>{*bytes};
 }

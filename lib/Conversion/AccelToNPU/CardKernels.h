@@ -105,17 +105,23 @@ struct KernelContext {
   /// (innermost dimension) lie one concat row apart. Only results of ops
   /// whose kernel supportsResultPitch are in it.
   const llvm::DenseMap<Value, uint64_t> *rowPitches = nullptr;
-  /// The op's weight is pinned in the MRF of its core from this address on
-  /// (accel-pin-weights, `accel.mrf_address`); its loads go to `setup`,
-  /// the core's setup program.
+  /// The op's weight is pinned in the MRF of its cores from this address on
+  /// (accel-pin-weights, `accel.mrf_address`; the same address on every
+  /// core, each core holding its own slice); its loads go to `setups`, the
+  /// setup program of each core, parallel to `cores.emitters`.
   std::optional<uint64_t> pinnedWeight = std::nullopt;
-  ProgramEmitter *setup = nullptr;
+  llvm::SmallVector<ProgramEmitter *, 4> setups = {};
   /// DRAM address of the op's kernel constants (`accel.kernel_constants`,
   /// getKernelConstantValues); kernels without it fill them in.
   std::optional<uint64_t> kernelConstants = std::nullopt;
   /// Values of the partition passed card to card in pieces.
   CardStreams *streams = nullptr;
 
+  /// The setup program of the op's (first) core, for single-core kernels
+  /// with a pinned weight; null when nothing is pinned.
+  ProgramEmitter *setup() const {
+    return setups.empty() ? nullptr : setups.front();
+  }
   uint64_t addressOf(Value value) const { return addresses.lookup(value); }
   /// The row pitch of `value` in bytes, or 0 when it is densely packed.
   uint64_t rowPitchOf(Value value) const {
@@ -245,8 +251,13 @@ getFullyConnectedKernelConstants(accel::FullyConnectedOp op);
 std::optional<std::vector<float>>
 getConvKernelConstants(accel::ConvOp op,
                        const ::nnaccel::isa::TargetDesc &target);
-/// One of the three for `op`; nullopt for any other op.
-std::optional<uint64_t>
+/// The MRF bytes pinning `op`'s weight takes on each core it runs on
+/// (getKernelCores order), or nullopt when its kernel cannot multiply from
+/// pinned tiles there: one of the three above on one core, or an lstm /
+/// gru on one core (all of W and R) or on several (each core its slices of
+/// W and R, MultiCoreRecurrentKernel.cpp); nullopt for any other op.
+/// Whether the weight is a constant is the caller's business.
+std::optional<llvm::SmallVector<uint64_t, 4>>
 getPinnableWeightBytes(Operation *op, const ::nnaccel::isa::TargetDesc &target);
 
 /// The storage format of a float element type the card computes in (f32,

@@ -622,7 +622,7 @@ LogicalResult emitConv(Operation *operation, KernelContext &context) {
       plan->pointwise.shared = *context.sharedScratch;
     }
     plan->pointwise.pinnedWeight = context.pinnedWeight;
-    plan->pointwise.setup = context.setup;
+    plan->pointwise.setup = context.setup();
     if (plan->pointwise.quantized && !context.cores.emitters.empty()) {
       emitQuantizedPointwise(context.cores.emitters, context.target,
                              plan->pointwise);

@@ -176,7 +176,7 @@ LogicalResult emitFullyConnectedOp(Operation *operation,
   spec->pinnedWeight = context.pinnedWeight;
   if (spec->quantized)
     spec->scalesAddress = context.kernelConstants;
-  emitFullyConnected(context.emitter, context.target, *spec, context.setup);
+  emitFullyConnected(context.emitter, context.target, *spec, context.setup());
   return success();
 }
 

@@ -335,28 +335,29 @@ public:
       if (auto shared = op->getAttrOfType<IntegerAttr>(
               AccelDialect::getSharedAddressAttrName()))
         context.sharedScratch = uint64_t(shared.getInt());
-      CoreProgram *setup = nullptr;
-      size_t setupBefore = 0;
+      // With a pinned weight, each core's setup program and its size
+      // before the op's loads.
+      SmallVector<std::pair<CoreProgram *, size_t>, 4> setups;
       if (auto pinned = op->getAttrOfType<IntegerAttr>(
               AccelDialect::getMrfAddressAttrName())) {
-        if (opCores.size() != 1)
-          return op->emitOpError()
-                 << "pins its weight ('"
-                 << AccelDialect::getMrfAddressAttrName() << "') but runs on "
-                 << opCores.size() << " cores";
-        std::optional<uint64_t> bytes =
+        std::optional<SmallVector<uint64_t, 4>> bytes =
             npu_lowering::getPinnableWeightBytes(op, lowering.target);
         if (!bytes)
           return op->emitOpError()
                  << "pins its weight ('"
-                 << AccelDialect::getMrfAddressAttrName()
-                 << "') but its kernel cannot multiply from pinned tiles";
-        setup = &lowering.getSetupProgram(opCores.front());
-        setupBefore = setup->emitter.size();
+                 << AccelDialect::getMrfAddressAttrName() << "') but its "
+                 << "kernel cannot multiply from pinned tiles on its "
+                 << opCores.size() << " core(s)";
+        assert(bytes->size() == opCores.size() &&
+               "pinned bytes for every core of the op");
         context.pinnedWeight = uint64_t(pinned.getInt());
-        lowering.pinnedRanges[opCores.front()].append(
-            {pinned.getInt(), pinned.getInt() + int64_t(*bytes)});
-        context.setup = &setup->emitter;
+        for (auto [core, coreBytes] : llvm::zip(opCores, *bytes)) {
+          CoreProgram &setup = lowering.getSetupProgram(core);
+          setups.push_back({&setup, setup.emitter.size()});
+          context.setups.push_back(&setup.emitter);
+          lowering.pinnedRanges[core].append(
+              {pinned.getInt(), pinned.getInt() + int64_t(coreBytes)});
+        }
       }
       if (auto constants = op->getAttrOfType<IntegerAttr>(
               AccelDialect::getKernelConstantsAttrName())) {
@@ -367,9 +368,8 @@ public:
       }
       if (failed(kernel.emitCardKernel(context)))
         return failure();
-      if (setup)
-        setup->locations.append(setup->emitter.size() - setupBefore,
-                                op->getLoc());
+      for (auto [setup, size] : setups)
+        setup->locations.append(setup->emitter.size() - size, op->getLoc());
       for (auto [core, size] : llvm::zip(opCores, before)) {
         CoreProgram &program = lowering.cores.at(core);
         program.locations.append(program.emitter.size() - size, op->getLoc());
@@ -431,10 +431,48 @@ struct AccelLowerToNPUPass
         .str();
   }
 
+  /// An op with a pinned weight (accel.mrf_address) needs a kernel that
+  /// multiplies from pinned tiles on every core it runs on, and its tiles
+  /// between the MRF the kernels use and the end of each core's MRF.
+  static LogicalResult
+  checkPinnedWeight(Operation *op, const ::nnaccel::isa::TargetDesc &desc,
+                    const ::nnaccel::isa::TargetDesc &full) {
+    auto pinned =
+        op->getAttrOfType<IntegerAttr>(AccelDialect::getMrfAddressAttrName());
+    if (!pinned)
+      return success();
+    SmallVector<uint32_t, 4> cores = npu_lowering::getKernelCores(op, desc);
+    std::optional<SmallVector<uint64_t, 4>> bytes =
+        npu_lowering::getPinnableWeightBytes(op, desc);
+    if (!bytes || bytes->size() != cores.size())
+      return op->emitOpError()
+             << "pins its weight ('" << AccelDialect::getMrfAddressAttrName()
+             << "') but its kernel cannot multiply from pinned tiles on its "
+             << cores.size() << " core(s)";
+    const uint64_t address = uint64_t(pinned.getInt());
+    const uint64_t work = desc.memory(Space::Mrf).bytes;
+    const uint64_t mrf = full.memory(Space::Mrf).bytes;
+    if (address < work)
+      return op->emitOpError()
+             << "pins its weight at MRF address " << address << ", inside the "
+             << work << " bytes of MRF the partition's kernels use ('"
+             << AccelDialect::getMrfWorkBytesAttrName() << "')";
+    for (auto [core, coreBytes] : llvm::zip(cores, *bytes))
+      if (address > mrf || coreBytes > mrf - address)
+        return op->emitOpError()
+               << "pins " << coreBytes << " bytes of its weight at MRF address "
+               << address << " on core " << core << ", beyond its " << mrf
+               << "-byte MRF";
+    return success();
+  }
+
   /// Every op of the body must have a kernel that accepts it, or be
   /// address arithmetic under the plan; the error names the op and why.
+  /// `desc` is the target as the kernels see it (accel.mrf_work_bytes),
+  /// `full` the whole target, whose MRF pinned weights end in.
   static LogicalResult
   checkKernels(Block &body, const ::nnaccel::isa::TargetDesc &desc,
+               const ::nnaccel::isa::TargetDesc &full,
                const llvm::DenseMap<Value, uint64_t> &addresses) {
     for (Operation &op : body) {
       if (isa<ConstantOp, YieldOp>(op))
@@ -451,6 +489,8 @@ struct AccelLowerToNPUPass
       std::string reason;
       if (failed(kernel.checkCardKernel(desc, reason)))
         return op.emitOpError() << "cannot run on the card: " << reason;
+      if (failed(checkPinnedWeight(&op, desc, full)))
+        return failure();
       // A result written at a row pitch is a column of an in-place concat
       // (which verifyInPlaceOp checks against the pitch); its kernel must
       // support it.
@@ -581,7 +621,7 @@ struct AccelLowerToNPUPass
       uint64_t &mrf = working.memories[static_cast<size_t>(Space::Mrf)].bytes;
       mrf = std::min<uint64_t>(mrf, uint64_t(workBytes.getInt()));
     }
-    if (failed(plan) || failed(checkKernels(body, working, *plan)))
+    if (failed(plan) || failed(checkKernels(body, working, desc, *plan)))
       return failure();
 
     // The cores the partition's ops run on; core 0 always has a program.

@@ -150,7 +150,7 @@ LogicalResult emitMatMul(Operation *operation, KernelContext &context) {
                               << " bytes apart: " << reason;
   }
   plan->pinnedWeight = context.pinnedWeight;
-  emitFullyConnected(context.emitter, context.target, *plan, context.setup);
+  emitFullyConnected(context.emitter, context.target, *plan, context.setup());
   return success();
 }
 

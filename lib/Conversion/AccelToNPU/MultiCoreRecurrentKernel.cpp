@@ -42,6 +42,15 @@
 // results are bit-identical to it in every format; test/e2e/
 // recurrent-multicore.test checks that.
 //
+// Pinned (accel-pin-weights, `accel.mrf_address`): each core's slices of
+// W and R, every direction's, stay in its MRF across runs from the pinned
+// address on (the same address on every core; a core with fewer columns
+// holds fewer tiles). Each core's setup program loads them once per
+// session, and the run multiplies from them: no W streaming, no R reload.
+// The products, their operands and their order are the same as unpinned,
+// only the MRF addresses of the tiles differ, so the results are
+// bit-identical (test/e2e/recurrent-pinned.test).
+//
 // Pipelined across cards: when the input sequence comes from another
 // card's recurrent layer step by step (accel-plan-card-transfers' pieces),
 // the chunks shrink to kStreamedChunkSteps steps, the first core receives
@@ -157,8 +166,12 @@ SmallVector<SmallVector<int64_t, 4>, 2> gateBlocks(const RnnShape &s) {
   return {{0, 1}, {2}};
 }
 
+/// `pinned`: W and R are pinned above the MRF the kernel sees (so that MRF
+/// does not bound the cores; accel-pin-weights checked that every core's
+/// slices fit its whole MRF).
 std::optional<McLayout> computeLayout(const TargetDesc &target, const RnnOp &op,
-                                      const RnnShape &s, int64_t cores) {
+                                      const RnnShape &s, int64_t cores,
+                                      bool pinned) {
   if (cores < 2)
     return std::nullopt;
   const ElementFormat f = s.format;
@@ -233,7 +246,7 @@ std::optional<McLayout> computeLayout(const TargetDesc &target, const RnnOp &op,
       uint64_t(l.shares.front().rTiles.size()) * l.tileBytes;
   l.slot[0] = rBytes;
   l.slot[1] = rBytes + l.tileBytes;
-  if (rBytes + 2 * l.tileBytes > target.memory(Space::Mrf).bytes)
+  if (!pinned && rBytes + 2 * l.tileBytes > target.memory(Space::Mrf).bytes)
     return std::nullopt;
 
   // ACC: everything but the gate chunk, then as many steps as fit.
@@ -359,8 +372,9 @@ class MultiCoreRnnEmitter {
 public:
   MultiCoreRnnEmitter(Operation *operation, KernelContext &context)
       : op(getRnnOp(operation)), context(context), s(getShape(op)),
-        l(*computeLayout(context.target, op, s, int64_t(context.cores.size()))),
-        streamed(l.cores, 0) {
+        l(*computeLayout(context.target, op, s, int64_t(context.cores.size()),
+                         context.pinnedWeight.has_value())),
+        streamed(l.cores, 0), pinned(context.pinnedWeight) {
     in = context.getStreamedReceive(op.x);
     out = context.getStreamedSend(op.y);
     // h_t leaves from the exchanged copy, whose rows are Hp apart: one
@@ -390,13 +404,28 @@ public:
       early = !in && l.stepsPerChunk >= 2 * kStreamedChunkSteps &&
               2 * inputBytes(streamChunk) <= vrfBytes;
     }
-    // Several chunks reload W each; keep it resident when it fits.
+    // Several chunks reload W each; keep it resident when it fits (pinned
+    // W is resident anyway).
     const uint64_t wBytes = uint64_t(share(0).wTiles.size()) * l.tileBytes;
-    residentW = (streamChunk || l.stepsPerChunk < s.seq) &&
+    residentW = !pinned && (streamChunk || l.stepsPerChunk < s.seq) &&
                 l.slot[0] + wBytes <= context.target.memory(Space::Mrf).bytes;
   }
 
   void emit() {
+    if (pinned) {
+      // Each core's setup program loads its slices of every direction's W
+      // and R once per session (see pinnedW).
+      assert(context.setups.size() == context.cores.size() &&
+             "pinned weights need every core's setup program");
+      for (int64_t i = 0; i < l.cores; ++i)
+        for (int64_t d = 0; d < s.dirs; ++d) {
+          ProgramEmitter &setup = *context.setups[size_t(i)];
+          loadResident(setup, i, wBase(d), s.input, share(i).wTiles,
+                       pinnedW(i, d));
+          loadResident(setup, i, rBase(d), s.hidden, share(i).rTiles,
+                       pinnedR(i, d));
+        }
+    }
     for (int64_t d = 0; d < s.dirs; ++d)
       emitDirection(d);
     // Y_c: every core's final c slices are in SHARED (stored before the
@@ -426,6 +455,10 @@ private:
   McLayout l;
   SmallVector<int64_t> streamed; // per core: MRF slot alternation
   int64_t exchanges = 0;         // exchange buffer alternation
+  /// W and R pinned in every core's MRF from this address on.
+  std::optional<uint64_t> pinned;
+  /// The direction being emitted.
+  int64_t direction = 0;
   /// The input sequence received step by step, Y sent step by step.
   StreamedTransfer *in = nullptr, *out = nullptr;
   /// W's tiles stay in the MRF from l.slot[0] on (several chunks).
@@ -516,6 +549,31 @@ private:
 
   uint64_t rTileAddress(size_t index) const { return index * l.tileBytes; }
 
+  /// Direction d's slices of W and R in DRAM.
+  uint64_t wBase(int64_t d) const {
+    return context.addressOf(op.w) +
+           uint64_t(d * s.gateCols() * bytes(s.input));
+  }
+  uint64_t rBase(int64_t d) const {
+    return context.addressOf(op.r) +
+           uint64_t(d * s.gateCols() * bytes(s.hidden));
+  }
+
+  /// Pinned: core i's MRF holds, per direction, its W tiles and then its R
+  /// tiles (tile by tile in share(i)'s order, as loadResident puts them).
+  uint64_t pinnedDirectionBytes(int64_t i) const {
+    return uint64_t(share(i).wTiles.size() + share(i).rTiles.size()) *
+           l.tileBytes;
+  }
+  uint64_t pinnedW(int64_t i, int64_t d) const {
+    return *pinned + uint64_t(d) * pinnedDirectionBytes(i);
+  }
+  uint64_t pinnedR(int64_t i, int64_t d) const {
+    return pinnedW(i, d) + uint64_t(share(i).wTiles.size()) * l.tileBytes;
+  }
+  /// Where core i's R tiles of the current direction start in its MRF.
+  uint64_t rMrf(int64_t i) const { return pinned ? pinnedR(i, direction) : 0; }
+
   void mm(int64_t i, const Operand2D &dst, const Operand2D &a, uint64_t w,
           int64_t rows, int64_t k, int64_t n, bool accumulate) {
     emitMm(emitter(i), dst, a, denseOperand(Space::Mrf, w, k, s.format), rows,
@@ -532,8 +590,9 @@ private:
     for (auto [index, t] : llvm::enumerate(share(i).rTiles)) {
       if (!llvm::is_contained(gates, t.gate))
         continue;
-      mm(i, dst.at(0, t.dstCol - firstCol), a.at(0, t.col), rTileAddress(index),
-         s.batch, t.cols, t.rows, accumulate || t.col > 0);
+      mm(i, dst.at(0, t.dstCol - firstCol), a.at(0, t.col),
+         rMrf(i) + rTileAddress(index), s.batch, t.cols, t.rows,
+         accumulate || t.col > 0);
     }
   }
 
@@ -628,7 +687,7 @@ private:
   }
 
   /// Per direction: biases and peepholes (the core's columns gathered into
-  /// local rows), initial states, the resident R tiles.
+  /// local rows), initial states, the resident R tiles (unless pinned).
   void setUp(int64_t i, int64_t d, uint64_t rBase, uint64_t wBase) {
     ProgramEmitter &e = emitter(i);
     const int64_t G = s.gates, H = s.hidden, hc = share(i).hc, c0 = share(i).c0;
@@ -671,17 +730,20 @@ private:
         emitFill(e, wide(l.cState, hc), s.batch, hc);
       }
     }
-    loadResident(i, rBase, s.hidden, share(i).rTiles, 0);
+    if (pinned)
+      return;
+    loadResident(e, i, rBase, s.hidden, share(i).rTiles, 0);
     if (residentW)
-      loadResident(i, wBase, s.input, share(i).wTiles, l.slot[0]);
+      loadResident(e, i, wBase, s.input, share(i).wTiles, l.slot[0]);
   }
 
   /// Loads `tiles` of core i's rows of a [G*H x kDim] matrix (direction
-  /// slice at `base`) into the MRF one after the other from `mrf` on. The
+  /// slice at `base`) into the MRF one after the other from `mrf` on, by
+  /// DMAs appended to `e` (core i's program or its setup program). The
   /// full N x N k tiles of one row block sit side by side in the matrix and
   /// one after the other in the MRF: one DMA (a plane per tile) loads them,
   /// paying the DRAM latency once.
-  void loadResident(int64_t i, uint64_t base, int64_t kDim,
+  void loadResident(ProgramEmitter &e, int64_t i, uint64_t base, int64_t kDim,
                     ArrayRef<Tile> tiles, uint64_t mrf) {
     const int64_t n = l.tile;
     auto full = [&](const Tile &t) { return t.rows == n && t.cols == n; };
@@ -705,7 +767,7 @@ private:
       load.sy = bytes(kDim);
       load.z = int64_t(end - first);
       load.sz = bytes(n);
-      emitLoad(emitter(i), load);
+      emitLoad(e, load);
       first = end;
     }
   }
@@ -728,8 +790,9 @@ private:
     const int64_t rows = steps * s.batch;
     const Operand2D xv = denseOperand(Space::Vrf, vrf, s.input, s.format);
     for (auto [index, t] : llvm::enumerate(share(i).wTiles)) {
-      uint64_t w = l.slot[0] + rTileAddress(index);
-      if (!residentW) {
+      uint64_t w =
+          (pinned ? pinnedW(i, direction) : l.slot[0]) + rTileAddress(index);
+      if (!residentW && !pinned) {
         w = l.slot[streamed[size_t(i)]++ % 2];
         loadTile(i, wBase, s.input, t, w);
       }
@@ -867,11 +930,8 @@ private:
   }
 
   void emitDirection(int64_t d) {
-    const int64_t G = s.gateCols();
-    const uint64_t wBase =
-        context.addressOf(op.w) + uint64_t(d * G * bytes(s.input));
-    const uint64_t rBase =
-        context.addressOf(op.r) + uint64_t(d * G * bytes(s.hidden));
+    direction = d;
+    const uint64_t wBase = this->wBase(d), rBase = this->rBase(d);
     for (int64_t i = 0; i < l.cores; ++i)
       setUp(i, d, rBase, wBase);
 
@@ -943,9 +1003,9 @@ private:
       bool nextReceived = false;
       {
         // The resident R tiles are one buffer during the recurrence (see
-        // the single-core kernel).
+        // the single-core kernel); pinned ones are not written by the run.
         SmallVector<std::unique_ptr<ProgramEmitter::Group>> residentR;
-        for (int64_t i = 0; i < l.cores; ++i)
+        for (int64_t i = 0; i < l.cores && !pinned; ++i)
           residentR.push_back(std::make_unique<ProgramEmitter::Group>(
               emitter(i), MemRegion{Space::Mrf, 0,
                                     rTileAddress(share(i).rTiles.size() - 1) +
@@ -1010,8 +1070,9 @@ unsigned mlir::nnaccel::npu_lowering::getRnnMaxCores(Operation *operation,
     return 1;
   // Every count up to the result must work: a placement may name fewer.
   unsigned cores = 1;
-  while (cores < target.coresPerCard &&
-         computeLayout(target, op, s, int64_t(cores) + 1))
+  while (
+      cores < target.coresPerCard &&
+      computeLayout(target, op, s, int64_t(cores) + 1, isRnnPinned(operation)))
     ++cores;
   return cores;
 }
@@ -1033,7 +1094,7 @@ mlir::nnaccel::npu_lowering::getRnnPreferredCores(Operation *operation,
       makeTiles(s, target.nativeDim, s.hidden, s.input, gates), 1, 0, 0);
   unsigned bestCores = 1;
   for (unsigned cores = 2; cores <= most; ++cores) {
-    McLayout l = *computeLayout(target, op, s, cores);
+    McLayout l = *computeLayout(target, op, s, cores, isRnnPinned(operation));
     const CoreShare &first = l.shares.front();
     double cycles =
         estimateCycles(target, s, first.hc, first.rTiles, first.wTiles, cores,
@@ -1050,9 +1111,28 @@ mlir::nnaccel::npu_lowering::getRnnPreferredCores(Operation *operation,
 uint64_t mlir::nnaccel::npu_lowering::getRnnSharedBytes(
     Operation *operation, const TargetDesc &target, unsigned cores) {
   const RnnOp op = getRnnOp(operation);
-  std::optional<McLayout> l =
-      computeLayout(target, op, getShape(op), int64_t(cores));
+  std::optional<McLayout> l = computeLayout(
+      target, op, getShape(op), int64_t(cores), isRnnPinned(operation));
   return l ? l->sharedBytes : 0;
+}
+
+std::optional<SmallVector<uint64_t, 4>>
+mlir::nnaccel::npu_lowering::getMultiCoreRnnPinBytes(Operation *operation,
+                                                     const TargetDesc &target,
+                                                     unsigned cores) {
+  // The MRF the kernel sees does not matter: pinned tiles live above it.
+  const RnnOp op = getRnnOp(operation);
+  const RnnShape s = getShape(op);
+  std::optional<McLayout> l = computeLayout(target, op, s, int64_t(cores),
+                                            /*pinned=*/true);
+  if (!l)
+    return std::nullopt;
+  SmallVector<uint64_t, 4> bytes;
+  for (const CoreShare &share : l->shares)
+    bytes.push_back(uint64_t(s.dirs) *
+                    uint64_t(share.wTiles.size() + share.rTiles.size()) *
+                    l->tileBytes);
+  return bytes;
 }
 
 LogicalResult
@@ -1060,7 +1140,8 @@ mlir::nnaccel::npu_lowering::emitMultiCoreRnn(Operation *operation,
                                               KernelContext &context) {
   const RnnOp op = getRnnOp(operation);
   if (!computeLayout(context.target, op, getShape(op),
-                     int64_t(context.cores.size())))
+                     int64_t(context.cores.size()),
+                     context.pinnedWeight.has_value()))
     return operation->emitOpError()
            << "cannot be shared among " << context.cores.size()
            << " cores (its kernel supports at most "

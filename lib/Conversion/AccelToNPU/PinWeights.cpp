@@ -38,26 +38,29 @@ using ::nnaccel::isa::TargetDesc;
 
 namespace {
 
-/// A weight that may be pinned: its op, core and MRF bytes, and the MRF
-/// its kernel needs when it streams the weight instead.
+/// A weight that may be pinned: its op, the cores it runs on and the MRF
+/// bytes its slice takes on each (one core but for the multi-core
+/// recurrent kernel), and the MRF its kernel needs when it streams the
+/// weight instead.
 struct Candidate {
   Operation *op;
-  uint32_t core;
-  uint64_t bytes;
+  SmallVector<uint32_t, 4> cores;
+  SmallVector<uint64_t, 4> bytes; // parallel to `cores`
   uint64_t streamingMrf;
   bool pinned = false;
-  uint64_t address = 0; // MRF address of its tiles, once pinned
+  uint64_t address = 0; // MRF address of its tiles on every core, once pinned
 };
 
-/// The pinnable weight bytes of `op` when it runs on one core and its weight
+/// The pinnable weight bytes of `op` on each of its cores when its weight
 /// is a constant of the partition; nullopt otherwise.
-std::optional<uint64_t> getPinBytes(Operation *op, const TargetDesc &target) {
-  std::optional<uint64_t> bytes =
+std::optional<SmallVector<uint64_t, 4>> getPinBytes(Operation *op,
+                                                    const TargetDesc &target) {
+  std::optional<SmallVector<uint64_t, 4>> bytes =
       npu_lowering::getPinnableWeightBytes(op, target);
   // Operand 1 is the weight of fully_connected, matmul and conv, and W of
   // lstm / gru (whose R the kernel's pin size checks).
-  if (!bytes || *bytes == 0 || !op->getOperand(1).getDefiningOp<ConstantOp>() ||
-      npu_lowering::getKernelCores(op, target).size() != 1)
+  if (!bytes || bytes->empty() || llvm::is_contained(*bytes, uint64_t(0)) ||
+      !op->getOperand(1).getDefiningOp<ConstantOp>())
     return std::nullopt;
   return bytes;
 }
@@ -237,19 +240,18 @@ struct AccelPinWeightsPass
         continue;
       kernels.push_back(&op);
       uint64_t mrf = measureMrf(&op, target, *addresses, pitches);
-      if (std::optional<uint64_t> bytes = getPinBytes(&op, target))
-        candidates.push_back({&op,
-                              npu_lowering::getKernelCores(&op, target).front(),
-                              *bytes, mrf});
+      if (std::optional<SmallVector<uint64_t, 4>> bytes =
+              getPinBytes(&op, target))
+        candidates.push_back(
+            {&op, npu_lowering::getKernelCores(&op, target), *bytes, mrf});
       else
         otherMrf = std::max(otherMrf, mrf);
     }
     if (candidates.empty())
       return;
 
-    // First fit in program order below the working MRF, which shrinks as
-    // streaming candidates get pinned: repeat until nothing changes.
-    std::map<uint32_t, uint64_t> used;
+    // The MRF the kernels that stream (every other kernel and the
+    // candidates not pinned) need.
     auto workingMrf = [&]() {
       uint64_t mrf = otherMrf;
       for (const Candidate &candidate : candidates)
@@ -257,31 +259,63 @@ struct AccelPinWeightsPass
           mrf = std::max(mrf, candidate.streamingMrf);
       return npu_lowering::alignUp(mrf, mrfAlign);
     };
+    // Addresses from the top of each core's MRF down, in program order:
+    // a candidate's tiles start at one address on all of its cores (the
+    // kernels take one `accel.mrf_address`), the highest at which its slice
+    // on each core ends below the tiles pinned there before it; a core
+    // with a smaller slice, or more room, leaves the rest unused. False
+    // when some range would reach below `working`.
+    auto assignAddresses = [&](uint64_t working) {
+      std::map<uint32_t, uint64_t> top;
+      for (Candidate &candidate : candidates) {
+        if (!candidate.pinned)
+          continue;
+        uint64_t address = mrfBytes;
+        for (auto [core, bytes] : llvm::zip(candidate.cores, candidate.bytes)) {
+          auto it = top.find(core);
+          const uint64_t end = it != top.end() ? it->second : mrfBytes;
+          if (bytes > end)
+            return false;
+          address = std::min(address, end - bytes);
+        }
+        address = address / mrfAlign * mrfAlign;
+        if (address < working)
+          return false;
+        candidate.address = address;
+        for (uint32_t core : candidate.cores)
+          top[core] = address;
+      }
+      return true;
+    };
+    // First fit in program order above the working MRF, which shrinks as
+    // streaming candidates get pinned: repeat until nothing changes. A
+    // candidate is weighed against the working MRF without its own
+    // streaming need, which pinning it removes.
     for (bool changed = true; changed;) {
       changed = false;
-      uint64_t working = workingMrf();
       for (Candidate &candidate : candidates) {
-        uint64_t &coreUsed = used[candidate.core];
-        if (candidate.pinned || working + coreUsed + candidate.bytes > mrfBytes)
+        if (candidate.pinned)
           continue;
-        candidate.pinned = changed = true;
-        coreUsed += candidate.bytes;
+        candidate.pinned = true;
+        if (assignAddresses(workingMrf()))
+          changed = true;
+        else
+          candidate.pinned = false;
       }
     }
+    // The working MRF only shrank since each pin was decided.
+    if (!assignAddresses(workingMrf()))
+      return;
 
-    // Addresses from the top of each core's MRF down; the kernels get the
-    // MRF below the lowest pinned tile of any core.
-    std::map<uint32_t, uint64_t> top;
+    // The kernels get the MRF below the lowest pinned tile of any core.
     uint64_t workBytes = mrfBytes;
-    for (Candidate &candidate : candidates) {
-      if (!candidate.pinned)
-        continue;
-      auto [it, inserted] = top.try_emplace(candidate.core, mrfBytes);
-      it->second -= candidate.bytes;
-      candidate.address = it->second;
-      workBytes = std::min(workBytes, it->second);
-    }
-    if (top.empty())
+    bool any = false;
+    for (const Candidate &candidate : candidates)
+      if (candidate.pinned) {
+        workBytes = std::min(workBytes, candidate.address);
+        any = true;
+      }
+    if (!any)
       return;
     workBytes = workBytes / mrfAlign * mrfAlign;
     // Every kernel must still fit the smaller MRF it will see.
@@ -301,8 +335,28 @@ struct AccelPinWeightsPass
       candidate.op->setAttr(
           AccelDialect::getMrfAddressAttrName(),
           builder.getI64IntegerAttr(int64_t(candidate.address)));
+    }
+    // A pinned op must run on the same cores, with the same slices, in the
+    // smaller MRF (the multi-core recurrent kernel, for one, asks whether
+    // it is pinned); else nothing is pinned.
+    bool consistent = llvm::all_of(candidates, [&](const Candidate &candidate) {
+      return !candidate.pinned ||
+             (npu_lowering::getKernelCores(candidate.op, working) ==
+                  candidate.cores &&
+              npu_lowering::getPinnableWeightBytes(candidate.op, working) ==
+                  std::optional<SmallVector<uint64_t, 4>>(candidate.bytes));
+    });
+    if (!consistent) {
+      for (Candidate &candidate : candidates)
+        candidate.op->removeAttr(AccelDialect::getMrfAddressAttrName());
+      return;
+    }
+    for (const Candidate &candidate : candidates) {
+      if (!candidate.pinned)
+        continue;
       ++numPinned;
-      pinnedBytes += candidate.bytes;
+      for (uint64_t bytes : candidate.bytes)
+        pinnedBytes += bytes;
     }
     partition->setAttr(AccelDialect::getMrfWorkBytesAttrName(),
                        builder.getI64IntegerAttr(int64_t(workBytes)));

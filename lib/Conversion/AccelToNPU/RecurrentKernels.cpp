@@ -11,8 +11,9 @@
 //   for each chunk of Tc time steps:
 //     XW phase: X[chunk] (Tc*B rows, resident in the VRF) times every N x N
 //       tile of W (streamed through two MRF slots) -> G[Tc*B x G*H] in ACC;
-//       with W pinned in the MRF (block-float W and R) it runs in pieces of
-//       steps, each piece's products computed during the piece before it
+//       with W and R pinned in the MRF (accel-pin-weights; the core's setup
+//       program loads them once per session) it runs in pieces of steps,
+//       each piece's products computed during the piece before it
 //     load R into the MRF (once per direction when it fits next to the W
 //       slots; after every XW phase when it only fits alone; when it does
 //       not fit at all, its tiles are streamed through the slots each step)
@@ -489,13 +490,23 @@ public:
     if (pinned) {
       // Pinned W and R: the core's setup program loads every direction's
       // tiles once per session; the runs multiply from them.
-      assert(context.setup && "pinned weights need the setup program");
-      loads = context.setup;
+      assert(context.setup() && "pinned weights need the setup program");
+      loads = context.setup();
       for (int64_t d = 0; d < s.dirs; ++d) {
-        for (int64_t j = 0; j < l.nTiles; ++j)
-          loadTile(wBase(d), s.input, j * l.tile,
-                   std::min(l.tile, s.gateCols() - j * l.tile), 0,
-                   std::min(l.tile, s.input), pinnedW(d, j), l.iTiles);
+        for (int64_t j = 0; j < l.nTiles; ++j) {
+          const int64_t nt = std::min(l.tile, s.gateCols() - j * l.tile);
+          // Block-float: the row group's k tiles in one DMA (see loadTile);
+          // else tile by tile, each in its slot.
+          if (s.blockWeights()) {
+            loadTile(wBase(d), s.input, j * l.tile, nt, 0,
+                     std::min(l.tile, s.input), pinnedW(d, j), l.iTiles);
+            continue;
+          }
+          for (int64_t t = 0; t < l.iTiles; ++t)
+            loadTile(wBase(d), s.input, j * l.tile, nt, t * l.tile,
+                     std::min(l.tile, s.input - t * l.tile),
+                     pinnedW(d, j) + uint64_t(t) * l.tileBytes);
+        }
         rMrf = pinnedR(d);
         loadAllR(rBase(d));
       }
@@ -523,7 +534,7 @@ private:
   ProgramEmitter &emitter;
   RnnShape s;
   RnnLayout l;
-  // Block-float W and R pinned in the MRF across runs: their base there.
+  // W and R pinned in the MRF across runs: their base there.
   std::optional<uint64_t> pinned;
   ProgramEmitter *loads;  // where loadTile emits: the run, or the setup
   uint64_t rMrf;          // the current direction's resident R tiles
@@ -1007,9 +1018,15 @@ private:
   }
 
   /// Steps per piece of the XW phase of a chunk of `steps` steps (see
-  /// emitDirection): W pinned, kXwPieces pieces; else one.
+  /// emitDirection): W pinned, kXwPieces pieces; else one. Each piece loads
+  /// its steps of X, so the pieces need a step of X to be a whole number of
+  /// DRAM alignment units (B = 1, I = 63 in f32, say, keeps one piece).
   int64_t xwPieceSteps(int64_t steps) const {
-    return pinned ? (steps + kXwPieces - 1) / kXwPieces : steps;
+    const uint64_t align =
+        std::max<uint64_t>(context.target.memory(Space::Dram).align, 1);
+    if (!pinned || uint64_t(s.batch * bytes(s.input)) % align != 0)
+      return steps;
+    return (steps + kXwPieces - 1) / kXwPieces;
   }
 
   /// Direction d's biases (two rows in ACC) and peepholes.
@@ -1051,31 +1068,33 @@ private:
         Operand2D{Space::Acc, l.gates, gatePitch(), kF32Format}.at(row0, 0);
     for (int64_t j = 0; j < l.nTiles; ++j) {
       int64_t nt = std::min(l.tile, G - j * l.tile);
+      // Block-float: all k tiles of the row group in one DMA (see
+      // loadTile), one plane each.
+      uint64_t group = 0;
       if (s.blockWeights()) {
-        // All k tiles of the row group in one DMA (see loadTile).
-        const uint64_t w = pinned ? pinnedW(d, j) : l.slot[streamed++ % 2];
+        group = pinned ? pinnedW(d, j) : l.slot[streamed++ % 2];
         if (!pinned)
           loadTile(wBase, s.input, j * l.tile, nt, 0, std::min(l.tile, s.input),
-                   w, l.iTiles);
-        for (int64_t t = 0; t < l.iTiles; ++t) {
-          auto product = [this, dst = gates.at(0, j * l.tile),
-                          a = x.at(0, t * l.tile),
-                          wt = w + (t ? uint64_t(t) * planeBytes(nt) : 0), rows,
-                          kt = std::min(l.tile, s.input - t * l.tile), nt,
-                          t] { mm(dst, a, wt, rows, kt, nt, t > 0); };
-          if (defer && pinned)
-            pendingXw.push_back(product);
-          else
-            product();
-        }
-        continue;
+                   group, l.iTiles);
       }
       for (int64_t t = 0; t < l.iTiles; ++t) {
-        int64_t kt = std::min(l.tile, s.input - t * l.tile);
-        const uint64_t w = l.slot[streamed++ % 2];
-        loadTile(wBase, s.input, j * l.tile, nt, t * l.tile, kt, w);
-        mm(gates.at(0, j * l.tile), x.at(0, t * l.tile), w, rows, kt, nt,
-           t > 0);
+        const int64_t kt = std::min(l.tile, s.input - t * l.tile);
+        uint64_t w;
+        if (s.blockWeights()) {
+          w = group + (t ? uint64_t(t) * planeBytes(nt) : 0);
+        } else if (pinned) {
+          w = pinnedW(d, j) + uint64_t(t) * l.tileBytes;
+        } else {
+          w = l.slot[streamed++ % 2];
+          loadTile(wBase, s.input, j * l.tile, nt, t * l.tile, kt, w);
+        }
+        auto product = [this, dst = gates.at(0, j * l.tile),
+                        a = x.at(0, t * l.tile), w, rows, kt, nt,
+                        t] { mm(dst, a, w, rows, kt, nt, t > 0); };
+        if (defer && pinned)
+          pendingXw.push_back(product);
+        else
+          product();
       }
     }
   }
@@ -1227,22 +1246,25 @@ private:
 
 } // namespace
 
-std::optional<uint64_t>
+std::optional<SmallVector<uint64_t, 4>>
 mlir::nnaccel::npu_lowering::getRnnPinBytes(Operation *operation,
                                             const TargetDesc &target) {
-  // Block-float W and R only (f32 recurrences keep loading theirs per run,
-  // as their measurements in docs/lowering.md assume), both constants.
+  // W and R in any format the kernels multiply (f32, f16, bf16 or block
+  // float); R must be a constant too.
   RnnOp op = getRnnOp(operation);
   RnnShape s = getShape(op);
-  if (!s.blockWeights() || !op.r.getDefiningOp<ConstantOp>())
+  if (!op.r.getDefiningOp<ConstantOp>())
     return std::nullopt;
   std::string reason;
   if (failed(checkRnn(operation, target, reason)))
     return std::nullopt;
+  const size_t cores = getKernelCores(operation, target).size();
+  if (cores > 1)
+    return getMultiCoreRnnPinBytes(operation, target, unsigned(cores));
   std::optional<RnnLayout> l = computeLayout(target, s);
   if (!l)
     return std::nullopt;
-  return uint64_t(s.dirs) * pinnedDirectionBytes(*l);
+  return SmallVector<uint64_t, 4>{uint64_t(s.dirs) * pinnedDirectionBytes(*l)};
 }
 
 namespace {

@@ -112,10 +112,23 @@ unsigned getRnnPreferredCores(Operation *op,
 uint64_t getRnnSharedBytes(Operation *op,
                            const ::nnaccel::isa::TargetDesc &target,
                            unsigned cores);
-/// MRF bytes of `op`'s W and R pinned across runs (accel-pin-weights, on
-/// one core): block-float constant W and R only; nullopt otherwise.
-std::optional<uint64_t>
+/// MRF bytes of `op`'s W and R pinned across runs (accel-pin-weights) on
+/// each core it runs on (getKernelCores order): every direction's W and R
+/// tiles on one core, each core's slices of them on several. R must be a
+/// constant (W's constancy is the caller's business); nullopt otherwise.
+std::optional<SmallVector<uint64_t, 4>>
 getRnnPinBytes(Operation *op, const ::nnaccel::isa::TargetDesc &target);
+/// The multi-core kernel's part of that, for `cores` cores (nullopt when it
+/// cannot share `op` among them).
+std::optional<SmallVector<uint64_t, 4>>
+getMultiCoreRnnPinBytes(Operation *op, const ::nnaccel::isa::TargetDesc &target,
+                        unsigned cores);
+/// True when accel-pin-weights pinned `op`'s W and R (`accel.mrf_address`):
+/// its tiles then live above the MRF the partition's kernels see
+/// (`accel.mrf_work_bytes`), where the pass checked that they fit.
+inline bool isRnnPinned(Operation *op) {
+  return op->hasAttr(accel::AccelDialect::getMrfAddressAttrName());
+}
 /// Emits `op` on every core of `context.cores` (at most getRnnMaxCores).
 LogicalResult emitMultiCoreRnn(Operation *op, KernelContext &context);
 

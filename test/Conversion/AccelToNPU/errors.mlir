@@ -99,3 +99,55 @@ func.func @result_pitch_dense_kernel(%a: tensor<4x64xf32>) -> tensor<4x128xf32> 
   }
   return %0 : tensor<4x128xf32>
 }
+
+// -----
+
+// A pinned weight needs tiles its kernel can multiply from: an lstm's R
+// must be a constant too (here it is an argument of the partition).
+module attributes {npu.target = "default"} {
+func.func @pinned_dynamic_r(%x: tensor<2x1x16xf32>, %r: tensor<1x256x64xf32>) -> tensor<2x1x1x64xf32> {
+  %0 = accel.card_partition(%x, %r) {card = 0 : i64} : (tensor<2x1x16xf32>, tensor<1x256x64xf32>) -> tensor<2x1x1x64xf32> {
+  ^bb0(%a: tensor<2x1x16xf32>, %ar: tensor<1x256x64xf32>):
+    %w = accel.constant dense<0.01> : tensor<1x256x16xf32>
+    // expected-error @+1 {{pins its weight ('accel.mrf_address') but its kernel cannot multiply from pinned tiles on its 4 core(s)}}
+    %y, %h, %c = accel.lstm %a, %w, %ar {hidden_size = 64 : i64, accel.mrf_address = 0 : i64, accel.placement = #accel.placement<card = 0, cores = [0, 1, 2, 3]>} : (tensor<2x1x16xf32>, tensor<1x256x16xf32>, tensor<1x256x64xf32>) -> (tensor<2x1x1x64xf32>, tensor<1x1x64xf32>, tensor<1x1x64xf32>)
+    accel.yield %y : tensor<2x1x1x64xf32>
+  }
+  return %0 : tensor<2x1x1x64xf32>
+}
+}
+
+// -----
+
+// Pinned tiles must lie above the MRF the partition's kernels use (without
+// accel.mrf_work_bytes, all of it)...
+module attributes {npu.target = "default"} {
+func.func @pinned_in_work(%x: tensor<1x64xf32>) -> tensor<1x64xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<1x64xf32>) -> tensor<1x64xf32> {
+  ^bb0(%a: tensor<1x64xf32>):
+    %w = accel.constant dense<0.5> : tensor<64x64xf32>
+    // expected-error @+1 {{pins its weight at MRF address 0, inside the 1048576 bytes of MRF the partition's kernels use ('accel.mrf_work_bytes')}}
+    %1 = accel.fully_connected %a, %w {transpose_weight = true, accel.mrf_address = 0 : i64} : (tensor<1x64xf32>, tensor<64x64xf32>) -> tensor<1x64xf32>
+    accel.yield %1 : tensor<1x64xf32>
+  }
+  return %0 : tensor<1x64xf32>
+}
+}
+
+// -----
+
+// ... and end inside every core's MRF (each of the 4 cores holds 8 tiles
+// of this lstm's W and R, 128 KiB).
+module attributes {npu.target = "default"} {
+func.func @pinned_beyond_mrf(%x: tensor<2x1x16xf32>) -> tensor<2x1x1x64xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64, accel.mrf_work_bytes = 1015808 : i64} : (tensor<2x1x16xf32>) -> tensor<2x1x1x64xf32> {
+  ^bb0(%a: tensor<2x1x16xf32>):
+    %w = accel.constant dense<0.01> : tensor<1x256x16xf32>
+    %r = accel.constant dense<0.02> : tensor<1x256x64xf32>
+    // expected-error @+1 {{pins 131072 bytes of its weight at MRF address 1032192 on core 0, beyond its 1048576-byte MRF}}
+    %y, %h, %c = accel.lstm %a, %w, %r {hidden_size = 64 : i64, accel.mrf_address = 1032192 : i64, accel.placement = #accel.placement<card = 0, cores = [0, 1, 2, 3]>} : (tensor<2x1x16xf32>, tensor<1x256x16xf32>, tensor<1x256x64xf32>) -> (tensor<2x1x1x64xf32>, tensor<1x1x64xf32>, tensor<1x1x64xf32>)
+    accel.yield %y : tensor<2x1x1x64xf32>
+  }
+  return %0 : tensor<2x1x1x64xf32>
+}
+}

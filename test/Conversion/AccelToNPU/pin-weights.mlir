@@ -162,6 +162,148 @@ func.func @computed_rhs(%x: tensor<64x64xf32>, %y: tensor<64x64xf32>) -> tensor<
 
 // -----
 
+// lstm and gru pin f32 W and R too. A gru on one core: its three W tiles
+// (64 x 16) and three R tiles (64 x 64), 16 KiB each, at the top of the
+// MRF. The setup program loads them, one DMA a tile; the program
+// multiplies from them (x.W^T in pieces of one step, h.R^T every step)
+// and loads no weight.
+// CHECK-LABEL: func.func @gru_one_core
+// CHECK: accel.card_partition
+// CHECK-SAME: accel.mrf_work_bytes = 950272 : i64
+// CHECK: accel.gru
+// CHECK-SAME: accel.mrf_address = 950272 : i64
+// LOWER-LABEL: func.func @gru_one_core
+// LOWER: setup_programs = [@gru_one_core_p0_card0_core0_setup]
+// LOWER: npu.program @gru_one_core_p0_card0_core0 card = 0 core = 0 target = "default" attributes {pinned_mrf = array<i64: 950272, 1048576>}
+// LOWER-NOT: npu.dma.ld mrf
+// LOWER: npu.mm acc[0x0], vrf[0x0], mrf[0xe8000], f32, f32, f32 m = 1 k = 16 n = 64
+// LOWER: npu.mm acc[0x0], acc[{{.*}}], mrf[0xf4000], f32, f32, f32 m = 1 k = 64 n = 64 {{.*}}acc = 1
+// LOWER-NOT: npu.dma.ld mrf
+// LOWER: npu.mm acc[0x300], vrf[0x40], mrf[0xe8000], f32, f32, f32 m = 1 k = 16 n = 64
+// LOWER-NOT: npu.dma.ld mrf
+// LOWER: npu.halt
+// LOWER: npu.program @gru_one_core_p0_card0_core0_setup card = 0 core = 0
+// LOWER-NEXT: npu.dma.ld mrf[0xe8000], dram[{{.*}}], f32 x = 16 y = 64 z = 1
+// LOWER-NEXT: npu.dma.ld mrf[0xec000], dram[{{.*}}], f32 x = 16 y = 64 z = 1
+// LOWER-NEXT: npu.dma.ld mrf[0xf0000], dram[{{.*}}], f32 x = 16 y = 64 z = 1
+// LOWER-NEXT: npu.dma.ld mrf[0xf4000], dram[{{.*}}], f32 x = 64 y = 64 z = 1
+// LOWER-NEXT: npu.dma.ld mrf[0xf8000], dram[{{.*}}], f32 x = 64 y = 64 z = 1
+// LOWER-NEXT: npu.dma.ld mrf[0xfc000], dram[{{.*}}], f32 x = 64 y = 64 z = 1
+// LOWER-NEXT: npu.halt
+module attributes {npu.target = "default"} {
+func.func @gru_one_core(%x: tensor<3x1x16xf32>) -> tensor<3x1x1x64xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<3x1x16xf32>) -> tensor<3x1x1x64xf32> {
+  ^bb0(%a: tensor<3x1x16xf32>):
+    %w = accel.constant dense<0.01> : tensor<1x192x16xf32>
+    %r = accel.constant dense<0.02> : tensor<1x192x64xf32>
+    %y, %h = accel.gru %a, %w, %r {hidden_size = 64 : i64, linear_before_reset = true} : (tensor<3x1x16xf32>, tensor<1x192x16xf32>, tensor<1x192x64xf32>) -> (tensor<3x1x1x64xf32>, tensor<1x1x64xf32>)
+    accel.yield %y : tensor<3x1x1x64xf32>
+  }
+  return %0 : tensor<3x1x1x64xf32>
+}
+}
+
+// -----
+
+// An lstm the multi-core kernel shares among cores 0 and 1 pins each
+// core's slices of W and R (MultiCoreRecurrentKernel.cpp). H = 132: core 0
+// owns 68 columns of every gate (two row tiles: 8 W tiles, 24 R tiles,
+// 512 KiB), core 1 64 (one: 4 + 12 tiles, 256 KiB). One address serves
+// both cores: the highest at which each core's slice ends below what was
+// pinned on it before, here the FC weight at the top of core 0's MRF
+// (1015808 - 524288 = 491520); core 1 leaves the rest of its MRF unused.
+// Every core's setup program loads its own tiles, W's then R's, the full
+// N x N k tiles of a row block in one DMA; the programs multiply from them
+// and load no weight.
+// CHECK-LABEL: func.func @lstm_cores
+// CHECK: accel.card_partition
+// CHECK-SAME: accel.mrf_work_bytes = 491520 : i64
+// CHECK: accel.fully_connected
+// CHECK-SAME: accel.mrf_address = 1015808 : i64
+// CHECK: accel.lstm
+// CHECK-SAME: accel.mrf_address = 491520 : i64
+// LOWER-LABEL: func.func @lstm_cores
+// LOWER: setup_programs = [@lstm_cores_p0_card0_core0_setup, @lstm_cores_p0_card0_core1_setup]
+// LOWER: npu.program @lstm_cores_p0_card0_core0 card = 0 core = 0 target = "default" attributes {pinned_mrf = array<i64: 1015808, 1048576, 491520, 1015808>}
+// LOWER-NOT: npu.dma.ld mrf
+// LOWER: npu.mm acc[{{.*}}], vrf[0x0], mrf[0x78000], f32, f32, f32 m = 2 k = 16 n = 64
+// LOWER-NEXT: npu.mm acc[{{.*}}], vrf[0x0], mrf[0x7c000], f32, f32, f32 m = 2 k = 16 n = 4
+// LOWER: npu.mm acc[{{.*}}], acc[{{.*}}], mrf[0x98000], f32, f32, f32 m = 1 k = 64 n = 64 {{.*}}acc = 1
+// LOWER-NOT: npu.dma.ld mrf
+// LOWER: npu.halt
+// LOWER: npu.program @lstm_cores_p0_card0_core1 card = 0 core = 1 target = "default" attributes {pinned_mrf = array<i64: 491520, 753664>}
+// LOWER-NOT: npu.dma.ld mrf
+// LOWER: npu.mm acc[{{.*}}], vrf[0x0], mrf[0x78000], f32, f32, f32 m = 2 k = 16 n = 64
+// LOWER-NEXT: npu.mm acc[{{.*}}], vrf[0x0], mrf[0x7c000], f32, f32, f32 m = 2 k = 16 n = 64
+// LOWER: npu.mm acc[{{.*}}], acc[{{.*}}], mrf[0x88000], f32, f32, f32 m = 1 k = 64 n = 64 {{.*}}acc = 1
+// LOWER-NOT: npu.dma.ld mrf
+// LOWER: npu.halt
+// LOWER: npu.program @lstm_cores_p0_card0_core0_setup card = 0 core = 0
+// LOWER-NEXT: npu.dma.ld mrf[0xf8000], dram[{{.*}}], f32 x = 64 y = 64 z = 1
+// LOWER-NEXT: npu.dma.ld mrf[0xfc000], dram[{{.*}}], f32 x = 64 y = 64 z = 1
+// LOWER-NEXT: npu.dma.ld mrf[0x78000], dram[{{.*}}], f32 x = 16 y = 64 z = 1
+// LOWER-NEXT: npu.dma.ld mrf[0x7c000], dram[{{.*}}], f32 x = 16 y = 4 z = 1
+// LOWER: npu.dma.ld mrf[0x98000], dram[{{.*}}], f32 x = 64 y = 64 z = 2 sy = 528
+// LOWER: npu.halt
+// LOWER: npu.program @lstm_cores_p0_card0_core1_setup card = 0 core = 1
+// LOWER-NEXT: npu.dma.ld mrf[0x78000], dram[{{.*}}], f32 x = 16 y = 64 z = 1
+// LOWER-NEXT: npu.dma.ld mrf[0x7c000], dram[{{.*}}], f32 x = 16 y = 64 z = 1
+// LOWER-NEXT: npu.dma.ld mrf[0x80000], dram[{{.*}}], f32 x = 16 y = 64 z = 1
+// LOWER-NEXT: npu.dma.ld mrf[0x84000], dram[{{.*}}], f32 x = 16 y = 64 z = 1
+// LOWER-NEXT: npu.dma.ld mrf[0x88000], dram[{{.*}}], f32 x = 64 y = 64 z = 2 sy = 528
+// LOWER: npu.halt
+module attributes {npu.target = "default"} {
+func.func @lstm_cores(%x: tensor<2x1x16xf32>, %v: tensor<1x128xf32>) -> (tensor<1x64xf32>, tensor<2x1x1x132xf32>) {
+  %0:2 = accel.card_partition(%x, %v) {card = 0 : i64} : (tensor<2x1x16xf32>, tensor<1x128xf32>) -> (tensor<1x64xf32>, tensor<2x1x1x132xf32>) {
+  ^bb0(%a: tensor<2x1x16xf32>, %b: tensor<1x128xf32>):
+    %fw = accel.constant dense<0.5> : tensor<64x128xf32>
+    %w = accel.constant dense<0.01> : tensor<1x528x16xf32>
+    %r = accel.constant dense<0.02> : tensor<1x528x132xf32>
+    %1 = accel.fully_connected %b, %fw {transpose_weight = true, accel.placement = #accel.placement<card = 0, cores = [0]>} : (tensor<1x128xf32>, tensor<64x128xf32>) -> tensor<1x64xf32>
+    %y, %h, %c = accel.lstm %a, %w, %r {hidden_size = 132 : i64, accel.placement = #accel.placement<card = 0, cores = [0, 1]>} : (tensor<2x1x16xf32>, tensor<1x528x16xf32>, tensor<1x528x132xf32>) -> (tensor<2x1x1x132xf32>, tensor<1x1x132xf32>, tensor<1x1x132xf32>)
+    accel.yield %1, %y : tensor<1x64xf32>, tensor<2x1x1x132xf32>
+  }
+  return %0#0, %0#1 : tensor<1x64xf32>, tensor<2x1x1x132xf32>
+}
+}
+
+// -----
+
+// lstm_small's two layers (H = 256 on 4 cores): each core pins 320 KiB of
+// the first (4 W and 16 R tiles) and 512 KiB of the second (16 + 16). A
+// candidate is weighed against the MRF the kernels that still stream
+// need, not counting its own streaming need (R resident and two W slots,
+// 288 KiB for the second layer), which pinning it removes: both fit.
+// CHECK-LABEL: func.func @two_layers
+// CHECK: accel.card_partition
+// CHECK-SAME: accel.mrf_work_bytes = 196608 : i64
+// CHECK: accel.lstm
+// CHECK-SAME: accel.mrf_address = 720896 : i64
+// CHECK: accel.lstm
+// CHECK-SAME: accel.mrf_address = 196608 : i64
+// LOWER-LABEL: func.func @two_layers
+// LOWER: npu.program @two_layers_p0_card0_core3 card = 0 core = 3 target = "default" attributes {pinned_mrf = array<i64: 720896, 1048576, 196608, 720896>}
+// LOWER-NOT: npu.dma.ld mrf
+// LOWER: npu.halt
+module attributes {npu.target = "default"} {
+func.func @two_layers(%x: tensor<2x1x64xf32>) -> tensor<2x1x1x256xf32> {
+  %0 = accel.card_partition(%x) {card = 0 : i64} : (tensor<2x1x64xf32>) -> tensor<2x1x1x256xf32> {
+  ^bb0(%a: tensor<2x1x64xf32>):
+    %w1 = accel.constant dense<0.01> : tensor<1x1024x64xf32>
+    %r1 = accel.constant dense<0.02> : tensor<1x1024x256xf32>
+    %w2 = accel.constant dense<0.01> : tensor<1x1024x256xf32>
+    %r2 = accel.constant dense<0.02> : tensor<1x1024x256xf32>
+    %y1, %h1, %c1 = accel.lstm %a, %w1, %r1 {hidden_size = 256 : i64, accel.placement = #accel.placement<card = 0, cores = [0, 1, 2, 3]>} : (tensor<2x1x64xf32>, tensor<1x1024x64xf32>, tensor<1x1024x256xf32>) -> (tensor<2x1x1x256xf32>, tensor<1x1x256xf32>, tensor<1x1x256xf32>)
+    %x2 = accel.reshape %y1 : tensor<2x1x1x256xf32> -> tensor<2x1x256xf32>
+    %y2, %h2, %c2 = accel.lstm %x2, %w2, %r2 {hidden_size = 256 : i64, accel.placement = #accel.placement<card = 0, cores = [0, 1, 2, 3]>} : (tensor<2x1x256xf32>, tensor<1x1024x256xf32>, tensor<1x1024x256xf32>) -> (tensor<2x1x1x256xf32>, tensor<1x1x256xf32>, tensor<1x1x256xf32>)
+    accel.yield %y2 : tensor<2x1x1x256xf32>
+  }
+  return %0 : tensor<2x1x1x256xf32>
+}
+}
+
+// -----
+
 // An int8 1x1 conv on one core with pixels as the matrix unit's rows pins
 // its filter matrix (96 x 16 i8, 1536 bytes) like a product's weight: the
 // setup program loads it once, the program multiplies from it and loads
