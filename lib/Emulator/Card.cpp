@@ -370,6 +370,17 @@ void Card::finishRecording(bool completed) {
   for (const Core &c : cores)
     recordedStats_.push_back(c.stats);
   recordedSteps_ = steps;
+  // Number the barriers (id, generation) densely: a replay counts the
+  // arrivals of barrier `slot` in a vector, with no lookup.
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> slots;
+  for (std::vector<ReplayEvent> &events : recorded_)
+    for (ReplayEvent &ev : events)
+      if (ev.kind == ReplayEvent::Barrier)
+        ev.slot = slots
+                      .try_emplace({ev.pc, ev.generation},
+                                   static_cast<uint32_t>(slots.size()))
+                      .first->second;
+  recordedBarriers_ = slots.size();
 }
 
 void Card::dropRecording() {
@@ -382,22 +393,24 @@ void Card::recordExecution(const Core &c, uint32_t pc, const EffAddrs &eff,
                            bool chainHead) {
   recorded_[c.index].push_back(
       {chainHead ? ReplayEvent::ChainHead : ReplayEvent::ChainMember, pc, 0, 0,
-       eff});
+       0, eff});
 }
 
 void Card::recordBarrier(const Core &c, unsigned id, uint32_t mask,
                          size_t generation) {
   recorded_[c.index].push_back({ReplayEvent::Barrier, id, mask,
-                                static_cast<uint32_t>(generation), EffAddrs{}});
+                                static_cast<uint32_t>(generation), 0,
+                                EffAddrs{}});
 }
 
 void Card::replay(const ParallelFor *parallelFor) {
   coreFaults_.assign(cores.size(), std::nullopt);
-  // Per core: the next event; a parked core's barrier (id, generation).
+  // Per core: the next event; a parked core's barrier slot.
   std::vector<size_t> cursor(cores.size(), 0);
-  std::vector<std::pair<uint32_t, uint32_t>> waitsAt(cores.size());
+  std::vector<uint32_t> waitsAt(cores.size());
   std::vector<char> parked(cores.size(), 0);
-  std::map<std::pair<uint32_t, uint32_t>, uint32_t> arrived;
+  std::vector<uint32_t> &arrived = replayArrivals_;
+  arrived.assign(recordedBarriers_, 0);
   readyCores_.clear();
   for (size_t i = 0; i < cores.size(); ++i)
     if (cores[i].loaded)
@@ -411,7 +424,7 @@ void Card::replay(const ParallelFor *parallelFor) {
       const ReplayEvent &ev = events[at];
       if (ev.kind == ReplayEvent::Barrier) {
         std::lock_guard<std::mutex> lock(barrierMutex_);
-        const std::pair<uint32_t, uint32_t> key{ev.pc, ev.generation};
+        const uint32_t key = ev.slot;
         uint32_t &mask = arrived[key];
         mask |= 1u << c.index;
         if (mask != ev.mask) {

@@ -334,6 +334,7 @@ private:
     uint32_t pc;
     uint32_t mask;       ///< Barrier: its participants
     uint32_t generation; ///< Barrier: its k-th use of the id
+    uint32_t slot = 0;   ///< Barrier: (id, generation) numbered densely
     EffAddrs eff;
   };
   bool recording_ = false, replayReady_ = false;
@@ -349,6 +350,8 @@ private:
   mutable std::optional<ProgramTraits> programTraits_;
   std::vector<CoreStats> recordedStats_;
   uint64_t recordedSteps_ = 0;
+  size_t recordedBarriers_ = 0;
+  std::vector<uint32_t> replayArrivals_; ///< per barrier slot, reused
 };
 
 /// Executes one queued instruction's functional part (dma, gather, mm,

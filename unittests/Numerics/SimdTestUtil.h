@@ -32,7 +32,7 @@ inline bool sameResult(float a, float b) {
 
 /// Random values with edge cases mixed in at rate 1 in `specialEvery`.
 inline std::vector<float> makeValues(std::mt19937 &rng, size_t n,
-                              unsigned specialEvery) {
+                                     unsigned specialEvery) {
   static const float Specials[] = {
       0.0f,
       -0.0f,
