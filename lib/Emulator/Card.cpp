@@ -295,6 +295,14 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
     std::array<uint64_t, NumAgents> times;
     for (unsigned a = 0; a < NumAgents; ++a)
       times[a] = agentTime(c, a);
+    // Steps counted locally: the cores' entries of coreSteps share cache
+    // lines, which their threads would bounce at every step.
+    uint64_t stepped = coreSteps[i];
+    struct SaveSteps {
+      uint64_t &slot;
+      const uint64_t &count;
+      ~SaveSteps() { slot = count; }
+    } save{coreSteps[i], stepped};
     while (active(c) && !coreFaults_[i]) {
       unsigned agent = 0;
       uint64_t t = Never;
@@ -305,7 +313,7 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
         }
       if (t == Never || t >= until)
         return;
-      if (steps + ++coreSteps[i] > maxSteps) {
+      if (steps + ++stepped > maxSteps) {
         coreFaults_[i] = Error::make(fmt::format(
             "card {}: step budget of {} exceeded (EmulatorOptions::maxSteps)",
             index, maxSteps));
@@ -420,7 +428,15 @@ void Card::replay(const ParallelFor *parallelFor) {
   auto runCore = [&](size_t i) {
     Core &c = cores[i];
     const std::vector<ReplayEvent> &events = recorded_[i];
-    for (size_t &at = cursor[i]; at < events.size(); ++at) {
+    // A local cursor: the cores' entries of `cursor` share cache lines,
+    // which their threads would bounce at every event.
+    size_t at = cursor[i];
+    struct SaveCursor {
+      size_t &slot;
+      const size_t &at;
+      ~SaveCursor() { slot = at; }
+    } save{cursor[i], at};
+    for (; at < events.size(); ++at) {
       const ReplayEvent &ev = events[at];
       if (ev.kind == ReplayEvent::Barrier) {
         std::lock_guard<std::mutex> lock(barrierMutex_);
