@@ -298,8 +298,10 @@ Error gather(const Op &op, const EffAddrs &eff, ExecContext &ctx,
   bool pooled = op.pool != Pool::None;
 
   // Segment boundaries [begin[s], begin[s + 1]) into the index list.
-  std::vector<uint64_t> begin(nseg + 1, 0);
-  std::vector<uint8_t> lens;
+  ExecContext::GatherScratch &g = ctx.gather;
+  std::vector<uint64_t> &begin = g.begin;
+  begin.assign(nseg + 1, 0);
+  std::vector<uint8_t> &lens = g.lens;
   if (!pooled) {
     for (uint64_t s = 0; s <= nseg; ++s)
       begin[s] = s;
@@ -328,7 +330,7 @@ Error gather(const Op &op, const EffAddrs &eff, ExecContext &ctx,
     }
   }
   uint64_t lookups = begin[nseg];
-  std::vector<uint8_t> idxBytes, wtsBytes;
+  std::vector<uint8_t> &idxBytes = g.indices, &wtsBytes = g.weights;
   unsigned isz = op.ityp == IdxType::I64 ? 8 : 4;
   if (Error e = readList(ctx, op.mem[OpIdx].space, eff[OpIdx], lookups, isz,
                          "index list", idxBytes))
@@ -347,7 +349,9 @@ Error gather(const Op &op, const EffAddrs &eff, ExecContext &ctx,
                   : op.fmt == EmbFmt::F16 ? DType::F16
                                           : DType::BF16;
   uint64_t outRow = rowBytes(op.dt, dim);
-  std::vector<float> acc(dim), x(dim);
+  std::vector<float> &acc = g.acc, &x = g.row;
+  acc.resize(dim);
+  x.resize(dim);
   std::vector<uint8_t> &rowBuf = ctx.scratchA, &outBuf = ctx.scratchB;
   outBuf.resize(outRow);
   for (uint64_t s = 0; s < nseg; ++s) {

@@ -74,6 +74,12 @@ struct ExecContext {
   std::vector<uint8_t> scratchA, scratchB, scratchC;
   /// tileC: a compare's or select's b with its broadcast expanded.
   Tile tileA, tileB, tileC, tileD;
+  /// emb.gather's segment bounds, lists and row accumulators.
+  struct GatherScratch {
+    std::vector<uint64_t> begin;
+    std::vector<uint8_t> lens, indices, weights;
+    std::vector<float> acc, row;
+  } gather;
   /// Weight tiles mm repacked from the MRF, reused while the MRF's
   /// writeCount() of their bytes is the one they were packed at: pinned or
   /// resident weights are repacked once, not by every mm that multiplies by
