@@ -17,7 +17,12 @@ gets no PyTorch time; the reason is printed instead.
 
   bench/models.py [--bin build/bin] [--models examples/models]
                   [--target default] [--repeat 5] [--quantize int8]
-                  [--torch-repeat 50] [--no-torch]
+                  [--torch-repeat 50] [--no-torch] [--no-replay]
+
+--no-replay runs the emulator with every inference scheduled cycle by cycle
+(nnaccel-run --no-replay); by default the later runs of a model whose
+schedule cannot depend on data replay the first run's (docs/emulator.md
+§9), with the same outputs and statistics.
 
 --quantize int8 calibrates on the model's test sets 1..3 (set 0 is the
 measured input) and is compared with PyTorch in f32: issue 17's "<= 1x in
@@ -121,6 +126,9 @@ def main():
                         help="a --quantize mode (int8 calibrates on sets 1-3)")
     parser.add_argument("--torch-repeat", type=int, default=50,
                         help="timed PyTorch forwards per model (median)")
+    parser.add_argument("--no-replay", action="store_true",
+                        help="schedule every emulated inference cycle by "
+                        "cycle (nnaccel-run --no-replay)")
     parser.add_argument("--no-torch", action="store_true",
                         help="skip the PyTorch reference")
     args = parser.parse_args()
@@ -144,8 +152,9 @@ def main():
 
     names = sorted(d for d in os.listdir(args.models)
                    if os.path.isdir(os.path.join(args.models, d)))
-    print("target %s, %d repeats, mode %s; PyTorch CPU: %s" %
-          (args.target, args.repeat, args.quantize or "f32", torch_note))
+    print("target %s, %d repeats, mode %s%s; PyTorch CPU: %s" %
+          (args.target, args.repeat, args.quantize or "f32",
+           ", no schedule replay" if args.no_replay else "", torch_note))
     if os.path.exists("/proc/loadavg"):
         # Every time below is wall time: a busy machine inflates them, and
         # PyTorch's 2-thread times most (its threads wait for each other).
@@ -181,7 +190,8 @@ def main():
             data = os.path.join(model_dir, "test_data_set_%d" % test_set)
             out = run([os.path.join(args.bin, "nnaccel-run"), package,
                        "--input", data, "--repeat", str(args.repeat),
-                       "--stats"])
+                       "--stats"] + (["--no-replay"] if args.no_replay
+                                     else []))
             wall = WALL.search(out)
             macs = sum(int(m) for m in MACS.findall(out))
             latency = LATENCY.search(out)
