@@ -322,7 +322,8 @@ void Card::dispatchStep(Core &c) {
       if (keep)
         e.cached = &c.footprints[pc];
     } else {
-      std::vector<MemAccess> accesses = memoryAccesses(op, c.sregs);
+      std::vector<MemAccess> accesses = c.takeFootprintList();
+      memoryAccesses(op, c.sregs, accesses);
       if (Error err = checkAccesses(c, accesses)) {
         setFault(c, pc, err.message());
         return;
@@ -339,6 +340,8 @@ void Card::dispatchStep(Core &c) {
         kind = Core::Footprint::Dynamic;
         if (keep)
           e.own = std::move(accesses);
+        else
+          c.recycleFootprintList(std::move(accesses));
       }
     }
     auto q = static_cast<unsigned>(op.queue);

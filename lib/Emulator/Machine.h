@@ -22,6 +22,7 @@
 #include "CycleModel.h"
 #include "Op.h"
 #include "RaceDetector.h"
+#include "RingBuffer.h"
 #include "Units.h"
 
 #include "nnaccel/Emulator/Emulator.h"
@@ -72,7 +73,7 @@ struct QueueEntry {
 /// Token FIFO: the times at which the queued tokens became available and,
 /// when checking races, the pushers' clocks.
 struct TokenFifo {
-  std::deque<uint64_t> times;
+  RingBuffer<uint64_t> times;
   std::deque<VectorClock> clocks;
   uint64_t lastPop = 0;
 };
@@ -89,7 +90,7 @@ struct InFlightChain {
 };
 
 struct QueueState {
-  std::deque<QueueEntry> entries;
+  RingBuffer<QueueEntry> entries;
   uint64_t freeAt = 0; ///< takes its next instruction
   /// Its last instruction's result is visible (>= freeAt: a DMA's latency
   /// runs after the queue is free). Results land in order.
@@ -138,6 +139,21 @@ struct Core {
   enum class Footprint : uint8_t { Unknown, Static, Dynamic };
   std::vector<Footprint> footprintKind;
   std::vector<std::vector<isa::MemAccess>> footprints;
+  /// Footprint lists of executed dynamic instructions, kept for the next
+  /// dispatches to fill (no allocation per dispatch once warm).
+  std::vector<std::vector<isa::MemAccess>> spareFootprints;
+  std::vector<isa::MemAccess> takeFootprintList() {
+    if (spareFootprints.empty())
+      return {};
+    std::vector<isa::MemAccess> list = std::move(spareFootprints.back());
+    spareFootprints.pop_back();
+    return list;
+  }
+  void recycleFootprintList(std::vector<isa::MemAccess> &&list) {
+    constexpr size_t kMaxSpare = 64;
+    if (list.capacity() && spareFootprints.size() < kMaxSpare)
+      spareFootprints.push_back(std::move(list));
+  }
 
   Memory vrf, mrf, acc;
 

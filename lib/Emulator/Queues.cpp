@@ -357,6 +357,8 @@ void Card::queueStep(Core &c, unsigned q) {
           landed != qs.inFlight.end() ? *landed : qs.inFlight.emplace_back();
       f.landsAt = landsAt;
       f.footprints.clear();
+      for (std::vector<MemAccess> &own : f.owned)
+        c.recycleFootprintList(std::move(own));
       f.owned.clear();
       for (size_t i = 0; i < len; ++i) {
         QueueEntry &e = qs.entries[i];
@@ -379,7 +381,9 @@ void Card::queueStep(Core &c, unsigned q) {
   const uint64_t tokenTime = posted ? end : done;
   st.instructions += len;
   uint32_t headPc = qs.entries[0].pc;
-  qs.entries.erase(qs.entries.begin(), qs.entries.begin() + len);
+  for (size_t i = 0; i < len; ++i)
+    c.recycleFootprintList(std::move(qs.entries[i].own));
+  qs.entries.pop_front(len);
 
   // The dispatcher may have been waiting for room in this queue.
   if (c.blockedOnQueue == static_cast<int>(q)) {

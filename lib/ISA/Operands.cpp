@@ -17,8 +17,11 @@ namespace {
 /// Builder for a list of accesses of one instruction.
 class Collector {
 public:
-  Collector(const DecodedInstruction &inst, const ScalarRegs &sregs)
-      : inst_(inst), sregs_(sregs) {}
+  Collector(const DecodedInstruction &inst, const ScalarRegs &sregs,
+            std::vector<MemAccess> &out)
+      : out(out), inst_(inst), sregs_(sregs) {
+    out.clear();
+  }
 
   /// Adds `rows` rows of `rowBytes` bytes, `pitch` bytes apart, at operand
   /// `op` (a MEM or MEMR operand).
@@ -65,7 +68,7 @@ public:
     access.rowBytes = rowBytes;
   }
 
-  std::vector<MemAccess> out;
+  std::vector<MemAccess> &out;
 
 private:
   const DecodedInstruction &inst_;
@@ -93,7 +96,14 @@ std::vector<MemAccess> memoryAccesses(const Instruction &inst,
 
 std::vector<MemAccess> memoryAccesses(const DecodedInstruction &d,
                                       const ScalarRegs &sregs) {
-  Collector c(d, sregs);
+  std::vector<MemAccess> out;
+  memoryAccesses(d, sregs, out);
+  return out;
+}
+
+void memoryAccesses(const DecodedInstruction &d, const ScalarRegs &sregs,
+                    std::vector<MemAccess> &out) {
+  Collector c(d, sregs, out);
   switch (d.opcode) {
   case Opcode::DmaLd: {
     DType t = d.dt;
@@ -192,7 +202,6 @@ std::vector<MemAccess> memoryAccesses(const DecodedInstruction &d,
     break;
   }
   }
-  return c.out;
 }
 
 std::pair<uint64_t, uint64_t> resultShape(const Instruction &inst) {

@@ -46,6 +46,9 @@ struct MemAccess {
 /// use `sregs`.
 std::vector<MemAccess> memoryAccesses(const DecodedInstruction &inst,
                                       const ScalarRegs &sregs);
+/// The same into `out` (cleared first; its capacity is reused).
+void memoryAccesses(const DecodedInstruction &inst, const ScalarRegs &sregs,
+                    std::vector<MemAccess> &out);
 /// The same for an instruction not yet decoded.
 std::vector<MemAccess> memoryAccesses(const Instruction &inst,
                                       const ScalarRegs &sregs);
