@@ -53,9 +53,9 @@ void Card::reset() {
     c.blockedOnQueue = -1;
     c.blockedSince = 0;
     for (auto &q : c.queues)
-      q = QueueState();
+      q.reset();
     for (auto &f : c.fifos)
-      f = TokenFifo();
+      f.reset();
     c.ctx.target = &t_;
     c.ctx.cycles = &cm_;
     c.ctx.mem = {&dram, &shared, &c.vrf, &c.mrf, &c.acc};

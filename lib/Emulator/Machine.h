@@ -76,6 +76,12 @@ struct TokenFifo {
   RingBuffer<uint64_t> times;
   std::deque<VectorClock> clocks;
   uint64_t lastPop = 0;
+
+  void reset() {
+    times.clear();
+    clocks.clear();
+    lastPop = 0;
+  }
 };
 
 /// An ex chain whose results have not all landed yet: a later chain that
@@ -104,6 +110,18 @@ struct QueueState {
   // the units' busy spans, so it never exceeds the elapsed time).
   uint64_t mvuFreeAt = 0, mfuFreeAt = 0, busyUntil = 0;
   std::vector<InFlightChain> inFlight;
+
+  /// The state of a new run, keeping the containers' storage.
+  void reset() {
+    entries.clear();
+    freeAt = doneAt = 0;
+    pendingPush = 0;
+    pendingSince = 0;
+    pendingPc = 0;
+    mvuFreeAt = mfuFreeAt = busyUntil = 0;
+    for (InFlightChain &f : inFlight)
+      f.landsAt = 0; // landed: the next chain reuses the record
+  }
 };
 
 /// One trace span: an instruction (or chain) on a queue, or a dispatcher wait.
