@@ -3,7 +3,9 @@
 // The matrix-product family. Every output element is one
 // numerics::dotF32 over two contiguous fp32 vectors, so its value is
 // defined by the device's 16-lane accumulation order (Kernels.h) and the
-// host fallback matches the emulator bit for bit. Operands that are not
+// host fallback matches the emulator bit for bit. A row of outputs is one
+// numerics::matVecF32, which computes those dots with AVX-512 / AVX2 where
+// the CPU has them, bit for bit the same (dotRowsAll). Operands that are not
 // laid out as contiguous rows (a matmul rhs, a non-transposed Gemm weight,
 // a convolution's receptive field) are packed once into scratch buffers.
 //
@@ -84,8 +86,7 @@ Status matmulKernel(KernelContext &ctx) {
     }
     float *pc = fo.data() + o * m * n;
     for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        pc[i * n + j] = dotRows(pa + i * k, bt.data() + j * k, k);
+      dotRowsAll(bt.data(), n, pa + i * k, k, pc + i * n);
   });
   fo.commit();
   return Status::success();
@@ -149,9 +150,11 @@ Status fullyConnectedKernel(KernelContext &ctx) {
   if (bias)
     fb = std::make_unique<F32Input>(*bias);
   F32Output fo(*out);
-  for (int64_t i = 0; i < m; ++i)
+  for (int64_t i = 0; i < m; ++i) {
+    float *row = fo.data() + i * n;
+    dotRowsAll(rowsB, n, rowsA + i * k, k, row);
     for (int64_t j = 0; j < n; ++j) {
-      float y = dotRows(rowsA + i * k, rowsB + j * k, k);
+      float y = row[j];
       if (alpha != 1.0f)
         y = alpha * y;
       if (fb) {
@@ -159,8 +162,9 @@ Status fullyConnectedKernel(KernelContext &ctx) {
             (*fb)[static_cast<size_t>(i * biasStrides[0] + j * biasStrides[1])];
         y = y + (beta != 1.0f ? beta * bv : bv);
       }
-      fo[static_cast<size_t>(i * n + j)] = y;
+      row[j] = y;
     }
+  }
   applyActivation(attrs.activation, fo.data(), static_cast<size_t>(m * n));
   fo.commit();
   return Status::success();
@@ -209,13 +213,15 @@ Status convKernel(KernelContext &ctx) {
   float *result = quantizedOut ? realStorage.data() : realOut->data();
   const int64_t fg = g.filtersPerGroup(), patch = g.patch();
   const int64_t outPlane = g.outPlane();
+  std::vector<float> dots(static_cast<size_t>(fg));
   forEachReceptiveField(
       g, fx.data(),
       [&](int64_t nb, int64_t grp, int64_t pos, const float *field) {
         const float *wg = fw.data() + grp * fg * patch;
         float *og = result + (nb * g.filters + grp * fg) * outPlane;
+        dotRowsAll(wg, fg, field, patch, dots.data());
         for (int64_t fi = 0; fi < fg; ++fi) {
-          float y = dotRows(wg + fi * patch, field, patch);
+          float y = dots[static_cast<size_t>(fi)];
           if (fb)
             y = y + (*fb)[static_cast<size_t>(grp * fg + fi)];
           og[fi * outPlane + pos] = y;

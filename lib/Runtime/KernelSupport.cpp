@@ -209,6 +209,14 @@ float dotRows(const float *a, const float *b, int64_t k) {
                           Span<const float>(b, static_cast<size_t>(k)));
 }
 
+void dotRowsAll(const float *rows, int64_t n, const float *x, int64_t k,
+                float *out) {
+  numerics::matVecF32(Span<const float>(rows, static_cast<size_t>(n * k)),
+                      Span<const float>(x, static_cast<size_t>(k)),
+                      Span<float>(out, static_cast<size_t>(n)),
+                      /*accumulate=*/false);
+}
+
 Status parseFullyConnectedAttrs(const HostOp &op, FullyConnectedAttrs &out) {
   if (Status s = op.getIntOr("transpose_input", 0, out.transposeInput); !s.ok())
     return s;

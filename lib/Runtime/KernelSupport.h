@@ -278,6 +278,10 @@ Status requireFloat(const KernelContext &ctx, const Tensor *t, DType expected,
 /// The f32 dot product of two k-element rows in the device's accumulation
 /// order (numerics::dotF32).
 float dotRows(const float *a, const float *b, int64_t k);
+/// out[j] = dotRows(rows + j * k, x, k) for j < n, through the vectorised
+/// numerics::matVecF32 (the same bits).
+void dotRowsAll(const float *rows, int64_t n, const float *x, int64_t k,
+                float *out);
 
 //===--- Fused activations ------------------------------------------------===//
 
