@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostParallel.h"
 #include "LinalgSupport.h"
 
 #include "nnaccel/Numerics/Kernels.h"
@@ -85,8 +86,10 @@ Status matmulKernel(KernelContext &ctx) {
       packed = bIndex;
     }
     float *pc = fo.data() + o * m * n;
-    for (int64_t i = 0; i < m; ++i)
-      dotRowsAll(bt.data(), n, pa + i * k, k, pc + i * n);
+    parallelRanges(m, n * k, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        dotRowsAll(bt.data(), n, pa + i * k, k, pc + i * n);
+    });
   });
   fo.commit();
   return Status::success();
@@ -150,21 +153,23 @@ Status fullyConnectedKernel(KernelContext &ctx) {
   if (bias)
     fb = std::make_unique<F32Input>(*bias);
   F32Output fo(*out);
-  for (int64_t i = 0; i < m; ++i) {
-    float *row = fo.data() + i * n;
-    dotRowsAll(rowsB, n, rowsA + i * k, k, row);
-    for (int64_t j = 0; j < n; ++j) {
-      float y = row[j];
-      if (alpha != 1.0f)
-        y = alpha * y;
-      if (fb) {
-        float bv =
-            (*fb)[static_cast<size_t>(i * biasStrides[0] + j * biasStrides[1])];
-        y = y + (beta != 1.0f ? beta * bv : bv);
+  parallelRanges(m, n * k, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      float *row = fo.data() + i * n;
+      dotRowsAll(rowsB, n, rowsA + i * k, k, row);
+      for (int64_t j = 0; j < n; ++j) {
+        float y = row[j];
+        if (alpha != 1.0f)
+          y = alpha * y;
+        if (fb) {
+          float bv = (*fb)[static_cast<size_t>(i * biasStrides[0] +
+                                               j * biasStrides[1])];
+          y = y + (beta != 1.0f ? beta * bv : bv);
+        }
+        row[j] = y;
       }
-      row[j] = y;
     }
-  }
+  });
   applyActivation(attrs.activation, fo.data(), static_cast<size_t>(m * n));
   fo.commit();
   return Status::success();
@@ -213,19 +218,25 @@ Status convKernel(KernelContext &ctx) {
   float *result = quantizedOut ? realStorage.data() : realOut->data();
   const int64_t fg = g.filtersPerGroup(), patch = g.patch();
   const int64_t outPlane = g.outPlane();
-  std::vector<float> dots(static_cast<size_t>(fg));
-  forEachReceptiveField(
-      g, fx.data(),
-      [&](int64_t nb, int64_t grp, int64_t pos, const float *field) {
-        const float *wg = fw.data() + grp * fg * patch;
-        float *og = result + (nb * g.filters + grp * fg) * outPlane;
-        dotRowsAll(wg, fg, field, patch, dots.data());
-        for (int64_t fi = 0; fi < fg; ++fi) {
-          float y = dots[static_cast<size_t>(fi)];
-          if (fb)
-            y = y + (*fb)[static_cast<size_t>(grp * fg + fi)];
-          og[fi * outPlane + pos] = y;
-        }
+  // Output rows in parallel, each range with its own field and dots.
+  parallelRanges(
+      receptiveFieldRows(g), g.out[2] * fg * patch,
+      [&](int64_t begin, int64_t end) {
+        std::vector<float> field(static_cast<size_t>(patch)),
+            dots(static_cast<size_t>(fg));
+        forEachReceptiveFieldIn(
+            g, fx.data(), begin, end, field.data(),
+            [&](int64_t nb, int64_t grp, int64_t pos, const float *f) {
+              const float *wg = fw.data() + grp * fg * patch;
+              float *og = result + (nb * g.filters + grp * fg) * outPlane;
+              dotRowsAll(wg, fg, f, patch, dots.data());
+              for (int64_t fi = 0; fi < fg; ++fi) {
+                float y = dots[static_cast<size_t>(fi)];
+                if (fb)
+                  y = y + (*fb)[static_cast<size_t>(grp * fg + fi)];
+                og[fi * outPlane + pos] = y;
+              }
+            });
       });
   applyActivation(act, result, static_cast<size_t>(out->getNumElements()));
   if (quantizedOut)

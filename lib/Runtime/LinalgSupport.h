@@ -13,6 +13,9 @@
 
 #include "KernelSupport.h"
 
+#include <utility>
+#include <vector>
+
 namespace nnaccel {
 namespace runtime {
 namespace detail {
@@ -76,6 +79,47 @@ struct ConvGeometry {
 Status getConvGeometry(const KernelContext &ctx, const Tensor &x,
                        const Tensor &w, const Tensor *bias, ConvGeometry &g);
 
+/// forEachReceptiveField over the output rows [rowBegin, rowEnd) only, a
+/// row being one (image, group, o0, o1) in that order, with `field` (patch
+/// elements) as the caller's buffer: the ranges parallelRanges hands out.
+template <typename T, typename Body>
+void forEachReceptiveFieldIn(const ConvGeometry &g, const T *x,
+                             int64_t rowBegin, int64_t rowEnd, T *field,
+                             Body &&body) {
+  const int64_t cg = g.channelsPerGroup(), inPlane = g.inPlane();
+  for (int64_t row = rowBegin; row < rowEnd; ++row) {
+    const int64_t o1 = row % g.out[1], o0 = row / g.out[1] % g.out[0],
+                  grp = row / (g.out[1] * g.out[0]) % g.groups,
+                  nb = row / (g.out[1] * g.out[0] * g.groups);
+    const T *xg = x + (nb * g.channels + grp * cg) * inPlane;
+    int64_t pos = (o0 * g.out[1] + o1) * g.out[2];
+    for (int64_t o2 = 0; o2 < g.out[2]; ++o2, ++pos) {
+      T *f = field;
+      for (int64_t c = 0; c < cg; ++c) {
+        const T *xc = xg + c * inPlane;
+        for (int64_t k0 = 0; k0 < g.ker[0]; ++k0) {
+          const int64_t i0 = o0 * g.st[0] - g.pb[0] + k0 * g.dil[0];
+          const bool ok0 = i0 >= 0 && i0 < g.in[0];
+          for (int64_t k1 = 0; k1 < g.ker[1]; ++k1) {
+            const int64_t i1 = o1 * g.st[1] - g.pb[1] + k1 * g.dil[1];
+            const bool ok1 = ok0 && i1 >= 0 && i1 < g.in[1];
+            const T *rowIn = ok1 ? xc + (i0 * g.in[1] + i1) * g.in[2] : nullptr;
+            int64_t i2 = o2 * g.st[2] - g.pb[2];
+            for (int64_t k2 = 0; k2 < g.ker[2]; ++k2, i2 += g.dil[2])
+              *f++ = ok1 && i2 >= 0 && i2 < g.in[2] ? rowIn[i2] : T();
+          }
+        }
+      }
+      body(nb, grp, pos, static_cast<const T *>(field));
+    }
+  }
+}
+
+/// The output rows forEachReceptiveFieldIn counts.
+inline int64_t receptiveFieldRows(const ConvGeometry &g) {
+  return g.batch * g.groups * g.out[0] * g.out[1];
+}
+
 /// For every image, group and output position (row-major over the output's
 /// spatial dimensions) packs the receptive field of `x` (N x C x D1..Dk,
 /// row-major) into one patch() long buffer in weight order (channel, k0,
@@ -83,35 +127,9 @@ Status getConvGeometry(const KernelContext &ctx, const Tensor &x,
 ///   body(image, group, position, field).
 template <typename T, typename Body>
 void forEachReceptiveField(const ConvGeometry &g, const T *x, Body &&body) {
-  const int64_t cg = g.channelsPerGroup(), inPlane = g.inPlane();
   std::vector<T> field(static_cast<size_t>(g.patch()));
-  for (int64_t nb = 0; nb < g.batch; ++nb)
-    for (int64_t grp = 0; grp < g.groups; ++grp) {
-      const T *xg = x + (nb * g.channels + grp * cg) * inPlane;
-      int64_t pos = 0;
-      for (int64_t o0 = 0; o0 < g.out[0]; ++o0)
-        for (int64_t o1 = 0; o1 < g.out[1]; ++o1)
-          for (int64_t o2 = 0; o2 < g.out[2]; ++o2, ++pos) {
-            T *f = field.data();
-            for (int64_t c = 0; c < cg; ++c) {
-              const T *xc = xg + c * inPlane;
-              for (int64_t k0 = 0; k0 < g.ker[0]; ++k0) {
-                const int64_t i0 = o0 * g.st[0] - g.pb[0] + k0 * g.dil[0];
-                const bool ok0 = i0 >= 0 && i0 < g.in[0];
-                for (int64_t k1 = 0; k1 < g.ker[1]; ++k1) {
-                  const int64_t i1 = o1 * g.st[1] - g.pb[1] + k1 * g.dil[1];
-                  const bool ok1 = ok0 && i1 >= 0 && i1 < g.in[1];
-                  const T *row =
-                      ok1 ? xc + (i0 * g.in[1] + i1) * g.in[2] : nullptr;
-                  int64_t i2 = o2 * g.st[2] - g.pb[2];
-                  for (int64_t k2 = 0; k2 < g.ker[2]; ++k2, i2 += g.dil[2])
-                    *f++ = ok1 && i2 >= 0 && i2 < g.in[2] ? row[i2] : T();
-                }
-              }
-            }
-            body(nb, grp, pos, static_cast<const T *>(field.data()));
-          }
-    }
+  forEachReceptiveFieldIn(g, x, 0, receptiveFieldRows(g), field.data(),
+                          std::forward<Body>(body));
 }
 
 //===--- Integer kernels (HostIntegerLinalg.cpp) --------------------------===//

@@ -7,6 +7,8 @@
 
 #include "TestHelpers.h"
 
+#include "../../lib/Runtime/HostParallel.h"
+
 #include "nnaccel/Numerics/Kernels.h"
 #include "nnaccel/Numerics/VectorOps.h"
 
@@ -264,4 +266,66 @@ TEST_CASE("global_avg_pool", "[runtime][linalg]") {
   auto out =
       run(makeOp("accel.global_avg_pool"), {&x}, {{DType::F32, {1, 2, 1, 1}}});
   CHECK(values<float>(out[0]) == std::vector<float>{2.5f, 25});
+}
+
+TEST_CASE("large products: the same bits on one thread and on the workers",
+          "[runtime][linalg]") {
+  // matmul, fully_connected (with bias, alpha, beta, activation) and conv
+  // (dense and grouped) big enough to split their output rows over the
+  // host kernels' workers: byte-identical to one thread, and to the
+  // per-element dot products of the device's lane order.
+  auto bytes = [](const Tensor &t) {
+    const auto *p = static_cast<const uint8_t *>(t.data());
+    return std::vector<uint8_t>(p, p + t.getByteSize());
+  };
+  Tensor a = f32({2, 96, 160}, ramp(2 * 96 * 160, 0.013f, -0.7f));
+  Tensor b = f32({160, 192}, ramp(160 * 192, 0.011f, -0.5f));
+  Tensor bias = f32({192}, ramp(192, 0.3f, -1.0f));
+  Tensor a2 = f32({96, 160}, ramp(96 * 160, 0.017f, -0.9f));
+  Tensor wt = f32({192, 160}, ramp(192 * 160, 0.009f, -0.4f));
+  Tensor x = f32({1, 32, 40, 40}, ramp(32 * 40 * 40, 0.021f, -1.1f));
+  Tensor w = f32({64, 32, 3, 3}, ramp(64 * 32 * 9, 0.005f, -0.3f));
+  Tensor wg = f32({32, 8, 3, 3}, ramp(32 * 8 * 9, 0.006f, -0.3f));
+  auto runAll = [&]() {
+    std::vector<std::vector<uint8_t>> out;
+    out.push_back(bytes(run(makeOp("accel.matmul"), {&a, &b},
+                            {{DType::F32, {2, 96, 192}}})[0]));
+    out.push_back(bytes(run(
+        makeOp("accel.fully_connected", {{"transpose_weight", int64_t(1)},
+                                         {"alpha", 0.5},
+                                         {"beta", 2.0},
+                                         {"activation", std::string("relu")}}),
+        {&a2, &wt, &bias}, {{DType::F32, {96, 192}}})[0]));
+    auto conv = [&](const Tensor &weight, int64_t groups, int64_t filters) {
+      return bytes(
+          run(makeOp("accel.conv", {{"strides", std::vector<int64_t>{1, 1}},
+                                    {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                                    {"dilations", std::vector<int64_t>{1, 1}},
+                                    {"groups", groups}}),
+              {&x, &weight}, {{DType::F32, {1, filters, 40, 40}}})[0]);
+    };
+    out.push_back(conv(w, 1, 64));
+    out.push_back(conv(wg, 4, 32));
+    return out;
+  };
+  nnaccel::runtime::detail::setHostKernelThreads(1);
+  const auto serial = runAll();
+  nnaccel::runtime::detail::setHostKernelThreads(4);
+  const auto parallel = runAll();
+  nnaccel::runtime::detail::setHostKernelThreads(0);
+  for (size_t i = 0; i < serial.size(); ++i) {
+    INFO("product " << i);
+    REQUIRE(serial[i] == parallel[i]);
+  }
+  // The matmul's elements are numerics::dotF32 of a row and a column.
+  const float *pa = a.as<float>(), *pb = b.as<float>();
+  std::vector<float> column(160);
+  const auto *got = reinterpret_cast<const float *>(serial[0].data());
+  for (int64_t j : {0, 77, 191}) {
+    for (int64_t kk = 0; kk < 160; ++kk)
+      column[kk] = pb[kk * 192 + j];
+    for (int64_t i : {0, 50, 95, 96 + 40})
+      REQUIRE(got[i * 192 + j] ==
+              nnaccel::numerics::dotF32({pa + i * 160, 160}, column));
+  }
 }
