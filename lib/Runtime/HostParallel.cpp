@@ -95,7 +95,7 @@ private:
       }
       std::exception_ptr error;
       try {
-        (*job.body)(r * job.count / job.ranges,
+        (*job.body)(r *job.count / job.ranges,
                     (r + 1) * job.count / job.ranges);
       } catch (...) {
         error = std::current_exception();
