@@ -13,6 +13,7 @@
 
 #include "Machine.h"
 
+#include "nnaccel/Emulator/WorkerPool.h"
 #include "nnaccel/ISA/Asm.h"
 #include "nnaccel/ISA/Encoding.h"
 #include "nnaccel/ISA/Verifier.h"
@@ -34,125 +35,6 @@
 namespace nnaccel::emulator {
 
 using namespace isa;
-
-namespace {
-
-/// Waits up to kSpinFor for `ready()` with the CPU kept (a pause per
-/// check): the windows between barriers are often a few microseconds, far
-/// shorter than a futex sleep and wake-up. Returns ready().
-template <typename Ready> bool spinFor(Ready ready) {
-  constexpr auto kSpinFor = std::chrono::microseconds(100);
-  const auto deadline = std::chrono::steady_clock::now() + kSpinFor;
-  for (unsigned i = 1;; ++i) {
-    if (ready())
-      return true;
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#else
-    std::this_thread::yield();
-#endif
-    if (i % 64 == 0 && std::chrono::steady_clock::now() > deadline)
-      return ready();
-  }
-}
-
-/// A fixed set of worker threads running parallelFor jobs. Between jobs a
-/// worker spins briefly (spinFor), then parks on a condition variable, so
-/// back-to-back simulation windows hand over in well under a microsecond
-/// and an idle pool costs nothing.
-class WorkerPool {
-public:
-  explicit WorkerPool(unsigned workers) {
-    for (unsigned i = 0; i < workers; ++i)
-      threads_.emplace_back([this] { loop(); });
-  }
-  ~WorkerPool() {
-    {
-      std::lock_guard<std::mutex> l(m_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    for (auto &t : threads_)
-      t.join();
-  }
-  unsigned workers() const { return unsigned(threads_.size()); }
-  /// Runs fn(0..n-1) on the workers and the calling thread.
-  void parallelFor(size_t n, const std::function<void(size_t)> &fn) {
-    auto batch = std::make_shared<Batch>(fn, n);
-    {
-      std::lock_guard<std::mutex> l(m_);
-      batch_ = batch;
-      generation_.fetch_add(1, std::memory_order_release);
-    }
-    cv_.notify_all();
-    work(*batch);
-    auto finished = [&] {
-      return batch->done.load(std::memory_order_acquire) == n;
-    };
-    if (!spinFor(finished)) {
-      std::unique_lock<std::mutex> l(m_);
-      doneCv_.wait(l, finished);
-    }
-    std::lock_guard<std::mutex> l(m_);
-    batch_.reset();
-  }
-
-private:
-  /// One parallelFor call. A worker holds the batch it woke for, so one
-  /// that finishes late never takes indices (or reads the function) of the
-  /// next call.
-  struct Batch {
-    Batch(const std::function<void(size_t)> &fn, size_t n) : fn(fn), n(n) {}
-    const std::function<void(size_t)> &fn;
-    const size_t n;
-    std::atomic<size_t> next{0}, done{0};
-  };
-
-  void work(Batch &batch) {
-    for (;;) {
-      size_t i = batch.next.fetch_add(1);
-      if (i >= batch.n)
-        return;
-      batch.fn(i);
-      // The last one wakes a caller that stopped spinning; taking the lock
-      // orders the wake-up after the caller's check of `done`.
-      if (batch.done.fetch_add(1, std::memory_order_acq_rel) + 1 == batch.n) {
-        std::lock_guard<std::mutex> l(m_);
-        doneCv_.notify_all();
-      }
-    }
-  }
-  void loop() {
-    uint64_t seen = 0;
-    for (;;) {
-      spinFor([&] {
-        return generation_.load(std::memory_order_acquire) != seen ||
-               stop_.load(std::memory_order_relaxed);
-      });
-      std::shared_ptr<Batch> batch;
-      {
-        std::unique_lock<std::mutex> l(m_);
-        cv_.wait(l, [&] { return stop_ || generation_ != seen; });
-        if (stop_)
-          return;
-        seen = generation_;
-        batch = batch_;
-      }
-      if (batch)
-        work(*batch);
-    }
-  }
-
-  std::vector<std::thread> threads_;
-  std::mutex m_;
-  std::condition_variable cv_, doneCv_;
-  std::shared_ptr<Batch> batch_;
-  /// Written under m_; read without it by spinning workers.
-  std::atomic<uint64_t> generation_{0};
-  std::atomic<bool> stop_{false};
-};
-
-} // namespace
 
 class Machine {
 public:

@@ -1,11 +1,12 @@
 //===- HostParallel.h - The host kernels' worker threads --------*- C++ -*-===//
 //
 // The float matrix products of the host kernels (matmul, fully_connected,
-// conv) split their output rows over a few worker threads when the work
-// repays the hand-off. Every output element is computed by the same code
-// whatever the split, so results do not depend on the thread count. One
-// kernel uses the workers at a time; a kernel that finds them busy (the
-// serving queue runs several sessions at once) runs on its own thread.
+// conv) split their output rows over a few worker threads (an
+// emulator::WorkerPool) when the work repays the hand-off. Every output element
+// is computed by the same code whatever the split, so results do not depend on
+// the thread count. One kernel uses the workers at a time; a kernel that finds
+// them busy (the serving queue runs several sessions at once) runs on its own
+// thread.
 //
 //===----------------------------------------------------------------------===//
 
