@@ -338,9 +338,6 @@ bool binaryStreamed(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
   std::vector<T> &bufA = domainBuffer<T>(ctx.tileA);
   std::vector<T> &bufB = domainBuffer<T>(ctx.tileB);
   std::vector<T> &bufD = domainBuffer<T>(ctx.tileD);
-  // B's one row (Row), read once before any result row is written.
-  const T *bRow =
-      bc == Bcast::Row ? domainRow<T>(*b, 0, op.bt, cols, bufB) : nullptr;
   // One value (Scalar: the immediate or b's one element; Col: one per row),
   // not expanded.
   T value{};
@@ -381,7 +378,9 @@ bool binaryStreamed(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
     std::optional<num::IntElem> e = intElem(t);
     return e && (t != DType::I32 || inDomain(base, pitch, t));
   };
-  bool done = false;
+  // The block kernels, when the operands allow one: 8-bit integers widened
+  // on load, or everything already in the compute domain.
+  bool block = false;
   if constexpr (std::is_same_v<T, int32_t>) {
     if (!scalarImm && inDomain(dBase, dPitch, op.dt) &&
         widenable(a->base, a->pitch, op.at) &&
@@ -394,30 +393,27 @@ bool binaryStreamed(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
                                  *intElem(op.bt), b->pitch / bSize, bLayout,
                                  reinterpret_cast<int32_t *>(dBase),
                                  dPitch / sizeof(int32_t), rows, cols);
-      if (d && op.chained())
-        for (uint64_t r = 0; r < rows; ++r)
-          std::memcpy(cv.data.data() + r * drb, d->row(r), drb);
-      done = true;
+      block = true;
     }
   }
-  if (done) {
-    // Computed above.
-  } else if (inDomain(a->base, a->pitch, op.at) &&
-             inDomain(dBase, dPitch, op.dt) &&
-             (scalarImm || inDomain(b->base, b->pitch, op.bt))) {
+  if (!block && inDomain(a->base, a->pitch, op.at) &&
+      inDomain(dBase, dPitch, op.dt) &&
+      (scalarImm || inDomain(b->base, b->pitch, op.bt))) {
     const T *bp = scalarImm ? &value : reinterpret_cast<const T *>(b->base);
     const uint64_t bPitch = scalarImm ? 0 : b->pitch / sizeof(T);
-    const num::BLayout layout = bLayout;
     const T *ap = reinterpret_cast<const T *>(a->base);
     T *out = reinterpret_cast<T *>(dBase);
     if constexpr (std::is_same_v<T, float>)
       num::arithF32Block(num::getHostSimdLevel(), kind, ap,
-                         a->pitch / sizeof(T), bp, bPitch, layout, out,
+                         a->pitch / sizeof(T), bp, bPitch, bLayout, out,
                          dPitch / sizeof(T), rows, cols);
     else
       num::arithI32Block(num::getHostSimdLevel(), kind, ap,
-                         a->pitch / sizeof(T), bp, bPitch, layout, out,
+                         a->pitch / sizeof(T), bp, bPitch, bLayout, out,
                          dPitch / sizeof(T), rows, cols);
+    block = true;
+  }
+  if (block) {
     if (d && op.chained())
       for (uint64_t r = 0; r < rows; ++r)
         std::memcpy(cv.data.data() + r * drb, d->row(r), drb);
@@ -436,6 +432,9 @@ bool binaryStreamed(const Op &op, const EffAddrs &eff, ExecContext &ctx) {
     const uint64_t loopRows = flat ? 1 : rows,
                    loopCols = flat ? rows * cols : cols;
     const uint64_t loopRowBytes = flat ? rows * drb : drb;
+    // B's one row (Row), read once before any result row is written.
+    const T *bRow =
+        bc == Bcast::Row ? domainRow<T>(*b, 0, op.bt, cols, bufB) : nullptr;
     for (uint64_t r = 0; r < loopRows; ++r) {
       const T *ap = domainRow<T>(*a, r, op.at, loopCols, bufA);
       const T *bp = bRow;
