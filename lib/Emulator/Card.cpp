@@ -11,6 +11,7 @@
 
 #include "Machine.h"
 
+#include "nnaccel/Emulator/WorkerPool.h"
 #include "nnaccel/ISA/Asm.h"
 
 #include <fmt/format.h>
@@ -42,6 +43,17 @@ Card::Card(unsigned idx, const TargetDesc &target, const CycleModel &cm,
     c.acc = Memory(target.memory(Space::Acc).bytes);
   }
 }
+
+namespace {
+/// Stores `value` into `slot` on every way out of a scope: a core's thread
+/// keeps a per-core counter in a local while it runs (the cores' slots of
+/// a vector share cache lines) and publishes it when it stops.
+template <typename T> struct StoreOnExit {
+  T &slot;
+  const T &value;
+  ~StoreOnExit() { slot = value; }
+};
+} // namespace
 
 void Card::reset() {
   for (Core &c : cores) {
@@ -218,11 +230,7 @@ void Card::driveCores(const ParallelFor *parallelFor,
       if (readyCount_.load(std::memory_order_acquire) == 0 &&
           running.load(std::memory_order_acquire) != 0) {
         // Another worker's core may release a barrier: wait for work.
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#else
-        std::this_thread::yield();
-#endif
+        cpuRelax();
         continue;
       }
       size_t i = 0;
@@ -298,11 +306,7 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
     // Steps counted locally: the cores' entries of coreSteps share cache
     // lines, which their threads would bounce at every step.
     uint64_t stepped = coreSteps[i];
-    struct SaveSteps {
-      uint64_t &slot;
-      const uint64_t &count;
-      ~SaveSteps() { slot = count; }
-    } save{coreSteps[i], stepped};
+    StoreOnExit<uint64_t> save{coreSteps[i], stepped};
     while (active(c) && !coreFaults_[i]) {
       unsigned agent = 0;
       uint64_t t = Never;
@@ -431,11 +435,7 @@ void Card::replay(const ParallelFor *parallelFor) {
     // A local cursor: the cores' entries of `cursor` share cache lines,
     // which their threads would bounce at every event.
     size_t at = cursor[i];
-    struct SaveCursor {
-      size_t &slot;
-      const size_t &at;
-      ~SaveCursor() { slot = at; }
-    } save{cursor[i], at};
+    StoreOnExit<size_t> save{cursor[i], at};
     for (; at < events.size(); ++at) {
       const ReplayEvent &ev = events[at];
       if (ev.kind == ReplayEvent::Barrier) {

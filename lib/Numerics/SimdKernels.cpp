@@ -638,28 +638,30 @@ float reduceSumF32Row(SimdLevel level, const float *x, size_t n) {
   return reduceLanes(lanes);
 }
 
-float reduceMaxF32Row(SimdLevel level, const float *x, size_t n) {
+namespace {
+/// reduceMaxF32Row / reduceMinF32Row: the scalar fold from -inf / +inf, or
+/// the AVX-512 lanes and tree.
+template <ArithOp Op>
+float reduceExtremumRow(SimdLevel level, const float *x, size_t n) {
   assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
 #ifdef NNACCEL_X86_SIMD
   if (level == SimdLevel::Avx512)
-    return reduceExtremumAvx512<ArithOp::Max>(x, n);
+    return reduceExtremumAvx512<Op>(x, n);
 #endif
-  float m = -std::numeric_limits<float>::infinity();
+  float m = Op == ArithOp::Max ? -std::numeric_limits<float>::infinity()
+                               : std::numeric_limits<float>::infinity();
   for (size_t i = 0; i < n; ++i)
-    m = maxF32(m, x[i]);
+    m = Op == ArithOp::Max ? maxF32(m, x[i]) : minF32(m, x[i]);
   return m;
+}
+} // namespace
+
+float reduceMaxF32Row(SimdLevel level, const float *x, size_t n) {
+  return reduceExtremumRow<ArithOp::Max>(level, x, n);
 }
 
 float reduceMinF32Row(SimdLevel level, const float *x, size_t n) {
-  assert(level <= getHostSimdLevel() && "the CPU lacks that instruction set");
-#ifdef NNACCEL_X86_SIMD
-  if (level == SimdLevel::Avx512)
-    return reduceExtremumAvx512<ArithOp::Min>(x, n);
-#endif
-  float m = std::numeric_limits<float>::infinity();
-  for (size_t i = 0; i < n; ++i)
-    m = minF32(m, x[i]);
-  return m;
+  return reduceExtremumRow<ArithOp::Min>(level, x, n);
 }
 
 namespace {

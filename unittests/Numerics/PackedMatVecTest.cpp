@@ -89,22 +89,7 @@ TEST_CASE("transposed f32 matVec keeps the -0 of unreached lanes", "[packed]") {
 
 TEST_CASE("int8 quad matVec equals matVecI8 / matVecI8U8", "[packed]") {
   std::mt19937 rng(99);
-  std::uniform_int_distribution<int> byte(0, 255);
-  auto pick = [&]() {
-    int v = byte(rng);
-    switch (v % 8) {
-    case 0:
-      return 0;
-    case 1:
-      return 255;
-    case 2:
-      return 127;
-    case 3:
-      return 128;
-    default:
-      return byte(rng);
-    }
-  };
+  auto pick = [&]() { return pickByte(rng); };
   std::vector<bool> vnniLevels = {false};
   if (hostHasInt8Dot())
     vnniLevels.push_back(true);

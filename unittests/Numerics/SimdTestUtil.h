@@ -56,6 +56,24 @@ inline std::vector<float> makeValues(std::mt19937 &rng, size_t n,
   return v;
 }
 
+/// A random byte, the extremes 0, 255, 127 and 128 (as unsigned) half of
+/// the time: where int8 sums, sign flips and saturation go wrong.
+inline int pickByte(std::mt19937 &rng) {
+  std::uniform_int_distribution<int> byte(0, 255);
+  switch (byte(rng) % 8) {
+  case 0:
+    return 0;
+  case 1:
+    return 255;
+  case 2:
+    return 127;
+  case 3:
+    return 128;
+  default:
+    return byte(rng);
+  }
+}
+
 } // namespace simdtest
 
 #endif // NNACCEL_UNITTESTS_NUMERICS_SIMDTESTUTIL_H
