@@ -222,12 +222,13 @@ Expected<Stats> Machine::run() {
   Card &first = *cards.front();
   const bool replayable = nc == 1 && options.replaySchedules &&
                           options.threads != 1 && first.schedulesReplayable();
+  // A card's cores on the workers.
+  const Card::ParallelFor onWorkers =
+      [&](size_t n, const std::function<void(size_t)> &fn) {
+        pool->parallelFor(n, fn);
+      };
   if (replayable && first.canReplay()) {
-    const Card::ParallelFor parallelFor =
-        [&](size_t n, const std::function<void(size_t)> &fn) {
-          pool->parallelFor(n, fn);
-        };
-    first.replay(coreThreads && threads > 1 && pool ? &parallelFor : nullptr);
+    first.replay(coreThreads && threads > 1 && pool ? &onWorkers : nullptr);
     if (first.fault) {
       first.dropRecording();
       collectStats();
@@ -273,11 +274,7 @@ Expected<Stats> Machine::run() {
       cards[i]->runUntil(until, options.maxSteps);
     };
     if (coreThreads && threads > 1 && pool)
-      cards.front()->runUntilParallel(
-          until, options.maxSteps,
-          [&](size_t n, const std::function<void(size_t)> &fn) {
-            pool->parallelFor(n, fn);
-          });
+      first.runUntilParallel(until, options.maxSteps, onWorkers);
     else if (threads > 1 && pool)
       pool->parallelFor(nc, runCard);
     else

@@ -23,8 +23,7 @@ WorkerPool::~WorkerPool() {
     t.join();
 }
 
-void WorkerPool::parallelFor(size_t n,
-                             const std::function<void(size_t)> &fn) {
+void WorkerPool::parallelFor(size_t n, const std::function<void(size_t)> &fn) {
   auto batch = std::make_shared<Batch>(fn, n);
   {
     std::lock_guard<std::mutex> l(m_);
