@@ -44,17 +44,6 @@ Card::Card(unsigned idx, const TargetDesc &target, const CycleModel &cm,
   }
 }
 
-namespace {
-/// Stores `value` into `slot` on every way out of a scope: a core's thread
-/// keeps a per-core counter in a local while it runs (the cores' slots of
-/// a vector share cache lines) and publishes it when it stops.
-template <typename T> struct StoreOnExit {
-  T &slot;
-  const T &value;
-  ~StoreOnExit() { slot = value; }
-};
-} // namespace
-
 void Card::reset() {
   for (Core &c : cores) {
     c.state = c.loaded ? Core::State::Running : Core::State::Idle;
@@ -297,16 +286,18 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
   // the lock, the barriers. Its arrival is made here: a barrier's release
   // is the latest arrival whatever their order, so every core keeps
   // runUntil's schedule.
-  auto runCore = [&](size_t i) {
+  //
+  // Steps are counted in a local (the cores' entries of coreSteps share
+  // cache lines, which their threads would bounce at every step) and
+  // published on the way out; a core that parks publishes under the lock,
+  // before a releasing core can hand it to another thread. Returns whether
+  // it parked.
+  auto stepCore = [&](size_t i, uint64_t &stepped) {
     Core &c = cores[i];
     // The agents' times, kept like runUntil's (updateAgentTimes).
     std::array<uint64_t, NumAgents> times;
     for (unsigned a = 0; a < NumAgents; ++a)
       times[a] = agentTime(c, a);
-    // Steps counted locally: the cores' entries of coreSteps share cache
-    // lines, which their threads would bounce at every step.
-    uint64_t stepped = coreSteps[i];
-    StoreOnExit<uint64_t> save{coreSteps[i], stepped};
     while (active(c) && !coreFaults_[i]) {
       unsigned agent = 0;
       uint64_t t = Never;
@@ -316,12 +307,12 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
           agent = a;
         }
       if (t == Never || t >= until)
-        return;
+        return false;
       if (steps + ++stepped > maxSteps) {
         coreFaults_[i] = Error::make(fmt::format(
             "card {}: step budget of {} exceeded (EmulatorOptions::maxSteps)",
             index, maxSteps));
-        return;
+        return false;
       }
       if (agent == AgentDispatch && atBarrier(c)) {
         std::lock_guard<std::mutex> lock(barrierMutex_);
@@ -329,8 +320,9 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
         if (c.state == Core::State::Barrier) {
           const BarrierGen &g = barriers_[c.barrierId][c.barrierGen];
           if (!g.released) {
+            coreSteps[i] = stepped;
             parked[i] = 1;
-            return;
+            return true;
           }
           // The last arrival: the parked participants go back to work.
           for (size_t j = 0; j < cores.size(); ++j)
@@ -345,6 +337,12 @@ void Card::runUntilParallel(uint64_t until, uint64_t maxSteps,
       }
       updateAgentTimes(c, agent, times);
     }
+    return false;
+  };
+  auto runCore = [&](size_t i) {
+    uint64_t stepped = coreSteps[i];
+    if (!stepCore(i, stepped))
+      coreSteps[i] = stepped;
   };
   driveCores(&parallelFor, runCore);
   for (uint64_t n : coreSteps)
@@ -432,10 +430,11 @@ void Card::replay(const ParallelFor *parallelFor) {
   auto runCore = [&](size_t i) {
     Core &c = cores[i];
     const std::vector<ReplayEvent> &events = recorded_[i];
-    // A local cursor: the cores' entries of `cursor` share cache lines,
-    // which their threads would bounce at every event.
+    // A local cursor (the cores' entries of `cursor` share cache lines,
+    // which their threads would bounce at every event), published when
+    // the core stops: under the lock when it parks, before a releasing core
+    // can hand it to another thread.
     size_t at = cursor[i];
-    StoreOnExit<size_t> save{cursor[i], at};
     for (; at < events.size(); ++at) {
       const ReplayEvent &ev = events[at];
       if (ev.kind == ReplayEvent::Barrier) {
@@ -444,9 +443,9 @@ void Card::replay(const ParallelFor *parallelFor) {
         uint32_t &mask = arrived[key];
         mask |= 1u << c.index;
         if (mask != ev.mask) {
+          cursor[i] = at + 1;
           parked[i] = 1;
           waitsAt[i] = key;
-          ++at;
           return;
         }
         for (size_t j = 0; j < cores.size(); ++j)
@@ -461,9 +460,11 @@ void Card::replay(const ParallelFor *parallelFor) {
       ExecResult r;
       if (Error e = executeUnit(c.ops[ev.pc], ev.eff, c.ctx, r)) {
         setFault(c, ev.pc, e.message());
+        cursor[i] = at;
         return;
       }
     }
+    cursor[i] = at;
     c.state = Core::State::Done;
   };
   driveCores(parallelFor, runCore);
